@@ -1,0 +1,142 @@
+"""agentkit: a small agent loop whose every capability is a pluggy plugin.
+
+The public API is what this module exports; everything in ``agentkit_core._*`` is private.
+Plugin authors need only ``import agentkit_core`` (and ``agentkit_core.testing`` in tests).
+Each block below belongs to one concept; keep one import per line.
+"""
+
+# --- errors
+from ._errors import AgentkitError
+from ._errors import BudgetExceeded
+from ._errors import ConfigError
+from ._errors import ElicitationError
+from ._errors import EncodingError
+from ._errors import GuardrailViolation
+from ._errors import MaxTurnsExceeded
+from ._errors import OutputValidationError
+from ._errors import ParseError
+from ._errors import PluginConflictError
+from ._errors import PluginError
+from ._errors import PluginLoadError
+from ._errors import PluginOrderError
+from ._errors import ProviderError
+from ._errors import ProviderHTTPError
+from ._errors import ProviderResponseError
+from ._errors import RunError
+from ._errors import StorageError
+from ._errors import ToolDefinitionError
+from ._errors import ToolSourceError
+from ._errors import ToolTimeoutError
+from ._errors import UnknownNameError
+from ._errors import UnsupportedTypeError
+from ._errors import UsageError
+from ._errors import VersionConflict
+
+# --- messages and models
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
+from ._messages import message_from_openai
+from ._messages import message_to_openai
+from ._messages import messages_from_openai
+from ._messages import messages_to_openai
+from ._messages import usage_from_openai
+from ._models import Model
+from ._models import ModelRequest
+from ._models import ModelResponse
+from ._models import OutputSchema
+from ._models import StreamEvent
+from ._models import ToolSpec
+
+# --- tools, context, invoker, middleware, tracing
+from ._context import Budget
+from ._context import Elicitor
+from ._context import Invoker
+from ._context import RunContext
+from ._context import Scratchpad
+from ._invoke import default_middlewares
+from ._invoke import metering
+from ._invoke import tracing
+from ._middleware import Middleware
+from ._middleware import ToolInvocation
+from ._middleware import as_middleware
+from ._tools import Tool
+from ._tools import ToolResult
+from ._tracing import Span
+from ._tracing import Trace
+from ._tracing import current_span
+
+# --- plugins
+from ._plugins import PluginInfo
+from ._plugins import PluginManager
+from ._plugins import Registration
+from ._plugins import get_plugin_manager
+from ._plugins import reset_plugin_manager
+from .hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentkitError",
+    "Budget",
+    "BudgetExceeded",
+    "ConfigError",
+    "ElicitationError",
+    "Elicitor",
+    "EncodingError",
+    "GuardrailViolation",
+    "Invoker",
+    "MaxTurnsExceeded",
+    "Message",
+    "Middleware",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "OutputSchema",
+    "OutputValidationError",
+    "ParseError",
+    "PluginConflictError",
+    "PluginError",
+    "PluginInfo",
+    "PluginLoadError",
+    "PluginManager",
+    "PluginOrderError",
+    "ProviderError",
+    "ProviderHTTPError",
+    "ProviderResponseError",
+    "Registration",
+    "RunContext",
+    "RunError",
+    "Scratchpad",
+    "Span",
+    "StorageError",
+    "StreamEvent",
+    "Tool",
+    "ToolCall",
+    "ToolDefinitionError",
+    "ToolInvocation",
+    "ToolResult",
+    "ToolSourceError",
+    "ToolSpec",
+    "ToolTimeoutError",
+    "Trace",
+    "UnknownNameError",
+    "UnsupportedTypeError",
+    "Usage",
+    "UsageError",
+    "VersionConflict",
+    "__version__",
+    "as_middleware",
+    "current_span",
+    "default_middlewares",
+    "get_plugin_manager",
+    "hookimpl",
+    "message_from_openai",
+    "message_to_openai",
+    "messages_from_openai",
+    "messages_to_openai",
+    "metering",
+    "reset_plugin_manager",
+    "tracing",
+    "usage_from_openai",
+]

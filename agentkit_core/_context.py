@@ -1,0 +1,174 @@
+"""RunContext, the per-run state every seam receives, and the Invoker that calls the model."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ._errors import BudgetExceeded, ConfigError, ElicitationError
+from ._messages import Usage
+from ._middleware import (
+    CallTool,
+    Middleware,
+    MiddlewareLike,
+    ToolInvocation,
+    as_middleware,
+    chain_model,
+    chain_tool,
+)
+from ._models import Model, ModelRequest, ModelResponse
+from ._tools import ToolResult
+from ._tracing import Trace
+
+#: ``async (question, schema, secret) -> answer``: how a run asks a person something.
+Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
+
+
+class Scratchpad(dict[str, Any]):
+    """A dict that only accepts JSON-serializable values, so it always survives a checkpoint."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"scratchpad[{key!r}] must be JSON-serializable, got {type(value).__name__}: "
+                f"{exc}; encode it first (agentkit_core.encode_state)",
+                value=value,
+                source="scratchpad",
+            ) from exc
+        super().__setitem__(key, value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+
+@dataclass(slots=True)
+class Budget:
+    """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`."""
+
+    max_tokens: int | None = None
+    max_requests: int | None = None
+
+    def check(self, usage: Usage) -> None:
+        if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
+            raise BudgetExceeded(
+                f"token budget exceeded: used {usage.total_tokens} of {self.max_tokens}; "
+                "raise Budget(max_tokens=...) or compact the transcript"
+            )
+        if self.max_requests is not None and usage.requests > self.max_requests:
+            raise BudgetExceeded(
+                f"request budget exceeded: made {usage.requests} of {self.max_requests} model "
+                "calls; raise Budget(max_requests=...)"
+            )
+
+
+class Invoker:
+    """Sends requests to the model through an ordered middleware chain (first is outermost).
+
+    ``chat`` runs the model-call chain; ``call_tool`` runs the tool-call chain around the
+    function that actually invokes the tool. Both chains are built once, here.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        middlewares: Sequence[MiddlewareLike] = (),
+        *,
+        ctx: RunContext | None = None,
+    ) -> None:
+        self.model = model
+        self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
+        self.ctx = ctx
+        self._chat = chain_model(self.middlewares, self._call_model)
+
+    async def _call_model(self, request: ModelRequest) -> ModelResponse:
+        return await self.model.request(request)
+
+    async def chat(self, request: ModelRequest) -> ModelResponse:
+        """Send one request through the chain; the run's context is attached to it."""
+        if request.ctx is None and self.ctx is not None:
+            request = replace(request, ctx=self.ctx)
+        return await self._chat(request)
+
+    async def call_tool(self, invocation: ToolInvocation, end: CallTool) -> ToolResult:
+        """Run one tool invocation through the tool-call chain, ending at ``end``."""
+        return await chain_tool(self.middlewares, end)(invocation)
+
+    def bind(self, ctx: RunContext) -> Invoker:
+        """The same model and chain, attached to another run."""
+        return Invoker(self.model, self.middlewares, ctx=ctx)
+
+
+class RunContext:
+    """Everything one run carries: its id, invoker, durable-state slots, usage and trace.
+
+    ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
+    person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
+    """
+
+    def __init__(
+        self,
+        *,
+        run_id: str | None = None,
+        model: Model | None = None,
+        middlewares: Sequence[MiddlewareLike] = (),
+        invoker: Invoker | None = None,
+        checkpointer: Any = None,
+        store: Any = None,
+        elicitor: Elicitor | None = None,
+        budget: Budget | None = None,
+        deps: Any = None,
+    ) -> None:
+        self.run_id = run_id or uuid.uuid4().hex
+        if invoker is not None:
+            self.invoker: Invoker | None = invoker.bind(self)
+        elif model is not None:
+            self.invoker = Invoker(model, middlewares, ctx=self)
+        else:
+            self.invoker = None
+        self.checkpointer = checkpointer
+        self.store = store
+        self.elicitor = elicitor
+        self.budget = budget or Budget()
+        self.deps = deps
+        self.scratchpad = Scratchpad()
+        self.usage = Usage()
+        self.trace = Trace()
+        self.secret_tainted = False
+
+    def add_usage(self, usage: Usage) -> None:
+        """Add a call's usage to the run and enforce the budget."""
+        self.usage = self.usage + usage
+        self.budget.check(self.usage)
+
+    async def elicit(
+        self, question: str, schema: dict[str, Any] | None = None, *, secret: bool = False
+    ) -> Any:
+        """Ask a person through the configured elicitor and return the answer.
+
+        An answer to a ``secret=True`` question marks the run secret-tainted, so no checkpoint
+        of it is ever written.
+        """
+        if self.elicitor is None:
+            raise ElicitationError(
+                f"cannot ask {question!r}: this run has no elicitor; pass elicitor= to the "
+                "RunContext (or the agent) to let a person answer"
+            )
+        with self.trace.span("elicit", question=question, secret=secret):
+            answer = await self.elicitor(question, schema, secret)
+        if secret:
+            self.secret_tainted = True
+        return answer
+
+    def __repr__(self) -> str:
+        return f"<RunContext run_id={self.run_id!r}>"

@@ -1,0 +1,213 @@
+"""The one exception hierarchy of agentkit.
+
+Every error agentkit raises derives from :class:`AgentkitError`, split by whose fault it is.
+Leaves also derive from the nearest builtin, so ``except ValueError`` keeps working::
+
+    AgentkitError
+    ├── UsageError                  the caller configured or called something wrongly
+    │   ├── ConfigError             (ValueError) a bad option, file or environment value
+    │   ├── ToolDefinitionError     (TypeError) a tool that cannot be built, or a duplicate name
+    │   ├── UnknownNameError        (LookupError) a name no installed plugin registered
+    │   └── UnsupportedTypeError    (TypeError) a type no schema flavour accepts
+    ├── PluginError                 an installed plugin is broken or conflicts with another
+    │   ├── PluginLoadError         import, registration or core-range failure
+    │   ├── PluginConflictError     two plugins claim one name on one seam
+    │   └── PluginOrderError        before=/after= constraints form a cycle
+    ├── RunError                    (RuntimeError) a run could not go on
+    │   ├── MaxTurnsExceeded
+    │   ├── BudgetExceeded
+    │   ├── OutputValidationError   typed output still invalid after the repair retries
+    │   ├── ToolTimeoutError        (TimeoutError)
+    │   └── ElicitationError        no elicitor configured, or the person declined
+    ├── StorageError                a checkpoint store refused or failed
+    │   ├── VersionConflict         the compare-and-set lost: that version is taken
+    │   └── EncodingError           (TypeError) state that cannot be encoded, with its path
+    ├── ParseError                  (ValueError) text that does not parse into the declared type
+    ├── GuardrailViolation          (ValueError) a URL or output a guardrail refused
+    ├── ToolSourceError             an external tool source (an MCP server) failed
+    └── ProviderError               the model provider failed
+        ├── ProviderHTTPError       a 4xx/5xx answer, with the provider's message
+        └── ProviderResponseError   an answer that is not what the wire format promises
+
+Errors carry what they are about as attributes (``.plugin``, ``.value``, ``.path``...), and their
+message says what was wrong and what to do about it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AgentkitError(Exception):
+    """Base class of every error agentkit raises."""
+
+
+class UsageError(AgentkitError):
+    """The caller configured or called something wrongly."""
+
+
+class ConfigError(UsageError, ValueError):
+    """A bad option, configuration file or environment value."""
+
+    def __init__(self, message: str, *, value: Any = None, source: str | None = None) -> None:
+        super().__init__(message)
+        self.value = value
+        self.source = source
+
+
+class ToolDefinitionError(UsageError, TypeError):
+    """A tool that cannot be built from what was given, or a duplicate tool name."""
+
+
+class UnknownNameError(UsageError, LookupError):
+    """A name (compactor, store scheme, model prefix...) that no installed plugin registered."""
+
+    def __init__(self, message: str, *, name: str = "", available: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.name = name
+        self.available = available
+
+    def __str__(self) -> str:  # LookupError would repr() the message otherwise
+        return str(self.args[0]) if self.args else ""
+
+
+class UnsupportedTypeError(UsageError, TypeError):
+    """A type that no installed schema flavour accepts."""
+
+
+class PluginError(AgentkitError):
+    """An installed plugin is broken, or conflicts with another."""
+
+    def __init__(self, message: str, *, plugin: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+
+
+class PluginLoadError(PluginError):
+    """A plugin failed to import or register, or does not admit the installed core."""
+
+
+class PluginConflictError(PluginError):
+    """Two plugins register one name on one seam."""
+
+
+class PluginOrderError(PluginError):
+    """The plugins' before=/after= constraints form a cycle."""
+
+
+class RunError(AgentkitError, RuntimeError):
+    """A run could not go on. ``.transcript`` keeps the messages so far where there are any."""
+
+    def __init__(self, message: str, *, transcript: list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.transcript = transcript if transcript is not None else []
+
+
+class MaxTurnsExceeded(RunError):
+    """The model was still asking for tools when the turn limit was reached."""
+
+
+class BudgetExceeded(RunError):
+    """A usage or token budget of the run was exhausted."""
+
+
+class OutputValidationError(RunError):
+    """Typed output was still invalid after the configured repair retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        raw: str = "",
+        errors: list[Any] | None = None,
+        transcript: list[Any] | None = None,
+    ) -> None:
+        super().__init__(message, transcript=transcript)
+        self.raw = raw
+        self.errors = errors or []
+
+
+class ToolTimeoutError(RunError, TimeoutError):
+    """A tool did not return within its timeout."""
+
+
+class ElicitationError(RunError):
+    """A question for a person could not be asked or was declined."""
+
+
+class StorageError(AgentkitError):
+    """A checkpoint store refused or failed an operation."""
+
+
+class VersionConflict(StorageError):
+    """The compare-and-set lost: the version is already taken for that run and namespace."""
+
+    def __init__(self, message: str, *, run_id: str = "", version: int = 0) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+        self.version = version
+
+
+class EncodingError(StorageError, TypeError):
+    """A value that the state encoder cannot encode; ``.path`` names where it sits."""
+
+    def __init__(self, message: str, *, path: str = "", value: Any = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.value = value
+
+
+class ParseError(AgentkitError, ValueError):
+    """Text that does not parse into the declared type; carries the details and the raw text."""
+
+    def __init__(self, message: str, *, raw: str = "", errors: list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.errors = errors or []
+
+
+class GuardrailViolation(AgentkitError, ValueError):
+    """A guardrail refused a URL or an output; ``.value`` is what was refused."""
+
+    def __init__(self, message: str, *, value: Any = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.value = value
+        self.reason = reason
+
+
+class ToolSourceError(AgentkitError):
+    """An external source of tools (an MCP server, say) failed to start, answer or call."""
+
+
+class ProviderError(AgentkitError):
+    """The model provider failed. ``retryable`` tells the retry middleware what to do."""
+
+    retryable: bool = False
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class ProviderHTTPError(ProviderError):
+    """The provider answered with an HTTP error; ``.status`` and the provider's ``.message``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        provider_message: str = "",
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, retryable=retryable, retry_after=retry_after)
+        self.status = status
+        self.provider_message = provider_message
+
+
+class ProviderResponseError(ProviderError):
+    """The provider's answer is not what its wire format promises (bad JSON, a cut stream)."""

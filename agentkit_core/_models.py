@@ -1,0 +1,93 @@
+"""The Model seam: what a request to a model holds, what comes back, and the protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from ._messages import Message, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What a model is told about one tool: its name, description and JSON Schema parameters."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSchema:
+    """A structured-output request: a JSON Schema the answer must satisfy."""
+
+    name: str
+    schema: dict[str, Any]
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One call to a model. Middlewares pass on a changed copy (``dataclasses.replace``).
+
+    ``ctx`` is the run the call belongs to (None outside a run); ``settings`` holds provider
+    options such as ``temperature``; ``metadata`` is for middlewares to talk to each other.
+    """
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    output: OutputSchema | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    ctx: RunContext | None = field(default=None, compare=False)
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """A model's answer: one assistant message, the usage it cost, and why it stopped."""
+
+    message: Message
+    usage: Usage = Usage()
+    finish_reason: str | None = None
+    model: str | None = None
+    #: Typed output, set by the ``output_coerce()`` middleware when the agent declares one.
+    output: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One event of a streamed answer.
+
+    ``kind`` is ``"text"`` (``text`` holds the delta), ``"tool_call"`` (``tool_call`` holds a
+    completed call), ``"partial"`` (``partial`` holds the typed output parsed so far) or
+    ``"done"`` (``response`` holds the whole answer, always the last event).
+    """
+
+    kind: Literal["text", "tool_call", "partial", "done"]
+    text: str = ""
+    tool_call: ToolCall | None = None
+    partial: Any = None
+    response: ModelResponse | None = None
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A language model. ``name`` identifies it in traces (``"openai:gpt-4o-mini"``).
+
+    ``request`` sends one request and returns the whole answer. ``stream`` yields
+    :class:`StreamEvent`s and ends with exactly one ``"done"`` event carrying the same
+    :class:`ModelResponse` that ``request`` would have returned. Both raise
+    :class:`~agentkit_core.ProviderError` (with ``retryable`` set where a retry may help).
+    """
+
+    name: str
+
+    async def request(self, request: ModelRequest) -> ModelResponse: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...

@@ -1,0 +1,213 @@
+"""The plugin contract: every hook an agentkit plugin may implement.
+
+A plugin is a module or object found through the ``agentkit`` entry-point group (or registered in
+code). It implements hooks by decorating functions with :data:`hookimpl` and naming them after
+the specs below. Implementations may be ``async def``; the kit awaits them.
+
+Two kinds of hook:
+
+* **Registration hooks** (``agentkit_register_*``) are called once per plugin when the plugin
+  manager loads it, with a ``register`` callback. Calling ``register`` records what the plugin
+  offers and which plugin offered it, so the host, not the plugin, detects two plugins claiming
+  one name on one seam and words the conflict. They return nothing.
+* **Contested-field hooks** are called during a run. Several plugins may implement one; the kit
+  calls them in the plugin order (see ``docs/ordering.md``) and folds their results with the rule
+  stated in each docstring. Returning ``None`` always means "no opinion".
+
+Plugin order is the kit's, not pluggy's: the plugin manager registers plugins so that pluggy's
+call order is exactly the resolved plugin order, first plugin first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Awaitable
+
+    from ._context import RunContext
+    from ._messages import Message, ToolCall
+    from ._models import ModelRequest
+    from ._tools import ToolResult
+
+PROJECT = "agentkit"
+
+#: Marks a function as a hook specification (used only in this module).
+hookspec = pluggy.HookspecMarker(PROJECT)
+#: Marks a plugin's function as the implementation of a hook.
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# --------------------------------------------------------------------------- registration hooks
+
+
+@hookspec
+def agentkit_register_compactors(register: Any) -> None:
+    """Offer compactors.
+
+    Called once, when the plugin manager loads the plugin. Call
+    ``register(name, factory)`` for each compactor: ``factory(**options)`` returns an object
+    with ``async compact(messages, ctx) -> messages``. ``name`` is what users pick
+    (``"sliding-window"``). Two plugins registering one name is a conflict the manager reports,
+    naming both distributions, unless the configuration picks one.
+    """
+
+
+@hookspec
+def agentkit_register_schema_adapters(register: Any) -> None:
+    """Offer schema-adapter flavours for typed output.
+
+    Called once at load. Call ``register(name, probe, factory, rank=...)``: ``probe(tp) -> bool``
+    says whether the flavour handles the type ``tp`` and must be cheap and import nothing heavy
+    (check ``sys.modules`` before touching an optional library); ``factory(tp)`` builds the
+    adapter. ``adapt()`` tries flavours by ascending ``rank``, then name; the first probe that
+    accepts wins. Ranks in use: pydantic 10, attrs 20, dataclass 30, jsonschema 40.
+    """
+
+
+@hookspec
+def agentkit_register_checkpoint_stores(register: Any) -> None:
+    """Offer checkpoint stores, keyed by URL scheme.
+
+    Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
+    ``CheckpointPort`` (it may be async and must not connect before first use if it cannot fail
+    cleanly). ``open_checkpoint_store(url)`` dispatches on the scheme; two plugins registering
+    one scheme is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_guardrails(register: Any) -> None:
+    """Offer guardrails.
+
+    Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a
+    ``Guardrail``. Users pick one by name; two plugins registering one name is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_tool_sources(register: Any) -> None:
+    """Offer tool sources (an MCP bridge, a skills directory...).
+
+    Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a tool
+    source, an object with a ``label`` and ``tools()``. The kit unions every source's tools into
+    one namespace, in a stable source order.
+    """
+
+
+@hookspec
+def agentkit_register_models(register: Any) -> None:
+    """Offer model providers, keyed by the prefix of a model string.
+
+    Called once at load. Call ``register(prefix, factory)``: ``factory(model_name, **options)``
+    returns a ``Model``. ``"openai:gpt-4o-mini"`` goes to the factory registered for ``"openai"``
+    with ``"gpt-4o-mini"``. Two plugins registering one prefix is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_instruction_parts(register: Any) -> None:
+    """Offer instruction parts for the kit's instructions.
+
+    Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
+    part's text (or an object describing it; see ``docs/kit.md``). The kit joins the parts in
+    its stated order under the instruction budget and reports what it left out.
+    """
+
+
+@hookspec
+def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
+    """Add subcommands to the ``agentkit`` command line.
+
+    Called when the CLI starts, once per plugin, in plugin order, with the top-level subparsers
+    object: ``cli.add_parser("mcp", ...)`` then ``set_defaults(func=handler)``, where
+    ``handler(args) -> int`` returns the exit code. A plugin adding a name already taken is
+    reported and left out.
+    """
+
+
+# --------------------------------------------------------------------------- contested fields
+
+
+@hookspec
+def agentkit_before_model_call(
+    ctx: RunContext, request: ModelRequest
+) -> ModelRequest | None | Awaitable[ModelRequest | None]:
+    """Adjust a request before it goes to the model.
+
+    Called by the loop for every model call, before the invoker's middleware chain. Receives
+    the run context and the request as the previous plugin left it. Returns a replacement
+    request, or None to pass it on unchanged. Fold: each in plugin order, each sees what the
+    previous returned.
+    """
+
+
+@hookspec
+def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> Any:
+    """Decide whether a tool call may run.
+
+    Called by the loop for each tool call the model asked for, before it runs. Returns a
+    ``ToolDecision`` (``allow``, ``ask`` or ``deny``, with a reason), or None for no opinion.
+    Fold: every plugin is asked; deny wins over ask, ask over allow; the reason of the winning
+    decision names the plugin. ``ask`` suspends the run for a person's approval; ``deny`` turns
+    the call into a tool error the model sees.
+    """
+
+
+@hookspec
+def agentkit_after_tool_call(
+    ctx: RunContext, call: ToolCall, result: ToolResult
+) -> ToolResult | None | Awaitable[ToolResult | None]:
+    """Rewrite a tool's result before the model sees it (framing, redaction).
+
+    Called after each tool call, with the result the previous plugin left. Returns a
+    replacement result or None. Fold: each in plugin order may replace it.
+    """
+
+
+@hookspec
+def agentkit_output_guard(
+    ctx: RunContext, message: Message
+) -> Message | None | Awaitable[Message | None]:
+    """Check or rewrite the final answer before the run returns it.
+
+    Called once per run on the model's final assistant message. Returns a replacement message,
+    or None to pass it on; raise ``GuardrailViolation`` to refuse it. Fold: each in plugin order
+    sees what the previous left.
+    """
+
+
+@hookspec
+def agentkit_should_stop_after_turn(ctx: RunContext, turn: Any) -> str | None | Awaitable[str | None]:
+    """Decide whether the run stops after a turn.
+
+    Called after every turn (a model call and its tool calls) with a ``TurnInfo``. Returns a
+    reason string to stop, or None to go on. Fold: the first plugin in order that returns a
+    reason wins; the rest are not called, and the run's stop reason names the plugin.
+    """
+
+
+@hookspec
+def agentkit_before_turn(
+    ctx: RunContext, info: Any
+) -> list[Message] | None | Awaitable[list[Message] | None]:
+    """Add messages at the start of a turn (reminders, fresh context).
+
+    Called before each turn's model call with a ``TurnInfo``. Returns messages to append to the
+    transcript, or None. Fold: every plugin's messages, concatenated in plugin order.
+    """
+
+
+@hookspec
+def agentkit_transform(
+    ctx: RunContext, transcript: list[Message]
+) -> list[Message] | None | Awaitable[list[Message] | None]:
+    """Transform the transcript before a request is built from it.
+
+    Called before each model call with the transcript the previous plugin left. Returns a new
+    transcript, or None to keep it. Fold: a pipeline in plugin order; a configured compactor
+    runs after every transform.
+    """

@@ -1,0 +1,15 @@
+"""Test doubles and conformance suites for agentkit and its plugins.
+
+A plugin's tests import from here: the doubles (``ScriptedModel``, ``make_test_ctx``) and, per
+seam, a conformance suite that every implementation of the seam runs.
+"""
+
+from ._context import make_test_ctx
+from ._models import ScriptedModel, Step, tool_call
+
+__all__ = [
+    "ScriptedModel",
+    "Step",
+    "make_test_ctx",
+    "tool_call",
+]

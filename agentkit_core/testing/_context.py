@@ -1,0 +1,35 @@
+"""make_test_ctx: a RunContext for tests, with a scripted model when one is given."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._context import Budget, Elicitor, RunContext
+from .._middleware import MiddlewareLike
+from .._models import Model
+
+
+def make_test_ctx(
+    model: Model | None = None,
+    *,
+    middlewares: Sequence[MiddlewareLike] | None = None,
+    run_id: str = "test-run",
+    checkpointer: Any = None,
+    store: Any = None,
+    elicitor: Elicitor | None = None,
+    budget: Budget | None = None,
+) -> RunContext:
+    """A RunContext for tests. With a model, ``ctx.invoker`` uses the default middlewares
+    (tracing and metering) unless ``middlewares`` is given."""
+    from .._invoke import default_middlewares
+
+    return RunContext(
+        run_id=run_id,
+        model=model,
+        middlewares=default_middlewares() if middlewares is None else middlewares,
+        checkpointer=checkpointer,
+        store=store,
+        elicitor=elicitor,
+        budget=budget,
+    )
