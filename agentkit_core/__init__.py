@@ -2,10 +2,14 @@
 
 The public API is what this module exports; everything in ``agentkit_core._*`` is private.
 Plugin authors need only ``import agentkit_core`` (and ``agentkit_core.testing`` in tests).
-Each block below belongs to one concept; keep one import per line.
+One import per line, sorted; ``__all__`` sorted.
 """
 
-# --- errors
+from ._context import Budget
+from ._context import Elicitor
+from ._context import Invoker
+from ._context import RunContext
+from ._context import Scratchpad
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
@@ -31,8 +35,13 @@ from ._errors import UnknownNameError
 from ._errors import UnsupportedTypeError
 from ._errors import UsageError
 from ._errors import VersionConflict
-
-# --- messages and models
+from ._hooks import Hooks
+from ._hooks import StopDecision
+from ._hooks import ToolDecision
+from ._hooks import TurnInfo
+from ._invoke import default_middlewares
+from ._invoke import metering
+from ._invoke import tracing
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -41,37 +50,25 @@ from ._messages import message_to_openai
 from ._messages import messages_from_openai
 from ._messages import messages_to_openai
 from ._messages import usage_from_openai
+from ._middleware import Middleware
+from ._middleware import ToolInvocation
+from ._middleware import as_middleware
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
-
-# --- tools, context, invoker, middleware, tracing
-from ._context import Budget
-from ._context import Elicitor
-from ._context import Invoker
-from ._context import RunContext
-from ._context import Scratchpad
-from ._invoke import default_middlewares
-from ._invoke import metering
-from ._invoke import tracing
-from ._middleware import Middleware
-from ._middleware import ToolInvocation
-from ._middleware import as_middleware
-from ._tools import Tool
-from ._tools import ToolResult
-from ._tracing import Span
-from ._tracing import Trace
-from ._tracing import current_span
-
-# --- plugins
 from ._plugins import PluginInfo
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._tools import Tool
+from ._tools import ToolResult
+from ._tracing import Span
+from ._tracing import Trace
+from ._tracing import current_span
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
@@ -85,6 +82,7 @@ __all__ = [
     "Elicitor",
     "EncodingError",
     "GuardrailViolation",
+    "Hooks",
     "Invoker",
     "MaxTurnsExceeded",
     "Message",
@@ -109,10 +107,12 @@ __all__ = [
     "RunError",
     "Scratchpad",
     "Span",
+    "StopDecision",
     "StorageError",
     "StreamEvent",
     "Tool",
     "ToolCall",
+    "ToolDecision",
     "ToolDefinitionError",
     "ToolInvocation",
     "ToolResult",
@@ -120,6 +120,7 @@ __all__ = [
     "ToolSpec",
     "ToolTimeoutError",
     "Trace",
+    "TurnInfo",
     "UnknownNameError",
     "UnsupportedTypeError",
     "Usage",

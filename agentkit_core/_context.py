@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
-from ._errors import BudgetExceeded, ConfigError, ElicitationError
+from ._errors import BudgetExceeded
+from ._errors import ConfigError
+from ._errors import ElicitationError
 from ._messages import Usage
-from ._middleware import (
-    CallTool,
-    Middleware,
-    MiddlewareLike,
-    ToolInvocation,
-    as_middleware,
-    chain_model,
-    chain_tool,
-)
-from ._models import Model, ModelRequest, ModelResponse
+from ._middleware import CallTool
+from ._middleware import Middleware
+from ._middleware import MiddlewareLike
+from ._middleware import ToolInvocation
+from ._middleware import as_middleware
+from ._middleware import chain_model
+from ._middleware import chain_tool
+from ._models import Model
+from ._models import ModelRequest
+from ._models import ModelResponse
 from ._tools import ToolResult
 from ._tracing import Trace
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from ._middleware import CallModel, CallTool, Middleware, ToolInvocation
-from ._models import ModelRequest, ModelResponse
+from ._middleware import CallModel
+from ._middleware import CallTool
+from ._middleware import Middleware
+from ._middleware import ToolInvocation
+from ._models import ModelRequest
+from ._models import ModelResponse
 from ._tools import ToolResult
 from ._tracing import Span
 

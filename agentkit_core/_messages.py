@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Literal
 
 from ._errors import ProviderResponseError
 

@@ -6,13 +6,19 @@ function is a model-call middleware. The first middleware in a list is the outer
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
 
 from ._messages import ToolCall
-from ._models import ModelRequest, ModelResponse
-from ._tools import Tool, ToolResult
+from ._models import ModelRequest
+from ._models import ModelResponse
+from ._tools import Tool
+from ._tools import ToolResult
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -61,7 +67,7 @@ class _FunctionMiddleware(Middleware):
         return f"<middleware {getattr(self.fn, '__qualname__', self.fn)!r}>"
 
 
-MiddlewareLike = Union[Middleware, ModelMiddlewareFn]
+MiddlewareLike = Middleware | ModelMiddlewareFn
 
 
 def as_middleware(mw: MiddlewareLike) -> Middleware:

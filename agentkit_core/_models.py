@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+from typing import Protocol
+from typing import runtime_checkable
 
-from ._messages import Message, ToolCall, Usage
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -18,9 +25,7 @@ class ToolSpec:
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ class ModelResponse:
     """A model's answer: one assistant message, the usage it cost, and why it stopped."""
 
     message: Message
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
     model: str | None = None
     #: Typed output, set by the ``output_coerce()`` middleware when the agent declares one.

@@ -12,15 +12,21 @@ from __future__ import annotations
 import heapq
 import importlib
 import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from types import ModuleType
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
-from ._errors import PluginConflictError, PluginLoadError, PluginOrderError, UnknownNameError
+from ._errors import PluginConflictError
+from ._errors import PluginLoadError
+from ._errors import PluginOrderError
+from ._errors import UnknownNameError
 
 GROUP = "agentkit"
 
@@ -113,7 +119,7 @@ class PluginManager:
 
     @property
     def hook(self) -> Any:
-        """pluggy's hook relay; its call order is the resolved plugin order."""
+        """Pluggy's hook relay; its call order is the resolved plugin order."""
         self.load()
         return self.pm.hook
 

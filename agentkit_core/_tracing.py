@@ -6,7 +6,8 @@ import contextvars
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(

@@ -20,7 +20,8 @@ call order is exactly the resolved plugin order, first plugin first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import pluggy
 
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from ._context import RunContext
-    from ._messages import Message, ToolCall
+    from ._messages import Message
+    from ._messages import ToolCall
     from ._models import ModelRequest
     from ._tools import ToolResult
 
@@ -135,7 +137,7 @@ def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
 @hookspec
 def agentkit_before_model_call(
     ctx: RunContext, request: ModelRequest
-) -> ModelRequest | None | Awaitable[ModelRequest | None]:
+) -> ModelRequest | Awaitable[ModelRequest | None] | None:
     """Adjust a request before it goes to the model.
 
     Called by the loop for every model call, before the invoker's middleware chain. Receives
@@ -160,7 +162,7 @@ def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> Any:
 @hookspec
 def agentkit_after_tool_call(
     ctx: RunContext, call: ToolCall, result: ToolResult
-) -> ToolResult | None | Awaitable[ToolResult | None]:
+) -> ToolResult | Awaitable[ToolResult | None] | None:
     """Rewrite a tool's result before the model sees it (framing, redaction).
 
     Called after each tool call, with the result the previous plugin left. Returns a
@@ -171,7 +173,7 @@ def agentkit_after_tool_call(
 @hookspec
 def agentkit_output_guard(
     ctx: RunContext, message: Message
-) -> Message | None | Awaitable[Message | None]:
+) -> Message | Awaitable[Message | None] | None:
     """Check or rewrite the final answer before the run returns it.
 
     Called once per run on the model's final assistant message. Returns a replacement message,
@@ -181,7 +183,9 @@ def agentkit_output_guard(
 
 
 @hookspec
-def agentkit_should_stop_after_turn(ctx: RunContext, turn: Any) -> str | None | Awaitable[str | None]:
+def agentkit_should_stop_after_turn(
+    ctx: RunContext, turn: Any
+) -> str | Awaitable[str | None] | None:
     """Decide whether the run stops after a turn.
 
     Called after every turn (a model call and its tool calls) with a ``TurnInfo``. Returns a
@@ -193,7 +197,7 @@ def agentkit_should_stop_after_turn(ctx: RunContext, turn: Any) -> str | None | 
 @hookspec
 def agentkit_before_turn(
     ctx: RunContext, info: Any
-) -> list[Message] | None | Awaitable[list[Message] | None]:
+) -> list[Message] | Awaitable[list[Message] | None] | None:
     """Add messages at the start of a turn (reminders, fresh context).
 
     Called before each turn's model call with a ``TurnInfo``. Returns messages to append to the
@@ -204,7 +208,7 @@ def agentkit_before_turn(
 @hookspec
 def agentkit_transform(
     ctx: RunContext, transcript: list[Message]
-) -> list[Message] | None | Awaitable[list[Message] | None]:
+) -> list[Message] | Awaitable[list[Message] | None] | None:
     """Transform the transcript before a request is built from it.
 
     Called before each model call with the transcript the previous plugin left. Returns a new

@@ -8,11 +8,18 @@ tool results, not only the text content. The authoritative count is the provider
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from collections.abc import Iterable
 
 from ._messages import Message
 
-__all__ = ["CHARS_PER_TOKEN", "MESSAGE_OVERHEAD", "Estimator", "estimate_message", "estimate_tokens"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "MESSAGE_OVERHEAD",
+    "Estimator",
+    "estimate_message",
+    "estimate_tokens",
+]
 
 #: Characters counted as one token.
 CHARS_PER_TOKEN = 4

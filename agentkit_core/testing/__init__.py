@@ -5,7 +5,9 @@ seam, a conformance suite that every implementation of the seam runs.
 """
 
 from ._context import make_test_ctx
-from ._models import ScriptedModel, Step, tool_call
+from ._models import ScriptedModel
+from ._models import Step
+from ._models import tool_call
 
 __all__ = [
     "ScriptedModel",

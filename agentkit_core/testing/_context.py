@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._context import Budget, Elicitor, RunContext
+from .._context import Budget
+from .._context import Elicitor
+from .._context import RunContext
 from .._middleware import MiddlewareLike
 from .._models import Model
 
@@ -20,8 +22,11 @@ def make_test_ctx(
     elicitor: Elicitor | None = None,
     budget: Budget | None = None,
 ) -> RunContext:
-    """A RunContext for tests. With a model, ``ctx.invoker`` uses the default middlewares
-    (tracing and metering) unless ``middlewares`` is given."""
+    """A RunContext for tests.
+
+    With a model, ``ctx.invoker`` uses the default middlewares (tracing and metering) unless
+    ``middlewares`` is given.
+    """
     from .._invoke import default_middlewares
 
     return RunContext(

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Union
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Iterable
 
 from .._errors import ProviderError
-from .._messages import Message, ToolCall, Usage
-from .._models import ModelRequest, ModelResponse, StreamEvent
+from .._messages import Message
+from .._messages import ToolCall
+from .._messages import Usage
+from .._models import ModelRequest
+from .._models import ModelResponse
+from .._models import StreamEvent
 from ..tokens import estimate_tokens
 
 #: One scripted step: an answer text, an assistant message, a response, an exception to raise,
 #: or a function of the request returning any of those.
-Step = Union[str, Message, ModelResponse, BaseException, Callable[[ModelRequest], object]]
+Step = str | Message | ModelResponse | BaseException | Callable[[ModelRequest], object]
 
 
 class ScriptedModel:
@@ -44,7 +49,9 @@ class ScriptedModel:
             return step
         message = step if isinstance(step, Message) else Message.assistant(str(step))
         usage = Usage(estimate_tokens(request.messages), estimate_tokens([message]), 1)
-        return ModelResponse(message, usage, "tool_calls" if message.tool_calls else "stop", self.name)
+        return ModelResponse(
+            message, usage, "tool_calls" if message.tool_calls else "stop", self.name
+        )
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         return self._next(request)
