@@ -1,0 +1,50 @@
+"""A child agent offered as a tool: the parent's model hands it a task, it returns its answer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._context import RunContext
+from ._tools import Tool
+from ._tools import ToolResult
+
+
+class AgentTool(Tool):
+    """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
+
+    The child runs in a run of its own (its own transcript and trace), and the usage it spent
+    is added to the calling run, so a budget covers the whole tree.
+    """
+
+    def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
+        super().__init__(
+            name or agent.name,
+            description or f"Hand a task to the {agent.name} agent and get its answer.",
+            {
+                "type": "object",
+                "properties": {"task": {"type": "string", "description": "what to do"}},
+                "required": ["task"],
+                "additionalProperties": False,
+            },
+        )
+        self.agent = agent
+
+    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+        task = arguments.get("task")
+        if not isinstance(task, str) or not task:
+            return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
+        result = await self.agent.run(task)
+        ctx.add_usage(result.usage)
+        output = result.output
+        if isinstance(output, str):
+            return ToolResult(output)
+        from ._encoding import encode_state
+
+        data = encode_state(output)
+        return ToolResult(json.dumps(data, ensure_ascii=False), structured=data)
+
+
+def agent_tool(agent: Any, *, name: str | None = None, description: str | None = None) -> Tool:
+    """A child agent as a tool named after it (or ``name``)."""
+    return AgentTool(agent, name=name, description=description)

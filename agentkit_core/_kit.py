@@ -1,0 +1,300 @@
+"""The Kit: installed plugins and explicit options assembled into a plain AgentConfig.
+
+Construction (:meth:`Kit.open`, or ``Kit(...)`` when nothing needs connecting) does everything
+that can fail (discovery, validation, reading files, connecting tool sources) and reports it
+once; a construction that fails half-way closes what it opened. :meth:`Kit.config` is then
+pure. Every field the kit sets is one a user could set by hand with the same exported calls;
+``docs/manual.md`` names them, and the tests hold the two paths to each other.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+from ._errors import ConfigError
+from ._hooks import FIELDS
+from ._hooks import Hooks
+from ._instructions import InstructionPart
+from ._instructions import Instructions
+from ._instructions import Omission
+from ._instructions import PartSource
+from ._instructions import ReloadablePartSource
+from ._instructions import TextPart
+from ._instructions import compose_instructions
+from ._middleware import Middleware
+from ._plugins import PluginManager
+from ._plugins import get_plugin_manager
+from ._toolunion import ToolOrigin
+from ._toolunion import ToolUnion
+
+if TYPE_CHECKING:
+    from ._models import Model
+    from ._tools import Tool
+
+#: The label of the user's own tools in the union.
+USER_TOOLS = "tools"
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything an Agent is built from; ``Agent.from_config(config)`` builds one.
+
+    A plain value: every field can be set by hand (see ``docs/manual.md``).
+    """
+
+    name: str = "agent"
+    model: Model | str | None = None
+    instructions: str = ""
+    tools: ToolUnion | Sequence[Tool] = ()
+    hooks: Hooks = field(default_factory=Hooks)
+    middlewares: tuple[Middleware, ...] = ()
+    max_turns: int = 10
+
+
+class Kit:
+    """Assembles an AgentConfig from the installed plugins and explicit options.
+
+    Args:
+        model: a Model or a model string (``"openai:gpt-4o-mini"``).
+        instructions: the product's own prompt (the ``product`` part).
+        parts: options per plugin-provided instruction part, e.g.
+            ``{"agentsmd": {"path": "."}, "skills": {"dirs": ["skills"]}}``; a part is
+            configured exactly when it is named here.
+        order: the join order of the parts, every configured part exactly once.
+        instruction_budget: bytes the joined instructions may take.
+        tools: the user's own tools (the ``tools`` source, first in the union).
+        agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
+        tool_sources: options per plugin-provided tool source, e.g.
+            ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.
+        tool_filter, tool_wrap, on_tool_conflict: see :class:`ToolUnion`.
+        compactor, compactor_options: a compactor plugin by name, run as ``compaction()``.
+        guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
+        middlewares: the user's own middlewares, after the kit's.
+        before_model_call ... transform: the user's own hooks (a function or a list of them),
+            called after the plugins' hooks for each field.
+        manager: the plugin manager (default: the process-wide one).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        self._opened: list[Any] = []
+        self._closed = False
+        self._setup(options)
+        if self._pending_sources:
+            names = ", ".join(self._pending_sources)
+            raise ConfigError(
+                f"tool sources {names} must be connected: build the kit with "
+                "'await Kit.open(...)' (or 'async with Kit.open(...)') instead of Kit(...)",
+                value=names,
+                source="tool_sources=",
+            )
+        self._union = ToolUnion(self._union_sources, **self._union_options)
+        self._union.check_fixed()
+
+    @classmethod
+    async def open(cls, **options: Any) -> Kit:
+        """Build a kit, connecting its tool sources; a failure closes what was opened."""
+        kit = cls.__new__(cls)
+        kit._opened = []
+        kit._closed = False
+        try:
+            kit._setup(options)
+            for name, opts in kit._pending_sources.items():
+                reg = kit._manager.lookup("tool_sources", name)
+                made = reg.value(**opts)
+                if inspect.isawaitable(made):
+                    made = await made
+                for source in made if isinstance(made, list | tuple) else [made]:
+                    kit._opened.append(source)
+                    kit._union_sources.append((source.label, source))
+            kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
+        except BaseException:
+            await kit.aclose()
+            raise
+        return kit
+
+    @classmethod
+    def from_file(cls, path: str | Path, **overrides: Any) -> Kit:
+        """A kit from a TOML file's kit options; keyword overrides win.
+
+        The options are the ``[kit]`` table of an ``agentkit.toml``, or ``[tool.agentkit.kit]``
+        of a ``pyproject.toml``.
+        """
+        return cls(**{**read_kit_options(path), **overrides})
+
+    # ------------------------------------------------------------------ construction
+
+    def _setup(self, options: dict[str, Any]) -> None:
+        known = {
+            "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
+            "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
+            "compactor", "compactor_options", "guardrail", "guardrail_options", "middlewares",
+            "max_turns", "manager", *FIELDS,
+        }  # fmt: skip
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown Kit option(s) {', '.join(unknown)}; the options are "
+                f"{', '.join(sorted(known))}",
+                value=unknown,
+                source="Kit(...)",
+            )
+        self._options = dict(options)
+        manager = options.get("manager")
+        self._manager: PluginManager = manager if manager is not None else get_plugin_manager()
+        self._sources = self._part_sources(options)
+        self._instructions: Instructions = compose_instructions(
+            self._sources, order=options.get("order"), budget=options.get("instruction_budget")
+        )
+        self._union_sources = self._tool_sources(options)
+        self._union_options: dict[str, Any] = {
+            "tool_filter": options.get("tool_filter"),
+            "tool_wrap": options.get("tool_wrap"),
+            "on_conflict": options.get("on_tool_conflict"),
+        }
+        self._pending_sources: dict[str, dict[str, Any]] = dict(options.get("tool_sources") or {})
+        self._hooks = kit_hooks(self._manager, options)
+        self._middlewares = kit_middlewares(options)
+
+    def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
+        sources: list[PartSource] = []
+        if options.get("instructions"):
+            sources.append(TextPart(options["instructions"]))
+        for name, opts in (options.get("parts") or {}).items():
+            sources.append(self._manager.lookup("instruction_parts", name).value(**(opts or {})))
+        return sources
+
+    def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
+        from ._agent_tool import agent_tool
+
+        sources: list[Any] = [(USER_TOOLS, list(options.get("tools") or ()))]
+        for n, child in enumerate(options.get("agents") or (), start=1):
+            sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
+        for src in self._sources:
+            if src.tools:
+                sources.append((src.source, list(src.tools)))
+        return sources
+
+    # ------------------------------------------------------------------ the results
+
+    def config(self) -> AgentConfig:
+        """The assembled configuration: pure, the same value every call."""
+        return AgentConfig(
+            name=self._options.get("name", "agent"),
+            model=self._options.get("model"),
+            instructions=self._instructions.text,
+            tools=self._union,
+            hooks=self._hooks,
+            middlewares=self._middlewares,
+            max_turns=self._options.get("max_turns", 10),
+        )
+
+    def parts(self) -> list[InstructionPart]:
+        """The instruction parts as sent, in join order."""
+        return list(self._instructions.parts)
+
+    def omitted(self) -> list[Omission]:
+        """Everything a layer considered for the instructions and left out."""
+        return list(self._instructions.omissions)
+
+    def tools(self) -> list[ToolOrigin]:
+        """Each tool of the union with the label of its source, as of the last listing."""
+        return self._union.origins()
+
+    def reload_parts(self) -> None:
+        """Re-render the instruction parts (after a skills directory changed, say).
+
+        Sources that can discover again (``reload()``) do; on any error the parts in force
+        stay as they were.
+        """
+        for src in self._sources:
+            if isinstance(src, ReloadablePartSource):
+                src.reload()
+        self._instructions = compose_instructions(
+            self._sources,
+            order=self._options.get("order"),
+            budget=self._options.get("instruction_budget"),
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def aclose(self) -> None:
+        """Close what the kit opened, newest first; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        errors: list[BaseException] = []
+        for source in reversed(self._opened):
+            try:
+                await source.aclose()
+            except Exception as exc:  # keep closing the others
+                errors.append(exc)
+        self._opened = []
+        if errors:
+            raise errors[0]
+
+    close = aclose
+
+    async def __aenter__(self) -> Kit:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
+    """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
+    user = {name: options[name] for name in FIELDS if options.get(name) is not None}
+    return Hooks.from_plugins(manager).merged(Hooks.of("user", **user))
+
+
+def kit_middlewares(options: Mapping[str, Any]) -> tuple[Middleware, ...]:
+    """The kit's middlewares: compaction, then egress, then the user's own."""
+    chain: list[Middleware] = []
+    if options.get("compactor"):
+        from ._compaction import compaction
+        from ._compaction import get_compactor
+
+        compactor = get_compactor(options["compactor"], **(options.get("compactor_options") or {}))
+        chain.append(compaction(compactor))
+    if options.get("guardrail"):
+        from ._guardrails import egress
+        from ._guardrails import get_guardrail
+
+        chain.append(
+            egress(get_guardrail(options["guardrail"], **(options.get("guardrail_options") or {})))
+        )
+    from ._middleware import as_middleware
+
+    chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
+    return tuple(chain)
+
+
+def read_kit_options(path: str | Path) -> dict[str, Any]:
+    """The kit options in a TOML file: ``[kit]``, or ``[tool.agentkit.kit]`` in pyproject."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found]
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read kit options from {p}: {exc}", source=str(p)) from exc
+    table = (
+        data.get("tool", {}).get("agentkit", {}).get("kit")
+        if p.name == "pyproject.toml"
+        else data.get("kit")
+    )
+    if not isinstance(table, dict):
+        where = "[tool.agentkit.kit]" if p.name == "pyproject.toml" else "[kit]"
+        raise ConfigError(f"{p} has no {where} table of kit options", source=str(p))
+    return table

@@ -1,0 +1,174 @@
+"""One tool namespace over several labelled sources, with filtering, wrapping and conflicts.
+
+Nothing below the union can see that two sources offer a tool of one name: both would reach
+the model and the loop would dispatch whichever it met first. So the union is where a clash is
+caught: at construction it is an error naming both sources; at turn time (a server's list
+changed) the later tool is dropped and the ``on_conflict`` callback is told.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from typing import Protocol
+from typing import runtime_checkable
+
+from ._errors import ToolDefinitionError
+from ._tools import Tool
+
+ToolFilter = Callable[[str, Tool], bool]
+ToolWrap = Callable[[str, Tool], "Tool | None"]
+
+
+@runtime_checkable
+class DynamicToolSource(Protocol):
+    """A source whose tools may change between turns (an MCP server): asked every turn."""
+
+    label: str
+
+    async def list_tools(self) -> list[Tool]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOrigin:
+    """One tool of the union and the label of the source it came from."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConflict:
+    """Two tools claiming one name: where the kept one and the dropped one came from."""
+
+    name: str
+    kept: str
+    dropped: str
+
+    def __str__(self) -> str:
+        return (
+            f"tool name {self.name!r} is offered by {self.kept} and by {self.dropped}; "
+            "filter one out (tool_filter=) or give one source a name prefix"
+        )
+
+
+class ToolConflictError(ToolDefinitionError):
+    """Two sources offer a tool of one name at construction; ``.conflict`` says which."""
+
+    def __init__(self, conflict: ToolConflict) -> None:
+        super().__init__(str(conflict))
+        self.conflict = conflict
+
+
+Source = tuple[str, "Sequence[Tool] | DynamicToolSource"]
+
+
+class ToolUnion:
+    """The tools of several sources, in source order, each labelled with its source.
+
+    ``sources`` is a list of ``(label, tools)`` where ``tools`` is a fixed list or a
+    :class:`DynamicToolSource`. ``tool_filter(label, tool)`` runs first (so dropping one of two
+    clashing tools resolves the clash); ``tool_wrap(label, tool)`` may replace a tool (None
+    drops it); then duplicates are checked. Build it with :meth:`create`, which checks the
+    first listing and raises :class:`ToolConflictError` on a clash.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        *,
+        tool_filter: ToolFilter | None = None,
+        tool_wrap: ToolWrap | None = None,
+        on_conflict: Callable[[ToolConflict], Any] | None = None,
+    ) -> None:
+        self.sources = list(sources)
+        self.tool_filter = tool_filter
+        self.tool_wrap = tool_wrap
+        self.on_conflict = on_conflict
+        self._wrapped: dict[int, tuple[Tool, Tool | None]] = {}
+        self._origins: list[ToolOrigin] = []
+
+    @classmethod
+    async def create(cls, sources: Sequence[Source], **options: Any) -> ToolUnion:
+        """A union whose first listing has been checked: a clash now is an error."""
+        union = cls(sources, **options)
+        await union._list(strict=True)
+        return union
+
+    def add(self, label: str, tools: Sequence[Tool] | DynamicToolSource) -> None:
+        """Offer another source from the next turn on (after the ones already given)."""
+        self.sources.append((label, tools))
+
+    def remove(self, label: str) -> None:
+        """Stop offering a source's tools from the next turn on."""
+        self.sources = [(lbl, s) for lbl, s in self.sources if lbl != label]
+
+    def origins(self) -> list[ToolOrigin]:
+        """Each tool of the last listing with its source label."""
+        return list(self._origins)
+
+    async def tools(self) -> list[Tool]:
+        """The tools to offer this turn; a clash drops the later tool and reports it."""
+        return await self._list(strict=False)
+
+    async def _list(self, *, strict: bool) -> list[Tool]:
+        listings: list[tuple[str, Sequence[Tool], bool]] = []
+        for label, source in self.sources:
+            if isinstance(source, DynamicToolSource):
+                listings.append((label, await source.list_tools(), True))
+            else:
+                listings.append((label, source, False))
+        tools, conflicts = self._merge(listings, strict=strict)
+        for conflict in conflicts:
+            if self.on_conflict is not None:
+                result = self.on_conflict(conflict)
+                if inspect.isawaitable(result):
+                    await result
+        return tools
+
+    def check_fixed(self) -> None:
+        """Check a union whose sources are all fixed lists, without an event loop."""
+        if any(isinstance(s, DynamicToolSource) for _, s in self.sources):
+            raise ToolDefinitionError("a dynamic tool source is listed only by 'await create()'")
+        self._merge([(label, s, False) for label, s in self.sources], strict=True)  # type: ignore[misc]
+
+    def _merge(
+        self, listings: Sequence[tuple[str, Sequence[Tool], bool]], *, strict: bool
+    ) -> tuple[list[Tool], list[ToolConflict]]:
+        out: list[Tool] = []
+        origins: list[ToolOrigin] = []
+        conflicts: list[ToolConflict] = []
+        taken: dict[str, str] = {}
+        for label, listed, dynamic in listings:
+            for tool in listed:
+                if self.tool_filter is not None and not self.tool_filter(label, tool):
+                    continue
+                offered = self._wrap(label, tool, cache=not dynamic)
+                if offered is None:
+                    continue
+                if offered.name in taken:
+                    conflict = ToolConflict(offered.name, taken[offered.name], label)
+                    if strict:
+                        raise ToolConflictError(conflict)
+                    conflicts.append(conflict)
+                    continue
+                taken[offered.name] = label
+                out.append(offered)
+                origins.append(ToolOrigin(offered.name, label))
+        self._origins = origins
+        return out, conflicts
+
+    def _wrap(self, label: str, tool: Tool, *, cache: bool) -> Tool | None:
+        """A fixed source's tool is wrapped once; a dynamic source's every turn it is listed."""
+        if self.tool_wrap is None:
+            return tool
+        if not cache:
+            return self.tool_wrap(label, tool)
+        hit = self._wrapped.get(id(tool))
+        if hit is None or hit[0] is not tool:
+            hit = (tool, self.tool_wrap(label, tool))
+            self._wrapped[id(tool)] = hit
+        return hit[1]

@@ -1,0 +1,190 @@
+"""Skills from directories of ``SKILL.md`` files, as the ``skills`` instruction part and a tool.
+
+A skill is a directory holding a ``SKILL.md``: front matter with ``name`` and ``description``
+between ``---`` lines, then the body. The part is a catalogue (one line per skill); the body is
+served by the ``read_skill`` tool, and the catalogue says how to call it only when the tool is
+offered, since a paragraph about a tool the model lacks is a lie it would act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentkit_core import ConfigError
+from agentkit_core import Omission
+from agentkit_core import Rendered
+from agentkit_core import RunContext
+from agentkit_core import Tool
+from agentkit_core import ToolResult
+from agentkit_core import hookimpl
+
+__all__ = ["PART_ID", "Skill", "Skills"]
+
+PART_ID = "skills"
+SOURCE = "skills"
+TOOL_NAME = "read_skill"
+HEADER = "Skills you can use (each line: name: what it is for):"
+USAGE = (
+    f"To use a skill, call the {TOOL_NAME} tool with its name and follow the instructions it "
+    "returns. Read a skill only when the task calls for it."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """One discovered skill: its name, description, body and where its SKILL.md is."""
+
+    name: str
+    description: str
+    body: str
+    location: str
+
+    @property
+    def line(self) -> str:
+        """The skill's catalogue line."""
+        return f"- {self.name}: {self.description}"
+
+
+def parse_skill_file(path: Path) -> Skill:
+    """A Skill from one SKILL.md; a file without valid front matter is a ConfigError."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---" or "---" not in [ln.strip() for ln in lines[1:]]:
+        raise ConfigError(f"{path}: no front matter (expected '---' lines around name/description)")
+    end = 1 + [ln.strip() for ln in lines[1:]].index("---")
+    meta: dict[str, str] = {}
+    for ln in lines[1:end]:
+        key, sep, value = ln.partition(":")
+        if sep and key.strip():
+            meta[key.strip()] = value.strip().strip("\"'")
+    missing = [k for k in ("name", "description") if not meta.get(k)]
+    if missing:
+        raise ConfigError(f"{path}: front matter lacks {', '.join(missing)}")
+    body = "\n".join(lines[end + 1 :]).strip()
+    return Skill(meta["name"], meta["description"], body, str(path))
+
+
+class _ReadSkill(Tool):
+    def __init__(self, catalogue: Skills) -> None:
+        super().__init__(
+            TOOL_NAME,
+            "Read the full instructions of one skill from the skills catalogue.",
+            {
+                "type": "object",
+                "properties": {"name": {"type": "string", "description": "the skill's name"}},
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+            side_effects=False,
+        )
+        self.catalogue = catalogue
+
+    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+        name = arguments.get("name")
+        skill = self.catalogue.get(str(name))
+        if skill is None:
+            known = ", ".join(s.name for s in self.catalogue.skills) or "none"
+            return ToolResult.error(f"no skill named {name!r}; the skills are: {known}")
+        return ToolResult(skill.body, structured={"name": skill.name, "location": skill.location})
+
+
+class Skills:
+    """A skills catalogue over ``dirs`` and ``optional_dirs``, searched in that order.
+
+    Each of ``dirs`` must exist; a missing one of ``optional_dirs`` is passed over. The first
+    skill of a name shadows later ones.
+
+    ``offer_tool=False`` renders the catalogue without offering ``read_skill`` (and without
+    the usage paragraph). :meth:`reload` discovers again.
+    """
+
+    id = PART_ID
+    source = SOURCE
+    shrinkable = True
+
+    def __init__(
+        self,
+        dirs: Sequence[str | Path] = (),
+        *,
+        optional_dirs: Sequence[str | Path] = (),
+        offer_tool: bool = True,
+    ) -> None:
+        self.dirs = [(Path(d), False) for d in dirs] + [(Path(d), True) for d in optional_dirs]
+        self.offer_tool = offer_tool
+        self._tool = _ReadSkill(self)
+        self.skills: list[Skill] = []
+        self._problems: list[Omission] = []
+        self.reload()
+
+    @property
+    def tools(self) -> Sequence[Tool]:
+        return (self._tool,) if self.offer_tool and self.skills else ()
+
+    def get(self, name: str) -> Skill | None:
+        return next((s for s in self.skills if s.name == name), None)
+
+    def reload(self) -> None:
+        """Discover the skills again; on an error the catalogue in force stays as it was."""
+        found: dict[str, Skill] = {}
+        problems: list[Omission] = []
+        for directory, optional in self.dirs:
+            if not directory.is_dir():
+                if optional:
+                    continue
+                raise ConfigError(
+                    f"skills directory {str(directory)!r} does not exist; create it, fix the "
+                    "path, or pass it as optional_dirs= if it may be absent",
+                    value=str(directory),
+                    source="skills dirs=",
+                )
+            for path in sorted(directory.rglob("SKILL.md")):
+                try:
+                    skill = parse_skill_file(path)
+                except (ConfigError, OSError, UnicodeDecodeError) as exc:
+                    problems.append(Omission(PART_ID, SOURCE, str(path), f"invalid: {exc}"))
+                    continue
+                if skill.name in found:
+                    problems.append(
+                        Omission(
+                            PART_ID,
+                            SOURCE,
+                            skill.location,
+                            "shadowed",
+                            len(skill.line.encode()),
+                            found[skill.name].location,
+                        )
+                    )
+                    continue
+                found[skill.name] = skill
+        self.skills = list(found.values())
+        self._problems = problems
+
+    def render(self, max_bytes: int | None) -> Rendered:
+        if not self.skills:
+            return Rendered("", tuple(self._problems))
+        head = [HEADER]
+        tail = [USAGE] if self.offer_tool else []
+        fixed = len("\n".join(head + tail).encode()) + 1
+        room = None if max_bytes is None else max_bytes - fixed
+        lines: list[str] = []
+        omissions = list(self._problems)
+        for skill in self.skills:
+            cost = len(skill.line.encode()) + 1
+            if room is not None and cost > room:
+                omissions.append(Omission(PART_ID, SOURCE, skill.location, "over budget", cost))
+                continue
+            lines.append(skill.line)
+            if room is not None:
+                room -= cost
+        if not lines:
+            return Rendered("", tuple(omissions))
+        return Rendered("\n".join(head + lines + tail), tuple(omissions))
+
+
+@hookimpl
+def agentkit_register_instruction_parts(register: Any) -> None:
+    """Offer the ``skills`` part."""
+    register(PART_ID, Skills)
