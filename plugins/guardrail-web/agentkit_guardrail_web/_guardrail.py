@@ -1,0 +1,269 @@
+"""WebGuardrail: SSRF-safe URL checks, an egress allow list, redaction and untrusted framing."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agentkit_core import ConfigError
+from agentkit_core import Guardrail
+from agentkit_core import ToolResult
+
+from . import _framing
+from . import _redact
+from ._url import IPAddress
+from ._url import IPNetwork
+from ._url import Target
+from ._url import address_reason
+from ._url import in_networks
+from ._url import normalize_name
+from ._url import parse_url
+from ._url import refuse
+
+if TYPE_CHECKING:
+    from ._fetch import SafeFetcher
+
+#: ``async (url) -> None``: a check that may do I/O; raises GuardrailViolation to refuse.
+URLCheck = Callable[[str], Awaitable[None]]
+#: ``async (host, port) -> addresses``: how names are resolved (injectable for tests).
+Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses the operating system resolves ``host`` to, without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _networks(value: Iterable[Any], source: str) -> tuple[IPNetwork, ...]:
+    out: list[IPNetwork] = []
+    for item in value:
+        try:
+            out.append(ipaddress.ip_network(item))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"{source}: {item!r} is not an IP network ({exc}); give e.g. "
+                "ipaddress.ip_network('127.0.0.0/8') or '10.0.0.0/8'",
+                value=item,
+                source=source,
+            ) from None
+    return tuple(out)
+
+
+def check_address(
+    ip: IPAddress | str, url: str, allow_private_networks: Sequence[IPNetwork] = ()
+) -> None:
+    """Refuse ``url`` when ``ip`` is not global unicast and not in an allowed private network."""
+    address = ipaddress.ip_address(ip) if isinstance(ip, str) else ip
+    why = address_reason(address)
+    if why is not None and not in_networks(address, allow_private_networks):
+        raise refuse(url, f"address {address} is {why}")
+
+
+class ResolvingURLCheck:
+    """A ``url_check`` that resolves the URL's host and refuses it if any address is non-global.
+
+    Names are the one thing :meth:`WebGuardrail.check_url` cannot judge without DNS: a public
+    name such as ``127.0.0.1.nip.io`` may resolve to loopback. This check resolves with
+    ``resolver`` (default: the system's, through ``loop.getaddrinfo``) and refuses a name that
+    does not resolve or has any address outside global unicast (or ``allow_private_networks``).
+    """
+
+    def __init__(
+        self,
+        resolver: Resolver | None = None,
+        *,
+        allow_private_networks: Iterable[Any] = (),
+    ) -> None:
+        self.resolver: Resolver = resolver or system_resolver
+        self.allow_private_networks = _networks(
+            allow_private_networks, "ResolvingURLCheck(allow_private_networks=...)"
+        )
+
+    async def addresses(self, url: str, target: Target) -> list[str]:
+        """Every address ``target`` resolves to, each checked; refuses an empty answer."""
+        if target.ip is not None:
+            check_address(target.ip, url, self.allow_private_networks)
+            return [str(target.ip)]
+        try:
+            found = list(await self.resolver(target.host, target.port))
+        except OSError as exc:
+            raise refuse(url, f"host {target.host!r} does not resolve ({exc})") from None
+        if not found:
+            raise refuse(url, f"host {target.host!r} resolved to no address")
+        for address in found:
+            check_address(address.split("%")[0], url, self.allow_private_networks)
+        return found
+
+    async def __call__(self, url: str) -> None:
+        await self.addresses(url, parse_url(url))
+
+    def __repr__(self) -> str:
+        return f"<ResolvingURLCheck resolver={getattr(self.resolver, '__name__', self.resolver)}>"
+
+
+#: The shipped resolving check, with the system resolver and no private networks allowed.
+resolving_url_check = ResolvingURLCheck()
+
+
+class WebGuardrail(Guardrail):
+    """A guardrail for agents that touch the web, secure by default.
+
+    Args:
+        egress_allow: domains (or IP addresses) that may be reached; once given, everything
+            else is refused. A domain allows itself and its subdomains, on label boundaries.
+        url_check: an ``async (url) -> None`` check run after :meth:`check_url`, for what needs
+            I/O; :data:`resolving_url_check` resolves names and refuses non-global answers.
+        redact_tool_output: redact e-mail addresses and phone numbers in tool output before
+            framing it (off by default: tool output is data the agent reasons over).
+        allow_private_networks: networks that count as allowed even though they are not global
+            (a lab network, or 127.0.0.0/8 in tests). Empty by default.
+        flag_injections: add a warning line to framed output naming injection markers seen.
+    """
+
+    def __init__(
+        self,
+        egress_allow: Iterable[str] | None = None,
+        url_check: URLCheck | None = None,
+        redact_tool_output: bool = False,
+        *,
+        allow_private_networks: Iterable[Any] = (),
+        flag_injections: bool = True,
+    ) -> None:
+        if isinstance(egress_allow, str):
+            raise ConfigError(
+                f"egress_allow must be a list of domains, got the string {egress_allow!r}; "
+                f"write egress_allow=[{egress_allow!r}]",
+                value=egress_allow,
+                source="WebGuardrail(egress_allow=...)",
+            )
+        self.egress_allow: frozenset[str] | None = (
+            None if egress_allow is None else frozenset(_allow_entry(e) for e in egress_allow)
+        )
+        if url_check is not None and not callable(url_check):
+            raise ConfigError(
+                f"url_check must be an async callable (url) -> None, got "
+                f"{type(url_check).__name__}",
+                value=url_check,
+                source="WebGuardrail(url_check=...)",
+            )
+        self._url_check = url_check
+        self.redact_tool_output = bool(redact_tool_output)
+        self.allow_private_networks = _networks(
+            allow_private_networks, "WebGuardrail(allow_private_networks=...)"
+        )
+        self.flag_injections = flag_injections
+
+    # ------------------------------------------------------------------ URLs
+
+    def inspect(self, url: str) -> Target:
+        """The URL's target after every check that needs no DNS; raises GuardrailViolation."""
+        target = parse_url(url)
+        if target.ip is not None:
+            check_address(target.ip, url, self.allow_private_networks)
+        if self.egress_allow is not None and not self.allowed_host(target.host):
+            raise refuse(url, f"host {target.host!r} is not in egress_allow")
+        return target
+
+    def check_url(self, url: str) -> None:
+        """Refuse ``url`` unless it is http(s) to a public host (and allowed); never uses DNS.
+
+        Host names are taken as names: whether ``127.0.0.1.nip.io`` resolves to loopback is
+        the resolving ``url_check``'s and the fetching client's job.
+        """
+        self.inspect(url)
+
+    def allowed_host(self, host: str) -> bool:
+        """Whether a canonical host equals an ``egress_allow`` entry or is a subdomain of one."""
+        allow = self.egress_allow
+        if allow is None or host in allow:
+            return True
+        if host[:1].isdigit() or ":" in host:  # an address only ever matches exactly
+            try:
+                ipaddress.ip_address(host)
+                return False
+            except ValueError:
+                pass
+        dot = host.find(".")
+        while dot >= 0:
+            if host[dot + 1 :] in allow:
+                return True
+            dot = host.find(".", dot + 1)
+        return False
+
+    def check_address(self, ip: IPAddress | str, url: str) -> None:
+        """Refuse ``url`` when a resolved ``ip`` is not allowed (the fetching client's check)."""
+        check_address(ip, url, self.allow_private_networks)
+
+    async def url_check(self, url: str) -> None:
+        if self._url_check is not None:
+            await self._url_check(url)
+
+    def fetcher(self, **options: Any) -> SafeFetcher:
+        """A :class:`SafeFetcher` bound to this guardrail (options go to its constructor)."""
+        from ._fetch import SafeFetcher
+
+        return SafeFetcher(self, **options)
+
+    # ------------------------------------------------------------------ text
+
+    def redact(self, text: str) -> str:
+        """``text`` with e-mail addresses and phone numbers replaced by placeholders."""
+        return _redact.redact(text)
+
+    def wrap_tool_output(self, text: str) -> str:
+        """``text`` framed as untrusted data between delimiters carrying a fresh nonce."""
+        return _framing.frame(text, flag=self.flag_injections)
+
+    def process_tool_result(self, result: ToolResult) -> ToolResult:
+        """A tool result as the model should see it: redacted when enabled, then framed."""
+
+        def one(text: str) -> str:
+            return self.wrap_tool_output(self.redact(text) if self.redact_tool_output else text)
+
+        if isinstance(result.content, str):
+            content: str | tuple[dict[str, Any], ...] = one(result.content)
+        else:
+            content = tuple(
+                {**part, "text": one(str(part.get("text", "")))}
+                if part.get("type") == "text"
+                else part
+                for part in result.content
+            )
+        return ToolResult(content, is_error=result.is_error, structured=result.structured)
+
+    def __repr__(self) -> str:
+        allow = "any" if self.egress_allow is None else sorted(self.egress_allow)
+        return f"<WebGuardrail egress_allow={allow} redact_tool_output={self.redact_tool_output}>"
+
+
+def _allow_entry(entry: Any) -> str:
+    source = "WebGuardrail(egress_allow=...)"
+    if not isinstance(entry, str) or not entry.strip():
+        raise ConfigError(
+            f"{source}: entry {entry!r} is not a domain name", value=entry, source=source
+        )
+    text = entry.strip()
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        pass
+    if text.startswith(("*.", ".")) or "/" in text or "@" in text or ":" in text:
+        raise ConfigError(
+            f"{source}: entry {entry!r} must be a bare domain such as 'example.com' (a domain "
+            "already allows its subdomains; no scheme, port, path or wildcard)",
+            value=entry,
+            source=source,
+        )
+    try:
+        return normalize_name(text)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: entry {entry!r}: {exc}", value=entry, source=source) from None
