@@ -35,6 +35,10 @@ from ._errors import UnknownNameError
 from ._errors import UnsupportedTypeError
 from ._errors import UsageError
 from ._errors import VersionConflict
+from ._evaluator import Evaluator
+from ._guardrails import Guardrail
+from ._guardrails import egress
+from ._guardrails import get_guardrail
 from ._hooks import Hooks
 from ._hooks import StopDecision
 from ._hooks import ToolDecision
@@ -80,7 +84,9 @@ __all__ = [
     "ConfigError",
     "ElicitationError",
     "Elicitor",
+    "Evaluator",
     "EncodingError",
+    "Guardrail",
     "GuardrailViolation",
     "Hooks",
     "Invoker",
@@ -130,6 +136,8 @@ __all__ = [
     "as_middleware",
     "current_span",
     "default_middlewares",
+    "egress",
+    "get_guardrail",
     "get_plugin_manager",
     "hookimpl",
     "message_from_openai",
