@@ -5,6 +5,29 @@ Plugin authors need only ``import agentkit_core`` (and ``agentkit_core.testing``
 One import per line, sorted; ``__all__`` sorted.
 """
 
+from ._agent_tool import AgentTool
+from ._agent_tool import agent_tool
+from ._instructions import DEFAULT_ORDER
+from ._instructions import SEPARATOR
+from ._instructions import InstructionPart
+from ._instructions import Instructions
+from ._instructions import Omission
+from ._instructions import PartSource
+from ._instructions import ReloadablePartSource
+from ._instructions import Rendered
+from ._instructions import TextPart
+from ._instructions import compose_instructions
+from ._instructions import order_sources
+from ._kit import AgentConfig
+from ._kit import Kit
+from ._kit import kit_hooks
+from ._kit import kit_middlewares
+from ._kit import read_kit_options
+from ._toolunion import DynamicToolSource
+from ._toolunion import ToolConflict
+from ._toolunion import ToolConflictError
+from ._toolunion import ToolOrigin
+from ._toolunion import ToolUnion
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -78,6 +101,29 @@ from .hookspecs import hookimpl
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentTool",
+    "agent_tool",
+    "DEFAULT_ORDER",
+    "SEPARATOR",
+    "InstructionPart",
+    "Instructions",
+    "Omission",
+    "PartSource",
+    "ReloadablePartSource",
+    "Rendered",
+    "TextPart",
+    "compose_instructions",
+    "order_sources",
+    "AgentConfig",
+    "Kit",
+    "kit_hooks",
+    "kit_middlewares",
+    "read_kit_options",
+    "DynamicToolSource",
+    "ToolConflict",
+    "ToolConflictError",
+    "ToolOrigin",
+    "ToolUnion",
     "AgentkitError",
     "Budget",
     "BudgetExceeded",
