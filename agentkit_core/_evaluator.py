@@ -63,7 +63,7 @@ class Evaluator:
                     value=fn,
                     source="Evaluator(checks=...)",
                 )
-        self.criteria: dict[str, str] = dict(criteria or DEFAULT_CRITERIA)
+        self.criteria: dict[str, str] = dict(DEFAULT_CRITERIA if criteria is None else criteria)
         if not self.criteria:
             raise ConfigError(
                 "Evaluator(criteria={}) leaves the judge nothing to score; give at least one "

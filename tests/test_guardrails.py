@@ -1,0 +1,209 @@
+"""The Guardrail seam and the egress() middleware, driven through the invoker's tool chain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentkit_core import ConfigError
+from agentkit_core import Guardrail
+from agentkit_core import GuardrailViolation
+from agentkit_core import PluginError
+from agentkit_core import RunContext
+from agentkit_core import Tool
+from agentkit_core import ToolInvocation
+from agentkit_core import ToolResult
+from agentkit_core import UnknownNameError
+from agentkit_core import default_middlewares
+from agentkit_core import egress
+from agentkit_core import get_guardrail
+from agentkit_core import get_plugin_manager
+from agentkit_core import hookimpl
+from agentkit_core import reset_plugin_manager
+from agentkit_core._guardrails import find_urls
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import make_test_ctx
+from agentkit_core.testing import tool_call
+
+
+class DenyHosts(Guardrail):
+    """A reference guardrail: refuses URLs containing any of the given hosts."""
+
+    def __init__(self, *hosts: str, resolved_bad: str = "") -> None:
+        self.hosts = hosts
+        self.resolved_bad = resolved_bad
+        self.resolved: list[str] = []
+
+    def check_url(self, url: str) -> None:
+        for host in self.hosts:
+            if host in url:
+                raise GuardrailViolation(
+                    f"URL {url!r} refused: {host} is internal",
+                    value=url,
+                    reason=f"{host} is internal",
+                )
+
+    async def url_check(self, url: str) -> None:
+        self.resolved.append(url)
+        if self.resolved_bad and self.resolved_bad in url:
+            raise GuardrailViolation(
+                f"URL {url!r} refused: resolves privately", value=url, reason="resolves privately"
+            )
+
+
+class Fetch(Tool):
+    def __init__(self, *, side_effects: bool = True) -> None:
+        super().__init__("fetch", "fetch a URL", side_effects=side_effects)
+        self.calls: list[dict[str, Any]] = []
+
+    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+        self.calls.append(arguments)
+        return ToolResult("fetched")
+
+
+async def run_tool(
+    guardrail: Guardrail, tool: Fetch, arguments: dict[str, Any]
+) -> tuple[ToolResult, RunContext]:
+    ctx = make_test_ctx(ScriptedModel([]), middlewares=[*default_middlewares(), egress(guardrail)])
+    assert ctx.invoker is not None
+    invocation = ToolInvocation(tool_call("fetch"), tool, arguments, ctx)
+
+    async def end(inv: ToolInvocation) -> ToolResult:
+        return await inv.tool.invoke(inv.arguments, inv.ctx)
+
+    return await ctx.invoker.call_tool(invocation, end), ctx
+
+
+def test_egress_without_a_guardrail_is_refused_at_construction() -> None:
+    with pytest.raises(ConfigError, match=r"egress\(\) needs a guardrail, got None"):
+        egress(None)
+    with pytest.raises(ConfigError, match=r"needs an agentkit_core.Guardrail, got object"):
+        egress(object())  # type: ignore[arg-type]
+
+
+def test_guardrail_must_implement_check_url() -> None:
+    class Empty(Guardrail):
+        pass
+
+    with pytest.raises(TypeError, match="check_url"):
+        Empty()  # type: ignore[abstract]
+
+
+async def test_blocked_url_becomes_a_tool_error_and_the_tool_does_not_run() -> None:
+    tool = Fetch()
+    result, ctx = await run_tool(
+        DenyHosts("169.254.169.254"), tool, {"url": "http://169.254.169.254/latest"}
+    )
+    assert result.is_error
+    assert "http://169.254.169.254/latest" in result.content
+    assert "169.254.169.254 is internal" in result.content
+    assert tool.calls == []
+    (span,) = ctx.trace.find("tool_call")
+    assert span.attributes["egress_blocked"] == "http://169.254.169.254/latest"
+    assert span.attributes["egress_reason"] == "169.254.169.254 is internal"
+    assert span.attributes["is_error"] is True
+
+
+async def test_urls_are_found_in_nested_arguments() -> None:
+    tool = Fetch()
+    arguments = {"batch": [{"note": "mirror to http://internal.corp/x please"}, ("ok",)]}
+    result, _ = await run_tool(DenyHosts("internal.corp"), tool, arguments)
+    assert result.is_error and "internal.corp" in result.content
+    assert tool.calls == []
+
+
+async def test_the_resolving_check_runs_after_the_string_check() -> None:
+    guard = DenyHosts("never", resolved_bad="rebind")
+    tool = Fetch()
+    result, _ = await run_tool(guard, tool, {"url": "https://rebind.example.com/"})
+    assert result.is_error and "resolves privately" in result.content
+    assert guard.resolved == ["https://rebind.example.com/"]
+
+
+async def test_allowed_urls_let_the_tool_run() -> None:
+    tool = Fetch()
+    result, ctx = await run_tool(DenyHosts("internal"), tool, {"url": "https://example.com/"})
+    assert result == ToolResult("fetched")
+    assert tool.calls == [{"url": "https://example.com/"}]
+    assert ctx.trace.find("tool_call")[0].attributes["egress_checked"] is True
+
+
+async def test_tools_without_side_effects_are_not_checked() -> None:
+    tool = Fetch(side_effects=False)
+    result, ctx = await run_tool(DenyHosts("internal"), tool, {"url": "http://internal/"})
+    assert result == ToolResult("fetched")
+    assert "egress_blocked" not in ctx.trace.find("tool_call")[0].attributes
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://example.com/a", ["https://example.com/a"]),
+        ("  http://x.example/\n", ["http://x.example/"]),
+        ("file:/etc/passwd", ["file:/etc/passwd"]),
+        ("http://good.com\t@127.0.0.1/", ["http://good.com\t@127.0.0.1/"]),
+        (
+            "see http://a.example/x and gopher://b.example/ now",
+            ["http://a.example/x", "gopher://b.example/"],
+        ),
+        ({"url": "127.0.0.1/admin"}, ["127.0.0.1/admin"]),
+        ({"base_url": "10.0.0.1"}, ["10.0.0.1"]),
+        ({"url": ""}, []),
+        ({"subject": "Re: lunch", "body": "no links here"}, []),
+        ([["http://deep.example/"]], ["http://deep.example/"]),
+        ({"n": 3, "flag": True, "none": None}, []),
+    ],
+)
+def test_find_urls(value: Any, expected: list[str]) -> None:
+    assert list(find_urls(value)) == expected
+
+
+# --------------------------------------------------------------------------- get_guardrail
+
+
+class _Plugin:
+    AGENTKIT_NAME = "test-guardrails"
+
+    @hookimpl
+    def agentkit_register_guardrails(self, register: Any) -> None:
+        register("deny-internal", lambda **options: DenyHosts(*options.get("hosts", ("internal",))))
+        register("broken", lambda **options: object())
+
+
+@pytest.fixture
+def installed() -> Iterator[None]:
+    reset_plugin_manager()
+    get_plugin_manager().register(_Plugin())
+    yield
+    reset_plugin_manager()
+
+
+@pytest.mark.usefixtures("installed")
+async def test_get_guardrail_builds_an_installed_one_and_egress_takes_a_name() -> None:
+    guard = get_guardrail("deny-internal", hosts=("corp",))
+    assert isinstance(guard, DenyHosts) and guard.hosts == ("corp",)
+    tool = Fetch()
+    ctx = make_test_ctx(ScriptedModel([]), middlewares=[egress("deny-internal")])
+    assert ctx.invoker is not None
+
+    async def end(inv: ToolInvocation) -> ToolResult:
+        return await inv.tool.invoke(inv.arguments, inv.ctx)
+
+    invocation = ToolInvocation(tool_call("fetch"), tool, {"url": "http://internal/"}, ctx)
+    result = await ctx.invoker.call_tool(invocation, end)
+    assert result.is_error and tool.calls == []
+
+
+@pytest.mark.usefixtures("installed")
+def test_get_guardrail_errors_name_the_problem() -> None:
+    with pytest.raises(
+        UnknownNameError,
+        match=r"no guardrail named 'nope' is installed; installed: .*deny-internal",
+    ):
+        get_guardrail("nope")
+    with pytest.raises(
+        PluginError, match=r"guardrail 'broken' from plugin 'test-guardrails' built a object"
+    ):
+        get_guardrail("broken")
