@@ -1,32 +1,72 @@
-"""The ``agentkit`` command line (argparse: startup time matters)."""
+"""The ``agentkit`` command line (argparse; startup time matters, so imports stay lazy).
+
+Built-in command groups live in the modules of :data:`_BUILTIN_COMMANDS`, each exposing
+``add_commands(subparsers)``; plugins add theirs through ``agentkit_register_commands``. A
+command's handler is ``func(args) -> int`` set with ``set_defaults(func=...)``; it finds the
+loaded plugin manager as ``args.plugin_manager``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._plugins import PluginManager
+
+#: Modules holding the built-in command groups, each with ``add_commands(subparsers)``.
+_BUILTIN_COMMANDS: tuple[str, ...] = ("agentkit_core._cli_plugins",)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:
+    """The parser with the built-in commands and, given a manager, every plugin's commands."""
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="agentkit", description="agentkit command line")
-    sub = parser.add_subparsers(dest="command")
-    plugins = sub.add_parser("plugins", help="inspect installed plugins")
-    plugins_sub = plugins.add_subparsers(dest="plugins_command")
-    plugins_sub.add_parser("list", help="list plugins in their resolved order")
+    parser.add_argument("--version", action="version", version=f"agentkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in _BUILTIN_COMMANDS:
+        importlib.import_module(module_name).add_commands(sub)
+    if manager is not None:
+        manager.add_commands(sub, prog=parser.prog)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "plugins":
-        from ._plugins import get_plugin_manager
+def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = None) -> int:
+    """Run the command line; returns the exit code (2 for a usage or plugin error)."""
+    from ._errors import AgentkitError
 
-        for info in get_plugin_manager().plugins():
-            print(f"{info.position!s:>3} {info.name:<24} {info.status:<12} {info.distribution}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the manager records them; printed below
+            if manager is None:
+                from ._plugins import get_plugin_manager
+
+                manager = get_plugin_manager()
+            else:
+                manager.load()
+            parser = build_parser(manager)
+    except AgentkitError as exc:
+        print(f"agentkit: error: {exc}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    if not getattr(args, "json", False):
+        for message in manager.warnings:
+            print(f"agentkit: warning: {message}", file=sys.stderr)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
         return 0
-    parser.print_help()
-    return 0
+    args.plugin_manager = manager
+    try:
+        return int(func(args) or 0)
+    except AgentkitError as exc:
+        print(f"agentkit: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

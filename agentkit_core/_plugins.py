@@ -5,30 +5,50 @@ result, so the manager never relies on pluggy's own loader or call order. It rea
 points itself, sorts the plugins (``before``/``after`` constraints, then priority, then name),
 and registers them with pluggy in reverse, because pluggy calls the last registered first: the
 result is that pluggy's call order is exactly the resolved order.
+
+Loading goes in stages, each of which can leave a plugin out with a recorded status: the user's
+allow/deny lists (``disabled``), one winner per entry-point name (``shadowed``), the declared
+``agentkit-core`` range read from the distribution's metadata before any of its code is imported
+(``incompatible``), import and registration (``failed``), and two plugins claiming one name on
+one seam (``conflict``).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import heapq
 import importlib
+import importlib.util
+import inspect
+import itertools
 import os
+import re
+import sys
+import warnings
 from collections.abc import Callable
 from collections.abc import Iterable
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
+from ._config import PluginConfig
+from ._config import load_plugin_config
+from ._config import read_plugin_config
+from ._errors import ConfigError
 from ._errors import PluginConflictError
 from ._errors import PluginLoadError
 from ._errors import PluginOrderError
 from ._errors import UnknownNameError
 
 GROUP = "agentkit"
+CORE_DISTRIBUTION = "agentkit-core"
 
 #: Seam name -> the registration hook that fills it.
 SEAMS: dict[str, str] = {
@@ -40,6 +60,8 @@ SEAMS: dict[str, str] = {
     "models": "agentkit_register_models",
     "instruction_parts": "agentkit_register_instruction_parts",
 }
+_SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
+COMMANDS_HOOK = "agentkit_register_commands"
 
 #: The contested-field hooks, in the order the docs list them.
 CONTESTED_HOOKS: tuple[str, ...] = (
@@ -51,6 +73,12 @@ CONTESTED_HOOKS: tuple[str, ...] = (
     "agentkit_before_turn",
     "agentkit_transform",
 )
+
+#: Where a plugin came from; on one name, an earlier source wins (code is the most explicit).
+SOURCES = ("code", "plugins_dir", "entry_point")
+STATUSES = ("loaded", "disabled", "failed", "incompatible", "shadowed", "conflict")
+#: The statuses ``agentkit plugins check`` and strict mode treat as errors.
+BAD_STATUSES = ("failed", "incompatible", "conflict")
 
 
 @dataclass(slots=True)
@@ -82,20 +110,26 @@ class PluginInfo:
     hooks: list[str] = field(default_factory=list)
     module: str | None = None
     obj: Any = field(default=None, repr=False)
+    source: str = "code"
+    requires_core: str | None = None
+    registrations: list[Registration] = field(default_factory=list, repr=False)
+    commands: list[str] = field(default_factory=list)
+    #: How to import it (an entry point or a file), until it is imported.
+    loader: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
 
 
-STATUSES = ("loaded", "disabled", "failed", "incompatible", "shadowed", "conflict")
-
-
-def _split_names(value: str) -> list[str]:
-    return [n.strip() for n in value.replace(";", ",").split(",") if n.strip()]
+def normalize(name: str) -> str:
+    """A distribution or plugin name as packaging compares them (``Foo_Bar`` == ``foo-bar``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 class PluginManager:
     """Discovers plugins, orders them, registers them with pluggy and keeps the seam registries.
 
     Build one with :func:`get_plugin_manager` (process-wide, lazily) or directly for a fresh,
-    isolated manager (tests). Nothing is discovered until :meth:`load` runs.
+    isolated manager (tests). Nothing is discovered until :meth:`load` runs. With
+    ``entry_points=True`` the user's configuration (``[tool.agentkit]``, ``AGENTKIT_*``) is read
+    unless ``config`` is given; ``path`` limits entry-point discovery to those directories.
     """
 
     def __init__(
@@ -104,14 +138,21 @@ class PluginManager:
         entry_points: bool = True,
         plugins: Iterable[Any] = (),
         strict: bool | None = None,
+        config: PluginConfig | str | os.PathLike[str] | None = None,
+        path: Sequence[str] | None = None,
     ) -> None:
         self._use_entry_points = entry_points
         self._extra: list[tuple[str, Any]] = [(_plugin_name(p), p) for p in plugins]
-        env_strict = os.environ.get("AGENTKIT_STRICT_PLUGINS", "").strip().lower()
-        self.strict = strict if strict is not None else env_strict in ("1", "true", "yes", "on")
+        self._strict_arg = strict
+        self._config_arg = config
+        self._path = list(path) if path is not None else None
+        self.config = PluginConfig()
+        self.strict = bool(strict)
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.infos: list[PluginInfo] = []
+        #: Problems that left nothing out but deserve a word (names matching nothing...).
+        self.warnings: list[str] = []
         self._registry: dict[str, list[Registration]] = {s: [] for s in SEAMS}
         self._loaded = False
 
@@ -138,26 +179,38 @@ class PluginManager:
         for info in self.infos:
             if info.obj is not None and self.pm.is_registered(info.obj):
                 self.pm.unregister(info.obj)
-        self.infos = []
+        self.infos, self.warnings = [], []
         self._registry = {s: [] for s in SEAMS}
-        candidates: list[PluginInfo] = []
+        self.config = self._resolve_config()
+        env_strict = self.config.strict
+        self.strict = bool(self._strict_arg if self._strict_arg is not None else env_strict)
+
+        candidates = [self._info_in_code(name, obj) for name, obj in self._extra]
+        if self.config.plugins_dir is not None:
+            candidates.extend(_discover_dir(self.config.plugins_dir))
         if self._use_entry_points:
-            candidates.extend(self._discover())
-        for name, obj in self._extra:
-            candidates.append(_info_for(name, obj))
+            candidates.extend(_discover_entry_points(self._path))
+        candidates.sort(key=_candidate_key)
+        self._apply_lists(candidates)
+        _mark_shadowed(candidates)
         for info in candidates:
-            if info.status == "loaded" and info.obj is not None:
-                _read_declarations(info)
-        ordered = _resolve_order([i for i in candidates if i.status == "loaded"])
-        rest = sorted((i for i in candidates if i.status != "loaded"), key=lambda i: i.name)
-        for position, info in enumerate(ordered):
-            info.position = position
+            if info.status == "loaded":
+                _check_core_range(info)
+            if info.status == "loaded":
+                _import(info)
+        ordered = self._resolve_order([i for i in candidates if i.status == "loaded"])
         for info in reversed(ordered):
-            self.pm.register(info.obj, name=info.name)
+            self._register_whole(info)
         for info in ordered:
-            self._collect(info)
-        self.infos = ordered + rest
-        self._check_conflicts()
+            if info.status == "loaded":
+                self._collect(info)
+        self._check_conflicts(ordered)
+        loaded = [i for i in ordered if i.status == "loaded"]
+        for position, info in enumerate(loaded):
+            info.position = position
+        rest = sorted((i for i in candidates if i.status != "loaded"), key=lambda i: i.name)
+        self.infos = loaded + rest
+        self._warn_unmatched()
         self._raise_if_strict()
         return self
 
@@ -165,6 +218,22 @@ class PluginManager:
         """Every plugin the manager considered, loaded ones first in their resolved order."""
         self.load()
         return list(self.infos)
+
+    def get_plugin(self, name: str) -> PluginInfo:
+        """One plugin by entry-point or distribution name; unknown lists the known."""
+        infos = self.plugins()
+        for info in infos:
+            if info.name == name:
+                return info
+        for info in infos:
+            if info.distribution and normalize(info.distribution) == normalize(name):
+                return info
+        names = tuple(i.name for i in infos)
+        raise UnknownNameError(
+            f"no plugin named {name!r}; known plugins: {', '.join(names) or 'none'}",
+            name=name,
+            available=names,
+        )
 
     def registrations(self, seam: str) -> list[Registration]:
         """Everything registered on ``seam``, in plugin order, conflicting names left out."""
@@ -196,45 +265,111 @@ class PluginManager:
         caller = getattr(self.pm.hook, hook_name)
         return [(impl.plugin_name, impl.function) for impl in reversed(caller.get_hookimpls())]
 
-    # ------------------------------------------------------------------ internals
+    def fingerprint(self) -> str:
+        """12 hex digits over the resolved order (names, versions, statuses) to compare setups."""
+        text = "\n".join(f"{i.name} {i.version or '-'} {i.status}" for i in self.plugins())
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
-    def _discover(self) -> Iterator[PluginInfo]:
-        import importlib_metadata
+    def add_commands(self, subparsers: Any, *, prog: str = "agentkit") -> list[str]:
+        """Let every plugin add CLI subcommands; a plugin taking a used name is left out.
 
-        allow_raw = os.environ.get("AGENTKIT_LOAD_PLUGINS")
-        allow = None if allow_raw is None else set(_split_names(allow_raw))
-        deny = set(_split_names(os.environ.get("AGENTKIT_DISABLE_PLUGINS", "")))
-        seen: dict[str, PluginInfo] = {}
-        eps = sorted(
-            importlib_metadata.entry_points(group=GROUP),
-            key=lambda ep: (ep.name, _dist_name(ep) or "", ep.value),
-        )
-        for ep in eps:
-            dist = _dist_name(ep)
-            info = PluginInfo(
-                name=ep.name,
-                distribution=dist,
-                version=ep.dist.version if ep.dist is not None else None,
-                module=ep.value,
-            )
-            if ep.name in seen:
-                kept = seen[ep.name]
-                info.status = "shadowed"
-                info.error = f"shadowed by {kept.distribution} (same entry-point name {ep.name!r})"
-                yield info
-                continue
-            seen[ep.name] = info
-            names = {ep.name, dist or ""}
-            if (allow is not None and not names & allow) or names & deny:
-                info.status = "disabled"
-                yield info
-                continue
+        Each plugin adds to a scratch subparsers object first, so a plugin that fails or reuses
+        a name leaves nothing half-added. Returns the problems (also added to ``warnings``).
+        """
+        import argparse
+
+        problems: list[str] = []
+        taken = set(subparsers.choices)
+        for name, fn in self.hook_impls(COMMANDS_HOOK):
+            scratch = argparse.ArgumentParser(prog=prog).add_subparsers(prog=prog)
             try:
-                info.obj = ep.load()
-            except Exception as exc:  # a broken plugin never takes the host down
+                fn(cli=scratch)
+            except Exception as exc:
+                problems.append(
+                    f"plugin {name!r}: its commands failed: {type(exc).__name__}: {exc}"
+                )
+                continue
+            clash = sorted(taken & set(scratch.choices))
+            if clash:
+                problems.append(
+                    f"plugin {name!r} adds command {', '.join(clash)}, which is already taken; "
+                    "its commands are left out"
+                )
+                continue
+            taken.update(scratch.choices)
+            subparsers._name_parser_map.update(scratch._name_parser_map)
+            subparsers._choices_actions.extend(scratch._choices_actions)
+            info = next((i for i in self.infos if i.name == name), None)
+            if info is not None:
+                info.commands = sorted(scratch.choices)
+        self.warnings.extend(problems)
+        return problems
+
+    # ------------------------------------------------------------------ stages
+
+    def _resolve_config(self) -> PluginConfig:
+        cfg = self._config_arg
+        if isinstance(cfg, PluginConfig):
+            return cfg
+        if cfg is not None:
+            return read_plugin_config(cfg)
+        if self._use_entry_points:
+            return load_plugin_config()
+        strict = os.environ.get("AGENTKIT_STRICT_PLUGINS", "").strip().lower()
+        return PluginConfig(strict=strict in ("1", "true", "yes", "on"))
+
+    def _info_in_code(self, name: str, obj: Any) -> PluginInfo:
+        if isinstance(obj, str):
+            obj = importlib.import_module(obj)
+        module = obj.__name__ if isinstance(obj, ModuleType) else type(obj).__module__
+        return PluginInfo(name=name, module=module, obj=obj, source="code")
+
+    def _apply_lists(self, candidates: list[PluginInfo]) -> None:
+        """Allow/deny lists act on discovered plugins; ones registered in code were asked for."""
+        cfg = self.config
+        allow = None if cfg.load is None else {normalize(n) for n in cfg.load}
+        deny = {normalize(n) for n in cfg.disable}
+        for info in candidates:
+            if info.source == "code":
+                continue
+            names = _names_of(info)
+            if allow is not None and not names & allow:
+                info.status = "disabled"
+                info.error = f"not in the allow-list ({cfg.source_of('load')})"
+            elif names & deny:
+                info.status = "disabled"
+                info.error = f"in the deny-list ({cfg.source_of('disable')})"
+
+    def _resolve_order(self, infos: list[PluginInfo]) -> list[PluginInfo]:
+        for info in infos:
+            try:
+                _read_declarations(info)
+            except (TypeError, ValueError) as exc:
                 info.status = "failed"
-                info.error = f"import of {ep.value!r} failed: {type(exc).__name__}: {exc}"
-            yield info
+                info.error = f"bad order declaration: {exc}"
+        good = [i for i in infos if i.status == "loaded"]
+        return resolve_order(good, self.config.order, self.config.source_of("order"))
+
+    def _register_whole(self, info: PluginInfo) -> None:
+        """Register with pluggy; on any error nothing of the plugin stays registered."""
+        try:
+            self.pm.register(info.obj, name=info.name)
+            unknown = sorted(
+                c.name for c in self.pm.get_hookcallers(info.obj) or () if c.spec is None
+            )
+            if unknown:
+                raise PluginLoadError(
+                    f"implements unknown hook {', '.join(unknown)}; the hooks are listed by "
+                    "`agentkit plugins hooks`",
+                    plugin=info.name,
+                )
+        except Exception as exc:
+            self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
+
+    def _leave_out(self, info: PluginInfo, status: str, error: str) -> None:
+        if info.obj is not None and self.pm.is_registered(info.obj):
+            self.pm.unregister(info.obj)
+        info.status, info.error, info.position = status, error, None
 
     def _collect(self, info: PluginInfo) -> None:
         """Call this plugin's registration hooks; all of its registrations, or none."""
@@ -242,91 +377,288 @@ class PluginManager:
         hooks: list[str] = []
         try:
             for caller in self.pm.get_hookcallers(info.obj) or ():
-                hook_name = caller.name
-                if hook_name in CONTESTED_HOOKS:
-                    hooks.append(hook_name)
-                seam = next((s for s, h in SEAMS.items() if h == hook_name), None)
+                seam = _SEAM_OF_HOOK.get(caller.name)
                 if seam is None:
+                    if caller.name in CONTESTED_HOOKS or caller.name == COMMANDS_HOOK:
+                        hooks.append(caller.name)
                     continue
                 for impl in caller.get_hookimpls():
                     if impl.plugin is info.obj:
-                        impl.function(register=_registrar(seam, info, staged))
+                        result = impl.function(register=_registrar(seam, info, staged))
+                        if inspect.isawaitable(result):
+                            getattr(result, "close", lambda: None)()
+                            raise TypeError(f"{caller.name} must be a plain function, not async")
         except Exception as exc:
-            self.pm.unregister(info.obj)
-            info.status = "failed"
-            info.error = f"registration failed: {type(exc).__name__}: {exc}"
-            info.position = None
+            self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
             return
         info.hooks = sorted(hooks)
+        info.registrations = staged
         info.provides = [f"{r.seam}:{r.name}" for r in staged]
-        for reg in staged:
-            self._registry[reg.seam].append(reg)
 
-    def _check_conflicts(self) -> None:
-        for seam, regs in self._registry.items():
-            by_name: dict[str, list[Registration]] = {}
-            for reg in regs:
-                by_name.setdefault(reg.name, []).append(reg)
-            for name, claims in by_name.items():
-                if len(claims) < 2:
-                    continue
-                who = " and ".join(f"{c.plugin} ({c.distribution or 'in code'})" for c in claims)
-                message = f"{seam} name {name!r} is registered by {who}; disable one"
-                for info in self.infos:
-                    if any(c.plugin == info.name for c in claims):
-                        info.status = "conflict"
-                        info.error = message
-                self._registry[seam] = [r for r in self._registry[seam] if r.name != name]
+    def _check_conflicts(self, ordered: list[PluginInfo]) -> None:
+        """One name on one seam from two plugins: the configured pick, or both left out."""
+        claims: dict[tuple[str, str], list[PluginInfo]] = {}
+        for info in ordered:
+            if info.status == "loaded":
+                for reg in info.registrations:
+                    claims.setdefault((reg.seam, reg.name), []).append(info)
+        pick = self.config.pick
+        dropped: dict[str, set[tuple[str, str]]] = {}
+        for (seam, name), who in claims.items():
+            if len(who) < 2:
+                continue
+            chosen = pick.get(f"{seam}.{name}")
+            keep = next((i for i in who if chosen and normalize(chosen) in _names_of(i)), None)
+            if keep is not None:
+                for info in who:
+                    if info is not keep:
+                        dropped.setdefault(info.name, set()).add((seam, name))
+                continue
+            names = " and ".join(f"{i.name} ({i.distribution or i.source})" for i in who)
+            message = (
+                f"{seam} name {name!r} is registered by {names}; disable one, or choose with "
+                f'pick = {{"{seam}.{name}" = "{who[0].name}"}} under [tool.agentkit]'
+            )
+            for info in who:
+                if info.status == "loaded":
+                    self._leave_out(info, "conflict", message)
+        for info in ordered:
+            if info.status != "loaded":
+                continue
+            skip = dropped.get(info.name, set())
+            info.registrations = [r for r in info.registrations if (r.seam, r.name) not in skip]
+            info.provides = [f"{r.seam}:{r.name}" for r in info.registrations]
+            for reg in info.registrations:
+                self._registry[reg.seam].append(reg)
+
+    def _warn_unmatched(self) -> None:
+        cfg = self.config
+        known: set[str] = set()
+        for info in self.infos:
+            known |= _names_of(info)
+        for key in ("load", "disable", "order"):
+            for name in getattr(cfg, key) or ():
+                if normalize(name) not in known:
+                    self._warn(
+                        f"{key} names {name!r} ({cfg.source_of(key)}), which matches no plugin"
+                    )
+        for target, name in cfg.pick.items():
+            seam = target.partition(".")[0]
+            if seam not in SEAMS:
+                raise ConfigError(
+                    f"pick {target!r} ({cfg.source_of('pick')}) names unknown seam {seam!r}; "
+                    f"seams are {', '.join(SEAMS)}",
+                    value=target,
+                    source=cfg.source_of("pick"),
+                )
+            if normalize(name) not in known:
+                self._warn(f"pick {target!r} names {name!r}, which matches no plugin")
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        warnings.warn(message, UserWarning, stacklevel=4)
 
     def _raise_if_strict(self) -> None:
         if not self.strict:
             return
-        bad = [i for i in self.infos if i.status in ("failed", "incompatible", "conflict")]
+        bad = [i for i in self.infos if i.status in BAD_STATUSES]
         if bad:
-            first = bad[0]
-            error = PluginConflictError if first.status == "conflict" else PluginLoadError
+            error = PluginConflictError if bad[0].status == "conflict" else PluginLoadError
+            detail = "; ".join(f"{i.name} {i.status}: {i.error}" for i in bad)
             raise error(
-                f"plugin {first.name!r} {first.status}: {first.error} "
-                "(strict mode: unset AGENTKIT_STRICT_PLUGINS to leave it out instead)",
-                plugin=first.name,
+                f"{len(bad)} plugin(s) could not load: {detail} (strict mode: unset "
+                "AGENTKIT_STRICT_PLUGINS / strict=True to leave them out instead)",
+                plugin=bad[0].name,
             )
 
 
-def _registrar(seam: str, info: PluginInfo, staged: list[Registration]) -> Callable[..., None]:
-    def register(name: str, *values: Any, **meta: Any) -> None:
-        value = values[0] if len(values) == 1 else values
-        staged.append(Registration(seam, str(name), value, info.name, info.distribution, meta))
-
-    return register
+# ---------------------------------------------------------------------- discovery
 
 
-def _dist_name(ep: Any) -> str | None:
-    dist = getattr(ep, "dist", None)
-    return dist.metadata["Name"] if dist is not None else None
+def _candidate_key(info: PluginInfo) -> tuple[str, int, str, str]:
+    return (
+        info.name,
+        SOURCES.index(info.source),
+        normalize(info.distribution or ""),
+        info.version or "",
+    )
 
 
-def _plugin_name(plugin: Any) -> str:
-    name = getattr(plugin, "AGENTKIT_NAME", None) or getattr(plugin, "__name__", None)
-    return str(name or type(plugin).__name__)
+def _discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
+    """Entry points of group ``agentkit``, metadata only: nothing is imported here."""
+    import importlib_metadata
+
+    found: list[PluginInfo] = []
+    seen: set[str] = set()
+    for dist in importlib_metadata.distributions(**({} if path is None else {"path": path})):
+        eps = [ep for ep in dist.entry_points if ep.group == GROUP]
+        if not eps:
+            continue
+        meta = dist.metadata
+        dist_name = meta["Name"] or "?"
+        if normalize(dist_name) in seen:  # one copy per distribution, as importing would see
+            continue
+        seen.add(normalize(dist_name))
+        requires = _core_requirement(meta.get_all("Requires-Dist") or [])
+        for ep in eps:
+            found.append(
+                PluginInfo(
+                    name=ep.name,
+                    distribution=dist_name,
+                    version=meta["Version"],
+                    module=ep.value,
+                    source="entry_point",
+                    requires_core=requires,
+                    loader=ep.load,
+                )
+            )
+    return found
 
 
-def _info_for(name: str, obj: Any) -> PluginInfo:
-    if isinstance(obj, str):
-        obj = importlib.import_module(obj)
-    module = obj.__name__ if isinstance(obj, ModuleType) else type(obj).__module__
-    return PluginInfo(name=name, distribution=None, module=module, obj=obj)
+def _discover_dir(directory: Path) -> list[PluginInfo]:
+    if not directory.is_dir():
+        raise ConfigError(
+            f"plugins_dir {str(directory)!r} is not a directory",
+            value=str(directory),
+            source="plugins_dir",
+        )
+    return [
+        PluginInfo(
+            name=file.stem,
+            module=file.name,
+            source="plugins_dir",
+            loader=functools.partial(_import_file, file),
+        )
+        for file in sorted(directory.glob("*.py"))
+        if not file.name.startswith("_")
+    ]
+
+
+def _import_file(file: Path) -> ModuleType:
+    module_name = f"agentkit_plugins_dir_{normalize(file.stem).replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
+def _mark_shadowed(candidates: list[PluginInfo]) -> None:
+    """Per entry-point name the first by source, then distribution name, wins; never by path."""
+    kept: dict[str, PluginInfo] = {}
+    for info in candidates:  # already sorted by _candidate_key
+        if info.status != "loaded":
+            continue
+        first = kept.setdefault(info.name, info)
+        if first is not info:
+            info.status = "shadowed"
+            who = first.distribution or f"the plugin registered from {first.source}"
+            info.error = f"shadowed by {who} (same plugin name {info.name!r}); that one is kept"
+
+
+def _core_requirement(requires: list[str]) -> str | None:
+    """The ``agentkit-core`` specifier among Requires-Dist lines, ignoring extras-only ones."""
+    for line in requires:
+        head, _, marker = line.partition(";")
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)", head)
+        if not match or normalize(match.group(1)) != CORE_DISTRIBUTION:
+            continue
+        if "extra" in marker:
+            continue
+        spec = match.group(3).strip().strip("()").strip()
+        return spec + (f"; {marker.strip()}" if marker.strip() else "")
+    return None
+
+
+_core_version_cache: list[str] = []
+
+
+def core_version() -> str:
+    """The installed agentkit-core version, from its metadata (the package's as a fallback)."""
+    if not _core_version_cache:
+        import importlib_metadata
+
+        try:
+            version = importlib_metadata.version(CORE_DISTRIBUTION)
+        except importlib_metadata.PackageNotFoundError:
+            from . import __version__ as version
+        _core_version_cache.append(version)
+    return _core_version_cache[0]
+
+
+def _check_core_range(info: PluginInfo) -> None:
+    if not info.requires_core:
+        return
+    from packaging.specifiers import InvalidSpecifier
+    from packaging.specifiers import SpecifierSet
+
+    spec_text, _, marker = info.requires_core.partition(";")
+    if marker.strip():
+        from packaging.markers import Marker
+
+        if not Marker(marker).evaluate():
+            return
+    try:
+        spec = SpecifierSet(spec_text)
+    except InvalidSpecifier as exc:
+        info.status = "failed"
+        info.error = f"its agentkit-core requirement {spec_text!r} does not parse: {exc}"
+        return
+    installed = core_version()
+    if not spec.contains(installed, prereleases=True):
+        info.status = "incompatible"
+        info.error = (
+            f"{info.distribution} {info.version} requires agentkit-core{spec_text}, but "
+            f"agentkit-core {installed} is installed; install a release of the plugin that "
+            "supports it, or disable the plugin"
+        )
+
+
+def _import(info: PluginInfo) -> None:
+    if info.loader is None:
+        return
+    try:
+        info.obj = info.loader()
+    except Exception as exc:  # a broken plugin never takes the host down
+        info.status = "failed"
+        info.error = f"import of {info.module!r} failed: {type(exc).__name__}: {exc}"
+    info.loader = None
+
+
+# ---------------------------------------------------------------------- order
 
 
 def _read_declarations(info: PluginInfo) -> None:
     obj = info.obj
-    info.priority = int(getattr(obj, "AGENTKIT_PRIORITY", 0))
-    info.before = tuple(getattr(obj, "AGENTKIT_BEFORE", ()))
-    info.after = tuple(getattr(obj, "AGENTKIT_AFTER", ()))
+    priority = getattr(obj, "AGENTKIT_PRIORITY", 0)
+    if not isinstance(priority, int) or isinstance(priority, bool):
+        raise TypeError(f"AGENTKIT_PRIORITY must be an int, got {priority!r}")
+    info.priority = priority
+    for attr in ("AGENTKIT_BEFORE", "AGENTKIT_AFTER"):
+        names = getattr(obj, attr, ())
+        names = (names,) if isinstance(names, str) else tuple(names)
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError(f"{attr} must name plugins, got {names!r}")
+        setattr(info, attr[len("AGENTKIT_") :].lower(), names)
 
 
-def _resolve_order(infos: list[PluginInfo]) -> list[PluginInfo]:
-    """Topological order by before/after; ties by higher priority first, then name."""
+def resolve_order(
+    infos: list[PluginInfo], order: Sequence[str] = (), order_source: str = "order"
+) -> list[PluginInfo]:
+    """Topological order by before/after; ties: the explicit ``order`` list, priority, name.
+
+    Plugins named in ``order`` come first, in that order, and their before/after declarations
+    about each other are replaced by it; constraints to plugins outside the list still hold.
+    """
     by_name = {i.name: i for i in infos}
+    listed = [n for n in dict.fromkeys(order) if n in by_name]
+    rank = {n: idx for idx, n in enumerate(listed)}
     edges: dict[str, set[str]] = {n: set() for n in by_name}
     for info in infos:
         for other in info.before:
@@ -335,28 +667,80 @@ def _resolve_order(infos: list[PluginInfo]) -> list[PluginInfo]:
         for other in info.after:
             if other in by_name:
                 edges[other].add(info.name)
-    indegree = {n: 0 for n in by_name}
+    for name in listed:
+        edges[name] -= set(listed)
+    for first, then in itertools.pairwise(listed):
+        edges[first].add(then)
+
+    def key(name: str) -> tuple[int, int, str]:
+        if name in rank:
+            return (0, rank[name], name)
+        return (1, -by_name[name].priority, name)
+
+    indegree = dict.fromkeys(by_name, 0)
     for targets in edges.values():
         for t in targets:
             indegree[t] += 1
-    heap = [(-by_name[n].priority, n) for n, d in indegree.items() if d == 0]
+    heap = [key(n) for n, d in indegree.items() if d == 0]
     heapq.heapify(heap)
     out: list[PluginInfo] = []
     while heap:
-        _, name = heapq.heappop(heap)
+        name = heapq.heappop(heap)[2]
         out.append(by_name[name])
-        for t in sorted(edges[name]):
+        for t in edges[name]:
             indegree[t] -= 1
             if indegree[t] == 0:
-                heapq.heappush(heap, (-by_name[t].priority, t))
+                heapq.heappush(heap, key(t))
     if len(out) != len(infos):
-        stuck = sorted(n for n, d in indegree.items() if d > 0)
+        cycle = _find_cycle({n for n, d in indegree.items() if d > 0}, edges)
         raise PluginOrderError(
-            f"plugin order constraints form a cycle among {', '.join(stuck)}; "
-            "remove one of their before=/after= declarations or set an explicit order",
-            plugin=stuck[0],
+            f"plugin order constraints form a cycle: {' -> '.join(cycle)}; remove one of their "
+            f"before=/after= declarations, or list them in an explicit order ({order_source})",
+            plugin=cycle[0],
         )
     return out
+
+
+def _find_cycle(stuck: set[str], edges: dict[str, set[str]]) -> list[str]:
+    """One cycle among the nodes a topological sort could not place, smallest name first."""
+    start = min(stuck)
+    path, index = [start], {start: 0}
+    while True:
+        nxt = min(t for t in edges[path[-1]] if t in stuck)
+        if nxt in index:
+            cycle = path[index[nxt] :]
+            pivot = cycle.index(min(cycle))
+            cycle = cycle[pivot:] + cycle[:pivot]
+            return [*cycle, cycle[0]]
+        index[nxt] = len(path)
+        path.append(nxt)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _registrar(seam: str, info: PluginInfo, staged: list[Registration]) -> Callable[..., None]:
+    def register(name: str, *values: Any, **meta: Any) -> None:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"register() on {seam} needs a non-empty name, got {name!r}")
+        if any(r.seam == seam and r.name == name for r in staged):
+            raise ValueError(f"registers {seam} name {name!r} twice")
+        value = values[0] if len(values) == 1 else values
+        staged.append(Registration(seam, name, value, info.name, info.distribution, meta))
+
+    return register
+
+
+def _names_of(info: PluginInfo) -> set[str]:
+    names = {normalize(info.name)}
+    if info.distribution:
+        names.add(normalize(info.distribution))
+    return names
+
+
+def _plugin_name(plugin: Any) -> str:
+    name = getattr(plugin, "AGENTKIT_NAME", None) or getattr(plugin, "__name__", None)
+    return str(name or type(plugin).__name__)
 
 
 _default: PluginManager | None = None
