@@ -1,0 +1,320 @@
+"""The plugin manager over real .dist-info distributions on a temporary path entry."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentkit_core import PluginConflictError
+from agentkit_core import PluginLoadError
+from agentkit_core import PluginManager
+from agentkit_core import PluginOrderError
+from agentkit_core import UnknownNameError
+from agentkit_core._config import PluginConfig
+
+
+def manager(site, **kwargs) -> PluginManager:
+    kwargs.setdefault("config", PluginConfig())
+    return PluginManager(path=[str(site.path)], **kwargs).load()
+
+
+def order(pm: PluginManager) -> list[str]:
+    return [i.name for i in pm.plugins() if i.status == "loaded"]
+
+
+def calls(pm: PluginManager) -> list[str]:
+    return [r[0] for r in pm.hook.agentkit_before_turn(ctx=None, info=None)]
+
+
+def by_name(pm: PluginManager) -> dict:
+    return {i.name: i for i in pm.plugins()}
+
+
+def test_discovers_entry_points_with_their_distribution_metadata(make_site):
+    site = make_site()
+    site.plugin("alpha", registers={"compactors": ["keep-last"]}, version="2.3")
+    site.plugin("beta", registers={"guardrails": ["strict"]}, before_turn=False)
+    pm = manager(site)
+    alpha, beta = pm.plugins()
+    assert (alpha.name, alpha.distribution, alpha.version) == (
+        "alpha",
+        "agentkit-test-alpha",
+        "2.3",
+    )
+    assert alpha.source == "entry_point" and alpha.requires_core == ">=0.1,<1"
+    assert alpha.provides == ["compactors:keep-last"]
+    assert alpha.hooks == ["agentkit_before_turn"] and beta.hooks == []
+    reg = pm.lookup("compactors", "keep-last")
+    assert (reg.value, reg.plugin, reg.distribution) == ("alpha", "alpha", "agentkit-test-alpha")
+    with pytest.raises(UnknownNameError, match=r"no compactor named 'nope'.*installed: keep-last"):
+        pm.lookup("compactors", "nope")
+
+
+def test_priority_then_name_and_pluggy_calls_in_that_order(make_site):
+    site = make_site()
+    site.plugin("zeta", priority=10).plugin("alpha").plugin("mid", priority=5).plugin("beta")
+    pm = manager(site)
+    assert order(pm) == ["zeta", "mid", "alpha", "beta"]
+    assert calls(pm) == order(pm)
+    assert [n for n, _ in pm.hook_impls("agentkit_before_turn")] == order(pm)
+    assert [i.position for i in pm.plugins()] == [0, 1, 2, 3]
+
+
+def test_before_and_after_beat_priority(make_site):
+    site = make_site()
+    site.plugin("high", priority=100, after=("low",))
+    site.plugin("low", priority=-5)
+    site.plugin("first", before=("low", "not-installed"))
+    pm = manager(site)
+    assert order(pm) == ["first", "low", "high"]
+    assert calls(pm) == order(pm)
+
+
+def test_explicit_order_overrides_priorities_and_mutual_constraints(make_site):
+    site = make_site()
+    site.plugin("a", priority=9).plugin("b", before=("c",)).plugin("c").plugin("d", priority=50)
+    pm = manager(site, config=PluginConfig(order=("c", "b")))
+    assert order(pm) == ["c", "b", "d", "a"]
+    assert calls(pm) == order(pm)
+
+
+def test_a_cycle_is_an_error_naming_it(make_site):
+    site = make_site()
+    site.plugin("a", before=("b",)).plugin("b", before=("c",)).plugin("c", before=("a",))
+    site.plugin("d", after=("a",))
+    with pytest.raises(PluginOrderError, match=r"cycle: a -> b -> c -> a; remove one"):
+        manager(site)
+
+
+def test_empty_allow_list_loads_nothing(make_site, monkeypatch):
+    site = make_site()
+    site.plugin("a").plugin("b")
+    monkeypatch.setenv("AGENTKIT_LOAD_PLUGINS", "")
+    pm = PluginManager(path=[str(site.path)]).load()
+    assert [(i.name, i.status) for i in pm.plugins()] == [("a", "disabled"), ("b", "disabled")]
+    assert "AGENTKIT_LOAD_PLUGINS" in (pm.plugins()[0].error or "")
+    assert pm.hook_impls("agentkit_before_turn") == []
+
+
+def test_allow_and_deny_lists_by_entry_point_or_distribution_name(make_site, monkeypatch):
+    site = make_site()
+    site.plugin("a").plugin("b").plugin("c")
+    monkeypatch.setenv("AGENTKIT_LOAD_PLUGINS", "a, agentkit_test_B")
+    assert order(PluginManager(path=[str(site.path)])) == ["a", "b"]
+    monkeypatch.delenv("AGENTKIT_LOAD_PLUGINS")
+    monkeypatch.setenv("AGENTKIT_DISABLE_PLUGINS", "agentkit-test-a,c")
+    pm = PluginManager(path=[str(site.path)])
+    assert order(pm) == ["b"]
+    assert by_name(pm)["c"].error == "in the deny-list (AGENTKIT_DISABLE_PLUGINS)"
+
+
+def test_a_name_matching_nothing_warns(make_site, monkeypatch):
+    site = make_site()
+    site.plugin("a")
+    monkeypatch.setenv("AGENTKIT_DISABLE_PLUGINS", "a,typo-plugin")
+    with pytest.warns(
+        UserWarning, match=r"disable names 'typo-plugin' \(AGENTKIT_DISABLE_PLUGINS\)"
+    ):
+        pm = PluginManager(path=[str(site.path)]).load()
+    assert pm.warnings == [
+        "disable names 'typo-plugin' (AGENTKIT_DISABLE_PLUGINS), which matches no plugin"
+    ]
+
+
+def test_lists_order_and_pick_from_pyproject(make_site, tmp_path):
+    site = make_site()
+    site.plugin("a", registers={"compactors": ["trunc"]}).plugin("b").plugin("c")
+    site.plugin("d", registers={"compactors": ["trunc"]})
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.agentkit]\n"
+        'disable = ["b"]\n'
+        'order = ["d", "c"]\n'
+        'pick = {"compactors.trunc" = "agentkit-test-a"}\n',
+        encoding="utf-8",
+    )
+    pm = PluginManager(path=[str(site.path)]).load()
+    assert order(pm) == ["d", "c", "a"]
+    assert pm.lookup("compactors", "trunc").plugin == "a"
+    assert by_name(pm)["d"].provides == []
+    assert "[tool.agentkit] in" in (by_name(pm)["b"].error or "")
+
+
+def test_agentkit_toml_allow_list_and_env_replaces_it(make_site, tmp_path, monkeypatch):
+    site = make_site()
+    site.plugin("a").plugin("b")
+    (tmp_path / "agentkit.toml").write_text('load = ["b"]\n', encoding="utf-8")
+    assert order(PluginManager(path=[str(site.path)])) == ["b"]
+    monkeypatch.setenv("AGENTKIT_LOAD_PLUGINS", "a")
+    assert order(PluginManager(path=[str(site.path)])) == ["a"]
+
+
+def test_bad_config_values_name_the_file_and_key(make_site, tmp_path):
+    site = make_site()
+    (tmp_path / "agentkit.toml").write_text('load = "a"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"load in .*agentkit.toml must be a list of plugin names"):
+        PluginManager(path=[str(site.path)]).load()
+    (tmp_path / "agentkit.toml").write_text('pick = {"nosuchseam.x" = "a"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"names unknown seam 'nosuchseam'"):
+        PluginManager(path=[str(site.path)]).load()
+
+
+def test_broken_plugins_are_listed_with_their_error_while_others_load(make_site):
+    site = make_site()
+    site.plugin("good", registers={"compactors": ["ok"]})
+    site.add(
+        "agentkit-test-boom", {"boom": "akt_boom"}, {"akt_boom": "raise RuntimeError('kaput')\n"}
+    )
+    site.add(
+        "agentkit-test-halfway",
+        {"halfway": "akt_halfway"},
+        {
+            "akt_halfway": site.source(
+                "halfway",
+                extra="""
+                @hookimpl
+                def agentkit_register_guardrails(register):
+                    register("first", 1)
+                    raise ValueError("second one broke")
+                """,
+            )
+        },
+    )
+    site.plugin("future", requires=("agentkit-core>=5,<6",))
+    site.add(
+        "agentkit-test-badsig",
+        {"badsig": "akt_badsig"},
+        {
+            "akt_badsig": site.source(
+                "badsig", extra="@hookimpl\ndef agentkit_transform(nope): ...\n"
+            )
+        },
+    )
+    pm = manager(site)
+    info = by_name(pm)
+    assert order(pm) == ["good"]
+    assert info["boom"].status == "failed"
+    assert info["boom"].error == "import of 'akt_boom' failed: RuntimeError: kaput"
+    assert info["halfway"].status == "failed"
+    assert "ValueError: second one broke" in (info["halfway"].error or "")
+    assert info["future"].status == "incompatible"
+    assert "requires agentkit-core>=5,<6, but agentkit-core 0.1.0 is installed" in (
+        info["future"].error or ""
+    )
+    assert "akt_future" not in sys.modules  # the range is checked before importing
+    assert info["badsig"].status == "failed" and "nope" in (info["badsig"].error or "")
+    # nothing of a failed plugin is left behind
+    assert calls(pm) == ["good"]
+    assert pm.registrations("guardrails") == []
+    for name in ("halfway", "badsig"):
+        assert pm.pm.get_plugin(name) is None
+
+
+def test_strict_mode_raises_at_load(make_site, monkeypatch):
+    site = make_site()
+    site.plugin("good")
+    site.add("agentkit-test-boom", {"boom": "akt_boom"}, {"akt_boom": "import nonexistent_mod\n"})
+    with pytest.raises(PluginLoadError, match=r"boom failed: import of 'akt_boom' failed"):
+        manager(site, strict=True)
+    monkeypatch.setenv("AGENTKIT_STRICT_PLUGINS", "1")
+    with pytest.raises(PluginLoadError, match=r"strict mode"):
+        PluginManager(path=[str(site.path)]).load()
+    assert order(manager(site, strict=False)) == ["good"]
+
+
+def test_two_plugins_claiming_one_name_conflict_naming_both(make_site):
+    site = make_site()
+    site.plugin("one", registers={"compactors": ["trunc", "other"]})
+    site.plugin("two", registers={"compactors": ["trunc"]})
+    site.plugin("three")
+    pm = manager(site)
+    info = by_name(pm)
+    assert order(pm) == ["three"]
+    assert info["one"].status == info["two"].status == "conflict"
+    assert (info["one"].error or "").startswith(
+        "compactors name 'trunc' is registered by one (agentkit-test-one) and "
+        "two (agentkit-test-two); disable one, or choose with "
+        'pick = {"compactors.trunc" = "one"}'
+    )
+    assert pm.registrations("compactors") == []
+    with pytest.raises(PluginConflictError, match=r"agentkit-test-one\) and two"):
+        manager(site, strict=True)
+    picked = manager(site, config=PluginConfig(pick={"compactors.trunc": "two"}))
+    assert [(r.name, r.plugin) for r in picked.registrations("compactors")] == [
+        ("other", "one"),
+        ("trunc", "two"),
+    ]
+
+
+def test_same_entry_point_name_in_two_distributions_is_shadowed(make_site):
+    first, second = make_site("p1"), make_site("p2")
+    second.plugin("dup", dist="agentkit-zz-dup", module="akt_dup_zz")
+    first.plugin("dup", dist="agentkit-aa-dup", module="akt_dup_aa")
+    for path in ([first.path, second.path], [second.path, first.path]):
+        pm = PluginManager(path=[str(p) for p in path], config=PluginConfig()).load()
+        kept, shadowed = pm.plugins()
+        assert (kept.distribution, kept.status) == ("agentkit-aa-dup", "loaded")
+        assert (shadowed.distribution, shadowed.status) == ("agentkit-zz-dup", "shadowed")
+        assert (
+            shadowed.error
+            == "shadowed by agentkit-aa-dup (same plugin name 'dup'); that one is kept"
+        )
+
+
+def test_plugins_registered_in_code_and_from_a_plugins_dir(make_site, tmp_path):
+    site = make_site()
+    site.plugin("packaged", priority=1)
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "looseone.py").write_text(site.source("looseone", priority=2), encoding="utf-8")
+
+    class InCode:
+        AGENTKIT_NAME = "incode"
+
+        from agentkit_core import hookimpl
+
+        @hookimpl
+        def agentkit_before_turn(self, ctx, info):
+            return ["incode"]
+
+    pm = manager(site, plugins=[InCode()], config=PluginConfig(plugins_dir=loose))
+    assert order(pm) == ["looseone", "packaged", "incode"]
+    assert calls(pm) == order(pm)
+    assert [i.source for i in pm.plugins()] == ["plugins_dir", "entry_point", "code"]
+
+    class Late:
+        AGENTKIT_PRIORITY = 10
+
+        from agentkit_core import hookimpl
+
+        @hookimpl
+        def agentkit_before_turn(self, ctx, info):
+            return ["late"]
+
+    pm.register(Late(), name="late")
+    assert calls(pm) == ["late", "looseone", "packaged", "incode"]
+
+
+def test_fingerprint_follows_the_resolved_order(make_site):
+    site = make_site()
+    site.plugin("a").plugin("b")
+    plain = manager(site).fingerprint()
+    assert plain == manager(site).fingerprint() and len(plain) == 12
+    assert manager(site, config=PluginConfig(order=("b",))).fingerprint() != plain
+    assert manager(site, config=PluginConfig(disable=("a",))).fingerprint() != plain
+
+
+def test_get_plugin_by_either_name(make_site):
+    site = make_site()
+    site.plugin("a")
+    pm = manager(site)
+    assert pm.get_plugin("agentkit_test_a") is pm.get_plugin("a")
+    with pytest.raises(UnknownNameError, match=r"no plugin named 'x'; known plugins: a"):
+        pm.get_plugin("x")
+
+
+def test_plugins_dir_must_exist(tmp_path: Path):
+    missing = tmp_path / "nope"
+    with pytest.raises(ValueError, match=r"plugins_dir '.*nope' is not a directory"):
+        PluginManager(entry_points=False, config=PluginConfig(plugins_dir=missing)).load()
