@@ -78,22 +78,25 @@ class Guardrail(ABC):
 _WHOLE_URL = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.\-]*:[/\\]")
 # URLs embedded in free text; stops at whitespace, quotes and angle brackets.
 _EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]{2}[^\s\"'<>`]*")
-# Argument names whose value is a URL even without a scheme ("127.0.0.1/admin").
-_URL_KEY = re.compile(r"(?i)(?:^|_)(?:url|uri|href|link|endpoint|host|address)s?$")
+# Argument names whose value is a URL or host even without a scheme ("127.0.0.1/admin").
+_URL_KEY = re.compile(r"(?i)(?:^|_)(?:url|uri|href|link|endpoint|host|hostname)s?$")
 
 
 def find_urls(value: Any, *, _key: str = "") -> Iterator[str]:
     """Every URL-looking string inside ``value``, walking nested dicts, lists and tuples.
 
     A string counts when it starts with ``scheme:/`` (checked whole, so a tab or newline inside
-    it is seen), when it is the value of a URL-named key (``url``, ``endpoint``, ``base_url``...),
-    or for each ``scheme://...`` run embedded in longer text.
+    it is seen), for each ``scheme://...`` run embedded in longer text, and when it is the value
+    of a URL-named key (``url``, ``host``, ``base_url``...): without a scheme, such a value is
+    yielded as ``http://<value>``, the way tools that prepend a scheme would read it.
     """
     if isinstance(value, str):
-        if _WHOLE_URL.match(value) or (_key and value.strip() and _URL_KEY.search(_key)):
+        if _WHOLE_URL.match(value):
             yield value.strip()
-            return
-        yield from _EMBEDDED_URL.findall(value)
+        elif _key and value.strip() and _URL_KEY.search(_key):
+            yield "http://" + value.strip()
+        else:
+            yield from _EMBEDDED_URL.findall(value)
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from find_urls(item, _key=str(key))
