@@ -151,16 +151,37 @@ def normalize_name(name: str) -> str:
     problem.
     """
     if not name.isascii():
-        try:
-            name = name.encode("idna").decode("ascii")
-        except UnicodeError as exc:
-            raise ValueError(f"host is not valid IDNA ({exc})") from None
+        name = _idna(name)
     name = name.lower()
     if name.endswith("."):
         name = name[:-1]
     if not _NAME.match(name):
         raise ValueError("host is empty, has an empty label or a character no host name has")
     return name
+
+
+def _idna(name: str) -> str:
+    """The ASCII form of a Unicode name, refused where IDNA 2003 and IDNA 2008 disagree.
+
+    Python's codec (IDNA 2003) maps ``faß.de`` to ``fass.de`` while httpx (IDNA 2008, through
+    the ``idna`` package) connects to ``xn--fa-hia.de``: an allow list judged on one spelling
+    would admit the other host.
+    """
+    import idna
+
+    try:
+        ours = name.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise ValueError(f"host is not valid IDNA ({exc})") from None
+    try:
+        theirs = idna.encode(name, uts46=True).decode("ascii")
+    except idna.IDNAError as exc:
+        raise ValueError(f"host is not valid IDNA 2008 ({exc})") from None
+    if ours.lower().rstrip(".") != theirs.lower().rstrip("."):
+        raise ValueError(
+            f"host {name!r} is {ours!r} under IDNA 2003 but {theirs!r} under IDNA 2008"
+        )
+    return ours
 
 
 def parse_host(raw: str, url: str) -> tuple[str, IPAddress | None]:

@@ -118,6 +118,7 @@ REFUSED = [
     ("http://:80/", "empty host"),
     ("http://example..com/", "empty label"),
     ("http://exa$mple.com/", "character no host name has"),
+    ("http://faß.de/", "under IDNA 2008"),
     ("http://example.com:99999/", "invalid port"),
     ("http://example.com:8o/", "invalid port"),
     ("http://1.2.3.4.5/", "not a valid IPv4"),
