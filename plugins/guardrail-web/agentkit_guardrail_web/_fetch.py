@@ -116,6 +116,7 @@ class SafeFetcher:
 
     async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """Send a request, following up to ``max_redirects`` redirects, each checked anew."""
+        self.guardrail.inspect(url)  # as given, before httpx normalizes it
         request = self._client.build_request(method, url, **kwargs)
         history: list[httpx.Response] = []
         while True:

@@ -227,3 +227,12 @@ async def test_resolving_url_check_refuses_a_public_name_with_a_private_address(
 
 async def test_system_resolver_answers_a_literal_without_dns() -> None:
     assert await system_resolver("127.0.0.1", 80) == ["127.0.0.1"]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://good.com\\@127.0.0.2/", "http://x.test@127.0.0.1/", "http://0x7f000002/"]
+)
+async def test_the_url_as_given_is_checked_before_httpx_reads_it(url: str) -> None:
+    async with WebGuardrail(allow_private_networks=LAB).fetcher() as fetch:
+        with pytest.raises(GuardrailViolation, match=r"refused"):
+            await fetch.get(url)
