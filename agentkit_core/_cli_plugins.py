@@ -129,7 +129,7 @@ def _list(args: argparse.Namespace) -> int:
         )
     print(_table(rows) if infos else "no plugins")
     for info in infos:
-        if info.error and info.status != "loaded":
+        if info.error and info.status not in ("loaded", "disabled"):
             print(f"  {info.name}: {info.error}")
     loaded = sum(i.status == "loaded" for i in infos)
     print(f"{loaded} loaded of {len(infos)}; core {core_version()}; order {pm.fingerprint()}")
