@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +25,7 @@ from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core import reset_plugin_manager
 from agentkit_core._guardrails import find_urls
+from agentkit_core.testing import GuardrailConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call
@@ -209,3 +212,24 @@ def test_get_guardrail_errors_name_the_problem() -> None:
         PluginError, match=r"guardrail 'broken' from plugin 'test-guardrails' built a object"
     ):
         get_guardrail("broken")
+
+
+# --------------------------------------------------------------------------- conformance
+
+
+class LiteralOnly(Guardrail):
+    """The smallest guardrail that passes the suite: scheme and literal-address checks."""
+
+    def check_url(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        try:
+            ip = ipaddress.ip_address(parts.hostname or "")
+        except ValueError:
+            ip = None
+        if parts.scheme not in ("http", "https") or (ip is not None and not ip.is_global):
+            raise GuardrailViolation(f"URL {url!r} refused", value=url)
+
+
+class TestLiteralOnlyGuardrail(GuardrailConformance):
+    def make_guardrail(self) -> Guardrail:
+        return LiteralOnly()

@@ -5,11 +5,13 @@ seam, a conformance suite that every implementation of the seam runs.
 """
 
 from ._context import make_test_ctx
+from ._guardrails import GuardrailConformance
 from ._models import ScriptedModel
 from ._models import Step
 from ._models import tool_call
 
 __all__ = [
+    "GuardrailConformance",
     "ScriptedModel",
     "Step",
     "make_test_ctx",
