@@ -63,8 +63,18 @@ def test_sample_plugin_installed_with_pip_is_listed_and_called(tmp_path):
     )
     assert build.returncode == 0, build.stderr
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
-        + ["--no-index", *map(str, sorted(wheels.glob("*.whl")))],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            *map(str, sorted(wheels.glob("*.whl"))),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
