@@ -13,6 +13,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -81,11 +82,18 @@ class TurnInfo:
     tool_results: tuple[ToolResult, ...] = ()
 
 
-async def _call(fn: Callable[..., Any], *args: Any) -> Any:
-    result = fn(*args)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+_AWAITABLE: dict[type, bool] = {}
+
+
+def _awaitable(value: Any) -> bool:
+    """Whether a hook's result must be awaited; cached per type, because folds are hot."""
+    kind = type(value)
+    known = _AWAITABLE.get(kind)
+    if known is None:
+        if isinstance(value, GeneratorType):  # only some generators are awaitable: ask each
+            return inspect.isawaitable(value)
+        known = _AWAITABLE[kind] = inspect.isawaitable(value)
+    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +156,9 @@ class Hooks:
     async def run_before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
         """Each in order, each sees the request the previous left."""
         for _, fn in self.before_model_call:
-            out = await _call(fn, ctx, request)
+            out = fn(ctx, request)
+            if out is not None and _awaitable(out):
+                out = await out
             if out is not None:
                 request = out
         return request
@@ -157,7 +167,9 @@ class Hooks:
         """Every one is asked; deny wins over ask over allow; the first of the winning kind."""
         best = ToolDecision("allow", "", "")
         for source, fn in self.before_tool_call:
-            out = await _call(fn, ctx, call)
+            out = fn(ctx, call)
+            if out is not None and _awaitable(out):
+                out = await out
             if out is None:
                 continue
             if isinstance(out, str):
@@ -171,7 +183,9 @@ class Hooks:
     ) -> ToolResult:
         """Each in order may replace the result."""
         for _, fn in self.after_tool_call:
-            out = await _call(fn, ctx, call, result)
+            out = fn(ctx, call, result)
+            if out is not None and _awaitable(out):
+                out = await out
             if out is not None:
                 result = out
         return result
@@ -179,7 +193,9 @@ class Hooks:
     async def run_output_guard(self, ctx: RunContext, message: Message) -> Message:
         """Each in order sees the message the previous left."""
         for _, fn in self.output_guard:
-            out = await _call(fn, ctx, message)
+            out = fn(ctx, message)
+            if out is not None and _awaitable(out):
+                out = await out
             if out is not None:
                 message = out
         return message
@@ -189,7 +205,9 @@ class Hooks:
     ) -> StopDecision | None:
         """The first that returns a reason wins, and the decision names it."""
         for source, fn in self.should_stop_after_turn:
-            out = await _call(fn, ctx, turn)
+            out = fn(ctx, turn)
+            if out is not None and _awaitable(out):
+                out = await out
             if out:
                 return StopDecision(str(out), source)
         return None
@@ -198,7 +216,9 @@ class Hooks:
         """Every one's messages, concatenated in order."""
         added: list[Message] = []
         for _, fn in self.before_turn:
-            out = await _call(fn, ctx, info)
+            out = fn(ctx, info)
+            if out is not None and _awaitable(out):
+                out = await out
             if out:
                 added.extend(out)
         return added
@@ -206,7 +226,9 @@ class Hooks:
     async def run_transform(self, ctx: RunContext, transcript: list[Message]) -> list[Message]:
         """A pipeline in order; each sees the transcript the previous returned."""
         for _, fn in self.transform:
-            out = await _call(fn, ctx, transcript)
+            out = fn(ctx, transcript)
+            if out is not None and _awaitable(out):
+                out = await out
             if out is not None:
                 transcript = list(out)
         return transcript
