@@ -494,18 +494,17 @@ def _discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
         eps = [ep for ep in dist.entry_points if ep.group == GROUP]
         if not eps:
             continue
-        meta = dist.metadata
-        dist_name = meta["Name"] or "?"
+        dist_name, version, requires_dist = _read_headers(dist)
         if normalize(dist_name) in seen:  # one copy per distribution, as importing would see
             continue
         seen.add(normalize(dist_name))
-        requires = _core_requirement(meta.get_all("Requires-Dist") or [])
+        requires = _core_requirement(requires_dist)
         for ep in eps:
             found.append(
                 PluginInfo(
                     name=ep.name,
                     distribution=dist_name,
-                    version=meta["Version"],
+                    version=version,
                     module=ep.value,
                     source="entry_point",
                     requires_core=requires,
@@ -513,6 +512,31 @@ def _discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
                 )
             )
     return found
+
+
+def _read_headers(dist: Any) -> tuple[str, str, list[str]]:
+    """Name, Version and Requires-Dist from METADATA's header block.
+
+    Read directly rather than through ``dist.metadata``: the email parser behind that costs
+    about 0.2 ms a distribution, which is most of the discovery time with many plugins.
+    """
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
+    if text is None:
+        meta = dist.metadata
+        return meta["Name"] or "?", meta["Version"] or "?", meta.get_all("Requires-Dist") or []
+    name = version = "?"
+    requires: list[str] = []
+    for line in text.splitlines():
+        if not line:
+            break
+        key, _, value = line.partition(":")
+        if key == "Name":
+            name = value.strip()
+        elif key == "Version":
+            version = value.strip()
+        elif key == "Requires-Dist":
+            requires.append(value.strip())
+    return name, version, requires
 
 
 def _discover_dir(directory: Path) -> list[PluginInfo]:
