@@ -262,7 +262,14 @@ class PluginManager:
     def hook_impls(self, hook_name: str) -> list[tuple[str, Callable[..., Any]]]:
         """``(plugin name, function)`` of every implementation of a hook, in call order."""
         self.load()
-        caller = getattr(self.pm.hook, hook_name)
+        caller = getattr(self.pm.hook, hook_name, None)
+        if caller is None or caller.spec is None:
+            known = sorted(n for n in vars(hookspecs) if n.startswith("agentkit_"))
+            raise UnknownNameError(
+                f"no hook named {hook_name!r}; the hooks are {', '.join(known)}",
+                name=hook_name,
+                available=tuple(known),
+            )
         return [(impl.plugin_name, impl.function) for impl in reversed(caller.get_hookimpls())]
 
     def fingerprint(self) -> str:

@@ -7,9 +7,13 @@ the specs below. Implementations may be ``async def``; the kit awaits them.
 Two kinds of hook:
 
 * **Registration hooks** (``agentkit_register_*``) are called once per plugin when the plugin
-  manager loads it, with a ``register`` callback. Calling ``register`` records what the plugin
-  offers and which plugin offered it, so the host, not the plugin, detects two plugins claiming
-  one name on one seam and words the conflict. They return nothing.
+  manager loads it, with a ``register`` callback. Calling ``register(name, value, **meta)``
+  records what the plugin offers and which plugin offered it, so the host, not the plugin,
+  detects two plugins claiming one name on one seam and words the conflict (``pick`` under
+  ``[tool.agentkit]`` settles one). ``meta`` keywords are kept on the registration and shown by
+  ``agentkit plugins list``. They return nothing and must be plain functions. A registration is
+  whole or nothing: if the hook raises part-way, nothing it registered is kept and none of the
+  plugin's hooks stay registered.
 * **Contested-field hooks** are called during a run. Several plugins may implement one; the kit
   calls them in the plugin order (see ``docs/ordering.md``) and folds their results with the rule
   stated in each docstring. Returning ``None`` always means "no opinion".
@@ -124,10 +128,12 @@ def agentkit_register_instruction_parts(register: Any) -> None:
 def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     """Add subcommands to the ``agentkit`` command line.
 
-    Called when the CLI starts, once per plugin, in plugin order, with the top-level subparsers
+    Called when the CLI starts, once per plugin, in plugin order, with an argparse subparsers
     object: ``cli.add_parser("mcp", ...)`` then ``set_defaults(func=handler)``, where
-    ``handler(args) -> int`` returns the exit code. A plugin adding a name already taken is
-    reported and left out.
+    ``handler(args) -> int`` returns the exit code and finds the loaded plugin manager as
+    ``args.plugin_manager``. Each plugin adds to a scratch parser first: one whose hook raises,
+    or that adds a name already taken (a built-in command or an earlier plugin's), is reported
+    as a warning and all its commands are left out.
     """
 
 

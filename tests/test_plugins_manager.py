@@ -318,3 +318,51 @@ def test_plugins_dir_must_exist(tmp_path: Path):
     missing = tmp_path / "nope"
     with pytest.raises(ValueError, match=r"plugins_dir '.*nope' is not a directory"):
         PluginManager(entry_points=False, config=PluginConfig(plugins_dir=missing)).load()
+
+
+def test_strict_from_config_file(make_site, tmp_path):
+    site = make_site()
+    site.add("agentkit-test-boom", {"boom": "akt_boom"}, {"akt_boom": "raise OSError('disk')\n"})
+    (tmp_path / "agentkit.toml").write_text("strict = true\n", encoding="utf-8")
+    with pytest.raises(PluginLoadError, match=r"boom failed: import of 'akt_boom' failed: OSError"):
+        PluginManager(path=[str(site.path)]).load()
+
+
+def test_hook_impls_of_an_unknown_hook_lists_the_hooks():
+    pm = PluginManager(entry_points=False)
+    with pytest.raises(UnknownNameError, match=r"no hook named 'agentkit_nope'; the hooks are "):
+        pm.hook_impls("agentkit_nope")
+
+
+def test_an_implementation_of_an_unknown_hook_leaves_the_plugin_out(make_site):
+    site = make_site()
+    site.add(
+        "agentkit-test-typo",
+        {"typo": "akt_typo"},
+        {"akt_typo": site.source("typo", extra="@hookimpl\ndef agentkit_befor_turn(ctx): ...\n")},
+    )
+    pm = manager(site)
+    (info,) = pm.plugins()
+    assert info.status == "failed"
+    assert "implements unknown hook agentkit_befor_turn" in (info.error or "")
+    assert pm.hook_impls("agentkit_before_turn") == []
+
+
+def test_tryfirst_moves_one_hook_and_hook_impls_shows_the_real_call_order(make_site):
+    site = make_site()
+    site.plugin("a", priority=5)
+    site.add(
+        "agentkit-test-b",
+        {"b": "akt_b"},
+        {
+            "akt_b": site.source(
+                "b",
+                before_turn=False,
+                extra="@hookimpl(tryfirst=True)\ndef agentkit_before_turn(ctx, info):\n"
+                "    return ['b']\n",
+            )
+        },
+    )
+    pm = manager(site)
+    assert order(pm) == ["a", "b"]
+    assert calls(pm) == ["b", "a"] == [n for n, _ in pm.hook_impls("agentkit_before_turn")]
