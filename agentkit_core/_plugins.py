@@ -616,7 +616,7 @@ def core_version() -> str:
         import importlib_metadata
 
         try:
-            version = importlib_metadata.version(CORE_DISTRIBUTION)
+            version = _read_headers(importlib_metadata.distribution(CORE_DISTRIBUTION))[1]
         except importlib_metadata.PackageNotFoundError:
             from . import __version__ as version
         _core_version_cache.append(version)
