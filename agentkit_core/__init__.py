@@ -93,6 +93,7 @@ from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
 from ._tools import Tool
 from ._tools import ToolResult
+from ._toolsource import ToolSource
 from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
@@ -168,6 +169,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolInvocation",
     "ToolResult",
+    "ToolSource",
     "ToolSourceError",
     "ToolSpec",
     "ToolTimeoutError",
