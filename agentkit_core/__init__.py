@@ -86,6 +86,7 @@ from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
+from ._config import PluginConfig
 from ._plugins import PluginInfo
 from ._plugins import PluginManager
 from ._plugins import Registration
@@ -148,6 +149,7 @@ __all__ = [
     "ParseError",
     "PluginConflictError",
     "PluginError",
+    "PluginConfig",
     "PluginInfo",
     "PluginLoadError",
     "PluginManager",
