@@ -97,8 +97,8 @@ def make_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[objec
     """``make_site("a")`` -> a :class:`Site` on ``sys.path``; its modules are dropped after."""
     sites: list[Site] = []
     monkeypatch.chdir(tmp_path)
-    for var in ("AGENTKIT_LOAD_PLUGINS", "AGENTKIT_DISABLE_PLUGINS", "AGENTKIT_STRICT_PLUGINS"):
-        monkeypatch.delenv(var, raising=False)
+    for var in ("LOAD_PLUGINS", "DISABLE_PLUGINS", "STRICT_PLUGINS", "CONFIG"):
+        monkeypatch.delenv(f"AGENTKIT_{var}", raising=False)
 
     def make(name: str = "site") -> Site:
         site = Site(tmp_path / name)

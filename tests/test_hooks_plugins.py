@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from agentkit_core import Hooks
+from agentkit_core import PluginConfig
 from agentkit_core import PluginManager
 from agentkit_core import ToolDecision
 from agentkit_core import TurnInfo
 from agentkit_core import hookimpl
-from agentkit_core._config import PluginConfig
 
 
 class Tagger:

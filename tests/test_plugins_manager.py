@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from agentkit_core import PluginConfig
 from agentkit_core import PluginConflictError
 from agentkit_core import PluginLoadError
 from agentkit_core import PluginManager
 from agentkit_core import PluginOrderError
 from agentkit_core import UnknownNameError
-from agentkit_core._config import PluginConfig
 
 
 def manager(site, **kwargs) -> PluginManager:

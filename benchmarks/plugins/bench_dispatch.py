@@ -12,9 +12,9 @@ from __future__ import annotations
 import timeit
 
 from agentkit_core import Hooks
+from agentkit_core import PluginConfig
 from agentkit_core import PluginManager
 from agentkit_core import hookimpl
-from agentkit_core._config import PluginConfig
 
 
 class Impl:
