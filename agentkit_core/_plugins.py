@@ -326,8 +326,9 @@ class PluginManager:
         return PluginConfig(strict=strict in ("1", "true", "yes", "on"))
 
     def _info_in_code(self, name: str, obj: Any) -> PluginInfo:
-        if isinstance(obj, str):
-            obj = importlib.import_module(obj)
+        if isinstance(obj, str):  # a module name: imported (and its failure recorded) later
+            loader = functools.partial(importlib.import_module, obj)
+            return PluginInfo(name=name, module=obj, source="code", loader=loader)
         module = obj.__name__ if isinstance(obj, ModuleType) else type(obj).__module__
         return PluginInfo(name=name, module=module, obj=obj, source="code")
 
@@ -770,6 +771,8 @@ def _names_of(info: PluginInfo) -> set[str]:
 
 
 def _plugin_name(plugin: Any) -> str:
+    if isinstance(plugin, str):
+        return plugin
     name = getattr(plugin, "AGENTKIT_NAME", None) or getattr(plugin, "__name__", None)
     return str(name or type(plugin).__name__)
 

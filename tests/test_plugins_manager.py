@@ -366,3 +366,12 @@ def test_tryfirst_moves_one_hook_and_hook_impls_shows_the_real_call_order(make_s
     pm = manager(site)
     assert order(pm) == ["a", "b"]
     assert calls(pm) == ["b", "a"] == [n for n, _ in pm.hook_impls("agentkit_before_turn")]
+
+
+def test_a_module_name_registered_in_code_that_fails_to_import_is_recorded():
+    pm = PluginManager(entry_points=False, plugins=["json", "no_such_module_anywhere"])
+    assert [(i.name, i.status) for i in pm.plugins()] == [
+        ("json", "loaded"),
+        ("no_such_module_anywhere", "failed"),
+    ]
+    assert "ModuleNotFoundError" in (pm.plugins()[1].error or "")
