@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 import pluggy
 
@@ -47,11 +48,23 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
+class Register(Protocol):
+    """The callback a registration hook receives: ``register(name, value, **meta)``.
+
+    ``name`` is what users pick on that seam; ``value`` is what the seam's docstring asks for
+    (several positional values are kept as a tuple); ``meta`` keywords (a probe ``rank``...) are
+    kept on the :class:`~agentkit_core.Registration`. Registering one name twice raises.
+    """
+
+    def __call__(self, name: str, *values: Any, **meta: Any) -> None:
+        """Record ``values`` under ``name`` on this hook's seam, for the calling plugin."""
+
+
 # --------------------------------------------------------------------------- registration hooks
 
 
 @hookspec
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register) -> None:
     """Offer compactors.
 
     Called once, when the plugin manager loads the plugin. Call
@@ -63,7 +76,7 @@ def agentkit_register_compactors(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: Register) -> None:
     """Offer schema-adapter flavours for typed output.
 
     Called once at load. Call ``register(name, probe, factory, rank=...)``: ``probe(tp) -> bool``
@@ -75,7 +88,7 @@ def agentkit_register_schema_adapters(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_checkpoint_stores(register: Any) -> None:
+def agentkit_register_checkpoint_stores(register: Register) -> None:
     """Offer checkpoint stores, keyed by URL scheme.
 
     Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
@@ -86,7 +99,7 @@ def agentkit_register_checkpoint_stores(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_guardrails(register: Any) -> None:
+def agentkit_register_guardrails(register: Register) -> None:
     """Offer guardrails.
 
     Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a
@@ -95,7 +108,7 @@ def agentkit_register_guardrails(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_tool_sources(register: Any) -> None:
+def agentkit_register_tool_sources(register: Register) -> None:
     """Offer tool sources (an MCP bridge, a skills directory...).
 
     Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a tool
@@ -105,7 +118,7 @@ def agentkit_register_tool_sources(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_models(register: Any) -> None:
+def agentkit_register_models(register: Register) -> None:
     """Offer model providers, keyed by the prefix of a model string.
 
     Called once at load. Call ``register(prefix, factory)``: ``factory(model_name, **options)``
@@ -115,7 +128,7 @@ def agentkit_register_models(register: Any) -> None:
 
 
 @hookspec
-def agentkit_register_instruction_parts(register: Any) -> None:
+def agentkit_register_instruction_parts(register: Register) -> None:
     """Offer instruction parts for the kit's instructions.
 
     Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
