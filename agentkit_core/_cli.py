@@ -54,10 +54,11 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     except AgentkitError as exc:
         print(f"agentkit: error: {exc}", file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
-    if not getattr(args, "json", False):
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if "--json" not in arguments:  # before parsing, which may exit; --json carries its own
         for message in manager.warnings:
             print(f"agentkit: warning: {message}", file=sys.stderr)
+    args = parser.parse_args(arguments)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -218,3 +218,18 @@ def test_unmatched_allow_list_name_is_a_warning_on_stderr(make_site, cli):
     result = cli("plugins", "list", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="a,ghost")
     assert result.returncode == 0
     assert "agentkit: warning: load names 'ghost' (AGENTKIT_LOAD_PLUGINS)" in result.stderr
+
+
+def test_a_plugin_whose_command_hook_raises_is_reported_and_left_out(make_site, cli):
+    site = make_site()
+    site.plugin(
+        "broken",
+        extra="@hookimpl\ndef agentkit_register_commands(cli):\n"
+        "    cli.add_parser('half')\n    raise RuntimeError('no more')\n",
+    )
+    result = cli("half", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="broken")
+    assert result.returncode == 2  # argparse: no such command
+    assert "invalid choice: 'half'" in result.stderr
+    assert "plugin 'broken': its commands failed: RuntimeError: no more" in result.stderr
+    listed = cli("plugins", "list", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="broken")
+    assert listed.returncode == 0 and " broken " in listed.stdout
