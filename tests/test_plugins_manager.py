@@ -375,3 +375,36 @@ def test_a_module_name_registered_in_code_that_fails_to_import_is_recorded():
         ("no_such_module_anywhere", "failed"),
     ]
     assert "ModuleNotFoundError" in (pm.plugins()[1].error or "")
+
+
+def test_an_async_registration_hook_is_refused_clearly(make_site):
+    site = make_site()
+    site.add(
+        "agentkit-test-asyncreg",
+        {"asyncreg": "akt_asyncreg"},
+        {
+            "akt_asyncreg": site.source(
+                "asyncreg",
+                extra="@hookimpl\nasync def agentkit_register_models(register):\n"
+                "    register('m', object)\n",
+            )
+        },
+    )
+    (info,) = manager(site).plugins()
+    assert info.status == "failed"
+    assert "agentkit_register_models must be a plain function, not async" in (info.error or "")
+
+
+def test_allow_list_leaves_plugins_registered_in_code_alone(make_site, monkeypatch):
+    site = make_site()
+    site.plugin("packaged")
+    monkeypatch.setenv("AGENTKIT_LOAD_PLUGINS", "")
+
+    class Mine:
+        AGENTKIT_NAME = "mine"
+
+    pm = PluginManager(path=[str(site.path)], plugins=[Mine()]).load()
+    assert [(i.name, i.status) for i in pm.plugins()] == [
+        ("mine", "loaded"),
+        ("packaged", "disabled"),
+    ]
