@@ -181,8 +181,17 @@ def load_plugin_config(
     if "AGENTKIT_DISABLE_PLUGINS" in env:
         kwargs["disable"] = split_names(env["AGENTKIT_DISABLE_PLUGINS"])
         sources["disable"] = "AGENTKIT_DISABLE_PLUGINS"
-    if env.get("AGENTKIT_STRICT_PLUGINS", "").strip():
-        name = "AGENTKIT_STRICT_PLUGINS"
-        kwargs["strict"] = _bool(env[name], name, "the environment")
-        sources["strict"] = name
+    strict = strict_from_env(env)
+    if strict is not None:
+        kwargs["strict"] = strict
+        sources["strict"] = "AGENTKIT_STRICT_PLUGINS"
     return PluginConfig(**kwargs, sources=sources)
+
+
+def strict_from_env(environ: Mapping[str, str] | None = None) -> bool | None:
+    """``AGENTKIT_STRICT_PLUGINS`` as a bool, or None when it is unset or empty."""
+    env = os.environ if environ is None else environ
+    name = "AGENTKIT_STRICT_PLUGINS"
+    if not env.get(name, "").strip():
+        return None
+    return _bool(env[name], name, "the environment")

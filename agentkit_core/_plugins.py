@@ -41,6 +41,7 @@ from . import hookspecs
 from ._config import PluginConfig
 from ._config import load_plugin_config
 from ._config import read_plugin_config
+from ._config import strict_from_env
 from ._errors import ConfigError
 from ._errors import PluginConflictError
 from ._errors import PluginLoadError
@@ -322,8 +323,7 @@ class PluginManager:
             return read_plugin_config(cfg)
         if self._use_entry_points:
             return load_plugin_config()
-        strict = os.environ.get("AGENTKIT_STRICT_PLUGINS", "").strip().lower()
-        return PluginConfig(strict=strict in ("1", "true", "yes", "on"))
+        return PluginConfig(strict=strict_from_env())
 
     def _info_in_code(self, name: str, obj: Any) -> PluginInfo:
         if isinstance(obj, str):  # a module name: imported (and its failure recorded) later
