@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Real MCP peers for the mcp-client / mcp-server tests, installed repo-locally (gitignored):
+#   .ci/cache/mcp/node_modules   server-everything, server-filesystem, the MCP Inspector, the
+#                                client conformance suite, and Node 22 (the `node` npm package)
+#                                because the conformance suite needs it
+#   .ci/cache/mcp/time-venv      PyPI mcp-server-time in its own venv
+# Idempotent: a piece already present is not installed again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=.ci/cache/mcp
+mkdir -p "$root"
+
+npm_packages=(
+  "@modelcontextprotocol/server-everything"
+  "@modelcontextprotocol/server-filesystem"
+  "@modelcontextprotocol/inspector"
+  "@modelcontextprotocol/conformance"
+  "node@22"
+)
+bins=(mcp-server-everything mcp-server-filesystem mcp-inspector conformance node)
+missing=0
+for bin in "${bins[@]}"; do
+  [ -x "$root/node_modules/.bin/$bin" ] || missing=1
+done
+if [ "$missing" = 1 ]; then
+  command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+  npm install --silent --no-audit --no-fund --prefix "$root" "${npm_packages[@]}"
+fi
+
+if [ ! -x "$root/time-venv/bin/mcp-server-time" ]; then
+  python3 -m venv "$root/time-venv"
+  "$root/time-venv/bin/pip" install -q mcp-server-time
+fi
+echo "mcp peers ready in $root"

@@ -1,0 +1,438 @@
+"""One MCP server connection: its spec, its label, its stderr tail and the task that owns it.
+
+The SDK's ``Client`` must be closed in the task that opened it (its cancel scopes belong to
+that task). So every connection gets one owner task that opens the client, reports ready,
+and waits to be told to close; callers in any task send requests through the open session.
+That is what lets servers be added and removed at run time in any order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import sys
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from agentkit_core import ConfigError
+from agentkit_core import ElicitationError
+from agentkit_core import Elicitor
+from agentkit_core import ToolSourceError
+
+if TYPE_CHECKING:
+    import mcp
+    import mcp_types
+
+#: How much of a server's stderr is kept for error messages.
+STDERR_TAIL_BYTES = 2048
+
+#: Where a server's stderr goes besides the kept tail: a callable given each chunk, a text
+#: file, or None (nowhere).
+StderrSink = Callable[[str], Any] | TextIO | None
+
+
+@dataclass(frozen=True)
+class ServerParams:
+    """A stdio server started as ``program *args`` with extra ``env`` in ``cwd``."""
+
+    program: str
+    args: Sequence[str] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+
+
+ServerSpec = str | ServerParams
+
+
+def parse_spec(spec: ServerSpec | Mapping[str, Any]) -> ServerParams | str:
+    """A URL string stays a URL; any other string is a command line split on whitespace."""
+    if isinstance(spec, ServerParams):
+        return spec
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - {"program", "args", "env", "cwd"}
+        if "program" not in spec or unknown:
+            raise ConfigError(
+                f"an MCP server given as a mapping needs 'program' and may have 'args', 'env', "
+                f"'cwd'; got keys {sorted(spec)}",
+                value=dict(spec),
+                source="mcp server",
+            )
+        return ServerParams(
+            str(spec["program"]), tuple(spec.get("args", ())), spec.get("env"), spec.get("cwd")
+        )
+    if not isinstance(spec, str):
+        raise ConfigError(
+            f"an MCP server is a command line, a URL, a mapping or ServerParams; "
+            f"got {type(spec).__name__}",
+            value=spec,
+            source="mcp server",
+        )
+    text = spec.strip()
+    if text.startswith(("http://", "https://")):
+        return text
+    words = text.split()
+    if not words:
+        raise ConfigError(
+            "an MCP server command line is empty; give a program, e.g. 'mcp-server-time'",
+            value=spec,
+            source="mcp server",
+        )
+    return ServerParams(words[0], tuple(words[1:]))
+
+
+def describe(spec: ServerParams | str) -> str:
+    """What a label shows: a program's base name, or a URL's scheme and host (no secrets)."""
+    if isinstance(spec, ServerParams):
+        return os.path.basename(spec.program) or spec.program
+    parts = urlsplit(spec)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return f"{parts.scheme}://{host}"
+
+
+class StderrTail:
+    """Reads a server's stderr from a pipe, feeds the sink and keeps the last 2 KB."""
+
+    def __init__(self, sink: StderrSink) -> None:
+        self._sink = sink
+        self._tail = bytearray()
+        self._eof = asyncio.Event()
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        self._read_fd = read_fd
+        self.writer: TextIO | None = os.fdopen(write_fd, "w")
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(read_fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = os.read(self._read_fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._finish()
+            return
+        self._tail += chunk
+        del self._tail[:-STDERR_TAIL_BYTES]
+        self._emit(chunk.decode("utf-8", "replace"))
+
+    def _emit(self, text: str) -> None:
+        if self._sink is None:
+            return
+        try:
+            if callable(self._sink):
+                self._sink(text)
+            else:
+                self._sink.write(text)
+        except Exception as exc:  # a broken sink must not take the connection down
+            print(f"agentkit-mcp-client: stderr sink failed: {exc!r}", file=sys.stderr)
+            self._sink = None
+
+    def close_writer(self) -> None:
+        """Drop our copy of the pipe's write end once the child has its own."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def _finish(self) -> None:
+        if self._eof.is_set():
+            return
+        self._loop.remove_reader(self._read_fd)
+        os.close(self._read_fd)
+        self._eof.set()
+
+    async def settle(self, timeout: float = 1.0) -> str:
+        """The tail, after waiting (bounded) for the server to close its stderr."""
+        self.close_writer()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._eof.wait(), timeout)
+        return self.text()
+
+    def text(self) -> str:
+        return bytes(self._tail).decode("utf-8", "replace").strip()
+
+    def close(self) -> None:
+        self.close_writer()
+        self._finish()
+
+
+def with_tail(message: str, tail: str) -> str:
+    """The error message, ending with the server's last stderr lines when there are any."""
+    if not tail:
+        return f"{message} (it wrote nothing to stderr)"
+    return f"{message}; its stderr ended with:\n{tail}"
+
+
+def _mcp_error_text(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    code = getattr(exc, "code", None)
+    return f"{text} (MCP error {code})" if code is not None else text
+
+
+@dataclass
+class Connection:
+    """One open (or opening) server; the owner task holds the SDK client."""
+
+    spec: ServerParams | str
+    label: str
+    connect_timeout: float
+    call_timeout: float | None
+    elicitor: Elicitor | None
+    stderr: StderrSink
+    client: mcp.Client | None = None
+    _owner: asyncio.Task[None] | None = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _tail: StderrTail | None = None
+    _inflight: set[asyncio.Task[Any]] = field(default_factory=set)
+    _closing: bool = False
+    _dead: str | None = None
+
+    @property
+    def is_http(self) -> bool:
+        return isinstance(self.spec, str)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def open(self) -> None:
+        """Start the owner task and wait until the server answered the handshake."""
+        self._stop = asyncio.Event()
+        self._dead = None
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._owner = asyncio.create_task(self._own(ready), name=f"agentkit {self.label}")
+        try:
+            await asyncio.shield(ready)
+        except asyncio.CancelledError:
+            await self.aclose()
+            raise
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        import anyio
+        import mcp
+
+        tail = StderrTail(self.stderr) if not self.is_http else None
+        self._tail = tail
+        try:
+            # One scope around the whole session (the SDK's task groups live inside it): its
+            # deadline bounds the handshake and is lifted once the server has answered.
+            with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout) as scope:
+                async with mcp.Client(
+                    self._transport(mcp, tail),
+                    read_timeout_seconds=self.call_timeout,
+                    elicitation_callback=self._elicit,
+                    cache=None,
+                ) as client:
+                    scope.deadline = math.inf
+                    self.client = client
+                    ready.set_result(None)
+                    await self._stop.wait()
+            if not ready.done():
+                ready.set_exception(await self._start_error(TimeoutError()))
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(await self._start_error(exc))
+            else:
+                self._dead = _mcp_error_text(_leaf(exc))
+        except BaseException:
+            if not ready.done():
+                ready.set_exception(ToolSourceError(f"{self.label}: connecting was cancelled"))
+            raise
+        finally:
+            self.client = None
+            if tail is not None:
+                await tail.settle(0.5)
+                tail.close()
+
+    def _transport(self, mcp: Any, tail: StderrTail | None) -> Any:
+        if isinstance(self.spec, str):
+            return self.spec
+        assert tail is not None
+        params = mcp.StdioServerParameters(
+            command=self.spec.program,
+            args=list(self.spec.args),
+            env=dict(self.spec.env) if self.spec.env is not None else None,
+            cwd=self.spec.cwd,
+        )
+        return _stdio_transport(mcp, params, tail)
+
+    async def _start_error(self, exc: BaseException) -> ToolSourceError:
+        tail = await self._tail.settle() if self._tail is not None else ""
+        what = describe(self.spec)
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            message = (
+                f"{self.label}: the server did not answer within {self.connect_timeout:g}s "
+                "(connect_timeout=); is it an MCP server speaking on stdout?"
+                if not self.is_http
+                else f"{self.label}: {what} did not answer within {self.connect_timeout:g}s"
+            )
+        elif isinstance(exc, OSError) and not self.is_http:
+            message = f"{self.label}: could not start {what!r}: {exc}"
+        else:
+            message = f"{self.label}: the server failed to start: {_mcp_error_text(_leaf(exc))}"
+        error = ToolSourceError(with_tail(message, tail) if not self.is_http else message)
+        error.__cause__ = exc
+        return error
+
+    async def aclose(self) -> None:
+        """End calls in flight with a clear error, then close the client in its owner task."""
+        self._closing = True
+        for task in list(self._inflight):
+            task.cancel()
+        self._stop.set()
+        owner, self._owner = self._owner, None
+        if owner is not None and owner is not asyncio.current_task():
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(owner)
+
+    # ------------------------------------------------------------------ requests
+
+    async def _live(self) -> mcp.Client:
+        if self._closing:
+            raise ToolSourceError(f"{self.label} is closed")
+        if self.client is None and self.is_http:
+            await self.open()  # the previous connection dropped: reconnect for this call
+        if self.client is None:
+            raise ToolSourceError(
+                with_tail(
+                    f"{self.label}: the server is gone{f' ({self._dead})' if self._dead else ''}",
+                    self._tail.text() if self._tail else "",
+                )
+            )
+        return self.client
+
+    async def list_tools(self) -> list[mcp_types.Tool]:
+        """Every tool the server lists (all pages)."""
+        client = await self._live()
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self._request(client.list_tools(cursor=cursor), "listing tools")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], timeout: float | None
+    ) -> mcp_types.CallToolResult:
+        client = await self._live()
+        return await self._request(
+            client.call_tool(name, arguments, read_timeout_seconds=timeout),
+            f"calling tool {name!r}",
+        )
+
+    async def _request(self, coro: Any, doing: str) -> Any:
+        task = asyncio.ensure_future(coro)
+        self._inflight.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if self._closing and task.cancelled() and not _outer_cancelled():
+                raise ToolSourceError(f"{self.label} was closed while {doing}") from None
+            raise
+        except Exception as exc:
+            raise await self._failure(exc, doing) from exc
+        finally:
+            self._inflight.discard(task)
+
+    async def _failure(self, exc: Exception, doing: str) -> ToolSourceError:
+        import mcp_types
+
+        leaf = _leaf(exc)
+        code = getattr(leaf, "code", None)
+        if self._closing:
+            return ToolSourceError(f"{self.label} was closed while {doing}")
+        if isinstance(leaf, (TimeoutError, asyncio.TimeoutError)) or code == (
+            mcp_types.REQUEST_TIMEOUT
+        ):
+            return ToolSourceError(
+                f"{self.label}: no answer while {doing}: {_mcp_error_text(leaf)}"
+            )
+        transport_broke = code == mcp_types.CONNECTION_CLOSED or not hasattr(leaf, "code")
+        if not transport_broke:
+            return ToolSourceError(
+                f"{self.label}: the server refused {doing}: {_mcp_error_text(leaf)}"
+            )
+        self._dead = _mcp_error_text(leaf)
+        if self.is_http:
+            # drop this connection; the next call opens a fresh one
+            self.client = None
+            self._stop.set()
+            return ToolSourceError(
+                f"{self.label}: the connection dropped while {doing}: {self._dead}; "
+                "the next call reconnects"
+            )
+        self.client = None
+        self._stop.set()
+        tail = await self._tail.settle() if self._tail is not None else ""
+        return ToolSourceError(
+            with_tail(f"{self.label}: the server died while {doing} ({self._dead})", tail)
+        )
+
+    # ------------------------------------------------------------------ elicitation
+
+    async def _elicit(
+        self, context: Any, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult:
+        """Ask the configured elicitor; without one, or when it declines, decline."""
+        import mcp_types
+
+        if self.elicitor is None:
+            return mcp_types.ElicitResult(action="decline")
+        if isinstance(params, mcp_types.ElicitRequestURLParams):
+            question, schema = f"{params.message}\n{params.url}", None
+        else:
+            question = params.message
+            schema = params.requested_schema
+            if hasattr(schema, "model_dump"):
+                schema = schema.model_dump(by_alias=True, exclude_none=True)
+        try:
+            answer = await self.elicitor(question, schema, False)
+        except ElicitationError:
+            return mcp_types.ElicitResult(action="decline")
+        if answer is None:
+            return mcp_types.ElicitResult(action="decline")
+        if not isinstance(answer, dict):
+            props = list((schema or {}).get("properties", {}))
+            if len(props) != 1:
+                return mcp_types.ElicitResult(action="decline")
+            answer = {props[0]: answer}
+        return mcp_types.ElicitResult(action="accept", content=answer)
+
+
+@contextlib.asynccontextmanager
+async def _stdio_transport(mcp: Any, params: Any, tail: StderrTail) -> AsyncIterator[Any]:
+    """The SDK's stdio transport with stderr into our pipe (our write end closed once spawned)."""
+    try:
+        async with mcp.stdio_client(params, errlog=tail.writer) as streams:
+            tail.close_writer()
+            yield streams
+    finally:
+        tail.close_writer()
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc
+
+
+def _outer_cancelled() -> bool:
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False

@@ -1,0 +1,257 @@
+"""MCP servers as agentkit tool sources: each server a labelled source, the bridge their union."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agentkit_core import ConfigError
+from agentkit_core import Elicitor
+from agentkit_core import RunContext
+from agentkit_core import Tool
+from agentkit_core import ToolResult
+from agentkit_core import ToolSourceError
+from agentkit_core import ToolConflict
+from agentkit_core import ToolConflictError
+
+from ._connection import Connection
+from ._connection import ServerSpec
+from ._connection import StderrSink
+from ._connection import describe
+from ._connection import parse_spec
+
+if TYPE_CHECKING:
+    import mcp_types
+
+#: Which of a server's tools to offer: names to keep, or a predicate on the server's tool name.
+ToolFilter = Iterable[str] | Callable[[str], bool] | None
+
+DEFAULT_CONNECT_TIMEOUT = 30.0
+
+
+class MCPTool(Tool):
+    """One tool of an MCP server; calling it sends ``tools/call`` to that server."""
+
+    def __init__(self, server: MCPServerSource, listed: mcp_types.Tool, name: str) -> None:
+        hints = listed.annotations
+        read_only = bool(hints is not None and hints.read_only_hint)
+        super().__init__(
+            name,
+            listed.description or "",
+            dict(listed.input_schema),
+            side_effects=not read_only,
+            timeout=server.call_timeout,
+        )
+        self.server = server
+        self.remote_name = listed.name
+
+    async def invoke(self, arguments: dict[str, Any], ctx: RunContext | None = None) -> ToolResult:
+        """Call the tool on its server; a server-side tool error comes back as ``is_error``."""
+        result = await self.server.connection.call_tool(self.remote_name, arguments, self.timeout)
+        return to_tool_result(result)
+
+
+def to_tool_result(result: mcp_types.CallToolResult) -> ToolResult:
+    """Text stays text; images and audio become OpenAI-style content parts."""
+    parts = [_part(block) for block in result.content]
+    content: str | tuple[dict[str, Any], ...]
+    if all(p["type"] == "text" for p in parts):
+        content = "\n".join(p["text"] for p in parts)
+    else:
+        content = tuple(parts)
+    return ToolResult(content, is_error=bool(result.is_error), structured=result.structured_content)
+
+
+def _part(block: Any) -> dict[str, Any]:
+    kind = block.type
+    if kind == "text":
+        return {"type": "text", "text": block.text}
+    if kind == "image":
+        return {
+            "type": "image_url",
+            "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
+        }
+    if kind == "audio":
+        fmt = block.mime_type.rpartition("/")[2]
+        return {"type": "input_audio", "input_audio": {"data": block.data, "format": fmt}}
+    if kind == "resource":
+        res = block.resource
+        text = getattr(res, "text", None)
+        if text is not None:
+            return {"type": "text", "text": text}
+        return {
+            "type": "text",
+            "text": f"[binary resource {res.uri} ({res.mime_type or 'unknown type'})]",
+        }
+    if kind == "resource_link":
+        return {"type": "text", "text": f"[resource {block.uri}: {block.name}]"}
+    return {"type": "text", "text": str(block)}
+
+
+class MCPServerSource:
+    """One connected MCP server as a tool source with its own label."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        tool_filter: ToolFilter = None,
+        prefix: str = "",
+    ) -> None:
+        self.connection = connection
+        self.label = connection.label
+        self.call_timeout = connection.call_timeout
+        self.prefix = prefix
+        if tool_filter is None or callable(tool_filter):
+            self._keep: Callable[[str], bool] | None = tool_filter
+        else:
+            names = frozenset([tool_filter] if isinstance(tool_filter, str) else tool_filter)
+            self._keep = names.__contains__
+        self._cache: dict[tuple[str, str], MCPTool] = {}
+
+    async def list_tools(self) -> list[Tool]:
+        """The server's tools now, filtered and prefixed; an unchanged tool keeps its object."""
+        tools: list[Tool] = []
+        for listed in await self.connection.list_tools():
+            if self._keep is not None and not self._keep(listed.name):
+                continue
+            key = (listed.name, listed.model_dump_json())
+            tool = self._cache.get(key)
+            if tool is None:
+                tool = self._cache[key] = MCPTool(self, listed, self.prefix + listed.name)
+            tools.append(tool)
+        return tools
+
+    async def aclose(self) -> None:
+        """Close the server connection (idempotent)."""
+        await self.connection.aclose()
+
+    def __repr__(self) -> str:
+        return f"<MCPServerSource {self.label!r}>"
+
+
+class MCPToolSource:
+    """The tools of several MCP servers, added and removed at run time.
+
+    Servers are command lines (``"mcp-server-time --local-timezone UTC"``, split on
+    whitespace), :class:`ServerParams`, mappings with ``program``/``args``/``env``/``cwd``, or
+    ``http(s)://`` URLs (streamable HTTP). Each is labelled ``mcp:#<n> <program>`` (or the URL's
+    scheme and host). Use ``async with`` or :meth:`start` then :meth:`aclose`.
+    """
+
+    label = "mcp"
+
+    def __init__(
+        self,
+        servers: Iterable[ServerSpec | Mapping[str, Any]] = (),
+        *,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        call_timeout: float | None = None,
+        elicitor: Elicitor | None = None,
+        stderr: StderrSink = None,
+        tool_filter: ToolFilter = None,
+        prefix: str = "",
+    ) -> None:
+        if isinstance(servers, (str, Mapping)):
+            servers = [servers]
+        self._pending = [parse_spec(s) for s in servers]
+        self.connect_timeout = connect_timeout
+        self.call_timeout = call_timeout
+        self.elicitor = elicitor
+        self.stderr = stderr
+        self._defaults: dict[str, Any] = {"tool_filter": tool_filter, "prefix": prefix}
+        self._servers: dict[str, MCPServerSource] = {}
+        self._numbers = itertools.count(1)
+        self._started = False
+        self._closed = False
+
+    async def start(self) -> MCPToolSource:
+        """Connect the servers given at construction; if one fails, close those connected."""
+        if self._started:
+            return self
+        self._started = True
+        try:
+            for spec in self._pending:
+                await self.add(spec, **self._defaults)
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def __aenter__(self) -> MCPToolSource:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def add(
+        self,
+        server: ServerSpec | Mapping[str, Any],
+        *,
+        tool_filter: ToolFilter = None,
+        prefix: str = "",
+        env: Mapping[str, str] | None = None,
+    ) -> str:
+        """Connect one more server; its tools are offered from the next listing. Returns its label."""
+        if self._closed:
+            raise ToolSourceError("this MCP tool source is closed; create a new one")
+        spec = parse_spec(server)
+        if env is not None and not isinstance(spec, str):
+            spec = type(spec)(spec.program, spec.args, {**(spec.env or {}), **env}, spec.cwd)
+        label = f"mcp:#{next(self._numbers)} {describe(spec)}"
+        connection = Connection(
+            spec,
+            label,
+            connect_timeout=self.connect_timeout,
+            call_timeout=self.call_timeout,
+            elicitor=self.elicitor,
+            stderr=self.stderr,
+        )
+        await connection.open()
+        self._servers[label] = MCPServerSource(connection, tool_filter=tool_filter, prefix=prefix)
+        return label
+
+    async def remove(self, label: str) -> None:
+        """Close one server; its tools are no longer offered."""
+        source = self._servers.pop(label, None)
+        if source is None:
+            raise ConfigError(
+                f"no MCP server labelled {label!r}; connected: {', '.join(self._servers) or 'none'}",
+                value=label,
+                source="remove()",
+            )
+        await source.aclose()
+
+    @property
+    def labels(self) -> list[str]:
+        """The connected servers' labels, in the order they were added."""
+        return list(self._servers)
+
+    def sources(self) -> list[MCPServerSource]:
+        """Each server as its own labelled source, for a :class:`~agentkit_core.ToolUnion`."""
+        return list(self._servers.values())
+
+    async def list_tools(self) -> list[Tool]:
+        """Every server's tools; two servers offering one name is a conflict naming both."""
+        if not self._started:
+            await self.start()
+        tools: list[Tool] = []
+        taken: dict[str, str] = {}
+        for server in list(self._servers.values()):
+            for tool in await server.list_tools():
+                if tool.name in taken:
+                    raise ToolConflictError(ToolConflict(tool.name, taken[tool.name], server.label))
+                taken[tool.name] = server.label
+                tools.append(tool)
+        return tools
+
+    async def aclose(self) -> None:
+        """Close every server at once: calls in flight end with an error; no process is left."""
+        self._closed = True
+        servers, self._servers = list(self._servers.values()), {}
+        await asyncio.gather(*(s.aclose() for s in servers), return_exceptions=True)
