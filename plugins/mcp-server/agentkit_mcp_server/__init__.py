@@ -1,0 +1,63 @@
+"""agentkit-mcp-server: serve agentkit tools, or an agent as one tool, as an MCP server.
+
+Nothing of the ``mcp`` SDK is imported until a server is built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+from typing import Any
+
+from agentkit_core import hookimpl
+
+from ._serve import DEFAULT_PORT
+from ._serve import as_tools
+from ._serve import build_server
+from ._serve import load_tools
+from ._serve import serve_tools
+
+__all__ = [
+    "DEFAULT_PORT",
+    "add_serve_command",
+    "as_tools",
+    "build_server",
+    "load_tools",
+    "serve_tools",
+]
+
+
+def add_serve_command(mcp_subparsers: Any) -> None:
+    """Add ``serve`` under ``agentkit mcp`` (whichever MCP plugin owns the ``mcp`` parser)."""
+    serve = mcp_subparsers.add_parser("serve", help="serve agentkit tools as an MCP server")
+    serve.add_argument(
+        "--tools", required=True, metavar="MODULE:ATTR", help="a Tool, an agent or a list of them"
+    )
+    serve.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP host (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port ({DEFAULT_PORT})")
+    serve.add_argument("--name", default="agentkit", help="the server name clients see")
+    serve.set_defaults(func=_serve_command)
+
+
+def _serve_command(args: argparse.Namespace) -> int:
+    tools = load_tools(args.tools)
+    transport = "http" if args.http else "stdio"
+    try:
+        asyncio.run(
+            serve_tools(tools, transport=transport, host=args.host, port=args.port, name=args.name)
+        )
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+@hookimpl
+def agentkit_register_commands(cli: Any) -> None:
+    """Add ``agentkit mcp serve``; agentkit-mcp-client, when installed, owns ``mcp`` and adds it."""
+    if importlib.util.find_spec("agentkit_mcp_client") is not None:
+        return
+    mcp = cli.add_parser("mcp", help="serve agentkit tools over MCP")
+    sub = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
+    add_serve_command(sub)

@@ -1,0 +1,174 @@
+"""Serve agentkit tools over MCP with the SDK's low-level ``Server``."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+
+from agentkit_core import ConfigError
+from agentkit_core import RunContext
+from agentkit_core import Tool
+from agentkit_core import ToolResult
+from agentkit_core import agent_tool
+
+if TYPE_CHECKING:
+    import mcp
+    import mcp_types
+
+DEFAULT_PORT = 8765
+
+
+def as_tools(target: Any, *, where: str = "tools") -> list[Tool]:
+    """A Tool, an agent (served as one tool), or an iterable of those, as a list of tools."""
+    if isinstance(target, Tool):
+        return [target]
+    if callable(getattr(target, "run", None)) and hasattr(target, "name"):
+        return [agent_tool(target)]
+    if isinstance(target, Iterable) and not isinstance(target, (str, bytes, dict)):
+        tools = [t for item in target for t in as_tools(item, where=where)]
+        names = [t.name for t in tools]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(
+                f"{where}: tool names must be unique; {', '.join(dupes)} appear more than once",
+                value=dupes,
+                source=where,
+            )
+        return tools
+    raise ConfigError(
+        f"{where}: expected an agentkit Tool, an agent or a list of them, "
+        f"got {type(target).__name__}",
+        value=target,
+        source=where,
+    )
+
+
+def load_tools(ref: str) -> list[Tool]:
+    """The tools named by ``module:attr`` (a Tool, an agent or a list of them)."""
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(
+            f"--tools {ref!r}: expected 'module:attr', e.g. 'mypkg.tools:TOOLS'",
+            value=ref,
+            source="--tools",
+        )
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like uvicorn: a module beside the caller is found
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"--tools {ref!r}: cannot import {module_name!r}: {exc}", value=ref, source="--tools"
+        ) from exc
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise ConfigError(
+                f"--tools {ref!r}: {module_name!r} has no attribute {attr!r}",
+                value=ref,
+                source="--tools",
+            ) from None
+    return as_tools(target, where=f"--tools {ref}")
+
+
+def _content(result: ToolResult) -> list[mcp_types.ContentBlock]:
+    import mcp_types
+
+    if isinstance(result.content, str):
+        return [mcp_types.TextContent(text=result.content)]
+    blocks: list[mcp_types.ContentBlock] = []
+    for part in result.content:
+        if part.get("type") == "image_url":
+            url = str(part["image_url"]["url"])
+            head, _, data = url.partition(",")
+            mime = head.removeprefix("data:").removesuffix(";base64") or "image/png"
+            blocks.append(mcp_types.ImageContent(data=data, mime_type=mime))
+        elif part.get("type") == "text":
+            blocks.append(mcp_types.TextContent(text=str(part["text"])))
+        else:
+            blocks.append(mcp_types.TextContent(text=json.dumps(part)))
+    return blocks
+
+
+def build_server(tools: Any, *, name: str = "agentkit") -> mcp.server.Server[Any]:
+    """An MCP ``Server`` listing ``tools`` with their JSON schemas and calling them."""
+    import mcp_types
+    from mcp.server import Server
+
+    offered = {t.name: t for t in as_tools(tools)}
+
+    async def list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+        return mcp_types.ListToolsResult(
+            tools=[
+                mcp_types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.parameters,
+                    annotations=mcp_types.ToolAnnotations(read_only_hint=not t.side_effects),
+                )
+                for t in offered.values()
+            ]
+        )
+
+    async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> Any:
+        tool = offered.get(params.name)
+        if tool is None:
+            return mcp_types.CallToolResult(
+                content=[
+                    mcp_types.TextContent(
+                        text=f"no tool named {params.name!r}; tools: {', '.join(offered)}"
+                    )
+                ],
+                is_error=True,
+            )
+        try:
+            result = await tool.invoke(dict(params.arguments or {}), RunContext())
+        except Exception as exc:  # a tool's failure is the caller's tool error, not our crash
+            text = f"{tool.name} failed: {type(exc).__name__}: {exc}"
+            return mcp_types.CallToolResult(
+                content=[mcp_types.TextContent(text=text)], is_error=True
+            )
+        structured = result.structured
+        return mcp_types.CallToolResult(
+            content=_content(result),
+            is_error=result.is_error,
+            structured_content=structured if isinstance(structured, dict) else None,
+        )
+
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_tools(
+    tools: Any,
+    *,
+    transport: Literal["stdio", "http"] = "stdio",
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    name: str = "agentkit",
+) -> None:
+    """Serve ``tools`` until the client hangs up (stdio) or the task is cancelled (HTTP)."""
+    server = build_server(tools, name=name)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return
+    if transport != "http":
+        raise ConfigError(
+            f"transport must be 'stdio' or 'http', got {transport!r}",
+            value=transport,
+            source="serve_tools",
+        )
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
