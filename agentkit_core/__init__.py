@@ -28,6 +28,22 @@ from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
+from ._agent import Agent
+from ._agent import AgentResult
+from ._agent import RunState
+from ._models import resolve_model
+from ._requests import BuiltRequest
+from ._requests import GroundingAdmit
+from ._requests import GroundingRender
+from ._requests import GroundingSource
+from ._requests import Grounder
+from ._requests import MemoryItem
+from ._requests import Prompt
+from ._requests import RequestBuilder
+from ._requests import WorkingContext
+from ._requests import render_grounding
+from ._tools import FunctionTool
+from ._tools import tool
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -103,6 +119,22 @@ from .hookspecs import hookimpl
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
+    "AgentResult",
+    "RunState",
+    "resolve_model",
+    "BuiltRequest",
+    "GroundingAdmit",
+    "GroundingRender",
+    "GroundingSource",
+    "Grounder",
+    "MemoryItem",
+    "Prompt",
+    "RequestBuilder",
+    "WorkingContext",
+    "render_grounding",
+    "FunctionTool",
+    "tool",
     "AgentTool",
     "agent_tool",
     "DEFAULT_ORDER",

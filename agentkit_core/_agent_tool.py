@@ -39,9 +39,9 @@ class AgentTool(Tool):
         output = result.output
         if isinstance(output, str):
             return ToolResult(output)
-        from ._encoding import encode_state
+        from pydantic_core import to_jsonable_python
 
-        data = encode_state(output)
+        data = to_jsonable_python(output)
         return ToolResult(json.dumps(data, ensure_ascii=False), structured=data)
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import overload
 
 from ._models import ToolSpec
 
@@ -81,3 +85,122 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+class FunctionTool(Tool):
+    """A tool made from a typed Python function (sync or async).
+
+    The JSON Schema of the arguments comes from the signature and the docstring (pydantic);
+    arguments are validated before the call, and a failure is a tool error the model sees. A
+    parameter annotated ``RunContext`` receives the run's context and is not in the schema.
+    A plain ``def`` runs on the event loop (fast, for quick functions); pass ``blocking=True``
+    for one that waits on I/O, and it runs in a worker thread.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        sequential: bool = False,
+        side_effects: bool = True,
+        timeout: float | None = None,
+        blocking: bool = False,
+    ) -> None:
+        from ._tool_schema import signature_model
+
+        self.fn = fn
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self.blocking = blocking
+        summary, model, self._ctx_param = signature_model(fn)
+        self._model = model
+        self._has_args = bool(model.model_fields) if model is not None else False
+        super().__init__(
+            name or fn.__name__,
+            description if description is not None else summary,
+            _schema_of(model),
+            sequential=sequential,
+            side_effects=side_effects,
+            timeout=timeout,
+        )
+
+    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+        kwargs: dict[str, Any] = {}
+        if self._has_args:
+            from pydantic import ValidationError
+
+            assert self._model is not None
+            try:
+                validated = self._model.model_validate(arguments)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                    for e in exc.errors()
+                )
+                return ToolResult.error(f"invalid arguments for tool {self.name!r}: {problems}")
+            kwargs = {k: getattr(validated, k) for k in self._model.model_fields}
+        elif arguments:
+            unexpected = ", ".join(sorted(arguments))
+            return ToolResult.error(f"tool {self.name!r} takes no arguments, got {unexpected}")
+        if self._ctx_param is not None:
+            kwargs[self._ctx_param] = ctx
+        if self.is_async:
+            value = await self.fn(**kwargs)
+        elif self.blocking:
+            import asyncio
+
+            value = await asyncio.to_thread(self.fn, **kwargs)
+        else:
+            value = self.fn(**kwargs)
+        return as_tool_result(value)
+
+
+def _schema_of(model: Any) -> dict[str, Any]:
+    if model is None or not model.model_fields:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    schema: dict[str, Any] = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema["additionalProperties"] = False
+    return schema
+
+
+def as_tool_result(value: Any) -> ToolResult:
+    """A tool's return value as a result: text as is, anything else as JSON."""
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult(value)
+    from pydantic_core import to_jsonable_python
+
+    data = to_jsonable_python(value)
+    return ToolResult(json.dumps(data, ensure_ascii=False), structured=data)
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    sequential: bool = False,
+    side_effects: bool = True,
+    timeout: float | None = None,
+    blocking: bool = False,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    **options: Any,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a typed function: ``@tool`` or ``@tool(timeout=5, sequential=True)``."""
+    if fn is not None:
+        return FunctionTool(fn, **options)
+    return lambda f: FunctionTool(f, **options)

@@ -8,12 +8,14 @@ from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
 from ._models import ScriptedModel
 from ._models import Step
+from ._models import TestModel
 from ._models import tool_call
 
 __all__ = [
     "GuardrailConformance",
     "ScriptedModel",
     "Step",
+    "TestModel",
     "make_test_ctx",
     "tool_call",
 ]

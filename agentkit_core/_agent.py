@@ -1,0 +1,500 @@
+"""The Agent and its ReAct loop.
+
+One run: build the request once (prompt, grounding, task), then turn after turn call the model
+through the invoker and run the tools it asks for, until it answers, a hook stops the run, a
+call needs a person's approval (the run suspends), or ``max_turns`` is reached. The contested
+fields are folded by :class:`~agentkit_core.Hooks` at their points; the loop itself knows no
+plugin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+
+from ._context import Budget
+from ._context import Elicitor
+from ._context import RunContext
+from ._errors import ConfigError
+from ._errors import MaxTurnsExceeded
+from ._errors import OutputValidationError
+from ._errors import ProviderResponseError
+from ._errors import ToolDefinitionError
+from ._hooks import Hooks
+from ._hooks import ToolDecision
+from ._hooks import TurnInfo
+from ._invoke import default_middlewares
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
+from ._middleware import MiddlewareLike
+from ._middleware import ToolInvocation
+from ._models import Model
+from ._models import ModelRequest
+from ._models import OutputSchema
+from ._models import resolve_model
+from ._requests import Prompt
+from ._requests import RequestBuilder
+from ._requests import WorkingContext
+from ._tools import FunctionTool
+from ._tools import Tool
+from ._tools import ToolResult
+from ._toolunion import ToolUnion
+
+if TYPE_CHECKING:
+    from ._kit import AgentConfig
+
+Status = Literal["done", "suspended", "stopped"]
+
+
+@dataclass(slots=True)
+class AgentResult:
+    """What a run returns.
+
+    ``status`` is ``"done"`` (the model answered; ``output`` holds the answer, typed when the
+    agent declares ``output=``), ``"stopped"`` (a should_stop_after_turn hook ended it;
+    ``stop_reason`` names the hook) or ``"suspended"`` (``pending`` holds the tool calls
+    waiting for a person's approval; continue with ``agent.resume``).
+    """
+
+    output: Any
+    transcript: list[Message]
+    usage: Usage
+    run_id: str
+    status: Status = "done"
+    stop_reason: str | None = None
+    pending: tuple[ToolCall, ...] = ()
+
+
+@dataclass(slots=True)
+class RunState:
+    """The durable state of one run: enough to continue it from a checkpoint alone."""
+
+    task: str
+    transcript: list[Message]
+    turn: int = 0
+    pending: list[ToolCall] = field(default_factory=list)
+
+
+def _as_tool(obj: Any) -> Tool:
+    if isinstance(obj, Tool):
+        return obj
+    if callable(obj):
+        return FunctionTool(obj)
+    raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
+
+
+class Agent:
+    """An agent: a model, a prompt and tools, run by a ReAct loop.
+
+    Args:
+        name: names the agent in traces, as a child tool, as an MCP tool.
+        model: a Model or a model string (``"openai:gpt-4o-mini"``; None or ``"test"`` is the
+            built-in TestModel).
+        prompt: the system prompt (a string or a :class:`Prompt`).
+        tools: tools or typed functions, or a :class:`ToolUnion` asked every turn; names
+            must be unique.
+        output: a type the final answer is parsed into (pydantic models, dataclasses...).
+        request_builder: replaces the default builder over ``prompt``.
+        max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
+        middlewares: after the default tracing and metering; the first is the outermost.
+        hooks: the contested-field hooks; None means the installed plugins' hooks.
+        tool_concurrency: how many tool calls of one batch run at once.
+        tool_timeout: seconds a tool call may take when the tool sets no timeout of its own.
+        output_retries: repair rounds for typed output that does not validate.
+    """
+
+    def __init__(
+        self,
+        name: str = "agent",
+        model: Model | str | None = None,
+        prompt: str | Prompt = "",
+        tools: Sequence[Any] | ToolUnion = (),
+        *,
+        output: Any = None,
+        request_builder: RequestBuilder | None = None,
+        max_turns: int = 10,
+        middlewares: Sequence[MiddlewareLike] = (),
+        hooks: Hooks | None = None,
+        tool_concurrency: int = 8,
+        tool_timeout: float | None = None,
+        output_retries: int = 2,
+        checkpointer: Any = None,
+        elicitor: Elicitor | None = None,
+        budget: Budget | None = None,
+    ) -> None:
+        if max_turns < 1:
+            raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
+        self.name = name
+        self.model = resolve_model(model)
+        self.output = output
+        self.max_turns = max_turns
+        self.middlewares = (*default_middlewares(), *middlewares)
+        self._hooks = hooks
+        self.tool_concurrency = max(1, tool_concurrency)
+        self.tool_timeout = tool_timeout
+        self.output_retries = output_retries
+        self.checkpointer = checkpointer
+        self.elicitor = elicitor
+        self.budget = budget
+        # Typed output: the schema goes to the model, the answer is parsed by _coerce.
+        self._output = _OutputSpec.of(output) if output is not None else None
+        if request_builder is None:
+            text = prompt if isinstance(prompt, Prompt) else Prompt(name, "0", prompt)
+            schema = self._output.schema if self._output is not None else None
+            request_builder = RequestBuilder(text, output_schema=schema)
+        self.request_builder = request_builder
+        self._union = tools if isinstance(tools, ToolUnion) else None
+        self._tools: dict[str, Tool] = {}
+        if not isinstance(tools, ToolUnion):
+            for t in map(_as_tool, tools):
+                if t.name in self._tools:
+                    raise ToolDefinitionError(
+                        f"agent {name!r} has two tools named {t.name!r}: "
+                        f"{self._tools[t.name]!r} and {t!r}; rename one"
+                    )
+                self._tools[t.name] = t
+
+    @classmethod
+    def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
+        """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns)."""
+        options: dict[str, Any] = {
+            "name": config.name,
+            "model": config.model,
+            "prompt": config.instructions,
+            "tools": config.tools,
+            "hooks": config.hooks,
+            "middlewares": config.middlewares,
+            "max_turns": config.max_turns,
+        }
+        return cls(**{**options, **overrides})
+
+    @property
+    def hooks(self) -> Hooks:
+        """The contested-field hooks this agent folds (the installed plugins' by default)."""
+        if self._hooks is None:
+            self._hooks = Hooks.from_plugins()
+        return self._hooks
+
+    # ------------------------------------------------------------------ running
+
+    def new_context(self, run_id: str | None = None) -> RunContext:
+        """A fresh run context wired to this agent's model, middlewares and slots."""
+        return RunContext(
+            run_id=run_id,
+            model=self.model,
+            middlewares=self.middlewares,
+            checkpointer=self.checkpointer,
+            elicitor=self.elicitor,
+            budget=self.budget,
+        )
+
+    async def run(
+        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+    ) -> AgentResult:
+        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs."""
+        ctx = ctx if ctx is not None else self.new_context()
+        if ctx.invoker is None:
+            ctx.invoker = self.new_context(ctx.run_id).invoker
+            assert ctx.invoker is not None
+            ctx.invoker.ctx = ctx
+        wc = wc if wc is not None else WorkingContext()
+        built = await self.request_builder.build(task, wc, ctx)
+        state = RunState(task, list(built.messages))
+        try:
+            return await self._loop(state, ctx, wc)
+        except BaseException:
+            await self._persist(ctx, state, "failed")
+            raise
+
+    def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
+        """:meth:`run` from synchronous code (not from inside a running event loop)."""
+        return asyncio.run(self.run(task, **kwargs))
+
+    async def _loop(self, state: RunState, ctx: RunContext, wc: WorkingContext) -> AgentResult:
+        hooks = self.hooks
+        hooked = not hooks.empty
+        start = len(state.transcript)
+        repairs = 0
+        while state.turn < self.max_turns:
+            state.turn += 1
+            tools = await self._current_tools()
+            if hooked:
+                state.transcript.extend(await hooks.run_before_turn(ctx, TurnInfo(state.turn)))
+                messages = await hooks.run_transform(ctx, state.transcript)
+            else:
+                messages = state.transcript
+            request = ModelRequest(
+                tuple(messages),
+                tuple(t.spec for t in tools.values()),
+                self._output.request if self._output is not None else None,
+                ctx=ctx,
+            )
+            if hooked:
+                request = await hooks.run_before_model_call(ctx, request)
+            assert ctx.invoker is not None
+            response = await ctx.invoker.chat(request)
+            message = response.message
+            if not message.tool_calls and not message.text.strip():
+                raise ProviderResponseError(
+                    f"model {self.model.name!r} returned an empty answer (no text, no tool "
+                    f"calls) on turn {state.turn} of agent {self.name!r}",
+                )
+            state.transcript.append(message)
+            if not message.tool_calls:
+                if self._output is not None:
+                    ok, value, errors = self._output.coerce(message.text)
+                    if not ok:
+                        if repairs >= self.output_retries:
+                            raise OutputValidationError(
+                                f"agent {self.name!r}: the answer still does not match "
+                                f"{self._output.name} after {repairs} repair rounds: "
+                                f"{'; '.join(errors)}",
+                                raw=message.text,
+                                errors=errors,
+                                transcript=list(state.transcript),
+                            )
+                        repairs += 1
+                        state.transcript.append(Message.user(_repair_prompt(errors)))
+                        continue
+                else:
+                    value = message.text
+                if hooked:
+                    message = await hooks.run_output_guard(ctx, message)
+                    if self._output is None:
+                        value = message.text
+                return await self._finish(ctx, state, wc, start, value)
+            outcome = await self._run_calls(message.tool_calls, tools, ctx)
+            if isinstance(outcome, list):
+                state.transcript.extend(outcome)
+            else:
+                state.pending = list(message.tool_calls)
+                await self._persist(ctx, state, "suspended")
+                return AgentResult(
+                    None,
+                    list(state.transcript),
+                    ctx.usage,
+                    ctx.run_id,
+                    "suspended",
+                    outcome.reason,
+                    outcome.pending,
+                )
+            await self._persist(ctx, state, "running")
+            if hooked:
+                info = TurnInfo(state.turn, response, tuple(_results(outcome)))
+                stop = await hooks.run_should_stop_after_turn(ctx, info)
+                if stop is not None:
+                    wc.messages.extend(state.transcript[start:])
+                    await self._persist(ctx, state, "done")
+                    reason = f"{stop.source}: {stop.reason}"
+                    return AgentResult(
+                        None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", reason
+                    )
+        raise MaxTurnsExceeded(
+            f"agent {self.name!r} reached max_turns={self.max_turns} with the model still "
+            "calling tools; raise max_turns= or give the model a clearer stopping point",
+            transcript=list(state.transcript),
+        )
+
+    async def _finish(
+        self, ctx: RunContext, state: RunState, wc: WorkingContext, start: int, output: Any
+    ) -> AgentResult:
+        wc.messages.extend(state.transcript[start:])
+        await self._persist(ctx, state, "done")
+        return AgentResult(output, list(state.transcript), ctx.usage, ctx.run_id)
+
+    async def _persist(self, ctx: RunContext, state: RunState, status: str) -> None:
+        """Every durability point of a run passes here; without a checkpointer, nothing."""
+        return None
+
+    async def _current_tools(self) -> dict[str, Tool]:
+        if self._union is None:
+            return self._tools
+        return {t.name: t for t in await self._union.tools()}
+
+    # ------------------------------------------------------------------ tools
+
+    async def _run_calls(
+        self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
+    ) -> list[Message] | _Suspend:
+        hooks = self.hooks
+        decisions: list[ToolDecision | None] = [None] * len(calls)
+        if hooks.before_tool_call:
+            decisions = [await hooks.run_before_tool_call(ctx, c) for c in calls]
+            asks = [c for c, d in zip(calls, decisions, strict=True) if d is not None and d.kind == "ask"]
+            if asks:
+                reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
+                return _Suspend(tuple(asks), "; ".join(reasons))
+        return await self.execute(calls, tools, ctx, decisions)
+
+    async def execute(
+        self,
+        calls: Sequence[ToolCall],
+        tools: dict[str, Tool],
+        ctx: RunContext,
+        decisions: Sequence[ToolDecision | None] = (),
+    ) -> list[Message]:
+        """Run one batch of tool calls; returns their tool messages in call order.
+
+        Calls to tools that are not ``sequential`` run concurrently (at most
+        ``tool_concurrency`` at once); a sequential tool's call runs alone, in its place.
+        """
+        results: list[ToolResult | None] = [None] * len(calls)
+        limit = asyncio.Semaphore(self.tool_concurrency)
+
+        async def one(i: int) -> None:
+            decision = decisions[i] if i < len(decisions) else None
+            async with limit:
+                results[i] = await self._call(calls[i], tools, ctx, decision)
+
+        batch: list[int] = []
+        for i, call in enumerate(calls):
+            tool = tools.get(call.name)
+            if tool is not None and tool.sequential:
+                await _gather(one, batch)
+                batch = []
+                await one(i)
+            else:
+                batch.append(i)
+        await _gather(one, batch)
+        messages = []
+        for call, result in zip(calls, results, strict=True):
+            assert result is not None
+            messages.append(
+                Message.tool(call.id, result.content, name=call.name, is_error=result.is_error)
+            )
+        return messages
+
+    async def _call(
+        self,
+        call: ToolCall,
+        tools: dict[str, Tool],
+        ctx: RunContext,
+        decision: ToolDecision | None,
+    ) -> ToolResult:
+        if decision is not None and decision.kind == "deny":
+            result = ToolResult.error(
+                f"tool call {call.name!r} was denied by {decision.source or 'a hook'}: "
+                f"{decision.reason or 'no reason given'}"
+            )
+        else:
+            result = await self._invoke(call, tools, ctx)
+        hooks = self.hooks
+        if hooks.after_tool_call:
+            result = await hooks.run_after_tool_call(ctx, call, result)
+        return result
+
+    async def _invoke(self, call: ToolCall, tools: dict[str, Tool], ctx: RunContext) -> ToolResult:
+        tool = tools.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(tools)) or "none"
+            return ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
+        try:
+            arguments = call.parsed_arguments()
+        except json.JSONDecodeError as exc:
+            return ToolResult.error(
+                f"arguments for tool {call.name!r} are not valid JSON ({exc.msg} at "
+                f"position {exc.pos}): {call.arguments[:200]!r}"
+            )
+        if not isinstance(arguments, dict):
+            return ToolResult.error(
+                f"arguments for tool {call.name!r} must be a JSON object, got "
+                f"{type(arguments).__name__}"
+            )
+        assert ctx.invoker is not None
+        invocation = ToolInvocation(call, tool, arguments, ctx)
+        return await ctx.invoker.call_tool(invocation, self._run_tool)
+
+    async def _run_tool(self, invocation: ToolInvocation) -> ToolResult:
+        tool = invocation.tool
+        timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
+        try:
+            if timeout is None:
+                return await tool.invoke(invocation.arguments, invocation.ctx)
+            return await asyncio.wait_for(
+                tool.invoke(invocation.arguments, invocation.ctx), timeout
+            )
+        except asyncio.TimeoutError:
+            return ToolResult.error(f"tool {tool.name!r} timed out after {timeout} s")
+        except Exception as exc:  # a tool's failure is the model's to see, not a crash
+            return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Suspend:
+    pending: tuple[ToolCall, ...]
+    reason: str
+
+
+async def _gather(one: Any, indexes: list[int]) -> None:
+    if len(indexes) == 1:
+        await one(indexes[0])
+    elif indexes:
+        await asyncio.gather(*(one(i) for i in indexes))
+
+
+def _results(messages: list[Message]) -> list[ToolResult]:
+    return [ToolResult(m.content, m.is_error) for m in messages]
+
+
+def _repair_prompt(errors: list[str]) -> str:
+    return (
+        "Your answer did not match the required JSON Schema:\n- "
+        + "\n- ".join(errors)
+        + "\nAnswer again with only the corrected JSON."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _OutputSpec:
+    """The declared output type: its schema for the model and a strict parser."""
+
+    name: str
+    schema: dict[str, Any]
+    adapter: Any
+
+    @classmethod
+    def of(cls, tp: Any) -> _OutputSpec:
+        from pydantic import TypeAdapter
+
+        try:
+            adapter = TypeAdapter(tp)
+            schema = adapter.json_schema()
+        except Exception as exc:
+            raise ConfigError(
+                f"output={tp!r} cannot be described as a JSON Schema: {exc}", value=tp
+            ) from exc
+        return cls(getattr(tp, "__name__", repr(tp)), schema, adapter)
+
+    @property
+    def request(self) -> OutputSchema:
+        return OutputSchema(self.name, self.schema)
+
+    def coerce(self, text: str) -> tuple[bool, Any, list[str]]:
+        from pydantic import ValidationError
+
+        try:
+            return True, self.adapter.validate_json(_strip_fence(text)), []
+        except ValidationError as exc:
+            return (
+                False,
+                None,
+                [
+                    f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+                    for e in exc.errors()
+                ],
+            )
+
+
+def _strip_fence(text: str) -> str:
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+        body = body.rsplit("```", 1)[0]
+    return body.strip()
