@@ -194,6 +194,7 @@ class Connection:
     call_timeout: float | None
     elicitor: Elicitor | None
     stderr: StderrSink
+    protocol: str = "auto"
     client: mcp.Client | None = None
     _owner: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -235,6 +236,7 @@ class Connection:
                     read_timeout_seconds=self.call_timeout,
                     elicitation_callback=self._elicit,
                     cache=None,
+                    mode=self.protocol,
                 ) as client:
                     scope.deadline = math.inf
                     self.client = client

@@ -14,10 +14,10 @@ from agentkit_core import ConfigError
 from agentkit_core import Elicitor
 from agentkit_core import RunContext
 from agentkit_core import Tool
-from agentkit_core import ToolResult
-from agentkit_core import ToolSourceError
 from agentkit_core import ToolConflict
 from agentkit_core import ToolConflictError
+from agentkit_core import ToolResult
+from agentkit_core import ToolSourceError
 
 from ._connection import Connection
 from ._connection import ServerSpec
@@ -140,7 +140,9 @@ class MCPToolSource:
 
     Servers are command lines (``"mcp-server-time --local-timezone UTC"``, split on
     whitespace), :class:`ServerParams`, mappings with ``program``/``args``/``env``/``cwd``, or
-    ``http(s)://`` URLs (streamable HTTP). Each is labelled ``mcp:#<n> <program>`` (or the URL's
+    ``http(s)://`` URLs (streamable HTTP). ``protocol`` is the SDK's mode: ``"auto"`` tries the
+    2026-07-28 protocol and falls back to the 2025-11-25 handshake, ``"legacy"`` forces the
+    handshake. Each is labelled ``mcp:#<n> <program>`` (or the URL's
     scheme and host). Use ``async with`` or :meth:`start` then :meth:`aclose`.
     """
 
@@ -156,6 +158,7 @@ class MCPToolSource:
         stderr: StderrSink = None,
         tool_filter: ToolFilter = None,
         prefix: str = "",
+        protocol: str = "auto",
     ) -> None:
         if isinstance(servers, (str, Mapping)):
             servers = [servers]
@@ -164,6 +167,7 @@ class MCPToolSource:
         self.call_timeout = call_timeout
         self.elicitor = elicitor
         self.stderr = stderr
+        self.protocol = protocol
         self._defaults: dict[str, Any] = {"tool_filter": tool_filter, "prefix": prefix}
         self._servers: dict[str, MCPServerSource] = {}
         self._numbers = itertools.count(1)
@@ -197,7 +201,7 @@ class MCPToolSource:
         prefix: str = "",
         env: Mapping[str, str] | None = None,
     ) -> str:
-        """Connect one more server; its tools are offered from the next listing. Returns its label."""
+        """Connect one more server, offered from the next listing on; returns its label."""
         if self._closed:
             raise ToolSourceError("this MCP tool source is closed; create a new one")
         spec = parse_spec(server)
@@ -211,6 +215,7 @@ class MCPToolSource:
             call_timeout=self.call_timeout,
             elicitor=self.elicitor,
             stderr=self.stderr,
+            protocol=self.protocol,
         )
         await connection.open()
         self._servers[label] = MCPServerSource(connection, tool_filter=tool_filter, prefix=prefix)
@@ -221,7 +226,8 @@ class MCPToolSource:
         source = self._servers.pop(label, None)
         if source is None:
             raise ConfigError(
-                f"no MCP server labelled {label!r}; connected: {', '.join(self._servers) or 'none'}",
+                f"no MCP server labelled {label!r}; "
+                f"connected: {', '.join(self._servers) or 'none'}",
                 value=label,
                 source="remove()",
             )
