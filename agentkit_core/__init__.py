@@ -5,45 +5,12 @@ Plugin authors need only ``import agentkit_core`` (and ``agentkit_core.testing``
 One import per line, sorted; ``__all__`` sorted.
 """
 
-from ._agent_tool import AgentTool
-from ._agent_tool import agent_tool
-from ._instructions import DEFAULT_ORDER
-from ._instructions import SEPARATOR
-from ._instructions import InstructionPart
-from ._instructions import Instructions
-from ._instructions import Omission
-from ._instructions import PartSource
-from ._instructions import ReloadablePartSource
-from ._instructions import Rendered
-from ._instructions import TextPart
-from ._instructions import compose_instructions
-from ._instructions import order_sources
-from ._kit import AgentConfig
-from ._kit import Kit
-from ._kit import kit_hooks
-from ._kit import kit_middlewares
-from ._kit import read_kit_options
-from ._toolunion import DynamicToolSource
-from ._toolunion import ToolConflict
-from ._toolunion import ToolConflictError
-from ._toolunion import ToolOrigin
-from ._toolunion import ToolUnion
 from ._agent import Agent
 from ._agent import AgentResult
 from ._agent import RunState
-from ._models import resolve_model
-from ._requests import BuiltRequest
-from ._requests import GroundingAdmit
-from ._requests import GroundingRender
-from ._requests import GroundingSource
-from ._requests import Grounder
-from ._requests import MemoryItem
-from ._requests import Prompt
-from ._requests import RequestBuilder
-from ._requests import WorkingContext
-from ._requests import render_grounding
-from ._tools import FunctionTool
-from ._tools import tool
+from ._agent_tool import AgentTool
+from ._agent_tool import agent_tool
+from ._config import PluginConfig
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -82,9 +49,26 @@ from ._hooks import Hooks
 from ._hooks import StopDecision
 from ._hooks import ToolDecision
 from ._hooks import TurnInfo
+from ._instructions import DEFAULT_ORDER
+from ._instructions import SEPARATOR
+from ._instructions import InstructionPart
+from ._instructions import Instructions
+from ._instructions import Omission
+from ._instructions import PartSource
+from ._instructions import ReloadablePartSource
+from ._instructions import Rendered
+from ._instructions import TextPart
+from ._instructions import compose_instructions
+from ._instructions import order_sources
 from ._invoke import default_middlewares
 from ._invoke import metering
+from ._invoke import retry
 from ._invoke import tracing
+from ._kit import AgentConfig
+from ._kit import Kit
+from ._kit import kit_hooks
+from ._kit import kit_middlewares
+from ._kit import read_kit_options
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -102,15 +86,32 @@ from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
-from ._config import PluginConfig
+from ._models import resolve_model
 from ._plugins import PluginInfo
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._requests import BuiltRequest
+from ._requests import Grounder
+from ._requests import GroundingAdmit
+from ._requests import GroundingRender
+from ._requests import GroundingSource
+from ._requests import MemoryItem
+from ._requests import Prompt
+from ._requests import RequestBuilder
+from ._requests import WorkingContext
+from ._requests import render_grounding
+from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
+from ._tools import tool
 from ._toolsource import ToolSource
+from ._toolunion import DynamicToolSource
+from ._toolunion import ToolConflict
+from ._toolunion import ToolConflictError
+from ._toolunion import ToolOrigin
+from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
@@ -119,94 +120,84 @@ from .hookspecs import hookimpl
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent",
-    "AgentResult",
-    "RunState",
-    "resolve_model",
-    "BuiltRequest",
-    "GroundingAdmit",
-    "GroundingRender",
-    "GroundingSource",
-    "Grounder",
-    "MemoryItem",
-    "Prompt",
-    "RequestBuilder",
-    "WorkingContext",
-    "render_grounding",
-    "FunctionTool",
-    "tool",
-    "AgentTool",
-    "agent_tool",
     "DEFAULT_ORDER",
     "SEPARATOR",
-    "InstructionPart",
-    "Instructions",
-    "Omission",
-    "PartSource",
-    "ReloadablePartSource",
-    "Rendered",
-    "TextPart",
-    "compose_instructions",
-    "order_sources",
+    "Agent",
     "AgentConfig",
-    "Kit",
-    "kit_hooks",
-    "kit_middlewares",
-    "read_kit_options",
-    "DynamicToolSource",
-    "ToolConflict",
-    "ToolConflictError",
-    "ToolOrigin",
-    "ToolUnion",
+    "AgentResult",
+    "AgentTool",
     "AgentkitError",
     "Budget",
     "BudgetExceeded",
+    "BuiltRequest",
     "ConfigError",
+    "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
-    "Evaluator",
     "EncodingError",
+    "Evaluator",
+    "FunctionTool",
+    "Grounder",
+    "GroundingAdmit",
+    "GroundingRender",
+    "GroundingSource",
     "Guardrail",
     "GuardrailViolation",
     "Hooks",
+    "InstructionPart",
+    "Instructions",
     "Invoker",
+    "Kit",
     "MaxTurnsExceeded",
+    "MemoryItem",
     "Message",
     "Middleware",
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "Omission",
     "OutputSchema",
     "OutputValidationError",
     "ParseError",
+    "PartSource",
+    "PluginConfig",
     "PluginConflictError",
     "PluginError",
-    "PluginConfig",
     "PluginInfo",
     "PluginLoadError",
     "PluginManager",
     "PluginOrderError",
+    "Prompt",
     "ProviderError",
     "ProviderHTTPError",
     "ProviderResponseError",
     "Registration",
+    "ReloadablePartSource",
+    "Rendered",
+    "RequestBuilder",
     "RunContext",
     "RunError",
+    "RunState",
     "Scratchpad",
     "Span",
     "StopDecision",
     "StorageError",
     "StreamEvent",
+    "TextPart",
     "Tool",
     "ToolCall",
+    "ToolConflict",
+    "ToolConflictError",
     "ToolDecision",
     "ToolDefinitionError",
     "ToolInvocation",
+    "ToolOrigin",
     "ToolResult",
     "ToolSource",
     "ToolSourceError",
     "ToolSpec",
     "ToolTimeoutError",
+    "ToolUnion",
     "Trace",
     "TurnInfo",
     "UnknownNameError",
@@ -214,20 +205,31 @@ __all__ = [
     "Usage",
     "UsageError",
     "VersionConflict",
+    "WorkingContext",
     "__version__",
+    "agent_tool",
     "as_middleware",
+    "compose_instructions",
     "current_span",
     "default_middlewares",
     "egress",
     "get_guardrail",
     "get_plugin_manager",
     "hookimpl",
+    "kit_hooks",
+    "kit_middlewares",
     "message_from_openai",
     "message_to_openai",
     "messages_from_openai",
     "messages_to_openai",
     "metering",
+    "order_sources",
+    "read_kit_options",
+    "render_grounding",
     "reset_plugin_manager",
+    "resolve_model",
+    "retry",
+    "tool",
     "tracing",
     "usage_from_openai",
 ]

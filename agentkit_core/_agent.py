@@ -327,7 +327,11 @@ class Agent:
         decisions: list[ToolDecision | None] = [None] * len(calls)
         if hooks.before_tool_call:
             decisions = [await hooks.run_before_tool_call(ctx, c) for c in calls]
-            asks = [c for c, d in zip(calls, decisions, strict=True) if d is not None and d.kind == "ask"]
+            asks = [
+                c
+                for c, d in zip(calls, decisions, strict=True)
+                if d is not None and d.kind == "ask"
+            ]
             if asks:
                 reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
                 return _Suspend(tuple(asks), "; ".join(reasons))

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ._plugins import PluginManager
 
 #: Modules holding the built-in command groups, each with ``add_commands(subparsers)``.
-_BUILTIN_COMMANDS: tuple[str, ...] = ("agentkit_core._cli_plugins",)
+_BUILTIN_COMMANDS: tuple[str, ...] = ("agentkit_core._cli_plugins", "agentkit_core._cli_run")
 
 
 def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._errors import ProviderError
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -10,6 +11,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._tools import ToolResult
 from ._tracing import Span
+from ._tracing import current_span
 
 
 class _Tracing(Middleware):
@@ -50,6 +52,44 @@ class _Metering(Middleware):
         return response
 
 
+class _Retry(Middleware):
+    """Calls the model again after a retryable ProviderError, with capped exponential backoff.
+
+    A provider's ``retry_after`` (from a 429's Retry-After) is honoured when it is longer than
+    the backoff. Errors that are not retryable, and the last attempt's error, go to the caller.
+    """
+
+    def __init__(self, attempts: int, base_delay: float, max_delay: float) -> None:
+        self.attempts = attempts
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+
+    async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
+        import asyncio
+
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await call_next(request)
+            except ProviderError as exc:
+                if not exc.retryable or attempt == self.attempts:
+                    raise
+                delay = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+                if exc.retry_after is not None:
+                    delay = max(delay, min(exc.retry_after, self.max_delay))
+                current_span().set("retries", attempt)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def retry(attempts: int = 3, *, base_delay: float = 0.5, max_delay: float = 20.0) -> Middleware:
+    """Retry retryable provider errors up to ``attempts`` calls in all, backing off between."""
+    if attempts < 1:
+        from ._errors import ConfigError
+
+        raise ConfigError(f"retry(attempts={attempts}) must allow at least one attempt")
+    return _Retry(attempts, base_delay, max_delay)
+
+
 def tracing() -> Middleware:
     """A span per model call and per tool call, in ``ctx.trace``."""
     return _Tracing()
@@ -61,5 +101,9 @@ def metering() -> Middleware:
 
 
 def default_middlewares() -> list[Middleware]:
-    """The chain an invoker gets when none is given: tracing outermost, then metering."""
-    return [tracing(), metering()]
+    """The chain an invoker gets when none is given: tracing, metering, then retry.
+
+    Retry sits inside metering, so a failed attempt is not metered and each retry is inside
+    the call's span.
+    """
+    return [tracing(), metering(), retry()]

@@ -102,10 +102,10 @@ class TestModel:
             message = Message.assistant(json.dumps(example_value(request.output.schema)))
         else:
             results = [m for m in request.messages if m.role == "tool"]
-            seen = "; ".join(f"{m.name}: {m.text[:60]}" for m in results)
+            names = ", ".join(str(m.name) for m in results)
             message = Message.assistant(
                 f"TestModel answer after {len(results)} tool result(s)"
-                + (f": {seen}" if seen else "")
+                + (f" ({names})" if names else "")
             )
         usage = Usage(estimate_tokens(request.messages), estimate_tokens([message]), 1)
         return ModelResponse(message, usage, "tool_calls" if todo else "stop", self.name)

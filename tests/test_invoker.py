@@ -1,0 +1,116 @@
+"""The invoker's chain: tracing, metering, retry, budgets; the run context's slots."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from agentkit_core import Budget
+from agentkit_core import BudgetExceeded
+from agentkit_core import ConfigError
+from agentkit_core import ElicitationError
+from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
+from agentkit_core import ProviderError
+from agentkit_core import Usage
+from agentkit_core import metering
+from agentkit_core import retry
+from agentkit_core import tracing
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import make_test_ctx
+
+REQUEST = ModelRequest((Message.user("hi"),))
+
+
+async def test_tracing_and_metering_record_each_call() -> None:
+    ctx = make_test_ctx(ScriptedModel(["a", "b"]))
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(REQUEST)
+    await ctx.invoker.chat(REQUEST)
+    spans = ctx.trace.find("model_call")
+    assert len(spans) == 2 and spans[0].attributes["model"] == "scripted"
+    assert spans[0].duration is not None and spans[0].to_dict()["name"] == "model_call"
+    assert ctx.usage.requests == 2 and ctx.usage.input_tokens > 0
+
+
+async def test_retry_retries_retryable_errors_then_succeeds() -> None:
+    flaky = ProviderError("overloaded", retryable=True, retry_after=0.05)
+    model = ScriptedModel([flaky, flaky, "ok"])
+    ctx = make_test_ctx(model, middlewares=[tracing(), metering(), retry(3, base_delay=0.01)])
+    assert ctx.invoker is not None
+    started = time.monotonic()
+    response = await ctx.invoker.chat(REQUEST)
+    assert response.message.text == "ok" and len(model.requests) == 3
+    assert time.monotonic() - started >= 0.1  # Retry-After honoured on both retries
+    assert ctx.trace.find("model_call")[0].attributes["retries"] == 2
+    assert ctx.usage.requests == 1  # failed attempts are not metered
+
+
+async def test_retry_gives_up_and_never_retries_a_permanent_error() -> None:
+    model = ScriptedModel([ProviderError("bad request")])
+    ctx = make_test_ctx(model, middlewares=[retry(5, base_delay=0.01)])
+    assert ctx.invoker is not None
+    with pytest.raises(ProviderError, match="bad request"):
+        await ctx.invoker.chat(REQUEST)
+    assert len(model.requests) == 1
+    again = ScriptedModel([ProviderError("busy", retryable=True)] * 2)
+    ctx = make_test_ctx(again, middlewares=[retry(2, base_delay=0.01)])
+    assert ctx.invoker is not None
+    with pytest.raises(ProviderError, match="busy"):
+        await ctx.invoker.chat(REQUEST)
+    assert len(again.requests) == 2
+    with pytest.raises(ConfigError, match="at least one attempt"):
+        retry(0)
+
+
+async def test_budget_is_enforced_by_metering() -> None:
+    big = ModelResponse(Message.assistant("x"), Usage(900, 200, 1))
+    ctx = make_test_ctx(ScriptedModel([big]), budget=Budget(max_tokens=1000))
+    assert ctx.invoker is not None
+    with pytest.raises(BudgetExceeded, match="used 1100 of 1000"):
+        await ctx.invoker.chat(REQUEST)
+
+
+async def test_middleware_order_first_is_outermost() -> None:
+    order: list[str] = []
+
+    def named(name: str) -> Any:
+        async def mw(request: ModelRequest, call_next: Any) -> ModelResponse:
+            order.append(f"{name}>")
+            response = await call_next(request)
+            order.append(f"<{name}")
+            return response
+
+        return mw
+
+    ctx = make_test_ctx(ScriptedModel(["x"]), middlewares=[named("outer"), named("inner")])
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(REQUEST)
+    assert order == ["outer>", "inner>", "<inner", "<outer"]
+
+
+def test_scratchpad_refuses_what_json_cannot_carry() -> None:
+    ctx = make_test_ctx()
+    ctx.scratchpad["ok"] = {"n": [1, 2]}
+    with pytest.raises(ConfigError, match=r"scratchpad\['live'\] must be JSON-serializable"):
+        ctx.scratchpad["live"] = object()
+    assert "live" not in ctx.scratchpad
+
+
+async def test_elicit_asks_a_person_and_a_secret_answer_taints_the_run() -> None:
+    asked: list[tuple[str, bool]] = []
+
+    async def person(question: str, schema: Any, secret: bool) -> str:
+        asked.append((question, secret))
+        return "123456"
+
+    ctx = make_test_ctx(elicitor=person)
+    assert await ctx.elicit("Which region?") == "123456"
+    assert not ctx.secret_tainted
+    assert await ctx.elicit("One-time code?", secret=True) == "123456"
+    assert ctx.secret_tainted and asked[1] == ("One-time code?", True)
+    with pytest.raises(ElicitationError, match="no elicitor"):
+        await make_test_ctx().elicit("anyone?")
