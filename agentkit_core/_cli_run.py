@@ -33,7 +33,7 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def load_object(spec: str, what: str) -> Any:
-    """The object ``module:attr`` names; the current directory is importable, as for ``python -m``."""
+    """The object ``module:attr`` names; the current directory is importable."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ConfigError(f"{what} {spec!r} is not MODULE:ATTR", value=spec, source=what)
