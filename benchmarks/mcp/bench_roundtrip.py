@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import mcp
-
 from agentkit_mcp_client import MCPToolSource
 
 SERVER = [sys.executable, str(Path(__file__).with_name("echo_server.py"))]
