@@ -107,6 +107,7 @@ from ._tools import Tool
 from ._tools import ToolResult
 from ._tools import tool
 from ._toolsource import ToolSource
+from ._toolunion import CompositeToolSource
 from ._toolunion import DynamicToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
@@ -130,6 +131,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
+    "CompositeToolSource",
     "ConfigError",
     "DynamicToolSource",
     "ElicitationError",

@@ -31,6 +31,7 @@ from ._instructions import compose_instructions
 from ._middleware import Middleware
 from ._plugins import PluginManager
 from ._plugins import get_plugin_manager
+from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 
@@ -73,6 +74,8 @@ class Kit:
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
         tool_sources: options per plugin-provided tool source, e.g.
             ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.
+        mcp: MCP servers (command lines or URLs), short for ``tool_sources={"mcp": ...}``;
+            each server is its own source, labelled ``mcp:#<n> <program>``.
         tool_filter, tool_wrap, on_tool_conflict: see :class:`ToolUnion`.
         compactor, compactor_options: a compactor plugin by name, run as ``compaction()``.
         guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
@@ -106,13 +109,16 @@ class Kit:
         try:
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
-                reg = kit._manager.lookup("tool_sources", name)
-                made = reg.value(**opts)
+                made = kit._manager.lookup("tool_sources", name).value(**opts)
                 if inspect.isawaitable(made):
                     made = await made
                 for source in made if isinstance(made, list | tuple) else [made]:
                     kit._opened.append(source)
-                    kit._union_sources.append((source.label, source))
+                    await source.list_tools()  # connects: a server that fails, fails here
+                    parts = (
+                        source.sources() if isinstance(source, CompositeToolSource) else [source]
+                    )
+                    kit._union_sources.extend((part.label, part) for part in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
         except BaseException:
             await kit.aclose()
@@ -135,7 +141,7 @@ class Kit:
             "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
             "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
             "compactor", "compactor_options", "guardrail", "guardrail_options", "middlewares",
-            "max_turns", "manager", *FIELDS,
+            "max_turns", "manager", "mcp", *FIELDS,
         }  # fmt: skip
         unknown = sorted(set(options) - known)
         if unknown:
@@ -159,6 +165,10 @@ class Kit:
             "on_conflict": options.get("on_tool_conflict"),
         }
         self._pending_sources: dict[str, dict[str, Any]] = dict(options.get("tool_sources") or {})
+        if options.get("mcp"):
+            mcp = dict(self._pending_sources.get("mcp") or {})
+            mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
+            self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options)
 

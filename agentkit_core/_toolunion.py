@@ -32,6 +32,17 @@ class DynamicToolSource(Protocol):
     async def list_tools(self) -> list[Tool]: ...
 
 
+@runtime_checkable
+class CompositeToolSource(Protocol):
+    """A source made of several labelled sources (an MCP bridge over several servers).
+
+    The union lists each part under its own label, so a conflict or ``kit.tools()`` names
+    the server, not the bridge.
+    """
+
+    def sources(self) -> Sequence[DynamicToolSource]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolOrigin:
     """One tool of the union and the label of the source it came from."""

@@ -302,7 +302,9 @@ def test_filter_runs_before_the_duplicate_check_and_wrap_replaces() -> None:
 
 
 async def test_turn_time_duplicate_drops_the_later_and_reports_it() -> None:
-    source = ChangingSource("mcp:#1 server", [Echo("search")], [Echo("search"), Echo("read")])
+    first = [Echo("search")]
+    # listed once to connect and once to check the union, then changed
+    source = ChangingSource("mcp:#1 server", first, first, [Echo("search"), Echo("read")])
     conflicts: list[Any] = []
     kit = await Kit.open(
         manager=manager(source_plugin({"fake": lambda: source})),
