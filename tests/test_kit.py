@@ -148,7 +148,7 @@ def recording_plugin(name: str, log: list[str], priority: int = 0) -> Any:
         @hookimpl
         def agentkit_before_model_call(self, ctx: Any, request: ModelRequest) -> ModelRequest:
             log.append(f"{name}:before_model_call")
-            return ModelRequest(request.messages + (Message.user(name),))
+            return ModelRequest((*request.messages, Message.user(name)))
 
         @hookimpl
         def agentkit_before_tool_call(self, ctx: Any, call: ToolCall) -> ToolDecision:
@@ -197,7 +197,7 @@ async def test_every_contested_field_composes_plugins_then_user_in_order() -> No
     kit = Kit(
         manager=manager(recording_plugin("beta", log), recording_plugin("alpha", log, priority=5)),
         before_model_call=user(
-            "before_model_call", lambda c, r: ModelRequest(r.messages + (Message.user("user"),))
+            "before_model_call", lambda c, r: ModelRequest((*r.messages, Message.user("user")))
         ),
         before_tool_call=user("before_tool_call", ToolDecision.deny("user says no")),
         after_tool_call=user("after_tool_call", lambda c, call, r: ToolResult(f"{r.content}+user")),
@@ -341,7 +341,7 @@ def test_sync_construction_refuses_sources_that_need_connecting() -> None:
 
 
 def test_unknown_option_is_named() -> None:
-    with pytest.raises(ConfigError, match="unknown Kit option.*instruction_budgt"):
+    with pytest.raises(ConfigError, match=r"unknown Kit option.*instruction_budgt"):
         Kit(instruction_budgt=10)
 
 
