@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import os
 import sys
@@ -25,6 +26,13 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
         default=[],
         metavar="MODULE:ATTR",
         help="a tool, typed function or list of them to offer (repeatable)",
+    )
+    run.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="an MCP server (command line or URL) whose tools to offer (repeatable)",
     )
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
     run.add_argument("--prompt", default="", help="the system prompt")
@@ -72,7 +80,10 @@ def _run(args: argparse.Namespace) -> int:
         output=output,
         max_turns=args.max_turns,
     )
-    result = agent.run_sync(args.task)
+    if args.mcp:
+        result = asyncio.run(_run_with_mcp(args, tools, output))
+    else:
+        result = agent.run_sync(args.task)
     out = result.output
     if result.status != "done":
         print(f"agentkit: run {result.status}: {result.stop_reason}", file=sys.stderr)
@@ -83,3 +94,21 @@ def _run(args: argparse.Namespace) -> int:
 
         print(json.dumps(to_jsonable_python(out), indent=2, ensure_ascii=False))
     return 0 if result.status == "done" else 1
+
+
+async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any) -> Any:
+    """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
+    from ._agent import Agent
+    from ._agent import _as_tool
+    from ._toolunion import ToolUnion
+
+    source = args.plugin_manager.lookup("tool_sources", "mcp").value(args.mcp)
+    try:
+        given = [_as_tool(t) for t in tools]
+        union = await ToolUnion.create([("--tools", given), (source.label, source)])
+        agent = Agent(
+            "cli", args.model, args.prompt, union, output=output, max_turns=args.max_turns
+        )
+        return await agent.run(args.task)
+    finally:
+        await source.aclose()

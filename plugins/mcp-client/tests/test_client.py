@@ -278,3 +278,15 @@ def test_cli_reports_a_failing_server():
     )
     assert out.returncode == 2
     assert "TOY_TOKEN is not set" in out.stderr
+
+
+def test_agentkit_run_offers_mcp_tools(peers):
+    server = f"{peers.time_server} --local-timezone UTC"
+    out = subprocess.run(
+        [sys.executable, "-m", "agentkit_core._cli", "run", "what time is it", "--mcp", server],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "get_current_time" in out.stdout and "convert_time" in out.stdout
