@@ -87,6 +87,24 @@ from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
 from ._models import resolve_model
+from ._output import OutputCoerce
+from ._output import OutputStream
+from ._output import PartialCache
+from ._output import PartialParsing
+from ._output import SchemaAdapter
+from ._output import adapt
+from ._output import bare_instance
+from ._output import decode_json
+from ._output import error_line
+from ._output import import_optional
+from ._output import output_coerce
+from ._output import strict_json_schema
+from ._output import stream_partials
+from ._output import strip_code_fence
+from ._output import structure
+from ._output import supports_structured_output
+from ._partial import PartialJSONParser
+from ._partial import partial_json
 from ._plugins import PluginInfo
 from ._plugins import PluginManager
 from ._plugins import Registration
@@ -159,6 +177,24 @@ __all__ = [
     "ModelResponse",
     "Omission",
     "OutputSchema",
+    "OutputCoerce",
+    "OutputStream",
+    "PartialCache",
+    "PartialParsing",
+    "PartialJSONParser",
+    "SchemaAdapter",
+    "adapt",
+    "bare_instance",
+    "decode_json",
+    "error_line",
+    "import_optional",
+    "output_coerce",
+    "partial_json",
+    "strict_json_schema",
+    "stream_partials",
+    "strip_code_fence",
+    "structure",
+    "supports_structured_output",
     "OutputValidationError",
     "ParseError",
     "PartSource",
