@@ -23,7 +23,6 @@ from ._context import Elicitor
 from ._context import RunContext
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
-from ._errors import OutputValidationError
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._hooks import Hooks
@@ -37,8 +36,12 @@ from ._middleware import MiddlewareLike
 from ._middleware import ToolInvocation
 from ._models import Model
 from ._models import ModelRequest
-from ._models import OutputSchema
 from ._models import resolve_model
+from ._output import REPAIRS
+from ._output import adapt
+from ._output import output_coerce
+from ._output import output_request
+from ._output import supports_structured_output
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
@@ -143,11 +146,19 @@ class Agent:
         self.checkpointer = checkpointer
         self.elicitor = elicitor
         self.budget = budget
-        # Typed output: the schema goes to the model, the answer is parsed by _coerce.
-        self._output = _OutputSpec.of(output) if output is not None else None
+        # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
+        # answer; the schema rides on every request and, unless the model declares native
+        # structured output, in the prefix's schema block too.
+        self._adapter = adapt(output) if output is not None else None
+        self._coerce = (
+            None if self._adapter is None else output_coerce(self._adapter, output_retries)
+        )
+        self._output_request = None if self._adapter is None else output_request(self._adapter)
         if request_builder is None:
             text = prompt if isinstance(prompt, Prompt) else Prompt(name, "0", prompt)
-            schema = self._output.schema if self._output is not None else None
+            schema = None
+            if self._adapter is not None and not supports_structured_output(self.model):
+                schema = self._adapter.json_schema()
             request_builder = RequestBuilder(text, output_schema=schema)
         self.request_builder = request_builder
         self._union = tools if isinstance(tools, ToolUnion) else None
@@ -221,7 +232,6 @@ class Agent:
         hooks = self.hooks
         hooked = not hooks.empty
         start = len(state.transcript)
-        repairs = 0
         while state.turn < self.max_turns:
             state.turn += 1
             tools = await self._current_tools()
@@ -233,13 +243,17 @@ class Agent:
             request = ModelRequest(
                 tuple(messages),
                 tuple(t.spec for t in tools.values()),
-                self._output.request if self._output is not None else None,
+                self._output_request,
                 ctx=ctx,
             )
             if hooked:
                 request = await hooks.run_before_model_call(ctx, request)
             assert ctx.invoker is not None
-            response = await ctx.invoker.chat(request)
+            if self._coerce is not None:
+                response = await self._coerce.wrap_model(request, ctx.invoker.chat)
+                state.transcript.extend(request.metadata.pop(REPAIRS, ()))
+            else:
+                response = await ctx.invoker.chat(request)
             message = response.message
             if not message.tool_calls and not message.text.strip():
                 raise ProviderResponseError(
@@ -248,26 +262,10 @@ class Agent:
                 )
             state.transcript.append(message)
             if not message.tool_calls:
-                if self._output is not None:
-                    ok, value, errors = self._output.coerce(message.text)
-                    if not ok:
-                        if repairs >= self.output_retries:
-                            raise OutputValidationError(
-                                f"agent {self.name!r}: the answer still does not match "
-                                f"{self._output.name} after {repairs} repair rounds: "
-                                f"{'; '.join(errors)}",
-                                raw=message.text,
-                                errors=errors,
-                                transcript=list(state.transcript),
-                            )
-                        repairs += 1
-                        state.transcript.append(Message.user(_repair_prompt(errors)))
-                        continue
-                else:
-                    value = message.text
+                value = response.output if self._adapter is not None else message.text
                 if hooked:
                     message = await hooks.run_output_guard(ctx, message)
-                    if self._output is None:
+                    if self._adapter is None:
                         value = message.text
                 return await self._finish(ctx, state, wc, start, value)
             outcome = await self._run_calls(message.tool_calls, tools, ctx)
@@ -445,60 +443,3 @@ async def _gather(one: Any, indexes: list[int]) -> None:
 
 def _results(messages: list[Message]) -> list[ToolResult]:
     return [ToolResult(m.content, m.is_error) for m in messages]
-
-
-def _repair_prompt(errors: list[str]) -> str:
-    return (
-        "Your answer did not match the required JSON Schema:\n- "
-        + "\n- ".join(errors)
-        + "\nAnswer again with only the corrected JSON."
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _OutputSpec:
-    """The declared output type: its schema for the model and a strict parser."""
-
-    name: str
-    schema: dict[str, Any]
-    adapter: Any
-
-    @classmethod
-    def of(cls, tp: Any) -> _OutputSpec:
-        from pydantic import TypeAdapter
-
-        try:
-            adapter = TypeAdapter(tp)
-            schema = adapter.json_schema()
-        except Exception as exc:
-            raise ConfigError(
-                f"output={tp!r} cannot be described as a JSON Schema: {exc}", value=tp
-            ) from exc
-        return cls(getattr(tp, "__name__", repr(tp)), schema, adapter)
-
-    @property
-    def request(self) -> OutputSchema:
-        return OutputSchema(self.name, self.schema)
-
-    def coerce(self, text: str) -> tuple[bool, Any, list[str]]:
-        from pydantic import ValidationError
-
-        try:
-            return True, self.adapter.validate_json(_strip_fence(text)), []
-        except ValidationError as exc:
-            return (
-                False,
-                None,
-                [
-                    f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
-                    for e in exc.errors()
-                ],
-            )
-
-
-def _strip_fence(text: str) -> str:
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.split("\n", 1)[1] if "\n" in body else ""
-        body = body.rsplit("```", 1)[0]
-    return body.strip()
