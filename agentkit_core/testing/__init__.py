@@ -10,8 +10,12 @@ from ._models import ScriptedModel
 from ._models import Step
 from ._models import TestModel
 from ._models import tool_call
+from ._schema import SchemaAdapterConformance
+from ._schema import report_documents
 
 __all__ = [
+    "SchemaAdapterConformance",
+    "report_documents",
     "GuardrailConformance",
     "ScriptedModel",
     "Step",

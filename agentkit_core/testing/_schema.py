@@ -1,0 +1,257 @@
+"""The SchemaAdapter conformance suite every schema flavour runs.
+
+A flavour declares one canonical shape in its own terms and hands the suite an adapter for it::
+
+    Person: name: str, email: str
+    Report: title: str, count: int, score: float, done: bool, tags: list[str],
+            owner: Person, note: str | None = None
+
+then subclasses :class:`SchemaAdapterConformance` (the class name starting with ``Test``)::
+
+    class TestMine(SchemaAdapterConformance):
+        def make_adapter(self):
+            return adapt(Report)
+
+Documents are generated (hypothesis), written out with varied JSON styles (ASCII escapes,
+indentation), and the partial parse is checked at every cut point of each document and
+against the stream fed one character at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from typing import Final
+
+from .._errors import ParseError
+from .._output import SchemaAdapter
+
+FIELDS: Final = ("title", "count", "score", "done", "tags", "owner", "note")
+PERSON_FIELDS: Final = ("name", "email")
+_MISSING: Final = object()
+_SCALARS: Final = ("count", "score", "done")
+
+
+def report_documents() -> Any:
+    """A hypothesis strategy of Report documents (plain JSON data)."""
+    from hypothesis import strategies as st
+
+    text = st.text(st.characters(codec="utf-8"), max_size=12)
+    person = st.fixed_dictionaries({"name": text, "email": text})
+    return st.fixed_dictionaries(
+        {
+            "title": text,
+            "count": st.integers(-(10**12), 10**12),
+            "score": st.floats(allow_nan=False, allow_infinity=False, width=64),
+            "done": st.booleans(),
+            "tags": st.lists(text, max_size=4),
+            "owner": person,
+            "note": st.none() | text,
+        }
+    )
+
+
+def dump_styles() -> Any:
+    """A hypothesis strategy of ``json.dumps`` keyword sets."""
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries({"ensure_ascii": st.booleans(), "indent": st.none() | st.just(2)})
+
+
+class SchemaAdapterConformance:
+    """Checks one adapter for the canonical Report shape; see the module docstring."""
+
+    #: hypothesis examples per property (kept small: every cut point is parsed).
+    max_examples = 15
+
+    def make_adapter(self) -> SchemaAdapter[Any]:
+        """The adapter under test, for the flavour's declaration of Report."""
+        raise NotImplementedError("a conformance subclass supplies make_adapter()")
+
+    def has(self, obj: Any, name: str) -> bool:
+        """Whether field ``name`` has arrived in partial ``obj``.
+
+        A field with a default reads as that default before it arrives (a class attribute of
+        a dataclass, a filled-in default of a pydantic model), so presence is checked in the
+        instance itself: ``vars(obj)``, or the slot being set.
+        """
+        if isinstance(obj, dict):
+            return name in obj
+        try:
+            return name in vars(obj)
+        except TypeError:  # a slotted class: an unset slot raises AttributeError
+            return getattr(obj, name, _MISSING) is not _MISSING
+
+    def get(self, obj: Any, name: str) -> Any:
+        """Field ``name`` of ``obj`` (an instance or plain data)."""
+        return obj[name] if isinstance(obj, dict) else getattr(obj, name)
+
+    # ------------------------------------------------------------------ helpers
+
+    def view(self, obj: Any, fields: tuple[str, ...] = FIELDS) -> dict[str, Any]:
+        """The arrived fields of a partial ``obj`` as plain data."""
+        out: dict[str, Any] = {}
+        for name in fields:
+            if self.has(obj, name):
+                value = self.get(obj, name)
+                if name == "owner" and value is not None:
+                    value = self.view(value, PERSON_FIELDS)
+                elif name == "tags":
+                    value = list(value)
+                out[name] = value
+        return out
+
+    def _check_prefix(self, seen: dict[str, Any], doc: dict[str, Any], where: str) -> None:
+        for name, value in seen.items():
+            final = doc[name]
+            if name in _SCALARS:
+                assert value == final and type(value) is type(final), (where, name, value)
+            elif name == "owner":
+                self._check_prefix(value, final, f"{where} owner")
+            elif name == "tags":
+                assert len(value) <= len(final), (where, value)
+                for i, tag in enumerate(value):
+                    last = i == len(value) - 1
+                    assert tag == final[i] or (last and final[i].startswith(tag)), (where, tag)
+            elif value is None or final is None:
+                assert value == final, (where, name, value)
+            else:
+                assert isinstance(value, str) and final.startswith(value), (where, name, value)
+
+    # ------------------------------------------------------------------ the suite
+
+    def test_identity(self) -> None:
+        adapter = self.make_adapter()
+        assert isinstance(adapter, SchemaAdapter)
+        assert isinstance(adapter.name, str) and adapter.name
+        assert adapter.python_type is not None
+
+    def test_json_schema(self) -> None:
+        schema = self.make_adapter().json_schema()
+        json.dumps(schema)
+        assert set(FIELDS) <= set(schema["properties"])
+        assert set(schema["required"]) >= {"title", "count", "score", "done", "tags", "owner"}
+        assert "note" not in schema["required"]
+
+    def test_strict_json_schema(self) -> None:
+        schema = self.make_adapter().json_schema(strict=True)
+        objects = list(_objects(schema))
+        assert len(objects) >= 2  # Report and Person, wherever Person is kept
+        for node in objects:
+            assert node["additionalProperties"] is False
+            assert node["required"] == list(node["properties"])
+        note = schema["properties"]["note"]
+        assert "null" in json.dumps(note)
+
+    def test_round_trip(self) -> None:
+        from hypothesis import given
+        from hypothesis import settings
+
+        adapter = self.make_adapter()
+
+        @settings(max_examples=self.max_examples, deadline=None)
+        @given(report_documents(), dump_styles())
+        def check(doc: dict[str, Any], style: dict[str, Any]) -> None:
+            obj = adapter.parse(json.dumps(doc, **style))
+            assert adapter.serialize(obj) == doc
+            assert adapter.serialize(adapter.validate(obj)) == doc
+            assert adapter.serialize(adapter.validate(doc)) == doc
+            fenced = adapter.parse("```json\n" + json.dumps(doc) + "\n```")
+            assert adapter.serialize(fenced) == doc
+
+        check()
+
+    def test_parse_is_strict(self) -> None:
+        adapter = self.make_adapter()
+        good = _example()
+        for bad, field in (
+            ({k: v for k, v in good.items() if k != "title"}, "title"),
+            ({**good, "count": "many"}, "count"),
+            ({**good, "owner": {"email": "a@b"}}, "name"),
+        ):
+            text = json.dumps(bad)
+            try:
+                adapter.parse(text)
+            except ParseError as exc:
+                assert exc.raw == text
+                assert exc.errors and any(field in str(e) for e in exc.errors), exc.errors
+            else:
+                raise AssertionError(f"parse accepted {text}")
+        for text in ("{", "not json", '{"title": "x",}'):
+            try:
+                adapter.parse(text)
+            except ParseError as exc:
+                assert exc.raw == text and exc.errors
+            else:
+                raise AssertionError(f"parse accepted {text!r}")
+
+    def test_validate_refuses_a_bad_value(self) -> None:
+        adapter = self.make_adapter()
+        try:
+            adapter.validate({**_example(), "done": "perhaps", "count": [1]})
+        except ParseError as exc:
+            assert any("count" in str(e) for e in exc.errors), exc.errors
+        else:
+            raise AssertionError("validate accepted count=[1]")
+
+    def test_partial_parse_at_every_cut(self) -> None:
+        from hypothesis import given
+        from hypothesis import settings
+
+        adapter = self.make_adapter()
+
+        @settings(max_examples=self.max_examples, deadline=None)
+        @given(report_documents(), dump_styles())
+        def check(doc: dict[str, Any], style: dict[str, Any]) -> None:
+            text = json.dumps(doc, **style)
+            stream = adapter.stream()
+            before: set[str] = set()
+            for cut in range(len(text) + 1):
+                partial = adapter.partial_parse(text[:cut])
+                seen = {} if partial is None else self.view(partial)
+                self._check_prefix(seen, doc, f"cut {cut} of {text!r}")
+                assert before <= set(seen), (cut, before, seen)  # what arrived stays
+                before = set(seen)
+                if cut:
+                    streamed = stream.feed(text[cut - 1])
+                    assert (self.view(streamed) if streamed is not None else {}) == seen, cut
+            assert seen == doc
+            assert adapter.serialize(stream.finish()) == doc
+
+        check()
+
+    def test_partial_fields_not_arrived_are_absent(self) -> None:
+        adapter = self.make_adapter()
+        partial = adapter.partial_parse('{"title": "Quarterly rep')
+        assert self.get(partial, "title") == "Quarterly rep"
+        for name in ("count", "tags", "owner"):
+            assert not self.has(partial, name), name
+        cut_number = adapter.partial_parse('{"title": "t", "count": 12')
+        assert not self.has(cut_number, "count")
+        nested = adapter.partial_parse('{"owner": {"name": "Ad\\u00e')
+        assert self.get(self.get(nested, "owner"), "name") == "Ad"
+        assert not self.has(self.get(nested, "owner"), "email")
+
+
+def _example() -> dict[str, Any]:
+    return {
+        "title": "t",
+        "count": 1,
+        "score": 0.5,
+        "done": False,
+        "tags": ["a"],
+        "owner": {"name": "n", "email": "e"},
+        "note": None,
+    }
+
+
+def _objects(schema: Any) -> Any:
+    """Every object schema with properties, at any depth (``$defs`` included)."""
+    if isinstance(schema, dict):
+        if "properties" in schema:
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _objects(value)

@@ -1,0 +1,34 @@
+"""The pydantic flavour passes the SchemaAdapter conformance suite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentkit_core import SchemaAdapter
+from agentkit_core import adapt
+from agentkit_core.testing import SchemaAdapterConformance
+
+
+class Person(BaseModel):
+    name: str
+    email: str
+
+
+class Report(BaseModel):
+    title: str
+    count: int
+    score: float
+    done: bool
+    tags: list[str]
+    owner: Person
+    note: str | None = None
+
+
+class TestPydanticAdapter(SchemaAdapterConformance):
+    def make_adapter(self) -> SchemaAdapter[Any]:
+        return adapt(Report)
+
+    def has(self, obj: Any, name: str) -> bool:
+        return name in obj.model_fields_set  # defaults are filled in, but not "set"
