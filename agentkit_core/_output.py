@@ -99,27 +99,42 @@ class SchemaAdapter(Protocol[T_co]):
 
 @final
 class PartialCache:
-    """Typed partials of closed containers, so a stream rebuilds only its open spine.
+    """What a stream built from its parser's live tree, so each read costs the open spine.
 
-    A closed container of the parser's live tree never changes again, so what was built from
-    it is reused; only the objects still open are rebuilt on each read.
+    A closed container never changes again, so what was built from it is reused as is. An
+    open list only ever grows at its end, so its built list is kept and grown: each read
+    rebuilds the last item and adds the new ones. Partials are therefore live too: copy one
+    to keep a snapshot.
     """
 
-    __slots__ = ("_built", "_parser")
+    __slots__ = ("_built", "_lists", "_parser")
 
     def __init__(self, parser: PartialJSONParser) -> None:
         self._parser = parser
         self._built: dict[int, tuple[Any, Any, Any]] = {}
+        self._lists: dict[int, tuple[Any, Any, list[Any]]] = {}
 
     def get(self, data: Any, tp: Any) -> tuple[bool, Any]:
+        """``(True, built)`` when ``data`` is closed and was built as ``tp`` before."""
         hit = self._built.get(id(data))
         if hit is not None and hit[0] is data and hit[1] is tp:
             return True, hit[2]
         return False, None
 
     def put(self, data: Any, tp: Any, built: Any) -> None:
+        """Remember ``built`` for ``data`` once ``data`` is closed."""
         if not self._parser.is_open(data):
             self._built[id(data)] = (data, tp, built)
+            self._lists.pop(id(data), None)
+
+    def growing(self, data: list[Any], tp: Any) -> list[Any]:
+        """The list being built from the open list ``data`` (empty the first time)."""
+        entry = self._lists.get(id(data))
+        if entry is not None and entry[0] is data and entry[1] is tp:
+            return entry[2]
+        built: list[Any] = []
+        self._lists[id(data)] = (data, tp, built)
+        return built
 
 
 PartialBuilder = Callable[[Any, "PartialCache | None"], Any]
@@ -297,14 +312,25 @@ def structure(
             return data
         args = typing.get_args(arm)
         if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
-            items = [
+            return origin(
                 structure(t, v, fields_of=fields_of, make=make, cache=cache)
                 for t, v in zip(args, data, strict=False)
-            ]
-        else:
-            etp = args[0] if args else Any
+            )
+        etp = args[0] if args else Any
+        if cache is None or origin not in (list, Sequence):
             items = [structure(etp, v, fields_of=fields_of, make=make, cache=cache) for v in data]
-        return items if origin in (list, Sequence) else origin(items)
+            return items if origin in (list, Sequence) else origin(items)
+        hit, built = cache.get(data, tp)
+        if hit:
+            return built
+        items = cache.growing(data, tp)
+        del items[max(len(items) - 1, 0) :]  # all but the last item built were final then
+        items.extend(
+            structure(etp, v, fields_of=fields_of, make=make, cache=cache)
+            for v in data[len(items) :]
+        )
+        cache.put(data, tp, items)
+        return items
     return data
 
 
