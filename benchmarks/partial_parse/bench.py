@@ -14,8 +14,8 @@ import json
 import platform
 import sys
 import time
-from importlib.metadata import version
 from collections.abc import Callable
+from importlib.metadata import version
 
 import agentkit_schema_pydantic
 import json_repair
