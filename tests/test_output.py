@@ -302,3 +302,17 @@ async def test_stream_partials_grow_as_the_answer_streams() -> None:
     assert [getattr(p, "steps", None) for p in partials][-1] == ["build", "tag", "publish"]
     lengths = [len(getattr(p, "steps", [])) for p in partials]
     assert lengths == sorted(lengths) and lengths[0] < lengths[-1]
+
+
+def test_plugins_list_shows_each_flavour_probe_rank() -> None:
+    import os
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
+    env["AGENTKIT_LOAD_PLUGINS"] = "pydantic,attrs,dataclass,jsonschema"
+    agentkit = Path(sys.executable).with_name("agentkit")
+    out = subprocess.run(
+        [str(agentkit), "plugins", "list"], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    for name, rank in (("pydantic", 10), ("attrs", 20), ("dataclass", 30), ("jsonschema", 40)):
+        assert f"schema_adapters:{name}(rank={rank})" in out, out
