@@ -10,6 +10,15 @@ cd "$(dirname "$0")/../.."
 root=.ci/cache/mcp
 mkdir -p "$root"
 
+# npm trusts only its own CA list; behind a TLS-inspecting proxy every fetch then fails with
+# SELF_SIGNED_CERT_IN_CHAIN and is retried for minutes. Hand it the system trust store.
+for ca in "${NODE_EXTRA_CA_CERTS:-}" "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt; do
+  if [ -n "$ca" ] && [ -f "$ca" ]; then
+    export npm_config_cafile="$ca"
+    break
+  fi
+done
+
 npm_packages=(
   "@modelcontextprotocol/server-everything"
   "@modelcontextprotocol/server-filesystem"
@@ -24,7 +33,9 @@ for bin in "${bins[@]}"; do
 done
 if [ "$missing" = 1 ]; then
   command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
-  npm install --silent --no-audit --no-fund --prefix "$root" "${npm_packages[@]}"
+  # Bounded, so a registry that does not answer fails this step instead of the CI clock.
+  timeout 900 npm install --silent --no-audit --no-fund --fetch-retries=2 \
+    --prefix "$root" "${npm_packages[@]}"
 fi
 
 if [ ! -x "$root/time-venv/bin/mcp-server-time" ]; then
