@@ -121,9 +121,11 @@ class Skills:
 
     @property
     def tools(self) -> Sequence[Tool]:
+        """The ``load_skill`` tool, when it is offered and there is a skill to load."""
         return (self._tool,) if self.offer_tool and self.skills else ()
 
     def get(self, name: str) -> Skill | None:
+        """The skill called ``name``, or None."""
         return next((s for s in self.skills if s.name == name), None)
 
     def reload(self) -> None:
@@ -163,6 +165,7 @@ class Skills:
         self._problems = problems
 
     def render(self, max_bytes: int | None) -> Rendered:
+        """The skill catalogue (names and descriptions) within ``max_bytes``."""
         if not self.skills:
             return Rendered("", tuple(self._problems))
         head = [HEADER]

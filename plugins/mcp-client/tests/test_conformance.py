@@ -16,9 +16,9 @@ SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_client_conformance_scenario(peers, scenario, tmp_path):
     client = f"{sys.executable} {SERVERS / 'conformance_client.py'}"
+    command = [peers.node22, peers.conformance_js, "client", "--command", client]
     out = subprocess.run(
-        [peers.node22, peers.conformance_js, "client", "--command", client]
-        + ["--scenario", scenario, "-o", str(tmp_path)],
+        [*command, "--scenario", scenario, "-o", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
