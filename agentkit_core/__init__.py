@@ -10,6 +10,14 @@ from ._agent import AgentResult
 from ._agent import RunState
 from ._agent_tool import AgentTool
 from ._agent_tool import agent_tool
+from ._compaction import SUMMARY
+from ._compaction import Compactor
+from ._compaction import Unit
+from ._compaction import compaction
+from ._compaction import compaction_units
+from ._compaction import get_compactor
+from ._compaction import keep_units
+from ._compaction import recent_units
 from ._config import PluginConfig
 from ._context import Budget
 from ._context import Elicitor
@@ -98,8 +106,8 @@ from ._output import decode_json
 from ._output import error_line
 from ._output import import_optional
 from ._output import output_coerce
-from ._output import strict_json_schema
 from ._output import stream_partials
+from ._output import strict_json_schema
 from ._output import strip_code_fence
 from ._output import structure
 from ._output import supports_structured_output
@@ -135,12 +143,14 @@ from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
 from .hookspecs import hookimpl
+from .tokens import Estimator
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_ORDER",
     "SEPARATOR",
+    "SUMMARY",
     "Agent",
     "AgentConfig",
     "AgentResult",
@@ -149,12 +159,14 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
+    "Compactor",
     "CompositeToolSource",
     "ConfigError",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
     "EncodingError",
+    "Estimator",
     "Evaluator",
     "FunctionTool",
     "Grounder",
@@ -176,28 +188,15 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "Omission",
-    "OutputSchema",
     "OutputCoerce",
+    "OutputSchema",
     "OutputStream",
-    "PartialCache",
-    "PartialParsing",
-    "PartialJSONParser",
-    "SchemaAdapter",
-    "adapt",
-    "bare_instance",
-    "decode_json",
-    "error_line",
-    "import_optional",
-    "output_coerce",
-    "partial_json",
-    "strict_json_schema",
-    "stream_partials",
-    "strip_code_fence",
-    "structure",
-    "supports_structured_output",
     "OutputValidationError",
     "ParseError",
     "PartSource",
+    "PartialCache",
+    "PartialJSONParser",
+    "PartialParsing",
     "PluginConfig",
     "PluginConflictError",
     "PluginError",
@@ -216,6 +215,7 @@ __all__ = [
     "RunContext",
     "RunError",
     "RunState",
+    "SchemaAdapter",
     "Scratchpad",
     "Span",
     "StopDecision",
@@ -238,6 +238,7 @@ __all__ = [
     "ToolUnion",
     "Trace",
     "TurnInfo",
+    "Unit",
     "UnknownNameError",
     "UnsupportedTypeError",
     "Usage",
@@ -245,15 +246,24 @@ __all__ = [
     "VersionConflict",
     "WorkingContext",
     "__version__",
+    "adapt",
     "agent_tool",
     "as_middleware",
+    "bare_instance",
+    "compaction",
+    "compaction_units",
     "compose_instructions",
     "current_span",
+    "decode_json",
     "default_middlewares",
     "egress",
+    "error_line",
+    "get_compactor",
     "get_guardrail",
     "get_plugin_manager",
     "hookimpl",
+    "import_optional",
+    "keep_units",
     "kit_hooks",
     "kit_middlewares",
     "message_from_openai",
@@ -262,11 +272,19 @@ __all__ = [
     "messages_to_openai",
     "metering",
     "order_sources",
+    "output_coerce",
+    "partial_json",
     "read_kit_options",
+    "recent_units",
     "render_grounding",
     "reset_plugin_manager",
     "resolve_model",
     "retry",
+    "stream_partials",
+    "strict_json_schema",
+    "strip_code_fence",
+    "structure",
+    "supports_structured_output",
     "tool",
     "tracing",
     "usage_from_openai",

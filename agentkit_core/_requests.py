@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Protocol
 
 from ._errors import ConfigError
 from ._messages import Message
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
+    from ._compaction import Compactor
     from ._context import RunContext
 
 
@@ -58,12 +58,6 @@ GroundingSource = Callable[["RunContext", str], Awaitable[Sequence[MemoryItem]]]
 GroundingAdmit = Callable[[MemoryItem], bool]
 #: ``(items) -> str``: how admitted items become the grounding block.
 GroundingRender = Callable[[Sequence[MemoryItem]], str]
-
-
-class Compactor(Protocol):
-    """Anything with ``async compact(messages, ctx) -> messages``."""
-
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]: ...
 
 
 def render_grounding(items: Sequence[MemoryItem]) -> str:

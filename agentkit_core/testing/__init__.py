@@ -13,13 +13,30 @@ from ._models import tool_call
 from ._schema import SchemaAdapterConformance
 from ._schema import report_documents
 
+
+def __getattr__(name: str) -> object:
+    # The conformance suites need hypothesis; import them only when a test asks.
+    if name in ("CompactorConformance", "check_compaction_invariants", "transcripts"):
+        from . import _compactors
+
+        return {
+            "CompactorConformance": _compactors.CompactorConformance,
+            "check_compaction_invariants": _compactors.check_invariants,
+            "transcripts": _compactors.transcripts,
+        }[name]
+    raise AttributeError(f"module 'agentkit_core.testing' has no attribute {name!r}")
+
+
 __all__ = [
-    "SchemaAdapterConformance",
-    "report_documents",
+    "CompactorConformance",
     "GuardrailConformance",
+    "SchemaAdapterConformance",
     "ScriptedModel",
     "Step",
     "TestModel",
+    "check_compaction_invariants",
     "make_test_ctx",
+    "report_documents",
     "tool_call",
+    "transcripts",
 ]

@@ -1,0 +1,182 @@
+"""Compaction: the Compactor seam, the one cut helper every compactor uses, the middleware.
+
+A transcript can only be cut between *units*: a tool result separated from the assistant
+message that requested it, or an assistant message with tool calls kept without all of its
+results, is a 400 from every provider. :func:`compaction_units` is the one place that knows
+where the boundaries are, so no compactor re-derives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
+from typing import Protocol
+from typing import runtime_checkable
+
+from ._messages import Message
+from ._middleware import CallModel
+from ._middleware import Middleware
+from ._models import ModelRequest
+from ._models import ModelResponse
+from ._tracing import current_span
+from .tokens import Estimator
+from .tokens import estimate_message
+from .tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+
+#: What a compactor-written message (a summary) carries in ``Message.metadata["compaction"]``.
+SUMMARY = "summary"
+
+
+@runtime_checkable
+class Compactor(Protocol):
+    """Shrinks a transcript: ``async compact(messages, ctx) -> messages``.
+
+    Each implementation owns its threshold: a transcript already small enough comes back
+    unchanged, so callers need no guard. Whatever it is given, a compactor keeps a leading
+    system message verbatim, never separates a tool result from the assistant message that
+    requested it, never keeps a tool-calling assistant message without all of its results,
+    and never returns an empty list.
+    """
+
+    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]: ...
+
+
+UnitKind = Literal["system", "message", "tool_turn", "orphan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """Messages ``[start, end)`` of a transcript that stand or fall together.
+
+    ``system``: the leading system message. ``tool_turn``: an assistant message with tool
+    calls and the tool results that answer it. ``orphan``: tool results with no requesting
+    assistant in view (already invalid; compaction drops them). ``message``: anything else.
+    """
+
+    start: int
+    end: int
+    kind: UnitKind
+    tokens: int
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+def compaction_units(messages: Sequence[Message], estimate: Estimator | None = None) -> list[Unit]:
+    """Split a transcript into units, each with its token estimate; linear in its length."""
+    cost = (lambda m: estimate([m])) if estimate is not None else estimate_message
+    units: list[Unit] = []
+    n = len(messages)
+    i = 0
+    if n and messages[0].role == "system":
+        units.append(Unit(0, 1, "system", cost(messages[0])))
+        i = 1
+    while i < n:
+        msg = messages[i]
+        start, tokens = i, cost(msg)
+        i += 1
+        if msg.role == "assistant" and msg.tool_calls:
+            ids = {c.id for c in msg.tool_calls}
+            while i < n and messages[i].role == "tool" and messages[i].tool_call_id in ids:
+                tokens += cost(messages[i])
+                i += 1
+            units.append(Unit(start, i, "tool_turn", tokens))
+        elif msg.role == "tool":
+            while i < n and messages[i].role == "tool":
+                tokens += cost(messages[i])
+                i += 1
+            units.append(Unit(start, i, "orphan", tokens))
+        else:
+            units.append(Unit(start, i, "message", tokens))
+    return units
+
+
+def keep_units(messages: Sequence[Message], units: Sequence[Unit]) -> list[Message]:
+    """The messages of ``units``, in transcript order."""
+    out: list[Message] = []
+    for unit in sorted(units, key=lambda u: u.start):
+        out.extend(messages[unit.start : unit.end])
+    return out
+
+
+def recent_units(units: Sequence[Unit], budget: int, cost: Callable[[Unit], int]) -> list[Unit]:
+    """The most recent non-system units whose summed ``cost`` stays within ``budget``.
+
+    Walks back from the newest unit and stops at the first that does not fit, so what is kept
+    is one contiguous recent run. The newest unit is kept even when it alone is over the
+    budget: the result is never empty. Orphaned tool results are never kept.
+    """
+    kept: list[Unit] = []
+    used = 0
+    for unit in reversed(units):
+        if unit.kind in ("system", "orphan"):
+            continue
+        if kept and used + cost(unit) > budget:
+            break
+        kept.append(unit)
+        used += cost(unit)
+    kept.reverse()
+    return kept
+
+
+def get_compactor(name: str, **options: Any) -> Compactor:
+    """The compactor an installed plugin registered as ``name``, built with ``options``."""
+    from ._plugins import get_plugin_manager
+
+    factory = get_plugin_manager().lookup("compactors", name).value
+    compactor: Compactor = factory(**options)
+    return compactor
+
+
+class _Compaction(Middleware):
+    def __init__(self, compactor: Compactor) -> None:
+        self.compactor = compactor
+
+    async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
+        span = current_span()
+        before = list(request.messages)
+        if request.ctx is None:
+            return await call_next(request)
+        after = await self.compactor.compact(list(before), request.ctx)
+        reason = _rejection(before, after)
+        if reason is not None:
+            span.set("compaction_rejected", reason)
+            return await call_next(request)
+        span.set("compaction_messages_before", len(before))
+        span.set("compaction_messages_after", len(after))
+        span.set("compaction_tokens_before", estimate_tokens(before))
+        span.set("compaction_tokens_after", estimate_tokens(after))
+        if after == before:
+            return await call_next(request)
+        return await call_next(replace(request, messages=tuple(after)))
+
+
+def _rejection(before: list[Message], after: list[Message]) -> str | None:
+    if not after:
+        return "the compactor returned no messages"
+    if before and before[0].role == "system" and after[0] != before[0]:
+        return "the compactor dropped or altered the leading system message"
+    return None
+
+
+def compaction(compactor: Compactor) -> Middleware:
+    """Run ``compactor`` on every assembled request (prefix and tail) before the model.
+
+    A rewrite that returns no messages, or that drops or alters the leading system message,
+    is refused: the request goes on whole and the span says why (``compaction_rejected``).
+    The span also records message and token counts before and after.
+    """
+    if compactor is None:
+        from ._errors import ConfigError
+
+        raise ConfigError("compaction(None): pass a compactor (get_compactor('truncation', ...))")
+    return _Compaction(compactor)

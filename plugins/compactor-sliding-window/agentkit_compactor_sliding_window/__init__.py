@@ -1,0 +1,46 @@
+"""The ``sliding-window`` compactor: the leading system message and the most recent turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentkit_core import ConfigError
+from agentkit_core import Message
+from agentkit_core import RunContext
+from agentkit_core import compaction_units
+from agentkit_core import hookimpl
+from agentkit_core import keep_units
+from agentkit_core import recent_units
+
+__all__ = ["SlidingWindowCompactor"]
+
+
+class SlidingWindowCompactor:
+    """Keep the leading system message and at most ``keep_recent`` of the latest messages.
+
+    Counts messages, not tokens (use ``truncation`` for a token budget). The window never cuts
+    a tool call from its results, so it may keep fewer than ``keep_recent``; the newest turn is
+    kept even when it alone is longer. A transcript within the window comes back unchanged.
+    """
+
+    def __init__(self, keep_recent: int = 10) -> None:
+        if keep_recent < 1:
+            raise ConfigError(
+                f"keep_recent must be at least 1, got {keep_recent}", value=keep_recent
+            )
+        self.keep_recent = keep_recent
+
+    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+        """The system message and the most recent turns that fit the window."""
+        leading = 1 if messages and messages[0].role == "system" else 0
+        if len(messages) - leading <= self.keep_recent:
+            return messages
+        units = compaction_units(messages, estimate=lambda ms: 0)
+        kept = recent_units(units, self.keep_recent, lambda u: u.size)
+        return keep_units(messages, units[:leading] + kept)
+
+
+@hookimpl
+def agentkit_register_compactors(register: Any) -> None:
+    """Offer ``sliding-window``."""
+    register("sliding-window", SlidingWindowCompactor)
