@@ -1,0 +1,152 @@
+"""The kit rule: every field the kit sets is documented in docs/manual.md, and the manual
+calls named there build the same configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import agentkit_instructions_agentsmd
+import agentkit_instructions_skills
+from agentkit_instructions_agentsmd import AgentsMD
+from agentkit_instructions_skills import Skills
+
+from agentkit_core import AgentConfig
+from agentkit_core import Hooks
+from agentkit_core import Kit
+from agentkit_core import Middleware
+from agentkit_core import TextPart
+from agentkit_core import ToolUnion
+from agentkit_core import agent_tool
+from agentkit_core import compaction
+from agentkit_core import compose_instructions
+from agentkit_core import egress
+from agentkit_core import get_compactor
+from agentkit_core import get_guardrail
+from agentkit_core import get_plugin_manager
+from agentkit_core import tool
+
+MANUAL = Path(__file__).resolve().parent.parent / "docs" / "manual.md"
+
+
+def documented_fields() -> set[str]:
+    rows = re.findall(r"^\| `(\w+)` \|", MANUAL.read_text(encoding="utf-8"), re.M)
+    return set(rows)
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return key
+
+
+def user_guard(ctx: Any, message: Any) -> None:
+    return None
+
+
+class Stamp(Middleware):
+    pass
+
+
+STAMP = Stamp()
+
+
+def full_options(root: Path) -> dict[str, Any]:
+    (root / "AGENTS.md").write_text("Repository rules.")
+    (root / "skills" / "triage").mkdir(parents=True)
+    (root / "skills" / "triage" / "SKILL.md").write_text(
+        "---\nname: triage\ndescription: Sort issues\n---\nSort them."
+    )
+    return {
+        "name": "full",
+        "model": "test",
+        "instructions": "Be brief.",
+        "parts": {
+            "agentsmd": {"path": root, "root": root},
+            "skills": {"dirs": [root / "skills"]},
+        },
+        "order": ["product", "agentsmd", "skills"],
+        "instruction_budget": 2_000,
+        "tools": [lookup],
+        "agents": [SimpleNamespace(name="helper")],
+        "compactor": "truncation",
+        "compactor_options": {"max_tokens": 5_000},
+        "guardrail": "web",
+        "middlewares": [STAMP],
+        "output_guard": user_guard,
+        "max_turns": 7,
+    }
+
+
+def describe(config: AgentConfig) -> dict[str, Any]:
+    """A comparable view: tools by (name, source), middlewares by type and settings."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(AgentConfig):
+        value = getattr(config, f.name)
+        if f.name == "tools":
+            value = [(o.name, o.source) for o in value.origins()]
+        elif f.name == "middlewares":
+            value = [(type(m).__name__, _settings(m)) for m in value]
+        out[f.name] = value
+    return out
+
+
+def _settings(obj: Any) -> Any:
+    state = getattr(obj, "__dict__", None)
+    if state is None:
+        return None
+    return {k: type(v).__name__ for k, v in state.items()}
+
+
+def test_every_field_the_kit_sets_is_in_the_manual(tmp_path: Path) -> None:
+    config = Kit(**full_options(tmp_path)).config()
+    default = AgentConfig()
+    set_by_kit = {
+        f.name
+        for f in dataclasses.fields(AgentConfig)
+        if f.name == "tools" or getattr(config, f.name) != getattr(default, f.name)
+    }
+    missing = set_by_kit - documented_fields()
+    assert not missing, f"docs/manual.md does not name the manual call for {sorted(missing)}"
+    assert documented_fields() <= {f.name for f in dataclasses.fields(AgentConfig)}
+
+
+async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
+    options = full_options(tmp_path)
+    kit = Kit(**options)
+    skills = Skills([tmp_path / "skills"])
+    manual = AgentConfig(
+        name="full",
+        model="test",
+        instructions=compose_instructions(
+            [TextPart("Be brief."), AgentsMD(tmp_path, root=tmp_path), skills],
+            order=["product", "agentsmd", "skills"],
+            budget=2_000,
+        ).text,
+        tools=await ToolUnion.create(
+            [
+                ("tools", [lookup]),
+                ("agent:#1 helper", [agent_tool(options["agents"][0])]),
+                ("skills", skills.tools),
+            ]
+        ),
+        hooks=Hooks.from_plugins().merged(Hooks.of("user", output_guard=user_guard)),
+        middlewares=(
+            compaction(get_compactor("truncation", max_tokens=5_000)),
+            egress(get_guardrail("web")),
+            STAMP,
+        ),
+        max_turns=7,
+    )
+    assert describe(manual) == describe(kit.config())
+
+
+def test_the_plugins_named_in_the_manual_are_the_registered_ones() -> None:
+    pm = get_plugin_manager()
+    assert pm.lookup("instruction_parts", "agentsmd").value is AgentsMD
+    assert pm.lookup("instruction_parts", "skills").value is Skills
+    assert agentkit_instructions_agentsmd.PART_ID == "agentsmd"
+    assert agentkit_instructions_skills.PART_ID == "skills"
