@@ -10,6 +10,13 @@ from ._agent import AgentResult
 from ._agent import RunState
 from ._agent_tool import AgentTool
 from ._agent_tool import agent_tool
+from ._checkpoint import DONE
+from ._checkpoint import FAILED
+from ._checkpoint import RUNNING
+from ._checkpoint import SUSPENDED
+from ._checkpoint import CheckpointPort
+from ._checkpoint import StoredCheckpoint
+from ._checkpoint import open_checkpoint_store
 from ._compaction import SUMMARY
 from ._compaction import Compactor
 from ._compaction import Unit
@@ -149,6 +156,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_ORDER",
+    "DONE",
+    "FAILED",
+    "RUNNING",
+    "SUSPENDED",
     "SEPARATOR",
     "SUMMARY",
     "Agent",
@@ -159,6 +170,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
+    "CheckpointPort",
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
@@ -220,6 +232,7 @@ __all__ = [
     "Span",
     "StopDecision",
     "StorageError",
+    "StoredCheckpoint",
     "StreamEvent",
     "TextPart",
     "Tool",
@@ -271,6 +284,7 @@ __all__ = [
     "messages_from_openai",
     "messages_to_openai",
     "metering",
+    "open_checkpoint_store",
     "order_sources",
     "output_coerce",
     "partial_json",

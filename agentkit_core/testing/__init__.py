@@ -15,7 +15,7 @@ from ._schema import report_documents
 
 
 def __getattr__(name: str) -> object:
-    # The conformance suites need hypothesis; import them only when a test asks.
+    # The conformance suites need hypothesis or pytest; import them only when a test asks.
     if name in ("CompactorConformance", "check_compaction_invariants", "transcripts"):
         from . import _compactors
 
@@ -24,10 +24,15 @@ def __getattr__(name: str) -> object:
             "check_compaction_invariants": _compactors.check_invariants,
             "transcripts": _compactors.transcripts,
         }[name]
+    if name == "CheckpointPortConformance":
+        from ._checkpoints import CheckpointPortConformance
+
+        return CheckpointPortConformance
     raise AttributeError(f"module 'agentkit_core.testing' has no attribute {name!r}")
 
 
 __all__ = [
+    "CheckpointPortConformance",
     "CompactorConformance",
     "GuardrailConformance",
     "SchemaAdapterConformance",

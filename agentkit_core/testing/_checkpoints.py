@@ -1,0 +1,195 @@
+"""The checkpoint-store conformance suite: what every :class:`CheckpointPort` must do.
+
+A store plugin's test subclasses :class:`CheckpointPortConformance` and opens a fresh port::
+
+    class TestSqliteConformance(CheckpointPortConformance):
+        async def make_port(self, tmp_path):
+            return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db")
+
+The suite closes the port after each test. A store that needs other fixtures (a throwaway
+server) overrides the ``port`` fixture itself instead: an async generator fixture yielding an
+open port. Every test uses fresh random run ids, so one shared database serves them all.
+Requires pytest (and pytest-asyncio in auto mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime
+from datetime import timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .._checkpoint import STATUSES
+from .._checkpoint import CheckpointPort
+from .._checkpoint import StoredCheckpoint
+
+
+def _run() -> str:
+    return f"run-{uuid.uuid4().hex}"
+
+
+def record(
+    run_id: str,
+    version: int,
+    state: Any = None,
+    *,
+    namespace: str = "agent",
+    status: str = "running",
+    metadata: Any = None,
+) -> StoredCheckpoint:
+    """A record whose state and metadata are the JSON of the given values."""
+    return StoredCheckpoint(
+        run_id=run_id,
+        namespace=namespace,
+        version=version,
+        status=status,
+        state=json.dumps({"v": version} if state is None else state, ensure_ascii=False),
+        metadata=json.dumps(metadata or {}, ensure_ascii=False),
+        created_at=datetime(2026, 12, 3, 7, 0, version % 60, tzinfo=timezone.utc).isoformat(),
+    )
+
+
+def assert_same(got: StoredCheckpoint | None, want: StoredCheckpoint) -> None:
+    """Equal as records: JSON compared decoded, the timestamp compared as an instant."""
+    assert got is not None, f"expected {want!r}, the store returned None"
+    assert (got.run_id, got.namespace, got.version, got.status) == (
+        want.run_id,
+        want.namespace,
+        want.version,
+        want.status,
+    )
+    assert isinstance(got.state, str) and isinstance(got.metadata, str)
+    assert json.loads(got.state) == json.loads(want.state)
+    assert json.loads(got.metadata) == json.loads(want.metadata)
+    assert datetime.fromisoformat(got.created_at) == datetime.fromisoformat(want.created_at)
+
+
+class CheckpointPortConformance:
+    """Contract tests for a checkpoint store; subclass and define :meth:`make_port`."""
+
+    async def make_port(self, tmp_path: Path) -> CheckpointPort:
+        raise NotImplementedError("define make_port(tmp_path) in the conformance subclass")
+
+    @pytest.fixture
+    async def port(self, tmp_path: Path) -> AsyncIterator[CheckpointPort]:
+        store = await self.make_port(tmp_path)
+        try:
+            yield store
+        finally:
+            await store.aclose()
+
+    async def test_is_a_port(self, port: CheckpointPort) -> None:
+        assert isinstance(port, CheckpointPort)
+
+    async def test_put_then_read_back(self, port: CheckpointPort) -> None:
+        run = _run()
+        rec = record(run, 1, {"turn": 1, "items": [1, 2.5, None, True, "x"]}, metadata={"k": 1})
+        assert await port.put(rec) is True
+        assert_same(await port.get(run, "agent", 1), rec)
+        assert_same(await port.latest(run, "agent"), rec)
+        assert await port.versions(run, "agent") == [1]
+
+    async def test_unknown_reads_are_none_or_empty(self, port: CheckpointPort) -> None:
+        run = _run()
+        assert await port.latest(run, "agent") is None
+        assert await port.get(run, "agent", 1) is None
+        assert await port.versions(run, "agent") == []
+        await port.put(record(run, 1))
+        assert await port.get(run, "agent", 2) is None
+        assert await port.get(run, "other", 1) is None
+
+    async def test_taken_version_is_refused_and_the_record_kept(self, port: CheckpointPort) -> None:
+        run = _run()
+        first = record(run, 1, {"who": "first"}, status="suspended", metadata={"a": 1})
+        assert await port.put(first) is True
+        second = record(run, 1, {"who": "second"}, status="done", metadata={"b": 2})
+        assert await port.put(second) is False
+        assert_same(await port.get(run, "agent", 1), first)
+        assert await port.versions(run, "agent") == [1]
+
+    async def test_versions_ascend_and_latest_is_the_highest(self, port: CheckpointPort) -> None:
+        run = _run()
+        for v in (3, 1, 12, 2):
+            assert await port.put(record(run, v))
+        assert await port.versions(run, "agent") == [1, 2, 3, 12]
+        latest = await port.latest(run, "agent")
+        assert latest is not None and latest.version == 12
+        assert_same(await port.get(run, "agent", 2), record(run, 2))
+
+    async def test_every_status_round_trips(self, port: CheckpointPort) -> None:
+        run = _run()
+        for v, status in enumerate(STATUSES, 1):
+            await port.put(record(run, v, status=status))
+        for v, status in enumerate(STATUSES, 1):
+            got = await port.get(run, "agent", v)
+            assert got is not None and got.status == status
+
+    async def test_namespaces_and_runs_are_isolated(self, port: CheckpointPort) -> None:
+        run, other = _run(), _run()
+        a = record(run, 1, {"ns": "agent"})
+        b = record(run, 1, {"ns": "workflow"}, namespace="workflow")
+        c = record(other, 1, {"run": "other"})
+        assert await port.put(a) and await port.put(b) and await port.put(c)
+        await port.put(record(run, 2, {"ns": "workflow"}, namespace="workflow"))
+        assert_same(await port.latest(run, "agent"), a)
+        assert await port.versions(run, "agent") == [1]
+        assert await port.versions(run, "workflow") == [1, 2]
+        assert_same(await port.get(run, "workflow", 1), b)
+        assert_same(await port.latest(other, "agent"), c)
+        assert await port.versions(other, "workflow") == []
+
+    async def test_reads_are_independent_records(self, port: CheckpointPort) -> None:
+        run = _run()
+        rec = record(run, 1, {"list": [1, 2, 3]})
+        await port.put(rec)
+        first = await port.get(run, "agent", 1)
+        assert first is not None
+        json.loads(first.state)["list"].append(4)
+        assert_same(await port.get(run, "agent", 1), rec)
+
+    async def test_large_state(self, port: CheckpointPort) -> None:
+        run = _run()
+        big = {"blob": "x" * 1_000_000, "rows": [{"i": i, "s": "row" * 10} for i in range(2000)]}
+        rec = record(run, 1, big)
+        assert len(rec.state) > 1_000_000
+        assert await port.put(rec)
+        assert_same(await port.latest(run, "agent"), rec)
+
+    async def test_unicode_everywhere(self, port: CheckpointPort) -> None:
+        run = f"rün-{uuid.uuid4().hex}-🙂"
+        namespace = "名前/ns ü"
+        state = {"text": "héllo wörld — 你好 — مرحبا — 🙂🚀", "ключ": ["\t", "\n", '"', "\\"]}
+        rec = record(run, 1, state, namespace=namespace, metadata={"note": "ñ ✓"})
+        assert await port.put(rec)
+        assert_same(await port.get(run, namespace, 1), rec)
+        assert await port.versions(run, namespace) == [1]
+
+    async def test_concurrent_puts_of_one_version_have_one_winner(
+        self, port: CheckpointPort
+    ) -> None:
+        run = _run()
+        contenders = [record(run, 1, {"writer": i}) for i in range(16)]
+        won = await asyncio.gather(*(port.put(r) for r in contenders))
+        assert won.count(True) == 1, won
+        winner = contenders[won.index(True)]
+        assert_same(await port.get(run, "agent", 1), winner)
+        assert await port.versions(run, "agent") == [1]
+
+    async def test_concurrent_puts_of_distinct_versions_all_land(
+        self, port: CheckpointPort
+    ) -> None:
+        run = _run()
+        won = await asyncio.gather(*(port.put(record(run, v)) for v in range(1, 21)))
+        assert all(won)
+        assert await port.versions(run, "agent") == list(range(1, 21))
+
+    async def test_close_twice_is_harmless(self, port: CheckpointPort) -> None:
+        await port.put(record(_run(), 1))
+        await port.aclose()
+        await port.aclose()  # and the fixture closes it a third time
