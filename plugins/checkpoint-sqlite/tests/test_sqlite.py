@@ -1,0 +1,80 @@
+import sqlite3
+from pathlib import Path
+
+import pytest
+from agentkit_checkpoint_sqlite import SqliteCheckpointStore
+from agentkit_checkpoint_sqlite import parse_url
+
+from agentkit_core import ConfigError
+from agentkit_core import StorageError
+from agentkit_core import StoredCheckpoint
+from agentkit_core import open_checkpoint_store
+
+REC = StoredCheckpoint("r", "agent", 1, "running", '{"a": 1}', "{}", "2026-12-03T07:00:00+00:00")
+
+
+def test_url_paths_follow_sqlalchemy() -> None:
+    assert parse_url("sqlite:///runs.db") == (
+        Path("runs.db"),
+        {"synchronous": "full", "busy_timeout": "30000"},
+    )
+    path, options = parse_url("sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5")
+    assert path == Path("/var/x/runs.db")
+    assert options == {"synchronous": "normal", "busy_timeout": "5"}
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("sqlite://runs.db", r"not a sqlite checkpoint URL; write sqlite:///"),
+        ("sqlite:///", r"names no database file"),
+        ("sqlite:///:memory:", r"names no database file.*memory://"),
+        ("sqlite:///r.db?journal=wal", r"unknown option 'journal'.*synchronous, busy_timeout"),
+        ("sqlite:///r.db?synchronous=fast", r"synchronous='fast'.*not one of off, normal, full"),
+        ("sqlite:///r.db?busy_timeout=1s", r"busy_timeout='1s'.*whole milliseconds"),
+    ],
+)
+async def test_bad_urls_are_refused(url: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        await open_checkpoint_store(url)
+
+
+async def test_a_missing_directory_is_a_storage_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match=r"cannot open the SQLite checkpoint database .*nope"):
+        await open_checkpoint_store(f"sqlite:///{tmp_path}/nope/runs.db")
+
+
+async def test_wal_and_the_synchronous_setting_are_applied(tmp_path: Path) -> None:
+    for option, level in (("", 2), ("?synchronous=normal", 1), ("?synchronous=extra", 3)):
+        store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db{option}")
+        assert isinstance(store, SqliteCheckpointStore)
+        conn = store._conn
+        assert conn is not None
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == level
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        await store.aclose()
+
+
+async def test_records_persist_across_opens_and_the_key_is_the_database_s(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/runs.db"
+    store = await open_checkpoint_store(url)
+    assert await store.put(REC)
+    await store.aclose()
+    with sqlite3.connect(tmp_path / "runs.db") as conn:  # another writer, outside agentkit
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+            conn.execute(
+                "INSERT INTO agentkit_checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ("r", "agent", 1, "done", "{}", "{}", "t"),
+            )
+    conn.close()
+    again = await open_checkpoint_store(url)
+    assert await again.get("r", "agent", 1) == REC
+    assert await again.put(REC) is False
+    await again.aclose()
+
+
+async def test_a_closed_store_says_so(tmp_path: Path) -> None:
+    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db")
+    await store.aclose()
+    with pytest.raises(StorageError, match=r"SQLite checkpoint store .*runs.db' is closed"):
+        await store.latest("r", "agent")
