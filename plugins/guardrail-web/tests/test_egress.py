@@ -8,7 +8,10 @@ import pytest
 from agentkit_guardrail_web import ResolvingURLCheck
 from agentkit_guardrail_web import WebGuardrail
 
+from agentkit_core import Agent
 from agentkit_core import Guardrail
+from agentkit_core import Hooks
+from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolInvocation
@@ -78,3 +81,28 @@ async def test_resolving_check_blocks_a_public_name_that_resolves_privately() ->
     assert result.is_error and "127.0.0.1 is loopback" in result.content
     ok, _, _ = await call(guard, {"url": "http://example.com/"})
     assert not ok.is_error
+
+
+async def test_a_real_agent_run_never_reaches_a_refused_url() -> None:
+    """End to end: the model asks for an internal URL, egress() refuses, the model sees why."""
+    tool = Post()
+    model = ScriptedModel(
+        [
+            Message.assistant("", [tool_call("post", '{"url": "http://169.254.169.254/"}', "c1")]),
+            Message.assistant("", [tool_call("post", '{"url": "https://example.com/h"}', "c2")]),
+            "done",
+        ]
+    )
+    agent = Agent(
+        "poster",
+        model=model,
+        tools=[tool],
+        middlewares=[egress(WebGuardrail())],
+        hooks=Hooks(),
+    )
+    result = await agent.run("post the report")
+    assert result.output == "done"
+    assert tool.sent == [{"url": "https://example.com/h"}]
+    refused, sent = [m for m in result.transcript if m.role == "tool"]
+    assert refused.is_error and "169.254.169.254" in refused.content
+    assert not sent.is_error and sent.content == "sent"
