@@ -1,0 +1,292 @@
+"""The PostgreSQL store behind ``postgresql://``: one table, a pool, the key does the CAS."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timezone
+from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
+from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
+
+from agentkit_core import ConfigError
+from agentkit_core import StorageError
+from agentkit_core import StoredCheckpoint
+
+try:
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+    from psycopg.conninfo import make_conninfo
+    from psycopg_pool import AsyncConnectionPool
+except ImportError as exc:  # pragma: no cover - the distribution depends on both
+    raise ImportError(
+        f"the postgresql:// checkpoint store needs psycopg 3 and psycopg-pool ({exc}); "
+        "pip install 'psycopg[binary]>=3.1' 'psycopg-pool>=3.2'"
+    ) from exc
+
+__all__ = ["PostgresCheckpointStore"]
+
+SCHEMES = ("postgresql", "postgres")
+SYNCHRONOUS_COMMIT = ("on", "off", "local", "remote_write", "remote_apply")
+OPTIONS = ("table", "pool_min", "pool_max", "pool_timeout", "synchronous_commit")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+def redact(url: str) -> str:
+    """``url`` with any password replaced by ``***``, fit for messages and logs."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    userinfo, at, hosts = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{hosts}"
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if any(key == "password" for key, _ in query):
+        pairs = [(k, "***" if k == "password" else v) for k, v in query]
+        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(pairs, safe="*")))
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _oneline(exc: BaseException) -> str:
+    """Libpq's multi-line message on one line."""
+    return " ".join(str(exc).split())
+
+
+def _bad(url: str, problem: str) -> ConfigError:
+    return ConfigError(
+        f"checkpoint store URL {redact(url)!r}: {problem}; write it like "
+        "'postgresql://user:password@host:5432/dbname?pool_max=4' (options: "
+        f"{', '.join(OPTIONS)}, plus any libpq parameter such as sslmode)",
+        value=redact(url),
+        source="open_checkpoint_store",
+    )
+
+
+def _int_option(url: str, options: dict[str, str], name: str, default: int, least: int) -> int:
+    raw = options.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _bad(url, f"{name}={raw!r} is not a whole number") from None
+    if value < least:
+        raise _bad(url, f"{name}={value} must be at least {least}")
+    return value
+
+
+class PostgresCheckpointStore:
+    """A :class:`~agentkit_core.CheckpointPort` on one PostgreSQL table.
+
+    Build it with :meth:`from_url`. The first call opens an ``AsyncConnectionPool`` (autocommit
+    connections: every statement is its own transaction, so a ``put`` that returned True is
+    committed) and creates the table if it is missing. ``aclose`` closes the pool.
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        *,
+        display: str,
+        table: str = "agentkit_checkpoints",
+        pool_min: int = 1,
+        pool_max: int = 4,
+        pool_timeout: float = 30.0,
+    ) -> None:
+        if not _IDENTIFIER.fullmatch(table):
+            raise ConfigError(
+                f"table name {table!r} for {display!r} is not a plain SQL identifier "
+                "(letters, digits, underscores; at most 63)",
+                value=table,
+            )
+        self.url = display
+        self.table = table
+        self._conninfo = conninfo
+        self._pool_min, self._pool_max, self._pool_timeout = pool_min, pool_max, pool_timeout
+        self._pool: AsyncConnectionPool[Any] | None = None
+        self._opening = asyncio.Lock()
+        self._closed = False
+        # The identifier is validated above, so quoting it by hand is safe.
+        cols = "run_id, namespace, version, status, state, metadata, created_at"
+        t = f'"{table}"'
+        self._create = (
+            f"CREATE TABLE IF NOT EXISTS {t} (run_id text NOT NULL, namespace text NOT NULL, "
+            "version bigint NOT NULL, status text NOT NULL, state text NOT NULL, "
+            "metadata text NOT NULL, created_at timestamptz NOT NULL, "
+            "PRIMARY KEY (run_id, namespace, version))"
+        )
+        self._insert = (
+            f"INSERT INTO {t} ({cols}) VALUES (%s, %s, %s, %s, %s, %s, %s::timestamptz) "
+            "ON CONFLICT (run_id, namespace, version) DO NOTHING"
+        )
+        where = "WHERE run_id = %s AND namespace = %s"
+        self._latest = f"SELECT {cols} FROM {t} {where} ORDER BY version DESC LIMIT 1"
+        self._get = f"SELECT {cols} FROM {t} {where} AND version = %s"
+        self._versions = f"SELECT version FROM {t} {where} ORDER BY version"
+
+    @classmethod
+    def from_url(cls, url: str) -> PostgresCheckpointStore:
+        """Parse a ``postgresql://`` URL; options it knows are taken out, the rest go to libpq.
+
+        Raises :class:`~agentkit_core.ConfigError` for a URL libpq would refuse or a bad option;
+        nothing connects yet.
+        """
+        if not isinstance(url, str):
+            raise ConfigError(f"checkpoint store URL must be a string, got {url!r}", value=url)
+        parts = urlsplit(url)
+        if parts.scheme not in SCHEMES:
+            raise _bad(
+                url, f"the scheme must be postgresql:// or postgres://, not {parts.scheme!r}"
+            )
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        options = {k: v for k, v in query if k in OPTIONS}
+        libpq = [(k, v) for k, v in query if k not in OPTIONS]
+        pool_min = _int_option(url, options, "pool_min", 1, 0)
+        pool_max = _int_option(url, options, "pool_max", max(4, pool_min), 1)
+        if pool_min > pool_max:
+            raise _bad(url, f"pool_min={pool_min} is larger than pool_max={pool_max}")
+        pool_timeout = float(_int_option(url, options, "pool_timeout", 30, 1))
+        extra: dict[str, Any] = {}
+        sync = options.get("synchronous_commit")
+        if sync is not None:
+            if sync not in SYNCHRONOUS_COMMIT:
+                raise _bad(
+                    url,
+                    f"synchronous_commit={sync!r} is not one of {', '.join(SYNCHRONOUS_COMMIT)}",
+                )
+            given = dict(libpq).get("options", "")
+            extra["options"] = f"{given} -c synchronous_commit={sync}".strip()
+        if not any(k == "connect_timeout" for k, _ in libpq):
+            extra["connect_timeout"] = 10
+        base = urlunsplit(parts._replace(scheme="postgresql", query=urlencode(libpq)))
+        try:
+            conninfo = make_conninfo(base, **extra)
+            ports = str(conninfo_to_dict(conninfo).get("port") or "")
+        except psycopg.Error as exc:
+            raise _bad(url, f"libpq refuses it ({_oneline(exc)})") from None
+        if not all(p.isdigit() for p in ports.split(",") if p):
+            raise _bad(url, f"the port {ports!r} is not a number")
+        table = options.get("table", "agentkit_checkpoints")
+        if not _IDENTIFIER.fullmatch(table):
+            raise _bad(url, f"table={table!r} is not a plain SQL identifier")
+        return cls(
+            conninfo,
+            display=redact(url),
+            table=table,
+            pool_min=pool_min,
+            pool_max=pool_max,
+            pool_timeout=pool_timeout,
+        )
+
+    def _error(self, action: str, exc: BaseException) -> StorageError:
+        return StorageError(
+            f"PostgreSQL checkpoint store {self.url}: {action} failed: {_oneline(exc)}"
+        )
+
+    async def _ready(self) -> AsyncConnectionPool[Any]:
+        """The open pool; the first caller creates the table and opens it."""
+        if self._pool is not None and not self._closed:
+            return self._pool
+        async with self._opening:
+            if self._closed:
+                raise StorageError(
+                    f"PostgreSQL checkpoint store {self.url} is closed; open a new one"
+                )
+            if self._pool is None:
+                await self._create_table()
+                pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+                    self._conninfo,
+                    min_size=self._pool_min,
+                    max_size=self._pool_max,
+                    timeout=self._pool_timeout,
+                    kwargs={"autocommit": True},
+                    open=False,
+                    name=f"agentkit-checkpoints {self.url}",
+                )
+                try:
+                    await pool.open(wait=self._pool_min > 0, timeout=self._pool_timeout)
+                except psycopg.Error as exc:
+                    await pool.close()
+                    raise self._error("opening the connection pool", exc) from exc
+                self._pool = pool
+        return self._pool
+
+    async def _create_table(self) -> None:
+        """Create the table once; an advisory lock keeps concurrent first uses from racing."""
+        try:
+            conn = await psycopg.AsyncConnection.connect(self._conninfo)
+        except psycopg.Error as exc:
+            raise StorageError(
+                f"cannot connect to the PostgreSQL checkpoint store {self.url}: "
+                f"{_oneline(exc)} — check that the server runs and the URL's host, port, "
+                "user and database are right"
+            ) from exc
+        try:
+            async with conn, conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [self.table])
+                await conn.execute(self._create)
+        except psycopg.Error as exc:
+            raise self._error(f"creating the table {self.table!r}", exc) from exc
+
+    @asynccontextmanager
+    async def _connection(self, action: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        pool = await self._ready()
+        try:
+            async with pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise self._error(action, exc) from exc
+
+    @staticmethod
+    def _record(row: tuple[Any, ...]) -> StoredCheckpoint:
+        run_id, namespace, version, status, state, metadata, created_at = row
+        return StoredCheckpoint(
+            run_id=run_id,
+            namespace=namespace,
+            version=version,
+            status=status,
+            state=state,
+            metadata=metadata,
+            created_at=created_at.astimezone(timezone.utc).isoformat(),
+        )
+
+    async def put(self, record: StoredCheckpoint) -> bool:
+        """Insert ``record``; False when the primary key already holds that version."""
+        r = record
+        params = (r.run_id, r.namespace, r.version, r.status, r.state, r.metadata, r.created_at)
+        async with self._connection(f"writing version {r.version} of run {r.run_id!r}") as conn:
+            cur = await conn.execute(self._insert, params)
+            return cur.rowcount == 1
+
+    async def latest(self, run_id: str, namespace: str) -> StoredCheckpoint | None:
+        """The highest version's record, or None."""
+        async with self._connection(f"reading the latest checkpoint of {run_id!r}") as conn:
+            cur = await conn.execute(self._latest, (run_id, namespace))
+            row = await cur.fetchone()
+        return None if row is None else self._record(row)
+
+    async def get(self, run_id: str, namespace: str, version: int) -> StoredCheckpoint | None:
+        """That version's record, or None."""
+        async with self._connection(f"reading version {version} of {run_id!r}") as conn:
+            cur = await conn.execute(self._get, (run_id, namespace, version))
+            row = await cur.fetchone()
+        return None if row is None else self._record(row)
+
+    async def versions(self, run_id: str, namespace: str) -> list[int]:
+        """The stored versions, ascending."""
+        async with self._connection(f"listing the versions of {run_id!r}") as conn:
+            cur = await conn.execute(self._versions, (run_id, namespace))
+            return [version for (version,) in await cur.fetchall()]
+
+    async def aclose(self) -> None:
+        """Close the pool; later calls raise :class:`~agentkit_core.StorageError`."""
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresCheckpointStore({self.url!r}, table={self.table!r})"

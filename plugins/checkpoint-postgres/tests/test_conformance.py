@@ -1,0 +1,16 @@
+from pathlib import Path
+
+import pytest
+
+from agentkit_core import CheckpointPort
+from agentkit_core import open_checkpoint_store
+from agentkit_core.testing import CheckpointPortConformance
+
+
+class TestPostgresConformance(CheckpointPortConformance):
+    @pytest.fixture(autouse=True)
+    def _dsn(self, pg_dsn: str) -> None:
+        self.dsn = pg_dsn
+
+    async def make_port(self, tmp_path: Path) -> CheckpointPort:
+        return await open_checkpoint_store(self.dsn)
