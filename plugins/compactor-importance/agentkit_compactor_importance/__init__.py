@@ -1,0 +1,206 @@
+"""The ``importance`` compactor: ask a model which turns must survive, drop the rest."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import re
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+
+from agentkit_core import BudgetExceeded
+from agentkit_core import ConfigError
+from agentkit_core import Estimator
+from agentkit_core import Invoker
+from agentkit_core import Message
+from agentkit_core import Model
+from agentkit_core import ModelRequest
+from agentkit_core import RunContext
+from agentkit_core import compaction_units
+from agentkit_core import current_span
+from agentkit_core import default_middlewares
+from agentkit_core import hookimpl
+from agentkit_core import keep_units
+from agentkit_core import resolve_model
+from agentkit_core import strip_code_fence
+
+__all__ = ["INSTRUCTIONS", "Filterer", "ImportanceFilteringCompactor"]
+
+#: ``async (turns, ctx) -> indices``: which of ``turns`` (0-based) must be kept. Each turn is
+#: the messages of one unit: a message, or a tool call with all of its results.
+Filterer = Callable[[list[list[Message]], RunContext], Awaitable[Sequence[int]]]
+
+#: The system message of the filtering request when a model chooses.
+INSTRUCTIONS = (
+    "You decide which turns of a conversation an assistant still needs. Keep the turns "
+    "that hold facts, decisions, constraints or results the conversation depends on; drop "
+    "chit-chat and superseded attempts. Answer with only a JSON list of the numbers of the "
+    "turns to keep, for example [1, 4]."
+)
+
+# Set while this compactor waits for its answer: the filtering request passes the same
+# middleware chain (a compaction() middleware included) and must not be compacted itself.
+_asking: contextvars.ContextVar[bool] = contextvars.ContextVar("filtering", default=False)
+
+
+class _Unusable(Exception):
+    """The filterer's answer cannot be used; the message is the span's reason."""
+
+
+class ImportanceFilteringCompactor:
+    """Over ``max_tokens``, keep the system message, the newest turn and the turns chosen.
+
+    The choice comes from ``filterer=`` or, failing that, from a model: ``model=`` (a Model
+    or model string) or else the run's own model, called through the run's middleware chain
+    (tracing, retry, metering: its cost lands on the run). The model sees the other turns
+    numbered from 1 and answers with a JSON list of numbers. When the answer cannot be used
+    (the call raises, it does not parse, it names turns that do not exist) the transcript
+    comes back whole and the ``compaction`` span says why.
+    """
+
+    def __init__(
+        self,
+        filterer: Filterer | None = None,
+        *,
+        model: Model | str | None = None,
+        max_tokens: int = 12_000,
+        instructions: str = INSTRUCTIONS,
+        estimate: Estimator | None = None,
+    ) -> None:
+        if filterer is not None and model is not None:
+            raise ConfigError(
+                "ImportanceFilteringCompactor got both filterer= and model=; pass one (model= "
+                "is the model that chooses, filterer= chooses yourself)",
+                source="ImportanceFilteringCompactor",
+            )
+        if max_tokens < 1:
+            raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}", value=max_tokens)
+        self.filterer = filterer
+        self.model = None if model is None else resolve_model(model)
+        self.max_tokens = max_tokens
+        self.instructions = instructions
+        self.estimate = estimate
+
+    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+        """The system message, the turns the filterer keeps, the newest turn."""
+        if _asking.get():
+            return messages
+        units = compaction_units(messages, self.estimate)
+        if sum(u.tokens for u in units) <= self.max_tokens:
+            return messages
+        head = units[:1] if units and units[0].kind == "system" else []
+        turns = [u for u in units if u.kind in ("message", "tool_turn")]
+        newest, candidates = turns[-1:], turns[:-1]
+        outer = current_span()
+        with ctx.trace.span("compaction", compactor="importance") as span:
+
+            def skip(reason: str) -> list[Message]:
+                for s in (outer, span):
+                    s.set("compaction_skipped", reason)
+                return messages
+
+            if not candidates:
+                return skip("no turn but the newest to choose from")
+            choose = self.filterer or self._model_filterer(ctx)
+            token = _asking.set(True)
+            try:
+                answer = await choose([messages[u.start : u.end] for u in candidates], ctx)
+                keep = _indices(answer, len(candidates))
+            except BudgetExceeded:
+                raise
+            except _Unusable as exc:
+                return skip(str(exc))
+            except Exception as exc:
+                return skip(f"the filterer failed: {type(exc).__name__}: {exc}")
+            finally:
+                _asking.reset(token)
+            kept = [candidates[i] for i in sorted(keep)]
+            span.set("compaction_kept_turns", len(kept))
+            span.set("compaction_dropped_turns", len(candidates) - len(kept))
+            return keep_units(messages, head + kept + newest)
+
+    def _model_filterer(self, ctx: RunContext) -> Filterer:
+        invoker = _invoker(ctx, self.model)
+
+        async def choose(turns: list[list[Message]], ctx: RunContext) -> list[int]:
+            numbered = "\n\n".join(f"Turn {n}:\n{_render(t)}" for n, t in enumerate(turns, 1))
+            request = ModelRequest(
+                (Message.system(self.instructions), Message.user(numbered)),
+                ctx=ctx,
+                metadata={"compaction": "importance"},
+            )
+            text = (await invoker.chat(request)).message.text
+            return [n - 1 for n in _numbers(text, len(turns))]
+
+        return choose
+
+
+def _numbers(text: str, count: int) -> list[int]:
+    """The turn numbers (1-based) in a model's answer: a JSON list, maybe in a fence or prose."""
+    body = strip_code_fence(text)
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        found = re.search(r"\[[^\[\]]*\]", body)
+        try:
+            data = json.loads(found.group(0)) if found else None
+        except json.JSONDecodeError:
+            data = None
+    if not isinstance(data, list) or not all(_is_int(n) for n in data):
+        raise _Unusable(f"the answer is not a JSON list of turn numbers: {text[:200]!r}")
+    bad = [n for n in data if not 1 <= n <= count]
+    if bad:
+        raise _Unusable(f"the answer names turns that do not exist: {bad} (turns are 1-{count})")
+    return list(data)
+
+
+def _indices(answer: Any, count: int) -> set[int]:
+    """The filterer's answer as a set of valid 0-based indices, or :class:`_Unusable`."""
+    if isinstance(answer, str | bytes) or not isinstance(answer, Sequence):
+        raise _Unusable(f"the filterer returned {answer!r:.200}, not a list of turn indices")
+    bad = [i for i in answer if not _is_int(i) or not 0 <= i < count]
+    if bad:
+        raise _Unusable(
+            f"the filterer named turns that do not exist: {bad!r:.200} (indices are 0-{count - 1})"
+        )
+    return set(answer)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _invoker(ctx: RunContext, model: Model | None) -> Invoker:
+    """The run's invoker, or the same middleware chain around another model.
+
+    The invoker has no per-call model choice, so a separate filtering model gets a new
+    Invoker over the run's middlewares, bound to the run: tracing, retry and metering apply.
+    """
+    if ctx.invoker is None:
+        if model is None:
+            raise ConfigError(
+                f"the importance compactor has no model to call: {ctx!r} has no invoker; "
+                "pass model= or filterer=, or compact inside an agent run",
+                source="ImportanceFilteringCompactor",
+            )
+        return Invoker(model, default_middlewares(), ctx=ctx)
+    if model is None:
+        return ctx.invoker
+    return Invoker(model, ctx.invoker.middlewares, ctx=ctx)
+
+
+def _render(messages: list[Message]) -> str:
+    lines = []
+    for m in messages:
+        who = f"tool {m.name or ''} result ({m.tool_call_id})" if m.role == "tool" else m.role
+        lines.append(f"{who}: {m.text}")
+        lines.extend(f"  calls {c.name}({c.arguments}) as {c.id}" for c in m.tool_calls)
+    return "\n".join(lines)
+
+
+@hookimpl
+def agentkit_register_compactors(register: Any) -> None:
+    """Offer ``importance``."""
+    register("importance", ImportanceFilteringCompactor)
