@@ -1,0 +1,106 @@
+"""An Agent and ``agentkit run`` on ``openai:...`` models, served by the local wire server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentkit_core import Agent
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import ToolCall
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def get_weather(city: str) -> str:
+    """The weather in a city.
+
+    Args:
+        city: the city's name
+    """
+    return {"Paris": "sunny, 21C", "Rome": "cloudy, 18C"}[city]
+
+
+async def test_agent_runs_a_tool_turn_and_answers(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.json("error_429.json", status=429, headers={"Retry-After": "0.3"})
+    server.json("tool_calls.json")
+    server.json("plain.json")
+    agent = Agent("weather", "openai:test-model", "Be brief.", [get_weather], hooks=Hooks())
+    result = await agent.run("Weather in Paris and Rome?")
+    assert result.output == "The capital of France is Paris."
+    assert result.usage.input_tokens == 81 + 24
+    limited, first, second = (r.json() for r in server.received)
+    assert limited == first  # the default retry middleware sent the same request again
+    assert first["model"] == "test-model"
+    assert first["tools"][0]["function"]["name"] == "get_weather"
+    assert first["tools"][0]["function"]["parameters"]["properties"]["city"]["type"] == "string"
+    assert second["messages"][-3:] == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_Wx1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                },
+                {
+                    "id": "call_Wx2",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'},
+                },
+            ],
+        },
+        {"role": "tool", "content": "sunny, 21C", "tool_call_id": "call_Wx1"},
+        {"role": "tool", "content": "cloudy, 18C", "tool_call_id": "call_Wx2"},
+    ]
+    assert server.received[1].at - server.received[0].at >= 0.3
+    assert result.transcript[-1] == Message.assistant("The capital of France is Paris.")
+    assert ToolCall("call_Wx1", "get_weather", '{"city": "Paris"}') in (
+        result.transcript[-4].tool_calls
+    )
+
+
+def test_cli_run_with_an_openai_model(server: Any) -> None:
+    server.json("calculate_call.json")
+    server.json("answer_42.json")
+    env = {**os.environ, "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-cli"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentkit_core._cli",
+            "run",
+            "What is 6 * 7?",
+            "--model",
+            "openai:x",
+            "--tools",
+            "examples.tools:TOOLS",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "6 * 7 is 42.\n"
+    assert "TestModel" not in proc.stderr
+    first, second = (r.json() for r in server.received)
+    assert first["model"] == "x"
+    assert server.received[0].headers["authorization"] == "Bearer sk-cli"
+    assert "calculate" in {t["function"]["name"] for t in first["tools"]}
+    assert first["messages"][-1] == {"role": "user", "content": "What is 6 * 7?"}
+    tool_result = second["messages"][-1]
+    assert (tool_result["role"], tool_result["tool_call_id"]) == ("tool", "call_Ca1")
+    assert "42" in tool_result["content"]
