@@ -89,6 +89,8 @@ class Model(Protocol):
     :class:`StreamEvent`s and ends with exactly one ``"done"`` event carrying the same
     :class:`ModelResponse` that ``request`` would have returned. Both raise
     :class:`~agentkit_core.ProviderError` (with ``retryable`` set where a retry may help).
+    A model may declare ``supports_structured_output: bool`` (class or instance attribute):
+    True means it enforces ``ModelRequest.output`` itself, so the prompt needs no schema block.
     """
 
     name: str
