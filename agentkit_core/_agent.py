@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -34,13 +36,16 @@ from ._messages import ToolCall
 from ._messages import Usage
 from ._middleware import MiddlewareLike
 from ._middleware import ToolInvocation
+from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
+from ._models import StreamEvent
 from ._models import resolve_model
 from ._output import REPAIRS
 from ._output import adapt
 from ._output import output_coerce
 from ._output import output_request
+from ._output import stream_partials
 from ._output import supports_structured_output
 from ._requests import Prompt
 from ._requests import RequestBuilder
@@ -210,6 +215,45 @@ class Agent:
         self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
     ) -> AgentResult:
         """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs."""
+        return await self._run(task, ctx, wc, None)
+
+    async def run_stream(
+        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Run like :meth:`run`, yielding the model's stream events as they arrive.
+
+        Every model call of the run is streamed (``model.stream``) through the same middleware
+        chain; each call's events end with its ``"done"``. With a typed ``output=``, a
+        ``"partial"`` event follows each text delta. The last event is ``"result"``, holding
+        the :class:`AgentResult`; a failing run raises from the iterator instead. A retried
+        call's events are not taken back: the retry's events follow them.
+        """
+        queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
+        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait))
+        runner.add_done_callback(lambda _: queue.put_nowait(None))
+
+        async def events() -> AsyncIterator[StreamEvent]:
+            while (event := await queue.get()) is not None:
+                yield event
+
+        source = events() if self._adapter is None else stream_partials(self._adapter, events())
+        try:
+            async for event in source:
+                yield event
+            result = await runner
+        finally:
+            if not runner.done():
+                runner.cancel()
+                await asyncio.gather(runner, return_exceptions=True)
+        yield StreamEvent("result", result=result)
+
+    async def _run(
+        self,
+        task: str,
+        ctx: RunContext | None,
+        wc: WorkingContext | None,
+        sink: Callable[[StreamEvent], None] | None,
+    ) -> AgentResult:
         ctx = ctx if ctx is not None else self.new_context()
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
@@ -219,7 +263,7 @@ class Agent:
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
         try:
-            return await self._loop(state, ctx, wc)
+            return await self._loop(state, ctx, wc, sink)
         except BaseException:
             await self._persist(ctx, state, "failed")
             raise
@@ -228,8 +272,15 @@ class Agent:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
         return asyncio.run(self.run(task, **kwargs))
 
-    async def _loop(self, state: RunState, ctx: RunContext, wc: WorkingContext) -> AgentResult:
+    async def _loop(
+        self,
+        state: RunState,
+        ctx: RunContext,
+        wc: WorkingContext,
+        sink: Callable[[StreamEvent], None] | None = None,
+    ) -> AgentResult:
         hooks = self.hooks
+        metadata = {STREAM_SINK: sink} if sink is not None else None
         hooked = not hooks.empty
         start = len(state.transcript)
         while state.turn < self.max_turns:
@@ -245,6 +296,7 @@ class Agent:
                 tuple(t.spec for t in tools.values()),
                 self._output_request,
                 ctx=ctx,
+                metadata=dict(metadata) if metadata else {},
             )
             if hooked:
                 request = await hooks.run_before_model_call(ctx, request)

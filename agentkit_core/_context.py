@@ -14,6 +14,7 @@ from typing import Any
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
+from ._errors import ProviderResponseError
 from ._messages import Usage
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -22,6 +23,7 @@ from ._middleware import ToolInvocation
 from ._middleware import as_middleware
 from ._middleware import chain_model
 from ._middleware import chain_tool
+from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
@@ -97,7 +99,20 @@ class Invoker:
         self._chat = chain_model(self.middlewares, self._call_model)
 
     async def _call_model(self, request: ModelRequest) -> ModelResponse:
-        return await self.model.request(request)
+        sink = request.metadata.get(STREAM_SINK)
+        if sink is None:
+            return await self.model.request(request)
+        response = None
+        async for event in self.model.stream(request):
+            sink(event)
+            if event.kind == "done":
+                response = event.response
+        if response is None:
+            raise ProviderResponseError(
+                f"model {self.model.name!r} ended its stream without a 'done' event; a Model's "
+                "stream() must end with StreamEvent('done', response=...)"
+            )
+        return response
 
     async def chat(self, request: ModelRequest) -> ModelResponse:
         """Send one request through the chain; the run's context is attached to it."""

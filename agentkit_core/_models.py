@@ -71,14 +71,22 @@ class StreamEvent:
 
     ``kind`` is ``"text"`` (``text`` holds the delta), ``"tool_call"`` (``tool_call`` holds a
     completed call), ``"partial"`` (``partial`` holds the typed output parsed so far) or
-    ``"done"`` (``response`` holds the whole answer, always the last event).
+    ``"done"`` (``response`` holds the whole answer, always a model stream's last event).
+    ``Agent.run_stream`` ends its stream with one ``"result"`` event (``result`` holds the
+    ``AgentResult``).
     """
 
-    kind: Literal["text", "tool_call", "partial", "done"]
+    kind: Literal["text", "tool_call", "partial", "done", "result"]
     text: str = ""
     tool_call: ToolCall | None = None
     partial: Any = None
     response: ModelResponse | None = None
+    result: Any = None
+
+
+#: ``ModelRequest.metadata`` key of a callback that receives the model's stream events; when it
+#: is set, the invoker streams the call (``Agent.run_stream`` sets it on its own requests).
+STREAM_SINK = "agentkit.stream_sink"
 
 
 @runtime_checkable

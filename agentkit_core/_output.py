@@ -214,11 +214,16 @@ class PartialParsing(ABC):
 async def stream_partials(
     adapter: SchemaAdapter[Any], events: AsyncIterator[StreamEvent]
 ) -> AsyncIterator[StreamEvent]:
-    """Pass ``events`` through, adding a ``"partial"`` event after each text delta."""
+    """Pass ``events`` through, adding a ``"partial"`` event after each text delta.
+
+    Each ``"done"`` ends one model answer, so the next text starts a new document.
+    """
     stream = adapter.stream()
     async for event in events:
         yield event
-        if event.kind == "text" and event.text:
+        if event.kind == "done":
+            stream = adapter.stream()
+        elif event.kind == "text" and event.text:
             value = stream.feed(event.text)
             if value is not None:
                 yield StreamEvent("partial", partial=value)
