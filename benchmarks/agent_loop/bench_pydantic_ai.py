@@ -1,0 +1,47 @@
+"""pydantic-ai: Agent.run on a FunctionModel."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from collections.abc import Callable
+
+from common import ANSWER
+from common import REC
+from common import main
+from common import tools
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelResponse
+from pydantic_ai.messages import TextPart
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.models.function import AgentInfo
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.usage import UsageLimits
+
+
+def stub(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    planned = REC.step()
+    if planned is None:
+        response = ModelResponse(parts=[TextPart(ANSWER)])
+    else:
+        name, args = planned
+        response = ModelResponse(
+            parts=[ToolCallPart(name, args, tool_call_id=f"call_{len(REC.model_in)}")]
+        )
+    REC.model_done()
+    return response
+
+
+def make(kind: str) -> Callable[[int], Awaitable[object]]:
+    agent = Agent(FunctionModel(stub), instructions="You are a benchmark.", tools=list(tools(kind)))
+
+    async def run(turns: int) -> object:
+        result = await agent.run("go", usage_limits=UsageLimits(request_limit=None))
+        assert result.output == ANSWER, result.output
+        return result
+
+    return run
+
+
+if __name__ == "__main__":
+    main(make, "pydantic-ai", "pydantic-ai-slim")
