@@ -14,9 +14,14 @@ from ._checkpoint import DONE
 from ._checkpoint import FAILED
 from ._checkpoint import RUNNING
 from ._checkpoint import SUSPENDED
+from ._checkpoint import Checkpoint
+from ._checkpoint import Checkpointer
 from ._checkpoint import CheckpointPort
+from ._checkpoint import KeyValueStore
+from ._checkpoint import StoreBridge
 from ._checkpoint import StoredCheckpoint
 from ._checkpoint import open_checkpoint_store
+from ._checkpoint import resolve_checkpointer
 from ._compaction import SUMMARY
 from ._compaction import Compactor
 from ._compaction import Unit
@@ -31,6 +36,8 @@ from ._context import Elicitor
 from ._context import Invoker
 from ._context import RunContext
 from ._context import Scratchpad
+from ._encoder import decode_state
+from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
@@ -170,7 +177,9 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
+    "Checkpoint",
     "CheckpointPort",
+    "Checkpointer",
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
@@ -191,6 +200,7 @@ __all__ = [
     "InstructionPart",
     "Instructions",
     "Invoker",
+    "KeyValueStore",
     "Kit",
     "MaxTurnsExceeded",
     "MemoryItem",
@@ -232,6 +242,7 @@ __all__ = [
     "Span",
     "StopDecision",
     "StorageError",
+    "StoreBridge",
     "StoredCheckpoint",
     "StreamEvent",
     "TextPart",
@@ -268,8 +279,10 @@ __all__ = [
     "compose_instructions",
     "current_span",
     "decode_json",
+    "decode_state",
     "default_middlewares",
     "egress",
+    "encode_state",
     "error_line",
     "get_compactor",
     "get_guardrail",
@@ -292,6 +305,7 @@ __all__ = [
     "recent_units",
     "render_grounding",
     "reset_plugin_manager",
+    "resolve_checkpointer",
     "resolve_model",
     "retry",
     "stream_partials",

@@ -1,23 +1,35 @@
-"""Checkpoints: the store port a plugin implements, and opening a store from a URL.
+"""Checkpoints: the store port a plugin implements, opening one from a URL, and the facade.
 
 The swappable seam is :class:`CheckpointPort`, a small async compare-and-set store of
 :class:`StoredCheckpoint` records keyed by ``(run_id, namespace, version)``. Stores are found by
 URL scheme (``memory://``, ``sqlite:///runs.db``, ``postgresql://...``) among the installed
-``checkpoint_stores`` registrations.
+``checkpoint_stores`` registrations. Producers use :class:`Checkpointer` over a port, found
+through :func:`resolve_checkpointer`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import inspect
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone
+from typing import Any
 from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
+from urllib.parse import quote
 from urllib.parse import urlsplit
 
+from ._encoder import decode_state
+from ._encoder import encode_state
 from ._errors import ConfigError
 from ._errors import PluginError
 from ._errors import UnknownNameError
+from ._errors import VersionConflict
 
 RUNNING: Final = "running"
 """The engine is in motion; a crash resumes from here."""
@@ -120,3 +132,285 @@ async def open_checkpoint_store(url: str) -> CheckpointPort:
             plugin=reg.plugin,
         )
     return port
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What a :class:`Checkpointer` hands back: one version of a run, state decoded.
+
+    ``state`` and ``metadata`` are decoded afresh from the stored JSON on every read, so
+    mutating them never changes the stored record. A skipped snapshot (secret-tainted run) has
+    ``version == 0``, ``state is None`` and ``metadata == {"skipped": "secret_taint"}``.
+    """
+
+    run_id: str
+    namespace: str
+    version: int
+    status: str
+    state: Any
+    metadata: dict[str, Any]
+    created_at: datetime
+
+    @property
+    def terminal(self) -> bool:
+        """DONE or FAILED: nothing left to resume."""
+        return self.status in TERMINAL
+
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The default clock."""
+    return datetime.now(timezone.utc)
+
+
+class Checkpointer:
+    """What producers use: numbered, stamped, encoded snapshots over a :class:`CheckpointPort`.
+
+    ``snapshot`` numbers versions latest + 1 and retries under the port's compare-and-set, so
+    producers of one run — other tasks, other processes — never collide or lose a version.
+    Each producer writes under its own ``namespace`` (the agent loop uses ``"agent"``) so two
+    never share version numbers. A secret-tainted run is never written.
+    """
+
+    #: Compare-and-set rounds a snapshot tries before :class:`VersionConflict`.
+    attempts = 64
+
+    def __init__(self, port: CheckpointPort, *, clock: Clock = utc_now) -> None:
+        if not isinstance(port, CheckpointPort):
+            raise ConfigError(
+                f"Checkpointer(port=...) needs a CheckpointPort (put, latest, get, versions, "
+                f"aclose), got {port!r}; open one with open_checkpoint_store(url)",
+                value=port,
+                source="Checkpointer",
+            )
+        self.port = port
+        self.clock = clock
+        # The version this checkpointer wrote last, per (run, namespace): the next guess, so a
+        # lone producer needs no read per snapshot. A wrong guess just loses the CAS.
+        self._last: dict[tuple[str, str], int] = {}
+
+    @classmethod
+    async def open(cls, url: str, *, clock: Clock = utc_now) -> Checkpointer:
+        """A checkpointer over ``open_checkpoint_store(url)``; ``aclose`` closes the store."""
+        return cls(await open_checkpoint_store(url), clock=clock)
+
+    async def snapshot(
+        self,
+        run_id: str,
+        state: Any,
+        status: str = RUNNING,
+        metadata: dict[str, Any] | None = None,
+        *,
+        namespace: str = "agent",
+        ctx: Any = None,
+    ) -> Checkpoint:
+        """Write the next version of ``run_id`` and return it as stored.
+
+        ``state`` and ``metadata`` go through :func:`~agentkit_core.encode_state` first; state
+        that cannot be encoded raises :class:`EncodingError` and nothing is written. With a
+        secret-tainted ``ctx`` nothing is written and version 0 comes back.
+        """
+        if status not in STATUSES:
+            raise ConfigError(
+                f"unknown checkpoint status {status!r}; use one of {', '.join(STATUSES)}",
+                value=status,
+                source="Checkpointer.snapshot",
+            )
+        now = self._now()
+        if ctx is not None and getattr(ctx, "secret_tainted", False):
+            return Checkpoint(run_id, namespace, 0, status, None, {"skipped": "secret_taint"}, now)
+        text = encode_state(state)
+        meta = encode_state({} if metadata is None else metadata, root="metadata")
+        key = (run_id, namespace)
+        version = self._last.get(key)
+        if version is None:
+            version = await self._latest_version(run_id, namespace)
+        stamp = now.isoformat()
+        for _ in range(self.attempts):
+            version += 1
+            record = StoredCheckpoint(run_id, namespace, version, status, text, meta, stamp)
+            if await self.port.put(record):
+                self._last[key] = version
+                return _decoded(record)
+            version = await self._latest_version(run_id, namespace)
+        raise VersionConflict(
+            f"could not snapshot run {run_id!r} (namespace {namespace!r}): the next version was "
+            f"taken {self.attempts} times in a row by other writers",
+            run_id=run_id,
+            version=version,
+        )
+
+    async def resume(
+        self, run_id: str, *, namespace: str = "agent", include_terminal: bool = False
+    ) -> Checkpoint | None:
+        """The latest checkpoint of ``run_id``; None when there is none or it is DONE/FAILED.
+
+        A finished run is not resumed by accident; pass ``include_terminal=True`` to read it
+        anyway (an audit view, a replay).
+        """
+        record = await self.port.latest(run_id, namespace)
+        if record is None or (record.status in TERMINAL and not include_terminal):
+            return None
+        return _decoded(record)
+
+    async def list_versions(self, run_id: str, *, namespace: str = "agent") -> list[int]:
+        """Every version of ``run_id``, ascending."""
+        return await self.port.versions(run_id, namespace)
+
+    async def at_version(
+        self, run_id: str, version: int, *, namespace: str = "agent"
+    ) -> Checkpoint | None:
+        """Exactly ``version`` of ``run_id`` (time travel), or None."""
+        record = await self.port.get(run_id, namespace, version)
+        return None if record is None else _decoded(record)
+
+    async def aclose(self) -> None:
+        """Close the store underneath."""
+        await self.port.aclose()
+
+    async def __aenter__(self) -> Checkpointer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _now(self) -> datetime:
+        now = self.clock()
+        if not isinstance(now, datetime) or now.tzinfo is None:
+            raise ConfigError(
+                f"the checkpoint clock returned {now!r}; it must return an aware datetime "
+                "(datetime.now(timezone.utc))",
+                value=now,
+                source="Checkpointer(clock=...)",
+            )
+        return now.astimezone(timezone.utc)
+
+    async def _latest_version(self, run_id: str, namespace: str) -> int:
+        latest = await self.port.latest(run_id, namespace)
+        return 0 if latest is None else latest.version
+
+    def __repr__(self) -> str:
+        return f"<Checkpointer port={self.port!r}>"
+
+
+def _decoded(record: StoredCheckpoint) -> Checkpoint:
+    return Checkpoint(
+        record.run_id,
+        record.namespace,
+        record.version,
+        record.status,
+        decode_state(record.state),
+        decode_state(record.metadata),
+        datetime.fromisoformat(record.created_at),
+    )
+
+
+@runtime_checkable
+class KeyValueStore(Protocol):
+    """A ``ctx.store``: any object with async ``get(key)`` and ``put(key, value)`` of strings.
+
+    :func:`resolve_checkpointer` bridges one into a :class:`CheckpointPort`. Its
+    compare-and-set holds within one process only (a lock per bridge); across processes use
+    a real checkpoint store.
+    """
+
+    async def get(self, key: str) -> str | None: ...
+
+    async def put(self, key: str, value: str) -> None: ...
+
+
+class StoreBridge:
+    """A :class:`CheckpointPort` over a :class:`KeyValueStore` (``ctx.store``).
+
+    Keys: ``agentkit/checkpoints/<run>/<namespace>`` holds the JSON list of versions,
+    ``.../<version>`` each record's JSON.
+    """
+
+    prefix = "agentkit/checkpoints"
+
+    def __init__(self, store: KeyValueStore) -> None:
+        self.store = store
+        self._lock = asyncio.Lock()
+
+    def _key(self, run_id: str, namespace: str, version: int | None = None) -> str:
+        key = f"{self.prefix}/{quote(run_id, safe='')}/{quote(namespace, safe='')}"
+        return key if version is None else f"{key}/{version}"
+
+    async def put(self, record: StoredCheckpoint) -> bool:
+        """Write unless the version is listed already (atomic within this process)."""
+        async with self._lock:
+            versions = await self.versions(record.run_id, record.namespace)
+            if record.version in versions:
+                return False
+            key = self._key(record.run_id, record.namespace, record.version)
+            await self.store.put(key, json.dumps(dataclasses.asdict(record)))
+            versions = sorted([*versions, record.version])
+            await self.store.put(self._key(record.run_id, record.namespace), json.dumps(versions))
+            return True
+
+    async def latest(self, run_id: str, namespace: str) -> StoredCheckpoint | None:
+        """The highest listed version's record."""
+        versions = await self.versions(run_id, namespace)
+        return await self.get(run_id, namespace, versions[-1]) if versions else None
+
+    async def get(self, run_id: str, namespace: str, version: int) -> StoredCheckpoint | None:
+        """That version's record, or None."""
+        text = await self.store.get(self._key(run_id, namespace, version))
+        return None if text is None else StoredCheckpoint(**json.loads(text))
+
+    async def versions(self, run_id: str, namespace: str) -> list[int]:
+        """The listed versions, ascending."""
+        text = await self.store.get(self._key(run_id, namespace))
+        return [] if text is None else list(json.loads(text))
+
+    async def aclose(self) -> None:
+        """The store belongs to whoever put it on the context; nothing to close here."""
+
+
+def resolve_checkpointer(explicit: Any = None, ctx: Any = None) -> Checkpointer | None:
+    """The checkpointer a producer uses: explicit, ctx.checkpointer, a bridge over ctx.store.
+
+    None when there is none of the three (no durability). Every producer that checkpoints
+    resolves through here, so wiring any one of the three persists every producer. Each may
+    be a :class:`Checkpointer` or a :class:`CheckpointPort`; ``ctx.store`` may also be a
+    :class:`KeyValueStore`. What is built from the context is kept on ``ctx.checkpointer``, so
+    one run numbers its versions through one checkpointer.
+    """
+    if explicit is not None:
+        return _as_checkpointer(explicit, "checkpointer=")
+    if ctx is None:
+        return None
+    if getattr(ctx, "checkpointer", None) is not None:
+        found = _as_checkpointer(ctx.checkpointer, "ctx.checkpointer")
+    elif getattr(ctx, "store", None) is not None:
+        store = ctx.store
+        if isinstance(store, CheckpointPort):
+            found = Checkpointer(store)
+        elif isinstance(store, KeyValueStore):
+            found = Checkpointer(StoreBridge(store))
+        else:
+            raise ConfigError(
+                f"ctx.store is {store!r}, which is neither a CheckpointPort nor a key-value "
+                "store with async get(key) and put(key, value)",
+                value=store,
+                source="ctx.store",
+            )
+    else:
+        return None
+    ctx.checkpointer = found
+    return found
+
+
+def _as_checkpointer(value: Any, where: str) -> Checkpointer:
+    if isinstance(value, Checkpointer):
+        return value
+    if isinstance(value, CheckpointPort):
+        return Checkpointer(value)
+    raise ConfigError(
+        f"{where} is {value!r}; give a Checkpointer or a CheckpointPort (from "
+        "open_checkpoint_store(url))",
+        value=value,
+        source=where,
+    )

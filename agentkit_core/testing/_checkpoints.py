@@ -25,7 +25,10 @@ from typing import Any
 
 import pytest
 
+from .._checkpoint import DONE
 from .._checkpoint import STATUSES
+from .._checkpoint import SUSPENDED
+from .._checkpoint import Checkpointer
 from .._checkpoint import CheckpointPort
 from .._checkpoint import StoredCheckpoint
 
@@ -193,3 +196,53 @@ class CheckpointPortConformance:
         await port.put(record(_run(), 1))
         await port.aclose()
         await port.aclose()  # and the fixture closes it a third time
+
+    # -- the Checkpointer over this port: what a producer relies on, in every store
+
+    async def test_checkpointer_copies_both_ways(self, port: CheckpointPort) -> None:
+        cp = Checkpointer(port)
+        run = _run()
+        state: dict[str, Any] = {"items": [1, 2], "nested": {"k": "v"}}
+        written = await cp.snapshot(run, state, metadata={"tags": ["a"]})
+        state["items"].append(3)
+        state["nested"]["k"] = "changed"
+        assert written.state == {"items": [1, 2], "nested": {"k": "v"}}
+        written.state["items"].clear()
+        got = await cp.resume(run)
+        assert got is not None
+        got.state["items"].append(99)
+        got.metadata["tags"].append("b")
+        again = await cp.at_version(run, 1)
+        assert again is not None
+        assert again.state == {"items": [1, 2], "nested": {"k": "v"}}
+        assert again.metadata == {"tags": ["a"]}
+
+    async def test_checkpointer_numbers_versions_and_refuses_terminal(
+        self, port: CheckpointPort
+    ) -> None:
+        cp = Checkpointer(port)
+        run = _run()
+        assert (await cp.snapshot(run, {"turn": 1})).version == 1
+        suspended = await cp.snapshot(run, {"turn": 2}, SUSPENDED)
+        assert suspended.version == 2
+        latest = await cp.resume(run)
+        assert latest is not None and (latest.version, latest.status) == (2, SUSPENDED)
+        await cp.snapshot(run, {"turn": 3}, DONE)
+        assert await cp.resume(run) is None
+        done = await cp.resume(run, include_terminal=True)
+        assert done is not None and done.state == {"turn": 3}
+        assert await cp.list_versions(run) == [1, 2, 3]
+        first = await cp.at_version(run, 1)
+        assert first is not None and first.state == {"turn": 1}
+
+    async def test_concurrent_snapshots_get_versions_1_to_n(self, port: CheckpointPort) -> None:
+        run = _run()
+        producers = [Checkpointer(port) for _ in range(3)]  # no shared version cache
+        written = await asyncio.gather(
+            *(producers[i % 3].snapshot(run, {"writer": i}) for i in range(12))
+        )
+        assert sorted(c.version for c in written) == list(range(1, 13))
+        assert await port.versions(run, "agent") == list(range(1, 13))
+        stored = [await port.get(run, "agent", v) for v in range(1, 13)]
+        writers = sorted(json.loads(r.state)["writer"] for r in stored if r is not None)
+        assert writers == list(range(12))

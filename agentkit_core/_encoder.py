@@ -1,0 +1,237 @@
+"""The one state encoder: run state to JSON text for every checkpoint store, and back.
+
+``encode_state`` accepts JSON's own types plus the types run state is made of; see
+:func:`encode_state` for the table. A value it cannot encode raises :class:`EncodingError`
+naming where it sits (``state["items"][3].when``) before anything is written anywhere.
+
+Encoding runs :func:`json.dumps` with a ``default`` hook, so plain dicts and lists cost what
+``json`` costs; only when that fails does a second walk locate the offending value.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import math
+import sys
+from collections.abc import Iterator
+from datetime import date
+from datetime import datetime
+from datetime import time
+from decimal import Decimal
+from enum import Enum
+from pathlib import PurePath
+from typing import Any
+from uuid import UUID
+
+from ._errors import EncodingError
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
+
+TAG = "__agentkit__"
+"""The key that marks a tagged value; user dicts must not use it."""
+
+_ENCODABLE = (
+    "None, bool, int, finite float, str, dict (str keys), list, tuple, set, frozenset, "
+    "bytes, datetime, date, time, Enum, UUID, Decimal, paths, Message, ToolCall, Usage, "
+    "pydantic models, attrs and dataclass instances"
+)
+
+
+def encode_state(obj: Any, *, root: str = "state") -> str:
+    """``obj`` as JSON text.
+
+    =========================================  ==============================================
+    in                                         back from :func:`decode_state`
+    =========================================  ==============================================
+    None, bool, int, float (finite), str       the same
+    dict (keys str; int/float/bool/None keys)  dict (those keys become strings, as in JSON)
+    list, tuple                                list
+    set, frozenset                             list (sorted when the items sort)
+    bytes, bytearray, memoryview               bytes (tagged, base64)
+    datetime, date, time                       the same type (tagged, ISO-8601)
+    Message, ToolCall, Usage                   the same type (tagged)
+    Enum                                       its ``.value``
+    UUID, Decimal, pathlib paths               str
+    pydantic model                             dict (``model_dump(mode="json")``)
+    attrs / dataclass instance                 dict of its fields
+    =========================================  ==============================================
+
+    Anything else — and NaN or infinity, and cycles — raises :class:`EncodingError` with
+    ``.path`` (``root`` names the top: ``state["items"][3].when``).
+    """
+    try:
+        return json.dumps(obj, default=_default, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        _locate(obj, root, set())
+        raise EncodingError(
+            f"cannot encode {root}: {exc}; see agentkit_core.encode_state for the encodable types",
+            path=root,
+            value=obj,
+        ) from exc
+
+
+def decode_state(text: str) -> Any:
+    """The value :func:`encode_state` encoded, with its tagged types restored (see there)."""
+    return json.loads(text, object_hook=_untag)
+
+
+def _default(value: Any) -> Any:
+    fields = _fields(value)
+    if fields is not None:
+        return fields
+    if isinstance(value, (set, frozenset)):
+        try:
+            return sorted(value)
+        except TypeError:
+            return list(value)
+    if isinstance(value, datetime):
+        return {TAG: "datetime", "iso": value.isoformat()}
+    if isinstance(value, date):
+        return {TAG: "date", "iso": value.isoformat()}
+    if isinstance(value, time):
+        return {TAG: "time", "iso": value.isoformat()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {TAG: "bytes", "b64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (UUID, Decimal, PurePath)):
+        return str(value)
+    pydantic = sys.modules.get("pydantic")  # nothing is a pydantic model unless it was imported
+    if pydantic is not None and isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{_type_name(value)} is not encodable")
+
+
+def _fields(value: Any) -> dict[str, Any] | None:
+    """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
+    if isinstance(value, Message):
+        return {
+            TAG: "message",
+            "role": value.role,
+            "content": value.content,
+            "tool_calls": value.tool_calls,
+            "tool_call_id": value.tool_call_id,
+            "name": value.name,
+            "is_error": value.is_error,
+            "metadata": value.metadata,
+        }
+    if isinstance(value, ToolCall):
+        return {TAG: "tool_call", "id": value.id, "name": value.name, "arguments": value.arguments}
+    if isinstance(value, Usage):
+        return {
+            TAG: "usage",
+            "input_tokens": value.input_tokens,
+            "output_tokens": value.output_tokens,
+            "requests": value.requests,
+        }
+    if isinstance(value, type):
+        return None
+    attrs_fields = getattr(type(value), "__attrs_attrs__", None)
+    if attrs_fields is not None:
+        return {a.name: getattr(value, a.name) for a in attrs_fields}
+    if dataclasses.is_dataclass(value):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return None
+
+
+def _untag(obj: dict[str, Any]) -> Any:
+    kind = obj.get(TAG)
+    if kind is None:
+        return obj
+    if kind == "message":
+        content = obj["content"]
+        return Message(
+            role=obj["role"],
+            content=content if isinstance(content, str) else tuple(content),
+            tool_calls=tuple(obj["tool_calls"]),
+            tool_call_id=obj["tool_call_id"],
+            name=obj["name"],
+            is_error=obj["is_error"],
+            metadata=obj["metadata"],
+        )
+    if kind == "tool_call":
+        return ToolCall(obj["id"], obj["name"], obj["arguments"])
+    if kind == "usage":
+        return Usage(obj["input_tokens"], obj["output_tokens"], obj["requests"])
+    if kind == "datetime":
+        return datetime.fromisoformat(obj["iso"])
+    if kind == "date":
+        return date.fromisoformat(obj["iso"])
+    if kind == "time":
+        return time.fromisoformat(obj["iso"])
+    if kind == "bytes":
+        return base64.b64decode(obj["b64"])
+    return obj
+
+
+def _locate(value: Any, path: str, active: set[int]) -> None:
+    """Raise :class:`EncodingError` at the first value under ``path`` that does not encode."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise EncodingError(
+                f"cannot encode {path}: {value!r} has no JSON form; store it as a string or None",
+                path=path,
+                value=value,
+            )
+        return
+    if id(value) in active:
+        raise EncodingError(
+            f"cannot encode {path}: it contains itself (a reference cycle); break the cycle "
+            "before snapshotting",
+            path=path,
+            value=value,
+        )
+    active.add(id(value))
+    for child_path, child in _children(value, path):
+        _locate(child, child_path, active)
+    active.discard(id(value))
+
+
+def _children(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise EncodingError(
+                    f"cannot encode {path}: the key {key!r} is a {_type_name(key)}; JSON object "
+                    "keys must be strings",
+                    path=path,
+                    value=key,
+                )
+            yield f"{path}[{json.dumps(key, ensure_ascii=False)}]", child
+        return
+    if isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield f"{path}[{i}]", child
+        return
+    fields = _fields(value)
+    pydantic = sys.modules.get("pydantic")
+    if fields is None and pydantic is not None and isinstance(value, pydantic.BaseModel):
+        fields = {name: getattr(value, name) for name in type(value).model_fields}
+    if fields is not None:
+        for name, child in fields.items():
+            if name != TAG:
+                yield f"{path}.{name}", child
+        return
+    try:
+        encoded = _default(value)
+    except (TypeError, ValueError):
+        raise EncodingError(
+            f"cannot encode {path}: a {_type_name(value)} is not encodable; encodable are "
+            f"{_ENCODABLE}. Convert it (to a dict or a string) or keep it out of the state",
+            path=path,
+            value=value,
+        ) from None
+    if isinstance(encoded, (dict, list)):
+        yield from _children(encoded, path)
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )

@@ -1,0 +1,164 @@
+"""The state encoder: every documented type, what comes back, and errors that name the path."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import uuid
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import date
+from datetime import datetime
+from datetime import time
+from datetime import timezone
+from decimal import Decimal
+from pathlib import PurePosixPath
+from typing import Any
+
+import attrs
+import pydantic
+import pytest
+
+from agentkit_core import EncodingError
+from agentkit_core import Message
+from agentkit_core import ToolCall
+from agentkit_core import Usage
+from agentkit_core import decode_state
+from agentkit_core import encode_state
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+@dataclass
+class Event:
+    when: Any
+    tags: tuple[str, ...] = ()
+
+
+@attrs.define
+class Point:
+    x: int
+    label: Any = None
+
+
+class Order(pydantic.BaseModel):
+    id: int
+    placed: datetime
+    note: Any = None
+
+
+@dataclass
+class Holder:
+    items: list[Any] = field(default_factory=list)
+
+
+def round_trip(value: Any) -> Any:
+    text = encode_state(value)
+    json.loads(text)  # always plain JSON
+    return decode_state(text)
+
+
+def test_json_types_come_back_unchanged() -> None:
+    value = {"s": "héllo 🙂", "i": 3, "f": 2.5, "b": True, "n": None, "l": [1, [2, {"x": []}]]}
+    assert round_trip(value) == value
+
+
+def test_tagged_types_come_back_as_themselves() -> None:
+    when = datetime(2026, 12, 3, 7, 30, 1, 5, tzinfo=timezone.utc)
+    call = ToolCall("c1", "search", '{"q": "x"}')
+    msg = Message("assistant", "thinking", (call,), metadata={"k": [1]})
+    parts = Message.user(({"type": "text", "text": "hi"},))
+    value = {
+        "when": when,
+        "day": date(2026, 12, 3),
+        "at": time(7, 30),
+        "raw": b"\x00\xffbytes",
+        "buf": bytearray(b"ab"),
+        "messages": [msg, parts, Message.tool("c1", "found", name="search", is_error=True)],
+        "usage": Usage(10, 5, 1),
+    }
+    back = round_trip(value)
+    assert back["when"] == when and back["when"].tzinfo is not None
+    assert back["day"] == date(2026, 12, 3) and back["at"] == time(7, 30)
+    assert back["raw"] == b"\x00\xffbytes" and back["buf"] == b"ab"
+    assert back["messages"][0] == msg and back["messages"][0].metadata == {"k": [1]}
+    assert back["messages"][0].tool_calls[0] == call
+    assert back["messages"][1].content == ({"type": "text", "text": "hi"},)
+    assert back["messages"][2].is_error is True
+    assert back["usage"] == Usage(10, 5, 1)
+
+
+def test_record_types_come_back_as_plain_json() -> None:
+    when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    u = uuid.UUID(int=7)
+    value = {
+        "event": Event(when, ("a", "b")),
+        "point": Point(1, Colour.RED),
+        "order": Order(id=4, placed=when, note=Level.HIGH),
+        "set": {3, 1, 2},
+        "frozen": frozenset({"b", "a"}),
+        "tuple": (1, (2, 3)),
+        "misc": [u, Decimal("1.10"), PurePosixPath("/tmp/x")],
+        1: "int key",
+    }
+    assert round_trip(value) == {
+        "event": {"when": when, "tags": ["a", "b"]},
+        "point": {"x": 1, "label": "red"},
+        "order": {"id": 4, "placed": "2026-01-02T00:00:00Z", "note": 3},
+        "set": [1, 2, 3],
+        "frozen": ["a", "b"],
+        "tuple": [1, [2, 3]],
+        "misc": [str(u), "1.10", "/tmp/x"],
+        "1": "int key",
+    }
+
+
+class Opaque:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("state", "path", "message"),
+    [
+        (
+            {"items": [0, 1, 2, Event(Opaque())]},
+            'state["items"][3].when',
+            r'cannot encode state\["items"\]\[3\]\.when: a \S*test_encoder\.Opaque is not',
+        ),
+        ({"a": {"b": math.nan}}, 'state["a"]["b"]', r'state\["a"\]\["b"\]: nan has no JSON form'),
+        ([math.inf], "state[0]", r"state\[0\]: inf has no JSON form"),
+        ({(1, 2): "x"}, "state", r"key \(1, 2\) is a tuple; JSON object keys must be strings"),
+        (Point(1, {Opaque()}), "state.label[0]", r"state\.label\[0\]: a \S*test_encoder\.Opaque"),
+        (Order(id=1, placed=datetime(2026, 1, 1), note=Opaque()), "state.note", r"state\.note"),
+        (Holder([Message.user("x"), lambda: 1]), "state.items[1]", r"function is not encodable"),
+        (
+            {"m": Message("user", "x", metadata={"obj": Opaque()})},
+            'state["m"].metadata["obj"]',
+            "Opaque",
+        ),
+    ],
+)
+def test_unencodable_values_are_named_by_path(state: Any, path: str, message: str) -> None:
+    with pytest.raises(EncodingError, match=message) as info:
+        encode_state(state)
+    assert info.value.path == path
+    assert isinstance(info.value, TypeError)
+
+
+def test_a_cycle_is_named() -> None:
+    loop: dict[str, Any] = {"a": []}
+    loop["a"].append(loop)
+    with pytest.raises(EncodingError, match=r'state\["a"\]\[0\]: it contains itself'):
+        encode_state(loop)
+
+
+def test_the_root_name_is_the_caller_s() -> None:
+    with pytest.raises(EncodingError, match=r'metadata\["x"\]'):
+        encode_state({"x": Opaque()}, root="metadata")
