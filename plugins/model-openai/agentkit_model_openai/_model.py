@@ -206,12 +206,18 @@ class OpenAIModel:
                 + (f": {error}" if error else f": {json.dumps(data)[:200]}")
             )
         choice = choices[0]
-        return ModelResponse(
-            message=message_from_openai(choice.get("message") or {}),
-            usage=usage_from_openai(data.get("usage")),
-            finish_reason=choice.get("finish_reason"),
-            model=data.get("model") or self.model,
-        )
+        try:
+            return ModelResponse(
+                message=message_from_openai(choice.get("message") or {}),
+                usage=usage_from_openai(data.get("usage")),
+                finish_reason=choice.get("finish_reason"),
+                model=data.get("model") or self.model,
+            )
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ProviderResponseError(
+                f"{self.name}: the answer from {self.url} is malformed ({exc}): "
+                f"{json.dumps(data)[:200]}"
+            ) from exc
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` with ``stream=true`` and yield its events as they arrive.
@@ -237,7 +243,7 @@ class OpenAIModel:
                         if data == "[DONE]":
                             state.done = True
                             break
-                        text = state.feed(self._chunk(data))
+                        text = self._feed(state, data)
                         if text:
                             yield StreamEvent("text", text=text)
         except httpx.TransportError as exc:
@@ -260,7 +266,8 @@ class OpenAIModel:
             yield StreamEvent("tool_call", tool_call=call)
         yield StreamEvent("done", response=response_)
 
-    def _chunk(self, data: str) -> dict[str, Any]:
+    def _feed(self, state: _StreamState, data: str) -> str:
+        """One stream event's data into ``state``; its text delta."""
         try:
             chunk = json.loads(data)
         except ValueError as exc:
@@ -276,7 +283,12 @@ class OpenAIModel:
                 f"{self.name}: the provider reported an error mid-stream: "
                 f"{_provider_message(chunk)}"
             )
-        return chunk
+        try:
+            return state.feed(chunk)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ProviderResponseError(
+                f"{self.name}: a stream event from {self.url} is malformed ({exc}): {data[:200]!r}"
+            ) from exc
 
     # ------------------------------------------------------------------ errors
 

@@ -166,6 +166,17 @@ async def test_stream_text_deltas_usage_and_flags(server: Any, model: OpenAIMode
     assert body["stream_options"] == {"include_usage": True}
 
 
+async def test_stream_ends_with_what_request_would_have_returned(
+    server: Any, model: OpenAIModel
+) -> None:
+    server.json("plain.json")
+    server.sse("plain.sse")
+    whole = await model.request(ask())
+    events = await collect(model, ask())
+    assert [e.kind for e in events].count("done") == 1
+    assert events[-1].response == whole
+
+
 async def test_stream_assembles_parallel_tool_calls_by_index(
     server: Any, model: OpenAIModel
 ) -> None:
@@ -181,6 +192,17 @@ async def test_stream_assembles_parallel_tool_calls_by_index(
     assert done.message.tool_calls == calls
     assert (done.usage, done.finish_reason) == (Usage(96, 52, 1), "tool_calls")
     assert server.received[0].json()["tools"][0]["function"]["name"] == "get_weather"
+
+
+async def test_stream_of_whole_tool_calls_without_an_index(server: Any, model: OpenAIModel) -> None:
+    server.sse("whole_tool_calls.sse")  # as some local servers send them: one call per chunk
+    events = await collect(model, ask(tools=(WEATHER,)))
+    done = events[-1].response
+    assert done is not None
+    assert done.message.tool_calls == (
+        ToolCall("call_a", "get_weather", '{"city": "Paris"}'),
+        ToolCall("call_b", "get_weather", '{"city": "Rome"}'),
+    )
 
 
 async def test_stream_structured_output(server: Any, model: OpenAIModel) -> None:
@@ -207,6 +229,17 @@ async def test_malformed_stream_event_is_a_response_error(server: Any, model: Op
         await collect(model, ask())
 
 
+async def test_a_malformed_answer_shape_is_a_response_error(
+    server: Any, model: OpenAIModel
+) -> None:
+    server.json("no_choices.json")
+    server.events(b'data: {"choices": "none"}\n\n', b"data: [DONE]\n\n")
+    with pytest.raises(ProviderResponseError, match="has no choices: The engine is currently"):
+        await model.request(ask())
+    with pytest.raises(ProviderResponseError, match=r"a stream event from .* is malformed"):
+        await collect(model, ask())
+
+
 async def test_truncated_stream_is_an_error_not_a_partial_answer(
     server: Any, model: OpenAIModel
 ) -> None:
@@ -220,9 +253,12 @@ async def test_truncated_stream_is_an_error_not_a_partial_answer(
 
 async def test_connection_dropped_mid_stream(server: Any, model: OpenAIModel) -> None:
     server.sse("plain.sse", drop_after=3)
+    seen: list[StreamEvent] = []
     with pytest.raises(ProviderError, match="dropped mid-stream after 3 events") as caught:
-        await collect(model, ask())
+        async for event in model.stream(ask()):
+            seen.append(event)
     assert caught.value.retryable
+    assert [e.kind for e in seen] == ["text", "text"]
 
 
 async def test_connection_dropped_mid_body(server: Any, model: OpenAIModel) -> None:
