@@ -247,14 +247,7 @@ class OpenAIModel:
                         if text:
                             yield StreamEvent("text", text=text)
         except httpx.TransportError as exc:
-            if state.events:
-                raise ProviderError(
-                    f"{self.name}: the connection to {self.url} dropped mid-stream after "
-                    f"{state.events} events ({type(exc).__name__}: {exc}); the answer is "
-                    "incomplete",
-                    retryable=True,
-                ) from exc
-            raise self._transport_error(exc, timeout) from exc
+            raise self._transport_error(exc, timeout, state.events) from exc
         if not state.done:
             raise ProviderResponseError(
                 f"{self.name}: the stream from {self.url} ended after {state.events} events "
@@ -312,13 +305,20 @@ class OpenAIModel:
             retry_after=retry_after(response.headers),
         )
 
-    def _transport_error(self, exc: Exception, timeout: float) -> ProviderError:
+    def _transport_error(self, exc: Exception, timeout: float, events: int = 0) -> ProviderError:
+        """A retryable error for a failed connection; ``events`` streamed before it failed."""
         import httpx
 
         if isinstance(exc, httpx.TimeoutException):
             what = f"no answer within {timeout:g}s ({type(exc).__name__})"
         else:
             what = f"{type(exc).__name__}: {exc}"
+        if events:
+            return ProviderError(
+                f"{self.name}: the connection to {self.url} dropped mid-stream after {events} "
+                f"events ({what}); the answer is incomplete",
+                retryable=True,
+            )
         return ProviderError(f"{self.name}: request to {self.url} failed: {what}", retryable=True)
 
 
