@@ -104,3 +104,25 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
     tool_result = second["messages"][-1]
     assert (tool_result["role"], tool_result["tool_call_id"]) == ("tool", "call_Ca1")
     assert "42" in tool_result["content"]
+
+
+async def test_agent_run_stream_retries_a_429_and_streams_each_call(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    server.json("error_429.json", status=429, headers={"Retry-After": "0.2"})
+    server.sse("whole_tool_calls.sse")
+    server.sse("plain.sse")
+    agent = Agent("weather", "openai:llama3.2", "Be brief.", [get_weather], hooks=Hooks())
+    events = [event async for event in agent.run_stream("Weather in Paris and Rome?")]
+    kinds = [e.kind for e in events]
+    assert kinds[:3] == ["tool_call", "tool_call", "done"]
+    assert "".join(e.text for e in events if e.kind == "text") == "The capital of France is Paris."
+    assert kinds[-2:] == ["done", "result"]
+    result = events[-1].result
+    assert result is not None and result.output == "The capital of France is Paris."
+    bodies = [r.json() for r in server.received]
+    assert len(bodies) == 3 and all(b["stream"] is True for b in bodies)
+    assert bodies[0] == bodies[1]
+    assert [m["content"] for m in bodies[2]["messages"][-2:]] == ["sunny, 21C", "cloudy, 18C"]
+    assert server.received[1].at - server.received[0].at >= 0.2
