@@ -13,6 +13,8 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from ._checkpoint import SUSPENDED
+from ._checkpoint import resolve_checkpointer
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
@@ -272,6 +276,92 @@ class Agent:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
         return asyncio.run(self.run(task, **kwargs))
 
+    async def resume(
+        self,
+        run_id: str,
+        approvals: Mapping[str, bool] | Iterable[str] | None = None,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+    ) -> AgentResult:
+        """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
+
+        A SUSPENDED run first settles its pending calls: those in ``approvals`` (a mapping of
+        call id to True/False, or the approved ids) run or are refused; the others are put to
+        the before_tool_call hooks again, and one still waiting on approval is refused. A
+        refused call's result is the tool error "refused by a person", which the model sees.
+        A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE
+        or FAILED run, or none at all, is a :class:`ConfigError`.
+        """
+        ctx = ctx if ctx is not None else self.new_context(run_id)
+        if ctx.run_id != run_id:
+            raise ConfigError(
+                f"resume({run_id!r}) was given a context of run {ctx.run_id!r}",
+                value=ctx,
+                source="Agent.resume",
+            )
+        checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+        if checkpointer is None:
+            raise ConfigError(
+                f"cannot resume run {run_id!r}: agent {self.name!r} has no checkpointer; pass "
+                "checkpointer= to the Agent (or set ctx.checkpointer or ctx.store)",
+                value=run_id,
+                source="Agent.resume",
+            )
+        saved = await checkpointer.resume(run_id, include_terminal=True)
+        if saved is None or saved.terminal:
+            found = "has no checkpoint" if saved is None else f"is {saved.status}"
+            raise ConfigError(
+                f"cannot resume run {run_id!r}: it {found} in {checkpointer.port!r}; only a "
+                "suspended or running run continues (start a new run instead)",
+                value=run_id,
+                source="Agent.resume",
+            )
+        data = saved.state
+        state = RunState(data["task"], list(data["transcript"]), data["turn"], data["pending"])
+        if isinstance(approvals, str):
+            approvals = [approvals]
+        if isinstance(approvals, Mapping):
+            verdicts = {str(k): bool(v) for k, v in approvals.items()}
+        else:
+            verdicts = {str(k): True for k in approvals or ()}
+        unknown = sorted(set(verdicts) - {c.id for c in state.pending})
+        if unknown:
+            raise ConfigError(
+                f"approvals name calls that are not pending in run {run_id!r}: "
+                f"{', '.join(unknown)}; pending: "
+                f"{', '.join(c.id for c in state.pending) or 'none'}",
+                value=unknown,
+                source="Agent.resume",
+            )
+        if ctx.invoker is None:
+            ctx.invoker = self.new_context(ctx.run_id).invoker
+            assert ctx.invoker is not None
+            ctx.invoker.ctx = ctx
+        wc = wc if wc is not None else WorkingContext()
+        try:
+            if saved.status == SUSPENDED and state.pending:
+                refused = ToolDecision("deny", "refused by a person", "approval")
+                decisions: list[ToolDecision | None] = []
+                for call in state.pending:
+                    verdict = verdicts.get(call.id)
+                    if verdict is not None:
+                        decisions.append(None if verdict else refused)
+                        continue
+                    asked = await self.hooks.run_before_tool_call(ctx, call)
+                    if asked.kind == "ask":
+                        asked = refused
+                    decisions.append(None if asked.kind == "allow" else asked)
+                tools = await self._current_tools()
+                outcome = await self.execute(state.pending, tools, ctx, decisions)
+                state.transcript.extend(outcome)
+                state.pending = []
+                await self._persist(ctx, state, "running")
+            return await self._loop(state, ctx, wc)
+        except BaseException:
+            await self._persist(ctx, state, "failed")
+            raise
+
     async def _loop(
         self,
         state: RunState,
@@ -361,7 +451,9 @@ class Agent:
 
     async def _persist(self, ctx: RunContext, state: RunState, status: str) -> None:
         """Every durability point of a run passes here; without a checkpointer, nothing."""
-        return None
+        checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+        if checkpointer is not None:
+            await checkpointer.snapshot(ctx.run_id, state, status, {"agent": self.name}, ctx=ctx)
 
     async def _current_tools(self) -> dict[str, Tool]:
         if self._union is None:

@@ -1,0 +1,274 @@
+"""Durable runs: the loop checkpoints through the resolved checkpointer and resumes from it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentkit_core import DONE
+from agentkit_core import FAILED
+from agentkit_core import RUNNING
+from agentkit_core import SUSPENDED
+from agentkit_core import Agent
+from agentkit_core import Checkpointer
+from agentkit_core import ConfigError
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import PluginManager
+from agentkit_core import ProviderError
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
+from agentkit_core import hookimpl
+from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import make_test_ctx
+
+ran: list[str] = []
+
+
+@tool
+def lookup(name: str) -> str:
+    """Look up an account."""
+    ran.append(f"lookup {name}")
+    return f"account of {name}"
+
+
+@tool
+def transfer(amount: int) -> str:
+    """Move money."""
+    ran.append(f"transfer {amount}")
+    return f"moved {amount}"
+
+
+class Policy:
+    AGENTKIT_NAME = "policy"
+
+    @hookimpl
+    def agentkit_before_tool_call(self, ctx: Any, call: ToolCall) -> ToolDecision | None:
+        if call.name == "transfer":
+            return ToolDecision.ask("a person approves transfers")
+        return None
+
+
+HOOKS = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[Policy()]))
+CALLS = Message.assistant(
+    "",
+    [
+        ToolCall("c1", "lookup", '{"name": "ann"}'),
+        ToolCall("c2", "transfer", '{"amount": 5}'),
+        ToolCall("c3", "transfer", '{"amount": 7}'),
+    ],
+)
+
+
+def seen(request: ModelRequest) -> Message:
+    """A final answer listing the tool results the model was shown."""
+    return Message.assistant(" | ".join(m.text for m in request.messages if m.role == "tool"))
+
+
+def bank(cp: Any, *steps: Any) -> Agent:
+    return Agent(
+        "bank", ScriptedModel(steps), tools=[lookup, transfer], hooks=HOOKS, checkpointer=cp
+    )
+
+
+@pytest.fixture
+async def cp() -> Any:
+    ran.clear()
+    checkpointer = await Checkpointer.open("memory://")
+    yield checkpointer
+    await checkpointer.aclose()
+
+
+async def statuses(cp: Checkpointer, run_id: str) -> list[str]:
+    out = []
+    for v in await cp.list_versions(run_id):
+        c = await cp.at_version(run_id, v)
+        assert c is not None
+        out.append(c.status)
+    return out
+
+
+async def test_suspend_then_resume_runs_only_what_was_approved(cp: Checkpointer) -> None:
+    first = await bank(cp, CALLS).run("pay ann")
+    assert first.status == "suspended" and [c.id for c in first.pending] == ["c2", "c3"]
+    assert ran == []
+    saved = await cp.resume(first.run_id)
+    assert saved is not None and saved.status == SUSPENDED
+    assert [c.id for c in saved.state["pending"]] == ["c1", "c2", "c3"]
+
+    result = await bank(cp, seen).resume(first.run_id, {"c2": True, "c3": False})
+    assert result.status == "done"
+    assert ran == ["lookup ann", "transfer 5"]  # c1 allowed by the hooks, c2 approved
+    assert result.output.startswith("account of ann | moved 5 | tool call 'transfer' was denied")
+    assert result.output.endswith("refused by a person")
+    assert await statuses(cp, first.run_id) == [SUSPENDED, RUNNING, DONE]
+    with pytest.raises(ConfigError, match=r"cannot resume run '\w+': it is done in"):
+        await bank(cp).resume(first.run_id)
+
+
+async def test_a_call_nobody_approved_is_refused(cp: Checkpointer) -> None:
+    first = await bank(cp, CALLS).run("pay ann")
+    result = await bank(cp, seen).resume(first.run_id, ["c3"])
+    assert ran == ["lookup ann", "transfer 7"]
+    assert "moved 5" not in result.output and "refused by a person" in result.output
+
+
+async def test_approvals_must_name_pending_calls(cp: Checkpointer) -> None:
+    first = await bank(cp, CALLS).run("pay ann")
+    with pytest.raises(ConfigError, match=r"not pending in run .*: c9; pending: c1, c2, c3"):
+        await bank(cp).resume(first.run_id, {"c9": True})
+    assert await statuses(cp, first.run_id) == [SUSPENDED]
+
+
+async def test_resume_needs_a_checkpointer_and_a_checkpoint(cp: Checkpointer) -> None:
+    with pytest.raises(ConfigError, match=r"agent 'bank' has no checkpointer; pass checkpointer="):
+        await bank(None).resume("r1")
+    with pytest.raises(ConfigError, match=r"cannot resume run 'r1': it has no checkpoint in"):
+        await bank(cp).resume("r1")
+    with pytest.raises(ConfigError, match=r"resume\('r1'\) was given a context of run 'r2'"):
+        await bank(cp).resume("r1", ctx=make_test_ctx(run_id="r2"))
+
+
+async def test_a_failing_run_is_checkpointed_failed(cp: Checkpointer) -> None:
+    agent = bank(cp, ProviderError("the provider is down"))
+    ctx = agent.new_context("boom")
+    with pytest.raises(ProviderError, match="down"):
+        await agent.run("x", ctx=ctx)
+    assert await statuses(cp, "boom") == [FAILED]
+    assert await cp.resume("boom") is None
+
+
+async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -> None:
+    class DictStore:
+        def __init__(self) -> None:
+            self.data: dict[str, str] = {}
+
+        async def get(self, key: str) -> str | None:
+            return self.data.get(key)
+
+        async def put(self, key: str, value: str) -> None:
+            self.data[key] = value
+
+    store = DictStore()
+    agent = Agent("kv", ScriptedModel(["hi"]), hooks=Hooks())
+    ctx = make_test_ctx(agent.model, run_id="kv-run", store=store)
+    await agent.run("x", ctx=ctx)
+    assert isinstance(ctx.checkpointer, Checkpointer)
+    done = await ctx.checkpointer.resume("kv-run", include_terminal=True)
+    assert done is not None and done.status == DONE
+    assert done.state["transcript"][-1] == Message.assistant("hi")
+
+    again = Agent("kv", ScriptedModel(["hi"]), hooks=Hooks())
+    tainted = make_test_ctx(again.model, run_id="secret-run", store=store)
+    tainted.secret_tainted = True
+    assert (await again.run("x", ctx=tainted)).output == "hi"
+    assert not any("secret-run" in key for key in store.data)
+
+
+APP = textwrap.dedent(
+    '''
+    import asyncio, json, os, signal, sys
+    from agentkit_core import (Agent, Checkpointer, Hooks, Message, PluginManager, ToolCall,
+                               ToolDecision, hookimpl, tool)
+    from agentkit_core.testing import ScriptedModel
+
+    @tool
+    def lookup(name: str) -> str:
+        """Look up an account."""
+        return f"account of {name}"
+
+    @tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        return f"moved {amount}"
+
+    @tool
+    def crash() -> str:
+        """Die like a machine losing power."""
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    class Policy:
+        AGENTKIT_NAME = "policy"
+
+        @hookimpl
+        def agentkit_before_tool_call(self, ctx, call):
+            return ToolDecision.ask("approve transfers") if call.name == "transfer" else None
+
+    def seen(request):
+        return " | ".join(m.text for m in request.messages if m.role == "tool")
+
+    SCRIPTS = {
+        "suspend": [Message.assistant("", [ToolCall("c1", "lookup", '{"name": "ann"}'),
+                                           ToolCall("c2", "transfer", '{"amount": 5}')])],
+        "crash": [Message.assistant("", [ToolCall("c1", "lookup", '{"name": "bob"}')]),
+                  Message.assistant("", [ToolCall("c2", "crash", "{}")])],
+        "resume": [seen],
+    }
+
+    async def main(mode, url, run_id, approvals):
+        hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[Policy()]))
+        async with await Checkpointer.open(url) as cp:
+            agent = Agent("bank", ScriptedModel(SCRIPTS[mode]), tools=[lookup, transfer, crash],
+                          hooks=hooks, checkpointer=cp)
+            if mode == "resume":
+                result = await agent.resume(run_id, json.loads(approvals))
+            else:
+                result = await agent.run("pay", ctx=agent.new_context(run_id))
+            print(json.dumps({"status": result.status, "output": result.output,
+                              "pending": [c.id for c in result.pending]}), flush=True)
+
+    asyncio.run(main(*sys.argv[1:]))
+    '''
+)
+
+
+def app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "app.py"
+    script.write_text(APP, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+async def test_suspend_in_one_process_resume_in_another(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/runs.db"
+    suspended = app(tmp_path, "suspend", url, "run-1", "null")
+    assert suspended.returncode == 0, suspended.stderr
+    assert json.loads(suspended.stdout) == {
+        "status": "suspended",
+        "output": None,
+        "pending": ["c2"],
+    }
+    resumed = app(tmp_path, "resume", url, "run-1", '{"c2": true}')
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert out == {"status": "done", "output": "account of ann | moved 5", "pending": []}
+    async with await Checkpointer.open(url) as cp:
+        assert await statuses(cp, "run-1") == [SUSPENDED, RUNNING, DONE]
+
+
+async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/runs.db"
+    crashed = app(tmp_path, "crash", url, "run-2", "null")
+    assert crashed.returncode == -9, crashed.stderr
+    async with await Checkpointer.open(url) as cp:
+        assert await statuses(cp, "run-2") == [RUNNING]
+    resumed = app(tmp_path, "resume", url, "run-2", "null")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["output"] == "account of bob"
+    async with await Checkpointer.open(url) as cp:
+        assert await statuses(cp, "run-2") == [RUNNING, DONE]
+        done = await cp.resume("run-2", include_terminal=True)
+        assert done is not None and done.state["turn"] == 2
