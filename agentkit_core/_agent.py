@@ -120,6 +120,8 @@ class Agent:
         tool_concurrency: how many tool calls of one batch run at once.
         tool_timeout: seconds a tool call may take when the tool sets no timeout of its own.
         output_retries: repair rounds for typed output that does not validate.
+        checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
+            after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
     """
 
     def __init__(
