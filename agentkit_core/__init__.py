@@ -36,6 +36,7 @@ from ._context import Elicitor
 from ._context import Invoker
 from ._context import RunContext
 from ._context import Scratchpad
+from ._discovery import PluginInfo
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import AgentkitError
@@ -127,7 +128,6 @@ from ._output import structure
 from ._output import supports_structured_output
 from ._partial import PartialJSONParser
 from ._partial import partial_json
-from ._plugins import PluginInfo
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager

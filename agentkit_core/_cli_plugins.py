@@ -11,12 +11,12 @@ import json
 from typing import Any
 
 from . import hookspecs
+from ._discovery import PluginInfo
+from ._discovery import core_version
 from ._plugins import BAD_STATUSES
 from ._plugins import COMMANDS_HOOK
 from ._plugins import SEAMS
-from ._plugins import PluginInfo
 from ._plugins import PluginManager
-from ._plugins import core_version
 
 #: Version of the JSON layout; bumped only when a field changes meaning or goes away.
 JSON_SCHEMA = 1

@@ -17,21 +17,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import heapq
 import importlib
 import importlib.util
 import inspect
-import itertools
 import os
-import re
-import sys
 import warnings
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -42,14 +37,20 @@ from ._config import PluginConfig
 from ._config import load_plugin_config
 from ._config import read_plugin_config
 from ._config import strict_from_env
+from ._discovery import PluginInfo
+from ._discovery import candidate_key
+from ._discovery import check_core_range
+from ._discovery import discover_dir
+from ._discovery import discover_entry_points
+from ._discovery import import_plugin
+from ._discovery import mark_shadowed
+from ._discovery import normalize
 from ._errors import ConfigError
 from ._errors import PluginConflictError
 from ._errors import PluginLoadError
-from ._errors import PluginOrderError
 from ._errors import UnknownNameError
-
-GROUP = "agentkit"
-CORE_DISTRIBUTION = "agentkit-core"
+from ._ordering import read_declarations
+from ._ordering import resolve_order
 
 #: Seam name -> the registration hook that fills it.
 SEAMS: dict[str, str] = {
@@ -75,9 +76,6 @@ CONTESTED_HOOKS: tuple[str, ...] = (
     "agentkit_transform",
 )
 
-#: Where a plugin came from; on one name, an earlier source wins (code is the most explicit).
-SOURCES = ("code", "plugins_dir", "entry_point")
-STATUSES = ("loaded", "disabled", "failed", "incompatible", "shadowed", "conflict")
 #: The statuses ``agentkit plugins check`` and strict mode treat as errors.
 BAD_STATUSES = ("failed", "incompatible", "conflict")
 
@@ -92,36 +90,6 @@ class Registration:
     plugin: str
     distribution: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class PluginInfo:
-    """What the manager knows of one plugin; ``status`` is one of :data:`STATUSES`."""
-
-    name: str
-    distribution: str | None = None
-    version: str | None = None
-    status: str = "loaded"
-    error: str | None = None
-    position: int | None = None
-    priority: int = 0
-    before: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-    provides: list[str] = field(default_factory=list)
-    hooks: list[str] = field(default_factory=list)
-    module: str | None = None
-    obj: Any = field(default=None, repr=False)
-    source: str = "code"
-    requires_core: str | None = None
-    registrations: list[Registration] = field(default_factory=list, repr=False)
-    commands: list[str] = field(default_factory=list)
-    #: How to import it (an entry point or a file), until it is imported.
-    loader: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
-
-
-def normalize(name: str) -> str:
-    """A distribution or plugin name as packaging compares them (``Foo_Bar`` == ``foo-bar``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 class PluginManager:
@@ -188,17 +156,17 @@ class PluginManager:
 
         candidates = [self._info_in_code(name, obj) for name, obj in self._extra]
         if self.config.plugins_dir is not None:
-            candidates.extend(_discover_dir(self.config.plugins_dir))
+            candidates.extend(discover_dir(self.config.plugins_dir))
         if self._use_entry_points:
-            candidates.extend(_discover_entry_points(self._path))
-        candidates.sort(key=_candidate_key)
+            candidates.extend(discover_entry_points(self._path))
+        candidates.sort(key=candidate_key)
         self._apply_lists(candidates)
-        _mark_shadowed(candidates)
+        mark_shadowed(candidates)
         for info in candidates:
             if info.status == "loaded":
-                _check_core_range(info)
+                check_core_range(info)
             if info.status == "loaded":
-                _import(info)
+                import_plugin(info)
         ordered = self._resolve_order([i for i in candidates if i.status == "loaded"])
         for info in reversed(ordered):
             self._register_whole(info)
@@ -351,7 +319,7 @@ class PluginManager:
     def _resolve_order(self, infos: list[PluginInfo]) -> list[PluginInfo]:
         for info in infos:
             try:
-                _read_declarations(info)
+                read_declarations(info)
             except (TypeError, ValueError) as exc:
                 info.status = "failed"
                 info.error = f"bad order declaration: {exc}"
@@ -478,274 +446,6 @@ class PluginManager:
                 "AGENTKIT_STRICT_PLUGINS / strict=True to leave them out instead)",
                 plugin=bad[0].name,
             )
-
-
-# ---------------------------------------------------------------------- discovery
-
-
-def _candidate_key(info: PluginInfo) -> tuple[str, int, str, str]:
-    return (
-        info.name,
-        SOURCES.index(info.source),
-        normalize(info.distribution or ""),
-        info.version or "",
-    )
-
-
-def _discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
-    """Entry points of group ``agentkit``, metadata only: nothing is imported here."""
-    import importlib_metadata
-
-    found: list[PluginInfo] = []
-    seen: set[str] = set()
-    for dist in importlib_metadata.distributions(**({} if path is None else {"path": path})):
-        eps = [ep for ep in dist.entry_points if ep.group == GROUP]
-        if not eps:
-            continue
-        dist_name, version, requires_dist = _read_headers(dist)
-        if normalize(dist_name) in seen:  # one copy per distribution, as importing would see
-            continue
-        seen.add(normalize(dist_name))
-        requires = _core_requirement(requires_dist)
-        for ep in eps:
-            found.append(
-                PluginInfo(
-                    name=ep.name,
-                    distribution=dist_name,
-                    version=version,
-                    module=ep.value,
-                    source="entry_point",
-                    requires_core=requires,
-                    loader=ep.load,
-                )
-            )
-    return found
-
-
-def _read_headers(dist: Any) -> tuple[str, str, list[str]]:
-    """Name, Version and Requires-Dist from METADATA's header block.
-
-    Read directly rather than through ``dist.metadata``: the email parser behind that costs
-    about 0.2 ms a distribution, which is most of the discovery time with many plugins.
-    """
-    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
-    if text is None:
-        meta = dist.metadata
-        return meta["Name"] or "?", meta["Version"] or "?", meta.get_all("Requires-Dist") or []
-    name = version = "?"
-    requires: list[str] = []
-    for line in text.splitlines():
-        if not line:
-            break
-        key, _, value = line.partition(":")
-        if key == "Name":
-            name = value.strip()
-        elif key == "Version":
-            version = value.strip()
-        elif key == "Requires-Dist":
-            requires.append(value.strip())
-    return name, version, requires
-
-
-def _discover_dir(directory: Path) -> list[PluginInfo]:
-    if not directory.is_dir():
-        raise ConfigError(
-            f"plugins_dir {str(directory)!r} is not a directory",
-            value=str(directory),
-            source="plugins_dir",
-        )
-    return [
-        PluginInfo(
-            name=file.stem,
-            module=file.name,
-            source="plugins_dir",
-            loader=functools.partial(_import_file, file),
-        )
-        for file in sorted(directory.glob("*.py"))
-        if not file.name.startswith("_")
-    ]
-
-
-def _import_file(file: Path) -> ModuleType:
-    module_name = f"agentkit_plugins_dir_{normalize(file.stem).replace('-', '_')}"
-    spec = importlib.util.spec_from_file_location(module_name, file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {file}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module
-
-
-def _mark_shadowed(candidates: list[PluginInfo]) -> None:
-    """Per entry-point name the first by source, then distribution name, wins; never by path."""
-    kept: dict[str, PluginInfo] = {}
-    for info in candidates:  # already sorted by _candidate_key
-        if info.status != "loaded":
-            continue
-        first = kept.setdefault(info.name, info)
-        if first is not info:
-            info.status = "shadowed"
-            who = first.distribution or f"the plugin registered from {first.source}"
-            info.error = f"shadowed by {who} (same plugin name {info.name!r}); that one is kept"
-
-
-def _core_requirement(requires: list[str]) -> str | None:
-    """The ``agentkit-core`` specifier among Requires-Dist lines, ignoring extras-only ones."""
-    for line in requires:
-        head, _, marker = line.partition(";")
-        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)", head)
-        if not match or normalize(match.group(1)) != CORE_DISTRIBUTION:
-            continue
-        if "extra" in marker:
-            continue
-        spec = match.group(3).strip().strip("()").strip()
-        return spec + (f"; {marker.strip()}" if marker.strip() else "")
-    return None
-
-
-_core_version_cache: list[str] = []
-
-
-def core_version() -> str:
-    """The installed agentkit-core version, from its metadata (the package's as a fallback)."""
-    if not _core_version_cache:
-        import importlib_metadata
-
-        try:
-            version = _read_headers(importlib_metadata.distribution(CORE_DISTRIBUTION))[1]
-        except importlib_metadata.PackageNotFoundError:
-            from . import __version__ as version
-        _core_version_cache.append(version)
-    return _core_version_cache[0]
-
-
-def _check_core_range(info: PluginInfo) -> None:
-    if not info.requires_core:
-        return
-    from packaging.specifiers import InvalidSpecifier
-    from packaging.specifiers import SpecifierSet
-
-    spec_text, _, marker = info.requires_core.partition(";")
-    if marker.strip():
-        from packaging.markers import Marker
-
-        if not Marker(marker).evaluate():
-            return
-    try:
-        spec = SpecifierSet(spec_text)
-    except InvalidSpecifier as exc:
-        info.status = "failed"
-        info.error = f"its agentkit-core requirement {spec_text!r} does not parse: {exc}"
-        return
-    installed = core_version()
-    if not spec.contains(installed, prereleases=True):
-        info.status = "incompatible"
-        info.error = (
-            f"{info.distribution} {info.version} requires agentkit-core{spec_text}, but "
-            f"agentkit-core {installed} is installed; install a release of the plugin that "
-            "supports it, or disable the plugin"
-        )
-
-
-def _import(info: PluginInfo) -> None:
-    if info.loader is None:
-        return
-    try:
-        info.obj = info.loader()
-    except Exception as exc:  # a broken plugin never takes the host down
-        info.status = "failed"
-        info.error = f"import of {info.module!r} failed: {type(exc).__name__}: {exc}"
-    info.loader = None
-
-
-# ---------------------------------------------------------------------- order
-
-
-def _read_declarations(info: PluginInfo) -> None:
-    obj = info.obj
-    priority = getattr(obj, "AGENTKIT_PRIORITY", 0)
-    if not isinstance(priority, int) or isinstance(priority, bool):
-        raise TypeError(f"AGENTKIT_PRIORITY must be an int, got {priority!r}")
-    info.priority = priority
-    for attr in ("AGENTKIT_BEFORE", "AGENTKIT_AFTER"):
-        names = getattr(obj, attr, ())
-        names = (names,) if isinstance(names, str) else tuple(names)
-        if not all(isinstance(n, str) for n in names):
-            raise TypeError(f"{attr} must name plugins, got {names!r}")
-        setattr(info, attr[len("AGENTKIT_") :].lower(), names)
-
-
-def resolve_order(
-    infos: list[PluginInfo], order: Sequence[str] = (), order_source: str = "order"
-) -> list[PluginInfo]:
-    """Topological order by before/after; ties: the explicit ``order`` list, priority, name.
-
-    Plugins named in ``order`` come first, in that order, and their before/after declarations
-    about each other are replaced by it; constraints to plugins outside the list still hold.
-    """
-    by_name = {i.name: i for i in infos}
-    listed = [n for n in dict.fromkeys(order) if n in by_name]
-    rank = {n: idx for idx, n in enumerate(listed)}
-    edges: dict[str, set[str]] = {n: set() for n in by_name}
-    for info in infos:
-        for other in info.before:
-            if other in by_name:
-                edges[info.name].add(other)
-        for other in info.after:
-            if other in by_name:
-                edges[other].add(info.name)
-    for name in listed:
-        edges[name] -= set(listed)
-    for first, then in itertools.pairwise(listed):
-        edges[first].add(then)
-
-    def key(name: str) -> tuple[int, int, str]:
-        if name in rank:
-            return (0, rank[name], name)
-        return (1, -by_name[name].priority, name)
-
-    indegree = dict.fromkeys(by_name, 0)
-    for targets in edges.values():
-        for t in targets:
-            indegree[t] += 1
-    heap = [key(n) for n, d in indegree.items() if d == 0]
-    heapq.heapify(heap)
-    out: list[PluginInfo] = []
-    while heap:
-        name = heapq.heappop(heap)[2]
-        out.append(by_name[name])
-        for t in edges[name]:
-            indegree[t] -= 1
-            if indegree[t] == 0:
-                heapq.heappush(heap, key(t))
-    if len(out) != len(infos):
-        cycle = _find_cycle({n for n, d in indegree.items() if d > 0}, edges)
-        raise PluginOrderError(
-            f"plugin order constraints form a cycle: {' -> '.join(cycle)}; remove one of their "
-            f"before=/after= declarations, or list them in an explicit order ({order_source})",
-            plugin=cycle[0],
-        )
-    return out
-
-
-def _find_cycle(stuck: set[str], edges: dict[str, set[str]]) -> list[str]:
-    """One cycle among the nodes a topological sort could not place, smallest name first."""
-    start = min(stuck)
-    path, index = [start], {start: 0}
-    while True:
-        nxt = min(t for t in edges[path[-1]] if t in stuck)
-        if nxt in index:
-            cycle = path[index[nxt] :]
-            pivot = cycle.index(min(cycle))
-            cycle = cycle[pivot:] + cycle[:pivot]
-            return [*cycle, cycle[0]]
-        index[nxt] = len(path)
-        path.append(nxt)
 
 
 # ---------------------------------------------------------------------- helpers
