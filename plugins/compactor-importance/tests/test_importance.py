@@ -168,12 +168,17 @@ async def test_as_middleware_in_a_run_the_filter_request_is_not_compacted_again(
         model=model, prompt="be brief", hooks=Hooks(), middlewares=[compaction(compactor())]
     )
     history = transcript()[1:]
-    result = await agent.run("and now?", wc=WorkingContext(messages=history))
+    ctx = agent.new_context()
+    result = await agent.run("and now?", ctx=ctx, wc=WorkingContext(messages=history))
     assert result.output == "final answer"
     filter_request, agent_request = model.requests
     assert filter_request.metadata["compaction"] == "importance"
     assert [m.text for m in agent_request.messages] == ["be brief", history[0].text, "and now?"]
     assert result.usage.requests == 2
+    # the compactor's own request passed the middleware untouched: one compaction, not two
+    (span,) = ctx.trace.find("compaction")
+    assert "compaction_skipped" not in span.attributes
+    assert [s.parent for s in ctx.trace.find("model_call")] == [None, "compaction"]
 
 
 def test_bad_options_and_registration() -> None:

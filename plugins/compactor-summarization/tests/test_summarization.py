@@ -142,8 +142,8 @@ async def test_as_middleware_in_a_run_the_summary_request_is_not_compacted_again
     agent = Agent(
         model=model, prompt="be brief", hooks=Hooks(), middlewares=[compaction(compactor())]
     )
-    wc = WorkingContext(messages=history()[1:])
-    result = await agent.run("and now?", wc=wc)
+    wc, ctx = WorkingContext(messages=history()[1:]), agent.new_context()
+    result = await agent.run("and now?", ctx=ctx, wc=wc)
     assert result.output == "final answer"
     summary_request, agent_request = model.requests
     assert summary_request.metadata["compaction"] == "summarization"
@@ -151,6 +151,10 @@ async def test_as_middleware_in_a_run_the_summary_request_is_not_compacted_again
     assert sent[0].text == "be brief" and sent[1].metadata["compaction"] == SUMMARY
     assert sent[-1].text == "and now?"
     assert result.usage.requests == 2
+    # the compactor's own request passed the middleware untouched: one compaction, not two
+    (span,) = ctx.trace.find("compaction")
+    assert "compaction_skipped" not in span.attributes
+    assert [s.parent for s in ctx.trace.find("model_call")] == [None, "compaction"]
 
 
 def test_bad_options_and_registration() -> None:
