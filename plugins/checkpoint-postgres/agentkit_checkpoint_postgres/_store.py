@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from datetime import datetime
 from datetime import timezone
 from typing import Any
+from typing import NamedTuple
 from urllib.parse import parse_qsl
 from urllib.parse import urlencode
 from urllib.parse import urlsplit
@@ -48,6 +48,21 @@ def redact(url: str) -> str:
         pairs = [(k, "***" if k == "password" else v) for k, v in query]
         return urlunsplit(parts._replace(netloc=netloc, query=urlencode(pairs, safe="*")))
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+class _Result(NamedTuple):
+    rowcount: int
+    rows: list[tuple[Any, ...]]
+    retried: bool
+
+
+def _same(stored: StoredCheckpoint, record: StoredCheckpoint) -> bool:
+    """Whether the stored row is ``record`` (its timestamp compared as an instant)."""
+    return (stored.status, stored.state, stored.metadata) == (
+        record.status,
+        record.state,
+        record.metadata,
+    ) and datetime.fromisoformat(stored.created_at) == datetime.fromisoformat(record.created_at)
 
 
 def _oneline(exc: BaseException) -> str:
@@ -231,14 +246,27 @@ class PostgresCheckpointStore:
         except psycopg.Error as exc:
             raise self._error(f"creating the table {self.table!r}", exc) from exc
 
-    @asynccontextmanager
-    async def _connection(self, action: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _execute(self, action: str, query: str, params: tuple[Any, ...]) -> _Result:
+        """Run one statement on a pooled connection.
+
+        A connection the server dropped (a restart, a failover, an idle timeout) is retried
+        once on a fresh one, so a long-lived store outlives a server restart.
+        """
         pool = await self._ready()
-        try:
-            async with pool.connection() as conn:
-                yield conn
-        except psycopg.Error as exc:
-            raise self._error(action, exc) from exc
+        for attempt in (1, 2):
+            conn: psycopg.AsyncConnection[Any] | None = None
+            try:
+                async with pool.connection() as conn:
+                    cur = await conn.execute(query, params)
+                    rows = await cur.fetchall() if cur.description else []
+                    return _Result(cur.rowcount, rows, retried=attempt > 1)
+            except psycopg.OperationalError as exc:
+                if attempt == 1 and conn is not None and conn.broken:
+                    continue
+                raise self._error(action, exc) from exc
+            except psycopg.Error as exc:
+                raise self._error(action, exc) from exc
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     @staticmethod
     def _record(row: tuple[Any, ...]) -> StoredCheckpoint:
@@ -257,29 +285,36 @@ class PostgresCheckpointStore:
         """Insert ``record``; False when the primary key already holds that version."""
         r = record
         params = (r.run_id, r.namespace, r.version, r.status, r.state, r.metadata, r.created_at)
-        async with self._connection(f"writing version {r.version} of run {r.run_id!r}") as conn:
-            cur = await conn.execute(self._insert, params)
-            return cur.rowcount == 1
+        done = await self._execute(
+            f"writing version {r.version} of run {r.run_id!r}", self._insert, params
+        )
+        if done.rowcount == 1 or not done.retried:
+            return done.rowcount == 1
+        # The first try's connection dropped, perhaps after its commit: the version is ours
+        # if what holds it is exactly our record.
+        stored = await self.get(r.run_id, r.namespace, r.version)
+        return stored is not None and _same(stored, r)
 
     async def latest(self, run_id: str, namespace: str) -> StoredCheckpoint | None:
         """The highest version's record, or None."""
-        async with self._connection(f"reading the latest checkpoint of {run_id!r}") as conn:
-            cur = await conn.execute(self._latest, (run_id, namespace))
-            row = await cur.fetchone()
-        return None if row is None else self._record(row)
+        done = await self._execute(
+            f"reading the latest checkpoint of {run_id!r}", self._latest, (run_id, namespace)
+        )
+        return self._record(done.rows[0]) if done.rows else None
 
     async def get(self, run_id: str, namespace: str, version: int) -> StoredCheckpoint | None:
         """That version's record, or None."""
-        async with self._connection(f"reading version {version} of {run_id!r}") as conn:
-            cur = await conn.execute(self._get, (run_id, namespace, version))
-            row = await cur.fetchone()
-        return None if row is None else self._record(row)
+        done = await self._execute(
+            f"reading version {version} of {run_id!r}", self._get, (run_id, namespace, version)
+        )
+        return self._record(done.rows[0]) if done.rows else None
 
     async def versions(self, run_id: str, namespace: str) -> list[int]:
         """The stored versions, ascending."""
-        async with self._connection(f"listing the versions of {run_id!r}") as conn:
-            cur = await conn.execute(self._versions, (run_id, namespace))
-            return [version for (version,) in await cur.fetchall()]
+        done = await self._execute(
+            f"listing the versions of {run_id!r}", self._versions, (run_id, namespace)
+        )
+        return [version for (version,) in done.rows]
 
     async def aclose(self) -> None:
         """Close the pool; later calls raise :class:`~agentkit_core.StorageError`."""

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from agentkit_checkpoint_postgres import PostgresCheckpointStore
 from agentkit_checkpoint_postgres import open_store
+from pgcluster import PgCluster
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
@@ -151,3 +152,62 @@ def test_loading_the_plugin_does_not_import_psycopg() -> None:
         "assert 'psycopg' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
+    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}")
+    try:
+        assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
+        pg_cluster.crash_and_restart()  # every pooled connection is now dead
+        assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (5, 6, 7, 8))))
+        assert await port.versions("r", "agent") == [1, 2, 3, 4, 5, 6, 7, 8]
+    finally:
+        await port.aclose()
+
+
+@pytest.mark.parametrize(
+    ("meanwhile", "written"),
+    [
+        (None, True),  # the killed insert never committed: the retry writes it
+        ("ours", True),  # it did commit before its connection died: the version is ours
+        ("theirs", False),  # another writer took the version: the CAS is lost
+    ],
+)
+async def test_an_insert_whose_connection_dies_is_retried_without_breaking_the_cas(
+    pg_dsn: str, meanwhile: str | None, written: bool
+) -> None:
+    name = table()
+    port = await open_checkpoint_store(f"{pg_dsn}?table={name}")
+    ours = record("r", 1, '{"who": "ours"}')
+    theirs = record("r", 1, '{"who": "theirs"}')
+    try:
+        await port.versions("r", "agent")  # creates the table
+        async with (
+            await psycopg.AsyncConnection.connect(pg_dsn) as locker,
+            await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as admin,
+        ):
+            await locker.execute(f'LOCK TABLE "{name}" IN EXCLUSIVE MODE')
+            put = asyncio.create_task(port.put(ours))
+            pid = None
+            while pid is None:  # wait until the insert is blocked on the lock
+                await asyncio.sleep(0.02)
+                cur = await admin.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE %s",
+                    [f'INSERT INTO "{name}"%'],
+                )
+                pid = (await cur.fetchone() or [None])[0]
+            await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+            if meanwhile is not None:
+                r = ours if meanwhile == "ours" else theirs
+                await locker.execute(
+                    f'INSERT INTO "{name}" VALUES (%s, %s, %s, %s, %s, %s, %s)',
+                    (r.run_id, r.namespace, r.version, r.status, r.state, r.metadata, r.created_at),
+                )
+            await locker.commit()
+            assert await put is written
+        got = await port.get("r", "agent", 1)
+        assert got is not None and got.state == (theirs if meanwhile == "theirs" else ours).state
+        assert await port.versions("r", "agent") == [1]
+    finally:
+        await port.aclose()
