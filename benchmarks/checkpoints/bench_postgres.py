@@ -7,7 +7,9 @@ tests: initdb, pg_ctl on a free 127.0.0.1 port, fsync on) with the server's defa
 - ``bare psycopg``: one async psycopg connection in autocommit, ``json.dumps`` of the state and
   one ``INSERT`` per snapshot into a table of the plugin's shape, the version counted locally;
 - ``port.put``: the same ``json.dumps`` and the store's ``put`` (pool, compare-and-set insert);
-- ``Checkpointer.snapshot``: the facade a producer calls (encode, number, CAS put, decode).
+- ``Checkpointer.snapshot``: the facade a producer calls (encode, number, CAS put, decode);
+- ``bare psycopg again``: the bare loop a second time, an A/A control: its distance from 1.00x
+  is the noise of the machine.
 
 Sequentially (one writer process) and with 4 writer processes at once, each on its own run.
 The contenders take turns in short bursts within the same processes, and the ratio is the median
@@ -55,7 +57,8 @@ BARE_INSERT = (
     f"INSERT INTO {BARE_TABLE} (run_id, namespace, version, status, state, metadata, created_at) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s::timestamptz)"
 )
-WRITERS = ("bare psycopg", "port.put", "Checkpointer.snapshot")
+CONTROL = "bare psycopg again"
+WRITERS = ("bare psycopg", CONTROL, "port.put", "Checkpointer.snapshot")
 
 
 def ten_kb_state() -> dict[str, object]:
@@ -110,6 +113,7 @@ async def checkpointer_writer(dsn: str, run_id: str) -> tuple[Step, Callable[[],
 
 MAKERS = {
     "bare psycopg": bare_writer,
+    CONTROL: bare_writer,
     "port.put": port_writer,
     "Checkpointer.snapshot": checkpointer_writer,
 }
@@ -161,7 +165,8 @@ def measure(dsn: str, writers: int, rounds: int, seconds: float) -> dict[str, li
     rates: dict[str, list[float]] = {kind: [] for kind in WRITERS}
     try:
         for r in range(rounds):
-            for kind in WRITERS[r % 3 :] + WRITERS[: r % 3]:
+            turn = r % len(WRITERS)
+            for kind in WRITERS[turn:] + WRITERS[:turn]:
                 for parent, _ in pipes:
                     parent.send((kind, seconds))
                 start.wait(timeout=120)
@@ -195,16 +200,17 @@ def main() -> None:
             f"interleaved rounds of {args.seconds:g} s bursts (ratio: median of per-round ratios)"
         )
         print()
-        print("| writers | contender | snapshots/s | vs bare psycopg |")
-        print("|---|---|---:|---:|")
+        print("| writers | contender | snapshots/s | vs bare psycopg | middle half of the ratios |")
+        print("|---|---|---:|---:|---:|")
         for writers in (1, 4):
             rates = measure(dsn, writers, args.rounds, args.seconds)
             label = "1 (sequential)" if writers == 1 else f"{writers} processes"
             for kind in WRITERS:
                 ratios = [a / b for a, b in zip(rates[kind], rates["bare psycopg"], strict=True)]
+                low, _, high = statistics.quantiles(ratios, n=4)
                 print(
                     f"| {label} | {kind} | {statistics.median(rates[kind]):,.0f} | "
-                    f"{statistics.median(ratios):.2f}x |"
+                    f"{statistics.median(ratios):.2f}x | {low:.2f}-{high:.2f} |"
                 )
 
 
