@@ -30,6 +30,8 @@ from ._compaction import compaction_units
 from ._compaction import get_compactor
 from ._compaction import keep_units
 from ._compaction import recent_units
+from ._compaction import units_from_end
+from ._compaction import within_budget
 from ._config import PluginConfig
 from ._context import Budget
 from ._context import Elicitor
@@ -315,5 +317,7 @@ __all__ = [
     "supports_structured_output",
     "tool",
     "tracing",
+    "units_from_end",
     "usage_from_openai",
+    "within_budget",
 ]

@@ -9,6 +9,8 @@ where the boundaries are, so no compactor re-derives it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
@@ -71,36 +73,58 @@ class Unit:
         return self.end - self.start
 
 
-def compaction_units(messages: Sequence[Message], estimate: Estimator | None = None) -> list[Unit]:
-    """Split a transcript into units, each with its token estimate; linear in its length."""
+def units_from_end(
+    messages: Sequence[Message], estimate: Estimator | None = None
+) -> Iterator[Unit]:
+    """The units of a transcript newest first, found lazily from its end.
+
+    Only the units a caller actually takes are estimated, so walking back to a budget costs the
+    size of what is kept, not of the whole transcript. Every non-tool message starts a unit; a
+    run of tool results belongs to the assistant message just before it for as long as their ids
+    are among its calls, and the rest of the run is an orphan unit.
+    """
     cost = (lambda m: estimate([m])) if estimate is not None else estimate_message
-    units: list[Unit] = []
-    n = len(messages)
-    i = 0
-    if n and messages[0].role == "system":
-        units.append(Unit(0, 1, "system", cost(messages[0])))
-        i = 1
-    while i < n:
-        msg = messages[i]
-        start, tokens = i, cost(msg)
-        i += 1
-        if msg.role == "assistant" and msg.tool_calls:
-            ids = {c.id for c in msg.tool_calls}
-            while i < n and messages[i].role == "tool" and messages[i].tool_call_id in ids:
-                tokens += cost(messages[i])
-                i += 1
-            units.append(Unit(start, i, "tool_turn", tokens))
-        elif msg.role == "tool":
-            while i < n and messages[i].role == "tool":
-                tokens += cost(messages[i])
-                i += 1
-            units.append(Unit(start, i, "orphan", tokens))
-        else:
-            units.append(Unit(start, i, "message", tokens))
+    lead = 1 if messages and messages[0].role == "system" else 0
+    end = len(messages)
+    while end > lead:
+        last = messages[end - 1]
+        if last.role != "tool":
+            kind: UnitKind = (
+                "tool_turn" if last.role == "assistant" and last.tool_calls else "message"
+            )
+            yield Unit(end - 1, end, kind, cost(last))
+            end -= 1
+            continue
+        first = end - 1
+        while first > lead and messages[first - 1].role == "tool":
+            first -= 1
+        owner = messages[first - 1] if first > lead else None
+        if owner is None or owner.role != "assistant" or not owner.tool_calls:
+            yield Unit(first, end, "orphan", sum(cost(m) for m in messages[first:end]))
+            end = first
+            continue
+        ids = {c.id for c in owner.tool_calls}
+        answered = first
+        while answered < end and messages[answered].tool_call_id in ids:
+            answered += 1
+        if answered < end:
+            yield Unit(answered, end, "orphan", sum(cost(m) for m in messages[answered:end]))
+        yield Unit(
+            first - 1, answered, "tool_turn", sum(cost(m) for m in messages[first - 1 : answered])
+        )
+        end = first - 1
+    if lead:
+        yield Unit(0, 1, "system", cost(messages[0]))
+
+
+def compaction_units(messages: Sequence[Message], estimate: Estimator | None = None) -> list[Unit]:
+    """Split a transcript into units in transcript order, each with its token estimate."""
+    units = list(units_from_end(messages, estimate))
+    units.reverse()
     return units
 
 
-def keep_units(messages: Sequence[Message], units: Sequence[Unit]) -> list[Message]:
+def keep_units(messages: Sequence[Message], units: Iterable[Unit]) -> list[Message]:
     """The messages of ``units``, in transcript order."""
     out: list[Message] = []
     for unit in sorted(units, key=lambda u: u.start):
@@ -108,16 +132,17 @@ def keep_units(messages: Sequence[Message], units: Sequence[Unit]) -> list[Messa
     return out
 
 
-def recent_units(units: Sequence[Unit], budget: int, cost: Callable[[Unit], int]) -> list[Unit]:
+def recent_units(units: Iterable[Unit], budget: int, cost: Callable[[Unit], int]) -> list[Unit]:
     """The most recent non-system units whose summed ``cost`` stays within ``budget``.
 
-    Walks back from the newest unit and stops at the first that does not fit, so what is kept
-    is one contiguous recent run. The newest unit is kept even when it alone is over the
-    budget: the result is never empty. Orphaned tool results are never kept.
+    ``units`` come newest first (:func:`units_from_end`, or ``reversed(compaction_units(...))``)
+    and are taken lazily. The walk stops at the first unit that does not fit, so what is kept is
+    one contiguous recent run, returned in transcript order. The newest unit is kept even when
+    it alone is over the budget: the result is never empty. Orphaned tool results are never kept.
     """
     kept: list[Unit] = []
     used = 0
-    for unit in reversed(units):
+    for unit in units:
         if unit.kind in ("system", "orphan"):
             continue
         if kept and used + cost(unit) > budget:
@@ -126,6 +151,16 @@ def recent_units(units: Sequence[Unit], budget: int, cost: Callable[[Unit], int]
         used += cost(unit)
     kept.reverse()
     return kept
+
+
+def within_budget(units: Iterable[Unit], budget: int) -> bool:
+    """Whether the units' tokens sum to at most ``budget``; stops at the first unit over it."""
+    total = 0
+    for unit in units:
+        total += unit.tokens
+        if total > budget:
+            return False
+    return True
 
 
 def get_compactor(name: str, **options: Any) -> Compactor:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from collections.abc import Iterable
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
 
 from agentkit_core import Agent
 from agentkit_core import Compactor
@@ -27,8 +30,11 @@ from agentkit_core import get_compactor
 from agentkit_core import get_plugin_manager
 from agentkit_core import keep_units
 from agentkit_core import recent_units
+from agentkit_core import units_from_end
+from agentkit_core import within_budget
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
+from agentkit_core.testing import transcripts
 from agentkit_core.tokens import estimate_tokens
 
 
@@ -181,9 +187,48 @@ def test_the_cut_helpers_keep_whole_units_in_order() -> None:
     assert [u.kind for u in units] == ["system", "orphan"] + ["message", "tool_turn"] * 3
     assert [(u.start, u.end) for u in units[2:4]] == [(2, 3), (3, 6)]
     assert sum(u.tokens for u in units) == estimate_tokens(msgs)
-    kept = recent_units(units, 2, lambda u: 1)
+    assert list(units_from_end(msgs)) == units[::-1]
+    kept = recent_units(reversed(units), 2, lambda u: 1)
     assert kept == units[-2:]
     assert keep_units(msgs, [kept[1], units[0], kept[0]]) == [msgs[0], *msgs[-4:]]
     # the newest unit is kept even over the budget; orphans never
-    assert recent_units(units, 0, lambda u: 10) == units[-1:]
-    assert recent_units(units[:2], 10, lambda u: 1) == []
+    assert recent_units(units_from_end(msgs), 0, lambda u: 10) == units[-1:]
+    assert recent_units(reversed(units[:2]), 10, lambda u: 1) == []
+    assert within_budget(units_from_end(msgs), estimate_tokens(msgs))
+    assert not within_budget(units_from_end(msgs), estimate_tokens(msgs) - 1)
+
+
+def test_walking_back_estimates_only_the_units_it_takes() -> None:
+    seen: list[int] = []
+
+    def estimate(ms: Iterable[Message]) -> int:
+        ms = list(ms)
+        seen.extend(id(m) for m in ms)
+        return 10 * len(ms)
+
+    msgs = tool_heavy(1_000)
+    kept = recent_units(units_from_end(msgs, estimate), 100, lambda u: u.tokens)
+    assert keep_units(msgs, kept) == msgs[-8:]
+    assert len(seen) < 20  # the 4,000 older messages were never estimated
+
+
+@settings(max_examples=150, deadline=None)
+@given(transcripts())
+def test_units_partition_any_transcript_at_safe_cuts(messages: list[Message]) -> None:
+    units = compaction_units(messages)
+    ends = [u.end for u in units]
+    assert [u.start for u in units] == [0, *ends[:-1]]
+    assert ends[-1:] == [len(messages)][: len(ends)]
+    assert sum(u.tokens for u in units) == estimate_tokens(messages)
+    for unit in units:
+        first, rest = messages[unit.start], messages[unit.start + 1 : unit.end]
+        if unit.kind == "tool_turn":
+            ids = {c.id for c in first.tool_calls}
+            assert first.role == "assistant"
+            assert all(m.role == "tool" and m.tool_call_id in ids for m in rest)
+            after = messages[unit.end] if unit.end < len(messages) else None
+            assert after is None or after.role != "tool" or after.tool_call_id not in ids
+        elif unit.kind == "orphan":
+            assert all(m.role == "tool" for m in messages[unit.start : unit.end])
+        else:
+            assert unit.size == 1

@@ -10,9 +10,8 @@ and once as langchain-core messages; only the compaction is timed.
   a token, 4 per message);
 - message window: ``sliding-window`` (``keep_recent``) against the same ``trim_messages``
   call, and against ``trim_messages`` with ``token_counter=len`` (each message one "token");
-- a reference: ``tail walk``, the same two compactions done by walking units back from the
-  end (:func:`units_from_end`, a prototype here, not shipped), so the work is proportional to
-  what is kept rather than to the transcript. Its results are checked equal to the plugins'.
+Both compactors walk the transcript back from its end (``units_from_end``), so their work is
+proportional to what they keep, not to the transcript's length.
 
 Each call is timed with the garbage collector off (as ``timeit`` does), best of several.
 
@@ -29,7 +28,6 @@ import platform
 import time
 from collections.abc import Callable
 from collections.abc import Coroutine
-from collections.abc import Iterator
 from importlib.metadata import version
 from typing import Any
 
@@ -44,12 +42,9 @@ from langchain_core.messages import trim_messages
 
 from agentkit_core import Message
 from agentkit_core import ToolCall
-from agentkit_core import Unit
-from agentkit_core import keep_units
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.tokens import CHARS_PER_TOKEN
 from agentkit_core.tokens import MESSAGE_OVERHEAD
-from agentkit_core.tokens import estimate_message
 
 SIZES = (1_000, 10_000, 100_000)
 TOKEN_BUDGET = 8_000
@@ -106,66 +101,6 @@ def count_tokens(messages: list[BaseMessage]) -> int:
     return sum(count_message(m) for m in messages)
 
 
-def units_from_end(
-    messages: list[Message], cost: Callable[[Message], int] = estimate_message
-) -> Iterator[Unit]:
-    """``reversed(compaction_units(messages))``, computed lazily from the newest message back.
-
-    Every non-tool message starts a unit; a run of tool messages belongs to the assistant
-    message just before it for as long as their ids are among its calls, and the rest of the
-    run is an orphan unit. So a unit's bounds can be found from its end.
-    """
-    lead = 1 if messages and messages[0].role == "system" else 0
-    j = len(messages)
-    while j > lead:
-        last = messages[j - 1]
-        if last.role != "tool":
-            kind = "tool_turn" if last.role == "assistant" and last.tool_calls else "message"
-            yield Unit(j - 1, j, kind, cost(last))
-            j -= 1
-            continue
-        k = j - 1
-        while k > lead and messages[k - 1].role == "tool":
-            k -= 1
-        owner = messages[k - 1] if k > lead else None
-        if owner is None or owner.role != "assistant" or not owner.tool_calls:
-            yield Unit(k, j, "orphan", sum(cost(m) for m in messages[k:j]))
-            j = k
-            continue
-        ids = {c.id for c in owner.tool_calls}
-        p = k
-        while p < j and messages[p].tool_call_id in ids:
-            p += 1
-        if p < j:
-            yield Unit(p, j, "orphan", sum(cost(m) for m in messages[p:j]))
-        yield Unit(k - 1, p, "tool_turn", sum(cost(m) for m in messages[k - 1 : p]))
-        j = k - 1
-    if lead:
-        yield Unit(0, 1, "system", cost(messages[0]))
-
-
-def tail_walk(messages: list[Message], budget: int, cost: Callable[[Unit], int]) -> list[Message]:
-    """The system message and the newest units within ``budget`` (the system not counted).
-
-    What ``truncation`` keeps (cost = tokens, budget = max_tokens less the system message's)
-    and ``sliding-window`` keeps (cost = size), stopping at the first unit that does not fit.
-    """
-    lead = messages[:1] if messages and messages[0].role == "system" else []
-    total = used = 0
-    kept: list[Unit] = []
-    for unit in units_from_end(messages):
-        if unit.kind == "system":
-            break
-        total += cost(unit)
-        if unit.kind == "orphan":
-            continue
-        if kept and used + cost(unit) > budget:
-            return lead + keep_units(messages, kept)
-        kept.append(unit)
-        used += cost(unit)
-    return messages if total <= budget else lead + keep_units(messages, kept)
-
-
 def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run a coroutine that never suspends (a model-free compactor) without an event loop."""
     try:
@@ -195,7 +130,6 @@ def contenders(ours: list[Message], theirs: list[BaseMessage]) -> dict[str, Call
     ctx = make_test_ctx()
     truncation = TruncationCompactor(max_tokens=TOKEN_BUDGET)
     window = SlidingWindowCompactor(keep_recent=WINDOW)
-    room = TOKEN_BUDGET - estimate_message(ours[0])
 
     def trim(budget: int, counter: Callable[[list[BaseMessage]], int]) -> Callable[[], Any]:
         return lambda: trim_messages(
@@ -210,8 +144,6 @@ def contenders(ours: list[Message], theirs: list[BaseMessage]) -> dict[str, Call
     return {
         "truncation": lambda: run_now(truncation.compact(ours, ctx)),
         "sliding-window": lambda: run_now(window.compact(ours, ctx)),
-        "tail walk, tokens": lambda: tail_walk(ours, room, lambda u: u.tokens),
-        "tail walk, window": lambda: tail_walk(ours, WINDOW, lambda u: u.size),
         "trim_messages, tokens": trim(TOKEN_BUDGET, count_tokens),
         "trim_messages, count": trim(WINDOW + 1, len),  # the system message counts one here
     }
@@ -221,8 +153,6 @@ RATIOS = [
     ("truncation", "trim_messages, tokens"),
     ("sliding-window", "trim_messages, tokens"),
     ("sliding-window", "trim_messages, count"),
-    ("tail walk, tokens", "trim_messages, tokens"),
-    ("tail walk, window", "trim_messages, count"),
 ]
 
 
@@ -239,8 +169,6 @@ def main() -> None:
         times[n] = {}
         for name, fn in contenders(ours, theirs).items():
             times[n][name], results[name] = best(fn, 3 if n >= 100_000 else 7)
-        assert results["tail walk, tokens"] == results["truncation"]
-        assert results["tail walk, window"] == results["sliding-window"]
         kept = {name: len(r) for name, r in results.items()}
         print(f"{len(ours):,} messages kept: {kept}")
     names = list(times[SIZES[0]])

@@ -7,10 +7,10 @@ from typing import Any
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import RunContext
-from agentkit_core import compaction_units
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
+from agentkit_core import units_from_end
 
 __all__ = ["SlidingWindowCompactor"]
 
@@ -35,9 +35,9 @@ class SlidingWindowCompactor:
         leading = 1 if messages and messages[0].role == "system" else 0
         if len(messages) - leading <= self.keep_recent:
             return messages
-        units = compaction_units(messages, estimate=lambda ms: 0)
+        units = units_from_end(messages, estimate=lambda ms: 0)
         kept = recent_units(units, self.keep_recent, lambda u: u.size)
-        return keep_units(messages, units[:leading] + kept)
+        return [*messages[:leading], *keep_units(messages, kept)]
 
 
 @hookimpl

@@ -94,7 +94,7 @@ class SummarizationCompactor:
         if sum(u.tokens for u in units) <= self.max_tokens:
             return messages
         head = units[:1] if units and units[0].kind == "system" else []
-        tail = recent_units(units, self.keep_recent, lambda u: u.tokens)
+        tail = recent_units(reversed(units), self.keep_recent, lambda u: u.tokens)
         cut = tail[0].start if tail else len(messages)
         middle = [u for u in units[len(head) :] if u.start < cut]
         outer = current_span()

@@ -8,10 +8,12 @@ from agentkit_core import ConfigError
 from agentkit_core import Estimator
 from agentkit_core import Message
 from agentkit_core import RunContext
-from agentkit_core import compaction_units
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
+from agentkit_core import units_from_end
+from agentkit_core import within_budget
+from agentkit_core.tokens import estimate_tokens
 
 __all__ = ["TruncationCompactor"]
 
@@ -33,14 +35,12 @@ class TruncationCompactor:
 
     async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
         """The system message and the newest turns that fit the budget."""
-        units = compaction_units(messages, self.estimate)
-        total = sum(u.tokens for u in units)
-        if total <= self.max_tokens:
+        if within_budget(units_from_end(messages, self.estimate), self.max_tokens):
             return messages
-        head = units[:1] if units and units[0].kind == "system" else []
-        room = self.max_tokens - sum(u.tokens for u in head)
-        kept = recent_units(units, room, lambda u: u.tokens)
-        return keep_units(messages, head + kept)
+        lead = messages[:1] if messages[0].role == "system" else []
+        room = self.max_tokens - (self.estimate or estimate_tokens)(lead)
+        kept = recent_units(units_from_end(messages, self.estimate), room, lambda u: u.tokens)
+        return [*lead, *keep_units(messages, kept)]
 
 
 @hookimpl
