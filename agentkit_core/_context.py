@@ -15,6 +15,7 @@ from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import ProviderResponseError
+from ._invoke import default_middlewares
 from ._messages import Usage
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -170,6 +171,27 @@ class RunContext:
         """Add a call's usage to the run and enforce the budget."""
         self.usage = self.usage + usage
         self.budget.check(self.usage)
+
+    def invoker_for(
+        self, model: Model | None = None, *, source: str = "", hint: str = "pass a model"
+    ) -> Invoker:
+        """The invoker a part of the run (a compactor, a tool) calls a model through.
+
+        The run's own, or, for another ``model``, the same middleware chain around it, so
+        tracing, retry and metering apply and the cost lands on this run. With neither, the
+        error names ``source`` and suggests ``hint``.
+        """
+        if self.invoker is None:
+            if model is None:
+                raise ConfigError(
+                    f"{source or 'this call'} has no model to call: {self!r} has no invoker; "
+                    f"{hint}, or call it inside an agent run",
+                    source=source or "RunContext.invoker_for",
+                )
+            return Invoker(model, default_middlewares(), ctx=self)
+        if model is None:
+            return self.invoker
+        return Invoker(model, self.invoker.middlewares, ctx=self)
 
     async def elicit(
         self, question: str, schema: dict[str, Any] | None = None, *, secret: bool = False

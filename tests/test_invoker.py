@@ -15,6 +15,7 @@ from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
+from agentkit_core import RunContext
 from agentkit_core import Usage
 from agentkit_core import metering
 from agentkit_core import retry
@@ -114,3 +115,20 @@ async def test_elicit_asks_a_person_and_a_secret_answer_taints_the_run() -> None
     assert ctx.secret_tainted and asked[1] == ("One-time code?", True)
     with pytest.raises(ElicitationError, match="no elicitor"):
         await make_test_ctx().elicit("anyone?")
+
+
+async def test_invoker_for_another_model_keeps_the_chain_and_bills_the_run() -> None:
+    ctx = make_test_ctx(ScriptedModel(["main"]))
+    assert ctx.invoker_for() is ctx.invoker
+    side = ScriptedModel(["side answer"], name="side")
+    invoker = ctx.invoker_for(side)
+    response = await invoker.chat(ModelRequest((Message.user("summarize"),)))
+    assert response.message.text == "side answer"
+    assert len(side.requests) == 1 and side.requests[0].ctx is ctx
+    assert ctx.usage.requests == 1  # metering of the run's chain counted it
+    assert len(ctx.trace.find("model_call")) == 1
+
+
+def test_invoker_for_with_nothing_to_call_names_the_caller() -> None:
+    with pytest.raises(ConfigError, match=r"the scorer has no model to call.*pass scorer_model="):
+        RunContext().invoker_for(source="the scorer", hint="pass scorer_model=")

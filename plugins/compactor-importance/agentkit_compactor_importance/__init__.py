@@ -13,14 +13,12 @@ from typing import Any
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import Estimator
-from agentkit_core import Invoker
 from agentkit_core import Message
 from agentkit_core import Model
 from agentkit_core import ModelRequest
 from agentkit_core import RunContext
 from agentkit_core import compaction_units
 from agentkit_core import current_span
-from agentkit_core import default_middlewares
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import resolve_model
@@ -122,7 +120,9 @@ class ImportanceFilteringCompactor:
             return keep_units(messages, head + kept + newest)
 
     def _model_filterer(self, ctx: RunContext) -> Filterer:
-        invoker = _invoker(ctx, self.model)
+        invoker = ctx.invoker_for(
+            self.model, source="the importance compactor", hint="pass model= or filterer="
+        )
 
         async def choose(turns: list[list[Message]], ctx: RunContext) -> list[int]:
             numbered = "\n\n".join(f"Turn {n}:\n{_render(t)}" for n, t in enumerate(turns, 1))
@@ -170,25 +170,6 @@ def _indices(answer: Any, count: int) -> set[int]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _invoker(ctx: RunContext, model: Model | None) -> Invoker:
-    """The run's invoker, or the same middleware chain around another model.
-
-    The invoker has no per-call model choice, so a separate filtering model gets a new
-    Invoker over the run's middlewares, bound to the run: tracing, retry and metering apply.
-    """
-    if ctx.invoker is None:
-        if model is None:
-            raise ConfigError(
-                f"the importance compactor has no model to call: {ctx!r} has no invoker; "
-                "pass model= or filterer=, or compact inside an agent run",
-                source="ImportanceFilteringCompactor",
-            )
-        return Invoker(model, default_middlewares(), ctx=ctx)
-    if model is None:
-        return ctx.invoker
-    return Invoker(model, ctx.invoker.middlewares, ctx=ctx)
 
 
 def _render(messages: list[Message]) -> str:

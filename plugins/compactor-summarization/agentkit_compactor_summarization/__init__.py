@@ -11,14 +11,12 @@ from agentkit_core import SUMMARY
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import Estimator
-from agentkit_core import Invoker
 from agentkit_core import Message
 from agentkit_core import Model
 from agentkit_core import ModelRequest
 from agentkit_core import RunContext
 from agentkit_core import compaction_units
 from agentkit_core import current_span
-from agentkit_core import default_middlewares
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
@@ -139,7 +137,9 @@ class SummarizationCompactor:
         return self.estimate([message]) if self.estimate is not None else estimate_message(message)
 
     def _model_summarizer(self, ctx: RunContext) -> Summarizer:
-        invoker = _invoker(ctx, self.model)
+        invoker = ctx.invoker_for(
+            self.model, source="the summarization compactor", hint="pass model= or summarizer="
+        )
 
         async def write(old: list[Message], ctx: RunContext) -> str:
             request = ModelRequest(
@@ -150,25 +150,6 @@ class SummarizationCompactor:
             return (await invoker.chat(request)).message.text
 
         return write
-
-
-def _invoker(ctx: RunContext, model: Model | None) -> Invoker:
-    """The run's invoker, or the same middleware chain around another model.
-
-    The invoker has no per-call model choice, so a separate summary model gets a new Invoker
-    over the run's middlewares, bound to the run: tracing, retry and metering still apply.
-    """
-    if ctx.invoker is None:
-        if model is None:
-            raise ConfigError(
-                f"the summarization compactor has no model to call: {ctx!r} has no invoker; "
-                "pass model= or summarizer=, or compact inside an agent run",
-                source="SummarizationCompactor",
-            )
-        return Invoker(model, default_middlewares(), ctx=ctx)
-    if model is None:
-        return ctx.invoker
-    return Invoker(model, ctx.invoker.middlewares, ctx=ctx)
 
 
 def _render(messages: list[Message]) -> str:
