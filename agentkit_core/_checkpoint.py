@@ -15,8 +15,10 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from datetime import datetime
 from datetime import timezone
+from functools import cached_property
 from typing import Any
 from typing import Final
 from typing import Protocol
@@ -40,6 +42,7 @@ DONE: Final = "done"
 FAILED: Final = "failed"
 """The run raised; terminal like DONE."""
 STATUSES: Final = (RUNNING, SUSPENDED, DONE, FAILED)
+_SKIPPED: Final = '{"skipped": "secret_taint"}'
 TERMINAL: Final = (DONE, FAILED)
 
 
@@ -134,22 +137,34 @@ async def open_checkpoint_store(url: str) -> CheckpointPort:
     return port
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Checkpoint:
-    """What a :class:`Checkpointer` hands back: one version of a run, state decoded.
+    """What a :class:`Checkpointer` hands back: one version of a run.
 
-    ``state`` and ``metadata`` are decoded afresh from the stored JSON on every read, so
-    mutating them never changes the stored record. A skipped snapshot (secret-tainted run) has
-    ``version == 0``, ``state is None`` and ``metadata == {"skipped": "secret_taint"}``.
+    ``state`` and ``metadata`` are decoded from the stored JSON text (on first access, once
+    per Checkpoint object), so they are the caller's own copies: mutating them never changes
+    the stored record. A skipped snapshot (secret-tainted run) has ``version == 0``, ``state
+    is None`` and ``metadata == {"skipped": "secret_taint"}``.
     """
 
     run_id: str
     namespace: str
     version: int
     status: str
-    state: Any
-    metadata: dict[str, Any]
     created_at: datetime
+    state_json: str = field(repr=False)
+    metadata_json: str = field(repr=False)
+
+    @cached_property
+    def state(self) -> Any:
+        """The state, decoded by :func:`~agentkit_core.decode_state`."""
+        return decode_state(self.state_json)
+
+    @cached_property
+    def metadata(self) -> dict[str, Any]:
+        """The metadata, decoded."""
+        value: dict[str, Any] = decode_state(self.metadata_json)
+        return value
 
     @property
     def terminal(self) -> bool:
@@ -220,7 +235,7 @@ class Checkpointer:
             )
         now = self._now()
         if ctx is not None and getattr(ctx, "secret_tainted", False):
-            return Checkpoint(run_id, namespace, 0, status, None, {"skipped": "secret_taint"}, now)
+            return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED)
         text = encode_state(state)
         meta = encode_state({} if metadata is None else metadata, root="metadata")
         key = (run_id, namespace)
@@ -301,9 +316,9 @@ def _decoded(record: StoredCheckpoint) -> Checkpoint:
         record.namespace,
         record.version,
         record.status,
-        decode_state(record.state),
-        decode_state(record.metadata),
         datetime.fromisoformat(record.created_at),
+        record.state,
+        record.metadata,
     )
 
 

@@ -13,3 +13,8 @@ class TestSqliteConformance(CheckpointPortConformance):
 class TestSqliteNormalConformance(CheckpointPortConformance):
     async def make_port(self, tmp_path: Path) -> CheckpointPort:
         return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?synchronous=normal")
+
+
+class TestSqliteInlineConformance(CheckpointPortConformance):
+    async def make_port(self, tmp_path: Path) -> CheckpointPort:
+        return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes=inline")

@@ -12,6 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from agentkit_core import Checkpointer
 
 WRITER = textwrap.dedent(
@@ -33,7 +35,8 @@ WRITER = textwrap.dedent(
 
 def start_writer(tmp_path: Path, url: str, run: str, count: int, who: str) -> subprocess.Popen[str]:
     script = tmp_path / "writer.py"
-    script.write_text(WRITER, encoding="utf-8")
+    if not script.exists():  # never rewritten under a starting child
+        script.write_text(WRITER, encoding="utf-8")
     return subprocess.Popen(
         [sys.executable, str(script), url, run, str(count), who],
         stdout=subprocess.PIPE,
@@ -72,8 +75,9 @@ async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Pa
     conn.close()
 
 
-async def test_four_processes_on_one_run_get_versions_1_to_n(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/runs.db?synchronous=normal"
+@pytest.mark.parametrize("writes", ["thread", "inline"])
+async def test_four_processes_on_one_run_get_versions_1_to_n(tmp_path: Path, writes: str) -> None:
+    url = f"sqlite:///{tmp_path}/runs.db?synchronous=normal&writes={writes}"
     per_writer = 30
     children = [start_writer(tmp_path, url, "shared", per_writer, f"w{i}") for i in range(4)]
     outputs = await asyncio.gather(

@@ -1,4 +1,6 @@
+import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,11 +18,12 @@ REC = StoredCheckpoint("r", "agent", 1, "running", '{"a": 1}', "{}", "2026-12-03
 def test_url_paths_follow_sqlalchemy() -> None:
     assert parse_url("sqlite:///runs.db") == (
         Path("runs.db"),
-        {"synchronous": "full", "busy_timeout": "30000"},
+        {"synchronous": "full", "busy_timeout": "30000", "writes": "thread"},
     )
-    path, options = parse_url("sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5")
+    url = "sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5&writes=inline"
+    path, options = parse_url(url)
     assert path == Path("/var/x/runs.db")
-    assert options == {"synchronous": "normal", "busy_timeout": "5"}
+    assert options == {"synchronous": "normal", "busy_timeout": "5", "writes": "inline"}
 
 
 @pytest.mark.parametrize(
@@ -32,6 +35,7 @@ def test_url_paths_follow_sqlalchemy() -> None:
         ("sqlite:///r.db?journal=wal", r"unknown option 'journal'.*synchronous, busy_timeout"),
         ("sqlite:///r.db?synchronous=fast", r"synchronous='fast'.*not one of off, normal, full"),
         ("sqlite:///r.db?busy_timeout=1s", r"busy_timeout='1s'.*whole milliseconds"),
+        ("sqlite:///r.db?writes=async", r"writes='async'.*not one of thread, inline"),
     ],
 )
 async def test_bad_urls_are_refused(url: str, message: str) -> None:
@@ -78,3 +82,21 @@ async def test_a_closed_store_says_so(tmp_path: Path) -> None:
     await store.aclose()
     with pytest.raises(StorageError, match=r"SQLite checkpoint store .*runs.db' is closed"):
         await store.latest("r", "agent")
+
+
+async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: Path) -> None:
+    store = await open_checkpoint_store(
+        f"sqlite:///{tmp_path}/runs.db?writes=inline&busy_timeout=10000"
+    )
+    assert await store.put(REC)  # the database is free: written on this thread
+    other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    put = asyncio.ensure_future(store.put(replace(REC, version=2)))
+    await asyncio.sleep(0.2)  # the loop runs: the put waits on the worker thread
+    assert not put.done()
+    other.execute("COMMIT")
+    other.close()
+    assert await asyncio.wait_for(put, 10) is True
+    assert await store.put(replace(REC, version=2)) is False
+    assert await store.versions("r", "agent") == [1, 2]
+    await store.aclose()
