@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import os
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     import mcp_types
 
 DEFAULT_PORT = 8765
+
+#: Seconds an HTTP server waits for open client streams when it is stopped.
+SHUTDOWN_GRACE = 2.0
 
 
 def as_tools(target: Any, *, where: str = "tools") -> list[Tool]:
@@ -153,7 +157,10 @@ async def serve_tools(
     port: int = DEFAULT_PORT,
     name: str = "agentkit",
 ) -> None:
-    """Serve ``tools`` until the client hangs up (stdio) or the task is cancelled (HTTP)."""
+    """Serve ``tools`` until the client hangs up (stdio) or the task is cancelled (HTTP).
+
+    Cancelling an HTTP server stops it cleanly: the port is closed when this returns.
+    """
     server = build_server(tools, name=name)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -170,5 +177,21 @@ async def serve_tools(
     import uvicorn
 
     app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve()
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+    )
+    http = uvicorn.Server(config)
+    running = asyncio.ensure_future(http.serve())
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        # Cancelling uvicorn mid-serve leaks its socket and logs a lifespan traceback; ask it
+        # to stop instead (open streams get SHUTDOWN_GRACE seconds), then pass the cancel on.
+        http.should_exit = True
+        await running
+        raise
