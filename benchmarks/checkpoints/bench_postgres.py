@@ -137,12 +137,12 @@ def worker(dsn: str, start: Any, conn: Any) -> None:
                 kind, seconds = command
                 step = writers[kind][0]
                 await loop.run_in_executor(None, start.wait)
-                count, deadline = 0, time.perf_counter() + seconds
+                count, cpu, deadline = 0, time.process_time(), time.perf_counter() + seconds
                 while time.perf_counter() < deadline:
                     done[kind] += 1
                     count += 1
                     await step(done[kind])
-                conn.send(count)
+                conn.send((count, time.process_time() - cpu))
         finally:
             for _, close in writers.values():
                 await close()
@@ -150,8 +150,11 @@ def worker(dsn: str, start: Any, conn: Any) -> None:
     asyncio.run(run())
 
 
-def measure(dsn: str, writers: int, rounds: int, seconds: float) -> dict[str, list[float]]:
-    """Snapshots/s per contender and round, summed over ``writers`` processes writing at once.
+def measure(
+    dsn: str, writers: int, rounds: int, seconds: float
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per contender and round: snapshots/s summed over ``writers`` processes writing at once,
+    and the writer's own CPU time per snapshot (microseconds), which no disk noise moves.
 
     The writer processes stay up and the contenders take turns in short bursts (the order
     rotating each round), so a disk whose speed drifts — shared machines — hits all alike.
@@ -163,6 +166,7 @@ def measure(dsn: str, writers: int, rounds: int, seconds: float) -> dict[str, li
     for proc in procs:
         proc.start()
     rates: dict[str, list[float]] = {kind: [] for kind in WRITERS}
+    cpu: dict[str, list[float]] = {kind: [] for kind in WRITERS}
     try:
         for r in range(rounds):
             turn = r % len(WRITERS)
@@ -170,8 +174,9 @@ def measure(dsn: str, writers: int, rounds: int, seconds: float) -> dict[str, li
                 for parent, _ in pipes:
                     parent.send((kind, seconds))
                 start.wait(timeout=120)
-                counts = [parent.recv() for parent, _ in pipes]
+                counts, times = zip(*(parent.recv() for parent, _ in pipes), strict=True)
                 rates[kind].append(sum(counts) / seconds)
+                cpu[kind].append(1e6 * sum(times) / max(1, sum(counts)))
     finally:
         for parent, _ in pipes:
             parent.send(None)
@@ -179,7 +184,7 @@ def measure(dsn: str, writers: int, rounds: int, seconds: float) -> dict[str, li
             proc.join(timeout=60)
     if any(proc.exitcode != 0 for proc in procs):
         raise SystemExit("a writer process failed; see its traceback above")
-    return rates
+    return rates, cpu
 
 
 def main() -> None:
@@ -200,17 +205,21 @@ def main() -> None:
             f"interleaved rounds of {args.seconds:g} s bursts (ratio: median of per-round ratios)"
         )
         print()
-        print("| writers | contender | snapshots/s | vs bare psycopg | middle half of the ratios |")
-        print("|---|---|---:|---:|---:|")
+        print(
+            "| writers | contender | snapshots/s | vs bare psycopg | middle half of the ratios "
+            "| writer CPU µs/snapshot |"
+        )
+        print("|---|---|---:|---:|---:|---:|")
         for writers in (1, 4):
-            rates = measure(dsn, writers, args.rounds, args.seconds)
+            rates, cpu = measure(dsn, writers, args.rounds, args.seconds)
             label = "1 (sequential)" if writers == 1 else f"{writers} processes"
             for kind in WRITERS:
                 ratios = [a / b for a, b in zip(rates[kind], rates["bare psycopg"], strict=True)]
                 low, _, high = statistics.quantiles(ratios, n=4)
                 print(
                     f"| {label} | {kind} | {statistics.median(rates[kind]):,.0f} | "
-                    f"{statistics.median(ratios):.2f}x | {low:.2f}-{high:.2f} |"
+                    f"{statistics.median(ratios):.2f}x | {low:.2f}-{high:.2f} | "
+                    f"{statistics.median(cpu[kind]):.0f} |"
                 )
 
 
