@@ -63,7 +63,7 @@ def encode_state(obj: Any, *, root: str = "state") -> str:
     ``.path`` (``root`` names the top: ``state["items"][3].when``).
     """
     try:
-        return json.dumps(obj, default=_default, allow_nan=False, ensure_ascii=False)
+        return _ENCODER.encode(obj)
     except (TypeError, ValueError, RecursionError) as exc:
         _locate(obj, root, set())
         raise EncodingError(
@@ -235,3 +235,6 @@ def _type_name(value: Any) -> str:
     return (
         cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
     )
+
+
+_ENCODER = json.JSONEncoder(default=_default, allow_nan=False, ensure_ascii=False)
