@@ -247,7 +247,10 @@ class Checkpointer:
             version += 1
             record = StoredCheckpoint(run_id, namespace, version, status, text, meta, stamp)
             if await self.port.put(record):
-                self._last[key] = version
+                if status in TERMINAL:  # the run is over: keep no guess for it
+                    self._last.pop(key, None)
+                else:
+                    self._last[key] = version
                 return _decoded(record)
             version = await self._latest_version(run_id, namespace)
         raise VersionConflict(
