@@ -183,8 +183,12 @@ class SqliteCheckpointStore:
                 f"cannot open the SQLite checkpoint database {str(self.path)!r}: {exc}; "
                 "check that its directory exists and is writable"
             ) from exc
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout)}")
-        conn.execute(f"PRAGMA synchronous = {self.synchronous.upper()}")
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout)}")
+            conn.execute(f"PRAGMA synchronous = {self.synchronous.upper()}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
