@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 8765
 
 #: Seconds an HTTP server waits for open client streams when it is stopped.
-SHUTDOWN_GRACE = 2.0
+SHUTDOWN_GRACE = 2
 
 
 def as_tools(target: Any, *, where: str = "tools") -> list[Tool]:
