@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -260,17 +261,38 @@ class Agent:
         wc: WorkingContext | None,
         sink: Callable[[StreamEvent], None] | None,
     ) -> AgentResult:
-        ctx = ctx if ctx is not None else self.new_context()
+        ctx = self._bind(ctx if ctx is not None else self.new_context())
+        wc = wc if wc is not None else WorkingContext()
+        built = await self.request_builder.build(task, wc, ctx)
+        state = RunState(task, list(built.messages))
+        return await self._drive(state, ctx, wc, sink)
+
+    def _bind(self, ctx: RunContext) -> RunContext:
+        """``ctx`` with an invoker: a context made without one gets this agent's chain."""
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
             assert ctx.invoker is not None
             ctx.invoker.ctx = ctx
-        wc = wc if wc is not None else WorkingContext()
-        built = await self.request_builder.build(task, wc, ctx)
-        state = RunState(task, list(built.messages))
+        return ctx
+
+    async def _drive(
+        self,
+        state: RunState,
+        ctx: RunContext,
+        wc: WorkingContext,
+        sink: Callable[[StreamEvent], None] | None = None,
+        settle: Callable[[], Awaitable[None]] | None = None,
+    ) -> AgentResult:
+        """Run the loop (after ``settle``); an error marks the run FAILED.
+
+        A cancellation (or Ctrl-C) writes nothing: like a crash, it leaves the last RUNNING
+        checkpoint in place, so the run can be resumed.
+        """
         try:
+            if settle is not None:
+                await settle()
             return await self._loop(state, ctx, wc, sink)
-        except BaseException:
+        except Exception:
             await self._persist(ctx, state, "failed")
             raise
 
@@ -336,33 +358,29 @@ class Agent:
                 value=unknown,
                 source="Agent.resume",
             )
-        if ctx.invoker is None:
-            ctx.invoker = self.new_context(ctx.run_id).invoker
-            assert ctx.invoker is not None
-            ctx.invoker.ctx = ctx
+        ctx = self._bind(ctx)
+
+        async def settle() -> None:
+            refused = ToolDecision("deny", "refused by a person", "approval")
+            decisions: list[ToolDecision | None] = []
+            for call in state.pending:
+                verdict = verdicts.get(call.id)
+                if verdict is not None:
+                    decisions.append(None if verdict else refused)
+                    continue
+                asked = await self.hooks.run_before_tool_call(ctx, call)
+                if asked.kind == "ask":
+                    asked = refused
+                decisions.append(None if asked.kind == "allow" else asked)
+            tools = await self._current_tools()
+            outcome = await self.execute(state.pending, tools, ctx, decisions)
+            state.transcript.extend(outcome)
+            state.pending = []
+            await self._persist(ctx, state, "running")
+
+        pending = saved.status == SUSPENDED and state.pending
         wc = wc if wc is not None else WorkingContext()
-        try:
-            if saved.status == SUSPENDED and state.pending:
-                refused = ToolDecision("deny", "refused by a person", "approval")
-                decisions: list[ToolDecision | None] = []
-                for call in state.pending:
-                    verdict = verdicts.get(call.id)
-                    if verdict is not None:
-                        decisions.append(None if verdict else refused)
-                        continue
-                    asked = await self.hooks.run_before_tool_call(ctx, call)
-                    if asked.kind == "ask":
-                        asked = refused
-                    decisions.append(None if asked.kind == "allow" else asked)
-                tools = await self._current_tools()
-                outcome = await self.execute(state.pending, tools, ctx, decisions)
-                state.transcript.extend(outcome)
-                state.pending = []
-                await self._persist(ctx, state, "running")
-            return await self._loop(state, ctx, wc)
-        except BaseException:
-            await self._persist(ctx, state, "failed")
-            raise
+        return await self._drive(state, ctx, wc, settle=settle if pending else None)
 
     async def _loop(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -144,6 +145,35 @@ async def test_a_failing_run_is_checkpointed_failed(cp: Checkpointer) -> None:
         await agent.run("x", ctx=ctx)
     assert await statuses(cp, "boom") == [FAILED]
     assert await cp.resume("boom") is None
+
+
+async def test_a_cancelled_run_stays_resumable(cp: Checkpointer) -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for something that never comes."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    first = Message.assistant("", [ToolCall("c1", "lookup", '{"name": "ann"}')])
+    then = Message.assistant("", [ToolCall("c2", "wait", "{}")])
+    agent = Agent(
+        "slow", ScriptedModel([first, then]), tools=[lookup, wait], hooks=Hooks(), checkpointer=cp
+    )
+    run = asyncio.ensure_future(agent.run("x", ctx=agent.new_context("cut")))
+    await asyncio.wait_for(started.wait(), 10)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert await statuses(cp, "cut") == [RUNNING]  # no FAILED: the cut is not the run's fault
+    again = Agent(
+        "slow", ScriptedModel([seen]), tools=[lookup, wait], hooks=Hooks(), checkpointer=cp
+    )
+    result = await again.resume("cut")
+    assert result.output == "account of ann"
+    assert await statuses(cp, "cut") == [RUNNING, DONE]
 
 
 async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -> None:
