@@ -4,10 +4,11 @@ The compare-and-set is the table's primary key ``(run_id, namespace, version)``:
 ``INSERT`` in its own transaction, and a taken version fails on the key, so two writers — two
 tasks, two threads or two processes — can never overwrite each other.
 
-SQLite calls run on one worker thread of the store, so the event loop never waits on a lock or
-an fsync. With ``?writes=inline`` a put runs on the caller's thread instead when the database
-is free (it never waits for a lock there: a busy database sends the put to the worker), which
-saves the thread hop at the price of the event loop waiting for the commit's fsync.
+A put runs on the caller's thread when the database is free (``writes=inline``, the default:
+it never waits for a lock there — a busy database sends the put to the store's worker thread —
+but the event loop does wait for the commit's fsync, a fraction of a millisecond on a local
+disk). With ``?writes=thread`` every SQLite call runs on the worker thread, so the event loop
+never waits on the disk, at the price of a thread hop per call. Reads always use the worker.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ __all__ = ["SqliteCheckpointStore", "parse_url"]
 
 SYNCHRONOUS = ("off", "normal", "full", "extra")
 WRITES = ("thread", "inline")
-DEFAULTS = {"synchronous": "full", "busy_timeout": "30000", "writes": "thread"}
+DEFAULTS = {"synchronous": "full", "busy_timeout": "30000", "writes": "inline"}
 PREFIX = "sqlite:///"
 
 

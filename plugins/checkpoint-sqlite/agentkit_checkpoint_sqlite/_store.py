@@ -50,7 +50,7 @@ class SqliteCheckpointStore:
         *,
         synchronous: str = "full",
         busy_timeout: int = 30000,
-        writes: str = "thread",
+        writes: str = "inline",
     ) -> None:
         self.path = path
         self.synchronous = synchronous
@@ -70,7 +70,7 @@ class SqliteCheckpointStore:
         *,
         synchronous: str = "full",
         busy_timeout: int = 30000,
-        writes: str = "thread",
+        writes: str = "inline",
     ) -> SqliteCheckpointStore:
         """Open (creating when missing) the database and its table."""
         store = cls(Path(path), synchronous=synchronous, busy_timeout=busy_timeout, writes=writes)

@@ -15,6 +15,6 @@ class TestSqliteNormalConformance(CheckpointPortConformance):
         return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?synchronous=normal")
 
 
-class TestSqliteInlineConformance(CheckpointPortConformance):
+class TestSqliteThreadConformance(CheckpointPortConformance):
     async def make_port(self, tmp_path: Path) -> CheckpointPort:
-        return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes=inline")
+        return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes=thread")

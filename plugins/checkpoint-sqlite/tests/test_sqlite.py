@@ -18,12 +18,12 @@ REC = StoredCheckpoint("r", "agent", 1, "running", '{"a": 1}', "{}", "2026-12-03
 def test_url_paths_follow_sqlalchemy() -> None:
     assert parse_url("sqlite:///runs.db") == (
         Path("runs.db"),
-        {"synchronous": "full", "busy_timeout": "30000", "writes": "thread"},
+        {"synchronous": "full", "busy_timeout": "30000", "writes": "inline"},
     )
-    url = "sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5&writes=inline"
+    url = "sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5&writes=thread"
     path, options = parse_url(url)
     assert path == Path("/var/x/runs.db")
-    assert options == {"synchronous": "normal", "busy_timeout": "5", "writes": "inline"}
+    assert options == {"synchronous": "normal", "busy_timeout": "5", "writes": "thread"}
 
 
 @pytest.mark.parametrize(
