@@ -113,8 +113,8 @@ class PostgresCheckpointStore:
     ) -> None:
         if not _IDENTIFIER.fullmatch(table):
             raise ConfigError(
-                f"table name {table!r} for {display!r} is not a plain SQL identifier "
-                "(letters, digits, underscores; at most 63)",
+                f"checkpoint store {display!r}: table={table!r} is not a plain SQL identifier "
+                "(letters, digits and underscores, at most 63, not starting with a digit)",
                 value=table,
             )
         self.url = display
@@ -184,13 +184,10 @@ class PostgresCheckpointStore:
             raise _bad(url, f"libpq refuses it ({_oneline(exc)})") from None
         if not all(p.isdigit() for p in ports.split(",") if p):
             raise _bad(url, f"the port {ports!r} is not a number")
-        table = options.get("table", "agentkit_checkpoints")
-        if not _IDENTIFIER.fullmatch(table):
-            raise _bad(url, f"table={table!r} is not a plain SQL identifier")
         return cls(
             conninfo,
             display=redact(url),
-            table=table,
+            table=options.get("table", "agentkit_checkpoints"),
             pool_min=pool_min,
             pool_max=pool_max,
             pool_timeout=pool_timeout,
