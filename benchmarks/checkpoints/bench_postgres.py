@@ -2,7 +2,8 @@
 
 Every writer targets a throwaway cluster this script starts (``pgcluster.py`` from the plugin's
 tests: initdb, pg_ctl on a free 127.0.0.1 port, fsync on) with the server's default
-``synchronous_commit=on``, so every commit waits for its WAL flush — the fsync bounds them all.
+``synchronous_commit=on``, so every commit waits for its WAL flush — the fsync bounds them all
+(``--synchronous-commit off`` sets the server to off for every contender alike).
 
 - ``bare psycopg``: one async psycopg connection in autocommit, ``json.dumps`` of the state and
   one ``INSERT`` per snapshot into a table of the plugin's shape, the version counted locally;
@@ -191,8 +192,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=0.5, help="per burst")
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="the server's setting, for every contender alike (default: on, the server default)",
+    )
     args = parser.parse_args()
-    with PgCluster() as dsn:
+    with PgCluster(settings={"synchronous_commit": args.synchronous_commit}) as dsn:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(BARE_DDL)
             server = conn.execute("SHOW server_version").fetchone()
