@@ -2,11 +2,7 @@
 # A venv for the checkpoint benchmarks: agentkit-core and checkpoint-sqlite (editable) beside
 # langgraph-checkpoint-sqlite, the peer they are compared with.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-env="$root/benchmarks/.envs/checkpoints-langgraph"
-if [ ! -x "$env/bin/python" ]; then
-  python3 -m venv "$env"
-fi
-"$env/bin/python" -m pip install -q -e "$root" -e "$root/plugins/checkpoint-sqlite" \
+. "$(dirname "$0")/../_env.sh"
+bench_env checkpoints-langgraph -e "$root" -e "$root/plugins/checkpoint-sqlite" \
   "langgraph-checkpoint-sqlite>=3.1"
-echo "$env/bin/python"
+echo "$root/benchmarks/.envs/checkpoints-langgraph/bin/python"

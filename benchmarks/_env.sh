@@ -1,0 +1,13 @@
+# Sourced by each benchmark's setup.sh: `bench_env NAME PIP-ARGS...` makes (once) the venv
+# benchmarks/.envs/NAME (gitignored) with PIP-ARGS installed, so no peer's dependencies change
+# another's numbers; it sets $root (the repository) and prints nothing.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bench_env() {
+  local env="$root/benchmarks/.envs/$1"
+  shift
+  if [ ! -f "$env/.installed" ]; then
+    python3 -m venv "$env"
+    "$env/bin/python" -m pip install -q "$@"
+    touch "$env/.installed"
+  fi
+}
