@@ -26,20 +26,8 @@ from agentkit_core import open_checkpoint_store
 from agentkit_core import reset_plugin_manager
 from agentkit_core import resolve_checkpointer
 from agentkit_core.testing import CheckpointPortConformance
+from agentkit_core.testing import DictStore
 from agentkit_core.testing import make_test_ctx
-
-
-class DictStore:
-    """The smallest key-value store a ctx.store may be."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, str] = {}
-
-    async def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    async def put(self, key: str, value: str) -> None:
-        self.data[key] = value
 
 
 class TestStoreBridgeConformance(CheckpointPortConformance):

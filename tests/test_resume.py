@@ -28,6 +28,7 @@ from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 
@@ -177,16 +178,6 @@ async def test_a_cancelled_run_stays_resumable(cp: Checkpointer) -> None:
 
 
 async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -> None:
-    class DictStore:
-        def __init__(self) -> None:
-            self.data: dict[str, str] = {}
-
-        async def get(self, key: str) -> str | None:
-            return self.data.get(key)
-
-        async def put(self, key: str, value: str) -> None:
-            self.data[key] = value
-
     store = DictStore()
     agent = Agent("kv", ScriptedModel(["hi"]), hooks=Hooks())
     ctx = make_test_ctx(agent.model, run_id="kv-run", store=store)

@@ -4,6 +4,7 @@ A plugin's tests import from here: the doubles (``ScriptedModel``, ``make_test_c
 seam, a conformance suite that every implementation of the seam runs.
 """
 
+from ._context import DictStore
 from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
 from ._models import ScriptedModel
@@ -34,6 +35,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CheckpointPortConformance",
     "CompactorConformance",
+    "DictStore",
     "GuardrailConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",

@@ -1,4 +1,4 @@
-"""make_test_ctx: a RunContext for tests, with a scripted model when one is given."""
+"""make_test_ctx: a RunContext for tests, with a scripted model when one is given; DictStore."""
 
 from __future__ import annotations
 
@@ -38,3 +38,18 @@ def make_test_ctx(
         elicitor=elicitor,
         budget=budget,
     )
+
+
+class DictStore:
+    """The smallest ``ctx.store`` (a :class:`~agentkit_core.KeyValueStore`): a dict in memory."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, str] = {}
+
+    async def get(self, key: str) -> str | None:
+        """The value stored under ``key``, or None."""
+        return self.data.get(key)
+
+    async def put(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key``."""
+        self.data[key] = value
