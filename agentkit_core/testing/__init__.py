@@ -7,6 +7,7 @@ seam, a conformance suite that every implementation of the seam runs.
 from ._context import DictStore
 from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
+from ._model_conformance import ModelConformance
 from ._models import ScriptedModel
 from ._models import Step
 from ._models import TestModel
@@ -29,6 +30,14 @@ def __getattr__(name: str) -> object:
         from ._checkpoints import CheckpointPortConformance
 
         return CheckpointPortConformance
+    if name == "InstructionPartConformance":
+        from ._instruction_parts import InstructionPartConformance
+
+        return InstructionPartConformance
+    if name == "ToolSourceConformance":
+        from ._tool_sources import ToolSourceConformance
+
+        return ToolSourceConformance
     raise AttributeError(f"module 'agentkit_core.testing' has no attribute {name!r}")
 
 
@@ -37,10 +46,13 @@ __all__ = [
     "CompactorConformance",
     "DictStore",
     "GuardrailConformance",
+    "InstructionPartConformance",
+    "ModelConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",
     "Step",
     "TestModel",
+    "ToolSourceConformance",
     "check_compaction_invariants",
     "make_test_ctx",
     "report_documents",
