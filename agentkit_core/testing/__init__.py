@@ -8,6 +8,7 @@ from ._context import DictStore
 from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
 from ._model_conformance import ModelConformance
+from ._model_conformance import ModelConformance
 from ._models import ScriptedModel
 from ._models import Step
 from ._models import TestModel
@@ -47,6 +48,7 @@ __all__ = [
     "DictStore",
     "GuardrailConformance",
     "InstructionPartConformance",
+    "ModelConformance",
     "ModelConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",

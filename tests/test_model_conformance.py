@@ -1,0 +1,168 @@
+"""The Model conformance suite run against the two built-in test models, and shown able to fail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from agentkit_core import ConfigError
+from agentkit_core import Message
+from agentkit_core import Model
+from agentkit_core import ModelRequest
+from agentkit_core import ProviderError
+from agentkit_core import StreamEvent
+from agentkit_core.testing import ModelConformance
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import TestModel
+from agentkit_core.testing import tool_call
+
+CALLS = Message.assistant(
+    "",
+    [
+        tool_call("get_weather", json.dumps({"city": "Paris"}), id="call_1"),
+        tool_call("get_time", json.dumps({"zone": "Europe/Rome"}), id="call_2"),
+    ],
+)
+STEPS: dict[str, Any] = {
+    "text": "The capital of France is Paris.",
+    "tool_calls": CALLS,
+    "structured": json.dumps({"city": "Paris", "population": 2102650}),
+    "error": ProviderError("scripted: invalid request", retryable=False),
+}
+
+
+def scripted(scenario: str) -> ScriptedModel:
+    model = ScriptedModel([STEPS[scenario]])
+    model.supports_structured_output = True  # type: ignore[attr-defined]
+    return model
+
+
+class TestScriptedModelConformance(ModelConformance):
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        return scripted(scenario)
+
+
+class TestTestModelConformance(ModelConformance):
+    scenarios = ("text", "tool_calls", "structured")  # TestModel never fails
+
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        model = TestModel()
+        model.supports_structured_output = True  # type: ignore[attr-defined]
+        return model
+
+
+def test_unplayed_scenarios_are_not_collected() -> None:
+    assert TestTestModelConformance.test_error_from_request_is_a_final_provider_error is None
+    assert callable(TestScriptedModelConformance.test_error_from_request_is_a_final_provider_error)
+
+
+def test_unknown_scenario_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match=r"Bad.scenarios = \('text', 'jokes'\)"):
+
+        class Bad(ModelConformance):
+            scenarios = ("text", "jokes")
+
+
+# ---------------------------------------------------------------- the suite can fail
+
+
+class NoDone(ScriptedModel):
+    """Streams the answer but never says it is done."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in super().stream(request):
+            if event.kind != "done":
+                yield event
+
+
+class Retryable(ScriptedModel):
+    """Fails with a retryable error where the failure is final."""
+
+    def __init__(self) -> None:
+        super().__init__([ProviderError("scripted: bad request", retryable=True)] * 2)
+
+
+class Mutating(ScriptedModel):
+    async def request(self, request: ModelRequest) -> Any:
+        request.settings["seen"] = True
+        return await super().request(request)
+
+
+class DupIds(ScriptedModel):
+    def __init__(self) -> None:
+        calls = [tool_call("get_weather", '{"city": "Paris"}', id="same")] * 2
+        super().__init__([Message.assistant("", calls)])
+
+
+class StreamDiffers(ScriptedModel):
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in super().stream(request):
+            if event.kind == "text":
+                event = StreamEvent("text", text=event.text.upper())
+            yield event
+
+
+class DoneDiffers(ScriptedModel):
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in super().stream(request):
+            if event.kind == "done":
+                event = StreamEvent("done", response=replace(event.response, finish_reason="x"))
+            yield event
+
+
+def suite(factory: Any) -> ModelConformance:
+    class Broken(ModelConformance):
+        async def make_model(self, scenario: str, *, stream: bool) -> Model:
+            made: Model = factory(scenario)
+            return made
+
+    return Broken()
+
+
+@pytest.mark.parametrize(
+    ("factory", "test", "message"),
+    [
+        (lambda s: NoDone([STEPS[s]]), "test_stream_ends_with_exactly_one_done", "exactly one"),
+        (lambda s: Retryable(), "test_error_from_request_is_a_final_provider_error", "retryable"),
+        (lambda s: Retryable(), "test_error_from_stream_is_a_final_provider_error", "retryable"),
+        (
+            lambda s: ScriptedModel(["ok"]),
+            "test_error_from_request_is_a_final_provider_error",
+            "should raise ProviderError",
+        ),
+        (lambda s: Mutating([STEPS[s]]), "test_request_does_not_mutate_the_request", "changed"),
+        (
+            lambda s: DupIds(),
+            "test_tool_calls_are_parallel_with_unique_ids_and_json_arguments",
+            "not unique",
+        ),
+        (
+            lambda s: StreamDiffers([STEPS[s]]),
+            "test_stream_text_deltas_join_to_the_final_text",
+            "text deltas join",
+        ),
+        (lambda s: DoneDiffers([STEPS[s]]), "test_stream_done_equals_request", "finish_reason"),
+        (
+            lambda s: ScriptedModel([STEPS["text"]]),
+            "test_structured_answer_fits_the_schema",
+            "not JSON",
+        ),
+        (
+            lambda s: ScriptedModel([STEPS[s]], name=""),
+            "test_name_is_a_non_empty_string",
+            "name is ''",
+        ),
+    ],
+)
+async def test_a_broken_model_fails_the_right_check(factory: Any, test: str, message: str) -> None:
+    def with_structured(s: str) -> Any:
+        model = factory(s)
+        model.supports_structured_output = True
+        return model
+
+    with pytest.raises(AssertionError, match=message):
+        await getattr(suite(with_structured), test)()
