@@ -8,7 +8,6 @@ from ._context import DictStore
 from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
 from ._model_conformance import ModelConformance
-from ._model_conformance import ModelConformance
 from ._models import ScriptedModel
 from ._models import Step
 from ._models import TestModel
@@ -48,7 +47,6 @@ __all__ = [
     "DictStore",
     "GuardrailConformance",
     "InstructionPartConformance",
-    "ModelConformance",
     "ModelConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",
