@@ -60,6 +60,14 @@ def test_unplayed_scenarios_are_not_collected() -> None:
     assert callable(TestScriptedModelConformance.test_error_from_request_is_a_final_provider_error)
 
 
+def test_a_subclass_playing_more_gets_the_dropped_tests_back() -> None:
+    class Fails(TestTestModelConformance):
+        scenarios = ("text", "error")
+
+    assert Fails.test_tool_calls_are_parallel_with_unique_ids_and_json_arguments is None
+    assert callable(Fails.test_error_from_stream_is_a_final_provider_error)
+
+
 def test_unknown_scenario_is_refused_by_name() -> None:
     with pytest.raises(ConfigError, match=r"Bad.scenarios = \('text', 'jokes'\)"):
 

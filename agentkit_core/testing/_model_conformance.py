@@ -132,10 +132,12 @@ class ModelConformance:
                 value=cls.scenarios,
                 source=f"{cls.__qualname__}.scenarios",
             )
-        for name in dir(cls):
-            scenario = getattr(getattr(cls, name), "_model_scenario", None)
+        for name, test in vars(ModelConformance).items():
+            scenario = getattr(test, "_model_scenario", None)
             if scenario is not None and scenario not in cls.scenarios:
                 setattr(cls, name, None)  # pytest collects only callables
+            elif scenario is not None and getattr(cls, name) is None:
+                setattr(cls, name, test)  # a parent dropped it; this subclass plays it
 
     async def make_model(self, scenario: str, *, stream: bool) -> Model:
         """A fresh model that answers ``request_for(scenario)`` once, by ``stream()`` if set."""
