@@ -170,7 +170,7 @@ class Skills:
             return Rendered("", tuple(self._problems))
         head = [HEADER]
         tail = [USAGE] if self.offer_tool else []
-        fixed = len("\n".join(head + tail).encode()) + 1
+        fixed = len("\n".join(head + tail).encode())  # each kept line adds itself and a newline
         room = None if max_bytes is None else max_bytes - fixed
         lines: list[str] = []
         omissions = list(self._problems)

@@ -19,9 +19,6 @@ def write_skill(root: Path, name: str, description: str) -> None:
 
 class TestSkillsConformance(InstructionPartConformance):
     reloadable = True
-    # Skills.render counts one newline too many, so an exact bound drops the last skill;
-    # set back to 0 once its "fixed" size loses the "+ 1"
-    whole_fit_slack = 1
 
     def make_source(self, tmp_path: Path) -> PartSource:
         for i, description in enumerate(["Cut a release", "Écrire la doc — proprement", "Triage"]):
@@ -36,7 +33,6 @@ class TestSkillsConformance(InstructionPartConformance):
 
 class TestSkillsWithoutToolConformance(InstructionPartConformance):
     reloadable = True
-    whole_fit_slack = 1  # as above
 
     def make_source(self, tmp_path: Path) -> PartSource:
         write_skill(tmp_path, "deploy", "Ship it")

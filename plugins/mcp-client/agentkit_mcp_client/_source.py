@@ -244,6 +244,8 @@ class MCPToolSource:
 
     async def list_tools(self) -> list[Tool]:
         """Every server's tools; two servers offering one name is a conflict naming both."""
+        if self._closed:
+            raise ToolSourceError("this MCP tool source is closed; create a new one")
         if not self._started:
             await self.start()
         tools: list[Tool] = []
