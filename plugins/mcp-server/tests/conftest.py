@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -25,18 +26,30 @@ def inspector() -> list[str]:
     return [str(node), str(cli.resolve()), "--cli"]
 
 
+@pytest.fixture(scope="session")
+def inspect(inspector):
+    """Run the Inspector's CLI against ``target`` (a server command or a URL); its JSON."""
+
+    def run(target, *args):
+        out = subprocess.run(
+            [*inspector, *target, *args], capture_output=True, text=True, timeout=90, check=False
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        return json.loads(out.stdout)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def serve_command():
+    """``agentkit mcp serve --tools REF``, a reference found from this directory."""
+    return lambda ref: [sys.executable, "-m", "agentkit_core._cli", "mcp", "serve", "--tools", ref]
+
+
 @pytest.fixture
-def serve_cmd() -> list[str]:
-    """``agentkit mcp serve`` over this directory's sample tools (found from the cwd)."""
-    return [
-        sys.executable,
-        "-m",
-        "agentkit_core._cli",
-        "mcp",
-        "serve",
-        "--tools",
-        "sample_tools:TOOLS",
-    ]
+def serve_cmd(serve_command) -> list[str]:
+    """``agentkit mcp serve`` over this directory's sample tools."""
+    return serve_command("sample_tools:TOOLS")
 
 
 @pytest.fixture

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 from agentkit_mcp_client import MCPToolSource
 from agentkit_mcp_server import as_tools
@@ -18,34 +14,17 @@ from agentkit_core import ToolResult
 
 
 @pytest.fixture
-def serve_cmd() -> list[str]:
+def serve_cmd(serve_command) -> list[str]:
     """``agentkit mcp serve`` over the sample agent (conftest's ``http_server`` serves it too)."""
-    return [
-        sys.executable,
-        "-m",
-        "agentkit_core._cli",
-        "mcp",
-        "serve",
-        "--tools",
-        "sample_agent:AGENT",
-    ]
+    return serve_command("sample_agent:AGENT")
 
 
-def inspect(inspector, serve_cmd, *args):
-    out = subprocess.run(
-        [*inspector, *serve_cmd, *args], capture_output=True, text=True, timeout=90, check=False
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return json.loads(out.stdout)
-
-
-def test_inspector_sees_the_agent_as_one_tool_and_calls_it(inspector, serve_cmd):
-    (listed,) = inspect(inspector, serve_cmd, "--method", "tools/list")["tools"]
+def test_inspector_sees_the_agent_as_one_tool_and_calls_it(inspect, serve_cmd):
+    (listed,) = inspect(serve_cmd, "--method", "tools/list")["tools"]
     assert listed["name"] == "reviewer"
     assert listed["inputSchema"]["required"] == ["task"]
     assert listed["inputSchema"]["properties"]["task"]["type"] == "string"
     called = inspect(
-        inspector,
         serve_cmd,
         *("--method", "tools/call", "--tool-name", "reviewer", "--tool-arg", "task=the plan"),
     )

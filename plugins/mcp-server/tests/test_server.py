@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -15,21 +14,12 @@ from agentkit_core import AgentTool
 from agentkit_core import ConfigError
 
 
-def inspect(inspector, target, *args):
-    out = subprocess.run(
-        [*inspector, *target, *args], capture_output=True, text=True, timeout=90, check=False
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return json.loads(out.stdout)
-
-
-def check_with_inspector(inspector, target):
-    listed = inspect(inspector, target, "--method", "tools/list")
+def check_with_inspector(inspect, target):
+    listed = inspect(target, "--method", "tools/list")
     add = next(t for t in listed["tools"] if t["name"] == "add")
     assert add["inputSchema"]["required"] == ["a", "b"]
     assert add["annotations"]["readOnlyHint"] is True
     called = inspect(
-        inspector,
         target,
         "--method",
         "tools/call",
@@ -42,17 +32,17 @@ def check_with_inspector(inspector, target):
     )
     assert called["content"] == [{"type": "text", "text": "42"}]
     assert called["structuredContent"] == {"sum": 42}
-    exploded = inspect(inspector, target, "--method", "tools/call", "--tool-name", "explode")
+    exploded = inspect(target, "--method", "tools/call", "--tool-name", "explode")
     assert exploded["isError"] is True
     assert "RuntimeError: boom from the tool" in exploded["content"][0]["text"]
 
 
-def test_inspector_over_stdio(inspector, serve_cmd):
-    check_with_inspector(inspector, serve_cmd)
+def test_inspector_over_stdio(inspect, serve_cmd):
+    check_with_inspector(inspect, serve_cmd)
 
 
-def test_inspector_over_http(inspector, http_server):
-    check_with_inspector(inspector, [http_server, "--transport", "http"])
+def test_inspector_over_http(inspect, http_server):
+    check_with_inspector(inspect, [http_server, "--transport", "http"])
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
