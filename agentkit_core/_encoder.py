@@ -105,28 +105,16 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{_type_name(value)} is not encodable")
 
 
+#: The message types, which decode back to themselves (other records decode to dicts).
+_RECORDS: dict[str, type] = {"message": Message, "tool_call": ToolCall, "usage": Usage}
+_TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
+
+
 def _fields(value: Any) -> dict[str, Any] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
-    if isinstance(value, Message):
-        return {
-            TAG: "message",
-            "role": value.role,
-            "content": value.content,
-            "tool_calls": value.tool_calls,
-            "tool_call_id": value.tool_call_id,
-            "name": value.name,
-            "is_error": value.is_error,
-            "metadata": value.metadata,
-        }
-    if isinstance(value, ToolCall):
-        return {TAG: "tool_call", "id": value.id, "name": value.name, "arguments": value.arguments}
-    if isinstance(value, Usage):
-        return {
-            TAG: "usage",
-            "input_tokens": value.input_tokens,
-            "output_tokens": value.output_tokens,
-            "requests": value.requests,
-        }
+    tag = _TAG_OF.get(type(value))
+    if tag is not None:
+        return {TAG: tag, **{f.name: getattr(value, f.name) for f in dataclasses.fields(value)}}
     if isinstance(value, type):
         return None
     attrs_fields = getattr(type(value), "__attrs_attrs__", None)
@@ -141,21 +129,11 @@ def _untag(obj: dict[str, Any]) -> Any:
     kind = obj.get(TAG)
     if kind is None:
         return obj
-    if kind == "message":
-        content = obj["content"]
-        return Message(
-            role=obj["role"],
-            content=content if isinstance(content, str) else tuple(content),
-            tool_calls=tuple(obj["tool_calls"]),
-            tool_call_id=obj["tool_call_id"],
-            name=obj["name"],
-            is_error=obj["is_error"],
-            metadata=obj["metadata"],
-        )
-    if kind == "tool_call":
-        return ToolCall(obj["id"], obj["name"], obj["arguments"])
-    if kind == "usage":
-        return Usage(obj["input_tokens"], obj["output_tokens"], obj["requests"])
+    record = _RECORDS.get(kind)
+    if record is not None:
+        # JSON has no tuples: the tuple fields (parts, tool calls) come back as lists
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k != TAG}
+        return record(**fields)
     if kind == "datetime":
         return datetime.fromisoformat(obj["iso"])
     if kind == "date":
