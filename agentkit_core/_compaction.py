@@ -8,6 +8,7 @@ where the boundaries are, so no compactor re-derives it.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -172,6 +173,22 @@ def get_compactor(name: str, **options: Any) -> Compactor:
     return compactor
 
 
+# Set while a compactor runs, so the model calls it makes (a summary, a filter) pass the
+# compaction() middleware untouched instead of being compacted again.
+_compacting: contextvars.ContextVar[bool] = contextvars.ContextVar("compacting", default=False)
+
+
+async def run_compactor(
+    compactor: Compactor, messages: list[Message], ctx: RunContext
+) -> list[Message]:
+    """``compactor.compact(messages, ctx)``, marked so its own model calls are not compacted."""
+    token = _compacting.set(True)
+    try:
+        return await compactor.compact(messages, ctx)
+    finally:
+        _compacting.reset(token)
+
+
 class _Compaction(Middleware):
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor
@@ -179,9 +196,9 @@ class _Compaction(Middleware):
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
         span = current_span()
         before = list(request.messages)
-        if request.ctx is None:
+        if request.ctx is None or _compacting.get():
             return await call_next(request)
-        after = await self.compactor.compact(list(before), request.ctx)
+        after = await run_compactor(self.compactor, list(before), request.ctx)
         reason = _rejection(before, after)
         if reason is not None:
             span.set("compaction_rejected", reason)

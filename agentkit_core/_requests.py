@@ -18,6 +18,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._compaction import run_compactor
 from ._errors import ConfigError
 from ._messages import Message
 from .tokens import estimate_tokens
@@ -135,7 +136,7 @@ class RequestBuilder:
         wc.messages.append(Message.user(task))
         tail = wc.messages
         if self.compactor is not None:
-            tail = await self.compactor.compact(list(tail), ctx)
+            tail = await run_compactor(self.compactor, list(tail), ctx)
         messages = (*wc.prefix, *tail)
         approx = estimate_tokens(messages)
         if self.budget_check is not None:

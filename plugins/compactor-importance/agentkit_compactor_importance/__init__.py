@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import json
 import re
 from collections.abc import Awaitable
@@ -37,10 +36,6 @@ INSTRUCTIONS = (
     "chit-chat and superseded attempts. Answer with only a JSON list of the numbers of the "
     "turns to keep, for example [1, 4]."
 )
-
-# Set while this compactor waits for its answer: the filtering request passes the same
-# middleware chain (a compaction() middleware included) and must not be compacted itself.
-_asking: contextvars.ContextVar[bool] = contextvars.ContextVar("filtering", default=False)
 
 
 class _Unusable(Exception):
@@ -83,8 +78,6 @@ class ImportanceFilteringCompactor:
 
     async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
         """The system message, the turns the filterer keeps, the newest turn."""
-        if _asking.get():
-            return messages
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
             return messages
@@ -102,7 +95,6 @@ class ImportanceFilteringCompactor:
             if not candidates:
                 return skip("no turn but the newest to choose from")
             choose = self.filterer or self._model_filterer(ctx)
-            token = _asking.set(True)
             try:
                 answer = await choose([messages[u.start : u.end] for u in candidates], ctx)
                 keep = _indices(answer, len(candidates))
@@ -112,8 +104,6 @@ class ImportanceFilteringCompactor:
                 return skip(str(exc))
             except Exception as exc:
                 return skip(f"the filterer failed: {type(exc).__name__}: {exc}")
-            finally:
-                _asking.reset(token)
             kept = [candidates[i] for i in sorted(keep)]
             span.set("compaction_kept_turns", len(kept))
             span.set("compaction_dropped_turns", len(candidates) - len(kept))

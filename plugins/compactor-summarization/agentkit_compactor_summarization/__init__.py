@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
@@ -37,10 +36,6 @@ INSTRUCTIONS = (
 
 #: First line of the summary message, so the model reading it knows what it is.
 HEADER = "Summary of the earlier conversation:"
-
-# Set while this compactor waits for its summary: the summary request passes the same
-# middleware chain (a compaction() middleware included) and must not be compacted itself.
-_writing: contextvars.ContextVar[bool] = contextvars.ContextVar("summarizing", default=False)
 
 
 class SummarizationCompactor:
@@ -86,8 +81,6 @@ class SummarizationCompactor:
 
     async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
         """The system message, one summary of the older middle, the recent tail."""
-        if _writing.get():
-            return messages
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
             return messages
@@ -107,15 +100,12 @@ class SummarizationCompactor:
                 return skip("nothing older than the recent tail to summarize")
             old = messages[middle[0].start : cut]
             write = self.summarizer or self._model_summarizer(ctx)
-            token = _writing.set(True)
             try:
                 text = (await write(old, ctx)).strip()
             except BudgetExceeded:
                 raise
             except Exception as exc:
                 return skip(f"the summarizer failed: {type(exc).__name__}: {exc}")
-            finally:
-                _writing.reset(token)
             if not text:
                 return skip("the summarizer returned an empty summary")
             summary = Message(
