@@ -390,7 +390,6 @@ class Agent:
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         hooks = self.hooks
-        metadata = {STREAM_SINK: sink} if sink is not None else None
         hooked = not hooks.empty
         start = len(state.transcript)
         while state.turn < self.max_turns:
@@ -406,7 +405,7 @@ class Agent:
                 tuple(t.spec for t in tools.values()),
                 self._output_request,
                 ctx=ctx,
-                metadata=dict(metadata) if metadata else {},
+                metadata={} if sink is None else {STREAM_SINK: sink},
             )
             if hooked:
                 request = await hooks.run_before_model_call(ctx, request)
