@@ -155,7 +155,9 @@ class Agent:
         self.tool_concurrency = max(1, tool_concurrency)
         self.tool_timeout = tool_timeout
         self.output_retries = output_retries
-        self.checkpointer = checkpointer
+        # a port becomes its Checkpointer once here, not once per snapshot (which would also
+        # lose the version it wrote last)
+        self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
         self.budget = budget
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the

@@ -27,6 +27,7 @@ from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import hookimpl
+from agentkit_core import open_checkpoint_store
 from agentkit_core import tool
 from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
@@ -68,6 +69,9 @@ CALLS = Message.assistant(
         ToolCall("c3", "transfer", '{"amount": 7}'),
     ],
 )
+
+
+CALLS_ONE = Message.assistant("", [ToolCall("c1", "lookup", '{"name": "ann"}')])
 
 
 def seen(request: ModelRequest) -> Message:
@@ -293,3 +297,16 @@ async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: 
         assert await statuses(cp, "run-2") == [RUNNING, DONE]
         done = await cp.resume("run-2", include_terminal=True)
         assert done is not None and done.state["turn"] == 2
+
+
+async def test_an_agent_given_a_port_snapshots_through_one_checkpointer() -> None:
+    port = await open_checkpoint_store("memory://")
+    agent = Agent(
+        "p", ScriptedModel([CALLS_ONE, "done"]), tools=[lookup], hooks=Hooks(), checkpointer=port
+    )
+    assert isinstance(agent.checkpointer, Checkpointer) and agent.checkpointer.port is port
+    await agent.run("x", ctx=agent.new_context("one"))
+    assert await agent.checkpointer.list_versions("one") == [1, 2]
+    with pytest.raises(ConfigError, match="checkpointer= is 'nope'"):
+        Agent("p", ScriptedModel([]), checkpointer="nope")
+    await port.aclose()
