@@ -20,14 +20,12 @@ from ._checkpoint import CheckpointPort
 from ._checkpoint import KeyValueStore
 from ._checkpoint import StoreBridge
 from ._checkpoint import StoredCheckpoint
-from ._checkpoint import open_checkpoint_store
 from ._checkpoint import resolve_checkpointer
 from ._compaction import SUMMARY
 from ._compaction import Compactor
 from ._compaction import Unit
 from ._compaction import compaction
 from ._compaction import compaction_units
-from ._compaction import get_compactor
 from ._compaction import keep_units
 from ._compaction import recent_units
 from ._compaction import units_from_end
@@ -69,7 +67,6 @@ from ._errors import VersionConflict
 from ._evaluator import Evaluator
 from ._guardrails import Guardrail
 from ._guardrails import egress
-from ._guardrails import get_guardrail
 from ._hooks import Hooks
 from ._hooks import StopDecision
 from ._hooks import ToolDecision
@@ -94,6 +91,13 @@ from ._kit import Kit
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
 from ._kit import read_kit_options
+from ._lookup import adapt
+from ._lookup import get_compactor
+from ._lookup import get_guardrail
+from ._lookup import get_instruction_part
+from ._lookup import get_tool_source
+from ._lookup import open_checkpoint_store
+from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -111,13 +115,11 @@ from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
-from ._models import resolve_model
 from ._output import OutputCoerce
 from ._output import OutputStream
 from ._output import PartialCache
 from ._output import PartialParsing
 from ._output import SchemaAdapter
-from ._output import adapt
 from ._output import bare_instance
 from ._output import decode_json
 from ._output import error_line
@@ -288,7 +290,9 @@ __all__ = [
     "error_line",
     "get_compactor",
     "get_guardrail",
+    "get_instruction_part",
     "get_plugin_manager",
+    "get_tool_source",
     "hookimpl",
     "import_optional",
     "keep_units",

@@ -36,6 +36,8 @@ from ._hooks import Hooks
 from ._hooks import ToolDecision
 from ._hooks import TurnInfo
 from ._invoke import default_middlewares
+from ._lookup import adapt
+from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -45,9 +47,7 @@ from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
 from ._models import StreamEvent
-from ._models import resolve_model
 from ._output import REPAIRS
-from ._output import adapt
 from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
@@ -62,6 +62,7 @@ from ._toolunion import ToolUnion
 
 if TYPE_CHECKING:
     from ._kit import AgentConfig
+    from ._plugins import PluginManager
 
 Status = Literal["done", "suspended", "stopped"]
 
@@ -108,8 +109,8 @@ class Agent:
 
     Args:
         name: names the agent in traces, as a child tool, as an MCP tool.
-        model: a Model or a model string (``"openai:gpt-4o-mini"``; None or ``"test"`` is the
-            built-in TestModel).
+        model: a Model or a model string (``"openai:gpt-4o-mini"``; ``"test"`` is the built-in
+            TestModel). None reads ``AGENTKIT_MODEL``; with that unset it is a ConfigError.
         prompt: the system prompt (a string or a :class:`Prompt`).
         tools: tools or typed functions, or a :class:`ToolUnion` asked every turn; names
             must be unique.
@@ -123,6 +124,8 @@ class Agent:
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
             after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
+        manager: the plugin manager model strings, output types and (when ``hooks`` is None)
+            the plugins' hooks are looked up in; default: the process-wide one.
     """
 
     def __init__(
@@ -143,11 +146,13 @@ class Agent:
         checkpointer: Any = None,
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
+        manager: PluginManager | None = None,
     ) -> None:
         if max_turns < 1:
             raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
         self.name = name
-        self.model = resolve_model(model)
+        self.manager = manager
+        self.model = resolve_model(model, manager=manager)
         self.output = output
         self.max_turns = max_turns
         self.middlewares = (*default_middlewares(), *middlewares)
@@ -163,7 +168,7 @@ class Agent:
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
-        self._adapter = adapt(output) if output is not None else None
+        self._adapter = adapt(output, manager=manager) if output is not None else None
         self._coerce = (
             None if self._adapter is None else output_coerce(self._adapter, output_retries)
         )
@@ -204,7 +209,7 @@ class Agent:
     def hooks(self) -> Hooks:
         """The contested-field hooks this agent folds (the installed plugins' by default)."""
         if self._hooks is None:
-            self._hooks = Hooks.from_plugins()
+            self._hooks = Hooks.from_plugins(self.manager)
         return self._hooks
 
     # ------------------------------------------------------------------ running

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,19 +18,20 @@ from dataclasses import field
 from datetime import datetime
 from datetime import timezone
 from functools import cached_property
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
-from urllib.parse import urlsplit
 
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
-from ._errors import PluginError
-from ._errors import UnknownNameError
 from ._errors import VersionConflict
+
+if TYPE_CHECKING:
+    from ._plugins import PluginManager
 
 RUNNING: Final = "running"
 """The engine is in motion; a crash resumes from here."""
@@ -96,45 +96,6 @@ class CheckpointPort(Protocol):
     async def aclose(self) -> None:
         """Release connections and threads; closing twice is harmless."""
         ...
-
-
-async def open_checkpoint_store(url: str) -> CheckpointPort:
-    """Open the store for ``url`` through the plugin that registered its scheme.
-
-    ``memory://`` (checkpoint-memory), ``sqlite:///path/runs.db`` (checkpoint-sqlite),
-    ``postgresql://user@host/db`` (checkpoint-postgres). An unknown scheme raises
-    :class:`UnknownNameError` naming the installed ones.
-    """
-    from ._plugins import get_plugin_manager
-
-    scheme = urlsplit(url).scheme if isinstance(url, str) else ""
-    if not scheme:
-        raise ConfigError(
-            f"checkpoint store URL {url!r} has no scheme; write it like 'memory://', "
-            "'sqlite:///runs.db' or 'postgresql://user@host/db'",
-            value=url,
-            source="open_checkpoint_store",
-        )
-    pm = get_plugin_manager()
-    try:
-        reg = pm.lookup("checkpoint_stores", scheme)
-    except UnknownNameError as exc:
-        raise UnknownNameError(
-            f"no checkpoint store handles the scheme {scheme!r} of {url!r}; installed schemes: "
-            f"{', '.join(exc.available) or 'none'} (pip install agentkit-checkpoint-<store>)",
-            name=scheme,
-            available=exc.available,
-        ) from None
-    port = reg.value(url)
-    if inspect.isawaitable(port):
-        port = await port
-    if not isinstance(port, CheckpointPort):
-        raise PluginError(
-            f"plugin {reg.plugin!r} opened {url!r} as {port!r}, which is not a CheckpointPort "
-            "(put, latest, get, versions, aclose); report it to the plugin's authors",
-            plugin=reg.plugin,
-        )
-    return port
 
 
 @dataclass(frozen=True)
@@ -207,9 +168,13 @@ class Checkpointer:
         self._last: dict[tuple[str, str], int] = {}
 
     @classmethod
-    async def open(cls, url: str, *, clock: Clock = utc_now) -> Checkpointer:
+    async def open(
+        cls, url: str, *, clock: Clock = utc_now, manager: PluginManager | None = None
+    ) -> Checkpointer:
         """A checkpointer over ``open_checkpoint_store(url)``; ``aclose`` closes the store."""
-        return cls(await open_checkpoint_store(url), clock=clock)
+        from ._lookup import open_checkpoint_store
+
+        return cls(await open_checkpoint_store(url, manager=manager), clock=clock)
 
     async def snapshot(
         self,

@@ -17,8 +17,9 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("task", help="what the agent should do")
     run.add_argument(
         "--model",
-        default=os.environ.get("AGENTKIT_MODEL"),
-        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL, else TestModel)",
+        default=None,
+        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL; with neither, "
+        "a demo run on the built-in TestModel)",
     )
     run.add_argument(
         "--tools",
@@ -59,6 +60,31 @@ def load_object(spec: str, what: str) -> Any:
     return obj
 
 
+def _model_choice(given: str | None) -> str:
+    """``--model``, else ``AGENTKIT_MODEL``, else the labelled demo run on TestModel.
+
+    The demo is the one place the test model is chosen for the user.
+    """
+    if given:
+        return given
+    if "AGENTKIT_MODEL" in os.environ:
+        value = os.environ["AGENTKIT_MODEL"].strip()
+        if not value:
+            raise ConfigError(
+                "AGENTKIT_MODEL is set but empty; set it to a model string such as "
+                "openai:gpt-4o-mini, or unset it for the demo model",
+                value="",
+                source="AGENTKIT_MODEL",
+            )
+        return value
+    print(
+        "agentkit: demo run on the built-in TestModel, which calls every tool with made-up "
+        "arguments (pass --model or set AGENTKIT_MODEL for a real model)",
+        file=sys.stderr,
+    )
+    return "test"
+
+
 def _run(args: argparse.Namespace) -> int:
     import json
 
@@ -69,9 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         obj = load_object(spec, "--tools")
         tools.extend(obj if isinstance(obj, list | tuple) else [obj])
     output = load_object(args.output, "--output") if args.output else None
-    if args.model is None:
-        print("agentkit: no model configured; running on the built-in TestModel "
-              "(pass --model or set AGENTKIT_MODEL)", file=sys.stderr)  # fmt: skip
+    args.model = _model_choice(args.model)
     agent = Agent(
         "cli",
         args.model,
@@ -79,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         tools,
         output=output,
         max_turns=args.max_turns,
+        manager=args.plugin_manager,
     )
     if args.mcp:
         result = asyncio.run(_run_with_mcp(args, tools, output))
@@ -100,14 +125,21 @@ async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any)
     """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
     from ._agent import Agent
     from ._agent import _as_tool
+    from ._lookup import get_tool_source
     from ._toolunion import ToolUnion
 
-    source = args.plugin_manager.lookup("tool_sources", "mcp").value(args.mcp)
+    source = get_tool_source("mcp", manager=args.plugin_manager, servers=args.mcp)
     try:
         given = [_as_tool(t) for t in tools]
         union = await ToolUnion.create([("--tools", given), (source.label, source)])
         agent = Agent(
-            "cli", args.model, args.prompt, union, output=output, max_turns=args.max_turns
+            "cli",
+            args.model,
+            args.prompt,
+            union,
+            output=output,
+            max_turns=args.max_turns,
+            manager=args.plugin_manager,
         )
         return await agent.run(args.task)
     finally:

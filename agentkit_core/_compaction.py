@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import Literal
 from typing import Protocol
 from typing import runtime_checkable
@@ -164,15 +163,6 @@ def within_budget(units: Iterable[Unit], budget: int) -> bool:
     return True
 
 
-def get_compactor(name: str, **options: Any) -> Compactor:
-    """The compactor an installed plugin registered as ``name``, built with ``options``."""
-    from ._plugins import get_plugin_manager
-
-    factory = get_plugin_manager().lookup("compactors", name).value
-    compactor: Compactor = factory(**options)
-    return compactor
-
-
 # Set while a compactor runs, so the model calls it makes (a summary, a filter) pass the
 # compaction() middleware untouched instead of being compacted again.
 _compacting: contextvars.ContextVar[bool] = contextvars.ContextVar("compacting", default=False)
@@ -230,5 +220,7 @@ def compaction(compactor: Compactor) -> Middleware:
     if compactor is None:
         from ._errors import ConfigError
 
-        raise ConfigError("compaction(None): pass a compactor (get_compactor('truncation', ...))")
+        raise ConfigError(
+            "compaction(None): pass a compactor, such as get_compactor('truncation', manager=pm)"
+        )
     return _Compaction(compactor)

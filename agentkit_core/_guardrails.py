@@ -18,12 +18,10 @@ from typing import Any
 
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
-from ._errors import PluginError
 from ._messages import Message
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import ToolInvocation
-from ._plugins import get_plugin_manager
 from ._tools import ToolResult
 from ._tracing import current_span
 
@@ -105,20 +103,6 @@ def find_urls(value: Any, *, _key: str = "") -> Iterator[str]:
             yield from find_urls(item, _key=_key)
 
 
-def get_guardrail(name: str, **options: Any) -> Guardrail:
-    """Build the guardrail an installed plugin registered as ``name`` with ``options``."""
-    registration = get_plugin_manager().lookup("guardrails", name)
-    guardrail = registration.value(**options)
-    if not isinstance(guardrail, Guardrail):
-        raise PluginError(
-            f"guardrail {name!r} from plugin {registration.plugin!r} built a "
-            f"{type(guardrail).__name__}, not an agentkit_core.Guardrail; its factory must "
-            "return a Guardrail subclass instance",
-            plugin=registration.plugin,
-        )
-    return guardrail
-
-
 class _Egress(Middleware):
     """Checks the URLs of side-effecting tool calls before the tool runs."""
 
@@ -147,10 +131,11 @@ class _Egress(Middleware):
         return f"<egress {self.guardrail!r}>"
 
 
-def egress(guardrail: Guardrail | str | None) -> Middleware:
+def egress(guardrail: Guardrail | None) -> Middleware:
     """A middleware that checks every URL of a side-effecting tool call with ``guardrail``.
 
-    ``guardrail`` is a :class:`Guardrail` or the name of an installed one. A refused URL becomes
+    ``guardrail`` is a :class:`Guardrail` (:func:`get_guardrail` builds an installed one by
+    name). A refused URL becomes
     a tool error result the model sees (naming the URL and the reason), and is recorded on the
     tool call's span as ``egress_blocked``/``egress_reason``. Tools with ``side_effects=False``
     pass unchecked. ``None`` is refused: a control built inert would make the chain look guarded.
@@ -164,7 +149,12 @@ def egress(guardrail: Guardrail | str | None) -> Middleware:
             source="egress",
         )
     if isinstance(guardrail, str):
-        guardrail = get_guardrail(guardrail)
+        raise ConfigError(
+            f"egress({guardrail!r}) needs a Guardrail object, not a name; build it with "
+            f"agentkit_core.get_guardrail({guardrail!r}, manager=...)",
+            value=guardrail,
+            source="egress",
+        )
     if not isinstance(guardrail, Guardrail):
         raise ConfigError(
             f"egress() needs an agentkit_core.Guardrail, got {type(guardrail).__name__}",

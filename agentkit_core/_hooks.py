@@ -141,10 +141,10 @@ class Hooks:
 
     @classmethod
     def from_plugins(cls, manager: PluginManager | None = None) -> Hooks:
-        """Every installed plugin's contested-field hooks, in plugin order."""
-        from ._plugins import get_plugin_manager
+        """Every loaded plugin's contested-field hooks in plugin order (default manager: None)."""
+        from ._lookup import manager_or_default
 
-        pm = manager if manager is not None else get_plugin_manager()
+        pm = manager_or_default(manager)
         return cls(**{name: tuple(pm.hook_impls(f"agentkit_{name}")) for name in FIELDS})
 
     def merged(self, other: Hooks) -> Hooks:

@@ -28,9 +28,14 @@ from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
 from ._instructions import TextPart
 from ._instructions import compose_instructions
+from ._lookup import get_compactor
+from ._lookup import get_guardrail
+from ._lookup import get_instruction_part
+from ._lookup import get_tool_source
+from ._lookup import manager_or_default
+from ._lookup import resolve_model
 from ._middleware import Middleware
 from ._plugins import PluginManager
-from ._plugins import get_plugin_manager
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
@@ -63,7 +68,8 @@ class Kit:
     """Assembles an AgentConfig from the installed plugins and explicit options.
 
     Args:
-        model: a Model or a model string (``"openai:gpt-4o-mini"``).
+        model: a Model or a model string (``"openai:gpt-4o-mini"``), resolved at construction
+            on ``manager``; None reads ``AGENTKIT_MODEL`` and, unset, is a ConfigError.
         instructions: the product's own prompt (the ``product`` part).
         parts: options per plugin-provided instruction part, e.g.
             ``{"agentsmd": {"path": "."}, "skills": {"dirs": ["skills"]}}``; a part is
@@ -109,7 +115,7 @@ class Kit:
         try:
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
-                made = kit._manager.lookup("tool_sources", name).value(**opts)
+                made = get_tool_source(name, manager=kit._manager, **opts)
                 if inspect.isawaitable(made):
                     made = await made
                 for source in made if isinstance(made, list | tuple) else [made]:
@@ -153,7 +159,8 @@ class Kit:
             )
         self._options = dict(options)
         manager = options.get("manager")
-        self._manager: PluginManager = manager if manager is not None else get_plugin_manager()
+        self._manager: PluginManager = manager_or_default(manager)
+        self._model = resolve_model(options.get("model"), manager=self._manager)
         self._sources = self._part_sources(options)
         self._instructions: Instructions = compose_instructions(
             self._sources, order=options.get("order"), budget=options.get("instruction_budget")
@@ -170,14 +177,14 @@ class Kit:
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
-        self._middlewares = kit_middlewares(options)
+        self._middlewares = kit_middlewares(options, self._manager)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
         if options.get("instructions"):
             sources.append(TextPart(options["instructions"]))
         for name, opts in (options.get("parts") or {}).items():
-            sources.append(self._manager.lookup("instruction_parts", name).value(**(opts or {})))
+            sources.append(get_instruction_part(name, manager=self._manager, **(opts or {})))
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
@@ -197,7 +204,7 @@ class Kit:
         """The assembled configuration: pure, the same value every call."""
         return AgentConfig(
             name=self._options.get("name", "agent"),
-            model=self._options.get("model"),
+            model=self._model,
             instructions=self._instructions.text,
             tools=self._union,
             hooks=self._hooks,
@@ -264,22 +271,25 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     return Hooks.from_plugins(manager).merged(Hooks.of("user", **user))
 
 
-def kit_middlewares(options: Mapping[str, Any]) -> tuple[Middleware, ...]:
+def kit_middlewares(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> tuple[Middleware, ...]:
     """The kit's middlewares: compaction, then egress, then the user's own."""
     chain: list[Middleware] = []
     if options.get("compactor"):
         from ._compaction import compaction
-        from ._compaction import get_compactor
 
-        compactor = get_compactor(options["compactor"], **(options.get("compactor_options") or {}))
+        compactor = get_compactor(
+            options["compactor"], manager=manager, **(options.get("compactor_options") or {})
+        )
         chain.append(compaction(compactor))
     if options.get("guardrail"):
         from ._guardrails import egress
-        from ._guardrails import get_guardrail
 
-        chain.append(
-            egress(get_guardrail(options["guardrail"], **(options.get("guardrail_options") or {})))
+        guardrail = get_guardrail(
+            options["guardrail"], manager=manager, **(options.get("guardrail_options") or {})
         )
+        chain.append(egress(guardrail))
     from ._middleware import as_middleware
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())

@@ -106,32 +106,3 @@ class Model(Protocol):
     async def request(self, request: ModelRequest) -> ModelResponse: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
-
-
-def resolve_model(model: Model | str | None) -> Model:
-    """A Model from a Model, a model string, or None.
-
-    ``None`` and ``"test"`` give the built-in TestModel; ``"prefix:name"`` goes to the model
-    plugin that registered ``prefix`` (``"openai:gpt-4o-mini"``), whose factory gets ``name``.
-    """
-    if model is None or model == "test":
-        from .testing import TestModel
-
-        return TestModel()
-    if not isinstance(model, str):
-        return model
-    prefix, sep, name = model.partition(":")
-    if not sep or not prefix or not name:
-        from ._errors import ConfigError
-
-        raise ConfigError(
-            f"model string {model!r} is not 'provider:model' (for example "
-            "'openai:gpt-4o-mini'); pass a Model object or a string of that form",
-            value=model,
-            source="model=",
-        )
-    from ._plugins import get_plugin_manager
-
-    factory = get_plugin_manager().lookup("models", prefix).value
-    made: Model = factory(name)
-    return made

@@ -45,6 +45,7 @@ from ._partial import PartialJSONParser
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
+    from ._plugins import Registration
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -438,12 +439,12 @@ def _nullable(sub: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- dispatch
 
 
-def adapt(tp: Any, *, manager: PluginManager | None = None) -> SchemaAdapter[Any]:
-    """The adapter for ``tp`` from the installed flavours (an adapter is returned as is).
+def adapt_with(tp: Any, registrations: Sequence[Registration]) -> SchemaAdapter[Any]:
+    """The adapter for ``tp`` from these ``schema_adapters`` registrations (see ``adapt``).
 
     Flavours are probed by ascending ``rank``, then name; the first that accepts builds it.
     A ``msgspec.Struct`` and a type no flavour accepts raise
-    :class:`~agentkit_core.UnsupportedTypeError`.
+    :class:`~agentkit_core.UnsupportedTypeError`. An adapter is returned as is.
     """
     if isinstance(tp, SchemaAdapter) and not isinstance(tp, type):
         return tp
@@ -453,12 +454,8 @@ def adapt(tp: Any, *, manager: PluginManager | None = None) -> SchemaAdapter[Any
             f"{tp.__qualname__} is a msgspec.Struct, which is not supported yet as an "
             "output type; declare it as a dataclass, an attrs class or a pydantic model"
         )
-    if manager is None:
-        from ._plugins import get_plugin_manager
-
-        manager = get_plugin_manager()
     registrations = sorted(
-        manager.registrations("schema_adapters"),
+        registrations,
         key=lambda r: (r.meta.get("rank", 100), r.name),
     )
     for reg in registrations:
@@ -554,6 +551,12 @@ class OutputCoerce(Middleware):
         return f"output_coerce({self.adapter.name!r}, retries={self.retries})"
 
 
-def output_coerce(adapter: SchemaAdapter[Any] | Any, retries: int = 2) -> OutputCoerce:
-    """The typed-output middleware for ``adapter`` (a type is passed through :func:`adapt`)."""
-    return OutputCoerce(adapt(adapter), retries)
+def output_coerce(
+    adapter: SchemaAdapter[Any] | Any, retries: int = 2, *, manager: PluginManager | None = None
+) -> OutputCoerce:
+    """The typed-output middleware for ``adapter`` (a type is adapted on ``manager``)."""
+    if not isinstance(adapter, SchemaAdapter) or isinstance(adapter, type):
+        from ._lookup import adapt
+
+        adapter = adapt(adapter, manager=manager)
+    return OutputCoerce(adapter, retries)

@@ -318,7 +318,7 @@ async def test_test_model_calls_each_tool_with_valid_arguments_then_answers_type
     assert called == ["add", "shout"]
 
 
-def test_run_sync_and_the_default_model() -> None:
-    result = Agent("sync", hooks=NO_HOOKS).run_sync("hello")
+def test_run_sync_on_the_test_model_asked_for_by_name() -> None:
+    result = Agent("sync", "test", hooks=NO_HOOKS).run_sync("hello")
     assert result.output.startswith("TestModel answer")
     assert json.loads(json.dumps(result.run_id))

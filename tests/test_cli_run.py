@@ -23,7 +23,7 @@ def agentkit(*args: str) -> subprocess.CompletedProcess[str]:
 def test_run_without_a_model_says_so_and_uses_the_tools() -> None:
     proc = agentkit("run", "What is 6 * 7?", "--tools", "examples.tools:TOOLS")
     assert proc.returncode == 0, proc.stderr
-    assert "running on the built-in TestModel" in proc.stderr
+    assert "demo run on the built-in TestModel" in proc.stderr
     assert proc.stdout.startswith("TestModel answer after 4 tool result(s)")
     assert "calculate" in proc.stdout
 

@@ -186,11 +186,13 @@ def installed() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("installed")
-async def test_get_guardrail_builds_an_installed_one_and_egress_takes_a_name() -> None:
+async def test_get_guardrail_builds_an_installed_one_and_egress_takes_the_object() -> None:
     guard = get_guardrail("deny-internal", hosts=("corp",))
     assert isinstance(guard, DenyHosts) and guard.hosts == ("corp",)
+    with pytest.raises(ConfigError, match=r"egress\('deny-internal'\) needs a Guardrail object"):
+        egress("deny-internal")  # type: ignore[arg-type]
     tool = Fetch()
-    ctx = make_test_ctx(ScriptedModel([]), middlewares=[egress("deny-internal")])
+    ctx = make_test_ctx(ScriptedModel([]), middlewares=[egress(get_guardrail("deny-internal"))])
     assert ctx.invoker is not None
 
     async def end(inv: ToolInvocation) -> ToolResult:
@@ -209,7 +211,9 @@ def test_get_guardrail_errors_name_the_problem() -> None:
     ):
         get_guardrail("nope")
     with pytest.raises(
-        PluginError, match=r"guardrail 'broken' from plugin 'test-guardrails' built a object"
+        PluginError,
+        match=r"guardrail 'broken' from plugin 'test-guardrails' built object .*, not an "
+        r"agentkit_core.Guardrail",
     ):
         get_guardrail("broken")
 

@@ -56,6 +56,7 @@ class Echo(Tool):
 def test_parts_join_in_the_default_order(tmp_path: Path) -> None:
     root = repo(tmp_path)
     kit = Kit(
+        model="test",
         manager=manager(),
         instructions="Be brief.",
         parts={"agentsmd": {"path": root, "root": root}, "skills": {"dirs": [root / "skills"]}},
@@ -68,12 +69,19 @@ def test_parts_join_in_the_default_order(tmp_path: Path) -> None:
 def test_order_replaces_the_default_and_must_name_every_part_once(tmp_path: Path) -> None:
     root = repo(tmp_path)
     parts = {"agentsmd": {"path": root, "root": root}}
-    kit = Kit(manager=manager(), instructions="p", parts=parts, order=["agentsmd", "product"])
+    kit = Kit(
+        model="test",
+        manager=manager(),
+        instructions="p",
+        parts=parts,
+        order=["agentsmd", "product"],
+    )
     assert [p.id for p in kit.parts()] == ["agentsmd", "product"]
     with pytest.raises(ConfigError, match=r"left out: agentsmd"):
-        Kit(manager=manager(), instructions="p", parts=parts, order=["product"])
+        Kit(model="test", manager=manager(), instructions="p", parts=parts, order=["product"])
     with pytest.raises(ConfigError, match=r"named twice: product"):
         Kit(
+            model="test",
             manager=manager(),
             instructions="p",
             parts=parts,
@@ -81,6 +89,7 @@ def test_order_replaces_the_default_and_must_name_every_part_once(tmp_path: Path
         )
     with pytest.raises(ConfigError, match=r"not configured: memory"):
         Kit(
+            model="test",
             manager=manager(),
             instructions="p",
             parts=parts,
@@ -90,7 +99,7 @@ def test_order_replaces_the_default_and_must_name_every_part_once(tmp_path: Path
 
 def test_unknown_part_names_the_installed_ones() -> None:
     with pytest.raises(UnknownNameError, match="agentsmd, skills"):
-        Kit(manager=manager(), parts={"memroy": {}})
+        Kit(model="test", manager=manager(), parts={"memroy": {}})
 
 
 def test_budget_shortens_what_can_be_shortened_and_reports_it(tmp_path: Path) -> None:
@@ -98,6 +107,7 @@ def test_budget_shortens_what_can_be_shortened_and_reports_it(tmp_path: Path) ->
     (root / "sub").mkdir()
     (root / "sub" / "AGENTS.md").write_text("Sub rules: " + "s" * 100)
     options = {
+        "model": "test",
         "manager": manager(),
         "instructions": "Be brief.",
         "parts": {"agentsmd": {"path": root / "sub", "root": root}},
@@ -113,7 +123,7 @@ def test_budget_shortens_what_can_be_shortened_and_reports_it(tmp_path: Path) ->
 
 def test_budget_smaller_than_the_fixed_parts_fails_construction(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"instruction_budget=5 bytes.*product 9"):
-        Kit(manager=manager(), instructions="Be brief.", instruction_budget=5)
+        Kit(model="test", manager=manager(), instructions="Be brief.", instruction_budget=5)
 
 
 def test_omissions_collect_every_layer(tmp_path: Path) -> None:
@@ -121,13 +131,13 @@ def test_omissions_collect_every_layer(tmp_path: Path) -> None:
     other = tmp_path / "more"
     (other / "release").mkdir(parents=True)
     (other / "release" / "SKILL.md").write_text("---\nname: release\ndescription: dup\n---\nx")
-    kit = Kit(manager=manager(), parts={"skills": {"dirs": [root / "skills", other]}})
+    kit = Kit(model="test", manager=manager(), parts={"skills": {"dirs": [root / "skills", other]}})
     assert [(o.part, o.reason) for o in kit.omitted()] == [("skills", "shadowed")]
 
 
 def test_reload_parts_sees_a_new_skill(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    kit = Kit(manager=manager(), parts={"skills": {"dirs": [root / "skills"]}})
+    kit = Kit(model="test", manager=manager(), parts={"skills": {"dirs": [root / "skills"]}})
     (root / "skills" / "triage").mkdir()
     (root / "skills" / "triage" / "SKILL.md").write_text(
         "---\nname: triage\ndescription: Sort issues\n---\nx"
@@ -195,6 +205,7 @@ async def test_every_contested_field_composes_plugins_then_user_in_order() -> No
         return fn
 
     kit = Kit(
+        model="test",
         manager=manager(recording_plugin("beta", log), recording_plugin("alpha", log, priority=5)),
         before_model_call=user(
             "before_model_call", lambda c, r: ModelRequest((*r.messages, Message.user("user")))
@@ -261,6 +272,7 @@ def test_tools_are_labelled_by_source_in_a_stable_order(tmp_path: Path) -> None:
     root = repo(tmp_path)
     child = SimpleNamespace(name="explorer")
     kit = Kit(
+        model="test",
         manager=manager(),
         tools=[Echo("read"), Echo("write")],
         agents=[child],
@@ -277,7 +289,7 @@ def test_tools_are_labelled_by_source_in_a_stable_order(tmp_path: Path) -> None:
 def test_duplicate_at_construction_names_both_sources() -> None:
     child = SimpleNamespace(name="read")
     with pytest.raises(ToolConflictError, match=r"'read' is offered by tools and by agent:#1 read"):
-        Kit(manager=manager(), tools=[Echo("read")], agents=[child])
+        Kit(model="test", manager=manager(), tools=[Echo("read")], agents=[child])
 
 
 def test_filter_runs_before_the_duplicate_check_and_wrap_replaces() -> None:
@@ -291,6 +303,7 @@ def test_filter_runs_before_the_duplicate_check_and_wrap_replaces() -> None:
         return Echo(f"logged_{tool.name}")
 
     kit = Kit(
+        model="test",
         manager=manager(),
         tools=[Echo("read")],
         agents=[SimpleNamespace(name="read")],
@@ -307,6 +320,7 @@ async def test_turn_time_duplicate_drops_the_later_and_reports_it() -> None:
     source = ChangingSource("mcp:#1 server", first, first, [Echo("search"), Echo("read")])
     conflicts: list[Any] = []
     kit = await Kit.open(
+        model="test",
         manager=manager(source_plugin({"fake": lambda: source})),
         tools=[Echo("read")],
         tool_sources={"fake": {}},
@@ -329,6 +343,7 @@ async def test_failed_construction_closes_what_it_opened() -> None:
 
     with pytest.raises(ConfigError, match="would not start"):
         await Kit.open(
+            model="test",
             manager=manager(source_plugin({"a": lambda: opened, "b": broken})),
             tool_sources={"a": {}, "b": {}},
         )
@@ -337,7 +352,7 @@ async def test_failed_construction_closes_what_it_opened() -> None:
 
 def test_sync_construction_refuses_sources_that_need_connecting() -> None:
     with pytest.raises(ConfigError, match=r"await Kit.open"):
-        Kit(manager=manager(source_plugin({"fake": list})), tool_sources={"fake": {}})
+        Kit(model="test", manager=manager(source_plugin({"fake": list})), tool_sources={"fake": {}})
 
 
 def test_unknown_option_is_named() -> None:
@@ -351,7 +366,7 @@ def test_kit_from_a_config_file(tmp_path: Path) -> None:
         f'[kit]\ninstructions = "Be brief."\nmax_turns = 4\n'
         f'[kit.parts.agentsmd]\npath = "{root}"\nroot = "{root}"\n'
     )
-    kit = Kit.from_file(tmp_path / "agentkit.toml", manager=manager())
+    kit = Kit.from_file(tmp_path / "agentkit.toml", model="test", manager=manager())
     assert kit.config().max_turns == 4
     assert [p.id for p in kit.parts()] == ["product", "agentsmd"]
     with pytest.raises(ConfigError, match=r"no \[kit\] table"):

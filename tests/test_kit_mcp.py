@@ -29,7 +29,7 @@ async def test_mcp_tools_join_the_union_under_the_servers_label(time_server: str
         """Look a key up."""
         return key
 
-    async with await Kit.open(tools=[lookup], mcp=[time_server]) as kit:
+    async with await Kit.open(model="test", tools=[lookup], mcp=[time_server]) as kit:
         origins = kit.tools()
         assert origins[0].name == "lookup" and origins[0].source == "tools"
         mcp = {o.name: o.source for o in origins[1:]}
@@ -46,11 +46,11 @@ async def test_a_clash_with_an_mcp_tool_at_construction_names_both(time_server: 
         return "now"
 
     with pytest.raises(ToolConflictError, match="by tools and by mcp:#1 mcp-server-time"):
-        await Kit.open(tools=[get_current_time], mcp=[time_server])
+        await Kit.open(model="test", tools=[get_current_time], mcp=[time_server])
 
 
 async def test_a_server_that_fails_to_start_fails_construction(tmp_path: Path) -> None:
     script = tmp_path / "dies.py"
     script.write_text("import sys\nprint('missing config file', file=sys.stderr)\nsys.exit(3)\n")
     with pytest.raises(ToolSourceError, match="missing config file"):
-        await Kit.open(mcp=[f"python3 {script}"])
+        await Kit.open(model="test", mcp=[f"python3 {script}"])

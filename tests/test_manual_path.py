@@ -27,6 +27,7 @@ from agentkit_core import egress
 from agentkit_core import get_compactor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
+from agentkit_core import resolve_model
 from agentkit_core import tool
 
 MANUAL = Path(__file__).resolve().parent.parent / "docs" / "manual.md"
@@ -88,6 +89,8 @@ def describe(config: AgentConfig) -> dict[str, Any]:
         value = getattr(config, f.name)
         if f.name == "tools":
             value = [(o.name, o.source) for o in value.origins()]
+        elif f.name == "model":
+            value = (type(value).__name__, value.name)
         elif f.name == "middlewares":
             value = [(type(m).__name__, _settings(m)) for m in value]
         out[f.name] = value
@@ -120,7 +123,7 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
     skills = Skills([tmp_path / "skills"])
     manual = AgentConfig(
         name="full",
-        model="test",
+        model=resolve_model("test"),
         instructions=compose_instructions(
             [TextPart("Be brief."), AgentsMD(tmp_path, root=tmp_path), skills],
             order=["product", "agentsmd", "skills"],

@@ -4,13 +4,13 @@ A plugin's tests import from here: the doubles (``ScriptedModel``, ``make_test_c
 seam, a conformance suite that every implementation of the seam runs.
 """
 
+from .._test_model import TestModel
 from ._context import DictStore
 from ._context import make_test_ctx
 from ._guardrails import GuardrailConformance
 from ._model_conformance import ModelConformance
 from ._models import ScriptedModel
 from ._models import Step
-from ._models import TestModel
 from ._models import tool_call
 from ._schema import SchemaAdapterConformance
 from ._schema import report_documents

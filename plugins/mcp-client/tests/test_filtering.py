@@ -88,7 +88,7 @@ async def test_a_prefix_or_a_filter_resolves_a_collision():
 
 async def test_the_kit_passes_filter_and_prefix_to_the_mcp_source(peers):
     options = {"servers": [peers.everything()], "tool_filter": ["echo"], "prefix": "ev_"}
-    async with await Kit.open(tool_sources={"mcp": options}) as kit:
+    async with await Kit.open(model="test", tool_sources={"mcp": options}) as kit:
         assert [(o.name, o.source) for o in kit.tools()] == [("ev_echo", "mcp:#1 node")]
 
 
