@@ -101,11 +101,6 @@ from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
-from ._messages import message_from_openai
-from ._messages import message_to_openai
-from ._messages import messages_from_openai
-from ._messages import messages_to_openai
-from ._messages import usage_from_openai
 from ._middleware import Middleware
 from ._middleware import ToolInvocation
 from ._middleware import as_middleware
@@ -298,10 +293,6 @@ __all__ = [
     "keep_units",
     "kit_hooks",
     "kit_middlewares",
-    "message_from_openai",
-    "message_to_openai",
-    "messages_from_openai",
-    "messages_to_openai",
     "metering",
     "open_checkpoint_store",
     "order_sources",
@@ -322,6 +313,5 @@ __all__ = [
     "tool",
     "tracing",
     "units_from_end",
-    "usage_from_openai",
     "within_budget",
 ]

@@ -1,4 +1,4 @@
-"""Messages, tool calls and usage, and their round trip to the OpenAI chat wire format.
+"""Messages, tool calls and usage: what every provider's wire format is converted to and from.
 
 Messages are frozen: the prefix of a request must stay bit-identical across turns, and a
 compactor or hook that wants a change builds a new message instead of editing one in place.
@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 from typing import Literal
-
-from ._errors import ProviderResponseError
 
 Role = Literal["system", "user", "assistant", "tool"]
 #: Message content: plain text, or OpenAI-style content parts (``{"type": "text", ...}``,
@@ -90,76 +88,3 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.requests + other.requests,
         )
-
-
-def message_to_openai(message: Message) -> dict[str, Any]:
-    """One message as an OpenAI Chat Completions ``messages[]`` entry."""
-    content: Any = message.content if isinstance(message.content, str) else list(message.content)
-    out: dict[str, Any] = {"role": message.role, "content": content}
-    if message.role == "assistant" and message.tool_calls:
-        out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in message.tool_calls
-        ]
-        if not content:
-            out["content"] = None
-    if message.role == "tool":
-        out["tool_call_id"] = message.tool_call_id
-    if message.name is not None and message.role in ("user", "system"):
-        out["name"] = message.name
-    return out
-
-
-def message_from_openai(data: dict[str, Any]) -> Message:
-    """Parse one OpenAI ``messages[]`` entry, or a response's ``choices[].message``."""
-    try:
-        role = data["role"]
-        raw_content = data.get("content")
-        content: Content = (
-            raw_content
-            if isinstance(raw_content, str)
-            else tuple(raw_content)
-            if isinstance(raw_content, list)
-            else ""
-        )
-        calls = tuple(
-            ToolCall(
-                id=str(c.get("id") or f"call_{i}"),
-                name=c["function"]["name"],
-                arguments=c["function"].get("arguments") or "{}",
-            )
-            for i, c in enumerate(data.get("tool_calls") or ())
-        )
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ProviderResponseError(
-            f"not an OpenAI chat message: {data!r:.200} (missing or malformed {exc})"
-        ) from exc
-    if role not in ("system", "user", "assistant", "tool", "developer"):
-        raise ProviderResponseError(f"unknown message role {role!r} in {data!r:.200}")
-    if role == "developer":
-        role = "system"
-    return Message(
-        role=role,
-        content=content,
-        tool_calls=calls,
-        tool_call_id=data.get("tool_call_id"),
-        name=data.get("name") if role in ("user", "system") else None,
-    )
-
-
-def messages_to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
-    """A transcript as the OpenAI ``messages`` array."""
-    return [message_to_openai(m) for m in messages]
-
-
-def messages_from_openai(data: Iterable[dict[str, Any]]) -> list[Message]:
-    """The OpenAI ``messages`` array as a transcript."""
-    return [message_from_openai(d) for d in data]
-
-
-def usage_from_openai(data: dict[str, Any] | None) -> Usage:
-    """An OpenAI ``usage`` object (absent fields count as zero) as :class:`Usage`."""
-    data = data or {}
-    return Usage(
-        int(data.get("prompt_tokens") or 0), int(data.get("completion_tokens") or 0), requests=1
-    )

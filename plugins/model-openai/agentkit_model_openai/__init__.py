@@ -13,8 +13,23 @@ from agentkit_core import hookimpl
 
 from ._model import OpenAIModel
 from ._model import retry_after
+from ._wire import WIRE
+from ._wire import message_from_openai
+from ._wire import message_to_openai
+from ._wire import messages_from_openai
+from ._wire import messages_to_openai
+from ._wire import usage_from_openai
 
-__all__ = ["OpenAIModel", "retry_after"]
+__all__ = [
+    "OpenAIModel",
+    "WIRE",
+    "message_from_openai",
+    "message_to_openai",
+    "messages_from_openai",
+    "messages_to_openai",
+    "retry_after",
+    "usage_from_openai",
+]
 
 
 @hookimpl

@@ -30,9 +30,10 @@ from agentkit_core import ProviderResponseError
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core import message_from_openai
-from agentkit_core import messages_to_openai
-from agentkit_core import usage_from_openai
+
+from ._wire import message_from_openai
+from ._wire import messages_to_openai
+from ._wire import usage_from_openai
 
 if TYPE_CHECKING:
     import httpx
@@ -208,7 +209,7 @@ class OpenAIModel:
         choice = choices[0]
         try:
             return ModelResponse(
-                message=message_from_openai(choice.get("message") or {}),
+                message=message_from_openai(choice.get("message") or {}, response=True),
                 usage=usage_from_openai(data.get("usage")),
                 finish_reason=choice.get("finish_reason"),
                 model=data.get("model") or self.model,
