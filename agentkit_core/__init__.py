@@ -21,15 +21,8 @@ from ._checkpoint import KeyValueStore
 from ._checkpoint import StoreBridge
 from ._checkpoint import StoredCheckpoint
 from ._checkpoint import resolve_checkpointer
-from ._compaction import SUMMARY
 from ._compaction import Compactor
-from ._compaction import Unit
 from ._compaction import compaction
-from ._compaction import compaction_units
-from ._compaction import keep_units
-from ._compaction import recent_units
-from ._compaction import units_from_end
-from ._compaction import within_budget
 from ._config import PluginConfig
 from ._context import Budget
 from ._context import Elicitor
@@ -44,10 +37,12 @@ from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import EncodingError
+from ._errors import FoldError
 from ._errors import GuardrailViolation
 from ._errors import MaxTurnsExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
+from ._errors import PendingToolCallError
 from ._errors import PluginConflictError
 from ._errors import PluginError
 from ._errors import PluginLoadError
@@ -65,6 +60,16 @@ from ._errors import UnsupportedTypeError
 from ._errors import UsageError
 from ._errors import VersionConflict
 from ._evaluator import Evaluator
+from ._fold import SUMMARY
+from ._fold import SUMMARY_HEADER
+from ._fold import SUMMARY_INSTRUCTIONS
+from ._fold import Fold
+from ._fold import Folding
+from ._fold import FoldObserver
+from ._fold import Summarizer
+from ._fold import fold_cut
+from ._fold import render_transcript
+from ._fold import write_summary
 from ._guardrails import Guardrail
 from ._guardrails import egress
 from ._hooks import Hooks
@@ -88,6 +93,7 @@ from ._invoke import retry
 from ._invoke import tracing
 from ._kit import AgentConfig
 from ._kit import Kit
+from ._kit import kit_compaction
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
 from ._kit import read_kit_options
@@ -155,6 +161,15 @@ from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
+from ._units import Repair
+from ._units import Unit
+from ._units import compaction_units
+from ._units import keep_units
+from ._units import pending_calls
+from ._units import recent_units
+from ._units import repair_transcript
+from ._units import units_from_end
+from ._units import within_budget
 from .hookspecs import hookimpl
 from .tokens import Estimator
 
@@ -167,6 +182,8 @@ __all__ = [
     "RUNNING",
     "SEPARATOR",
     "SUMMARY",
+    "SUMMARY_HEADER",
+    "SUMMARY_INSTRUCTIONS",
     "SUSPENDED",
     "Agent",
     "AgentConfig",
@@ -188,6 +205,10 @@ __all__ = [
     "EncodingError",
     "Estimator",
     "Evaluator",
+    "Fold",
+    "FoldError",
+    "FoldObserver",
+    "Folding",
     "FunctionTool",
     "Grounder",
     "GroundingAdmit",
@@ -218,6 +239,7 @@ __all__ = [
     "PartialCache",
     "PartialJSONParser",
     "PartialParsing",
+    "PendingToolCallError",
     "PluginConfig",
     "PluginConflictError",
     "PluginError",
@@ -232,6 +254,7 @@ __all__ = [
     "Registration",
     "ReloadablePartSource",
     "Rendered",
+    "Repair",
     "RequestBuilder",
     "RunContext",
     "RunError",
@@ -244,6 +267,7 @@ __all__ = [
     "StoreBridge",
     "StoredCheckpoint",
     "StreamEvent",
+    "Summarizer",
     "TextPart",
     "Tool",
     "ToolCall",
@@ -283,6 +307,7 @@ __all__ = [
     "egress",
     "encode_state",
     "error_line",
+    "fold_cut",
     "get_compactor",
     "get_guardrail",
     "get_instruction_part",
@@ -291,6 +316,7 @@ __all__ = [
     "hookimpl",
     "import_optional",
     "keep_units",
+    "kit_compaction",
     "kit_hooks",
     "kit_middlewares",
     "metering",
@@ -298,9 +324,12 @@ __all__ = [
     "order_sources",
     "output_coerce",
     "partial_json",
+    "pending_calls",
     "read_kit_options",
     "recent_units",
     "render_grounding",
+    "render_transcript",
+    "repair_transcript",
     "reset_plugin_manager",
     "resolve_checkpointer",
     "resolve_model",
@@ -314,4 +343,5 @@ __all__ = [
     "tracing",
     "units_from_end",
     "within_budget",
+    "write_summary",
 ]

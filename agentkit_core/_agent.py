@@ -32,6 +32,7 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
+from ._fold import Folding
 from ._hooks import Hooks
 from ._hooks import ToolDecision
 from ._hooks import TurnInfo
@@ -59,6 +60,7 @@ from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import ToolUnion
+from ._units import head_length
 
 if TYPE_CHECKING:
     from ._kit import AgentConfig
@@ -94,6 +96,9 @@ class RunState:
     transcript: list[Message]
     turn: int = 0
     pending: list[ToolCall] = field(default_factory=list)
+    #: The transcript's length when its last fold failed; no new fold until the fold's cut
+    #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
+    fold_backoff: int | None = None
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -124,6 +129,9 @@ class Agent:
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
             after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
+        compaction: a :class:`Folding` that folds the run's transcript into a summary past its
+            budget, once per turn after the transform hooks (the summary stays in the
+            transcript and the checkpoint).
         manager: the plugin manager model strings, output types and (when ``hooks`` is None)
             the plugins' hooks are looked up in; default: the process-wide one.
     """
@@ -146,6 +154,7 @@ class Agent:
         checkpointer: Any = None,
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
+        compaction: Folding | None = None,
         manager: PluginManager | None = None,
     ) -> None:
         if max_turns < 1:
@@ -165,6 +174,14 @@ class Agent:
         self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
         self.budget = budget
+        if compaction is not None and not isinstance(compaction, Folding):
+            raise ConfigError(
+                f"compaction= takes a Folding (the fold the transcript keeps), got "
+                f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
+                value=compaction,
+                source="Agent(compaction=)",
+            )
+        self.compaction = compaction
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -202,6 +219,7 @@ class Agent:
             "hooks": config.hooks,
             "middlewares": config.middlewares,
             "max_turns": config.max_turns,
+            "compaction": config.compaction,
         }
         return cls(**{**options, **overrides})
 
@@ -349,7 +367,13 @@ class Agent:
                 source="Agent.resume",
             )
         data = saved.state
-        state = RunState(data["task"], list(data["transcript"]), data["turn"], data["pending"])
+        state = RunState(
+            data["task"],
+            list(data["transcript"]),
+            data["turn"],
+            data["pending"],
+            data.get("fold_backoff"),
+        )
         if isinstance(approvals, str):
             approvals = [approvals]
         if isinstance(approvals, Mapping):
@@ -407,6 +431,11 @@ class Agent:
                 messages = await hooks.run_transform(ctx, state.transcript)
             else:
                 messages = state.transcript
+            if self.compaction is not None:
+                folded = len(state.transcript)
+                messages = await self.compaction.apply(ctx, state, messages)
+                if len(state.transcript) != folded:
+                    start = -1  # the history changed: the conversation takes the whole tail
             request = ModelRequest(
                 tuple(messages),
                 tuple(t.spec for t in tools.values()),
@@ -456,7 +485,7 @@ class Agent:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
-                    wc.messages.extend(state.transcript[start:])
+                    _carry_over(wc, state.transcript, start)
                     await self._persist(ctx, state, "done")
                     reason = f"{stop.source}: {stop.reason}"
                     return AgentResult(
@@ -471,7 +500,7 @@ class Agent:
     async def _finish(
         self, ctx: RunContext, state: RunState, wc: WorkingContext, start: int, output: Any
     ) -> AgentResult:
-        wc.messages.extend(state.transcript[start:])
+        _carry_over(wc, state.transcript, start)
         await self._persist(ctx, state, "done")
         return AgentResult(output, list(state.transcript), ctx.usage, ctx.run_id)
 
@@ -609,6 +638,21 @@ async def _gather(one: Any, indexes: list[int]) -> None:
         await one(indexes[0])
     elif indexes:
         await asyncio.gather(*(one(i) for i in indexes))
+
+
+def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> None:
+    """Carry the run's new messages into the conversation's tail.
+
+    ``start`` is where the run's own messages begin, or -1 after a fold: then the tail becomes
+    the folded transcript after the prefix, so the next run sends the summary too.
+    """
+    if start >= 0:
+        wc.messages.extend(transcript[start:])
+    else:
+        prefix = (
+            len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
+        )
+        wc.messages[:] = transcript[prefix:]
 
 
 def _results(messages: list[Message]) -> list[ToolResult]:

@@ -18,6 +18,8 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   ├── BudgetExceeded
     │   ├── OutputValidationError   typed output still invalid after the repair retries
     │   ├── ToolTimeoutError        (TimeoutError)
+    │   ├── PendingToolCallError    a request would end on tool calls still waiting for results
+    │   ├── FoldError               a summary the fold cannot use (caught and recorded by it)
     │   └── ElicitationError        no elicitor configured, or the person declined
     ├── StorageError                a checkpoint store refused or failed
     │   ├── VersionConflict         the compare-and-set lost: that version is taken
@@ -129,6 +131,23 @@ class OutputValidationError(RunError):
 
 class ToolTimeoutError(RunError, TimeoutError):
     """A tool did not return within its timeout."""
+
+
+class PendingToolCallError(RunError):
+    """A request would end on tool calls whose results are not in yet; ``.calls`` are they."""
+
+    def __init__(
+        self, message: str, *, calls: tuple[Any, ...] = (), transcript: list[Any] | None = None
+    ) -> None:
+        super().__init__(message, transcript=transcript)
+        self.calls = calls
+
+
+class FoldError(RunError):
+    """A summary the fold cannot use; the fold records it and sends the transcript whole.
+
+    A custom summarizer may raise it to say why it has no summary.
+    """
 
 
 class ElicitationError(RunError):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import ConfigError
+from ._fold import Folding
 from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._instructions import InstructionPart
@@ -62,6 +63,7 @@ class AgentConfig:
     hooks: Hooks = field(default_factory=Hooks)
     middlewares: tuple[Middleware, ...] = ()
     max_turns: int = 10
+    compaction: Folding | None = None
 
 
 class Kit:
@@ -83,7 +85,11 @@ class Kit:
         mcp: MCP servers (command lines or URLs), short for ``tool_sources={"mcp": ...}``;
             each server is its own source, labelled ``mcp:#<n> <program>``.
         tool_filter, tool_wrap, on_tool_conflict: see :class:`ToolUnion`.
-        compactor, compactor_options: a compactor plugin by name, run as ``compaction()``.
+        compaction: the fold the transcript keeps: the keywords of :class:`Folding`
+            (``{"budget": 60_000, "model": "openai:gpt-4o-mini"}``; a model string is resolved
+            on ``manager``), or a Folding.
+        compactor, compactor_options: a compactor plugin by name, run as ``compaction()`` on
+            every request.
         guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
         middlewares: the user's own middlewares, after the kit's.
         before_model_call ... transform: the user's own hooks (a function or a list of them),
@@ -146,8 +152,8 @@ class Kit:
         known = {
             "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
             "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
-            "compactor", "compactor_options", "guardrail", "guardrail_options", "middlewares",
-            "max_turns", "manager", "mcp", *FIELDS,
+            "compaction", "compactor", "compactor_options", "guardrail", "guardrail_options",
+            "middlewares", "max_turns", "manager", "mcp", *FIELDS,
         }  # fmt: skip
         unknown = sorted(set(options) - known)
         if unknown:
@@ -178,6 +184,7 @@ class Kit:
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
+        self._compaction = kit_compaction(options.get("compaction"), self._manager)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -210,6 +217,7 @@ class Kit:
             hooks=self._hooks,
             middlewares=self._middlewares,
             max_turns=self._options.get("max_turns", 10),
+            compaction=self._compaction,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -294,6 +302,29 @@ def kit_middlewares(
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
     return tuple(chain)
+
+
+def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
+    """The kit's fold: ``Folding(**spec, manager=manager)``, a Folding as given, or None."""
+    if spec is None or isinstance(spec, Folding):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise ConfigError(
+            f"compaction= takes the options of the fold as a table, such as "
+            f"{{'budget': 60000}}, or a Folding; got {spec!r}",
+            value=spec,
+            source="Kit(compaction=)",
+        )
+    allowed = sorted(set(inspect.signature(Folding).parameters) - {"manager"})
+    unknown = sorted(set(spec) - set(allowed))
+    if unknown or "budget" not in spec:
+        what = f"unknown key(s) {', '.join(unknown)}" if unknown else "no budget"
+        raise ConfigError(
+            f"compaction= has {what}; its keys are {', '.join(allowed)} (budget is required)",
+            value=unknown or spec,
+            source="Kit(compaction=)",
+        )
+    return Folding(**spec, manager=manager)
 
 
 def read_kit_options(path: str | Path) -> dict[str, Any]:

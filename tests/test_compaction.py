@@ -1,14 +1,10 @@
-"""compaction(): refusals and span counts; picking a compactor by name; the builder's tail."""
+"""compaction(): refusals, repairs, span counts; a compactor by name; the builder's tail."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from collections.abc import Iterable
 
 import pytest
-from hypothesis import given
-from hypothesis import settings
 
 from agentkit_core import Agent
 from agentkit_core import Compactor
@@ -18,23 +14,20 @@ from agentkit_core import Invoker
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
+from agentkit_core import PendingToolCallError
 from agentkit_core import Prompt
 from agentkit_core import RequestBuilder
 from agentkit_core import RunContext
+from agentkit_core import RunError
 from agentkit_core import ToolCall
 from agentkit_core import UnknownNameError
 from agentkit_core import WorkingContext
 from agentkit_core import compaction
-from agentkit_core import compaction_units
 from agentkit_core import get_compactor
 from agentkit_core import get_plugin_manager
-from agentkit_core import keep_units
-from agentkit_core import recent_units
-from agentkit_core import units_from_end
-from agentkit_core import within_budget
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
-from agentkit_core.testing import transcripts
 from agentkit_core.tokens import estimate_tokens
 
 
@@ -171,64 +164,72 @@ async def test_through_a_request_builder_the_compactor_sees_only_the_tail() -> N
     assert [m.text for m in second.messages[2:]] == ["answer one", "two"]
 
 
-def tool_heavy(n: int) -> list[Message]:
-    out = [Message.system("s")]
-    for i in range(n):
-        calls = [ToolCall(f"c{i}a", "f", json.dumps({"i": i})), ToolCall(f"c{i}b", "g")]
-        out += [Message.user(f"u{i}"), Message.assistant("", calls)]
-        out += [Message.tool(c.id, "r") for c in calls]
-    return out
+async def send(compactor: Compactor, messages: list[Message]) -> tuple[list[Message], dict]:
+    """What compaction(compactor) sends for ``messages``, and the span it stamped."""
+    sent: list[ModelRequest] = []
+
+    async def model(request: ModelRequest) -> ModelResponse:
+        sent.append(request)
+        return ModelResponse(Message.assistant("ok"))
+
+    ctx = make_test_ctx()
+    with ctx.trace.span("model_call") as span:
+        await compaction(compactor).wrap_model(ModelRequest(tuple(messages), ctx=ctx), model)
+    return list(sent[0].messages), span.attributes
 
 
-def test_the_cut_helpers_keep_whole_units_in_order() -> None:
-    msgs = [Message.tool("gone", "r"), *tool_heavy(3)[1:]]
-    msgs.insert(0, Message.system("s"))
-    units = compaction_units(msgs)
-    assert [u.kind for u in units] == ["system", "orphan"] + ["message", "tool_turn"] * 3
-    assert [(u.start, u.end) for u in units[2:4]] == [(2, 3), (3, 6)]
-    assert sum(u.tokens for u in units) == estimate_tokens(msgs)
-    assert list(units_from_end(msgs)) == units[::-1]
-    kept = recent_units(reversed(units), 2, lambda u: 1)
-    assert kept == units[-2:]
-    assert keep_units(msgs, [kept[1], units[0], kept[0]]) == [msgs[0], *msgs[-4:]]
-    # the newest unit is kept even over the budget; orphans never
-    assert recent_units(units_from_end(msgs), 0, lambda u: 10) == units[-1:]
-    assert recent_units(reversed(units[:2]), 10, lambda u: 1) == []
-    assert within_budget(units_from_end(msgs), estimate_tokens(msgs))
-    assert not within_budget(units_from_end(msgs), estimate_tokens(msgs) - 1)
+BROKEN = [
+    Message.system("s"),
+    Message.tool("gone", "a result nobody asked for"),
+    Message.user("hi"),
+    Message.assistant("", [ToolCall("lost", "f"), ToolCall("kept", "g")]),
+    Message.user("are you there?"),
+    Message.tool("kept", "the other call's result"),
+    Message.assistant("", [ToolCall("c1", "f")]),
+    Message.user("yes, go ahead"),  # between a call and its result
+    Message.tool("c1", "done"),
+    Message.user("thanks"),
+]
 
 
-def test_walking_back_estimates_only_the_units_it_takes() -> None:
-    seen: list[int] = []
+@pytest.mark.parametrize(
+    "compactor",
+    [
+        Rewrite(lambda ms: ms),  # unchanged
+        Rewrite(lambda ms: []),  # refused
+        get_compactor("truncation", max_tokens=10**6),  # under its threshold
+    ],
+    ids=["unchanged", "refused", "under-threshold"],
+)
+async def test_what_no_provider_accepts_is_dropped_whatever_the_compactor_did(
+    compactor: Compactor,
+) -> None:
+    sent, span = await send(compactor, BROKEN)
+    assert sent == [BROKEN[0], BROKEN[2], BROKEN[4], *BROKEN[6:]]
+    assert span["compaction_repaired_messages"] == 3
+    assert span["compaction_repaired"] == (
+        "dropped 3 message(s): tool results 'gone', 'kept'; assistant messages with calls "
+        "'lost', 'kept'"
+    )
 
-    def estimate(ms: Iterable[Message]) -> int:
-        ms = list(ms)
-        seen.extend(id(m) for m in ms)
-        return 10 * len(ms)
 
-    msgs = tool_heavy(1_000)
-    kept = recent_units(units_from_end(msgs, estimate), 100, lambda u: u.tokens)
-    assert keep_units(msgs, kept) == msgs[-8:]
-    assert len(seen) < 20  # the 4,000 older messages were never estimated
+async def test_a_valid_request_is_not_repaired() -> None:
+    sent, span = await send(Rewrite(lambda ms: ms), BROKEN[6:])
+    assert sent == BROKEN[6:] and "compaction_repaired" not in span
 
 
-@settings(max_examples=150, deadline=None)
-@given(transcripts())
-def test_units_partition_any_transcript_at_safe_cuts(messages: list[Message]) -> None:
-    units = compaction_units(messages)
-    ends = [u.end for u in units]
-    assert [u.start for u in units] == [0, *ends[:-1]]
-    assert ends[-1:] == [len(messages)][: len(ends)]
-    assert sum(u.tokens for u in units) == estimate_tokens(messages)
-    for unit in units:
-        first, rest = messages[unit.start], messages[unit.start + 1 : unit.end]
-        if unit.kind == "tool_turn":
-            ids = {c.id for c in first.tool_calls}
-            assert first.role == "assistant"
-            assert all(m.role == "tool" and m.tool_call_id in ids for m in rest)
-            after = messages[unit.end] if unit.end < len(messages) else None
-            assert after is None or after.role != "tool" or after.tool_call_id not in ids
-        elif unit.kind == "orphan":
-            assert all(m.role == "tool" for m in messages[unit.start : unit.end])
-        else:
-            assert unit.size == 1
+async def test_a_request_ending_on_pending_calls_is_refused_before_the_compactor_runs() -> None:
+    compactor = Rewrite(lambda ms: ms)
+    pending = [
+        Message.user("go"),
+        Message.assistant("", [ToolCall("p1", "deploy"), ToolCall("p2", "notify")]),
+        Message.tool("p2", "sent"),
+    ]
+    with pytest.raises(PendingToolCallError, match=r"deploy \('p1'\); run them") as info:
+        await send(compactor, pending)
+    assert [c.id for c in info.value.calls] == ["p1"] and compactor.seen == []
+
+
+async def test_a_request_with_nothing_sendable_is_refused() -> None:
+    with pytest.raises(RunError, match="holds nothing a provider accepts"):
+        await send(Rewrite(lambda ms: ms), [Message.tool("gone", "x")])

@@ -16,16 +16,21 @@ from ._schema import SchemaAdapterConformance
 from ._schema import report_documents
 
 
+#: The compactor suite's names, and what they are called in its module.
+_COMPACTORS = {
+    "CompactorConformance": "CompactorConformance",
+    "check_compaction_invariants": "check_invariants",
+    "check_sendable": "check_sendable",
+    "transcripts": "transcripts",
+}
+
+
 def __getattr__(name: str) -> object:
     # The conformance suites need hypothesis or pytest; import them only when a test asks.
-    if name in ("CompactorConformance", "check_compaction_invariants", "transcripts"):
+    if name in _COMPACTORS:
         from . import _compactors
 
-        return {
-            "CompactorConformance": _compactors.CompactorConformance,
-            "check_compaction_invariants": _compactors.check_invariants,
-            "transcripts": _compactors.transcripts,
-        }[name]
+        return getattr(_compactors, _COMPACTORS[name])
     if name == "CheckpointPortConformance":
         from ._checkpoints import CheckpointPortConformance
 
@@ -54,6 +59,7 @@ __all__ = [
     "TestModel",
     "ToolSourceConformance",
     "check_compaction_invariants",
+    "check_sendable",
     "make_test_ctx",
     "report_documents",
     "tool_call",

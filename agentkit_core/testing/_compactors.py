@@ -3,18 +3,22 @@
 A plugin's test subclasses :class:`CompactorConformance` and supplies ``make_compactor``::
 
     class TestConformance(CompactorConformance):
-        def make_compactor(self, tight):
-            return TruncationCompactor(max_tokens=40 if tight else 10**9)
+        def make_compactor(self, budget):
+            return TruncationCompactor(max_tokens=max(1, budget))
 
-``tight=True`` must give a compactor that compacts the generated transcripts; ``tight=False``
-one whose threshold they never reach. Override ``make_ctx`` for a compactor that calls a model.
-Requires hypothesis.
+``budget`` is in estimated tokens (``agentkit_core.tokens``), drawn from 0 to twice the size of
+the transcript; a compactor whose knob is another unit maps it (a message costs at least
+``MESSAGE_OVERHEAD`` tokens, so ``budget // MESSAGE_OVERHEAD`` messages is a window as wide).
+At a budget no smaller than the transcript, the compactor must return it unchanged. Override
+``make_ctx`` for a compactor that calls a model. Requires hypothesis.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck
@@ -22,82 +26,111 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from .._compaction import SUMMARY
+from .._compaction import compaction
 from .._context import RunContext
+from .._errors import PendingToolCallError
+from .._errors import RunError
+from .._fold import SUMMARY
 from .._messages import Message
 from .._messages import ToolCall
+from .._models import ModelRequest
+from .._models import ModelResponse
+from .._units import pending_calls
+from .._units import repair_transcript
+from ..tokens import estimate_tokens
 from ._context import make_test_ctx
 
 _text = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=0, max_size=40
 )
+#: Ids a provider reuses (``call_0`` every turn, or none at all), beside fresh ones.
+_REUSED = ("call_0", "call_1", "a", "")
 
 
 @st.composite
-def _tool_turn(draw: Any, prefix: str) -> list[Message]:
-    n = draw(st.integers(1, 3))  # parallel calls
-    calls = [
-        ToolCall(
-            f"{prefix}_{i}",
-            draw(st.sampled_from(["search", "read", "write"])),
-            json.dumps({"q": draw(_text) * draw(st.sampled_from([1, 1, 50]))}),
-        )
-        for i in range(n)
-    ]
-    results = [Message.tool(c.id, draw(_text), name=c.name) for c in calls]
-    return [Message.assistant(draw(_text), calls), *results]
-
-
-@st.composite
-def transcripts(draw: Any) -> list[Message]:
+def transcripts(draw: Any, faults: bool = True) -> list[Message]:
     """Random transcripts with every shape a compactor must handle.
 
-    Optional system message, leading orphan tool results, user and assistant messages, tool
-    turns with parallel calls and long arguments, unicode.
+    An optional leading system message; user, assistant and system-note messages; assistant
+    messages with parallel calls (long arguments, ids reused across turns, unicode) whose
+    results arrive later, in any order, with other messages between; and, with ``faults``,
+    results that answer no call and calls that no result answers (at the end: still pending).
     """
     out: list[Message] = []
     if draw(st.booleans()):
         out.append(Message.system("You are terse. " + draw(_text)))
-    if draw(st.integers(0, 4)) == 0:
-        out.append(Message.tool("gone_1", draw(_text), name="search"))
-        out.append(Message.tool("gone_2", draw(_text), name="read"))
-    for i in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["user", "assistant", "tool_turn", "tool_turn"]))
-        if kind == "tool_turn":
-            out.extend(draw(_tool_turn(f"t{i}")))
-        elif kind == "user":
+    waiting: list[ToolCall] = []
+    fresh = 0
+    steps = ["user", "assistant", "note", "calls", "calls", "results", "results", "results"]
+    for _ in range(draw(st.integers(1, 16))):
+        kind = draw(st.sampled_from([*steps, "orphan"] if faults else steps))
+        if kind == "user":
             out.append(Message.user(draw(_text) or "?"))
-        else:
+        elif kind == "assistant":
             out.append(Message.assistant(draw(_text) or "."))
+        elif kind == "note":
+            out.append(Message.system("note: " + draw(_text)))
+        elif kind == "calls":
+            calls = []
+            for _ in range(draw(st.integers(1, 3))):
+                fresh += 1
+                call_id = draw(st.sampled_from([*_REUSED, f"t{fresh}", f"t{fresh}"]))
+                args = json.dumps({"q": draw(_text) * draw(st.sampled_from([1, 1, 50]))})
+                calls.append(ToolCall(call_id, draw(st.sampled_from(["search", "read"])), args))
+            out.append(Message.assistant(draw(_text), calls))
+            waiting.extend(calls)
+        elif kind == "results" and waiting:
+            answered = draw(st.permutations(waiting))[: draw(st.integers(1, len(waiting)))]
+            for call in answered:
+                out.append(Message.tool(call.id, draw(_text), name=call.name))
+                waiting.remove(call)
+        elif kind == "orphan":
+            out.append(Message.tool(draw(st.sampled_from([*_REUSED, "gone"])), draw(_text)))
+    if not faults or draw(st.booleans()):
+        out.extend(Message.tool(c.id, draw(_text), name=c.name) for c in waiting)
     return out
 
 
-def check_invariants(before: list[Message], after: list[Message]) -> None:
-    """The rules every compacted transcript keeps; raises AssertionError naming the broken one."""
-    assert after, "a compactor returned no messages"
-    if after == before:
-        return  # unchanged: whatever the input already broke is not the compactor's doing
+def check_sendable(messages: Sequence[Message]) -> None:
+    """No tool result without an earlier call it answers, no call without a later result.
+
+    Pairs are counted per id, so whatever sits between a call and its result is fine. Raises
+    AssertionError naming the first fault.
+    """
+    waiting: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        if m.role == "tool":
+            if not waiting.get(m.tool_call_id or ""):
+                raise AssertionError(
+                    f"message {i}, a tool result for {m.tool_call_id!r}, answers no earlier call"
+                )
+            waiting[m.tool_call_id or ""] -= 1
+        for call in m.tool_calls:
+            waiting[call.id] = waiting.get(call.id, 0) + 1
+    left = sorted(k for k, n in waiting.items() if n)
+    if left:
+        raise AssertionError(f"calls {left} have no result after them")
+
+
+def check_invariants(before: Sequence[Message], after: Sequence[Message]) -> None:
+    """The rules every compacted transcript keeps; raises AssertionError naming the broken one.
+
+    A transcript returned unchanged is exempt from being sendable (the ``compaction()``
+    middleware repairs what the input already broke); one the compactor shortened must be.
+    """
+    assert after or not before, "a compactor returned no messages"
+    if len(after) == len(before) and all(a is b for a, b in zip(after, before, strict=True)):
+        return
     if before and before[0].role == "system":
-        assert after[0] == before[0], "the leading system message was dropped or altered"
-    for i, msg in enumerate(after):
-        if msg.role == "assistant" and msg.tool_calls:
-            ids = [c.id for c in msg.tool_calls]
-            following = [m.tool_call_id for m in after[i + 1 : i + 1 + len(ids)]]
-            assert sorted(following, key=str) == sorted(ids), (
-                f"assistant message {i} with calls {ids} is not followed by all its results"
-            )
-        if msg.role == "tool":
-            j = i - 1
-            while j >= 0 and after[j].role == "tool":
-                j -= 1
-            owner = after[j] if j >= 0 else None
-            assert (
-                owner is not None
-                and owner.role == "assistant"
-                and any(c.id == msg.tool_call_id for c in owner.tool_calls)
-            ), f"tool result {msg.tool_call_id!r} is separated from the call that requested it"
-    originals = [m for m in after if m.metadata.get("compaction") != SUMMARY]
+        assert after[0] is before[0], "the leading system message was dropped or altered"
+    check_sendable(after)
+    check_subsequence(before, after)
+
+
+def check_subsequence(before: Sequence[Message], after: Sequence[Message]) -> None:
+    """``after`` is ``before`` with messages left out, summaries aside (compared by identity)."""
     it = iter(before)
+    originals = [m for m in after if m.metadata.get("compaction") != SUMMARY]
     assert all(any(m is b for b in it) for m in originals), (
         "the result is not the input with messages left out (and summaries added)"
     )
@@ -110,31 +143,67 @@ _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.differing_executors]
 class CompactorConformance:
     """Subclass in a test module (``TestX(CompactorConformance)``) and define make_compactor."""
 
-    def make_compactor(self, tight: bool) -> Any:
-        raise NotImplementedError("define make_compactor(self, tight) in the test class")
+    def make_compactor(self, budget: int) -> Any:
+        raise NotImplementedError("define make_compactor(self, budget) in the test class")
 
     def make_ctx(self, messages: list[Message]) -> RunContext:
         """The run context the compactor gets; override to give it a model."""
         return make_test_ctx()
 
-    def _compact(self, tight: bool, messages: list[Message]) -> list[Message]:
-        compactor = self.make_compactor(tight)
+    def _compact(self, budget: int, messages: list[Message]) -> list[Message]:
+        compactor = self.make_compactor(budget)
         result: list[Message] = asyncio.run(
             compactor.compact(list(messages), self.make_ctx(messages))
         )
         return result
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=_SUPPRESSED)
-    @given(transcripts())
-    def test_under_threshold_returns_the_transcript_unchanged(
-        self, messages: list[Message]
-    ) -> None:
-        assert self._compact(False, messages) == messages
+    def _sent(self, budget: int, messages: list[Message]) -> list[Message]:
+        """What the ``compaction()`` middleware sends for ``messages``."""
+        sent: list[ModelRequest] = []
+
+        async def model(request: ModelRequest) -> ModelResponse:
+            sent.append(request)
+            return ModelResponse(Message.assistant("ok"))
+
+        request = ModelRequest(tuple(messages), ctx=self.make_ctx(messages))
+        asyncio.run(compaction(self.make_compactor(budget)).wrap_model(request, model))
+        return list(sent[0].messages)
 
     @settings(max_examples=60, deadline=None, suppress_health_check=_SUPPRESSED)
-    @given(transcripts())
-    def test_compacted_transcripts_keep_every_rule(self, messages: list[Message]) -> None:
-        check_invariants(messages, self._compact(True, messages))
+    @given(transcripts(), st.floats(0, 2))
+    def test_at_every_budget_a_compacted_transcript_keeps_every_rule(
+        self, messages: list[Message], fraction: float
+    ) -> None:
+        budget = int(estimate_tokens(messages) * fraction)
+        check_invariants(messages, self._compact(budget, messages))
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=_SUPPRESSED)
+    @given(transcripts(), st.floats(1, 2))
+    def test_at_a_budget_the_transcript_fits_it_comes_back_unchanged(
+        self, messages: list[Message], fraction: float
+    ) -> None:
+        budget = math.ceil(estimate_tokens(messages) * fraction)
+        assert self._compact(budget, messages) == messages
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=_SUPPRESSED)
+    @given(transcripts(), st.floats(0, 2))
+    def test_through_the_middleware_every_request_is_sendable(
+        self, messages: list[Message], fraction: float
+    ) -> None:
+        budget = int(estimate_tokens(messages) * fraction)
+        if pending_calls(messages) or (messages and not repair_transcript(messages)[0]):
+            refused = PendingToolCallError if pending_calls(messages) else RunError
+            try:
+                self._sent(budget, messages)
+            except refused:
+                return
+            raise AssertionError("a request with pending calls, or nothing sendable, was sent")
+        sent = self._sent(budget, messages)
+        assert sent or not messages, "the middleware sent no messages"
+        check_sendable(sent)
+        check_subsequence(messages, sent)
+        if messages and messages[0].role == "system":
+            assert sent[0] is messages[0], "the leading system message was dropped or altered"
 
     def test_a_long_transcript_is_actually_shortened(self) -> None:
         messages = [Message.system("sys")]
@@ -142,8 +211,9 @@ class CompactorConformance:
             messages.append(Message.user(f"question {i} " + "x" * 200))
             call = ToolCall(f"c{i}", "search", json.dumps({"q": "y" * 300}))
             messages.append(Message.assistant("", [call]))
+            messages.append(Message.user("go ahead"))  # between the call and its result
             messages.append(Message.tool(f"c{i}", "z" * 200, name="search"))
-        after = self._compact(True, messages)
+        after = self._compact(estimate_tokens(messages) // 40, messages)
         check_invariants(messages, after)
         assert len(after) < len(messages)
         assert after[-1] is messages[-1] or after[-1].metadata.get("compaction") == SUMMARY

@@ -20,6 +20,7 @@ from agentkit_core import compaction_units
 from agentkit_core import current_span
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
+from agentkit_core import render_transcript
 from agentkit_core import resolve_model
 from agentkit_core import strip_code_fence
 
@@ -96,7 +97,7 @@ class ImportanceFilteringCompactor:
                 return skip("no turn but the newest to choose from")
             choose = self.filterer or self._model_filterer(ctx)
             try:
-                answer = await choose([messages[u.start : u.end] for u in candidates], ctx)
+                answer = await choose([keep_units(messages, [u]) for u in candidates], ctx)
                 keep = _indices(answer, len(candidates))
             except BudgetExceeded:
                 raise
@@ -115,7 +116,8 @@ class ImportanceFilteringCompactor:
         )
 
         async def choose(turns: list[list[Message]], ctx: RunContext) -> list[int]:
-            numbered = "\n\n".join(f"Turn {n}:\n{_render(t)}" for n, t in enumerate(turns, 1))
+            rendered = [render_transcript(t, sep="\n") for t in turns]
+            numbered = "\n\n".join(f"Turn {n}:\n{t}" for n, t in enumerate(rendered, 1))
             request = ModelRequest(
                 (Message.system(self.instructions), Message.user(numbered)),
                 ctx=ctx,
@@ -160,15 +162,6 @@ def _indices(answer: Any, count: int) -> set[int]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _render(messages: list[Message]) -> str:
-    lines = []
-    for m in messages:
-        who = f"tool {m.name or ''} result ({m.tool_call_id})" if m.role == "tool" else m.role
-        lines.append(f"{who}: {m.text}")
-        lines.extend(f"  calls {c.name}({c.arguments}) as {c.id}" for c in m.tool_calls)
-    return "\n".join(lines)
 
 
 @hookimpl

@@ -30,15 +30,15 @@ class KeepOddTurns:
 
 
 class TestFiltererConformance(CompactorConformance):
-    def make_compactor(self, tight: bool) -> ImportanceFilteringCompactor:
-        return ImportanceFilteringCompactor(keep_every_other, max_tokens=60 if tight else 10**9)
+    def make_compactor(self, budget: int) -> ImportanceFilteringCompactor:
+        return ImportanceFilteringCompactor(keep_every_other, max_tokens=max(1, budget))
 
 
 class TestModelFilterConformance(CompactorConformance):
     """The choice made by a model through ctx.invoker."""
 
-    def make_compactor(self, tight: bool) -> ImportanceFilteringCompactor:
-        return ImportanceFilteringCompactor(max_tokens=60 if tight else 10**9)
+    def make_compactor(self, budget: int) -> ImportanceFilteringCompactor:
+        return ImportanceFilteringCompactor(max_tokens=max(1, budget))
 
     def make_ctx(self, messages: list[Message]) -> RunContext:
         return make_test_ctx(KeepOddTurns())  # type: ignore[arg-type]

@@ -12,17 +12,17 @@ async def short_summary(messages: list[Message], ctx: RunContext) -> str:
 
 
 class TestSummarizerConformance(CompactorConformance):
-    def make_compactor(self, tight: bool) -> SummarizationCompactor:
-        if tight:
-            return SummarizationCompactor(short_summary, max_tokens=60, keep_recent=30)
-        return SummarizationCompactor(short_summary, max_tokens=10**9)
+    def make_compactor(self, budget: int) -> SummarizationCompactor:
+        return SummarizationCompactor(
+            short_summary, max_tokens=max(1, budget), keep_recent=max(1, budget // 2)
+        )
 
 
 class TestModelSummaryConformance(CompactorConformance):
     """The summary written by a model through ctx.invoker (TestModel answers every request)."""
 
-    def make_compactor(self, tight: bool) -> SummarizationCompactor:
-        return SummarizationCompactor(max_tokens=60 if tight else 10**9, keep_recent=30)
+    def make_compactor(self, budget: int) -> SummarizationCompactor:
+        return SummarizationCompactor(max_tokens=max(1, budget), keep_recent=max(1, budget // 2))
 
     def make_ctx(self, messages: list[Message]) -> RunContext:
         return make_test_ctx(TestModel())

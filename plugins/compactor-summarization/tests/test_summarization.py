@@ -146,7 +146,7 @@ async def test_as_middleware_in_a_run_the_summary_request_is_not_compacted_again
     result = await agent.run("and now?", ctx=ctx, wc=wc)
     assert result.output == "final answer"
     summary_request, agent_request = model.requests
-    assert summary_request.metadata["compaction"] == "summarization"
+    assert summary_request.metadata["compaction"] == "summary"
     sent = agent_request.messages
     assert sent[0].text == "be brief" and sent[1].metadata["compaction"] == SUMMARY
     assert sent[-1].text == "and now?"

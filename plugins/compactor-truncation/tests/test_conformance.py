@@ -4,5 +4,5 @@ from agentkit_core.testing import CompactorConformance
 
 
 class TestTruncationConformance(CompactorConformance):
-    def make_compactor(self, tight: bool) -> TruncationCompactor:
-        return TruncationCompactor(max_tokens=60 if tight else 10**9)
+    def make_compactor(self, budget: int) -> TruncationCompactor:
+        return TruncationCompactor(max_tokens=max(1, budget))
