@@ -15,6 +15,7 @@ from agentkit_instructions_agentsmd import AgentsMD
 from agentkit_instructions_skills import Skills
 
 from agentkit_core import AgentConfig
+from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Middleware
@@ -73,6 +74,7 @@ def full_options(root: Path) -> dict[str, Any]:
         "instruction_budget": 2_000,
         "tools": [lookup],
         "agents": [SimpleNamespace(name="helper")],
+        "compaction": {"budget": 50_000, "keep_recent": 20_000, "model": "test"},
         "compactor": "truncation",
         "compactor_options": {"max_tokens": 5_000},
         "guardrail": "web",
@@ -93,6 +95,8 @@ def describe(config: AgentConfig) -> dict[str, Any]:
             value = (type(value).__name__, value.name)
         elif f.name == "middlewares":
             value = [(type(m).__name__, _settings(m)) for m in value]
+        elif f.name == "compaction":
+            value = (type(value).__name__, value.budget, value.keep_recent, value.model.name)
         out[f.name] = value
     return out
 
@@ -143,6 +147,7 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
             STAMP,
         ),
         max_turns=7,
+        compaction=Folding(budget=50_000, keep_recent=20_000, model=resolve_model("test")),
     )
     assert describe(manual) == describe(kit.config())
 
