@@ -21,8 +21,8 @@ from ._wire import messages_to_openai
 from ._wire import usage_from_openai
 
 __all__ = [
-    "OpenAIModel",
     "WIRE",
+    "OpenAIModel",
     "message_from_openai",
     "message_to_openai",
     "messages_from_openai",
