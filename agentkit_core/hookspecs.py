@@ -231,6 +231,7 @@ def agentkit_transform(
     """Transform the transcript before a request is built from it.
 
     Called before each model call with the transcript the previous plugin left. Returns a new
-    transcript, or None to keep it. Fold: a pipeline in plugin order; a configured compactor
-    runs after every transform.
+    transcript, or None to keep it. Fold: a pipeline in plugin order; then the agent's fold
+    (``Folding``, which may replace older messages of the run's transcript with a summary) and,
+    on each request, a configured compactor run after every transform.
     """
