@@ -87,11 +87,21 @@ def units_from_end(
     orphans: set[int] = set()
     end = len(messages)
     while end > lead:
+        last = messages[end - 1]
+        if last.role != "tool" and not last.tool_calls:  # the common case, decided at once
+            yield Unit(end - 1, end, "message", cost(last))
+            end -= 1
+            continue
         found = _unit_before(messages, end, lead, orphans)
         if isinstance(found, list):  # results still open at the head: orphans, now known
             orphans.update(found)
             continue
         start, skip = found
+        if not skip:  # a call closed it, and every call in it is answered
+            tokens = sum(cost(m) for m in messages[start:end])
+            yield Unit(start, end, "tool_turn", tokens)
+            end = start
+            continue
         kept = [i for i in range(start, end) if i not in skip]
         if not kept:
             kind: UnitKind = "broken"
