@@ -15,7 +15,6 @@ from ._models import tool_call
 from ._schema import SchemaAdapterConformance
 from ._schema import report_documents
 
-
 #: The compactor suite's names, and what they are called in its module.
 _COMPACTORS = {
     "CompactorConformance": "CompactorConformance",
