@@ -432,10 +432,10 @@ class Agent:
             else:
                 messages = state.transcript
             if self.compaction is not None:
-                folded = len(state.transcript)
-                messages = await self.compaction.apply(ctx, state, messages)
-                if len(state.transcript) != folded:
-                    start = -1  # the history changed: the conversation takes the whole tail
+                view = messages
+                messages = await self.compaction.apply(ctx, state, view)
+                if messages is not view:  # it folded: the conversation takes the whole tail
+                    start = -1
             request = ModelRequest(
                 tuple(messages),
                 tuple(t.spec for t in tools.values()),

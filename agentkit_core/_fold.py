@@ -239,7 +239,8 @@ class Folding:
     async def apply(self, ctx: RunContext, state: RunState, view: list[Message]) -> list[Message]:
         """Fold ``state.transcript`` if ``view`` (what the transforms made of it) is over budget.
 
-        Returns the messages to send: ``view``, or with the summary in place of what it folded.
+        Returns the messages to send: ``view`` itself when it did not fold (under the budget,
+        backing off, or failed), else a new list with the summary in place of what it folded.
         """
         if self._within(view):
             return view

@@ -402,3 +402,12 @@ def test_a_fold_keeps_the_prefix_and_a_sendable_transcript(
 
 async def _one_word(old: list[Message], ctx: RunContext) -> str:
     return "gist"
+
+
+async def test_a_fold_of_one_message_still_carries_the_summary_into_the_conversation() -> None:
+    model = Split([])
+    wc = WorkingContext(messages=[Message.user("x" * 4_000)])
+    await agent(model, Folding(budget=400, keep_recent=100)).run("go", wc=wc)
+    assert len(model.summaries) == 1
+    assert wc.messages[0].metadata["compaction"] == SUMMARY
+    assert [m.text for m in wc.messages[1:]] == ["go", "done"]
