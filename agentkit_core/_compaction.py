@@ -215,12 +215,17 @@ def compaction(compactor: Compactor) -> Middleware:
 
     A rewrite that returns no messages, or that drops or alters the leading system message,
     is refused: the request goes on whole and the span says why (``compaction_rejected``).
-    The span also records message and token counts before and after.
+    The span also records message and token counts before and after. A name is refused:
+    names belong to the lookup layer (:func:`get_compactor`).
     """
-    if compactor is None:
+    if not isinstance(compactor, Compactor) or isinstance(compactor, type):
         from ._errors import ConfigError
 
+        hint = repr(compactor) if isinstance(compactor, str) else "'truncation'"
         raise ConfigError(
-            "compaction(None): pass a compactor, such as get_compactor('truncation', manager=pm)"
+            f"compaction() needs a Compactor object (async compact(messages, ctx)), got "
+            f"{compactor!r}; build an installed one with get_compactor({hint}, manager=pm)",
+            value=compactor,
+            source="compaction",
         )
     return _Compaction(compactor)

@@ -33,6 +33,7 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import manager_or_default
+from ._lookup import plugin_hooks
 from ._lookup import resolve_model
 from ._middleware import Middleware
 from ._plugins import PluginManager
@@ -52,7 +53,9 @@ USER_TOOLS = "tools"
 class AgentConfig:
     """Everything an Agent is built from; ``Agent.from_config(config)`` builds one.
 
-    A plain value: every field can be set by hand (see ``docs/manual.md``).
+    A plain value: every field can be set by hand (see ``docs/manual.md``). ``manager`` is the
+    plugin manager the agent's own lookups run on (an ``output=`` type given to
+    ``from_config``); the kit sets its own, so an agent it assembled never reaches another.
     """
 
     name: str = "agent"
@@ -62,6 +65,7 @@ class AgentConfig:
     hooks: Hooks = field(default_factory=Hooks)
     middlewares: tuple[Middleware, ...] = ()
     max_turns: int = 10
+    manager: PluginManager | None = None
 
 
 class Kit:
@@ -171,7 +175,10 @@ class Kit:
             "tool_wrap": options.get("tool_wrap"),
             "on_conflict": options.get("on_tool_conflict"),
         }
-        self._pending_sources: dict[str, dict[str, Any]] = dict(options.get("tool_sources") or {})
+        self._pending_sources: dict[str, dict[str, Any]] = {
+            name: plugin_options(opts, f"tool_sources[{name!r}]")
+            for name, opts in (options.get("tool_sources") or {}).items()
+        }
         if options.get("mcp"):
             mcp = dict(self._pending_sources.get("mcp") or {})
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
@@ -184,7 +191,8 @@ class Kit:
         if options.get("instructions"):
             sources.append(TextPart(options["instructions"]))
         for name, opts in (options.get("parts") or {}).items():
-            sources.append(get_instruction_part(name, manager=self._manager, **(opts or {})))
+            opts = plugin_options(opts, f"parts[{name!r}]")
+            sources.append(get_instruction_part(name, manager=self._manager, **opts))
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
@@ -210,6 +218,7 @@ class Kit:
             hooks=self._hooks,
             middlewares=self._middlewares,
             max_turns=self._options.get("max_turns", 10),
+            manager=self._manager,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -268,7 +277,7 @@ class Kit:
 def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
     user = {name: options[name] for name in FIELDS if options.get(name) is not None}
-    return Hooks.from_plugins(manager).merged(Hooks.of("user", **user))
+    return plugin_hooks(manager).merged(Hooks.of("user", **user))
 
 
 def kit_middlewares(
@@ -280,20 +289,38 @@ def kit_middlewares(
         from ._compaction import compaction
 
         compactor = get_compactor(
-            options["compactor"], manager=manager, **(options.get("compactor_options") or {})
+            options["compactor"],
+            manager=manager,
+            **plugin_options(options.get("compactor_options"), "compactor_options"),
         )
         chain.append(compaction(compactor))
     if options.get("guardrail"):
         from ._guardrails import egress
 
         guardrail = get_guardrail(
-            options["guardrail"], manager=manager, **(options.get("guardrail_options") or {})
+            options["guardrail"],
+            manager=manager,
+            **plugin_options(options.get("guardrail_options"), "guardrail_options"),
         )
         chain.append(egress(guardrail))
     from ._middleware import as_middleware
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
     return tuple(chain)
+
+
+def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
+    """One plugin's options as given; ``manager`` is refused, since the kit passes its own."""
+    options = dict(value or {})
+    if "manager" in options:
+        raise ConfigError(
+            f"{where} names 'manager', which is not a plugin option: the kit looks every plugin "
+            "up on its own manager and hands it to the factories that declare one; pass "
+            "Kit(manager=pm) instead",
+            value=options["manager"],
+            source=where,
+        )
+    return options
 
 
 def read_kit_options(path: str | Path) -> dict[str, Any]:

@@ -116,7 +116,7 @@ async def test_without_a_run_context_the_compactor_is_not_called() -> None:
 
 
 def test_compaction_needs_a_compactor() -> None:
-    with pytest.raises(ConfigError, match=r"compaction\(None\): pass a compactor"):
+    with pytest.raises(ConfigError, match=r"compaction\(\) needs a Compactor object.*got None"):
         compaction(None)  # type: ignore[arg-type]
 
 
