@@ -9,6 +9,10 @@ or None when the manager has nothing under that name.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -360,6 +364,42 @@ def test_no_model_is_an_error_that_says_how_to_pass_one(monkeypatch: pytest.Monk
     monkeypatch.setenv("AGENTKIT_MODEL", "  ")
     with pytest.raises(ConfigError, match=r"AGENTKIT_MODEL is set but empty"):
         resolve_model(None)
+
+
+#: Runs agents the ways a product does, on the real installed plugins, then reports which
+#: ``agentkit_core.testing`` modules were imported.
+RUNTIME = textwrap.dedent(
+    """
+    import asyncio, contextlib, io, os, sys
+    from agentkit_core import Agent, Kit, tool
+    from agentkit_core._cli import main
+
+    @tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two integers.\"\"\"
+        return a + b
+
+    assert Agent("calc", "test", tools=[add]).run_sync("add").status == "done"
+    kit = Kit(model="test", tools=[add], compactor="truncation", guardrail="web")
+    assert Agent.from_config(kit.config()).run_sync("add").status == "done"
+    os.environ["AGENTKIT_MODEL"] = "test"
+    assert Agent("calc", tools=[add]).run_sync("add").status == "done"
+    del os.environ["AGENTKIT_MODEL"]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["run", "say hi"]) == 0  # the CLI's labelled demo run
+        assert main(["plugins", "list"]) == 0
+    print(sorted(m for m in sys.modules if m.startswith("agentkit_core.testing")))
+    """
+)
+
+
+def test_running_agents_on_the_real_plugins_never_imports_the_testing_package() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "AGENTKIT_MODEL"}
+    out = subprocess.run(
+        [sys.executable, "-c", RUNTIME], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
 
 
 def test_agentkit_model_names_the_model_when_none_is_passed(
