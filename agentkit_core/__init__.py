@@ -146,6 +146,9 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._tokens import Estimator
+from ._tokens import estimate_message
+from ._tokens import estimate_tokens
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -161,7 +164,6 @@ from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
 from .hookspecs import hookimpl
-from .tokens import Estimator
 
 __version__ = "0.1.0"
 
@@ -288,6 +290,8 @@ __all__ = [
     "egress",
     "encode_state",
     "error_line",
+    "estimate_message",
+    "estimate_tokens",
     "get_compactor",
     "get_guardrail",
     "get_instruction_part",

@@ -25,10 +25,10 @@ from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._tokens import Estimator
+from ._tokens import estimate_message
+from ._tokens import estimate_tokens
 from ._tracing import current_span
-from .tokens import Estimator
-from .tokens import estimate_message
-from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._context import RunContext

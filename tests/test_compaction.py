@@ -26,6 +26,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import WorkingContext
 from agentkit_core import compaction
 from agentkit_core import compaction_units
+from agentkit_core import estimate_tokens
 from agentkit_core import get_compactor
 from agentkit_core import get_plugin_manager
 from agentkit_core import keep_units
@@ -35,7 +36,6 @@ from agentkit_core import within_budget
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import transcripts
-from agentkit_core.tokens import estimate_tokens
 
 
 class Rewrite:

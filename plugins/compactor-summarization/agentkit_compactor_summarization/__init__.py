@@ -17,11 +17,11 @@ from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import compaction_units
 from agentkit_core import current_span
+from agentkit_core import estimate_message
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
 from agentkit_core import resolve_model
-from agentkit_core.tokens import estimate_message
 
 __all__ = ["INSTRUCTIONS", "SummarizationCompactor", "Summarizer"]
 
