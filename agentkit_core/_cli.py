@@ -69,7 +69,3 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
