@@ -136,6 +136,7 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._public import publish as _publish
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -329,3 +330,8 @@ __all__ = [
     "usage_from_openai",
     "within_budget",
 ]
+
+# Public classes and functions show their public path (``agentkit_core.Agent``) in reprs,
+# tracebacks and docs, not the private module they live in (httpx does the same).
+_publish(__all__, globals(), __name__)
+del _publish
