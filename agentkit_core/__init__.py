@@ -88,6 +88,7 @@ from ._invoke import retry
 from ._invoke import tracing
 from ._kit import AgentConfig
 from ._kit import Kit
+from ._kit import KitOptions
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
 from ._kit import read_kit_options
@@ -209,6 +210,7 @@ __all__ = [
     "Invoker",
     "KeyValueStore",
     "Kit",
+    "KitOptions",
     "MaxTurnsExceeded",
     "MemoryItem",
     "Message",
