@@ -93,6 +93,7 @@ from ._invoke import retry
 from ._invoke import tracing
 from ._kit import AgentConfig
 from ._kit import Kit
+from ._kit import KitOptions
 from ._kit import kit_compaction
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
@@ -137,6 +138,7 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._public import publish as _publish
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -147,6 +149,9 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._tokens import Estimator
+from ._tokens import estimate_message
+from ._tokens import estimate_tokens
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -171,7 +176,6 @@ from ._units import repair_transcript
 from ._units import units_from_end
 from ._units import within_budget
 from .hookspecs import hookimpl
-from .tokens import Estimator
 
 __version__ = "0.1.0"
 
@@ -222,6 +226,7 @@ __all__ = [
     "Invoker",
     "KeyValueStore",
     "Kit",
+    "KitOptions",
     "MaxTurnsExceeded",
     "MemoryItem",
     "Message",
@@ -307,6 +312,8 @@ __all__ = [
     "egress",
     "encode_state",
     "error_line",
+    "estimate_message",
+    "estimate_tokens",
     "fold_cut",
     "get_compactor",
     "get_guardrail",
@@ -345,3 +352,8 @@ __all__ = [
     "within_budget",
     "write_summary",
 ]
+
+# Public classes and functions show their public path (``agentkit_core.Agent``) in reprs,
+# tracebacks and docs, not the private module they live in (httpx does the same).
+_publish(__all__, globals(), __name__)
+del _publish
