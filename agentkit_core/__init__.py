@@ -42,6 +42,7 @@ from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._errors import CorruptSessionItem
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import GuardrailViolation
@@ -56,6 +57,9 @@ from ._errors import ProviderError
 from ._errors import ProviderHTTPError
 from ._errors import ProviderResponseError
 from ._errors import RunError
+from ._errors import SecretTaintError
+from ._errors import SessionConflict
+from ._errors import SessionNotFound
 from ._errors import StorageError
 from ._errors import ToolDefinitionError
 from ._errors import ToolSourceError
@@ -97,6 +101,8 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import open_checkpoint_store
+from ._lookup import open_session_store
+from ._lookup import redact_url
 from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
@@ -146,6 +152,14 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._sessions import ITEM_KINDS
+from ._sessions import SESSION_SCHEMA
+from ._sessions import NewItem
+from ._sessions import SessionHeader
+from ._sessions import SessionInfo
+from ._sessions import SessionItem
+from ._sessions import Sessions
+from ._sessions import SessionStore
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -169,8 +183,10 @@ __all__ = [
     "DEFAULT_ORDER",
     "DONE",
     "FAILED",
+    "ITEM_KINDS",
     "RUNNING",
     "SEPARATOR",
+    "SESSION_SCHEMA",
     "SUMMARY",
     "SUSPENDED",
     "Agent",
@@ -187,6 +203,7 @@ __all__ = [
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
+    "CorruptSessionItem",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -213,6 +230,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "NewItem",
     "Omission",
     "OutputCoerce",
     "OutputSchema",
@@ -243,6 +261,14 @@ __all__ = [
     "RunState",
     "SchemaAdapter",
     "Scratchpad",
+    "SecretTaintError",
+    "SessionConflict",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionItem",
+    "SessionNotFound",
+    "SessionStore",
+    "Sessions",
     "Span",
     "StopDecision",
     "StorageError",
@@ -304,11 +330,13 @@ __all__ = [
     "messages_to_openai",
     "metering",
     "open_checkpoint_store",
+    "open_session_store",
     "order_sources",
     "output_coerce",
     "partial_json",
     "read_kit_options",
     "recent_units",
+    "redact_url",
     "render_grounding",
     "reset_plugin_manager",
     "resolve_checkpointer",

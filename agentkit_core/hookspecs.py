@@ -99,6 +99,19 @@ def agentkit_register_checkpoint_stores(register: Register) -> None:
 
 
 @hookspec
+def agentkit_register_session_stores(register: Register) -> None:
+    """Offer session stores, keyed by URL scheme.
+
+    Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
+    ``SessionStore`` (it may be async; a store that connects should do so on first use, so a
+    bad URL fails here and an unreachable server on the first call). ``open_session_store(url)``
+    and ``Sessions.open(url)`` dispatch on the scheme; two plugins registering one scheme is a
+    conflict. The schemes are the session seam's own: a plugin may offer ``sqlite`` here while
+    another offers it for checkpoints.
+    """
+
+
+@hookspec
 def agentkit_register_guardrails(register: Register) -> None:
     """Offer guardrails.
 
