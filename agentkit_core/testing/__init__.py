@@ -30,6 +30,10 @@ def __getattr__(name: str) -> object:
         from ._checkpoints import CheckpointPortConformance
 
         return CheckpointPortConformance
+    if name == "SessionStoreConformance":
+        from ._sessions import SessionStoreConformance
+
+        return SessionStoreConformance
     if name == "InstructionPartConformance":
         from ._instruction_parts import InstructionPartConformance
 
@@ -50,6 +54,7 @@ __all__ = [
     "ModelConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",
+    "SessionStoreConformance",
     "Step",
     "TestModel",
     "ToolSourceConformance",

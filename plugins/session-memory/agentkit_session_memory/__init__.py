@@ -3,13 +3,15 @@
 Nothing survives the process, and each ``open_session_store("memory://")`` is a store of its
 own; use it in tests and for hosts that need a record only while they run. Items are kept as
 the same immutable text records a durable store keeps, so what a reader sees does not depend on
-the backend. Every method runs without an ``await`` inside, so each is atomic in its event
-loop: that is the compare-and-set.
+the backend; each read hands out a new item object, so a body one caller decoded and changed is
+never what the next caller reads. Every method runs without an ``await`` inside, so each is
+atomic in its event loop: that is the compare-and-set.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from agentkit_core import SessionInfo
@@ -55,19 +57,20 @@ class MemorySessionStore:
     def _add(self, items: Sequence[SessionItem]) -> None:
         ids = self._sessions[items[0].session_id]
         for item in items:
-            self._items[item.id] = item
+            self._items[item.id] = replace(item)  # not the caller's object, nor its body cache
             ids.append(item.id)
 
     async def item(self, item_id: str) -> SessionItem | None:
         """The item with that id, or None."""
         self._open()
-        return self._items.get(item_id)
+        found = self._items.get(item_id)
+        return None if found is None else replace(found)
 
     async def leaf(self, session_id: str) -> SessionItem | None:
         """The session's newest item, or None."""
         self._open()
         ids = self._sessions.get(session_id)
-        return self._items[ids[-1]] if ids else None
+        return replace(self._items[ids[-1]]) if ids else None
 
     async def path(self, item_id: str) -> list[SessionItem]:
         """Root to ``item_id`` by parent pointers, one dict lookup per item."""
@@ -75,7 +78,7 @@ class MemorySessionStore:
         path: list[SessionItem] = []
         item = self._items.get(item_id)
         while item is not None:
-            path.append(item)
+            path.append(replace(item))
             item = self._items.get(item.parent) if item.parent is not None else None
         path.reverse()
         return path
@@ -90,7 +93,7 @@ class MemorySessionStore:
         base = self._items.get(header.parent) if header.parent is not None else None
         return SessionInfo(
             id=session_id,
-            header=header,
+            header=replace(header),
             leaf_id=leaf.id,
             count=len(ids),
             updated_at=leaf.created_at,
