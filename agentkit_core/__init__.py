@@ -160,6 +160,9 @@ from ._sessions import SessionInfo
 from ._sessions import SessionItem
 from ._sessions import Sessions
 from ._sessions import SessionStore
+from ._sqlite import SQLITE_DEFAULTS
+from ._sqlite import SqliteFile
+from ._sqlite import parse_sqlite_url
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -187,6 +190,7 @@ __all__ = [
     "RUNNING",
     "SEPARATOR",
     "SESSION_SCHEMA",
+    "SQLITE_DEFAULTS",
     "SUMMARY",
     "SUSPENDED",
     "Agent",
@@ -270,6 +274,7 @@ __all__ = [
     "SessionStore",
     "Sessions",
     "Span",
+    "SqliteFile",
     "StopDecision",
     "StorageError",
     "StoreBridge",
@@ -333,6 +338,7 @@ __all__ = [
     "open_session_store",
     "order_sources",
     "output_coerce",
+    "parse_sqlite_url",
     "partial_json",
     "read_kit_options",
     "recent_units",
