@@ -30,6 +30,7 @@ from dataclasses import field
 from datetime import datetime
 from datetime import timezone
 from functools import cached_property
+from itertools import pairwise
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Final
@@ -408,9 +409,14 @@ class Sessions:
         first = path[0]
         if first.parent is not None:
             raise first.corrupt(
-                f"its parent {first.parent!r} is missing from the store, so the path to "
-                f"{end.id!r} starts there"
+                f"its parent {first.parent!r} cannot be followed (missing from the store, or a "
+                f"loop), so the path to {end.id!r} starts there"
             )
+        for before, after in pairwise(path):
+            if after.parent != before.id:
+                raise after.corrupt(
+                    f"its parent {after.parent!r} is not {before.id!r}, the item before it"
+                )
         return path
 
     async def info(self, session_id: str) -> SessionInfo:

@@ -30,10 +30,10 @@ def __getattr__(name: str) -> object:
         from ._checkpoints import CheckpointPortConformance
 
         return CheckpointPortConformance
-    if name == "SessionStoreConformance":
-        from ._sessions import SessionStoreConformance
+    if name in ("SessionStoreConformance", "SessionStoreProcessConformance"):
+        from . import _sessions
 
-        return SessionStoreConformance
+        return getattr(_sessions, name)
     if name == "InstructionPartConformance":
         from ._instruction_parts import InstructionPartConformance
 
@@ -55,6 +55,7 @@ __all__ = [
     "SchemaAdapterConformance",
     "ScriptedModel",
     "SessionStoreConformance",
+    "SessionStoreProcessConformance",
     "Step",
     "TestModel",
     "ToolSourceConformance",
