@@ -142,6 +142,8 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._postgres import POSTGRES_OPTIONS
+from ._postgres import PostgresPool
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -187,6 +189,7 @@ __all__ = [
     "DONE",
     "FAILED",
     "ITEM_KINDS",
+    "POSTGRES_OPTIONS",
     "RUNNING",
     "SEPARATOR",
     "SESSION_SCHEMA",
@@ -252,6 +255,7 @@ __all__ = [
     "PluginLoadError",
     "PluginManager",
     "PluginOrderError",
+    "PostgresPool",
     "Prompt",
     "ProviderError",
     "ProviderHTTPError",

@@ -92,7 +92,7 @@ async def test_concurrent_first_uses_create_the_table_once(pg_dsn: str) -> None:
 async def test_synchronous_commit_option_reaches_the_session(pg_dsn: str) -> None:
     for value in ("off", "on"):
         store = open_store(f"{pg_dsn}?synchronous_commit={value}&application_name=ak")
-        async with await psycopg.AsyncConnection.connect(store._conninfo) as conn:
+        async with await psycopg.AsyncConnection.connect(store.pool.conninfo) as conn:
             cur = await conn.execute("SELECT current_setting('synchronous_commit')")
             assert await cur.fetchone() == (value,)
         await store.aclose()
