@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from agentkit_session_postgres import PostgresSessionStore
 from pgcluster import PgCluster
+from pgfixtures import kill_blocked_insert
 
 from agentkit_core import ConfigError
 from agentkit_core import CorruptSessionItem
@@ -133,16 +134,7 @@ async def test_an_append_whose_connection_dies_is_retried_without_breaking_the_c
         ):
             await locker.execute(f'LOCK TABLE "{name}" IN EXCLUSIVE MODE')
             append = asyncio.create_task(sessions.store.append(ours))
-            pid = None
-            while pid is None:  # wait until the insert is blocked on the lock
-                await asyncio.sleep(0.02)
-                cur = await admin.execute(
-                    "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND query LIKE %s",
-                    [f'INSERT INTO "{name}"%'],
-                )
-                pid = (await cur.fetchone() or [None])[0]
-            await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+            await kill_blocked_insert(admin, name)
             if meanwhile is not None:
                 for position, item in enumerate(ours if meanwhile == "ours" else theirs, 2):
                     await locker.execute(
