@@ -35,6 +35,7 @@ from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._errors import CorruptSessionItem
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import FoldError
@@ -51,6 +52,9 @@ from ._errors import ProviderError
 from ._errors import ProviderHTTPError
 from ._errors import ProviderResponseError
 from ._errors import RunError
+from ._errors import SecretTaintError
+from ._errors import SessionConflict
+from ._errors import SessionNotFound
 from ._errors import StorageError
 from ._errors import ToolDefinitionError
 from ._errors import ToolSourceError
@@ -104,6 +108,8 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import open_checkpoint_store
+from ._lookup import open_session_store
+from ._lookup import redact_url
 from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
@@ -138,6 +144,8 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._postgres import POSTGRES_OPTIONS
+from ._postgres import PostgresPool
 from ._public import publish as _publish
 from ._requests import BuiltRequest
 from ._requests import Grounder
@@ -149,6 +157,17 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._sessions import ITEM_KINDS
+from ._sessions import SESSION_SCHEMA
+from ._sessions import NewItem
+from ._sessions import SessionHeader
+from ._sessions import SessionInfo
+from ._sessions import SessionItem
+from ._sessions import Sessions
+from ._sessions import SessionStore
+from ._sqlite import SQLITE_DEFAULTS
+from ._sqlite import SqliteFile
+from ._sqlite import parse_sqlite_url
 from ._tokens import Estimator
 from ._tokens import estimate_message
 from ._tokens import estimate_tokens
@@ -183,8 +202,12 @@ __all__ = [
     "DEFAULT_ORDER",
     "DONE",
     "FAILED",
+    "ITEM_KINDS",
+    "POSTGRES_OPTIONS",
     "RUNNING",
     "SEPARATOR",
+    "SESSION_SCHEMA",
+    "SQLITE_DEFAULTS",
     "SUMMARY",
     "SUMMARY_HEADER",
     "SUMMARY_INSTRUCTIONS",
@@ -203,6 +226,7 @@ __all__ = [
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
+    "CorruptSessionItem",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -234,6 +258,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "NewItem",
     "Omission",
     "OutputCoerce",
     "OutputSchema",
@@ -252,6 +277,7 @@ __all__ = [
     "PluginLoadError",
     "PluginManager",
     "PluginOrderError",
+    "PostgresPool",
     "Prompt",
     "ProviderError",
     "ProviderHTTPError",
@@ -266,7 +292,16 @@ __all__ = [
     "RunState",
     "SchemaAdapter",
     "Scratchpad",
+    "SecretTaintError",
+    "SessionConflict",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionItem",
+    "SessionNotFound",
+    "SessionStore",
+    "Sessions",
     "Span",
+    "SqliteFile",
     "StopDecision",
     "StorageError",
     "StoreBridge",
@@ -328,12 +363,15 @@ __all__ = [
     "kit_middlewares",
     "metering",
     "open_checkpoint_store",
+    "open_session_store",
     "order_sources",
     "output_coerce",
+    "parse_sqlite_url",
     "partial_json",
     "pending_calls",
     "read_kit_options",
     "recent_units",
+    "redact_url",
     "render_grounding",
     "render_transcript",
     "repair_transcript",

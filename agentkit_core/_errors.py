@@ -21,9 +21,13 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   ├── PendingToolCallError    a request would end on tool calls still waiting for results
     │   ├── FoldError               a summary the fold cannot use (caught and recorded by it)
     │   └── ElicitationError        no elicitor configured, or the person declined
-    ├── StorageError                a checkpoint store refused or failed
+    ├── StorageError                a checkpoint or session store refused or failed
     │   ├── VersionConflict         the compare-and-set lost: that version is taken
-    │   └── EncodingError           (TypeError) state that cannot be encoded, with its path
+    │   ├── EncodingError           (TypeError) state that cannot be encoded, with its path
+    │   ├── SessionConflict         a session moved on under an append, or its id is taken
+    │   ├── SessionNotFound         (LookupError) no such session, or no such item in it
+    │   ├── CorruptSessionItem      (ValueError) a stored item that does not decode
+    │   └── SecretTaintError        (ValueError) a secret-tainted item refused before writing
     ├── ParseError                  (ValueError) text that does not parse into the declared type
     ├── GuardrailViolation          (ValueError) a URL or output a guardrail refused
     ├── ToolSourceError             an external tool source (an MCP server) failed
@@ -155,7 +159,7 @@ class ElicitationError(RunError):
 
 
 class StorageError(AgentkitError):
-    """A checkpoint store refused or failed an operation."""
+    """A checkpoint or session store refused or failed an operation."""
 
 
 class VersionConflict(StorageError):
@@ -174,6 +178,50 @@ class EncodingError(StorageError, TypeError):
         super().__init__(message)
         self.path = path
         self.value = value
+
+
+class SessionConflict(StorageError):
+    """An append lost the compare-and-set on the leaf, or a new session's id is taken.
+
+    ``.after`` is the item the append named, ``.leaf`` the session's leaf it found instead
+    (both empty for a taken id).
+    """
+
+    def __init__(self, message: str, *, session_id: str, after: str = "", leaf: str = "") -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.after = after
+        self.leaf = leaf
+
+
+class SessionNotFound(StorageError, LookupError):
+    """No session ``.session_id`` in the store ``.store``, or no item ``.item_id`` in it."""
+
+    def __init__(
+        self, message: str, *, session_id: str, item_id: str = "", store: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.item_id = item_id
+        self.store = store
+
+
+class CorruptSessionItem(StorageError, ValueError):
+    """A stored session item that does not decode; the other items stay readable."""
+
+    def __init__(self, message: str, *, session_id: str, item_id: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.item_id = item_id
+
+
+class SecretTaintError(StorageError, ValueError):
+    """An item marked secret-tainted was given to a session store, which never writes one."""
+
+    def __init__(self, message: str, *, session_id: str, kind: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.kind = kind
 
 
 class ParseError(AgentkitError, ValueError):

@@ -15,7 +15,10 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
 from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
 
 from ._errors import ConfigError
 from ._errors import PluginError
@@ -32,9 +35,30 @@ if TYPE_CHECKING:
     from ._instructions import PartSource
     from ._models import Model
     from ._output import SchemaAdapter
+    from ._sessions import SessionStore
 
 #: The environment variable naming the model when none is passed.
 MODEL_ENV = "AGENTKIT_MODEL"
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password (in the user part or a ``password=`` option) as ``***``.
+
+    For every message, log line and repr that shows a store's URL.
+    """
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    in_user = bool(at) and ":" in userinfo
+    in_query = any(key == "password" for key, _ in query)
+    if not in_user and not in_query:
+        return url  # untouched: urlunsplit would drop the "//" of "memory://"
+    if in_user:
+        parts = parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:***@{hosts}")
+    if in_query:
+        pairs = [(k, "***" if k == "password" else v) for k, v in query]
+        parts = parts._replace(query=urlencode(pairs, safe="*"))
+    return urlunsplit(parts)
 
 
 def manager_or_default(manager: PluginManager | None) -> PluginManager:
@@ -87,10 +111,11 @@ async def open_by_url(
     async; what it opens must pass ``check``.
     """
     scheme = urlsplit(url).scheme if isinstance(url, str) else ""
+    shown = redact_url(url) if isinstance(url, str) else url
     if not scheme:
         raise ConfigError(
-            f"{what} URL {url!r} has no scheme; write it like {examples}",
-            value=url,
+            f"{what} URL {shown!r} has no scheme; write it like {examples}",
+            value=shown,
             source=what,
         )
     pm = manager_or_default(manager)
@@ -98,7 +123,7 @@ async def open_by_url(
         reg = pm.lookup(seam, scheme)
     except UnknownNameError as exc:
         raise UnknownNameError(
-            f"no {what} handles the scheme {scheme!r} of {url!r}; installed schemes: "
+            f"no {what} handles the scheme {scheme!r} of {shown!r}; installed schemes: "
             f"{', '.join(exc.available) or 'none'} (install the plugin for it)",
             name=scheme,
             available=exc.available,
@@ -108,7 +133,7 @@ async def open_by_url(
         opened = await opened
     if not check(opened):
         raise PluginError(
-            f"plugin {reg.plugin!r} opened {url!r} as {opened!r}, which is not {expected}; "
+            f"plugin {reg.plugin!r} opened {shown!r} as {opened!r}, which is not {expected}; "
             "report it to the plugin's authors",
             plugin=reg.plugin,
         )
@@ -215,6 +240,27 @@ async def open_checkpoint_store(
         expected="a CheckpointPort (put, latest, get, versions, aclose)",
     )
     return port
+
+
+async def open_session_store(url: str, *, manager: PluginManager | None = None) -> SessionStore:
+    """Open the session store for ``url`` through the plugin that registered its scheme.
+
+    ``memory://`` (session-memory), ``sqlite:///path/sessions.db`` (session-sqlite),
+    ``postgresql://user@host/db`` (session-postgres). An unknown scheme raises
+    :class:`UnknownNameError` naming the installed ones. Wrap it in :class:`Sessions` to use it.
+    """
+    from ._sessions import SessionStore
+
+    store: SessionStore = await open_by_url(
+        "session_stores",
+        url,
+        manager,
+        what="session store",
+        examples="'memory://', 'sqlite:///sessions.db' or 'postgresql://user@host/db'",
+        check=lambda s: isinstance(s, SessionStore),
+        expected="a SessionStore (url, create, append, item, leaf, path, info, sessions, aclose)",
+    )
+    return store
 
 
 def resolve_model(

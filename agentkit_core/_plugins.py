@@ -57,6 +57,7 @@ SEAMS: dict[str, str] = {
     "compactors": "agentkit_register_compactors",
     "schema_adapters": "agentkit_register_schema_adapters",
     "checkpoint_stores": "agentkit_register_checkpoint_stores",
+    "session_stores": "agentkit_register_session_stores",
     "guardrails": "agentkit_register_guardrails",
     "tool_sources": "agentkit_register_tool_sources",
     "models": "agentkit_register_models",

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ._models import Model
     from ._models import ModelRequest
     from ._output import SchemaAdapter
+    from ._sessions import SessionStore
     from ._tools import ToolResult
     from ._toolsource import ToolSource
 
@@ -118,6 +119,7 @@ InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 ModelFactory: TypeAlias = Callable[..., "Model"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
+SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
     ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
@@ -159,6 +161,19 @@ def agentkit_register_checkpoint_stores(register: Register[StoreOpener]) -> None
     ``CheckpointPort`` (it may be async and must not connect before first use if it cannot fail
     cleanly). ``open_checkpoint_store(url)`` dispatches on the scheme; two plugins registering
     one scheme is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_session_stores(register: Register[SessionStoreOpener]) -> None:
+    """Offer session stores, keyed by URL scheme.
+
+    Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
+    ``SessionStore`` (it may be async; a store that connects should do so on first use, so a
+    bad URL fails here and an unreachable server on the first call). ``open_session_store(url)``
+    and ``Sessions.open(url)`` dispatch on the scheme; two plugins registering one scheme is a
+    conflict. The schemes are the session seam's own: a plugin may offer ``sqlite`` here while
+    another offers it for checkpoints.
     """
 
 

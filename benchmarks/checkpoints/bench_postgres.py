@@ -1,7 +1,7 @@
 """PostgreSQL checkpoints: snapshots/s of a 10 KB state, checkpoint-postgres beside a bare loop.
 
-Every writer targets a throwaway cluster this script starts (``pgcluster.py`` from the plugin's
-tests: initdb, pg_ctl on a free 127.0.0.1 port, fsync on) with the server's default
+Every writer targets a throwaway cluster this script starts (``.ci/pgcluster.py``, which the
+plugins' tests use too: initdb, pg_ctl on a free 127.0.0.1 port, fsync on) with the server's default
 ``synchronous_commit=on``, so every commit waits for its WAL flush — the fsync bounds them all
 (``--synchronous-commit off`` sets the server to off for every contender alike).
 
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "plugins" / "checkpoint-postgres" / "tests"))
+sys.path.insert(0, str(ROOT / ".ci"))
 
 import psycopg  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402

@@ -15,6 +15,7 @@ import pytest
 from agentkit_checkpoint_postgres import PostgresCheckpointStore
 from agentkit_checkpoint_postgres import open_store
 from pgcluster import PgCluster
+from pgfixtures import kill_blocked_insert
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
@@ -92,7 +93,7 @@ async def test_concurrent_first_uses_create_the_table_once(pg_dsn: str) -> None:
 async def test_synchronous_commit_option_reaches_the_session(pg_dsn: str) -> None:
     for value in ("off", "on"):
         store = open_store(f"{pg_dsn}?synchronous_commit={value}&application_name=ak")
-        async with await psycopg.AsyncConnection.connect(store._conninfo) as conn:
+        async with await psycopg.AsyncConnection.connect(store.pool.conninfo) as conn:
             cur = await conn.execute("SELECT current_setting('synchronous_commit')")
             assert await cur.fetchone() == (value,)
         await store.aclose()
@@ -188,16 +189,7 @@ async def test_an_insert_whose_connection_dies_is_retried_without_breaking_the_c
         ):
             await locker.execute(f'LOCK TABLE "{name}" IN EXCLUSIVE MODE')
             put = asyncio.create_task(port.put(ours))
-            pid = None
-            while pid is None:  # wait until the insert is blocked on the lock
-                await asyncio.sleep(0.02)
-                cur = await admin.execute(
-                    "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND query LIKE %s",
-                    [f'INSERT INTO "{name}"%'],
-                )
-                pid = (await cur.fetchone() or [None])[0]
-            await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+            await kill_blocked_insert(admin, name)
             if meanwhile is not None:
                 r = ours if meanwhile == "ours" else theirs
                 await locker.execute(

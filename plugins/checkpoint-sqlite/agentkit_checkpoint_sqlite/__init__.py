@@ -13,88 +13,22 @@ never waits on the disk, at the price of a thread hop per call. Reads always use
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from urllib.parse import parse_qsl
 
-from agentkit_core import ConfigError
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
     from ._store import SqliteCheckpointStore
 
-__all__ = ["SqliteCheckpointStore", "parse_url"]
-
-SYNCHRONOUS = ("off", "normal", "full", "extra")
-WRITES = ("thread", "inline")
-DEFAULTS = {"synchronous": "full", "busy_timeout": "30000", "writes": "inline"}
-PREFIX = "sqlite:///"
-
-
-def parse_url(url: str) -> tuple[Path, dict[str, str]]:
-    """The file path and options of ``sqlite:///path?synchronous=normal&busy_timeout=5000``.
-
-    Like SQLAlchemy: ``sqlite:///runs.db`` is relative to the working directory,
-    ``sqlite:////var/lib/runs.db`` absolute.
-    """
-    if not url.startswith(PREFIX):
-        raise ConfigError(
-            f"{url!r} is not a sqlite checkpoint URL; write sqlite:///relative/runs.db or "
-            "sqlite:////absolute/runs.db",
-            value=url,
-            source="sqlite checkpoint store",
-        )
-    path, _, query = url[len(PREFIX) :].partition("?")
-    if not path or path == ":memory:":
-        raise ConfigError(
-            f"{url!r} names no database file; a checkpoint store needs one (use memory:// for "
-            "an in-process store)",
-            value=url,
-            source="sqlite checkpoint store",
-        )
-    options = dict(DEFAULTS)
-    for key, value in parse_qsl(query, keep_blank_values=True):
-        if key not in DEFAULTS:
-            raise ConfigError(
-                f"unknown option {key!r} in {url!r}; the options are {', '.join(DEFAULTS)}",
-                value=key,
-                source="sqlite checkpoint store",
-            )
-        options[key] = value.lower()
-    if options["synchronous"] not in SYNCHRONOUS:
-        raise ConfigError(
-            f"synchronous={options['synchronous']!r} in {url!r} is not one of "
-            f"{', '.join(SYNCHRONOUS)}",
-            value=options["synchronous"],
-            source="sqlite checkpoint store",
-        )
-    if options["writes"] not in WRITES:
-        raise ConfigError(
-            f"writes={options['writes']!r} in {url!r} is not one of {', '.join(WRITES)}",
-            value=options["writes"],
-            source="sqlite checkpoint store",
-        )
-    if not options["busy_timeout"].isdigit():
-        raise ConfigError(
-            f"busy_timeout={options['busy_timeout']!r} in {url!r} must be whole milliseconds",
-            value=options["busy_timeout"],
-            source="sqlite checkpoint store",
-        )
-    return Path(path), options
+__all__ = ["SqliteCheckpointStore", "open_store"]
 
 
 async def open_store(url: str) -> SqliteCheckpointStore:
-    """The opener registered for ``sqlite``: parse the URL, open the file."""
+    """The opener registered for ``sqlite``; the URL's options are ``SqliteFile``'s."""
     from ._store import SqliteCheckpointStore
 
-    path, options = parse_url(url)
-    return await SqliteCheckpointStore.open(
-        path,
-        synchronous=options["synchronous"],
-        busy_timeout=int(options["busy_timeout"]),
-        writes=options["writes"],
-    )
+    return await SqliteCheckpointStore.open(url)
 
 
 @hookimpl

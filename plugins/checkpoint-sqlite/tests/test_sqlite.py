@@ -5,23 +5,23 @@ from pathlib import Path
 
 import pytest
 from agentkit_checkpoint_sqlite import SqliteCheckpointStore
-from agentkit_checkpoint_sqlite import parse_url
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
 from agentkit_core import StoredCheckpoint
 from agentkit_core import open_checkpoint_store
+from agentkit_core import parse_sqlite_url
 
 REC = StoredCheckpoint("r", "agent", 1, "running", '{"a": 1}', "{}", "2026-12-03T07:00:00+00:00")
 
 
 def test_url_paths_follow_sqlalchemy() -> None:
-    assert parse_url("sqlite:///runs.db") == (
+    assert parse_sqlite_url("sqlite:///runs.db", what="checkpoint") == (
         Path("runs.db"),
         {"synchronous": "full", "busy_timeout": "30000", "writes": "inline"},
     )
     url = "sqlite:////var/x/runs.db?synchronous=NORMAL&busy_timeout=5&writes=thread"
-    path, options = parse_url(url)
+    path, options = parse_sqlite_url(url, what="checkpoint")
     assert path == Path("/var/x/runs.db")
     assert options == {"synchronous": "normal", "busy_timeout": "5", "writes": "thread"}
 
@@ -52,10 +52,12 @@ async def test_wal_and_the_synchronous_setting_are_applied(tmp_path: Path) -> No
     for option, level in (("", 2), ("?synchronous=normal", 1), ("?synchronous=extra", 3)):
         store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db{option}")
         assert isinstance(store, SqliteCheckpointStore)
-        conn = store._conn
-        assert conn is not None
-        assert conn.execute("PRAGMA synchronous").fetchone()[0] == level
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        pragmas = await store.db.read(
+            lambda conn: [
+                conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("synchronous", "journal_mode")
+            ]
+        )
+        assert pragmas == [level, "wal"]
         await store.aclose()
 
 

@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster on 127.0.0.1: initdb into a temp dir, pg_ctl on a free port.
 
-Shared by the tests' session fixture (``conftest.py``) and by
-``benchmarks/checkpoints/bench_postgres.py``. Nothing here is installed with the plugin. As root
+Shared by the PostgreSQL plugins' tests (their fixtures are in ``pgfixtures.py`` beside this)
+and by the PostgreSQL benchmarks; nothing here is installed with a plugin. As root
 the server programs run as the ``postgres`` system user (initdb refuses root), which
 ``.ci/setup.d/20-postgres.sh`` provides together with the server binaries.
 """
@@ -93,7 +93,7 @@ class PgCluster:
         return out
 
     def start(self) -> str:
-        """initdb a fresh cluster, start it on a free port, create the database; the DSN."""
+        """Create a fresh cluster (initdb), start it on a free port, make the database; the DSN."""
         self.root = Path(tempfile.mkdtemp(prefix="agentkit-pg-"))
         if os.geteuid() == 0:
             try:

@@ -1,0 +1,283 @@
+"""One PostgreSQL database as the PostgreSQL store plugins use it (checkpoints, sessions).
+
+What every such store needs and must get right once: its ``postgresql://`` URL (libpq's, plus
+the store's own options), a connection pool opened on first use, its table created under an
+advisory lock, one retry of a statement whose pooled connection the server dropped, and errors
+that name the URL with its password masked.
+
+psycopg 3 and psycopg-pool are the dependencies of the plugins that use this, not of core; they
+are imported on first use (``from_url``), so core and the plugins' entry modules stay light.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
+from urllib.parse import urlsplit
+from urllib.parse import urlunsplit
+
+from ._errors import ConfigError
+from ._errors import StorageError
+from ._lookup import redact_url
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg_pool import AsyncConnectionPool
+
+T = TypeVar("T")
+
+SCHEMES = ("postgresql", "postgres")
+SYNCHRONOUS_COMMIT = ("on", "off", "local", "remote_write", "remote_apply")
+POSTGRES_OPTIONS = ("table", "pool_min", "pool_max", "pool_timeout", "synchronous_commit")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+def _oneline(exc: BaseException) -> str:
+    """Libpq's multi-line message on one line."""
+    return " ".join(str(exc).split())
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool  # noqa: F401 - checked here, used by _ready
+    except ImportError as exc:  # pragma: no cover - the plugins depend on both
+        raise ImportError(
+            f"a postgresql:// store needs psycopg 3 and psycopg-pool ({exc}); "
+            "pip install 'psycopg[binary]>=3.1' 'psycopg-pool>=3.2'"
+        ) from exc
+    return psycopg
+
+
+class PostgresPool:
+    """A PostgreSQL database opened for a store: its connection pool and its table.
+
+    Build it with :meth:`from_url`; nothing connects until the first :meth:`run`, which opens
+    an ``AsyncConnectionPool`` of autocommit connections (each statement its own transaction,
+    so a write that returned is committed) and runs the store's ``schema`` once. ``aclose``
+    closes the pool; later calls raise :class:`StorageError`.
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        *,
+        display: str,
+        what: str,
+        table: str,
+        schema: Callable[[str], tuple[str, ...]],
+        pool_min: int = 1,
+        pool_max: int = 4,
+        pool_timeout: float = 30.0,
+    ) -> None:
+        if not _IDENTIFIER.fullmatch(table):
+            raise ConfigError(
+                f"{what} store {display!r}: table={table!r} is not a plain SQL identifier "
+                "(letters, digits and underscores, at most 63, not starting with a digit)",
+                value=table,
+            )
+        self.conninfo = conninfo
+        self.url = display
+        self.what = what
+        self.table = table
+        #: The table's name quoted for SQL (safe: the identifier is checked above).
+        self.quoted = f'"{table}"'
+        self._schema = schema(self.quoted)
+        self._pool_min, self._pool_max, self._pool_timeout = pool_min, pool_max, pool_timeout
+        self._pool: AsyncConnectionPool[Any] | None = None
+        self._opening = asyncio.Lock()
+        self._closed = False
+
+    @classmethod
+    def from_url(
+        cls, url: str, *, what: str, table: str, schema: Callable[[str], tuple[str, ...]]
+    ) -> PostgresPool:
+        """Parse a ``postgresql://`` URL; options it knows are taken out, the rest go to libpq.
+
+        ``what`` (``"checkpoint"``) names the store in errors; ``table`` is the default of the
+        ``table=`` option; ``schema(quoted_table)`` gives the statements that create it. A URL
+        libpq would refuse, or a bad option, is a :class:`ConfigError`; nothing connects yet.
+        """
+        psycopg = _psycopg()
+        from psycopg.conninfo import conninfo_to_dict
+        from psycopg.conninfo import make_conninfo
+
+        if not isinstance(url, str):
+            raise ConfigError(f"{what} store URL must be a string, got {url!r}", value=url)
+        parts = urlsplit(url)
+        if parts.scheme not in SCHEMES:
+            raise _bad(
+                url, what, f"the scheme must be postgresql:// or postgres://, not {parts.scheme!r}"
+            )
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        options = {k: v for k, v in query if k in POSTGRES_OPTIONS}
+        libpq = [(k, v) for k, v in query if k not in POSTGRES_OPTIONS]
+        pool_min = _int_option(url, what, options, "pool_min", 1, 0)
+        pool_max = _int_option(url, what, options, "pool_max", max(4, pool_min), 1)
+        if pool_min > pool_max:
+            raise _bad(url, what, f"pool_min={pool_min} is larger than pool_max={pool_max}")
+        pool_timeout = float(_int_option(url, what, options, "pool_timeout", 30, 1))
+        extra: dict[str, Any] = {}
+        sync = options.get("synchronous_commit")
+        if sync is not None:
+            if sync not in SYNCHRONOUS_COMMIT:
+                raise _bad(
+                    url,
+                    what,
+                    f"synchronous_commit={sync!r} is not one of {', '.join(SYNCHRONOUS_COMMIT)}",
+                )
+            given = dict(libpq).get("options", "")
+            extra["options"] = f"{given} -c synchronous_commit={sync}".strip()
+        if not any(k == "connect_timeout" for k, _ in libpq):
+            extra["connect_timeout"] = 10
+        base = urlunsplit(parts._replace(scheme="postgresql", query=urlencode(libpq)))
+        try:
+            conninfo = make_conninfo(base, **extra)
+            ports = str(conninfo_to_dict(conninfo).get("port") or "")
+        except psycopg.Error as exc:
+            raise _bad(url, what, f"libpq refuses it ({_oneline(exc)})") from None
+        if not all(p.isdigit() for p in ports.split(",") if p):
+            raise _bad(url, what, f"the port {ports!r} is not a number")
+        return cls(
+            conninfo,
+            display=redact_url(url),
+            what=what,
+            table=options.get("table", table),
+            schema=schema,
+            pool_min=pool_min,
+            pool_max=pool_max,
+            pool_timeout=pool_timeout,
+        )
+
+    def error(self, action: str, exc: BaseException) -> StorageError:
+        """The error for ``action`` failing with ``exc``."""
+        return StorageError(
+            f"PostgreSQL {self.what} store {self.url}: {action} failed: {_oneline(exc)}"
+        )
+
+    async def _ready(self) -> AsyncConnectionPool[Any]:
+        """The open pool; the first caller creates the table and opens it."""
+        psycopg = _psycopg()
+        from psycopg_pool import AsyncConnectionPool
+
+        async with self._opening:
+            if self._closed:
+                raise StorageError(
+                    f"PostgreSQL {self.what} store {self.url} is closed; open a new one"
+                )
+            if self._pool is None:
+                await self._create_table()
+                pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+                    self.conninfo,
+                    min_size=self._pool_min,
+                    max_size=self._pool_max,
+                    timeout=self._pool_timeout,
+                    kwargs={"autocommit": True},
+                    open=False,
+                    name=f"agentkit-{self.what}s {self.url}",
+                )
+                try:
+                    await pool.open(wait=self._pool_min > 0, timeout=self._pool_timeout)
+                except psycopg.Error as exc:
+                    await pool.close()
+                    raise self.error("opening the connection pool", exc) from exc
+                self._pool = pool
+        return self._pool
+
+    async def _create_table(self) -> None:
+        """Create the table once; an advisory lock keeps concurrent first uses from racing."""
+        psycopg = _psycopg()
+        try:
+            conn = await psycopg.AsyncConnection.connect(self.conninfo)
+        except psycopg.Error as exc:
+            raise StorageError(
+                f"cannot connect to the PostgreSQL {self.what} store {self.url}: "
+                f"{_oneline(exc)} — check that the server runs and the URL's host, port, "
+                "user and database are right"
+            ) from exc
+        try:
+            async with conn, conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [self.table])
+                for statement in self._schema:
+                    await conn.execute(statement)
+        except psycopg.Error as exc:
+            raise self.error(f"creating the table {self.table!r}", exc) from exc
+
+    async def run(self, fn: Callable[[AsyncConnection[Any], bool], Awaitable[T]], action: str) -> T:
+        """``await fn(connection, retried)`` on a pooled connection.
+
+        A connection the server dropped (a restart, a failover, an idle timeout) is retried
+        once on a fresh one with ``retried=True``, so a long-lived store outlives a server
+        restart; a write must then find out whether its first try committed. Errors name
+        ``action``. (getconn/putconn rather than ``pool.connection()``: autocommit leaves no
+        transaction to end, and the context manager's bookkeeping costs a tenth of a write.)
+        """
+        psycopg = _psycopg()
+        pool = self._pool if self._pool is not None else await self._ready()
+        for attempt in (1, 2):
+            try:
+                conn = await pool.getconn()
+            except psycopg.Error as exc:
+                raise self.error(action, exc) from exc
+            try:
+                return await fn(conn, attempt > 1)
+            except psycopg.OperationalError as exc:
+                if attempt == 1 and conn.broken:
+                    continue
+                raise self.error(action, exc) from exc
+            except psycopg.Error as exc:
+                raise self.error(action, exc) from exc
+            finally:
+                await pool.putconn(conn)
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
+    async def fetch(self, query: str, params: tuple[Any, ...], action: str) -> list[Any]:
+        """The rows of one statement, through :meth:`run`."""
+
+        async def rows(conn: AsyncConnection[Any], retried: bool) -> list[Any]:
+            cur = await conn.execute(query, params)
+            return await cur.fetchall()
+
+        return await self.run(rows, action)
+
+    async def aclose(self) -> None:
+        """Close the pool; later calls raise :class:`StorageError`."""
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresPool({self.url!r}, table={self.table!r})"
+
+
+def _bad(url: str, what: str, problem: str) -> ConfigError:
+    return ConfigError(
+        f"{what} store URL {redact_url(url)!r}: {problem}; write it like "
+        "'postgresql://user:password@host:5432/dbname?pool_max=4' (options: "
+        f"{', '.join(POSTGRES_OPTIONS)}, plus any libpq parameter such as sslmode)",
+        value=redact_url(url),
+        source=f"postgresql {what} store",
+    )
+
+
+def _int_option(
+    url: str, what: str, options: dict[str, str], name: str, default: int, least: int
+) -> int:
+    raw = options.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _bad(url, what, f"{name}={raw!r} is not a whole number") from None
+    if value < least:
+        raise _bad(url, what, f"{name}={value} must be at least {least}")
+    return value

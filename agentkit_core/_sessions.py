@@ -1,0 +1,584 @@
+"""Sessions: the durable record of a conversation, as an append-only tree of items.
+
+A session is a chain of items, each naming its parent; its first item is always a ``header``
+(cwd, fingerprints, model, metadata). A **fork** is a session whose header's parent is an item
+of another session (its base), so the sessions of a store form one tree and the path from the
+root to any item crosses from a fork into its base. The **leaf** of a session is its newest item.
+
+Two layers, as for checkpoints:
+
+* :class:`SessionStore`, the port a plugin implements (``memory://``, ``sqlite:///``,
+  ``postgresql://``): text records, a compare-and-set on the leaf, the path by parent pointers.
+* :class:`Sessions`, what recorders and the CLI use: it makes ids and times, checks kinds,
+  encodes bodies (refusing what cannot be encoded, naming the path, before anything is
+  written), refuses secret-tainted items, and turns a lost compare-and-set into a
+  :class:`SessionConflict` naming the session and both items.
+
+The record's schema is versioned by :data:`SESSION_SCHEMA` (in every header body); the item
+kinds of this version are :data:`ITEM_KINDS`. Adding a kind or a body field is additive; a
+reader shows a kind it does not know as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from datetime import timezone
+from functools import cached_property
+from itertools import pairwise
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Final
+from typing import Protocol
+from typing import runtime_checkable
+
+from ._encoder import decode_state
+from ._encoder import encode_state
+from ._errors import ConfigError
+from ._errors import CorruptSessionItem
+from ._errors import EncodingError
+from ._errors import SecretTaintError
+from ._errors import SessionConflict
+from ._errors import SessionNotFound
+
+if TYPE_CHECKING:
+    from ._plugins import PluginManager
+
+SESSION_SCHEMA: Final = 1
+"""The version of the record's schema, written into every header body as ``"schema"``."""
+
+ITEM_KINDS: Final = (
+    "header",
+    "instructions",
+    "user",
+    "response",
+    "tool_call",
+    "tool_result",
+    "verdict",
+    "elicitation",
+    "fold",
+    "child",
+)
+"""The item kinds of schema version 1 (``docs/sessions.md`` gives each one's body).
+
+``header``: the session's header (always the first item; a later one records a change, such
+as another model after a restart). ``instructions``: the instruction parts sent and what was
+left out, once per distinct render. ``user``, ``response``: the messages. ``tool_call``,
+``tool_result``: a call the model asked for and what it returned. ``verdict``: what a
+contested hook decided, with the plugin and rule. ``elicitation``: a question, its answer and
+who answered (never a secret answer's value). ``fold``: what compaction folded. ``child``: a
+child agent's run, linking its own session. A plugin records kinds of its own under a
+namespace: ``"<namespace>/<name>"`` (``"memory/manifest"``).
+"""
+
+_KIND = re.compile(r"[a-z][a-z0-9_.-]{0,62}/[a-z0-9][a-z0-9_.-]{0,62}")
+_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
+
+
+def utc_now() -> datetime:
+    """The time items are stamped with."""
+    return datetime.now(timezone.utc)
+
+
+def new_id() -> str:
+    """A fresh id for a session or an item: unique in every store."""
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class SessionItem:
+    """One item as a store keeps it: text only, so every backend stores the same thing.
+
+    ``body_json`` is the body's JSON text (from :func:`~agentkit_core.encode_state`) and
+    ``created_at`` an ISO-8601 UTC time; :attr:`body` and :attr:`time` decode them on first
+    access. A record a store hands back that does not decode raises
+    :class:`CorruptSessionItem` there, naming the session and the item, so the items around it
+    stay readable. ``parent`` is None only for the header of a session that is no fork.
+    """
+
+    session_id: str
+    id: str
+    parent: str | None
+    kind: str
+    body_json: str = field(repr=False)
+    created_at: str
+
+    @cached_property
+    def body(self) -> Any:
+        """The body, decoded (the caller's own copy)."""
+        try:
+            return decode_state(self.body_json)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise self.corrupt(f"its body is not the JSON of a value ({exc})") from exc
+
+    @cached_property
+    def time(self) -> datetime:
+        """When the item was appended, in UTC."""
+        try:
+            return datetime.fromisoformat(self.created_at).astimezone(timezone.utc)
+        except (TypeError, ValueError) as exc:
+            raise self.corrupt(f"its time {self.created_at!r} is not an ISO-8601 time") from exc
+
+    def corrupt(self, problem: str) -> CorruptSessionItem:
+        """The error for this record being unreadable because of ``problem``."""
+        return CorruptSessionItem(
+            f"item {self.id!r} of session {self.session_id!r} is corrupt: {problem}; the other "
+            "items stay readable (export the session to see them)",
+            session_id=self.session_id,
+            item_id=self.id,
+        )
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session as listed: its header item, leaf, own item count and base.
+
+    ``base_session`` is the session a fork's base item belongs to (None for no fork); the base
+    item itself is ``header.parent``.
+    """
+
+    id: str
+    header: SessionItem
+    leaf_id: str
+    count: int
+    updated_at: str
+    base_session: str | None = None
+
+    @property
+    def base_item(self) -> str | None:
+        """The item this session was forked at, or None."""
+        return self.header.parent
+
+
+@dataclass(frozen=True)
+class SessionHeader:
+    """What a session records about where it runs; the body of its ``header`` items.
+
+    ``kit_fingerprint`` and ``plugin_fingerprint`` say which kit and which plugin order
+    produced the record (``PluginManager.fingerprint()``); ``metadata`` is free JSON.
+    """
+
+    cwd: str = ""
+    model: str = ""
+    kit_fingerprint: str = ""
+    plugin_fingerprint: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("cwd", "model", "kit_fingerprint", "plugin_fingerprint"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ConfigError(
+                    f"session header {name}={value!r} must be a string",
+                    value=value,
+                    source=f"SessionHeader.{name}",
+                )
+        if not isinstance(self.metadata, Mapping):
+            raise ConfigError(
+                f"session header metadata={self.metadata!r} must be a mapping",
+                value=self.metadata,
+                source="SessionHeader.metadata",
+            )
+
+    def to_body(self) -> dict[str, Any]:
+        """The header item's body: these fields and ``"schema"``."""
+        return {
+            "schema": SESSION_SCHEMA,
+            "cwd": self.cwd,
+            "model": self.model,
+            "kit_fingerprint": self.kit_fingerprint,
+            "plugin_fingerprint": self.plugin_fingerprint,
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_body(cls, body: Any) -> SessionHeader:
+        """The header a header item's body describes; unknown fields are ignored."""
+        if not isinstance(body, Mapping):
+            body = {}
+        metadata = body.get("metadata")
+        return cls(
+            cwd=str(body.get("cwd") or ""),
+            model=str(body.get("model") or ""),
+            kit_fingerprint=str(body.get("kit_fingerprint") or ""),
+            plugin_fingerprint=str(body.get("plugin_fingerprint") or ""),
+            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+        )
+
+
+@dataclass(frozen=True)
+class NewItem:
+    """An item to append: its kind and body (any value :func:`encode_state` encodes).
+
+    ``tainted=True`` marks a value derived from a secret (a ``secret=True`` answer); the store
+    refuses it with :class:`SecretTaintError` before writing anything. The recorder marks what
+    it cannot prove clean and records a redacted item instead.
+    """
+
+    kind: str
+    body: Any = None
+    tainted: bool = False
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """What a session store implements; every method is async. ``url`` names it in errors.
+
+    The store owns durability, the uniqueness of ids and positions, and the compare-and-set;
+    :class:`Sessions` above it owns ids, times, kinds and encoding. Each session's items have
+    positions 1, 2, ... (the header is 1); an append derives the next position from the item
+    it appends after, so a position taken means the session moved on. Run
+    ``agentkit_core.testing.SessionStoreConformance`` against an implementation.
+    """
+
+    #: The store's URL with any password masked (``redact_url``).
+    url: str
+
+    async def create(self, items: Sequence[SessionItem]) -> bool:
+        """Write a new session: ``items[0]`` (its header) at position 1, the rest after it.
+
+        All or nothing. False, writing nothing, when the session id is taken.
+        """
+        ...
+
+    async def append(self, items: Sequence[SessionItem]) -> bool:
+        """Write ``items`` after ``items[0].parent`` if that is the session's leaf right now.
+
+        ``items`` are a chain of one session (each the parent of the next). All or nothing,
+        atomic against other processes. False, writing nothing, when ``items[0].parent`` is not
+        the newest item of ``items[0].session_id`` (another writer appended after it, it is no
+        item of that session, or there is no such session).
+        """
+        ...
+
+    async def item(self, item_id: str) -> SessionItem | None:
+        """The item with that id, in whichever session, or None."""
+        ...
+
+    async def leaf(self, session_id: str) -> SessionItem | None:
+        """The session's newest item, or None when there is no such session."""
+        ...
+
+    async def path(self, item_id: str) -> list[SessionItem]:
+        """The items from the root to ``item_id``, root first, following parents across forks.
+
+        Costs in proportion to the path's length, not to the sessions or forks stored. Empty
+        when there is no such item; a path whose first item still has a parent (a record
+        missing) ends there.
+        """
+        ...
+
+    async def info(self, session_id: str) -> SessionInfo | None:
+        """The session's summary, or None when there is no such session."""
+        ...
+
+    async def sessions(self) -> list[SessionInfo]:
+        """Every session's summary, oldest first (by the header's time, then id)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and threads; closing twice is harmless."""
+        ...
+
+
+class Sessions:
+    """Create, append to, read and fork sessions in a :class:`SessionStore`.
+
+    Open one with ``await Sessions.open(url)`` or wrap a store: ``Sessions(store)``. Every
+    write is checked before anything reaches the store; a lost compare-and-set is a
+    :class:`SessionConflict`, a missing session or item a :class:`SessionNotFound`.
+    """
+
+    def __init__(self, store: SessionStore) -> None:
+        if not isinstance(store, SessionStore):
+            raise ConfigError(
+                f"Sessions(store) needs a SessionStore (url, create, append, item, leaf, path, "
+                f"info, sessions, aclose), got {store!r}; open one with open_session_store(url)",
+                value=store,
+                source="Sessions",
+            )
+        self.store = store
+
+    @classmethod
+    async def open(cls, url: str, *, manager: PluginManager | None = None) -> Sessions:
+        """Sessions over ``open_session_store(url)``; ``aclose`` closes the store."""
+        from ._lookup import open_session_store
+
+        return cls(await open_session_store(url, manager=manager))
+
+    # ------------------------------------------------------------------ writing
+
+    async def create(
+        self, header: SessionHeader | Mapping[str, Any] | None = None, *, session_id: str = ""
+    ) -> SessionItem:
+        """Start a session; returns its header item (``.session_id``, and the leaf to append to).
+
+        ``header`` is a :class:`SessionHeader` or a mapping of its fields. ``session_id`` picks
+        the id (a conversation id a front already has); taken, it is a :class:`SessionConflict`.
+        """
+        sid = self._new_session_id(session_id)
+        head = self._header_item(sid, None, _as_header(header))
+        await self._create(head)
+        return head
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at: str | None = None,
+        header: SessionHeader | Mapping[str, Any] | None = None,
+        new_id: str = "",
+    ) -> SessionItem:
+        """A new session whose base is item ``at`` of ``session_id`` (default: its leaf).
+
+        The original never changes. ``at`` must be an item of ``session_id`` itself, not of
+        a session it was forked from (fork that one instead). The new header is ``header``, or
+        a copy of ``session_id``'s own (its first item). Returns the new session's header item.
+        """
+        if at is None:
+            base = await self._leaf(session_id)
+        else:
+            base = await self._item_of(session_id, at, "fork")
+        if header is None:
+            given = SessionHeader.from_body((await self.info(session_id)).header.body)
+        else:
+            given = _as_header(header)
+        head = self._header_item(self._new_session_id(new_id), base.id, given)
+        await self._create(head)
+        return head
+
+    async def append(
+        self, session_id: str, after: str, items: NewItem | Sequence[NewItem]
+    ) -> list[SessionItem]:
+        """Append ``items`` after ``after``, which must be the session's leaf; atomic.
+
+        Returns the items as stored (the last is the new leaf). Nothing is written when an
+        item is tainted (:class:`SecretTaintError`), its kind unknown (:class:`ConfigError`) or
+        its body not encodable (:class:`EncodingError` naming the path), or when ``after`` is
+        no longer the leaf (:class:`SessionConflict` naming the session, ``after`` and the
+        leaf).
+        """
+        batch = [items] if isinstance(items, NewItem) else list(items)
+        if not batch:
+            raise ConfigError(
+                f"nothing to append to session {session_id!r}: give a NewItem or a non-empty "
+                "list of them",
+                value=items,
+                source="Sessions.append",
+            )
+        stamp = utc_now().isoformat()
+        made: list[SessionItem] = []
+        parent = after
+        for index, new in enumerate(batch):
+            item = self._encode(session_id, parent, new, stamp, index, len(batch))
+            made.append(item)
+            parent = item.id
+        if not await self.store.append(made):
+            raise await self._append_refused(session_id, after)
+        return made
+
+    # ------------------------------------------------------------------ reading
+
+    async def leaf(self, session_id: str) -> SessionItem:
+        """The session's newest item; :class:`SessionNotFound` when there is no such session."""
+        return await self._leaf(session_id)
+
+    async def item(self, session_id: str, item_id: str) -> SessionItem:
+        """Item ``item_id`` of ``session_id``; :class:`SessionNotFound` when it is not there."""
+        return await self._item_of(session_id, item_id, "read")
+
+    async def path(self, session_id: str, *, to: str | None = None) -> list[SessionItem]:
+        """The items from the root to the session's leaf (or to its item ``to``), root first.
+
+        For a fork the path starts in its base session. A record missing on the way is a
+        :class:`CorruptSessionItem` naming the item whose parent is gone.
+        """
+        end = await (
+            self._leaf(session_id) if to is None else self._item_of(session_id, to, "read")
+        )
+        path = await self.store.path(end.id)
+        if not path or path[-1].id != end.id:
+            raise end.corrupt("the store returned no path to it")
+        first = path[0]
+        if first.parent is not None:
+            raise first.corrupt(
+                f"its parent {first.parent!r} cannot be followed (missing from the store, or a "
+                f"loop), so the path to {end.id!r} starts there"
+            )
+        for before, after in pairwise(path):
+            if after.parent != before.id:
+                raise after.corrupt(
+                    f"its parent {after.parent!r} is not {before.id!r}, the item before it"
+                )
+        return path
+
+    async def info(self, session_id: str) -> SessionInfo:
+        """The session's summary; :class:`SessionNotFound` when there is no such session."""
+        found = await self.store.info(session_id)
+        if found is None:
+            raise self._not_found(session_id)
+        return found
+
+    async def sessions(self) -> list[SessionInfo]:
+        """Every session of the store, oldest first."""
+        return await self.store.sessions()
+
+    async def aclose(self) -> None:
+        """Close the store underneath."""
+        await self.store.aclose()
+
+    async def __aenter__(self) -> Sessions:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<Sessions {self.store.url}>"
+
+    # ------------------------------------------------------------------ internals
+
+    def _new_session_id(self, given: str) -> str:
+        if not given:
+            return new_id()
+        if not isinstance(given, str) or not _ID.fullmatch(given):
+            raise ConfigError(
+                f"session id {given!r} is not 1 to 200 printable characters without spaces",
+                value=given,
+                source="Sessions",
+            )
+        return given
+
+    def _header_item(self, sid: str, parent: str | None, header: SessionHeader) -> SessionItem:
+        return self._encode(sid, parent, NewItem("header", header.to_body()), None, 0, 1)
+
+    def _encode(
+        self,
+        sid: str,
+        parent: str | None,
+        new: NewItem,
+        stamp: str | None,
+        index: int,
+        count: int,
+    ) -> SessionItem:
+        where = f"item {index + 1} of {count}" if count > 1 else "the item"
+        if not isinstance(new, NewItem):
+            raise ConfigError(
+                f"{where} appended to session {sid!r} is {new!r}; give NewItem(kind, body)",
+                value=new,
+                source="Sessions.append",
+            )
+        check_kind(new.kind)
+        if new.tainted:
+            raise SecretTaintError(
+                f"refused to record {where} ({new.kind}) in session {sid!r}: it is marked "
+                "secret-tainted, and a secret is never written to a session; record a "
+                "redacted item instead",
+                session_id=sid,
+                kind=new.kind,
+            )
+        try:
+            body = encode_state(new.body, root="body")
+        except EncodingError as exc:
+            raise EncodingError(
+                f"nothing was written to session {sid!r}: {where} ({new.kind}): {exc}",
+                path=exc.path,
+                value=exc.value,
+            ) from exc
+        return SessionItem(
+            session_id=sid,
+            id=new_id(),
+            parent=parent,
+            kind=new.kind,
+            body_json=body,
+            created_at=stamp or utc_now().isoformat(),
+        )
+
+    async def _create(self, head: SessionItem) -> None:
+        if not await self.store.create([head]):
+            raise SessionConflict(
+                f"session {head.session_id!r} already exists in {self.store.url}; resume it, or "
+                "pick another id",
+                session_id=head.session_id,
+            )
+
+    async def _leaf(self, session_id: str) -> SessionItem:
+        leaf = await self.store.leaf(session_id)
+        if leaf is None:
+            raise self._not_found(session_id)
+        return leaf
+
+    async def _item_of(self, session_id: str, item_id: str, action: str) -> SessionItem:
+        found = await self.store.item(item_id)
+        if found is not None and found.session_id == session_id:
+            return found
+        await self._leaf(session_id)  # the session itself missing is the clearer error
+        where = "" if found is None else f" (it belongs to session {found.session_id!r}"
+        if found is not None:
+            where += f"; {action} that session at it instead)" if action == "fork" else ")"
+        raise SessionNotFound(
+            f"no item {item_id!r} in session {session_id!r} of {self.store.url}{where}",
+            session_id=session_id,
+            item_id=item_id,
+            store=self.store.url,
+        )
+
+    async def _append_refused(self, session_id: str, after: str) -> Exception:
+        leaf = await self._leaf(session_id)
+        await self._item_of(session_id, after, "append")
+        return SessionConflict(
+            f"session {session_id!r} moved on: appending after item {after!r}, but its leaf is "
+            f"now {leaf.id!r} (another writer appended); read the path to the leaf again and "
+            "retry, or fork the session at your item",
+            session_id=session_id,
+            after=after,
+            leaf=leaf.id,
+        )
+
+    def _not_found(self, session_id: str) -> SessionNotFound:
+        return SessionNotFound(
+            f"no session {session_id!r} in {self.store.url}; `agentkit sessions list --store "
+            f"{self.store.url}` lists the ones there",
+            session_id=session_id,
+            store=self.store.url,
+        )
+
+
+def check_kind(kind: Any) -> str:
+    """``kind`` when it is one of :data:`ITEM_KINDS` or a namespaced ``"ns/name"``."""
+    if isinstance(kind, str) and (kind in ITEM_KINDS or _KIND.fullmatch(kind)):
+        return kind
+    raise ConfigError(
+        f"unknown session item kind {kind!r}; use one of {', '.join(ITEM_KINDS)}, or a kind of "
+        "your own under a namespace such as 'myplugin/event'",
+        value=kind,
+        source="NewItem.kind",
+    )
+
+
+def _as_header(header: SessionHeader | Mapping[str, Any] | None) -> SessionHeader:
+    if header is None:
+        return SessionHeader()
+    if isinstance(header, SessionHeader):
+        return header
+    if isinstance(header, Mapping):
+        known = set(SessionHeader.__dataclass_fields__)
+        extra = sorted(set(header) - known)
+        if extra:
+            raise ConfigError(
+                f"unknown session header field(s) {', '.join(map(repr, extra))}; the fields are "
+                f"{', '.join(sorted(known))} (put anything else under metadata)",
+                value=dict(header),
+                source="session header",
+            )
+        return SessionHeader(**header)
+    raise ConfigError(
+        f"a session header is a SessionHeader or a mapping of its fields, not {header!r}",
+        value=header,
+        source="session header",
+    )

@@ -1,0 +1,128 @@
+"""The ``memory://`` session store: sessions in dicts of this process.
+
+Nothing survives the process, and each ``open_session_store("memory://")`` is a store of its
+own; use it in tests and for hosts that need a record only while they run. Items are kept as
+the same immutable text records a durable store keeps, so what a reader sees does not depend on
+the backend; each read hands out a new item object, so a body one caller decoded and changed is
+never what the next caller reads. Every method runs without an ``await`` inside, so each is
+atomic in its event loop: that is the compare-and-set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from agentkit_core import SessionInfo
+from agentkit_core import SessionItem
+from agentkit_core import StorageError
+from agentkit_core import hookimpl
+
+__all__ = ["MemorySessionStore"]
+
+
+class MemorySessionStore:
+    """An in-process :class:`~agentkit_core.SessionStore`; each instance is its own store."""
+
+    url = "memory://"
+
+    def __init__(self) -> None:
+        self._items: dict[str, SessionItem] = {}  # every item by id: a path costs its length
+        self._sessions: dict[str, list[str]] = {}  # each session's item ids, oldest first
+        self._closed = False
+
+    def _open(self) -> None:
+        if self._closed:
+            raise StorageError("this memory:// session store is closed; open a new one")
+
+    async def create(self, items: Sequence[SessionItem]) -> bool:
+        """Add a session holding ``items``, unless its id is taken."""
+        self._open()
+        if items[0].session_id in self._sessions:
+            return False
+        self._sessions[items[0].session_id] = []
+        self._add(items)
+        return True
+
+    async def append(self, items: Sequence[SessionItem]) -> bool:
+        """Add ``items`` if their first's parent is the session's newest item."""
+        self._open()
+        ids = self._sessions.get(items[0].session_id)
+        if not ids or ids[-1] != items[0].parent:
+            return False
+        self._add(items)
+        return True
+
+    def _add(self, items: Sequence[SessionItem]) -> None:
+        ids = self._sessions[items[0].session_id]
+        for item in items:
+            self._items[item.id] = replace(item)  # not the caller's object, nor its body cache
+            ids.append(item.id)
+
+    async def item(self, item_id: str) -> SessionItem | None:
+        """The item with that id, or None."""
+        self._open()
+        found = self._items.get(item_id)
+        return None if found is None else replace(found)
+
+    async def leaf(self, session_id: str) -> SessionItem | None:
+        """The session's newest item, or None."""
+        self._open()
+        ids = self._sessions.get(session_id)
+        return replace(self._items[ids[-1]]) if ids else None
+
+    async def path(self, item_id: str) -> list[SessionItem]:
+        """Root to ``item_id`` by parent pointers, one dict lookup per item."""
+        self._open()
+        path: list[SessionItem] = []
+        item = self._items.get(item_id)
+        while item is not None:
+            path.append(replace(item))
+            item = self._items.get(item.parent) if item.parent is not None else None
+        path.reverse()
+        return path
+
+    async def info(self, session_id: str) -> SessionInfo | None:
+        """The session's summary, or None."""
+        self._open()
+        ids = self._sessions.get(session_id)
+        if not ids:
+            return None
+        header, leaf = self._items[ids[0]], self._items[ids[-1]]
+        base = self._items.get(header.parent) if header.parent is not None else None
+        return SessionInfo(
+            id=session_id,
+            header=replace(header),
+            leaf_id=leaf.id,
+            count=len(ids),
+            updated_at=leaf.created_at,
+            base_session=None if base is None else base.session_id,
+        )
+
+    async def sessions(self) -> list[SessionInfo]:
+        """Every session's summary, oldest first."""
+        self._open()
+        found = [await self.info(sid) for sid in self._sessions]
+        listed = [info for info in found if info is not None]
+        return sorted(listed, key=lambda info: (info.header.created_at, info.id))
+
+    async def aclose(self) -> None:
+        """Drop every session; later calls raise :class:`~agentkit_core.StorageError`."""
+        self._closed = True
+        self._items.clear()
+        self._sessions.clear()
+
+    def __repr__(self) -> str:
+        return f"<MemorySessionStore {len(self._sessions)} sessions>"
+
+
+def open_store(url: str) -> MemorySessionStore:
+    """A fresh, empty store for ``memory://``; the rest of the URL is ignored."""
+    return MemorySessionStore()
+
+
+@hookimpl
+def agentkit_register_session_stores(register: Any) -> None:
+    """Offer ``memory://``."""
+    register("memory", open_store)

@@ -1,0 +1,10 @@
+from pathlib import Path
+
+from agentkit_core import SessionStore
+from agentkit_core import open_session_store
+from agentkit_core.testing import SessionStoreConformance
+
+
+class TestMemoryConformance(SessionStoreConformance):
+    async def make_store(self, tmp_path: Path) -> SessionStore:
+        return await open_session_store("memory://")

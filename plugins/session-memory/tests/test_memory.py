@@ -1,0 +1,10 @@
+from agentkit_core import Sessions
+
+
+async def test_each_open_is_its_own_store() -> None:
+    a, b = await Sessions.open("memory://"), await Sessions.open("memory://")
+    head = await a.create()
+    assert [i.id for i in await a.sessions()] == [head.session_id]
+    assert await b.sessions() == []
+    await a.aclose()
+    await b.aclose()

@@ -1,0 +1,116 @@
+"""The session seam in core: lookup by scheme, URL masking, items that do not decode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentkit_core import ITEM_KINDS
+from agentkit_core import ConfigError
+from agentkit_core import CorruptSessionItem
+from agentkit_core import PluginError
+from agentkit_core import PluginManager
+from agentkit_core import SessionHeader
+from agentkit_core import SessionItem
+from agentkit_core import Sessions
+from agentkit_core import UnknownNameError
+from agentkit_core import hookimpl
+from agentkit_core import open_session_store
+from agentkit_core import redact_url
+
+
+def item(body_json: str = "{}", created_at: str = "2026-12-03T07:00:00+00:00") -> SessionItem:
+    return SessionItem("s1", "i1", None, "user", body_json, created_at)
+
+
+async def test_an_unknown_scheme_names_the_installed_ones_without_the_password() -> None:
+    with pytest.raises(
+        UnknownNameError, match=r"no session store handles the scheme 'redis'"
+    ) as info:
+        await open_session_store("redis://u:hunter2@h/0")
+    assert {"memory", "sqlite", "postgresql", "postgres"} <= set(info.value.available)
+    assert "hunter2" not in str(info.value) and "redis://u:***@h/0" in str(info.value)
+    with pytest.raises(ConfigError, match=r"'sessions.db' has no scheme"):
+        await open_session_store("sessions.db")
+
+
+async def test_the_scheme_is_looked_up_on_the_given_manager() -> None:
+    class Bogus:
+        AGENTKIT_NAME = "bogus"
+
+        @hookimpl
+        def agentkit_register_session_stores(self, register: Any) -> None:
+            register("bogus", lambda url: {"url": url})
+
+    manager = PluginManager(entry_points=False, plugins=[Bogus()])
+    with pytest.raises(PluginError, match=r"plugin 'bogus' opened 'bogus://x' as \{'url'"):
+        await open_session_store("bogus://x", manager=manager)
+    with pytest.raises(UnknownNameError, match=r"installed schemes: bogus"):
+        await Sessions.open("memory://", manager=manager)
+
+
+def test_sessions_needs_a_store() -> None:
+    with pytest.raises(ConfigError, match=r"Sessions\(store\) needs a SessionStore .* got None"):
+        Sessions(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u:hunter2@h:5432/db", "postgresql://u:***@h:5432/db"),
+        (
+            "postgresql://u@h/db?password=hunter2&sslmode=off",
+            "postgresql://u@h/db?password=***&sslmode=off",
+        ),
+        ("postgres://u:p%40ss@h/db?password=x", "postgres://u:***@h/db?password=***"),
+        ("memory://", "memory://"),
+        ("sqlite:////var/x.db?synchronous=full", "sqlite:////var/x.db?synchronous=full"),
+        ("postgresql://u@h/db", "postgresql://u@h/db"),
+    ],
+)
+def test_redact_url(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
+@given(
+    user=st.text(st.characters(blacklist_characters=":@/?#[]"), min_size=1, max_size=10),
+    password=st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=4, max_size=12),
+    host=st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True),
+)
+def test_redact_url_never_shows_a_password(user: str, password: str, host: str) -> None:
+    url = f"postgresql://{user}:{password}@{host}/db?password={password}"
+    shown = redact_url(url)
+    assert password not in shown.replace(user, "").replace(host, "")
+    assert shown.count("***") == 2
+
+
+def test_a_body_that_does_not_decode_names_the_session_and_the_item() -> None:
+    bad = item('{"text": "cut sh')
+    with pytest.raises(CorruptSessionItem, match=r"item 'i1' of session 's1' is corrupt") as info:
+        bad.body  # noqa: B018
+    assert (info.value.session_id, info.value.item_id) == ("s1", "i1")
+    assert isinstance(info.value, ValueError)
+    tagged = item('{"__agentkit__": "datetime", "iso": "not a time"}')
+    with pytest.raises(CorruptSessionItem, match=r"not the JSON of a value"):
+        tagged.body  # noqa: B018
+    with pytest.raises(CorruptSessionItem, match=r"its time 'yesterday'"):
+        item(created_at="yesterday").time  # noqa: B018
+    assert item('{"text": "fine"}').body == {"text": "fine"}
+
+
+def test_the_header_reads_back_from_any_body() -> None:
+    header = SessionHeader(cwd="/a", model="m", kit_fingerprint="k", metadata={"x": 1})
+    assert SessionHeader.from_body(header.to_body()) == header
+    assert SessionHeader.from_body(None) == SessionHeader()
+    assert SessionHeader.from_body({"cwd": "/b", "later": "field", "metadata": 3}) == SessionHeader(
+        cwd="/b"
+    )
+    assert header.to_body()["schema"] == 1
+
+
+def test_the_kinds_are_the_documented_ones() -> None:
+    assert ITEM_KINDS[0] == "header"
+    assert set(ITEM_KINDS) >= {"user", "response", "tool_call", "tool_result", "verdict", "fold"}
