@@ -36,6 +36,8 @@ from ._lookup import manager_or_default
 from ._lookup import resolve_model
 from ._middleware import Middleware
 from ._plugins import PluginManager
+from ._recorder import NULL_RECORDER
+from ._recorder import Recorder
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
@@ -62,6 +64,7 @@ class AgentConfig:
     hooks: Hooks = field(default_factory=Hooks)
     middlewares: tuple[Middleware, ...] = ()
     max_turns: int = 10
+    recorder: Recorder = NULL_RECORDER
 
 
 class Kit:
