@@ -9,7 +9,10 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
+import os
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,12 +41,16 @@ from ._middleware import Middleware
 from ._plugins import PluginManager
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._sessions import SessionHeader
+from ._sessions import Sessions
+from ._sessions import _as_header
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 
 if TYPE_CHECKING:
     from ._models import Model
+    from ._requests import WorkingContext
     from ._tools import Tool
 
 #: The label of the user's own tools in the union.
@@ -92,12 +99,28 @@ class Kit:
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
         manager: the plugin manager (default: the process-wide one).
+        session: a session store (a URL such as ``sqlite:///sessions.db``, a SessionStore or
+            a Sessions) the kit records its conversation in: a new session, opened by
+            :meth:`open`, whose recorder every config carries (``kit.recorder``).
+        header: fields of the new session's header over the kit's own (cwd, model,
+            fingerprints); a mapping, or a SessionHeader taken as it is.
+        session_id: the session's id: continued at its leaf when it exists, else created.
+        resume: an existing session to continue at its leaf instead of a new one.
+        fork, fork_at: continue a new session based at item ``fork_at`` (default: the leaf)
+            of session ``fork``; the original is left as it was.
     """
 
     def __init__(self, **options: Any) -> None:
         self._opened: list[Any] = []
         self._closed = False
         self._setup(options)
+        if self._options.get("session") is not None:
+            raise ConfigError(
+                "session= must be opened: build the kit with 'await Kit.open(...)' (or "
+                "'async with Kit.open(...)') instead of Kit(...)",
+                value=self._options["session"],
+                source="session=",
+            )
         if self._pending_sources:
             names = ", ".join(self._pending_sources)
             raise ConfigError(
@@ -129,6 +152,8 @@ class Kit:
                     )
                     kit._union_sources.extend((part.label, part) for part in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
+            if options.get("session") is not None:
+                kit._recorder = await kit._open_session()
         except BaseException:
             await kit.aclose()
             raise
@@ -150,7 +175,7 @@ class Kit:
             "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
             "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
             "compactor", "compactor_options", "guardrail", "guardrail_options", "middlewares",
-            "max_turns", "manager", "mcp", *FIELDS,
+            "max_turns", "manager", "mcp", *FIELDS, *SESSION_OPTIONS,
         }  # fmt: skip
         unknown = sorted(set(options) - known)
         if unknown:
@@ -181,6 +206,9 @@ class Kit:
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
+        self._recorder: Recorder = NULL_RECORDER
+        self._sessions: Sessions | None = None
+        _check_session_options(options)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -213,6 +241,7 @@ class Kit:
             hooks=self._hooks,
             middlewares=self._middlewares,
             max_turns=self._options.get("max_turns", 10),
+            recorder=self._recorder,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -222,6 +251,16 @@ class Kit:
     def omitted(self) -> list[Omission]:
         """Everything a layer considered for the instructions and left out."""
         return list(self._instructions.omissions)
+
+    def parts_for(self, text: str) -> tuple[list[InstructionPart], list[Omission]] | None:
+        """The parts and omissions ``text`` was joined from, if it is the kit's instructions.
+
+        A recorder (``Recorder(parts=kit.parts_for)``) records a request's instructions as
+        these parts; for text a hook rewrote, or another agent's, it is None.
+        """
+        if text != self._instructions.text:
+            return None
+        return list(self._instructions.parts), list(self._instructions.omissions)
 
     def tools(self) -> list[ToolOrigin]:
         """Each tool of the union with the label of its source, as of the last listing."""
@@ -242,6 +281,96 @@ class Kit:
             budget=self._options.get("instruction_budget"),
         )
 
+    # ------------------------------------------------------------------ sessions
+
+    @property
+    def recorder(self) -> Recorder:
+        """The recorder of the kit's session (a NullRecorder without ``session=``)."""
+        return self._recorder
+
+    @property
+    def session_id(self) -> str:
+        """The id of the kit's session, or ``""`` without one."""
+        return self._recorder.session_id
+
+    def working_context(self) -> WorkingContext:
+        """A WorkingContext that continues the kit's conversation at its session's leaf.
+
+        The transcript and the instructions as recorded, without reasoning another model
+        produced; empty without a session. Pass it as ``agent.run(task, wc=...)``.
+        """
+        return self._recorder.working_context(self._model.name)
+
+    def header(self) -> SessionHeader:
+        """The header the kit's sessions start with: cwd, model, fingerprints, ``header=``."""
+        given = self._options.get("header")
+        if isinstance(given, SessionHeader):
+            return given
+        own = {
+            "cwd": os.getcwd(),
+            "model": self._model.name,
+            "kit_fingerprint": self.fingerprint(),
+            "plugin_fingerprint": self._manager.fingerprint(),
+        }
+        return _as_header({**own, **dict(given or {})})
+
+    def fingerprint(self) -> str:
+        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares."""
+        described = {
+            "name": self._options.get("name", "agent"),
+            "model": self._model.name,
+            "parts": [
+                [p.id, p.source, hashlib.sha256(p.text.encode()).hexdigest()]
+                for p in self._instructions.parts
+            ],
+            "tools": [[o.name, o.source] for o in self._union.origins()],
+            "hooks": {name: [src for src, _ in getattr(self._hooks, name)] for name in FIELDS},
+            "middlewares": [type(m).__qualname__ for m in self._middlewares],
+            "max_turns": self._options.get("max_turns", 10),
+        }
+        text = json.dumps(described, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    async def recorder_for(self, session_id: str) -> Recorder:
+        """A recorder of another conversation in the kit's store, with the kit's header/parts.
+
+        The session ``session_id`` is continued at its leaf, or created. For a front serving
+        many conversations: put it on each run's context (``ctx.recorder``).
+        """
+        if self._sessions is None:
+            raise ConfigError(
+                "recorder_for() needs the kit's session store: build the kit with "
+                "Kit.open(session=URL)",
+                value=session_id,
+                source="Kit.recorder_for",
+            )
+        return await Recorder.open(self._sessions, session_id, self.header(), parts=self.parts_for)
+
+    async def _open_session(self) -> Recorder:
+        options = self._options
+        given = options["session"]
+        if isinstance(given, str):
+            sessions = await Sessions.open(given, manager=self._manager)
+            self._opened.append(sessions)
+        else:
+            sessions = given if isinstance(given, Sessions) else Sessions(given)
+        self._sessions = sessions
+        header, parts = self.header(), self.parts_for
+        if options.get("resume"):
+            return await Recorder.resume(sessions, options["resume"], header=header, parts=parts)
+        if options.get("fork"):
+            return await Recorder.fork(
+                sessions,
+                options["fork"],
+                at=options.get("fork_at"),
+                header=header,
+                new_id=options.get("session_id") or "",
+                parts=parts,
+            )
+        if options.get("session_id"):
+            return await Recorder.open(sessions, options["session_id"], header, parts=parts)
+        return await Recorder.start(sessions, header, parts=parts)
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
@@ -250,6 +379,10 @@ class Kit:
             return
         self._closed = True
         errors: list[BaseException] = []
+        try:
+            await self._recorder.flush()
+        except Exception as exc:  # keep closing the others
+            errors.append(exc)
         for source in reversed(self._opened):
             try:
                 await source.aclose()
@@ -266,6 +399,33 @@ class Kit:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: The options of the kit's session.
+SESSION_OPTIONS = ("session", "header", "session_id", "resume", "fork", "fork_at")
+
+
+def _check_session_options(options: Mapping[str, Any]) -> None:
+    given = [name for name in SESSION_OPTIONS[1:] if options.get(name)]
+    if given and options.get("session") is None:
+        raise ConfigError(
+            f"{', '.join(given)} need session= (the store the session is in)",
+            value=given,
+            source="Kit(...)",
+        )
+    if options.get("resume") and (options.get("fork") or options.get("session_id")):
+        raise ConfigError(
+            "resume= continues one session; it does not go with fork= or session_id= (which "
+            "names a new session)",
+            value=options["resume"],
+            source="resume=",
+        )
+    if options.get("fork_at") and not options.get("fork"):
+        raise ConfigError(
+            "fork_at= names an item of the session fork= names; pass fork= too",
+            value=options["fork_at"],
+            source="fork_at=",
+        )
 
 
 def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
