@@ -34,6 +34,10 @@ def __getattr__(name: str) -> object:
         from . import _sessions
 
         return getattr(_sessions, name)
+    if name == "RecorderProcessConformance":
+        from ._recorder_processes import RecorderProcessConformance
+
+        return RecorderProcessConformance
     if name == "InstructionPartConformance":
         from ._instruction_parts import InstructionPartConformance
 
@@ -52,6 +56,7 @@ __all__ = [
     "GuardrailConformance",
     "InstructionPartConformance",
     "ModelConformance",
+    "RecorderProcessConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",
     "SessionStoreConformance",
