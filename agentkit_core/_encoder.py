@@ -115,8 +115,10 @@ def _fields(value: Any) -> dict[str, Any] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
     tag = _TAG_OF.get(type(value))
     if tag is not None:
-        fields = {name: getattr(value, name) for name in _field_names(type(value))}
-        return {TAG: tag, **fields}
+        tagged = {TAG: tag}
+        for name in _field_names(type(value)):
+            tagged[name] = getattr(value, name)
+        return tagged
     if isinstance(value, type):
         return None
     attrs_fields = getattr(type(value), "__attrs_attrs__", None)
