@@ -338,16 +338,14 @@ class Sessions:
 
         The original never changes. ``at`` must be an item of ``session_id`` itself, not of
         a session it was forked from (fork that one instead). The new header is ``header``, or
-        the one in force at ``at``. Returns the new session's header item.
+        a copy of ``session_id``'s own (its first item). Returns the new session's header item.
         """
         if at is None:
             base = await self._leaf(session_id)
         else:
             base = await self._item_of(session_id, at, "fork")
         if header is None:
-            path = await self.store.path(base.id)
-            found = next((i for i in reversed(path) if i.kind == "header"), None)
-            given = SessionHeader.from_body(found.body if found is not None else {})
+            given = SessionHeader.from_body((await self.info(session_id)).header.body)
         else:
             given = _as_header(header)
         head = self._header_item(self._new_session_id(new_id), base.id, given)

@@ -337,7 +337,7 @@ class SessionStoreConformance:
         before = await sessions.path(sid)
         fork = await sessions.fork(sid, at=items[0].id)
         assert fork.session_id != sid and fork.parent == items[0].id
-        assert SessionHeader.from_body(fork.body).model == "first"  # the header in force there
+        assert SessionHeader.from_body(fork.body).model == "first"  # the forked session's
         [mine] = await sessions.append(fork.session_id, fork.id, user("fork says"))
         path = await sessions.path(fork.session_id)
         assert ids(path) == [head.id, items[0].id, fork.id, mine.id]
