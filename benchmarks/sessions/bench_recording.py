@@ -54,20 +54,21 @@ TARGET = 1.3
 #: replaced by a no-op; encoding replaced by a constant), and why the target is out of reach.
 NOTE = """\
 Where the time goes. A recorded turn writes three items (the answer, its tool call, the result)
-in one append after the turn, so each turn is durable before the next begins. Taking each piece out in turn (the same run,
-December 2026): the recorder's own calls (buffering the items, keeping the conversation's state
-for `working_context()`) cost about 0.2 of a turn; encoding the three bodies' JSON about 0.3;
-`Sessions.append` and the memory store without the encoding (an id, a timestamp and a
-`SessionItem` per item, the compare-and-set) about 0.4. agentkit's turn is some 24 µs on a quiet
-machine (benchmarks/agent_loop), so 1.3x leaves about 7 µs for all three items: less than
-encoding them. The target would need fewer or cheaper items per turn (or the append moved off
-the turn, giving up a turn's durability), not a faster path through the same work; what was
-done instead: the encoder makes its C encoder once (not per call) and reads a dataclass's fields
-once per class, item ids come from `os.urandom`, the memory store stops copying what it is
-given, and the tool_call item names its call instead of repeating the arguments.
+in one append after the turn, so each turn is durable before the next begins. Taking each piece
+out in turn (the same run, December 2026): the recorder's own calls (buffering the items,
+keeping the conversation's state for `working_context()`) cost about 0.2 of a turn; encoding the
+three bodies' JSON about 0.3; `Sessions.append` and the memory store without the encoding (an
+id, a timestamp and a `SessionItem` per item, the compare-and-set) about 0.4. agentkit's turn is
+some 24 µs on a quiet machine (benchmarks/agent_loop), so 1.3x leaves about 7 µs for all three
+items: less than encoding them. The target would need fewer or cheaper items per turn (or the
+append moved off the turn, giving up a turn's durability), not a faster path through the same
+work; what was done instead: the encoder makes its C encoder once (not per call) and reads a
+dataclass's fields once per class, item ids come from `os.urandom`, the memory store stops
+copying what it is given, and the tool_call item names its call instead of repeating the
+arguments.
 
-On a durable store the append itself dominates: SQLite at `synchronous=normal` above, and at
-the default `synchronous=full` an fsync per turn (about 0.2 ms here), which the run without a
+On a durable store the append itself dominates: SQLite at `synchronous=normal` above, and at the
+default `synchronous=full` an fsync per turn (about 0.2 ms here), which the run without a
 session does not pay."""
 
 
