@@ -148,8 +148,8 @@ class Recorder:
     ) -> Recorder:
         """A recorder of a new session whose base is item ``at`` of ``session_id`` (its leaf).
 
-        The original session is never changed. The fork's header is ``header``, or the one in
-        force at ``at``.
+        The original session is never changed. The fork's header is ``header``, or a copy of
+        ``session_id``'s own.
         """
         store = as_sessions(sessions)
         head = await store.fork(session_id, at=at, header=header, new_id=new_id)
@@ -514,85 +514,19 @@ class NullRecorder(Recorder):
         self._leaf = None
         self._tainted = False
 
+    def _ignore(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def _nothing(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    record = record_header = record_user = record_instructions = record_response = _ignore
+    record_tool_result = record_messages = record_verdict = record_decision = _ignore
+    record_elicitation = record_fold = end = _ignore
+    begin = flush = _nothing
+
     def working_context(self, model: str | None = None) -> WorkingContext:
         return WorkingContext()
-
-    async def begin(self, ctx: RunContext, task: Message | None = None) -> None:
-        return None
-
-    def end(self, ctx: RunContext) -> None:
-        return None
-
-    async def flush(self) -> None:
-        return None
-
-    def record(self, ctx: RunContext | None, kind: str, body: Mapping[str, Any]) -> None:
-        return None
-
-    def record_header(self, header: SessionHeader) -> None:
-        return None
-
-    def record_user(
-        self, ctx: RunContext | None, message: Message, *, source: str = "task"
-    ) -> None:
-        return None
-
-    def record_instructions(self, ctx: RunContext | None, messages: Sequence[Message]) -> None:
-        return None
-
-    def record_response(
-        self,
-        ctx: RunContext | None,
-        message: Message,
-        *,
-        model: str,
-        usage: Usage | None = None,
-        finish_reason: str | None = None,
-        source: str = "model",
-    ) -> None:
-        return None
-
-    def record_tool_result(self, ctx: RunContext | None, message: Message) -> None:
-        return None
-
-    def record_messages(
-        self, ctx: RunContext | None, messages: Sequence[Message], *, source: str, model: str = ""
-    ) -> None:
-        return None
-
-    def record_verdict(
-        self,
-        ctx: RunContext | None,
-        hook: str,
-        decision: str,
-        *,
-        reason: str = "",
-        source: str = "",
-        rule: str = "",
-        call: ToolCall | None = None,
-    ) -> None:
-        return None
-
-    def record_decision(
-        self, ctx: RunContext | None, call: ToolCall, decision: ToolDecision
-    ) -> None:
-        return None
-
-    def record_elicitation(
-        self,
-        ctx: RunContext | None,
-        question: str,
-        schema: Mapping[str, Any] | None,
-        *,
-        secret: bool,
-        answer: Any,
-        by: str,
-        error: str | None = None,
-    ) -> None:
-        return None
-
-    def record_fold(self, ctx: RunContext | None, fold: Any) -> None:
-        return None
 
     async def child(
         self,
