@@ -147,6 +147,9 @@ from ._plugins import reset_plugin_manager
 from ._postgres import POSTGRES_OPTIONS
 from ._postgres import PostgresPool
 from ._public import publish as _publish
+from ._recorder import NullRecorder
+from ._recorder import PartsFor
+from ._recorder import Recorder
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -157,6 +160,10 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._session_state import REASONING
+from ._session_state import RecordedInstructions
+from ._session_state import SessionState
+from ._session_state import strip_reasoning
 from ._sessions import ITEM_KINDS
 from ._sessions import SESSION_SCHEMA
 from ._sessions import NewItem
@@ -204,6 +211,7 @@ __all__ = [
     "FAILED",
     "ITEM_KINDS",
     "POSTGRES_OPTIONS",
+    "REASONING",
     "RUNNING",
     "SEPARATOR",
     "SESSION_SCHEMA",
@@ -259,6 +267,7 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "NewItem",
+    "NullRecorder",
     "Omission",
     "OutputCoerce",
     "OutputSchema",
@@ -269,6 +278,7 @@ __all__ = [
     "PartialCache",
     "PartialJSONParser",
     "PartialParsing",
+    "PartsFor",
     "PendingToolCallError",
     "PluginConfig",
     "PluginConflictError",
@@ -282,6 +292,8 @@ __all__ = [
     "ProviderError",
     "ProviderHTTPError",
     "ProviderResponseError",
+    "RecordedInstructions",
+    "Recorder",
     "Registration",
     "ReloadablePartSource",
     "Rendered",
@@ -298,6 +310,7 @@ __all__ = [
     "SessionInfo",
     "SessionItem",
     "SessionNotFound",
+    "SessionState",
     "SessionStore",
     "Sessions",
     "Span",
@@ -382,6 +395,7 @@ __all__ = [
     "stream_partials",
     "strict_json_schema",
     "strip_code_fence",
+    "strip_reasoning",
     "structure",
     "supports_structured_output",
     "tool",

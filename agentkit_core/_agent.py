@@ -10,6 +10,7 @@ plugin.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
@@ -54,6 +55,8 @@ from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
+from ._recorder import NULL_RECORDER
+from ._recorder import Recorder
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
@@ -133,6 +136,8 @@ class Agent:
         compaction: a :class:`Folding` that folds the run's transcript into a summary past its
             budget, once per turn after the transform hooks (the summary stays in the
             transcript and the checkpoint).
+        recorder: the :class:`Recorder` every run's context starts with, which writes the
+            conversation's session (``ctx.recorder`` replaces it for one run).
         manager: the plugin manager model strings, output types and (when ``hooks`` is None)
             the plugins' hooks are looked up in; default: the process-wide one.
     """
@@ -157,6 +162,7 @@ class Agent:
         budget: Budget | None = None,
         compaction: Folding | None = None,
         manager: PluginManager | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         if max_turns < 1:
             raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
@@ -183,6 +189,7 @@ class Agent:
                 source="Agent(compaction=)",
             )
         self.compaction = compaction
+        self.recorder = NULL_RECORDER if recorder is None else recorder
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -224,6 +231,7 @@ class Agent:
             "max_turns": config.max_turns,
             "compaction": config.compaction,
             "manager": config.manager,
+            "recorder": config.recorder,
         }
         return cls(**{**options, **overrides})
 
@@ -245,6 +253,7 @@ class Agent:
             checkpointer=self.checkpointer,
             elicitor=self.elicitor,
             budget=self.budget,
+            recorder=self.recorder,
         )
 
     async def run(
@@ -294,7 +303,7 @@ class Agent:
         wc = wc if wc is not None else WorkingContext()
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
-        return await self._drive(state, ctx, wc, sink)
+        return await self._drive(state, ctx, wc, sink, task=wc.messages[-1])
 
     def _bind(self, ctx: RunContext) -> RunContext:
         """``ctx`` with an invoker: a context made without one gets this agent's chain."""
@@ -311,12 +320,15 @@ class Agent:
         wc: WorkingContext,
         sink: Callable[[StreamEvent], None] | None = None,
         settle: Callable[[], Awaitable[None]] | None = None,
+        task: Message | None = None,
     ) -> AgentResult:
         """Run the loop (after ``settle``); an error marks the run FAILED.
 
-        A cancellation (or Ctrl-C) writes nothing: like a crash, it leaves the last RUNNING
-        checkpoint in place, so the run can be resumed.
+        The run first claims its recorder and records ``task`` (a session another writer moved
+        on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
+        like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
+        await ctx.recorder.begin(ctx, task)
         try:
             if settle is not None:
                 await settle()
@@ -324,6 +336,8 @@ class Agent:
         except Exception:
             await self._persist(ctx, state, "failed")
             raise
+        finally:
+            ctx.recorder.end(ctx)
 
     def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
@@ -354,30 +368,38 @@ class Agent:
                 source="Agent.resume",
             )
         checkpointer = resolve_checkpointer(self.checkpointer, ctx)
-        if checkpointer is None:
+        if checkpointer is not None:
+            saved = await checkpointer.resume(run_id, include_terminal=True)
+            if saved is None or saved.terminal:
+                found = "has no checkpoint" if saved is None else f"is {saved.status}"
+                raise ConfigError(
+                    f"cannot resume run {run_id!r}: it {found} in {checkpointer.port!r}; only "
+                    "a suspended or running run continues (start a new run instead)",
+                    value=run_id,
+                    source="Agent.resume",
+                )
+            data = saved.state
+            state = RunState(
+                data["task"],
+                list(data["transcript"]),
+                data["turn"],
+                data["pending"],
+                data.get("fold_backoff"),
+            )
+            suspended = saved.status == SUSPENDED
+        elif ctx.recorder.enabled:  # the run in progress at the session's leaf
+            session = ctx.recorder.state
+            transcript = ctx.recorder.run_transcript(run_id, self.model.name)
+            state = RunState(session.task, transcript, session.turns, list(session.pending))
+            suspended = True
+        else:
             raise ConfigError(
                 f"cannot resume run {run_id!r}: agent {self.name!r} has no checkpointer; pass "
-                "checkpointer= to the Agent (or set ctx.checkpointer or ctx.store)",
+                "checkpointer= to the Agent (or set ctx.checkpointer or ctx.store), or a "
+                "recorder= of the session that holds the run",
                 value=run_id,
                 source="Agent.resume",
             )
-        saved = await checkpointer.resume(run_id, include_terminal=True)
-        if saved is None or saved.terminal:
-            found = "has no checkpoint" if saved is None else f"is {saved.status}"
-            raise ConfigError(
-                f"cannot resume run {run_id!r}: it {found} in {checkpointer.port!r}; only a "
-                "suspended or running run continues (start a new run instead)",
-                value=run_id,
-                source="Agent.resume",
-            )
-        data = saved.state
-        state = RunState(
-            data["task"],
-            list(data["transcript"]),
-            data["turn"],
-            data["pending"],
-            data.get("fold_backoff"),
-        )
         if isinstance(approvals, str):
             approvals = [approvals]
         if isinstance(approvals, Mapping):
@@ -397,23 +419,31 @@ class Agent:
 
         async def settle() -> None:
             refused = ToolDecision("deny", "refused by a person", "approval")
+            rec = ctx.recorder
             decisions: list[ToolDecision | None] = []
             for call in state.pending:
                 verdict = verdicts.get(call.id)
                 if verdict is not None:
+                    decision = "allow" if verdict else "deny"
+                    rec.record_verdict(ctx, "approval", decision, source="person", call=call)
                     decisions.append(None if verdict else refused)
                     continue
                 asked = await self.hooks.run_before_tool_call(ctx, call)
+                rec.record_decision(ctx, call, asked)
                 if asked.kind == "ask":
                     asked = refused
+                    rec.record_verdict(
+                        ctx, "approval", "deny", reason="no approval given", call=call
+                    )
                 decisions.append(None if asked.kind == "allow" else asked)
             tools = await self._current_tools()
             outcome = await self.execute(state.pending, tools, ctx, decisions)
             state.transcript.extend(outcome)
+            rec.record_messages(ctx, outcome, source="tool")
             state.pending = []
             await self._persist(ctx, state, "running")
 
-        pending = saved.status == SUSPENDED and state.pending
+        pending = suspended and state.pending
         wc = wc if wc is not None else WorkingContext()
         return await self._drive(state, ctx, wc, settle=settle if pending else None)
 
@@ -426,12 +456,17 @@ class Agent:
     ) -> AgentResult:
         hooks = self.hooks
         hooked = not hooks.empty
+        rec = ctx.recorder
+        assert ctx.invoker is not None
+        model = ctx.invoker.model.name
         start = len(state.transcript)
         while state.turn < self.max_turns:
             state.turn += 1
             tools = await self._current_tools()
             if hooked:
-                state.transcript.extend(await hooks.run_before_turn(ctx, TurnInfo(state.turn)))
+                added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
+                state.transcript.extend(added)
+                rec.record_messages(ctx, added, source="before_turn")
                 messages = await hooks.run_transform(ctx, state.transcript)
             else:
                 messages = state.transcript
@@ -449,10 +484,12 @@ class Agent:
             )
             if hooked:
                 request = await hooks.run_before_model_call(ctx, request)
-            assert ctx.invoker is not None
+            rec.record_instructions(ctx, request.messages)
             if self._coerce is not None:
                 response = await self._coerce.wrap_model(request, ctx.invoker.chat)
-                state.transcript.extend(request.metadata.pop(REPAIRS, ()))
+                repairs = request.metadata.pop(REPAIRS, ())
+                state.transcript.extend(repairs)
+                rec.record_messages(ctx, repairs, source="repair", model=model)
             else:
                 response = await ctx.invoker.chat(request)
             message = response.message
@@ -462,6 +499,13 @@ class Agent:
                     f"calls) on turn {state.turn} of agent {self.name!r}",
                 )
             state.transcript.append(message)
+            rec.record_response(
+                ctx,
+                message,
+                model=model,
+                usage=response.usage,
+                finish_reason=response.finish_reason,
+            )
             if not message.tool_calls:
                 value = response.output if self._adapter is not None else message.text
                 if hooked:
@@ -472,6 +516,7 @@ class Agent:
             outcome = await self._run_calls(message.tool_calls, tools, ctx)
             if isinstance(outcome, list):
                 state.transcript.extend(outcome)
+                rec.record_messages(ctx, outcome, source="tool")
             else:
                 state.pending = list(message.tool_calls)
                 await self._persist(ctx, state, "suspended")
@@ -489,6 +534,13 @@ class Agent:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
+                    rec.record_verdict(
+                        ctx,
+                        "should_stop_after_turn",
+                        "stop",
+                        reason=stop.reason,
+                        source=stop.source,
+                    )
                     _carry_over(wc, state.transcript, start)
                     await self._persist(ctx, state, "done")
                     reason = f"{stop.source}: {stop.reason}"
@@ -509,10 +561,19 @@ class Agent:
         return AgentResult(output, list(state.transcript), ctx.usage, ctx.run_id)
 
     async def _persist(self, ctx: RunContext, state: RunState, status: str) -> None:
-        """Every durability point of a run passes here; without a checkpointer, nothing."""
+        """Every durability point of a run passes here: its checkpoint, then its session's batch.
+
+        On the way out of a failed run a failure to record is not raised over the run's own
+        error (the batch stays with the recorder).
+        """
         checkpointer = resolve_checkpointer(self.checkpointer, ctx)
         if checkpointer is not None:
             await checkpointer.snapshot(ctx.run_id, state, status, {"agent": self.name}, ctx=ctx)
+        if status != "failed":
+            await ctx.recorder.flush()
+        else:
+            with contextlib.suppress(Exception):
+                await ctx.recorder.flush()
 
     async def _current_tools(self) -> dict[str, Tool]:
         if self._union is None:
@@ -527,7 +588,10 @@ class Agent:
         hooks = self.hooks
         decisions: list[ToolDecision | None] = [None] * len(calls)
         if hooks.before_tool_call:
-            decisions = [await hooks.run_before_tool_call(ctx, c) for c in calls]
+            made = [await hooks.run_before_tool_call(ctx, c) for c in calls]
+            for call, decision in zip(calls, made, strict=True):
+                ctx.recorder.record_decision(ctx, call, decision)
+            decisions = list(made)
             asks = [
                 c
                 for c, d in zip(calls, decisions, strict=True)

@@ -14,7 +14,8 @@ class AgentTool(Tool):
     """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
 
     The child runs in a run of its own (its own transcript and trace), and the usage it spent
-    is added to the calling run, so a budget covers the whole tree.
+    is added to the calling run, so a budget covers the whole tree. When the calling run records
+    a session, the child's run is recorded in a session of its own, linked to it.
     """
 
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
@@ -34,7 +35,11 @@ class AgentTool(Tool):
         task = arguments.get("task")
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
-        result = await self.agent.run(task)
+        child = self.agent.new_context()
+        child.recorder = await ctx.recorder.child(
+            ctx, self.agent.name, model=self.agent.model.name, default=child.recorder
+        )
+        result = await self.agent.run(task, ctx=child)
         ctx.add_usage(result.usage)
         output = result.output
         if isinstance(output, str):

@@ -38,6 +38,17 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
     run.add_argument("--prompt", default="", help="the system prompt")
     run.add_argument("--max-turns", type=int, default=10)
+    run.add_argument(
+        "--session",
+        metavar="URL",
+        help="record the conversation in this session store (sqlite:///sessions.db, ...); a "
+        "new session's id is printed on stderr",
+    )
+    run.add_argument(
+        "--resume",
+        metavar="ID",
+        help="continue session ID at its leaf with the task as the next message (needs --session)",
+    )
     run.set_defaults(func=_run)
 
 
@@ -105,7 +116,15 @@ def _run(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         manager=args.plugin_manager,
     )
-    if args.mcp:
+    if args.resume and not args.session:
+        raise ConfigError(
+            "--resume needs --session URL (the store the session is in)",
+            value=args.resume,
+            source="--resume",
+        )
+    if args.session:
+        result = asyncio.run(_run_recorded(args, agent, tools, output))
+    elif args.mcp:
         result = asyncio.run(_run_with_mcp(args, tools, output))
     else:
         result = agent.run_sync(args.task)
@@ -121,7 +140,47 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.status == "done" else 1
 
 
-async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any) -> Any:
+async def _run_recorded(args: argparse.Namespace, agent: Any, tools: list[Any], output: Any) -> Any:
+    """Run with ``--session``: a new session (its id on stderr), or ``--resume ID`` at its leaf."""
+    from ._recorder import Recorder
+    from ._sessions import SessionHeader
+    from ._sessions import Sessions
+
+    async with await Sessions.open(args.session, manager=args.plugin_manager) as sessions:
+        header = SessionHeader(
+            cwd=os.getcwd(),
+            model=agent.model.name,
+            plugin_fingerprint=args.plugin_manager.fingerprint(),
+        )
+        if args.resume:
+            recorder = await Recorder.resume(sessions, args.resume, header=header)
+            held = recorder.state.held
+            if held:
+                calls = ", ".join(f"{c.id} {c.name}" for c in held)
+                print(
+                    f"agentkit: session {args.resume} had calls waiting for approval at its "
+                    f"leaf ({calls}); this message leaves them unanswered",
+                    file=sys.stderr,
+                )
+        else:
+            recorder = await Recorder.start(sessions, header)
+            print(f"agentkit: session {recorder.session_id}", file=sys.stderr)
+        wc = recorder.working_context(agent.model.name)
+        if args.mcp:
+            return await _run_with_mcp(args, tools, output, recorder=recorder, wc=wc)
+        ctx = agent.new_context()
+        ctx.recorder = recorder
+        return await agent.run(args.task, ctx=ctx, wc=wc)
+
+
+async def _run_with_mcp(
+    args: argparse.Namespace,
+    tools: list[Any],
+    output: Any,
+    *,
+    recorder: Any = None,
+    wc: Any = None,
+) -> Any:
     """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
     from ._agent import Agent
     from ._agent import _as_tool
@@ -140,7 +199,8 @@ async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any)
             output=output,
             max_turns=args.max_turns,
             manager=args.plugin_manager,
+            recorder=recorder,
         )
-        return await agent.run(args.task)
+        return await agent.run(args.task, wc=wc)
     finally:
         await source.aclose()

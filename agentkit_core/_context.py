@@ -28,6 +28,8 @@ from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._recorder import NULL_RECORDER
+from ._recorder import Recorder
 from ._tools import ToolResult
 from ._tracing import Trace
 
@@ -135,6 +137,8 @@ class RunContext:
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
+    ``recorder`` writes the conversation's session (a :class:`NullRecorder` without one): set
+    it per run to record each conversation in its own session.
     """
 
     def __init__(
@@ -149,6 +153,7 @@ class RunContext:
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
         deps: Any = None,
+        recorder: Recorder | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         if invoker is not None:
@@ -166,6 +171,7 @@ class RunContext:
         self.usage = Usage()
         self.trace = Trace()
         self.secret_tainted = False
+        self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
 
     def add_usage(self, usage: Usage) -> None:
         """Add a call's usage to the run and enforce the budget."""
@@ -199,18 +205,37 @@ class RunContext:
         """Ask a person through the configured elicitor and return the answer.
 
         An answer to a ``secret=True`` question marks the run secret-tainted, so no checkpoint
-        of it is ever written.
+        of it is ever written. The question, who answered (the elicitor's name) and the answer
+        (never a secret one's) are recorded in the run's session.
         """
         if self.elicitor is None:
             raise ElicitationError(
                 f"cannot ask {question!r}: this run has no elicitor; pass elicitor= to the "
                 "RunContext (or the agent) to let a person answer"
             )
+        by = _name_of(self.elicitor)
         with self.trace.span("elicit", question=question, secret=secret):
-            answer = await self.elicitor(question, schema, secret)
+            try:
+                answer = await self.elicitor(question, schema, secret)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                self.recorder.record_elicitation(
+                    self, question, schema, secret=secret, answer=None, by=by, error=error
+                )
+                raise
+        self.recorder.record_elicitation(
+            self, question, schema, secret=secret, answer=answer, by=by
+        )
         if secret:
             self.secret_tainted = True
         return answer
 
     def __repr__(self) -> str:
         return f"<RunContext run_id={self.run_id!r}>"
+
+
+def _name_of(fn: Any) -> str:
+    """Who answers through ``fn``: its qualified name (a front's handler, a test's function)."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    return f"{module}.{name}"

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import sys
+from collections.abc import Callable
 from collections.abc import Iterator
 from datetime import date
 from datetime import datetime
@@ -63,7 +64,7 @@ def encode_state(obj: Any, *, root: str = "state") -> str:
     ``.path`` (``root`` names the top: ``state["items"][3].when``).
     """
     try:
-        return _ENCODER.encode(obj)
+        return _encode(obj)
     except (TypeError, ValueError, RecursionError) as exc:
         _locate(obj, root, set())
         raise EncodingError(
@@ -114,15 +115,29 @@ def _fields(value: Any) -> dict[str, Any] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
     tag = _TAG_OF.get(type(value))
     if tag is not None:
-        return {TAG: tag, **{f.name: getattr(value, f.name) for f in dataclasses.fields(value)}}
+        tagged = {TAG: tag}
+        for name in _field_names(type(value)):
+            tagged[name] = getattr(value, name)
+        return tagged
     if isinstance(value, type):
         return None
     attrs_fields = getattr(type(value), "__attrs_attrs__", None)
     if attrs_fields is not None:
         return {a.name: getattr(value, a.name) for a in attrs_fields}
     if dataclasses.is_dataclass(value):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return {name: getattr(value, name) for name in _field_names(type(value))}
     return None
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, read once per class (``dataclasses.fields`` is slow)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _untag(obj: dict[str, Any]) -> Any:
@@ -216,3 +231,27 @@ def _type_name(value: Any) -> str:
 
 
 _ENCODER = json.JSONEncoder(default=_default, allow_nan=False, ensure_ascii=False)
+
+
+def _make_encode() -> Callable[[Any], str]:
+    """The encoding function: CPython's C encoder, made once.
+
+    ``JSONEncoder.encode`` makes it anew on every call, and that set-up is most of the cost of a
+    small value. It checks no cycles itself: one ends in RecursionError, which
+    :func:`encode_state` turns into an error naming the path.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - Pythons without the C accelerator
+        return _ENCODER.encode
+    # markers, default, string encoder, indent, separators, sort_keys, skipkeys, allow_nan
+    iterencode = make(
+        None, _default, json.encoder.encode_basestring, None, ": ", ", ", False, False, False
+    )
+
+    def encode(obj: Any) -> str:
+        return "".join(iterencode(obj, 0))
+
+    return encode
+
+
+_encode = _make_encode()

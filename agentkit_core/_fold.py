@@ -291,7 +291,11 @@ class Folding:
         return True
 
     async def _tell(self, ctx: RunContext, fold: Fold, span: Span) -> None:
-        """Every observer hears ``fold``; one that raises is named on the span, not fatal."""
+        """The run's session records ``fold`` first; then every observer hears it.
+
+        An observer that raises is named on the span, not fatal.
+        """
+        ctx.recorder.record_fold(ctx, fold)
         for fn in self.on_fold:
             try:
                 out = fn(ctx, fold)

@@ -9,7 +9,10 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
+import os
 import sys
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -46,6 +49,12 @@ from ._middleware import Middleware
 from ._middleware import MiddlewareLike
 from ._models import ModelRequest
 from ._plugins import PluginManager
+from ._recorder import NULL_RECORDER
+from ._recorder import Recorder
+from ._sessions import SessionHeader
+from ._sessions import Sessions
+from ._sessions import SessionStore
+from ._sessions import _as_header
 from ._tools import ToolResult
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolConflict
@@ -64,6 +73,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 if TYPE_CHECKING:
     from ._agent import Agent
     from ._models import Model
+    from ._requests import WorkingContext
     from ._tools import Tool
 
 #: The label of the user's own tools in the union.
@@ -106,6 +116,12 @@ class KitOptions(TypedDict, total=False):
     middlewares: Sequence[MiddlewareLike]
     max_turns: int
     manager: PluginManager | None
+    session: str | Sessions | SessionStore | None
+    header: SessionHeader | Mapping[str, Any] | None
+    session_id: str | None
+    resume: str | None
+    fork: str | None
+    fork_at: str | None
     before_model_call: Hook[ModelRequest]
     before_tool_call: Hook[Verdict]
     after_tool_call: Hook[ToolResult]
@@ -137,6 +153,7 @@ class AgentConfig:
     max_turns: int = 10
     compaction: Folding | None = None
     manager: PluginManager | None = None
+    recorder: Recorder = NULL_RECORDER
 
 
 class Kit:
@@ -170,12 +187,28 @@ class Kit:
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
         manager: the plugin manager (default: the process-wide one).
+        session: a session store (a URL such as ``sqlite:///sessions.db``, a SessionStore or
+            a Sessions) the kit records its conversation in: a new session, opened by
+            :meth:`open`, whose recorder every config carries (``kit.recorder``).
+        header: fields of the new session's header over the kit's own (cwd, model,
+            fingerprints); a mapping, or a SessionHeader taken as it is.
+        session_id: the session's id: continued at its leaf when it exists, else created.
+        resume: an existing session to continue at its leaf instead of a new one.
+        fork, fork_at: continue a new session based at item ``fork_at`` (default: the leaf)
+            of session ``fork``; the original is left as it was.
     """
 
     def __init__(self, **options: Unpack[KitOptions]) -> None:
         self._opened: list[Any] = []
         self._closed = False
         self._setup(options)
+        if self._options.get("session") is not None:
+            raise ConfigError(
+                "session= must be opened: build the kit with 'await Kit.open(...)' (or "
+                "'async with Kit.open(...)') instead of Kit(...)",
+                value=self._options["session"],
+                source="session=",
+            )
         if self._pending_sources:
             names = ", ".join(self._pending_sources)
             raise ConfigError(
@@ -207,6 +240,8 @@ class Kit:
                     )
                     kit._union_sources.extend((part.label, part) for part in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
+            if options.get("session") is not None:
+                kit._recorder = await kit._open_session()
         except BaseException:
             await kit.aclose()
             raise
@@ -257,6 +292,9 @@ class Kit:
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
+        self._recorder: Recorder = NULL_RECORDER
+        self._sessions: Sessions | None = None
+        _check_session_options(options)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -292,6 +330,7 @@ class Kit:
             max_turns=self._options.get("max_turns", 10),
             compaction=self._compaction,
             manager=self._manager,
+            recorder=self._recorder,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -301,6 +340,16 @@ class Kit:
     def omitted(self) -> list[Omission]:
         """Everything a layer considered for the instructions and left out."""
         return list(self._instructions.omissions)
+
+    def parts_for(self, text: str) -> tuple[list[InstructionPart], list[Omission]] | None:
+        """The parts and omissions ``text`` was joined from, if it is the kit's instructions.
+
+        A recorder (``Recorder(parts=kit.parts_for)``) records a request's instructions as
+        these parts; for text a hook rewrote, or another agent's, it is None.
+        """
+        if text != self._instructions.text:
+            return None
+        return list(self._instructions.parts), list(self._instructions.omissions)
 
     def tools(self) -> list[ToolOrigin]:
         """Each tool of the union with the label of its source, as of the last listing."""
@@ -321,6 +370,102 @@ class Kit:
             budget=self._options.get("instruction_budget"),
         )
 
+    # ------------------------------------------------------------------ sessions
+
+    @property
+    def recorder(self) -> Recorder:
+        """The recorder of the kit's session (a NullRecorder without ``session=``)."""
+        return self._recorder
+
+    @property
+    def session_id(self) -> str:
+        """The id of the kit's session, or ``""`` without one."""
+        return self._recorder.session_id
+
+    def working_context(self) -> WorkingContext:
+        """A WorkingContext that continues the kit's conversation at its session's leaf.
+
+        The transcript and the instructions as recorded, without reasoning another model
+        produced; empty without a session. Pass it as ``agent.run(task, wc=...)``.
+        """
+        return self._recorder.working_context(self._model.name)
+
+    def header(self) -> SessionHeader:
+        """The header the kit's sessions start with: cwd, model, fingerprints, ``header=``."""
+        given = self._options.get("header")
+        if isinstance(given, SessionHeader):
+            return given
+        own = {
+            "cwd": os.getcwd(),
+            "model": self._model.name,
+            "kit_fingerprint": self.fingerprint(),
+            "plugin_fingerprint": self._manager.fingerprint(),
+        }
+        return _as_header({**own, **dict(given or {})})
+
+    def fingerprint(self) -> str:
+        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares."""
+        described = {
+            "name": self._options.get("name", "agent"),
+            "model": self._model.name,
+            "parts": [
+                [p.id, p.source, hashlib.sha256(p.text.encode()).hexdigest()]
+                for p in self._instructions.parts
+            ],
+            "tools": [[o.name, o.source] for o in self._union.origins()],
+            "hooks": {name: [src for src, _ in getattr(self._hooks, name)] for name in FIELDS},
+            "middlewares": [type(m).__qualname__ for m in self._middlewares],
+            "max_turns": self._options.get("max_turns", 10),
+        }
+        text = json.dumps(described, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    async def recorder_for(self, session_id: str) -> Recorder:
+        """A recorder of another conversation in the kit's store, with the kit's header/parts.
+
+        The session ``session_id`` is continued at its leaf, or created. For a front serving
+        many conversations: put it on each run's context (``ctx.recorder``).
+        """
+        if self._sessions is None:
+            raise ConfigError(
+                "recorder_for() needs the kit's session store: build the kit with "
+                "Kit.open(session=URL)",
+                value=session_id,
+                source="Kit.recorder_for",
+            )
+        return await Recorder.open(self._sessions, session_id, self.header(), parts=self.parts_for)
+
+    async def _open_session(self) -> Recorder:
+        options = self._options
+        given = options.get("session")
+        assert given is not None  # _open_session runs only with session=
+        if isinstance(given, str):
+            sessions = await Sessions.open(given, manager=self._manager)
+            self._opened.append(sessions)
+        else:
+            sessions = given if isinstance(given, Sessions) else Sessions(given)
+        self._sessions = sessions
+        header, parts = self.header(), self.parts_for
+        resume, fork, session_id = (
+            options.get("resume"),
+            options.get("fork"),
+            options.get("session_id"),
+        )
+        if resume:
+            return await Recorder.resume(sessions, resume, header=header, parts=parts)
+        if fork:
+            return await Recorder.fork(
+                sessions,
+                fork,
+                at=options.get("fork_at"),
+                header=header,
+                new_id=options.get("session_id") or "",
+                parts=parts,
+            )
+        if session_id:
+            return await Recorder.open(sessions, session_id, header, parts=parts)
+        return await Recorder.start(sessions, header, parts=parts)
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
@@ -329,6 +474,10 @@ class Kit:
             return
         self._closed = True
         errors: list[BaseException] = []
+        try:
+            await self._recorder.flush()
+        except Exception as exc:  # keep closing the others
+            errors.append(exc)
         for source in reversed(self._opened):
             try:
                 await source.aclose()
@@ -345,6 +494,33 @@ class Kit:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: The options of the kit's session.
+SESSION_OPTIONS = ("session", "header", "session_id", "resume", "fork", "fork_at")
+
+
+def _check_session_options(options: Mapping[str, Any]) -> None:
+    given = [name for name in SESSION_OPTIONS[1:] if options.get(name)]
+    if given and options.get("session") is None:
+        raise ConfigError(
+            f"{', '.join(given)} need session= (the store the session is in)",
+            value=given,
+            source="Kit(...)",
+        )
+    if options.get("resume") and (options.get("fork") or options.get("session_id")):
+        raise ConfigError(
+            "resume= continues one session; it does not go with fork= or session_id= (which "
+            "names a new session)",
+            value=options["resume"],
+            source="resume=",
+        )
+    if options.get("fork_at") and not options.get("fork"):
+        raise ConfigError(
+            "fork_at= names an item of the session fork= names; pass fork= too",
+            value=options["fork_at"],
+            source="fork_at=",
+        )
 
 
 def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:

@@ -39,3 +39,33 @@ def test_bad_tool_spec_is_a_clear_error() -> None:
     proc = agentkit("run", "x", "--tools", "examples.tools:NOPE")
     assert proc.returncode == 2
     assert "'examples.tools' has no 'NOPE'" in proc.stderr
+
+
+def test_run_with_a_session_records_it_and_resume_continues_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/sessions.db"
+    first = agentkit("run", "hello", "--model", "test", "--session", url)
+    assert first.returncode == 0, first.stderr
+    [line] = [ln for ln in first.stderr.splitlines() if ln.startswith("agentkit: session ")]
+    session = line.split()[-1]
+    second = agentkit("run", "again", "--model", "test", "--session", url, "--resume", session)
+    assert second.returncode == 0, second.stderr
+    assert "agentkit: session" not in second.stderr  # a new session's id only
+    export = agentkit("sessions", "export", session, "--store", url)
+    assert export.returncode == 0, export.stderr
+    items = [json.loads(ln) for ln in export.stdout.splitlines()]
+    assert [i["kind"] for i in items] == ["header", "user", "response", "user", "response"]
+    assert items[0]["body"]["model"] == "test"
+    assert [i["body"]["message"]["content"] for i in items if i["kind"] == "user"] == [
+        "hello",
+        "again",
+    ]
+
+
+def test_run_resume_errors_name_what_is_missing(tmp_path: Path) -> None:
+    alone = agentkit("run", "x", "--model", "test", "--resume", "abc")
+    assert alone.returncode == 2
+    assert "--resume needs --session URL" in alone.stderr
+    url = f"sqlite:///{tmp_path}/sessions.db"
+    missing = agentkit("run", "x", "--model", "test", "--session", url, "--resume", "abc")
+    assert missing.returncode == 2
+    assert f"no session 'abc' in {url}" in missing.stderr

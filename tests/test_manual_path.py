@@ -4,6 +4,7 @@ calls named there build the same configuration."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,13 +15,19 @@ import agentkit_instructions_skills
 from agentkit_instructions_agentsmd import AgentsMD
 from agentkit_instructions_skills import Skills
 
+from agentkit_core import Agent
 from agentkit_core import AgentConfig
 from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
+from agentkit_core import Message
 from agentkit_core import Middleware
 from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import SessionHeader
+from agentkit_core import Sessions
 from agentkit_core import TextPart
+from agentkit_core import ToolCall
 from agentkit_core import ToolUnion
 from agentkit_core import agent_tool
 from agentkit_core import compaction
@@ -29,8 +36,10 @@ from agentkit_core import egress
 from agentkit_core import get_compactor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
+from agentkit_core import open_session_store
 from agentkit_core import resolve_model
 from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
 
 MANUAL = Path(__file__).resolve().parent.parent / "docs" / "manual.md"
 
@@ -163,3 +172,56 @@ def test_the_plugins_named_in_the_manual_are_the_registered_ones() -> None:
     assert pm.lookup("instruction_parts", "skills").value is Skills
     assert agentkit_instructions_agentsmd.PART_ID == "agentsmd"
     assert agentkit_instructions_skills.PART_ID == "skills"
+
+
+async def test_the_manual_path_records_the_same_session() -> None:
+    """``recorder``: the session the kit opens, opened by hand, records the same items."""
+    sessions = Sessions(await open_session_store("memory://"))
+    steps = [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "found"]
+    pm = PluginManager(entry_points=False)  # no plugin hooks that would differ run to run
+    kit = await Kit.open(
+        model=ScriptedModel(steps),
+        instructions="Be brief.",
+        tools=[lookup],
+        manager=pm,
+        session=sessions,
+    )
+    await Agent.from_config(kit.config()).run("look k up")
+
+    instructions = compose_instructions([TextPart("Be brief.")])
+
+    def parts_for(text: str) -> Any:
+        if text != instructions.text:
+            return None
+        return list(instructions.parts), list(instructions.omissions)
+
+    header = SessionHeader(cwd=os.getcwd(), model="scripted", plugin_fingerprint=pm.fingerprint())
+    recorder = await Recorder.start(sessions, header, parts=parts_for)
+    manual = AgentConfig(
+        model=ScriptedModel(steps),
+        instructions=instructions.text,
+        tools=await ToolUnion.create([("tools", [lookup])]),
+        hooks=Hooks.from_plugins(pm),
+        recorder=recorder,
+    )
+    await Agent.from_config(manual).run("look k up")
+
+    by_kit = await sessions.path(kit.session_id)
+    by_hand = await sessions.path(recorder.session_id)
+    assert [_comparable(i.kind, i.body) for i in by_kit] == [
+        _comparable(i.kind, i.body) for i in by_hand
+    ]
+    assert [i.kind for i in by_kit] == [
+        "header",
+        "user",
+        "instructions",
+        "response",
+        "tool_call",
+        "tool_result",
+        "response",
+    ]
+
+
+def _comparable(kind: str, body: Any) -> tuple[str, Any]:
+    """An item without what differs between two runs (run ids, the kit's own fingerprint)."""
+    return kind, {k: v for k, v in body.items() if k not in ("run", "kit_fingerprint")}

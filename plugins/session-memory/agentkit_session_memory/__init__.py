@@ -57,7 +57,7 @@ class MemorySessionStore:
     def _add(self, items: Sequence[SessionItem]) -> None:
         ids = self._sessions[items[0].session_id]
         for item in items:
-            self._items[item.id] = replace(item)  # not the caller's object, nor its body cache
+            self._items[item.id] = item  # every read hands out a copy, never this object
             ids.append(item.id)
 
     async def item(self, item_id: str) -> SessionItem | None:

@@ -1,0 +1,564 @@
+"""The recorder: every layer of a run writes the conversation's session through it.
+
+A :class:`Recorder` writes one session. The agent loop, ``RunContext.elicit``, a child agent,
+compaction and any plugin call its ``record_*`` methods, which only buffer; the loop's
+durability points (:meth:`Recorder.flush`, after each turn, on a suspension, at the end) append
+a turn's items to the store in one batch, a compare-and-set on the session's leaf. Without a
+session the recorder is a :class:`NullRecorder`, whose methods do nothing, so no caller branches.
+
+The recorder lives on the run's context (``ctx.recorder``), so one kit serves many
+conversations: each run carries its own conversation's recorder. One run at a time records into
+a recorder; a second concurrent run is refused, because two runs would interleave their items
+on one path.
+
+Secrets: once a person answered a ``secret=True`` question in a run (``ctx.secret_tainted``),
+every item derived from it — responses, calls, results, verdicts, folds, instructions, child
+runs — is recorded as ``{"redacted": "secret_taint", "run": ...}`` instead, and so is every
+later item of the conversation, which the model's context then holds. A child's taint reaches
+its parent's recorder. The elicitation itself records who answered, never a secret's value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+
+from ._errors import SessionConflict
+from ._errors import SessionNotFound
+from ._instructions import InstructionPart
+from ._instructions import Omission
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
+from ._requests import WorkingContext
+from ._session_state import REDACTED
+from ._session_state import RecordedInstructions
+from ._session_state import SessionState
+from ._session_state import instructions_hash
+from ._sessions import NewItem
+from ._sessions import SessionHeader
+from ._sessions import Sessions
+from ._sessions import SessionStore
+from ._sessions import _as_header as as_header
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+    from ._hooks import ToolDecision
+
+#: ``(instructions text) -> (parts, omissions)`` when the parts join to that text, else None:
+#: how a recorder learns the parts a request's instructions were composed from
+#: (``Kit.parts_for``).
+PartsFor = Callable[[str], "tuple[Sequence[InstructionPart], Sequence[Omission]] | None"]
+
+#: The redacted body's reason.
+SECRET_TAINT = "secret_taint"
+
+
+class Recorder:
+    """Writes one session: a conversation's record, as its runs happen.
+
+    Open one with :meth:`start` (a new session), :meth:`resume` (continue at the leaf),
+    :meth:`fork` (a new session based at any item of another) or :meth:`open` (continue a
+    session by id, creating it when it is not there). ``state`` is the session at the
+    recorder's leaf (:class:`SessionState`): :meth:`working_context` seeds a run that continues
+    the conversation, and ``state.run`` / ``state.pending`` are the run in progress and the
+    calls it holds for approval, which ``agent.resume(run, approvals)`` settles.
+
+    ``parts`` (``Kit.parts_for``) names the instruction parts a request's instructions were
+    joined from; without it, or when they do not join to what was sent, the instructions are
+    recorded as one part.
+    """
+
+    #: False only for the :class:`NullRecorder`.
+    enabled: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        sessions: Sessions,
+        state: SessionState,
+        *,
+        parts: PartsFor | None = None,
+        parent: Recorder | None = None,
+    ) -> None:
+        self.sessions = sessions
+        self.state = state
+        self.parts_for = parts
+        self._parent = parent
+        self._leaf = state.leaf
+        self._buffer: list[NewItem] = []
+        self._lock = asyncio.Lock()
+        self._active: str | None = None
+        self._sent: list[str] | None = None
+        self._tainted: bool = parent is not None and parent._tainted
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    async def start(
+        cls,
+        sessions: Sessions | SessionStore,
+        header: SessionHeader | Mapping[str, Any] | None = None,
+        *,
+        session_id: str = "",
+        parts: PartsFor | None = None,
+    ) -> Recorder:
+        """A recorder of a new session with ``header`` (``session_id`` picks its id)."""
+        store = as_sessions(sessions)
+        given = as_header(header)
+        head = await store.create(given, session_id=session_id)
+        return cls(store, SessionState(head.session_id, head.id, given), parts=parts)
+
+    @classmethod
+    async def resume(
+        cls,
+        sessions: Sessions | SessionStore,
+        session_id: str,
+        *,
+        header: SessionHeader | Mapping[str, Any] | None = None,
+        parts: PartsFor | None = None,
+    ) -> Recorder:
+        """A recorder that continues ``session_id`` at its leaf.
+
+        With ``header``, a header that differs from the one in force (another model after a
+        restart, another kit) is recorded before the next run's first item.
+        """
+        store = as_sessions(sessions)
+        path = await store.path(session_id)
+        recorder = cls(store, SessionState.replay(session_id, path), parts=parts)
+        recorder._header_changed(header)
+        return recorder
+
+    @classmethod
+    async def fork(
+        cls,
+        sessions: Sessions | SessionStore,
+        session_id: str,
+        *,
+        at: str | None = None,
+        header: SessionHeader | Mapping[str, Any] | None = None,
+        new_id: str = "",
+        parts: PartsFor | None = None,
+    ) -> Recorder:
+        """A recorder of a new session whose base is item ``at`` of ``session_id`` (its leaf).
+
+        The original session is never changed. The fork's header is ``header``, or a copy of
+        ``session_id``'s own.
+        """
+        store = as_sessions(sessions)
+        head = await store.fork(session_id, at=at, header=header, new_id=new_id)
+        path = await store.path(head.session_id)
+        return cls(store, SessionState.replay(head.session_id, path), parts=parts)
+
+    @classmethod
+    async def open(
+        cls,
+        sessions: Sessions | SessionStore,
+        session_id: str,
+        header: SessionHeader | Mapping[str, Any] | None = None,
+        *,
+        parts: PartsFor | None = None,
+    ) -> Recorder:
+        """Continue session ``session_id``, or start it with ``header`` when it is not there.
+
+        For a front that names its conversations: the conversation's id is the session's.
+        """
+        store = as_sessions(sessions)
+        for _ in range(2):  # a process that created it between our read and our create
+            try:
+                return await cls.resume(store, session_id, header=header, parts=parts)
+            except SessionNotFound as exc:
+                if exc.item_id:
+                    raise
+            try:
+                return await cls.start(store, header, session_id=session_id, parts=parts)
+            except SessionConflict:
+                continue
+        return await cls.resume(store, session_id, header=header, parts=parts)
+
+    def _header_changed(self, header: SessionHeader | Mapping[str, Any] | None) -> None:
+        if header is None:
+            return
+        wanted = as_header(header)
+        if wanted.to_body() != self.state.header.to_body():
+            self.record_header(wanted)
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def session_id(self) -> str:
+        """The id of the session this recorder writes."""
+        return self.state.session_id
+
+    @property
+    def leaf(self) -> str | None:
+        """The newest item written (the next append names it)."""
+        return self._leaf
+
+    @property
+    def tainted(self) -> bool:
+        """Whether a secret reached the conversation, so what follows is recorded redacted."""
+        return self._tainted
+
+    def working_context(self, model: str | None = None) -> WorkingContext:
+        """A ``WorkingContext`` continuing the conversation (see ``SessionState``)."""
+        return self.state.working_context(model)
+
+    # ------------------------------------------------------------------ the run's bracket
+
+    async def begin(self, ctx: RunContext, task: Message | None = None) -> None:
+        """Claim the recorder for ``ctx``'s run and write its first items (the task).
+
+        Writing at once detects another process that continued the session meanwhile
+        (:class:`SessionConflict`) before the model is called. A second run claiming the
+        recorder while another records is a :class:`SessionConflict` naming both.
+        """
+        if self._active is not None and self._active != ctx.run_id:
+            raise SessionConflict(
+                f"session {self.session_id!r} is recording run {self._active!r}; run "
+                f"{ctx.run_id!r} cannot record into it at the same time (their items would "
+                "interleave): give each conversation its own recorder (ctx.recorder, "
+                "Kit.recorder_for)",
+                session_id=self.session_id,
+            )
+        self._active = ctx.run_id
+        try:
+            model = ctx.invoker.model.name if ctx.invoker is not None else ""
+            header = self.state.header
+            if model and header.model and model != header.model:
+                self.record_header(replace(header, model=model))
+            if task is not None:
+                self.record_user(ctx, task)
+            await self.flush()
+        except BaseException:
+            self._active = None
+            raise
+
+    def end(self, ctx: RunContext) -> None:
+        """Release the recorder after ``ctx``'s run (its last flush is the loop's)."""
+        if self._active == ctx.run_id:
+            self._active = None
+
+    async def flush(self) -> None:
+        """Append what was recorded since the last flush, in one batch after the leaf.
+
+        Raises what the store raises, with nothing of the batch written: a
+        :class:`SessionConflict` when another writer moved the session on (the batch is dropped:
+        it can never follow that leaf; resume the session again to go on from the new one), an
+        :class:`EncodingError` naming the path in a body, or a store failure (the batch is kept
+        for the next flush).
+        """
+        if not self._buffer:
+            return
+        async with self._lock:
+            batch, self._buffer = self._buffer, []
+            if not batch:
+                return
+            try:
+                if self._leaf is None:
+                    raise SessionNotFound(
+                        f"session {self.session_id!r} has no item to append after",
+                        session_id=self.session_id,
+                    )
+                written = await self.sessions.append(self.session_id, self._leaf, batch)
+            except SessionConflict:
+                raise
+            except BaseException:
+                self._buffer[:0] = batch
+                raise
+            self._leaf = self.state.leaf = written[-1].id
+
+    # ------------------------------------------------------------------ recording
+
+    def record(self, ctx: RunContext | None, kind: str, body: Mapping[str, Any]) -> None:
+        """Record an item of ``kind`` (a plugin's own kind is ``"namespace/name"``).
+
+        ``body`` is a mapping of anything ``encode_state`` encodes; the run's id is added as
+        ``"run"``. Under a secret, a redacted item is recorded instead.
+        """
+        self._add(ctx, kind, dict(body))
+
+    def record_header(self, header: SessionHeader) -> None:
+        """A header that replaces the one in force (another model, another kit)."""
+        self._add(None, "header", header.to_body(), clean=True)
+
+    def record_user(
+        self, ctx: RunContext | None, message: Message, *, source: str = "task"
+    ) -> None:
+        """A message put into the conversation from outside the model.
+
+        ``source`` is ``"task"`` (a run's task: it starts the run), ``"before_turn"`` (a hook
+        added it) or ``"repair"`` (output coercion asked again).
+        """
+        clean = source == "task" and self._parent is None  # the person's own words
+        self._add(ctx, "user", {"message": message, "source": source}, clean=clean)
+
+    def record_instructions(self, ctx: RunContext | None, messages: Sequence[Message]) -> None:
+        """The instructions a request was sent (its leading system messages), once per render.
+
+        A render is keyed by a hash of the texts; the one in force on the session's path is not
+        recorded again, after a restart either.
+        """
+        texts = []
+        for m in messages:
+            if m.role != "system":
+                break
+            texts.append(m.text)
+        if texts == self._sent or not texts:
+            return
+        self._sent = texts
+        key = instructions_hash(texts)
+        if self.state.instructions is not None and self.state.instructions.hash == key:
+            return
+        found = self.parts_for(texts[0]) if self.parts_for is not None else None
+        if found is not None:
+            first, omitted = tuple(found[0]), tuple(found[1])
+        else:
+            first, omitted = (InstructionPart("instructions", texts[0], "prompt"),), ()
+        groups = [first]
+        for i, text in enumerate(texts[1:], start=1):
+            groups.append((InstructionPart(f"system.{i}", text, "request"),))
+        body = RecordedInstructions(key, tuple(groups), omitted).to_body()
+        self._add(ctx, "instructions", body)
+
+    def record_response(
+        self,
+        ctx: RunContext | None,
+        message: Message,
+        *,
+        model: str,
+        usage: Usage | None = None,
+        finish_reason: str | None = None,
+        source: str = "model",
+    ) -> None:
+        """A model's answer, the model that produced it, and a ``tool_call`` item per call.
+
+        Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
+        ``"repair"`` for an answer output coercion rejected.
+        """
+        body = {
+            "message": message,
+            "model": model,
+            "usage": None if usage is None else _usage(usage),
+            "finish_reason": finish_reason,
+            "source": source,
+        }
+        self._add(ctx, "response", body)
+        for call in message.tool_calls:  # the arguments are in the response's message
+            self._add(ctx, "tool_call", {"call": call.id, "tool": call.name})
+
+    def record_tool_result(self, ctx: RunContext | None, message: Message) -> None:
+        """What a call returned (a ``tool`` message naming the call)."""
+        self._add(ctx, "tool_result", {"message": message})
+
+    def record_messages(
+        self, ctx: RunContext | None, messages: Sequence[Message], *, source: str, model: str = ""
+    ) -> None:
+        """Messages added to a run's transcript, each recorded as its role's kind."""
+        for m in messages:
+            if m.role == "assistant":
+                self.record_response(ctx, m, model=model, source=source)
+            elif m.role == "tool":
+                self.record_tool_result(ctx, m)
+            else:
+                self.record_user(ctx, m, source=source)
+
+    def record_verdict(
+        self,
+        ctx: RunContext | None,
+        hook: str,
+        decision: str,
+        *,
+        reason: str = "",
+        source: str = "",
+        rule: str = "",
+        call: ToolCall | None = None,
+    ) -> None:
+        """What a contested hook (or a person) decided.
+
+        ``source`` is the plugin (or ``"person"``), ``rule`` the rule that decided (a policy
+        engine's; a hook's ToolDecision names none), ``call`` the tool call decided on.
+        """
+        body: dict[str, Any] = {
+            "hook": hook,
+            "decision": decision,
+            "reason": reason,
+            "source": source,
+            "rule": rule,
+        }
+        if call is not None:
+            body["call"] = call.id
+            body["tool"] = call.name
+        self._add(ctx, "verdict", body)
+
+    def record_decision(
+        self, ctx: RunContext | None, call: ToolCall, decision: ToolDecision
+    ) -> None:
+        """The before_tool_call fold's decision on ``call``; a bare allow is not recorded."""
+        if decision.kind == "allow" and not decision.reason and not decision.source:
+            return
+        self.record_verdict(
+            ctx,
+            "before_tool_call",
+            decision.kind,
+            reason=decision.reason,
+            source=decision.source,
+            call=call,
+        )
+
+    def record_elicitation(
+        self,
+        ctx: RunContext | None,
+        question: str,
+        schema: Mapping[str, Any] | None,
+        *,
+        secret: bool,
+        answer: Any,
+        by: str,
+        error: str | None = None,
+    ) -> None:
+        """A question to a person, who answered (``by``) and the answer; a secret's is withheld."""
+        body = {
+            "question": question,
+            "schema": schema,
+            "secret": secret,
+            "answer": None if secret else answer,
+            "by": by,
+            "error": error,
+        }
+        self._add(ctx, "elicitation", body)
+
+    def record_fold(self, ctx: RunContext | None, fold: Any) -> None:
+        """What compaction folded, for a fold observer: ``ctx.recorder.record_fold(ctx, fold)``.
+
+        ``fold`` is a dataclass (or mapping) with ``start``, ``folded`` (the messages replaced),
+        ``summary`` (the message that replaced them; None when the fold failed), ``tokens_before``,
+        ``tokens_after`` and ``error``. Resuming puts the summary in place of what it folded.
+        """
+        if dataclasses.is_dataclass(fold) and not isinstance(fold, type):
+            fold = {f.name: getattr(fold, f.name) for f in dataclasses.fields(fold)}
+        self._add(ctx, "fold", {"fold": fold})
+
+    async def child(
+        self,
+        ctx: RunContext,
+        agent: str,
+        *,
+        model: str = "",
+        default: Recorder | None = None,
+    ) -> Recorder:
+        """A recorder of a new session for a child agent's run, linked both ways.
+
+        The child's header names the parent session and run (``metadata["parent"]``); this
+        session records a ``child`` item naming the child's. A secret in the child reaches
+        this recorder. (``default`` is what a :class:`NullRecorder` returns instead.)
+        """
+        header = self.state.header
+        link = {"session": self.session_id, "run": ctx.run_id, "agent": agent}
+        child_header = replace(
+            header, model=model or header.model, metadata={**header.metadata, "parent": link}
+        )
+        head = await self.sessions.create(child_header)
+        child = Recorder(
+            self.sessions,
+            SessionState(head.session_id, head.id, child_header),
+            parts=self.parts_for,
+            parent=self,
+        )
+        self._add(ctx, "child", {"session": child.session_id, "agent": agent})
+        return child
+
+    def run_transcript(self, run_id: str, model: str | None = None) -> list[Message]:
+        """The run in progress at the leaf, to resume it (``SessionState.run_transcript``)."""
+        return self.state.run_transcript(run_id, model)
+
+    # ------------------------------------------------------------------ internals
+
+    def _add(
+        self, ctx: RunContext | None, kind: str, body: dict[str, Any], *, clean: bool = False
+    ) -> None:
+        run = ctx.run_id if ctx is not None else None
+        if run is not None:
+            body["run"] = run
+        if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
+            self._taint()
+            self._buffer.append(NewItem(kind, {REDACTED: SECRET_TAINT, "run": run}))
+        else:
+            self._buffer.append(NewItem(kind, body))
+        self.state.feed(kind, body)
+
+    def _taint(self) -> None:
+        recorder: Recorder | None = self
+        while recorder is not None:
+            recorder._tainted = True
+            recorder = recorder._parent
+
+    def __repr__(self) -> str:
+        return f"<Recorder session={self.session_id!r} of {self.sessions.store.url}>"
+
+
+class NullRecorder(Recorder):
+    """The recorder without a session: every method does nothing, so no caller branches."""
+
+    enabled: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.state = SessionState("")
+        self.parts_for = None
+        self._leaf = None
+        self._tainted = False
+
+    def _ignore(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def _nothing(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    record = record_header = record_user = record_instructions = record_response = _ignore
+    record_tool_result = record_messages = record_verdict = record_decision = _ignore
+    record_elicitation = record_fold = end = _ignore
+    begin = flush = _nothing
+
+    def working_context(self, model: str | None = None) -> WorkingContext:
+        return WorkingContext()
+
+    async def child(
+        self,
+        ctx: RunContext,
+        agent: str,
+        *,
+        model: str = "",
+        default: Recorder | None = None,
+    ) -> Recorder:
+        return self if default is None else default
+
+    def run_transcript(self, run_id: str, model: str | None = None) -> list[Message]:
+        from ._errors import ConfigError
+
+        raise ConfigError(
+            f"cannot resume run {run_id!r}: there is no session to read it from",
+            value=run_id,
+            source="Agent.resume",
+        )
+
+    def __repr__(self) -> str:
+        return "<NullRecorder>"
+
+
+#: The recorder of a run without a session.
+NULL_RECORDER: Recorder = NullRecorder()
+
+
+def _usage(usage: Usage) -> dict[str, int]:
+    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+
+
+def as_sessions(sessions: Sessions | SessionStore) -> Sessions:
+    """``sessions`` as a :class:`Sessions` (a store is wrapped)."""
+    return sessions if isinstance(sessions, Sessions) else Sessions(sessions)

@@ -1,0 +1,335 @@
+"""What a session holds at an item: the conversation, the instructions, the run in progress.
+
+:class:`SessionState` is built by replaying a session's path, item by item, with the same rules
+the agent loop follows for a :class:`~agentkit_core.WorkingContext`: a run's messages join the
+conversation when the run finishes (its answer, or a should_stop_after_turn verdict); a run that
+did not finish is *the run in progress*, and the tool calls of its last response that have no
+result are *pending*; a new task abandons an unfinished run, as a new ``agent.run`` does. The
+recorder feeds its own items to the same state as it writes them, so a live conversation and a
+resumed one are the same object.
+
+A provider's reasoning rides in ``Message.metadata["reasoning"]`` as ``{"model": <the
+Model.name that produced it>, ...}``; :func:`strip_reasoning` drops another model's, so a
+resumed conversation never sends one provider another's reasoning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import Any
+from typing import Final
+
+from ._errors import ConfigError
+from ._instructions import SEPARATOR
+from ._instructions import InstructionPart
+from ._instructions import Omission
+from ._messages import Message
+from ._messages import ToolCall
+from ._requests import WorkingContext
+from ._sessions import SessionHeader
+from ._sessions import SessionItem
+
+#: The ``Message.metadata`` key a provider's reasoning rides under: ``{"model": name, ...}``.
+REASONING: Final = "reasoning"
+#: The body key of an item the recorder withheld because its run held a secret.
+REDACTED: Final = "redacted"
+
+
+def strip_reasoning(messages: Iterable[Message], model: str) -> list[Message]:
+    """``messages`` without the reasoning another model produced (or whose producer is unknown).
+
+    Reasoning is provider-specific and often bound to the model that wrote it (encrypted, or
+    signed); sending it to another is at best waste and at worst an error. A message whose
+    ``metadata["reasoning"]["model"]`` is ``model`` keeps it.
+    """
+    out = []
+    for m in messages:
+        reasoning = m.metadata.get(REASONING)
+        if reasoning is not None and not (
+            isinstance(reasoning, Mapping) and reasoning.get("model") == model
+        ):
+            metadata = {k: v for k, v in m.metadata.items() if k != REASONING}
+            m = replace(m, metadata=metadata)
+        out.append(m)
+    return out
+
+
+def instructions_hash(texts: Sequence[str]) -> str:
+    """The key of one render: a digest of the system messages' texts, in order."""
+    return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedInstructions:
+    """An ``instructions`` item: the parts sent, what was left out, and the render's key.
+
+    ``parts`` cover the request's leading system messages: ``messages`` groups them, one tuple
+    of parts per system message, joined with the instruction separator.
+    """
+
+    hash: str
+    messages: tuple[tuple[InstructionPart, ...], ...]
+    omitted: tuple[Omission, ...] = ()
+
+    @property
+    def parts(self) -> tuple[InstructionPart, ...]:
+        """Every part, in the order sent."""
+        return tuple(p for group in self.messages for p in group)
+
+    @property
+    def prefix(self) -> tuple[Message, ...]:
+        """The system messages these parts were sent as."""
+        return tuple(Message.system(SEPARATOR.join(p.text for p in g)) for g in self.messages)
+
+    def to_body(self) -> dict[str, Any]:
+        """The item's body (``run`` is added by the recorder)."""
+        return {
+            "hash": self.hash,
+            "parts": [
+                {"id": p.id, "text": p.text, "source": p.source, "message": i}
+                for i, group in enumerate(self.messages)
+                for p in group
+            ],
+            "omitted": [
+                {
+                    "part": o.part,
+                    "source": o.source,
+                    "what": o.what,
+                    "reason": o.reason,
+                    "size": o.size,
+                    "by": o.by,
+                }
+                for o in self.omitted
+            ],
+        }
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> RecordedInstructions:
+        groups: dict[int, list[InstructionPart]] = {}
+        for p in body.get("parts") or ():
+            part = InstructionPart(str(p["id"]), str(p["text"]), str(p["source"]))
+            groups.setdefault(int(p.get("message", 0)), []).append(part)
+        omitted = tuple(
+            Omission(
+                str(o["part"]),
+                str(o["source"]),
+                str(o["what"]),
+                str(o["reason"]),
+                int(o.get("size", 0)),
+                str(o.get("by", "")),
+            )
+            for o in body.get("omitted") or ()
+        )
+        messages = tuple(tuple(groups[i]) for i in sorted(groups))
+        return cls(str(body.get("hash", "")), messages, omitted)
+
+
+@dataclass
+class SessionState:
+    """A session at one item: what an agent continuing it is seeded with.
+
+    ``conversation`` is the messages of the finished runs (what a ``WorkingContext`` would hold),
+    ``instructions`` the render in force, ``header`` the header in force. ``run`` is the id of
+    the run in progress (one that neither answered nor was stopped), ``task`` its task,
+    ``run_messages`` its messages, ``turns`` its model calls and ``pending`` the calls of its
+    last response that have no result: what ``agent.resume(run, approvals)`` settles. ``held``
+    are those of them a before_tool_call hook asked a person about (``AgentResult.pending``).
+    ``redacted`` is the first item withheld because a secret reached its run (the conversation
+    cannot be rebuilt past it). ``leaf`` is the item the state is at.
+    """
+
+    session_id: str
+    leaf: str | None = None
+    header: SessionHeader = field(default_factory=SessionHeader)
+    instructions: RecordedInstructions | None = None
+    conversation: list[Message] = field(default_factory=list)
+    run: str | None = None
+    task: str = ""
+    run_messages: list[Message] = field(default_factory=list)
+    turns: int = 0
+    pending: tuple[ToolCall, ...] = ()
+    redacted: str | None = None
+    #: The ids of the pending calls that have a result since the last response.
+    _answered: set[str] = field(default_factory=set, repr=False)
+    #: The ids of the pending calls a hook answered "ask" for.
+    _asked: set[str] = field(default_factory=set, repr=False)
+
+    @classmethod
+    def replay(cls, session_id: str, items: Iterable[SessionItem]) -> SessionState:
+        """The state after ``items`` (a path, root first)."""
+        state = cls(session_id)
+        for item in items:
+            state.feed(item.kind, item.body, item.id)
+        return state
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def held(self) -> tuple[ToolCall, ...]:
+        """The pending calls waiting for a person's approval."""
+        return tuple(c for c in self.pending if c.id in self._asked)
+
+    def working_context(self, model: str | None = None) -> WorkingContext:
+        """A ``WorkingContext`` that continues the conversation with a new task.
+
+        Its messages are the conversation; with ``model``, without the reasoning another model
+        produced (:func:`strip_reasoning`). It has no prefix, so the agent sends its own
+        instructions, and a render other than the one in force on the session is recorded.
+        (To send the instructions as recorded: ``WorkingContext(prefix=state.instructions.prefix,
+        messages=...)``.)
+        """
+        self._check_whole("continue")
+        messages = list(self.conversation)
+        if model is not None:
+            messages = strip_reasoning(messages, model)
+        return WorkingContext(messages=messages)
+
+    def run_transcript(self, run_id: str, model: str | None = None) -> list[Message]:
+        """The transcript of the run in progress, to resume it, as a checkpoint holds it.
+
+        The instructions as recorded (the system messages the run was sent), the conversation
+        before the run, and the run's messages.
+        """
+        self._check_whole("resume")
+        if self.run != run_id:
+            now = f"run {self.run!r} is" if self.run else "no run is"
+            raise ConfigError(
+                f"cannot resume run {run_id!r} from session {self.session_id!r}: {now} in "
+                "progress at its leaf (a run that answered or was stopped is finished; a new "
+                "task abandons an unfinished one); continue the conversation with a new task",
+                value=run_id,
+                source="Agent.resume",
+            )
+        prefix = list(self.instructions.prefix) if self.instructions is not None else []
+        messages = [*prefix, *self.conversation, *self.run_messages]
+        return messages if model is None else strip_reasoning(messages, model)
+
+    def _check_whole(self, what: str) -> None:
+        if self.redacted is not None:
+            raise ConfigError(
+                f"cannot {what} session {self.session_id!r}: item {self.redacted!r} was withheld "
+                "because a secret answer reached its run, so the conversation cannot be rebuilt "
+                "past it; fork the session at an item before it and continue the fork",
+                value=self.redacted,
+                source="session",
+            )
+
+    # ------------------------------------------------------------------ replay
+
+    def feed(self, kind: str, body: Any, item_id: str | None = None) -> None:
+        """Apply one item; ``item_id`` (None for an item not yet written) becomes the leaf."""
+        if item_id is not None:
+            self.leaf = item_id
+        if type(body) is not dict and not isinstance(body, Mapping):
+            return  # a kind or a shape this version does not rebuild from
+        if body.get(REDACTED):
+            if self.redacted is None:
+                self.redacted = item_id or "(unwritten)"
+            return
+        if kind == "header":
+            self.header = SessionHeader.from_body(body)
+        elif kind == "instructions":
+            self.instructions = RecordedInstructions.from_body(body)
+        elif kind == "user":
+            self._user(body)
+        elif kind == "response":
+            self._response(body)
+        elif kind == "tool_result":
+            message = body.get("message")
+            if isinstance(message, Message):
+                self.run_messages.append(message)
+                if message.tool_call_id is not None:
+                    self._answered.add(message.tool_call_id)
+                self._settle_pending()
+        elif kind == "verdict":
+            hook, decision = body.get("hook"), body.get("decision")
+            if hook == "should_stop_after_turn" and decision == "stop":
+                self._finish_run()
+            elif hook == "before_tool_call" and decision == "ask":
+                self._asked.add(str(body.get("call")))
+        elif kind == "fold":
+            self._fold(body.get("fold"))
+
+    def _user(self, body: Mapping[str, Any]) -> None:
+        message = body.get("message")
+        if not isinstance(message, Message):
+            return
+        if body.get("source", "task") == "task":
+            self._abandon_run()
+            self.run = str(body.get("run") or "")
+            self.task = message.text
+            self.turns = 0
+        self.run_messages.append(message)
+
+    def _response(self, body: Mapping[str, Any]) -> None:
+        message = body.get("message")
+        if not isinstance(message, Message):
+            return
+        self.run_messages.append(message)
+        self.turns += 1
+        if body.get("source") == "repair":
+            return
+        if message.tool_calls:
+            self._answered, self._asked = set(), set()
+            self.pending = message.tool_calls
+        else:
+            self._finish_run()
+
+    def _settle_pending(self) -> None:
+        if self.pending:
+            self.pending = tuple(c for c in self.pending if c.id not in self._answered)
+
+    def _finish_run(self) -> None:
+        self.conversation.extend(self.run_messages)
+        self._reset_run()
+
+    def _abandon_run(self) -> None:
+        self._reset_run()
+
+    def _reset_run(self) -> None:
+        self.run = None
+        self.task = ""
+        self.run_messages = []
+        self.turns = 0
+        self.pending = ()
+        self._answered, self._asked = set(), set()
+
+    def _fold(self, fold: Any) -> None:
+        """Put a fold's summary in place of the messages it folded (a failed fold: nothing)."""
+        if not isinstance(fold, Mapping):
+            return
+        summary, folded = fold.get("summary"), fold.get("folded")
+        if not isinstance(summary, Message) or not isinstance(folded, Sequence) or not folded:
+            return
+        messages = [*self.conversation, *self.run_messages]
+        # ``start`` counts the run's leading system messages, which the conversation has not
+        at = fold.get("start")
+        if isinstance(at, int) and self.instructions is not None:
+            at -= len(self.instructions.messages)
+        start = _find(messages, list(folded), at if isinstance(at, int) else None)
+        if start is None:
+            return  # the folded messages are not on this path (a fold of another run's view)
+        messages[start : start + len(folded)] = [summary]
+        split = min(start, len(self.conversation))
+        self.conversation, self.run_messages = messages[:split], messages[split:]
+
+
+def _find(messages: list[Message], part: list[Any], hint: int | None) -> int | None:
+    """Where ``part`` occurs in ``messages`` as a contiguous run.
+
+    At ``hint`` when it is there (equal messages can repeat), else its last occurrence.
+    """
+    n = len(part)
+    if hint is not None and 0 <= hint and messages[hint : hint + n] == part:
+        return hint
+    for start in range(len(messages) - n, -1, -1):
+        if messages[start : start + n] == part:
+            return start
+    return None
