@@ -45,6 +45,8 @@ from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import GuardrailViolation
+from ._errors import HookError
+from ._errors import HookTimeoutError
 from ._errors import MaxTurnsExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
@@ -56,6 +58,7 @@ from ._errors import ProviderError
 from ._errors import ProviderHTTPError
 from ._errors import ProviderResponseError
 from ._errors import RunError
+from ._errors import SlowHookWarning
 from ._errors import StorageError
 from ._errors import ToolDefinitionError
 from ._errors import ToolSourceError
@@ -200,6 +203,8 @@ __all__ = [
     "GroundingSource",
     "Guardrail",
     "GuardrailViolation",
+    "HookError",
+    "HookTimeoutError",
     "Hooks",
     "InstructionPart",
     "Instructions",
@@ -243,6 +248,7 @@ __all__ = [
     "RunState",
     "SchemaAdapter",
     "Scratchpad",
+    "SlowHookWarning",
     "Span",
     "StopDecision",
     "StorageError",
