@@ -214,3 +214,11 @@ def test_hooks_fields_take_source_function_pairs() -> None:
         Hooks(transform=(lambda transcript: None,))  # type: ignore[arg-type]
     hooks = Hooks(transform=[("mine", lambda transcript: None)])
     assert hooks.transform[0][0] == "mine" and not hooks.empty
+
+
+def test_the_fields_arguments_are_the_hookspecs_arguments() -> None:
+    pm = PluginManager(entry_points=False, config=PluginConfig())
+    for field, names in SPECS.items():
+        assert getattr(pm.pm.hook, f"agentkit_{field}").spec.argnames == names
+    hooks = Hooks.of(**{f: (lambda: None) for f in SPECS})
+    assert all(len(getattr(hooks, f)) == 1 for f in SPECS)  # every field is known to Hooks
