@@ -533,34 +533,34 @@ class Hooks:
         the return against the field's rule, then chain, stop at the first, or collect.
         """
         rule = _RULES[name]
+        types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, Any]] = []
         for plan in self._plans[name]:
             start = perf_counter()
-            waited = False
             try:
                 out: Any = plan.call(*args)
+                held = perf_counter() - start  # an async def has only made its coroutine
                 if out is not None and _awaitable(out):
-                    waited = True
                     out = await self._await(plan, rule, out, args[0], start)
             except PASSED_THROUGH:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _raised(plan, rule, exc) from exc
-            if not waited and perf_counter() - start > self.slow:
-                self._held_loop(plan, rule, args[0], start)
+            if held > slow:
+                self._held_loop(plan, rule, args[0], start, held)
             if out is None:
                 continue
-            if not isinstance(out, rule.types) or (rule.check is not None and not rule.check(out)):
+            if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
-            if rule.fold == "chain":
-                args[rule.slot] = list(out) if rule.copy else out
-            elif rule.fold == "first":
+            if kind == "chain":
+                args[slot] = list(out) if rule.copy else out
+            elif kind == "first":
                 return plan.source, out
             else:
                 found.append((plan.source, out))
-        if rule.fold == "chain":
-            return args[rule.slot]
-        return found if rule.fold == "all" else None
+        if kind == "chain":
+            return args[slot]
+        return found if kind == "all" else None
 
     async def _await(self, plan: _Plan, rule: _Rule, pending: Any, ctx: Any, start: float) -> Any:
         if self.timeout is None:
@@ -575,10 +575,10 @@ class Hooks:
         _span(ctx, plan, rule, start, timeout=self.timeout).error = message
         raise HookTimeoutError(message, plugin=plan.source, hook=rule.hook)
 
-    def _held_loop(self, plan: _Plan, rule: _Rule, ctx: Any, start: float) -> None:
-        span = _span(ctx, plan, rule, start, slow=self.slow)
+    def _held_loop(self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float) -> None:
+        _span(ctx, plan, rule, start, slow=self.slow, held=held)
         warnings.warn(
-            f"{_where(plan, rule)} held the event loop for {span.duration or 0:.3f} s (limit "
+            f"{_where(plan, rule)} held the event loop for {held:.3f} s (limit "
             f"{self.slow:g} s): a synchronous hook runs on the event loop and must be fast; "
             "make it async def and await the slow work (asyncio.to_thread for blocking calls)",
             SlowHookWarning,
