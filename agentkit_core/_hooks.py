@@ -350,9 +350,11 @@ def _refused(plan: _Plan, rule: _Rule, value: Any) -> HookError:
             f"a {type(value).__name__} whose item {index} is {_abridge.repr(item)} "
             f"({type(item).__name__})"
         )
+    remedy = "Fix the hook"
+    if plan.source != "user":  # the kit's and Hooks.of's name for the user's own functions
+        remedy += f", or leave the plugin out (AGENTKIT_DISABLE_PLUGINS={plan.source})"
     return HookError(
-        f"{_where(plan, rule)} returned {what}; allowed: {rule.allowed}. Fix the hook, or "
-        f"leave the plugin out (AGENTKIT_DISABLE_PLUGINS={plan.source})",
+        f"{_where(plan, rule)} returned {what}; allowed: {rule.allowed}. {remedy}",
         plugin=plan.source,
         hook=rule.hook,
         value=value,

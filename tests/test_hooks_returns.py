@@ -179,6 +179,12 @@ def test_a_list_with_one_wrong_item_names_the_item_and_the_value_is_abridged() -
     assert len(str(e.value)) < 600 and e.value.value == long
 
 
+def test_a_users_own_hook_is_not_told_to_disable_a_plugin() -> None:
+    hooks = Hooks.of(output_guard=lambda message: "text")
+    with pytest.raises(HookError, match=r"allowed: a Message, or None\. Fix the hook$"):
+        fold(hooks, "output_guard")
+
+
 def test_the_old_silent_cases_are_errors_now() -> None:
     """True used to stop a run with the reason 'True'; '' and False used to mean 'go on'."""
     for value in (True, False, "", 1):
