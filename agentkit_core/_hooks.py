@@ -483,13 +483,13 @@ class Hooks:
 
     async def run_before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
         """Each in order, each sees the request the previous left."""
-        result: ModelRequest = await self._fold("before_model_call", [ctx, request])
+        result: ModelRequest = await self._fold("before_model_call", (ctx, request))
         return result
 
     async def run_before_tool_call(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
         """Every one is asked; deny wins over ask over allow; the first of the winning kind."""
         best = ToolDecision("allow", "", "")
-        for source, out in await self._fold("before_tool_call", [ctx, call]):
+        for source, out in await self._fold("before_tool_call", (ctx, call)):
             decision = ToolDecision(out) if isinstance(out, str) else out  # type: ignore[arg-type]
             if _DECISION_RANK[decision.kind] > _DECISION_RANK[best.kind]:
                 best = ToolDecision(decision.kind, decision.reason, source)
@@ -499,24 +499,24 @@ class Hooks:
         self, ctx: RunContext, call: ToolCall, result: ToolResult
     ) -> ToolResult:
         """Each in order may replace the result."""
-        out: ToolResult = await self._fold("after_tool_call", [ctx, call, result])
+        out: ToolResult = await self._fold("after_tool_call", (ctx, call, result))
         return out
 
     async def run_output_guard(self, ctx: RunContext, message: Message) -> Message:
         """Each in order sees the message the previous left."""
-        out: Message = await self._fold("output_guard", [ctx, message])
+        out: Message = await self._fold("output_guard", (ctx, message))
         return out
 
     async def run_should_stop_after_turn(
         self, ctx: RunContext, turn: TurnInfo
     ) -> StopDecision | None:
         """The first that returns a reason wins, and the decision names it."""
-        first = await self._fold("should_stop_after_turn", [ctx, turn])
+        first = await self._fold("should_stop_after_turn", (ctx, turn))
         return None if first is None else StopDecision(first[1], first[0])
 
     async def run_before_turn(self, ctx: RunContext, info: TurnInfo) -> list[Message]:
         """Every one's messages, concatenated in order."""
-        return [m for _, out in await self._fold("before_turn", [ctx, info]) for m in out]
+        return [m for _, out in await self._fold("before_turn", (ctx, info)) for m in out]
 
     async def run_transform(self, ctx: RunContext, transcript: list[Message]) -> list[Message]:
         """A pipeline in order; each sees the transcript the previous returned.
@@ -524,38 +524,48 @@ class Hooks:
         The first hook gets a copy: a hook that trims its list in place cannot touch the run's
         own transcript (the one checkpoints save).
         """
-        out: list[Message] = await self._fold("transform", [ctx, list(transcript)])
+        out: list[Message] = await self._fold("transform", (ctx, list(transcript)))
         return out
 
-    async def _fold(self, name: str, args: list[Any]) -> Any:
+    async def _fold(self, name: str, args: tuple[Any, ...]) -> Any:
         """Call one field's implementations in order and combine what they return.
 
         The one loop every fold runs: call with the declared arguments, await (under the
         deadline) what is awaitable, report a slow synchronous call, attribute a raise, check
-        the return against the field's rule, then chain, stop at the first, or collect.
+        the return against the field's rule, then chain, stop at the first, or collect. One
+        clock read per call: each synchronous call is timed from the end of the one before.
         """
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, Any]] = []
+        mark = perf_counter()
         for plan in self._plans[name]:
-            start = perf_counter()
             try:
                 out: Any = plan.call(*args)
-                held = perf_counter() - start  # an async def has only made its coroutine
-                if out is not None and _awaitable(out):
-                    out = await self._await(plan, rule, out, args[0], start)
+                now = perf_counter()  # an async def has only made its coroutine so far
+                held = now - mark
+                if out is not None:
+                    awaitable = _AWAITABLE.get(type(out))
+                    if awaitable or (awaitable is None and _awaitable(out)):
+                        out = await self._await(plan, rule, out, args[0], now)
+                        now = perf_counter()
             except PASSED_THROUGH:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _raised(plan, rule, exc) from exc
             if held > slow:
-                self._held_loop(plan, rule, args[0], start, held)
+                self._held_loop(plan, rule, args[0], mark, held)
+                now = perf_counter()
+            mark = now
             if out is None:
                 continue
             if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
             if kind == "chain":
-                args[slot] = list(out) if rule.copy else out
+                if rule.copy:
+                    out = list(out)
+                if out is not args[slot]:
+                    args = (*args[:slot], out, *args[slot + 1 :])
             elif kind == "first":
                 return plan.source, out
             else:
