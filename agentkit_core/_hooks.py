@@ -589,10 +589,13 @@ class Hooks:
 
     def _held_loop(self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float) -> None:
         _span(ctx, plan, rule, start, slow=self.slow, held=held)
+        # The text names no duration, so the default warnings filter shows it once per hook;
+        # each call's time is on its span.
         warnings.warn(
-            f"{_where(plan, rule)} held the event loop for {held:.3f} s (limit "
-            f"{self.slow:g} s): a synchronous hook runs on the event loop and must be fast; "
-            "make it async def and await the slow work (asyncio.to_thread for blocking calls)",
+            f"{_where(plan, rule)} held the event loop longer than {self.slow:g} s (the 'hook' "
+            "span on the run's trace has the time): a synchronous hook runs on the event loop "
+            "and must be fast; make it async def and await the slow work (asyncio.to_thread "
+            "for blocking calls)",
             SlowHookWarning,
             stacklevel=2,
         )

@@ -195,23 +195,23 @@ async def test_a_slow_sync_hook_is_reported_on_the_trace_and_as_a_warning() -> N
 
     hooks = plugin_hooks("blocker", "output_guard", blocking, slow=0.01)
     ctx = make_test_ctx()
-    with pytest.warns(SlowHookWarning, match=r"of plugin 'blocker' .* held the event loop for"):
+    with pytest.warns(SlowHookWarning, match=r"of plugin 'blocker' .* held the event loop longer"):
         out = await hooks.run_output_guard(ctx, Message.assistant("a"))
     assert out.text == "a"
     (span,) = ctx.trace.find("hook")
     assert span.attributes["plugin"] == "blocker" and span.attributes["slow"] == 0.01
-    assert span.duration is not None and span.duration >= 0.05
+    assert span.attributes["held"] >= 0.05 and span.duration is not None
 
 
 async def test_fast_hooks_and_awaited_hooks_are_not_reported_as_slow() -> None:
     async def waits(message: Message) -> None:
-        await asyncio.sleep(0.05)  # awaiting does not hold the loop
+        await asyncio.sleep(0.4)  # awaiting does not hold the loop
 
-    hooks = plugin_hooks("patient", "output_guard", waits, slow=0.01).merged(
+    hooks = plugin_hooks("patient", "output_guard", waits, slow=0.2).merged(
         Hooks.of("quick", output_guard=lambda message: None)
     )
     ctx = make_test_ctx()
-    await hooks.run_output_guard(ctx, Message.assistant("a"))  # a warning would be an error
+    await hooks.run_output_guard(ctx, Message.assistant("a"))
     assert ctx.trace.find("hook") == []
 
 
