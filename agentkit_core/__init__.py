@@ -40,6 +40,8 @@ from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import FoldError
 from ._errors import GuardrailViolation
+from ._errors import HookError
+from ._errors import HookTimeoutError
 from ._errors import MaxTurnsExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
@@ -55,6 +57,7 @@ from ._errors import RunError
 from ._errors import SecretTaintError
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
+from ._errors import SlowHookWarning
 from ._errors import StorageError
 from ._errors import ToolDefinitionError
 from ._errors import ToolSourceError
@@ -252,6 +255,8 @@ __all__ = [
     "GroundingSource",
     "Guardrail",
     "GuardrailViolation",
+    "HookError",
+    "HookTimeoutError",
     "Hooks",
     "InstructionPart",
     "Instructions",
@@ -313,6 +318,7 @@ __all__ = [
     "SessionState",
     "SessionStore",
     "Sessions",
+    "SlowHookWarning",
     "Span",
     "SqliteFile",
     "StopDecision",

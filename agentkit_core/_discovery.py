@@ -236,7 +236,9 @@ def import_plugin(info: PluginInfo) -> None:
         return
     try:
         info.obj = info.loader()
-    except Exception as exc:  # a broken plugin never takes the host down
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a broken plugin, even one calling sys.exit, never ends the host
         info.status = "failed"
         info.error = f"import of {info.module!r} failed: {type(exc).__name__}: {exc}"
     info.loader = None

@@ -12,7 +12,9 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     ├── PluginError                 an installed plugin is broken or conflicts with another
     │   ├── PluginLoadError         import, registration or core-range failure
     │   ├── PluginConflictError     two plugins claim one name on one seam
-    │   └── PluginOrderError        before=/after= constraints form a cycle
+    │   ├── PluginOrderError        before=/after= constraints form a cycle
+    │   └── HookError               a plugin's hook raised or returned what its field forbids
+    │       └── HookTimeoutError    (TimeoutError) an async hook overran its deadline
     ├── RunError                    (RuntimeError) a run could not go on
     │   ├── MaxTurnsExceeded
     │   ├── BudgetExceeded
@@ -37,6 +39,9 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
 
 Errors carry what they are about as attributes (``.plugin``, ``.value``, ``.path``...), and their
 message says what was wrong and what to do about it.
+
+One warning: :class:`SlowHookWarning` (a ``RuntimeWarning``), for a synchronous hook that held
+the event loop longer than its limit.
 """
 
 from __future__ import annotations
@@ -99,6 +104,37 @@ class PluginConflictError(PluginError):
 
 class PluginOrderError(PluginError):
     """The plugins' before=/after= constraints form a cycle."""
+
+
+class HookError(PluginError):
+    """A plugin's hook failed during a run: it raised, or returned a value its field forbids.
+
+    ``.plugin`` and ``.hook`` say whose hook; for a wrong return value ``.value`` is what it
+    returned and ``.allowed`` describes what the field accepts. A raise is chained
+    (``__cause__``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        plugin: str | None = None,
+        hook: str = "",
+        value: Any = None,
+        allowed: str = "",
+    ) -> None:
+        super().__init__(message, plugin=plugin)
+        self.hook = hook
+        self.value = value
+        self.allowed = allowed
+
+
+class HookTimeoutError(HookError, TimeoutError):
+    """An async hook did not return within the hooks' deadline, and was cancelled."""
+
+
+class SlowHookWarning(RuntimeWarning):
+    """A synchronous hook held the event loop longer than the hooks' limit (``Hooks.slow``)."""
 
 
 class RunError(AgentkitError, RuntimeError):

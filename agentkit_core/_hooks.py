@@ -4,25 +4,44 @@ A contested field is a place several layers want to set. :class:`Hooks` holds, p
 implementations in call order, each with the name of whoever contributed it (a plugin, or
 ``"user"``), and folds them with the field's rule. The loop calls only these fold methods, so a
 plugin's hook and a user's hook are the same thing to it.
+
+Every implementation is called the way pluggy calls one: with the arguments it declares, by
+name, so it may take any subset of its hook's arguments. One loop (:meth:`Hooks._fold`) runs
+every field; a field differs only in its :class:`_Rule`: what a hook may return and how the
+returns combine. What an implementation returns is checked, what it raises is attributed to it,
+an async one has a deadline and a synchronous one that holds the event loop is reported.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import reprlib
+import sys
+import warnings
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from time import perf_counter
 from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from ._errors import ConfigError
+from ._errors import GuardrailViolation
+from ._errors import HookError
+from ._errors import HookTimeoutError
+from ._errors import RunError
+from ._errors import SlowHookWarning
+from ._errors import UsageError
 from ._messages import Message
 from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._tools import ToolResult
+from ._tracing import Span
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -39,6 +58,32 @@ FIELDS: tuple[str, ...] = (
     "should_stop_after_turn",
     "before_turn",
     "transform",
+)
+
+#: The arguments each field's hook is called with, in its hookspec's order.
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "before_model_call": ("ctx", "request"),
+    "before_tool_call": ("ctx", "call"),
+    "after_tool_call": ("ctx", "call", "result"),
+    "output_guard": ("ctx", "message"),
+    "should_stop_after_turn": ("ctx", "turn"),
+    "before_turn": ("ctx", "info"),
+    "transform": ("ctx", "transcript"),
+}
+
+#: Seconds an async hook may take before it is cancelled (``Hooks(timeout=...)``).
+DEFAULT_TIMEOUT = 30.0
+#: Seconds a synchronous hook may hold the event loop before it is reported (``Hooks(slow=...)``).
+DEFAULT_SLOW = 0.1
+
+#: What a hook may raise that passes through unchanged: a verdict (a guardrail refusing), a run
+#: that cannot go on (budget, elicitation...), the user's own misconfiguration, and an inner
+#: hook's error, already attributed. Anything else becomes a :class:`HookError` naming the hook.
+PASSED_THROUGH: tuple[type[BaseException], ...] = (
+    GuardrailViolation,
+    RunError,
+    UsageError,
+    HookError,
 )
 
 _DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
@@ -82,6 +127,167 @@ class TurnInfo:
     tool_results: tuple[ToolResult, ...] = ()
 
 
+# ---------------------------------------------------------------------- the fields' rules
+
+
+def _known_decision(value: ToolDecision | str) -> bool:
+    kind = value if isinstance(value, str) else value.kind
+    return isinstance(kind, str) and kind in _DECISION_RANK
+
+
+def _all_messages(value: Sequence[Any]) -> bool:
+    return all(isinstance(m, Message) for m in value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """What one field's hooks may return, and how their returns combine.
+
+    ``chain``: each non-None return replaces argument ``slot`` for the next hook, and the last
+    is the result. ``first``: the first non-None return ends the fold. ``all``: every non-None
+    return is kept, with its source, for the field's method to combine.
+    """
+
+    hook: str
+    fold: Literal["chain", "first", "all"]
+    types: tuple[type[Any], ...]
+    allowed: str
+    check: Callable[[Any], bool] | None = None
+    slot: int = 1
+    #: A list return is copied, so no hook holds a list another hook is handed.
+    copy: bool = False
+
+
+_LIST = (list, tuple)
+_RULES: dict[str, _Rule] = {
+    "before_model_call": _Rule(
+        "agentkit_before_model_call", "chain", (ModelRequest,), "a ModelRequest, or None"
+    ),
+    "before_tool_call": _Rule(
+        "agentkit_before_tool_call",
+        "all",
+        (ToolDecision, str),
+        "a ToolDecision, one of the strings 'allow', 'ask', 'deny', or None",
+        _known_decision,
+    ),
+    "after_tool_call": _Rule(
+        "agentkit_after_tool_call", "chain", (ToolResult,), "a ToolResult, or None", slot=2
+    ),
+    "output_guard": _Rule("agentkit_output_guard", "chain", (Message,), "a Message, or None"),
+    "should_stop_after_turn": _Rule(
+        "agentkit_should_stop_after_turn",
+        "first",
+        (str,),
+        "a non-empty reason string, or None",
+        bool,
+    ),
+    "before_turn": _Rule(
+        "agentkit_before_turn", "all", _LIST, "a list of Messages, or None", _all_messages
+    ),
+    "transform": _Rule(
+        "agentkit_transform",
+        "chain",
+        _LIST,
+        "a list of Messages, or None",
+        _all_messages,
+        copy=True,
+    ),
+}
+
+#: Contested hook name -> its field.
+FIELD_OF_HOOK: dict[str, str] = {rule.hook: name for name, rule in _RULES.items()}
+
+
+# ---------------------------------------------------------------------- calling convention
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def declared_arguments(field_name: str, fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The arguments ``fn`` is called with as a ``field_name`` hook: the names it declares.
+
+    pluggy's rule (``HookImpl.argnames``): the positional parameters without a default, each of
+    which must be one of the hook's arguments. Read with :func:`inspect.signature`, so a bound
+    method, a ``functools.partial`` or a callable object works as well as a function. A
+    problem raises ``TypeError`` saying what to change.
+    """
+    spec = ARGUMENTS[field_name]
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{fn!r} is not a function whose parameters can be read ({exc})") from None
+    names: list[str] = []
+    for param in signature.parameters.values():
+        if param.default is not param.empty:
+            continue
+        if param.kind in _POSITIONAL:
+            names.append(param.name)
+        elif param.kind is param.KEYWORD_ONLY:
+            raise TypeError(
+                f"keyword-only parameter {param.name!r} has no default, and the hook passes "
+                "arguments by position; make it a plain parameter or give it a default"
+            )
+    unknown = [n for n in names if n not in spec]
+    if unknown:
+        raise TypeError(
+            f"takes {', '.join(map(repr, unknown))}, which agentkit_{field_name} does not "
+            f"pass; name the parameters after its arguments ({', '.join(spec)}: any of them, "
+            "in any order)"
+        )
+    return tuple(names)
+
+
+def _caller(fn: Callable[..., Any], names: tuple[str, ...], spec: tuple[str, ...]) -> Any:
+    """A function of the field's arguments (in spec order) that calls ``fn`` with ``names``.
+
+    Built once per implementation: the usual full signature is ``fn`` itself.
+    """
+    if names == spec:
+        return fn
+    picks = tuple(spec.index(n) for n in names)
+    if not picks:
+        return lambda *_: fn()
+    if len(picks) == 1:
+        (only,) = picks
+        return lambda *args: fn(args[only])
+    return lambda *args: fn(*[args[i] for i in picks])
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One implementation, ready to call: whose it is, the function, and how to call it."""
+
+    source: str
+    fn: Callable[..., Any]
+    call: Callable[..., Any]
+
+
+def _plans(field_name: str, impls: Sequence[Any]) -> tuple[_Plan, ...]:
+    spec = ARGUMENTS[field_name]
+    plans: list[_Plan] = []
+    for impl in impls:
+        if not (isinstance(impl, tuple) and len(impl) == 2 and isinstance(impl[0], str)):
+            raise ConfigError(
+                f"Hooks({field_name}=...) takes (source, function) pairs, got {impl!r}; use "
+                f"Hooks.of({field_name}=function) for your own functions",
+                value=impl,
+                source="Hooks",
+            )
+        source, fn = impl
+        try:
+            names = declared_arguments(field_name, fn)
+        except TypeError as exc:
+            raise ConfigError(
+                f"hook agentkit_{field_name} of {source!r} ({_name_of(fn)}): {exc}",
+                value=fn,
+                source="Hooks",
+            ) from None
+        plans.append(_Plan(source, fn, _caller(fn, names, spec)))
+    return tuple(plans)
+
+
+# ---------------------------------------------------------------------- awaiting
+
 _AWAITABLE: dict[type, bool] = {}
 
 
@@ -96,13 +302,114 @@ def _awaitable(value: Any) -> bool:
     return known
 
 
+if sys.version_info >= (3, 11):
+
+    async def _within(pending: Any, seconds: float) -> tuple[bool, Any]:
+        """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
+        try:
+            async with asyncio.timeout(seconds) as scope:
+                return True, await pending
+        except TimeoutError:
+            if scope.expired():
+                return False, None
+            raise  # the hook's own TimeoutError, not the deadline
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _within(pending: Any, seconds: float) -> tuple[bool, Any]:
+        """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
+        try:
+            return True, await asyncio.wait_for(pending, seconds)
+        except asyncio.TimeoutError:
+            return False, None
+
+
+# ---------------------------------------------------------------------- reporting
+
+_abridge = reprlib.Repr()
+_abridge.maxstring = _abridge.maxother = 80
+_abridge.maxlist = _abridge.maxtuple = _abridge.maxdict = 4
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}.{name}" if module else name
+
+
+def _where(plan: _Plan, rule: _Rule) -> str:
+    return f"hook {rule.hook} of plugin {plan.source!r} ({_name_of(plan.fn)})"
+
+
+def _refused(plan: _Plan, rule: _Rule, value: Any) -> HookError:
+    """The error for a return value the field does not allow, naming the item that is wrong."""
+    what = f"{_abridge.repr(value)} ({type(value).__name__})"
+    if isinstance(value, _LIST) and rule.check is _all_messages:
+        index, item = next((i, m) for i, m in enumerate(value) if not isinstance(m, Message))
+        what = (
+            f"a {type(value).__name__} whose item {index} is {_abridge.repr(item)} "
+            f"({type(item).__name__})"
+        )
+    remedy = "Fix the hook"
+    if plan.source != "user":  # the kit's and Hooks.of's name for the user's own functions
+        remedy += f", or leave the plugin out (AGENTKIT_DISABLE_PLUGINS={plan.source})"
+    return HookError(
+        f"{_where(plan, rule)} returned {what}; allowed: {rule.allowed}. {remedy}",
+        plugin=plan.source,
+        hook=rule.hook,
+        value=value,
+        allowed=rule.allowed,
+    )
+
+
+def _raised(plan: _Plan, rule: _Rule, exc: BaseException) -> HookError:
+    return HookError(
+        f"{_where(plan, rule)} raised {type(exc).__name__}: {exc}",
+        plugin=plan.source,
+        hook=rule.hook,
+    )
+
+
+def _span(ctx: Any, plan: _Plan, rule: _Rule, start: float, **attributes: Any) -> Span:
+    """Record the call on the run's trace, after the fact (only overruns are recorded)."""
+    span = Span(
+        "hook",
+        {"hook": rule.hook, "plugin": plan.source, "function": _name_of(plan.fn), **attributes},
+        start=start,
+        end=perf_counter(),
+    )
+    trace = getattr(ctx, "trace", None)
+    if trace is not None:
+        trace.spans.append(span)
+    return span
+
+
+# ---------------------------------------------------------------------- Hooks
+
+
+def _check_seconds(name: str, value: Any, alternative: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(
+            f"Hooks {name}= must be a positive number of seconds{alternative}, got {value!r}",
+            value=value,
+            source=f"Hooks({name}=...)",
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Hooks:
     """The contested-field implementations of a run, per field, in call order.
 
     Build it from plugins with :meth:`from_plugins`, from your own functions with
     ``Hooks(before_model_call=[("user", fn)])`` or :meth:`of`, and combine with :meth:`merged`
-    (the left side's implementations are called first).
+    (the left side's implementations are called first). Each implementation is called with the
+    arguments it names (any subset of its hook's); a parameter its hook does not pass is a
+    :class:`ConfigError` here.
+
+    ``timeout`` is the deadline of an async hook in seconds (None: none), after which it is
+    cancelled and the run fails with :class:`HookTimeoutError`. ``slow`` is how long a
+    synchronous hook may hold the event loop before it is reported, as a ``hook`` span on the
+    run's trace and a :class:`SlowHookWarning`; it is not interrupted.
     """
 
     before_model_call: tuple[HookImpl, ...] = ()
@@ -112,24 +419,37 @@ class Hooks:
     should_stop_after_turn: tuple[HookImpl, ...] = ()
     before_turn: tuple[HookImpl, ...] = ()
     transform: tuple[HookImpl, ...] = ()
+    timeout: float | None = DEFAULT_TIMEOUT
+    slow: float = DEFAULT_SLOW
     #: Filled in by ``__post_init__``: whether any field has an implementation.
     empty: bool = field(default=True, init=False, compare=False)
+    _plans: dict[str, tuple[_Plan, ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
+        if self.timeout is not None:
+            _check_seconds("timeout", self.timeout, " or None")
+        _check_seconds("slow", self.slow, "")
         for name in FIELDS:
-            object.__setattr__(self, name, tuple(getattr(self, name)))
+            impls = tuple(getattr(self, name))
+            object.__setattr__(self, name, impls)
+            self._plans[name] = _plans(name, impls)
         object.__setattr__(self, "empty", not any(getattr(self, n) for n in FIELDS))
 
     @classmethod
     def of(
-        cls, source: str = "user", **fns: Callable[..., Any] | Sequence[Callable[..., Any]]
+        cls,
+        source: str = "user",
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        slow: float = DEFAULT_SLOW,
+        **fns: Callable[..., Any] | Sequence[Callable[..., Any]],
     ) -> Hooks:
         """Hooks from plain functions, all attributed to ``source``: ``Hooks.of(transform=f)``."""
         fields: dict[str, tuple[HookImpl, ...]] = {}
         for name, value in fns.items():
             if name not in FIELDS:
-                from ._errors import ConfigError
-
                 raise ConfigError(
                     f"unknown contested field {name!r}; the fields are {', '.join(FIELDS)}",
                     value=name,
@@ -137,98 +457,145 @@ class Hooks:
                 )
             items = value if isinstance(value, Sequence) else [value]
             fields[name] = tuple((source, fn) for fn in items)
-        return cls(**fields)
+        return cls(**fields, timeout=timeout, slow=slow)
 
     @classmethod
-    def from_plugins(cls, manager: PluginManager | None = None) -> Hooks:
+    def from_plugins(
+        cls,
+        manager: PluginManager | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        slow: float = DEFAULT_SLOW,
+    ) -> Hooks:
         """Every loaded plugin's contested-field hooks in plugin order (default manager: None)."""
         from ._lookup import manager_or_default
 
         pm = manager_or_default(manager)
-        return cls(**{name: tuple(pm.hook_impls(f"agentkit_{name}")) for name in FIELDS})
+        impls = {name: tuple(pm.hook_impls(f"agentkit_{name}")) for name in FIELDS}
+        return cls(**impls, timeout=timeout, slow=slow)
 
     def merged(self, other: Hooks) -> Hooks:
-        """Both sets: this one's implementations first, then ``other``'s, per field."""
-        return Hooks(**{n: getattr(self, n) + getattr(other, n) for n in FIELDS})
+        """Both sets: this one's implementations first, then ``other``'s; this one's limits."""
+        fields = {n: getattr(self, n) + getattr(other, n) for n in FIELDS}
+        return Hooks(**fields, timeout=self.timeout, slow=self.slow)
 
     # -------------------------------------------------------------- the folds
 
     async def run_before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
         """Each in order, each sees the request the previous left."""
-        for _, fn in self.before_model_call:
-            out = fn(ctx, request)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out is not None:
-                request = out
-        return request
+        result: ModelRequest = await self._fold("before_model_call", (ctx, request))
+        return result
 
     async def run_before_tool_call(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
         """Every one is asked; deny wins over ask over allow; the first of the winning kind."""
         best = ToolDecision("allow", "", "")
-        for source, fn in self.before_tool_call:
-            out = fn(ctx, call)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out is None:
-                continue
-            if isinstance(out, str):
-                out = ToolDecision(out)  # type: ignore[arg-type]
-            if _DECISION_RANK[out.kind] > _DECISION_RANK[best.kind]:
-                best = ToolDecision(out.kind, out.reason, source)
+        for source, out in await self._fold("before_tool_call", (ctx, call)):
+            decision = ToolDecision(out) if isinstance(out, str) else out  # type: ignore[arg-type]
+            if _DECISION_RANK[decision.kind] > _DECISION_RANK[best.kind]:
+                best = ToolDecision(decision.kind, decision.reason, source)
         return best
 
     async def run_after_tool_call(
         self, ctx: RunContext, call: ToolCall, result: ToolResult
     ) -> ToolResult:
         """Each in order may replace the result."""
-        for _, fn in self.after_tool_call:
-            out = fn(ctx, call, result)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out is not None:
-                result = out
-        return result
+        out: ToolResult = await self._fold("after_tool_call", (ctx, call, result))
+        return out
 
     async def run_output_guard(self, ctx: RunContext, message: Message) -> Message:
         """Each in order sees the message the previous left."""
-        for _, fn in self.output_guard:
-            out = fn(ctx, message)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out is not None:
-                message = out
-        return message
+        out: Message = await self._fold("output_guard", (ctx, message))
+        return out
 
     async def run_should_stop_after_turn(
         self, ctx: RunContext, turn: TurnInfo
     ) -> StopDecision | None:
         """The first that returns a reason wins, and the decision names it."""
-        for source, fn in self.should_stop_after_turn:
-            out = fn(ctx, turn)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out:
-                return StopDecision(str(out), source)
-        return None
+        first = await self._fold("should_stop_after_turn", (ctx, turn))
+        return None if first is None else StopDecision(first[1], first[0])
 
     async def run_before_turn(self, ctx: RunContext, info: TurnInfo) -> list[Message]:
         """Every one's messages, concatenated in order."""
-        added: list[Message] = []
-        for _, fn in self.before_turn:
-            out = fn(ctx, info)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out:
-                added.extend(out)
-        return added
+        return [m for _, out in await self._fold("before_turn", (ctx, info)) for m in out]
 
     async def run_transform(self, ctx: RunContext, transcript: list[Message]) -> list[Message]:
-        """A pipeline in order; each sees the transcript the previous returned."""
-        for _, fn in self.transform:
-            out = fn(ctx, transcript)
-            if out is not None and _awaitable(out):
-                out = await out
-            if out is not None:
-                transcript = list(out)
-        return transcript
+        """A pipeline in order; each sees the transcript the previous returned.
+
+        The first hook gets a copy: a hook that trims its list in place cannot touch the run's
+        own transcript (the one checkpoints save).
+        """
+        out: list[Message] = await self._fold("transform", (ctx, list(transcript)))
+        return out
+
+    async def _fold(self, name: str, args: tuple[Any, ...]) -> Any:
+        """Call one field's implementations in order and combine what they return.
+
+        The one loop every fold runs: call with the declared arguments, await (under the
+        deadline) what is awaitable, report a slow synchronous call, attribute a raise, check
+        the return against the field's rule, then chain, stop at the first, or collect. One
+        clock read per call: each synchronous call is timed from the end of the one before.
+        """
+        rule = _RULES[name]
+        types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
+        found: list[tuple[str, Any]] = []
+        mark = perf_counter()
+        for plan in self._plans[name]:
+            try:
+                out: Any = plan.call(*args)
+                now = perf_counter()  # an async def has only made its coroutine so far
+                held = now - mark
+                if out is not None:
+                    awaitable = _AWAITABLE.get(type(out))
+                    if awaitable or (awaitable is None and _awaitable(out)):
+                        out = await self._await(plan, rule, out, args[0], now)
+                        now = perf_counter()
+            except PASSED_THROUGH:
+                raise
+            except (Exception, SystemExit) as exc:
+                raise _raised(plan, rule, exc) from exc
+            if held > slow:
+                self._held_loop(plan, rule, args[0], mark, held)
+                now = perf_counter()
+            mark = now
+            if out is None:
+                continue
+            if not isinstance(out, types) or (check is not None and not check(out)):
+                raise _refused(plan, rule, out)
+            if kind == "chain":
+                if rule.copy:
+                    out = list(out)
+                if out is not args[slot]:
+                    args = (*args[:slot], out, *args[slot + 1 :])
+            elif kind == "first":
+                return plan.source, out
+            else:
+                found.append((plan.source, out))
+        if kind == "chain":
+            return args[slot]
+        return found if kind == "all" else None
+
+    async def _await(self, plan: _Plan, rule: _Rule, pending: Any, ctx: Any, start: float) -> Any:
+        if self.timeout is None:
+            return await pending
+        done, out = await _within(pending, self.timeout)
+        if done:
+            return out
+        message = (
+            f"{_where(plan, rule)} did not return within {self.timeout:g} s and was cancelled; "
+            "make it faster, or give hooks more time: dataclasses.replace(hooks, timeout=...)"
+        )
+        _span(ctx, plan, rule, start, timeout=self.timeout).error = message
+        raise HookTimeoutError(message, plugin=plan.source, hook=rule.hook)
+
+    def _held_loop(self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float) -> None:
+        _span(ctx, plan, rule, start, slow=self.slow, held=held)
+        # The text names no duration, so the default warnings filter shows it once per hook;
+        # each call's time is on its span.
+        warnings.warn(
+            f"{_where(plan, rule)} held the event loop longer than {self.slow:g} s (the 'hook' "
+            "span on the run's trace has the time): a synchronous hook runs on the event loop "
+            "and must be fast; make it async def and await the slow work (asyncio.to_thread "
+            "for blocking calls)",
+            SlowHookWarning,
+            stacklevel=2,
+        )

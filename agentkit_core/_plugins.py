@@ -49,6 +49,8 @@ from ._errors import ConfigError
 from ._errors import PluginConflictError
 from ._errors import PluginLoadError
 from ._errors import UnknownNameError
+from ._hooks import FIELD_OF_HOOK
+from ._hooks import declared_arguments
 from ._ordering import read_declarations
 from ._ordering import resolve_order
 
@@ -261,7 +263,9 @@ class PluginManager:
             scratch = argparse.ArgumentParser(prog=prog).add_subparsers(prog=prog)
             try:
                 fn(cli=scratch)
-            except Exception as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # argparse's own exit, or a plugin's sys.exit
                 problems.append(
                     f"plugin {name!r}: its commands failed: {type(exc).__name__}: {exc}"
                 )
@@ -331,16 +335,28 @@ class PluginManager:
         """Register with pluggy; on any error nothing of the plugin stays registered."""
         try:
             self.pm.register(info.obj, name=info.name)
-            unknown = sorted(
-                c.name for c in self.pm.get_hookcallers(info.obj) or () if c.spec is None
-            )
+            callers = self.pm.get_hookcallers(info.obj) or ()
+            unknown = sorted(c.name for c in callers if c.spec is None)
             if unknown:
                 raise PluginLoadError(
                     f"implements unknown hook {', '.join(unknown)}; the hooks are listed by "
                     "`agentkit plugins hooks`",
                     plugin=info.name,
                 )
-        except Exception as exc:
+            problems = [
+                f"hook {caller.name}: {problem}"
+                for caller in sorted(callers, key=lambda c: c.name)
+                for impl in caller.get_hookimpls()
+                if impl.plugin is info.obj
+                for problem in _refusals(caller.name, impl)
+            ]
+            if problems:
+                raise PluginLoadError(
+                    f"plugin {info.name!r}: {'; '.join(problems)}", plugin=info.name
+                )
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: a plugin never ends the host
             self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
 
     def _leave_out(self, info: PluginInfo, status: str, error: str) -> None:
@@ -365,7 +381,9 @@ class PluginManager:
                         if inspect.isawaitable(result):
                             getattr(result, "close", lambda: None)()
                             raise TypeError(f"{caller.name} must be a plain function, not async")
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: a plugin never ends the host
             self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
             return
         info.hooks = sorted(hooks)
@@ -462,6 +480,37 @@ def _registrar(seam: str, info: PluginInfo, staged: list[Registration]) -> Calla
         staged.append(Registration(seam, name, value, info.name, info.distribution, meta))
 
     return register
+
+
+def _refusals(hook: str, impl: pluggy.HookImpl) -> list[str]:
+    """Why one of a plugin's hook implementations cannot be used; empty when it can.
+
+    agentkit calls every hook itself and folds the results in the one plugin order, so a
+    wrapper has nothing to wrap (and pluggy would run it around a call agentkit never makes),
+    and ``tryfirst``/``trylast`` would reorder a hook behind the user's ``order = [...]``.
+    A contested hook must also be callable with the arguments it names.
+    """
+    problems: list[str] = []
+    if impl.wrapper or impl.hookwrapper:
+        kind = "wrapper=True" if impl.wrapper else "hookwrapper=True"
+        problems.append(
+            f"it is marked {kind}: agentkit calls each implementation itself and folds the "
+            "results, so there is no call to wrap; drop the marker and return a value"
+        )
+    ordered = hook in CONTESTED_HOOKS or hook == COMMANDS_HOOK
+    if ordered and (impl.tryfirst or impl.trylast):
+        kind = "tryfirst=True" if impl.tryfirst else "trylast=True"
+        problems.append(
+            f"it is marked {kind}, which would reorder it behind the plugin order the user "
+            "configures; declare AGENTKIT_PRIORITY, AGENTKIT_BEFORE or AGENTKIT_AFTER instead"
+        )
+    field_name = FIELD_OF_HOOK.get(hook)
+    if field_name is not None:
+        try:
+            declared_arguments(field_name, impl.function)
+        except TypeError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def _names_of(info: PluginInfo) -> set[str]:

@@ -21,6 +21,27 @@ Two kinds of hook:
   calls them in the plugin order (see ``docs/ordering.md``) and folds their results with the rule
   stated in each docstring. Returning ``None`` always means "no opinion".
 
+How a contested hook is called (the same for a user's function in ``Hooks.of``):
+
+* **By name, any subset.** An implementation receives the arguments it names, as pluggy passes
+  them: ``def agentkit_transform(transcript)`` is as good as ``(ctx, transcript)``. Parameters
+  with a default are left to their default; a name the spec does not have, or a keyword-only
+  parameter without a default, leaves the plugin out at load.
+* **Sync or async.** An ``async def`` implementation is awaited under the deadline
+  (``Hooks.timeout``, 30 s by default; ``None`` for none) and cancelled when it passes it: the
+  run fails with ``HookTimeoutError`` naming the plugin. A plain function runs on the event
+  loop and must be fast: one that takes longer than ``Hooks.slow`` (0.1 s) is reported as a
+  ``hook`` span on the run's trace and a ``SlowHookWarning`` naming the plugin.
+* **Returns are checked.** A value the hook's docstring does not allow raises ``HookError``
+  naming the plugin, the hook, the value and what is allowed.
+* **A raise stops the run**, re-raised as ``HookError`` naming the plugin and the hook (the
+  original is its ``__cause__``). These pass through unchanged: ``GuardrailViolation`` (a
+  refusal), ``RunError`` and its subclasses (``BudgetExceeded``, ``ElicitationError``...),
+  ``UsageError`` (bad configuration, already naming where it came from) and ``HookError``.
+* **No markers.** ``wrapper=True``/``hookwrapper=True`` (on any agentkit hook) and
+  ``tryfirst``/``trylast`` (on a contested hook or the commands hook) leave the plugin out at
+  load: agentkit calls each implementation itself, in the one plugin order.
+
 Plugin order is the kit's, not pluggy's: the plugin manager registers plugins so that pluggy's
 call order is exactly the resolved plugin order, first plugin first.
 """
@@ -240,8 +261,8 @@ def agentkit_before_model_call(ctx: RunContext, request: ModelRequest) -> HookRe
 
     Called by the loop for every model call, before the invoker's middleware chain. Receives
     the run context and the request as the previous plugin left it. Returns a replacement
-    request, or None to pass it on unchanged. Fold: each in plugin order, each sees what the
-    previous returned.
+    ``ModelRequest``, or None to pass it on unchanged; anything else is a ``HookError``. Fold:
+    each in plugin order, each sees what the previous returned.
     """
 
 
@@ -249,11 +270,14 @@ def agentkit_before_model_call(ctx: RunContext, request: ModelRequest) -> HookRe
 def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[Verdict]:
     """Decide whether a tool call may run.
 
-    Called by the loop for each tool call the model asked for, before it runs. Returns a
-    ``ToolDecision`` (``allow``, ``ask`` or ``deny``, with a reason), or None for no opinion.
-    Fold: every plugin is asked; deny wins over ask, ask over allow; the reason of the winning
-    decision names the plugin. ``ask`` suspends the run for a person's approval; ``deny`` turns
-    the call into a tool error the model sees.
+    Called by the loop for each tool call the model asked for, before it runs (and again on
+    resume for a pending call nobody settled). Returns a ``ToolDecision`` (``allow``, ``ask``
+    or ``deny``, with a reason), one of the strings ``"allow"``, ``"ask"``, ``"deny"``, or None
+    for no opinion; anything else (another string, a decision of another kind) is a
+    ``HookError``. Fold: every plugin is asked; deny wins over ask, ask over allow; the first
+    plugin of the winning kind is named as its source. ``ask`` suspends the run for a person's
+    approval; ``deny`` turns the call into a tool error the model sees. Raise
+    ``GuardrailViolation`` only to stop the whole run; return ``deny`` to refuse one call.
     """
 
 
@@ -263,8 +287,9 @@ def agentkit_after_tool_call(
 ) -> HookResult[ToolResult]:
     """Rewrite a tool's result before the model sees it (framing, redaction).
 
-    Called after each tool call, with the result the previous plugin left. Returns a
-    replacement result or None. Fold: each in plugin order may replace it.
+    Called after each tool call (a denied one too), with the call and the result the previous
+    plugin left. Returns a replacement ``ToolResult``, or None to keep it; anything else is a
+    ``HookError``. Fold: each in plugin order may replace it.
     """
 
 
@@ -272,9 +297,10 @@ def agentkit_after_tool_call(
 def agentkit_output_guard(ctx: RunContext, message: Message) -> HookResult[Message]:
     """Check or rewrite the final answer before the run returns it.
 
-    Called once per run on the model's final assistant message. Returns a replacement message,
-    or None to pass it on; raise ``GuardrailViolation`` to refuse it. Fold: each in plugin order
-    sees what the previous left.
+    Called once per run on the model's final assistant message. Returns a replacement
+    ``Message``, or None to pass it on; anything else is a ``HookError``. Raise
+    ``GuardrailViolation`` to refuse the answer: it reaches the caller unchanged. Fold: each in
+    plugin order sees what the previous left.
     """
 
 
@@ -282,9 +308,10 @@ def agentkit_output_guard(ctx: RunContext, message: Message) -> HookResult[Messa
 def agentkit_should_stop_after_turn(ctx: RunContext, turn: TurnInfo) -> HookResult[str]:
     """Decide whether the run stops after a turn.
 
-    Called after every turn (a model call and its tool calls) with a ``TurnInfo``. Returns a
-    reason string to stop, or None to go on. Fold: the first plugin in order that returns a
-    reason wins; the rest are not called, and the run's stop reason names the plugin.
+    Called after every turn that ran tools (a model call and its tool calls) with a
+    ``TurnInfo``. Returns a non-empty reason string to stop, or None to go on; anything else
+    (``True``, ``""``, a number) is a ``HookError``. Fold: the first plugin in order that
+    returns a reason wins; the rest are not called, and the run's stop reason names the plugin.
     """
 
 
@@ -292,8 +319,10 @@ def agentkit_should_stop_after_turn(ctx: RunContext, turn: TurnInfo) -> HookResu
 def agentkit_before_turn(ctx: RunContext, info: TurnInfo) -> HookResult[Sequence[Message]]:
     """Add messages at the start of a turn (reminders, fresh context).
 
-    Called before each turn's model call with a ``TurnInfo``. Returns messages to append to the
-    transcript, or None. Fold: every plugin's messages, concatenated in plugin order.
+    Called before each turn's model call with a ``TurnInfo``. Returns a list (or tuple) of
+    ``Message`` to append to the transcript, or None; anything else, or a list holding anything
+    but messages, is a ``HookError``. Fold: every plugin's messages, concatenated in plugin
+    order.
     """
 
 
@@ -301,8 +330,12 @@ def agentkit_before_turn(ctx: RunContext, info: TurnInfo) -> HookResult[Sequence
 def agentkit_transform(ctx: RunContext, transcript: list[Message]) -> HookResult[Sequence[Message]]:
     """Transform the transcript before a request is built from it.
 
-    Called before each model call with the transcript the previous plugin left. Returns a new
-    transcript, or None to keep it. Fold: a pipeline in plugin order; then the agent's fold
-    (``Folding``, which may replace older messages of the run's transcript with a summary) and,
-    on each request, a configured compactor run after every transform.
+    Called before each model call with the transcript the previous plugin left: a list of its
+    own (the first plugin gets a copy of the run's transcript, each next one a copy of what the
+    previous returned), so trimming it in place touches neither the run's saved transcript nor
+    another plugin's list. Returns a list (or tuple) of ``Message``, or None to pass on the
+    list as it now is; anything else is a ``HookError``. Fold: a pipeline in plugin order; a
+    then the agent's fold (``Folding``,
+    which may replace older messages of the run's transcript with a summary) and, on each
+    request, a configured compactor.
     """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentkit_core import Hooks
+from agentkit_core import Message
 from agentkit_core import PluginConfig
 from agentkit_core import PluginManager
 from agentkit_core import ToolDecision
@@ -23,10 +24,10 @@ class Tagger:
         if self.asynchronous:
 
             async def later():
-                return [*transcript, self.AGENTKIT_NAME]
+                return [*transcript, Message.user(self.AGENTKIT_NAME)]
 
             return later()
-        return [*transcript, self.AGENTKIT_NAME]
+        return [*transcript, Message.user(self.AGENTKIT_NAME)]
 
     @hookimpl
     async def agentkit_should_stop_after_turn(self, ctx, turn):
@@ -45,7 +46,7 @@ def hooks_of(*plugins) -> Hooks:
 async def test_transform_pipeline_runs_in_plugin_order_mixing_sync_and_async():
     hooks = hooks_of(Tagger("c"), Tagger("a", asynchronous=True), Tagger("b", priority=3))
     assert [s for s, _ in hooks.transform] == ["b", "a", "c"]
-    assert await hooks.run_transform(None, []) == ["b", "a", "c"]
+    assert [m.text for m in await hooks.run_transform(None, [])] == ["b", "a", "c"]
 
 
 async def test_first_stop_wins_and_names_its_plugin():
@@ -61,6 +62,7 @@ async def test_ask_beats_allow_and_names_the_plugin():
 
 
 async def test_user_hooks_merge_after_plugin_hooks():
-    user = Hooks.of(transform=lambda ctx, t: [*t, "user"])
+    user = Hooks.of(transform=lambda transcript: [*transcript, Message.user("user")])
     merged = hooks_of(Tagger("a")).merged(user)
-    assert await merged.run_transform(None, ["start"]) == ["start", "a", "user"]
+    out = await merged.run_transform(None, [Message.user("start")])
+    assert [m.text for m in out] == ["start", "a", "user"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -198,24 +199,29 @@ async def test_every_contested_field_composes_plugins_then_user_in_order() -> No
     log: list[str] = []
 
     def user(field: str, result: Any = None) -> Any:
+        """Logs, then answers; called with the arguments ``result`` names (none for a value)."""
+
         def fn(*args: Any) -> Any:
             log.append(f"user:{field}")
             return result(*args) if callable(result) else result
 
-        return fn
+        return functools.update_wrapper(fn, result) if callable(result) else fn
 
     kit = Kit(
         model="test",
         manager=manager(recording_plugin("beta", log), recording_plugin("alpha", log, priority=5)),
         before_model_call=user(
-            "before_model_call", lambda c, r: ModelRequest((*r.messages, Message.user("user")))
+            "before_model_call",
+            lambda ctx, request: ModelRequest((*request.messages, Message.user("user"))),
         ),
         before_tool_call=user("before_tool_call", ToolDecision.deny("user says no")),
-        after_tool_call=user("after_tool_call", lambda c, call, r: ToolResult(f"{r.content}+user")),
-        output_guard=user("output_guard", lambda c, m: Message.assistant(m.text + "+user")),
+        after_tool_call=user(
+            "after_tool_call", lambda result: ToolResult(f"{result.content}+user")
+        ),
+        output_guard=user("output_guard", lambda message: Message.assistant(message.text + "+u")),
         should_stop_after_turn=user("should_stop_after_turn", "user stops"),
         before_turn=user("before_turn", [Message.user("from user")]),
-        transform=user("transform", lambda c, t: [*t, Message.user("user")]),
+        transform=user("transform", lambda transcript: [*transcript, Message.user("user")]),
     )
     hooks: Hooks = kit.config().hooks
     ctx = make_test_ctx()
@@ -226,7 +232,7 @@ async def test_every_contested_field_composes_plugins_then_user_in_order() -> No
     result = await hooks.run_after_tool_call(ctx, ToolCall("1", "x"), ToolResult("r"))
     assert result.content == "r+alpha+beta+user"
     message = await hooks.run_output_guard(ctx, Message.assistant("m"))
-    assert message.text == "m+alpha+beta+user"
+    assert message.text == "m+alpha+beta+u"
     stop = await hooks.run_should_stop_after_turn(ctx, TurnInfo(1))
     assert stop is not None and (stop.reason, stop.source) == ("user stops", "user")
     added = await hooks.run_before_turn(ctx, TurnInfo(1))

@@ -348,26 +348,6 @@ def test_an_implementation_of_an_unknown_hook_leaves_the_plugin_out(make_site):
     assert pm.hook_impls("agentkit_before_turn") == []
 
 
-def test_tryfirst_moves_one_hook_and_hook_impls_shows_the_real_call_order(make_site):
-    site = make_site()
-    site.plugin("a", priority=5)
-    site.add(
-        "agentkit-test-b",
-        {"b": "akt_b"},
-        {
-            "akt_b": site.source(
-                "b",
-                before_turn=False,
-                extra="@hookimpl(tryfirst=True)\ndef agentkit_before_turn(ctx, info):\n"
-                "    return ['b']\n",
-            )
-        },
-    )
-    pm = manager(site)
-    assert order(pm) == ["a", "b"]
-    assert calls(pm) == ["b", "a"] == [n for n, _ in pm.hook_impls("agentkit_before_turn")]
-
-
 def test_a_module_name_registered_in_code_that_fails_to_import_is_recorded():
     pm = PluginManager(entry_points=False, plugins=["json", "no_such_module_anywhere"])
     assert [(i.name, i.status) for i in pm.plugins()] == [

@@ -38,10 +38,10 @@ class StampedScript(ScriptedModel):
         return response
 
 
-def make(kind: str) -> Callable[[int], Awaitable[object]]:
+def make(kind: str, hooks: Hooks | None = None) -> Callable[[int], Awaitable[object]]:
     model = StampedScript([step] * 1000, name="scripted")
     agent = Agent(
-        "bench", model, "You are a benchmark.", tools(kind), hooks=Hooks(), max_turns=1000
+        "bench", model, "You are a benchmark.", tools(kind), hooks=hooks or Hooks(), max_turns=1000
     )
 
     async def run(turns: int) -> object:

@@ -23,18 +23,21 @@ ENVS = HERE.parent / ".envs"
 CASES = [
     ("bench_floor.py", "agentkit"),
     ("bench_agentkit.py", "agentkit"),
+    ("bench_agentkit_hooks.py", "agentkit"),
     ("bench_pydantic_ai.py", "pydantic-ai"),
     ("bench_openai_agents.py", "openai-agents"),
     ("bench_langgraph.py", "langgraph"),
     ("bench_langchain.py", "langchain"),
 ]
-FLOOR, OURS = "plain asyncio loop", "agentkit"
+FLOOR, OURS, HOOKED = "plain asyncio loop", "agentkit", "agentkit + 7 hooks"
 TARGET = 0.2
 NOTES = """\
 How each framework is driven (the stub's own work and the tools' work are not counted):
 
 - agentkit: `Agent(..., hooks=Hooks())` with its default middlewares (tracing spans, metering,
   retry) on a `ScriptedModel` whose steps follow the script; its venv holds agentkit-core alone.
+  "agentkit + 7 hooks" adds one plain-function hook with no opinion on every contested field,
+  so every fold runs (calling, timing and checking each hook).
 - pydantic-ai: `Agent(FunctionModel(fn), tools=[...])`, `UsageLimits(request_limit=None)`.
 - OpenAI Agents SDK: `Runner.run` on a custom `Model` returning `ResponseFunctionToolCall`
   items, tracing disabled.
@@ -78,8 +81,7 @@ def measure(script: str, env: str, kind: str, runs: int) -> Row:
 def table(rows: list[Row], kind: str) -> list[str]:
     """The Markdown table for one tool kind, with agentkit's ratio to the fastest peer."""
     rows = sorted((r for r in rows if r.tools == kind), key=lambda r: r.turns_1_20_us)
-    fastest = next(r for r in rows if r.framework not in (FLOOR, OURS))
-    ours = next(r for r in rows if r.framework == OURS)
+    fastest = next(r for r in rows if r.framework not in (FLOOR, OURS, HOOKED))
     base = fastest.turns_1_20_us
     lines = [
         f"| framework ({kind} tools) | version | µs/turn, turns 1–20 | × fastest peer "
@@ -93,13 +95,14 @@ def table(rows: list[Row], kind: str) -> list[str]:
             f"| {r.turns_21_40_us / r.turns_1_20_us:.2f}x | {r.whole_run_us_per_turn:,.1f} "
             f"| {r.peak_kib:,.0f} |"
         )
-    ratio = ours.turns_1_20_us / base
-    verdict = "met" if ratio <= TARGET else "MISSED"
-    lines += [
-        "",
-        f"agentkit / fastest peer ({fastest.framework}), {kind} tools: **{ratio:.3f}x** "
-        f"(target ≤ {TARGET}x: {verdict})",
-    ]
+    for ours in (r for r in rows if r.framework in (OURS, HOOKED)):
+        ratio = ours.turns_1_20_us / base
+        verdict = "met" if ratio <= TARGET else "MISSED"
+        lines += [
+            "",
+            f"{ours.framework} / fastest peer ({fastest.framework}), {kind} tools: "
+            f"**{ratio:.3f}x** (target ≤ {TARGET}x: {verdict})",
+        ]
     return lines
 
 
