@@ -31,6 +31,7 @@ from ._compaction import recent_units
 from ._compaction import units_from_end
 from ._compaction import within_budget
 from ._config import PluginConfig
+from ._config import read_kit_options
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -90,7 +91,6 @@ from ._kit import AgentConfig
 from ._kit import Kit
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
-from ._kit import read_kit_options
 from ._lookup import adapt
 from ._lookup import get_compactor
 from ._lookup import get_guardrail

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._config import KIT_OPTIONS
+from ._config import read_kit_options
+from ._config import unknown_key
 from ._errors import ConfigError
 from ._hooks import FIELDS
 from ._hooks import Hooks
@@ -143,20 +146,9 @@ class Kit:
     # ------------------------------------------------------------------ construction
 
     def _setup(self, options: dict[str, Any]) -> None:
-        known = {
-            "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
-            "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
-            "compactor", "compactor_options", "guardrail", "guardrail_options", "middlewares",
-            "max_turns", "manager", "mcp", *FIELDS,
-        }  # fmt: skip
-        unknown = sorted(set(options) - known)
+        unknown = sorted(set(options) - set(KIT_OPTIONS))
         if unknown:
-            raise ConfigError(
-                f"unknown Kit option(s) {', '.join(unknown)}; the options are "
-                f"{', '.join(sorted(known))}",
-                value=unknown,
-                source="Kit(...)",
-            )
+            raise unknown_key(unknown[0], KIT_OPTIONS, "Kit(...)")
         self._options = dict(options)
         manager = options.get("manager")
         self._manager: PluginManager = manager_or_default(manager)
@@ -294,27 +286,3 @@ def kit_middlewares(
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
     return tuple(chain)
-
-
-def read_kit_options(path: str | Path) -> dict[str, Any]:
-    """The kit options in a TOML file: ``[kit]``, or ``[tool.agentkit.kit]`` in pyproject."""
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found]
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read kit options from {p}: {exc}", source=str(p)) from exc
-    table = (
-        data.get("tool", {}).get("agentkit", {}).get("kit")
-        if p.name == "pyproject.toml"
-        else data.get("kit")
-    )
-    if not isinstance(table, dict):
-        where = "[tool.agentkit.kit]" if p.name == "pyproject.toml" else "[kit]"
-        raise ConfigError(f"{p} has no {where} table of kit options", source=str(p))
-    return table
