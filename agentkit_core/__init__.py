@@ -89,6 +89,7 @@ from ._invoke import retry
 from ._invoke import tracing
 from ._kit import AgentConfig
 from ._kit import Kit
+from ._kit import kit_guardrail
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
 from ._lookup import adapt
@@ -296,6 +297,7 @@ __all__ = [
     "hookimpl",
     "import_optional",
     "keep_units",
+    "kit_guardrail",
     "kit_hooks",
     "kit_middlewares",
     "message_from_openai",

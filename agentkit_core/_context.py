@@ -9,6 +9,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import BudgetExceeded
@@ -30,6 +31,9 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._tools import ToolResult
 from ._tracing import Trace
+
+if TYPE_CHECKING:
+    from ._guardrails import Guardrail
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -135,6 +139,9 @@ class RunContext:
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
+    ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
+    tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
+    has none.
     """
 
     def __init__(
@@ -149,6 +156,7 @@ class RunContext:
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
         deps: Any = None,
+        guardrail: Guardrail | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         if invoker is not None:
@@ -162,6 +170,7 @@ class RunContext:
         self.elicitor = elicitor
         self.budget = budget or Budget()
         self.deps = deps
+        self.guardrail = guardrail
         self.scratchpad = Scratchpad()
         self.usage = Usage()
         self.trace = Trace()

@@ -1,11 +1,13 @@
-"""The Guardrail seam, the lookup of installed guardrails, and the ``egress()`` middleware.
+"""The Guardrail seam, the rule that finds hosts in tool arguments, and ``egress()``.
 
 A guardrail answers four questions: may this URL be fetched (``check_url``, synchronous and
 without DNS, plus an optional resolving ``url_check``), what must be hidden in this text
 (``redact``), how is tool output marked as untrusted data (``wrap_tool_output``), and may this
 final answer leave the run (``check_output``). Implementations live in plugins
-(``agentkit-guardrail-web``); core only defines the contract and the middleware that enforces
-it before a side-effecting tool runs.
+(``agentkit-guardrail-web``); core defines the contract, :func:`find_urls` (the URLs in a
+tool call's arguments), and the middleware that checks every tool call with it
+before the tool runs. An agent's guardrail (``Agent(guardrail=...)``) is enforced through that
+middleware and travels on the run's context as ``ctx.guardrail``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 from ._errors import ConfigError
@@ -39,7 +42,7 @@ class Guardrail(ABC):
         """Refuse ``url`` by raising :class:`GuardrailViolation`; return None to allow it.
 
         Must be synchronous and must not resolve names or touch the network: the egress
-        middleware calls it on the event loop for every URL of every side-effecting call.
+        middleware calls it on the event loop for every URL of every tool call.
         """
 
     async def url_check(self, url: str) -> None:
@@ -60,6 +63,30 @@ class Guardrail(ABC):
     def check_output(self, message: Message) -> Message:
         """The final answer, possibly rewritten; raise :class:`GuardrailViolation` to refuse."""
         return message
+
+    def process_tool_result(self, result: ToolResult) -> ToolResult:
+        """A tool result as the model should read it: each text part through :meth:`tool_text`.
+
+        Hooks that frame tool output (the web plugin's ``after_tool_call``) call this with the
+        run's guardrail.
+        """
+        if isinstance(result.content, str):
+            content: str | tuple[dict[str, Any], ...] = self.tool_text(result.content)
+        else:
+            content = tuple(
+                {**part, "text": self.tool_text(str(part.get("text", "")))}
+                if part.get("type") == "text"
+                else part
+                for part in result.content
+            )
+        return ToolResult(content, is_error=result.is_error, structured=result.structured)
+
+    def tool_text(self, text: str) -> str:
+        """One text of tool output as the model should read it; default :meth:`wrap_tool_output`.
+
+        A guardrail that also redacts tool output overrides this (redact, then wrap).
+        """
+        return self.wrap_tool_output(text)
 
     async def check_arguments(self, arguments: Any) -> None:
         """Check every URL found in a tool call's decoded ``arguments``; the first refusal raises.
@@ -104,7 +131,7 @@ def find_urls(value: Any, *, _key: str = "") -> Iterator[str]:
 
 
 class _Egress(Middleware):
-    """Checks the URLs of side-effecting tool calls before the tool runs."""
+    """Checks the URLs and hosts in every tool call's arguments before the tool runs."""
 
     __slots__ = ("guardrail",)
 
@@ -112,8 +139,6 @@ class _Egress(Middleware):
         self.guardrail = guardrail
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
-        if not invocation.tool.side_effects:
-            return await call_next(invocation)
         span = current_span()
         try:
             await self.guardrail.check_arguments(invocation.arguments)
@@ -131,14 +156,30 @@ class _Egress(Middleware):
         return f"<egress {self.guardrail!r}>"
 
 
+def egress_for(
+    guardrail: Guardrail | None, middlewares: Sequence[Any] = ()
+) -> tuple[Middleware, ...]:
+    """The ``egress()`` an agent adds for its ``guardrail``.
+
+    None without a guardrail, or when ``middlewares`` already check with it.
+    """
+    if guardrail is None or any(
+        isinstance(m, _Egress) and m.guardrail is guardrail for m in middlewares
+    ):
+        return ()
+    return (_Egress(guardrail),)
+
+
 def egress(guardrail: Guardrail | None) -> Middleware:
-    """A middleware that checks every URL of a side-effecting tool call with ``guardrail``.
+    """A middleware that checks every URL and host in every tool call with ``guardrail``.
 
     ``guardrail`` is a :class:`Guardrail` (:func:`get_guardrail` builds an installed one by
-    name). A refused URL becomes
-    a tool error result the model sees (naming the URL and the reason), and is recorded on the
-    tool call's span as ``egress_blocked``/``egress_reason``. Tools with ``side_effects=False``
-    pass unchecked. ``None`` is refused: a control built inert would make the chain look guarded.
+    name). Every tool is checked, read-only ones included: reading is not "no network". What
+    counts is :func:`find_urls`'s rule. A refused URL becomes a tool error result the model sees
+    (naming the URL and the reason), and is recorded on the tool call's span as
+    ``egress_blocked``/``egress_reason``. ``None`` is refused: a control built inert would make
+    the chain look guarded. An agent given ``guardrail=`` puts this middleware in its chain
+    itself.
     """
     if guardrail is None:
         raise ConfigError(

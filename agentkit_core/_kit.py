@@ -36,6 +36,7 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import manager_or_default
+from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._middleware import Middleware
 from ._plugins import PluginManager
@@ -44,6 +45,7 @@ from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 
 if TYPE_CHECKING:
+    from ._guardrails import Guardrail
     from ._models import Model
     from ._tools import Tool
 
@@ -65,6 +67,8 @@ class AgentConfig:
     hooks: Hooks = field(default_factory=Hooks)
     middlewares: tuple[Middleware, ...] = ()
     max_turns: int = 10
+    #: The run's guardrail; None means the one the configuration names, if any.
+    guardrail: Guardrail | None = None
 
 
 class Kit:
@@ -87,7 +91,10 @@ class Kit:
             each server is its own source, labelled ``mcp:#<n> <program>``.
         tool_filter, tool_wrap, on_tool_conflict: see :class:`ToolUnion`.
         compactor, compactor_options: a compactor plugin by name, run as ``compaction()``.
-        guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
+        guardrail, guardrail_options: the run's guardrail: a Guardrail, or an installed one by
+            name built with ``guardrail_options`` over its configured settings (the file's
+            ``[guardrail.NAME]``, then its environment variables); None takes the one the
+            configuration names. The agent checks every tool call with it.
         middlewares: the user's own middlewares, after the kit's.
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
@@ -139,9 +146,14 @@ class Kit:
         """A kit from a TOML file's kit options; keyword overrides win.
 
         The options are the ``[kit]`` table of an ``agentkit.toml``, or ``[tool.agentkit.kit]``
-        of a ``pyproject.toml``.
+        of a ``pyproject.toml``; the whole file is checked. Without ``manager=``, the kit's
+        plugin manager reads its configuration from the same file (``load``, ``disable``...,
+        and the ``[guardrail.NAME]`` settings), so one file configures the kit.
         """
-        return cls(**{**read_kit_options(path), **overrides})
+        options = read_kit_options(path)
+        if "manager" not in overrides:
+            overrides["manager"] = PluginManager(config=path)
+        return cls(**{**options, **overrides})
 
     # ------------------------------------------------------------------ construction
 
@@ -170,6 +182,7 @@ class Kit:
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
+        self._guardrail = kit_guardrail(options, self._manager)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -202,6 +215,7 @@ class Kit:
             hooks=self._hooks,
             middlewares=self._middlewares,
             max_turns=self._options.get("max_turns", 10),
+            guardrail=self._guardrail,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -266,7 +280,10 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
 def kit_middlewares(
     options: Mapping[str, Any], manager: PluginManager | None = None
 ) -> tuple[Middleware, ...]:
-    """The kit's middlewares: compaction, then egress, then the user's own."""
+    """The kit's middlewares: compaction, then the user's own.
+
+    The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
+    """
     chain: list[Middleware] = []
     if options.get("compactor"):
         from ._compaction import compaction
@@ -275,14 +292,28 @@ def kit_middlewares(
             options["compactor"], manager=manager, **(options.get("compactor_options") or {})
         )
         chain.append(compaction(compactor))
-    if options.get("guardrail"):
-        from ._guardrails import egress
-
-        guardrail = get_guardrail(
-            options["guardrail"], manager=manager, **(options.get("guardrail_options") or {})
-        )
-        chain.append(egress(guardrail))
     from ._middleware import as_middleware
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
     return tuple(chain)
+
+
+def kit_guardrail(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> Guardrail | None:
+    """The kit's guardrail: ``guardrail=``, or the one the configuration names.
+
+    A name is built with ``guardrail_options`` over its configured settings.
+    """
+    guardrail = options.get("guardrail")
+    extra = options.get("guardrail_options") or {}
+    if extra and not isinstance(guardrail, str):
+        raise ConfigError(
+            f"guardrail_options={extra!r} need a guardrail by name (guardrail='web', say); "
+            f"got guardrail={guardrail!r}",
+            value=extra,
+            source="Kit(guardrail_options=...)",
+        )
+    if isinstance(guardrail, str):
+        return get_guardrail(guardrail, manager=manager, **extra)
+    return resolve_guardrail(guardrail, manager=manager)

@@ -133,11 +133,13 @@ async def test_allowed_urls_let_the_tool_run() -> None:
     assert ctx.trace.find("tool_call")[0].attributes["egress_checked"] is True
 
 
-async def test_tools_without_side_effects_are_not_checked() -> None:
+async def test_read_only_tools_are_checked_too() -> None:
+    """Reading is not "no network": a side_effects=False tool's request is checked the same."""
     tool = Fetch(side_effects=False)
     result, ctx = await run_tool(DenyHosts("internal"), tool, {"url": "http://internal/"})
-    assert result == ToolResult("fetched")
-    assert "egress_blocked" not in ctx.trace.find("tool_call")[0].attributes
+    assert result.is_error and "internal is internal" in result.content
+    assert tool.calls == []
+    assert ctx.trace.find("tool_call")[0].attributes["egress_blocked"] == "http://internal/"
 
 
 @pytest.mark.parametrize(

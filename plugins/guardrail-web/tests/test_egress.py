@@ -106,3 +106,31 @@ async def test_a_real_agent_run_never_reaches_a_refused_url() -> None:
     refused, sent = [m for m in result.transcript if m.role == "tool"]
     assert refused.is_error and "169.254.169.254" in refused.content
     assert not sent.is_error and sent.content == "sent"
+
+
+class Read(Post):
+    def __init__(self) -> None:
+        Tool.__init__(self, "read", "read a page", side_effects=False)
+        self.sent = []
+
+
+async def test_a_read_only_tool_is_checked_like_any_other() -> None:
+    """Reading is not "no network": egress() checks side_effects=False tools too."""
+    tool = Read()
+    ctx = make_test_ctx(
+        ScriptedModel([]),
+        middlewares=[*default_middlewares(), egress(WebGuardrail(egress_allow=["example.com"]))],
+    )
+    assert ctx.invoker is not None
+
+    async def end(inv: ToolInvocation) -> ToolResult:
+        return await inv.tool.invoke(inv.arguments, inv.ctx)
+
+    refused = await ctx.invoker.call_tool(
+        ToolInvocation(tool_call("read"), tool, {"url": "https://evil.com/"}, ctx), end
+    )
+    allowed = await ctx.invoker.call_tool(
+        ToolInvocation(tool_call("read"), tool, {"url": "https://example.com/"}, ctx), end
+    )
+    assert refused.is_error and "'evil.com' is not in egress_allow" in refused.content
+    assert allowed == ToolResult("sent") and tool.sent == [{"url": "https://example.com/"}]
