@@ -4,20 +4,24 @@ A guardrail answers four questions: may this URL be fetched (``check_url``, sync
 without DNS, plus an optional resolving ``url_check``), what must be hidden in this text
 (``redact``), how is tool output marked as untrusted data (``wrap_tool_output``), and may this
 final answer leave the run (``check_output``). Implementations live in plugins
-(``agentkit-guardrail-web``); core defines the contract, :func:`find_urls` (the URLs in a
-tool call's arguments), and the middleware that checks every tool call with it
+(``agentkit-guardrail-web``); core defines the contract, :func:`find_urls` (what in a tool
+call's arguments a client could reach), and the middleware that checks every tool call with it
 before the tool runs. An agent's guardrail (``Agent(guardrail=...)``) is enforced through that
 middleware and travels on the run's context as ``ctx.guardrail``.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import re
+import unicodedata
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
@@ -99,35 +103,172 @@ class Guardrail(ABC):
             await self.url_check(url)
 
 
-# A scheme followed by a slash or backslash: "http://x", "file:/etc/passwd", "http:\\x".
-_WHOLE_URL = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.\-]*:[/\\]")
+# A URL: a scheme followed by a slash or backslash ("http://x", "file:/etc/passwd", "http:\\x"),
+# or a scheme that clients read even without one ("http:127.0.0.1").
+_WHOLE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]|(?i:https?|wss?|ftp|file):")
 # URLs embedded in free text; stops at whitespace, quotes and angle brackets.
 _EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]{2}[^\s\"'<>`]*")
-# Argument names whose value is a URL or host even without a scheme ("127.0.0.1/admin").
-_URL_KEY = re.compile(r"(?i)(?:^|_)(?:url|uri|href|link|endpoint|host|hostname)s?$")
+# A scheme-less host as a client that prepends "http://" reads it: [//]host[:port][/path].
+_HOST_SHAPE = re.compile(r"(//)?(\[[^\]/]*\]|[^\s/?#\\@:\[\]]+)(?::(\d{1,5}))?([/?#]\S*)?\Z")
+_NUMBER_PART = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+\Z")
+_NAME_LABEL = re.compile(r"(?:[^\W_]|[-_])+\Z")
+# Characters without which a string cannot be read as a host or hold a URL or JSON.
+_MAYBE = frozenset(".:/%{[@\\")
+_IPV4_FLOOR = 1 << 24  # a smaller number reads as 0.x.x.x, and is a count, not a host
+_IPV4_CEIL = 1 << 32
+#: How many values one call may walk (JSON inside strings can nest): beyond it, refuse.
+MAX_NODES = 100_000
 
 
-def find_urls(value: Any, *, _key: str = "") -> Iterator[str]:
-    """Every URL-looking string inside ``value``, walking nested dicts, lists and tuples.
+def _reachable_private(number: int) -> bool:
+    """Whether ``number`` as an IPv4 address lands off the public internet, but reachable.
 
-    A string counts when it starts with ``scheme:/`` (checked whole, so a tab or newline inside
-    it is seen), for each ``scheme://...`` run embedded in longer text, and when it is the value
-    of a URL-named key (``url``, ``host``, ``base_url``...): without a scheme, such a value is
-    yielded as ``http://<value>``, the way tools that prepend a scheme would read it.
+    Loopback, private, link-local and shared addresses count; multicast and reserved blocks take
+    no TCP connection, so a large number there is read as data.
     """
-    if isinstance(value, str):
-        if _WHOLE_URL.match(value):
-            yield value.strip()
-        elif _key and value.strip() and _URL_KEY.search(_key):
-            yield "http://" + value.strip()
-        else:
-            yield from _EMBEDDED_URL.findall(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from find_urls(item, _key=str(key))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from find_urls(item, _key=_key)
+    if not _IPV4_FLOOR <= number < _IPV4_CEIL:
+        return False
+    ip = ipaddress.IPv4Address(number)
+    return not (ip.is_global or ip.is_multicast or ip.is_reserved)
+
+
+def _number_text(text: str) -> int | None:
+    """The value of one decimal, hex (``0x``) or octal (leading ``0``) number, or None."""
+    try:
+        if text[:2].lower() == "0x":
+            return int(text[2:] or "0", 16)
+        if len(text) > 1 and text[0] == "0":
+            return int(text, 8)
+        return int(text)
+    except ValueError:
+        return None
+
+
+def host_url(text: str) -> str | None:
+    """``text`` read as a client that prepends ``http://`` reads it, when it names a host.
+
+    The rule (see docs/guardrails.md): the whole string, stripped, is ``[//]host[:port][/path]``
+    and host is an IPv6 literal (bracketed, or bare with a digit), a dotted address of four
+    parts in any radix or with a hex part, a short dotted address (``127.1``) or a single-label
+    name given with a port or ``//``, a single number (decimal, hex, octal) whose address is
+    loopback/private/link-local/shared, ``localhost``, or a dotted name whose last label is
+    alphabetic (``example.com``, ``db.internal``). After an ``@`` (an e-mail address) only an
+    address or ``localhost`` counts. Returns the URL to check, or None.
+    """
+    s = text.strip()
+    at = s.rfind("@")
+    if at >= 0:
+        s = s[at + 1 :]
+    if not s:
+        return None
+    rest = s[2:] if s.startswith("//") else s
+    head = rest.split("/", 1)[0]
+    if head.count(":") >= 2 and "[" not in head:
+        bare = head.split("%", 1)[0]
+        try:
+            ipaddress.IPv6Address(bare)
+        except ValueError:
+            return None
+        if not any(c.isdigit() for c in bare):
+            return None
+        return f"http://[{head}]{rest[len(head) :]}"
+    if not s.isascii():
+        s = unicodedata.normalize("NFKC", s)
+    match = _HOST_SHAPE.match(s)
+    if match is None:
+        return None
+    slashes, host, port, path = match.groups()
+    url = "http://" + (s[2:] if slashes else s)
+    if host.startswith("["):
+        return url
+    explicit = bool(slashes or port is not None)
+    labels = host.lower().rstrip(".").split(".") if host != "." else [""]
+    if all(_NUMBER_PART.fullmatch(label) for label in labels):
+        if len(labels) == 1:
+            number = _number_text(labels[0])
+            return url if number is not None and _reachable_private(number) else None
+        four = len(labels) == 4 or any(label[:2] == "0x" for label in labels)
+        return url if four or explicit or path else None
+    if at >= 0:
+        return url if labels == ["localhost"] else None
+    if not all(_NAME_LABEL.match(label) for label in labels):
+        return None
+    if len(labels) == 1:
+        return url if explicit or labels[0] == "localhost" else None
+    last = labels[-1]
+    return url if len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) else None
+
+
+def _decoded(text: str, stack: list[Any]) -> bool:
+    """Push what the JSON ``text`` holds onto ``stack``; False when it is not JSON."""
+    try:
+        stack.append(json.loads(text))
+    except ValueError:
+        return False
+    return True
+
+
+def find_urls(value: Any) -> Iterator[str]:
+    """Every URL or host a client could reach inside ``value``, as URLs, each once.
+
+    Walks nested dicts (keys and values), lists and tuples; decodes strings that hold JSON
+    (``{...}``, ``[...]``) and percent-encoded strings, and walks what they hold. A string
+    counts when it starts with a URL scheme (``scheme:/``, or ``http:`` and its kin; checked
+    whole, so a tab or newline inside it is seen), for each ``scheme://...`` run embedded in
+    longer text, and when the whole string reads as a host (:func:`host_url`); an integer
+    counts when it reads as a loopback, private, link-local or shared IPv4 address. Key names
+    play no part.
+    """
+    seen: set[str] = set()
+    stack: list[Any] = [value]
+    budget = MAX_NODES
+    while stack:
+        budget -= 1
+        if budget < 0:
+            raise GuardrailViolation(
+                f"tool arguments hold more than {MAX_NODES} values to check; refused",
+                value="<arguments>",
+                reason="too many values to check",
+            )
+        item = stack.pop()
+        if isinstance(item, str):
+            found: list[str] = []
+            text = item.strip()
+            if (
+                _MAYBE.isdisjoint(text)
+                and not text[:1].isdigit()
+                and (len(text) != 9 or text.lower() != "localhost")
+            ):
+                continue  # a word, a sentence: no host, URL or JSON can hide in it
+            if _WHOLE_URL.match(text):
+                found.append(text)
+            elif text[:1] in "{[" and _decoded(text, stack):
+                pass  # what the JSON holds is walked instead
+            else:
+                found.extend(_EMBEDDED_URL.findall(text))
+                url = host_url(text)
+                if url is not None:
+                    found.append(url)
+            if "%" in text:
+                decoded = unquote(text)
+                if decoded != text:
+                    stack.append(decoded)
+            for url in found:
+                if url not in seen:
+                    seen.add(url)
+                    yield url
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                stack.append(inner)
+                stack.append(key)
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if _reachable_private(item):
+                url = f"http://{item}"
+                if url not in seen:
+                    seen.add(url)
+                    yield url
 
 
 class _Egress(Middleware):
