@@ -156,6 +156,8 @@ def host_url(text: str) -> str | None:
     address or ``localhost`` counts. Returns the URL to check, or None.
     """
     s = text.strip()
+    if not s.isascii():
+        s = unicodedata.normalize("NFKC", s)
     at = s.rfind("@")
     if at >= 0:
         s = s[at + 1 :]
@@ -163,6 +165,11 @@ def host_url(text: str) -> str | None:
         return None
     rest = s[2:] if s.startswith("//") else s
     head = rest.split("/", 1)[0]
+    if rest is s and "." not in head and ":" not in head:  # the common case, decided here
+        if head.lower() == "localhost":
+            return "http://" + s
+        number = _number_text(head) if head[:1].isdigit() else None
+        return "http://" + s if number is not None and _reachable_private(number) else None
     if head.count(":") >= 2 and "[" not in head:
         bare = head.split("%", 1)[0]
         try:
@@ -172,8 +179,6 @@ def host_url(text: str) -> str | None:
         if not any(c.isdigit() for c in bare):
             return None
         return f"http://[{head}]{rest[len(head) :]}"
-    if not s.isascii():
-        s = unicodedata.normalize("NFKC", s)
     match = _HOST_SHAPE.match(s)
     if match is None:
         return None
@@ -219,56 +224,69 @@ def find_urls(value: Any) -> Iterator[str]:
     counts when it reads as a loopback, private, link-local or shared IPv4 address. Key names
     play no part.
     """
-    seen: set[str] = set()
+    found: dict[str, None] = {}
     stack: list[Any] = [value]
     budget = MAX_NODES
     while stack:
-        budget -= 1
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            budget -= len(item)
+            for key, inner in item.items():
+                if type(key) is not str or not _plain(key):
+                    _look_at(key, found, stack)
+                _look_at(inner, found, stack)
+        elif kind is list or kind is tuple:
+            budget -= len(item)
+            for inner in item:
+                _look_at(inner, found, stack)
+        else:
+            budget -= 1
+            _look_at(item, found, stack)
         if budget < 0:
             raise GuardrailViolation(
                 f"tool arguments hold more than {MAX_NODES} values to check; refused",
                 value="<arguments>",
                 reason="too many values to check",
             )
-        item = stack.pop()
-        if isinstance(item, str):
-            found: list[str] = []
-            text = item.strip()
-            if (
-                _MAYBE.isdisjoint(text)
-                and not text[:1].isdigit()
-                and (len(text) != 9 or text.lower() != "localhost")
-            ):
-                continue  # a word, a sentence: no host, URL or JSON can hide in it
-            if _WHOLE_URL.match(text):
-                found.append(text)
-            elif text[:1] in "{[" and _decoded(text, stack):
-                pass  # what the JSON holds is walked instead
-            else:
-                found.extend(_EMBEDDED_URL.findall(text))
-                url = host_url(text)
-                if url is not None:
-                    found.append(url)
-            if "%" in text:
-                decoded = unquote(text)
-                if decoded != text:
-                    stack.append(decoded)
-            for url in found:
-                if url not in seen:
-                    seen.add(url)
-                    yield url
-        elif isinstance(item, dict):
-            for key, inner in reversed(item.items()):
-                stack.append(inner)
-                stack.append(key)
-        elif isinstance(item, list | tuple):
-            stack.extend(reversed(item))
-        elif isinstance(item, int) and not isinstance(item, bool):
-            if _reachable_private(item):
-                url = f"http://{item}"
-                if url not in seen:
-                    seen.add(url)
-                    yield url
+    return iter(found)
+
+
+def _plain(text: str) -> bool:
+    """Whether no host, URL or JSON can hide in ``text`` (a word, a sentence, a key)."""
+    return _MAYBE.isdisjoint(text) and not text.lstrip()[:1].isdigit() and len(text.strip()) != 9
+
+
+def _look_at(item: Any, found: dict[str, None], stack: list[Any]) -> None:
+    """Note what ``item`` reaches in ``found``; push what must be walked onto ``stack``."""
+    kind = type(item)
+    if kind is str:
+        if _plain(item):
+            return
+        text = item.strip()
+        if _WHOLE_URL.match(text):
+            found[text] = None
+        elif text[:1] in "{[" and _decoded(text, stack):
+            pass  # what the JSON holds is walked instead
+        else:
+            for url in _EMBEDDED_URL.findall(text):
+                found[url] = None
+            url = host_url(text)
+            if url is not None:
+                found[url] = None
+        if "%" in text:
+            decoded = unquote(text)
+            if decoded != text:
+                stack.append(decoded)
+    elif kind is int:
+        if _reachable_private(item):
+            found[f"http://{item}"] = None
+    elif isinstance(item, dict | list | tuple):
+        stack.append(item)
+    elif isinstance(item, str):  # a str subclass
+        _look_at(str(item), found, stack)
+    elif isinstance(item, int) and not isinstance(item, bool):  # an int subclass
+        _look_at(int(item), found, stack)
 
 
 class _Egress(Middleware):
