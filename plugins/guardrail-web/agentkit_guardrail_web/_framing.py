@@ -25,8 +25,9 @@ LEFT = (
 )
 # A left bracket whose run (brackets and anything not a letter or digit) reaches a "u", an
 # "e" or a non-ASCII character: the only places a delimiter word can start. Everything else (a
-# tag, a heredoc, a shift) is passed over at the regex engine's speed.
-_CANDIDATE = re.compile(f"[{LEFT}][^0-9A-Za-z\x80-\U0010ffff]*[uUeE\x80-\U0010ffff]")
+# tag, a heredoc, a shift) is passed over at the regex engine's speed. A lookahead, so every
+# bracket of "<>><UNTRUSTED" is tried, not only the first.
+_CANDIDATE = re.compile(f"[{LEFT}](?=[^0-9A-Za-z\x80-\U0010ffff]*[uUeE\x80-\U0010ffff])")
 #: Categories of characters a reader does not see: spaces, line breaks, format characters
 #: (joiners, bidi controls, soft hyphens, tags), combining marks (variation selectors too),
 #: controls.
