@@ -24,6 +24,7 @@ from ._checkpoint import resolve_checkpointer
 from ._compaction import Compactor
 from ._compaction import compaction
 from ._config import PluginConfig
+from ._config import read_kit_options
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -102,9 +103,9 @@ from ._kit import AgentConfig
 from ._kit import Kit
 from ._kit import KitOptions
 from ._kit import kit_compaction
+from ._kit import kit_guardrail
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
-from ._kit import read_kit_options
 from ._lookup import adapt
 from ._lookup import get_compactor
 from ._lookup import get_guardrail
@@ -378,6 +379,7 @@ __all__ = [
     "import_optional",
     "keep_units",
     "kit_compaction",
+    "kit_guardrail",
     "kit_hooks",
     "kit_middlewares",
     "metering",

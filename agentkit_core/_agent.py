@@ -34,12 +34,14 @@ from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._fold import Folding
+from ._guardrails import egress_for
 from ._hooks import Hooks
 from ._hooks import ToolDecision
 from ._hooks import TurnInfo
 from ._invoke import default_middlewares
 from ._lookup import adapt
 from ._lookup import plugin_hooks
+from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._messages import Message
 from ._messages import ToolCall
@@ -67,6 +69,7 @@ from ._toolunion import ToolUnion
 from ._units import head_length
 
 if TYPE_CHECKING:
+    from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
 
@@ -138,8 +141,13 @@ class Agent:
             transcript and the checkpoint).
         recorder: the :class:`Recorder` every run's context starts with, which writes the
             conversation's session (``ctx.recorder`` replaces it for one run).
-        manager: the plugin manager model strings, output types and (when ``hooks`` is None)
-            the plugins' hooks are looked up in; default: the process-wide one.
+        guardrail: the run's guardrail: a Guardrail, the name of an installed one (built with
+            its configured settings), or None for the one the configuration names (none when
+            it names none). The agent checks every tool call with it (``egress()``, right
+            after the default middlewares) and puts it on each run's ``ctx.guardrail``.
+        manager: the plugin manager model strings, guardrail names, output types and (when
+            ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
+            one.
     """
 
     def __init__(
@@ -161,6 +169,7 @@ class Agent:
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
         compaction: Folding | None = None,
+        guardrail: Guardrail | str | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
     ) -> None:
@@ -171,7 +180,12 @@ class Agent:
         self.model = resolve_model(model, manager=manager)
         self.output = output
         self.max_turns = max_turns
-        self.middlewares = (*default_middlewares(), *middlewares)
+        self.guardrail = resolve_guardrail(guardrail, manager=manager)
+        self.middlewares = (
+            *default_middlewares(),
+            *egress_for(self.guardrail, middlewares),
+            *middlewares,
+        )
         self._hooks = hooks
         self.tool_concurrency = max(1, tool_concurrency)
         self.tool_timeout = tool_timeout
@@ -232,6 +246,7 @@ class Agent:
             "compaction": config.compaction,
             "manager": config.manager,
             "recorder": config.recorder,
+            "guardrail": config.guardrail,
         }
         return cls(**{**options, **overrides})
 
@@ -254,6 +269,7 @@ class Agent:
             elicitor=self.elicitor,
             budget=self.budget,
             recorder=self.recorder,
+            guardrail=self.guardrail,
         )
 
     async def run(
@@ -306,7 +322,20 @@ class Agent:
         return await self._drive(state, ctx, wc, sink, task=wc.messages[-1])
 
     def _bind(self, ctx: RunContext) -> RunContext:
-        """``ctx`` with an invoker: a context made without one gets this agent's chain."""
+        """``ctx`` with this agent's invoker and guardrail where it has none.
+
+        A context carrying another guardrail is refused: a run has one.
+        """
+        if ctx.guardrail is None:
+            ctx.guardrail = self.guardrail
+        elif ctx.guardrail is not self.guardrail:
+            raise ConfigError(
+                f"the run context carries the guardrail {ctx.guardrail!r}, but agent "
+                f"{self.name!r} runs {self.guardrail!r}; a run has one guardrail: pass it as "
+                "the agent's guardrail= and leave ctx.guardrail unset",
+                value=ctx.guardrail,
+                source="RunContext.guardrail",
+            )
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
             assert ctx.invoker is not None

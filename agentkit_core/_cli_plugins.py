@@ -49,6 +49,8 @@ def _json_value(value: Any) -> Any:
         return value
     if isinstance(value, (list, tuple)):
         return [_json_value(v) for v in value]
+    if isinstance(value, type):  # a declared settings TypedDict, say
+        return f"{value.__module__}.{value.__qualname__}"
     return repr(value)
 
 
@@ -87,7 +89,7 @@ def _dump(data: Any) -> None:
 def _provides_text(info: PluginInfo) -> str:
     parts = []
     for r in info.registrations:
-        meta = ",".join(f"{k}={v!r}" for k, v in sorted(r.meta.items()))
+        meta = ",".join(f"{k}={_json_value(v)!r}" for k, v in sorted(r.meta.items()))
         parts.append(f"{r.seam}:{r.name}" + (f"({meta})" if meta else ""))
     parts.extend(f"command:{c}" for c in info.commands)
     return " ".join(parts) or "-"

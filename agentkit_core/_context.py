@@ -9,6 +9,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import BudgetExceeded
@@ -32,6 +33,9 @@ from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._tools import ToolResult
 from ._tracing import Trace
+
+if TYPE_CHECKING:
+    from ._guardrails import Guardrail
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -139,6 +143,9 @@ class RunContext:
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
     ``recorder`` writes the conversation's session (a :class:`NullRecorder` without one): set
     it per run to record each conversation in its own session.
+    ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
+    tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
+    has none.
     """
 
     def __init__(
@@ -154,6 +161,7 @@ class RunContext:
         budget: Budget | None = None,
         deps: Any = None,
         recorder: Recorder | None = None,
+        guardrail: Guardrail | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         if invoker is not None:
@@ -167,6 +175,7 @@ class RunContext:
         self.elicitor = elicitor
         self.budget = budget or Budget()
         self.deps = deps
+        self.guardrail = guardrail
         self.scratchpad = Scratchpad()
         self.usage = Usage()
         self.trace = Trace()

@@ -1,20 +1,27 @@
-"""The Guardrail seam, the lookup of installed guardrails, and the ``egress()`` middleware.
+"""The Guardrail seam, the rule that finds hosts in tool arguments, and ``egress()``.
 
 A guardrail answers four questions: may this URL be fetched (``check_url``, synchronous and
 without DNS, plus an optional resolving ``url_check``), what must be hidden in this text
 (``redact``), how is tool output marked as untrusted data (``wrap_tool_output``), and may this
 final answer leave the run (``check_output``). Implementations live in plugins
-(``agentkit-guardrail-web``); core only defines the contract and the middleware that enforces
-it before a side-effecting tool runs.
+(``agentkit-guardrail-web``); core defines the contract, :func:`find_urls` (what in a tool
+call's arguments a client could reach), and the middleware that checks every tool call with it
+before the tool runs. An agent's guardrail (``Agent(guardrail=...)``) is enforced through that
+middleware and travels on the run's context as ``ctx.guardrail``.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import re
+import unicodedata
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
@@ -39,7 +46,7 @@ class Guardrail(ABC):
         """Refuse ``url`` by raising :class:`GuardrailViolation`; return None to allow it.
 
         Must be synchronous and must not resolve names or touch the network: the egress
-        middleware calls it on the event loop for every URL of every side-effecting call.
+        middleware calls it on the event loop for every URL of every tool call.
         """
 
     async def url_check(self, url: str) -> None:
@@ -61,6 +68,30 @@ class Guardrail(ABC):
         """The final answer, possibly rewritten; raise :class:`GuardrailViolation` to refuse."""
         return message
 
+    def process_tool_result(self, result: ToolResult) -> ToolResult:
+        """A tool result as the model should read it: each text part through :meth:`tool_text`.
+
+        Hooks that frame tool output (the web plugin's ``after_tool_call``) call this with the
+        run's guardrail.
+        """
+        if isinstance(result.content, str):
+            content: str | tuple[dict[str, Any], ...] = self.tool_text(result.content)
+        else:
+            content = tuple(
+                {**part, "text": self.tool_text(str(part.get("text", "")))}
+                if part.get("type") == "text"
+                else part
+                for part in result.content
+            )
+        return ToolResult(content, is_error=result.is_error, structured=result.structured)
+
+    def tool_text(self, text: str) -> str:
+        """One text of tool output as the model should read it; default :meth:`wrap_tool_output`.
+
+        A guardrail that also redacts tool output overrides this (redact, then wrap).
+        """
+        return self.wrap_tool_output(text)
+
     async def check_arguments(self, arguments: Any) -> None:
         """Check every URL found in a tool call's decoded ``arguments``; the first refusal raises.
 
@@ -72,39 +103,194 @@ class Guardrail(ABC):
             await self.url_check(url)
 
 
-# A scheme followed by a slash or backslash: "http://x", "file:/etc/passwd", "http:\\x".
-_WHOLE_URL = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.\-]*:[/\\]")
+# A URL: a scheme followed by a slash or backslash ("http://x", "file:/etc/passwd", "http:\\x"),
+# or a scheme that clients read even without one ("http:127.0.0.1").
+_WHOLE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]|(?i:https?|wss?|ftp|file):")
 # URLs embedded in free text; stops at whitespace, quotes and angle brackets.
 _EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]{2}[^\s\"'<>`]*")
-# Argument names whose value is a URL or host even without a scheme ("127.0.0.1/admin").
-_URL_KEY = re.compile(r"(?i)(?:^|_)(?:url|uri|href|link|endpoint|host|hostname)s?$")
+# A scheme-less host as a client that prepends "http://" reads it: [//]host[:port][/path].
+_HOST_SHAPE = re.compile(r"(//)?(\[[^\]/]*\]|[^\s/?#\\@:\[\]]+)(?::(\d{1,5}))?([/?#]\S*)?\Z")
+_NUMBER_PART = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+\Z")
+_NAME_LABEL = re.compile(r"(?:[^\W_]|[-_])+\Z")
+# Characters without which a string cannot be read as a host or hold a URL or JSON.
+_MAYBE = frozenset(".:/%{[@\\")
+_IPV4_FLOOR = 1 << 24  # a smaller number reads as 0.x.x.x, and is a count, not a host
+_IPV4_CEIL = 1 << 32
+#: How many values one call may walk (JSON inside strings can nest): beyond it, refuse.
+MAX_NODES = 100_000
 
 
-def find_urls(value: Any, *, _key: str = "") -> Iterator[str]:
-    """Every URL-looking string inside ``value``, walking nested dicts, lists and tuples.
+def _reachable_private(number: int) -> bool:
+    """Whether ``number`` as an IPv4 address lands off the public internet, but reachable.
 
-    A string counts when it starts with ``scheme:/`` (checked whole, so a tab or newline inside
-    it is seen), for each ``scheme://...`` run embedded in longer text, and when it is the value
-    of a URL-named key (``url``, ``host``, ``base_url``...): without a scheme, such a value is
-    yielded as ``http://<value>``, the way tools that prepend a scheme would read it.
+    Loopback, private, link-local and shared addresses count; multicast and reserved blocks take
+    no TCP connection, so a large number there is read as data.
     """
-    if isinstance(value, str):
-        if _WHOLE_URL.match(value):
-            yield value.strip()
-        elif _key and value.strip() and _URL_KEY.search(_key):
-            yield "http://" + value.strip()
+    if not _IPV4_FLOOR <= number < _IPV4_CEIL:
+        return False
+    ip = ipaddress.IPv4Address(number)
+    return not (ip.is_global or ip.is_multicast or ip.is_reserved)
+
+
+def _number_text(text: str) -> int | None:
+    """The value of one decimal, hex (``0x``) or octal (leading ``0``) number, or None."""
+    try:
+        if text[:2].lower() == "0x":
+            return int(text[2:] or "0", 16)
+        if len(text) > 1 and text[0] == "0":
+            return int(text, 8)
+        return int(text)
+    except ValueError:
+        return None
+
+
+def host_url(text: str) -> str | None:
+    """``text`` read as a client that prepends ``http://`` reads it, when it names a host.
+
+    The rule (see docs/guardrails.md): the whole string, stripped, is ``[//]host[:port][/path]``
+    and host is an IPv6 literal (bracketed, or bare with a digit), a dotted address of four
+    parts in any radix or with a hex part, a short dotted address (``127.1``) or a single-label
+    name given with a port or ``//``, a single number (decimal, hex, octal) whose address is
+    loopback/private/link-local/shared, ``localhost``, or a dotted name whose last label is
+    alphabetic (``example.com``, ``db.internal``). After an ``@`` (an e-mail address) only an
+    address or ``localhost`` counts. Returns the URL to check, or None.
+    """
+    s = text.strip()
+    if not s.isascii():
+        s = unicodedata.normalize("NFKC", s)
+    at = s.rfind("@")
+    if at >= 0:
+        s = s[at + 1 :]
+    if not s:
+        return None
+    rest = s[2:] if s.startswith("//") else s
+    head = rest.split("/", 1)[0]
+    if rest is s and "." not in head and ":" not in head:  # the common case, decided here
+        if head.lower() == "localhost":
+            return "http://" + s
+        number = _number_text(head) if head[:1].isdigit() else None
+        return "http://" + s if number is not None and _reachable_private(number) else None
+    if head.count(":") >= 2 and "[" not in head:
+        bare = head.split("%", 1)[0]
+        try:
+            ipaddress.IPv6Address(bare)
+        except ValueError:
+            return None
+        if not any(c.isdigit() for c in bare):
+            return None
+        return f"http://[{head}]{rest[len(head) :]}"
+    match = _HOST_SHAPE.match(s)
+    if match is None:
+        return None
+    slashes, host, port, path = match.groups()
+    url = "http://" + (s[2:] if slashes else s)
+    if host.startswith("["):
+        return url
+    explicit = bool(slashes or port is not None)
+    labels = host.lower().rstrip(".").split(".") if host != "." else [""]
+    if all(_NUMBER_PART.fullmatch(label) for label in labels):
+        if len(labels) == 1:
+            number = _number_text(labels[0])
+            return url if number is not None and _reachable_private(number) else None
+        four = len(labels) == 4 or any(label[:2] == "0x" for label in labels)
+        return url if four or explicit or path else None
+    if at >= 0:
+        return url if labels == ["localhost"] else None
+    if not all(_NAME_LABEL.match(label) for label in labels):
+        return None
+    if len(labels) == 1:
+        return url if explicit or labels[0] == "localhost" else None
+    last = labels[-1]
+    return url if len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) else None
+
+
+def _decoded(text: str, stack: list[Any]) -> bool:
+    """Push what the JSON ``text`` holds onto ``stack``; False when it is not JSON."""
+    try:
+        stack.append(json.loads(text))
+    except ValueError:
+        return False
+    return True
+
+
+def find_urls(value: Any) -> Iterator[str]:
+    """Every URL or host a client could reach inside ``value``, as URLs, each once.
+
+    Walks nested dicts (keys and values), lists and tuples; decodes strings that hold JSON
+    (``{...}``, ``[...]``) and percent-encoded strings, and walks what they hold. A string
+    counts when it starts with a URL scheme (``scheme:/``, or ``http:`` and its kin; checked
+    whole, so a tab or newline inside it is seen), for each ``scheme://...`` run embedded in
+    longer text, and when the whole string reads as a host (:func:`host_url`); an integer
+    counts when it reads as a loopback, private, link-local or shared IPv4 address. Key names
+    play no part.
+    """
+    found: dict[str, None] = {}
+    stack: list[Any] = [value]
+    budget = MAX_NODES
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            budget -= len(item)
+            for key, inner in item.items():
+                if type(key) is not str or not _plain(key):
+                    _look_at(key, found, stack)
+                _look_at(inner, found, stack)
+        elif kind is list or kind is tuple:
+            budget -= len(item)
+            for inner in item:
+                _look_at(inner, found, stack)
         else:
-            yield from _EMBEDDED_URL.findall(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from find_urls(item, _key=str(key))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from find_urls(item, _key=_key)
+            budget -= 1
+            _look_at(item, found, stack)
+        if budget < 0:
+            raise GuardrailViolation(
+                f"tool arguments hold more than {MAX_NODES} values to check; refused",
+                value="<arguments>",
+                reason="too many values to check",
+            )
+    return iter(found)
+
+
+def _plain(text: str) -> bool:
+    """Whether no host, URL or JSON can hide in ``text`` (a word, a sentence, a key)."""
+    return _MAYBE.isdisjoint(text) and not text.lstrip()[:1].isdigit() and len(text.strip()) != 9
+
+
+def _look_at(item: Any, found: dict[str, None], stack: list[Any]) -> None:
+    """Note what ``item`` reaches in ``found``; push what must be walked onto ``stack``."""
+    kind = type(item)
+    if kind is str:
+        if _plain(item):
+            return
+        text = item.strip()
+        if _WHOLE_URL.match(text):
+            found[text] = None
+        elif text[:1] in "{[" and _decoded(text, stack):
+            pass  # what the JSON holds is walked instead
+        else:
+            for url in _EMBEDDED_URL.findall(text):
+                found[url] = None
+            url = host_url(text)
+            if url is not None:
+                found[url] = None
+        if "%" in text:
+            decoded = unquote(text)
+            if decoded != text:
+                stack.append(decoded)
+    elif kind is int:
+        if _reachable_private(item):
+            found[f"http://{item}"] = None
+    elif isinstance(item, dict | list | tuple):
+        stack.append(item)
+    elif isinstance(item, str):  # a str subclass
+        _look_at(str(item), found, stack)
+    elif isinstance(item, int) and not isinstance(item, bool):  # an int subclass
+        _look_at(int(item), found, stack)
 
 
 class _Egress(Middleware):
-    """Checks the URLs of side-effecting tool calls before the tool runs."""
+    """Checks the URLs and hosts in every tool call's arguments before the tool runs."""
 
     __slots__ = ("guardrail",)
 
@@ -112,8 +298,6 @@ class _Egress(Middleware):
         self.guardrail = guardrail
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
-        if not invocation.tool.side_effects:
-            return await call_next(invocation)
         span = current_span()
         try:
             await self.guardrail.check_arguments(invocation.arguments)
@@ -131,14 +315,30 @@ class _Egress(Middleware):
         return f"<egress {self.guardrail!r}>"
 
 
+def egress_for(
+    guardrail: Guardrail | None, middlewares: Sequence[Any] = ()
+) -> tuple[Middleware, ...]:
+    """The ``egress()`` an agent adds for its ``guardrail``.
+
+    None without a guardrail, or when ``middlewares`` already check with it.
+    """
+    if guardrail is None or any(
+        isinstance(m, _Egress) and m.guardrail is guardrail for m in middlewares
+    ):
+        return ()
+    return (_Egress(guardrail),)
+
+
 def egress(guardrail: Guardrail | None) -> Middleware:
-    """A middleware that checks every URL of a side-effecting tool call with ``guardrail``.
+    """A middleware that checks every URL and host in every tool call with ``guardrail``.
 
     ``guardrail`` is a :class:`Guardrail` (:func:`get_guardrail` builds an installed one by
-    name). A refused URL becomes
-    a tool error result the model sees (naming the URL and the reason), and is recorded on the
-    tool call's span as ``egress_blocked``/``egress_reason``. Tools with ``side_effects=False``
-    pass unchecked. ``None`` is refused: a control built inert would make the chain look guarded.
+    name). Every tool is checked, read-only ones included: reading is not "no network". What
+    counts is :func:`find_urls`'s rule. A refused URL becomes a tool error result the model sees
+    (naming the URL and the reason), and is recorded on the tool call's span as
+    ``egress_blocked``/``egress_reason``. ``None`` is refused: a control built inert would make
+    the chain look guarded. An agent given ``guardrail=`` puts this middleware in its chain
+    itself.
     """
     if guardrail is None:
         raise ConfigError(

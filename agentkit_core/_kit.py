@@ -26,6 +26,8 @@ from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
 
+from ._config import read_kit_options
+from ._config import unknown_key
 from ._errors import ConfigError
 from ._fold import Folding
 from ._hooks import FIELDS
@@ -43,6 +45,7 @@ from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import manager_or_default
 from ._lookup import plugin_hooks
+from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._messages import Message
 from ._middleware import Middleware
@@ -72,6 +75,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 if TYPE_CHECKING:
     from ._agent import Agent
+    from ._guardrails import Guardrail
     from ._models import Model
     from ._requests import WorkingContext
     from ._tools import Tool
@@ -154,6 +158,8 @@ class AgentConfig:
     compaction: Folding | None = None
     manager: PluginManager | None = None
     recorder: Recorder = NULL_RECORDER
+    #: The run's guardrail; None means the one the configuration names, if any.
+    guardrail: Guardrail | None = None
 
 
 class Kit:
@@ -179,9 +185,11 @@ class Kit:
         compaction: the fold the transcript keeps: the keywords of :class:`Folding`
             (``{"budget": 60_000, "model": "openai:gpt-4o-mini"}``; a model string is resolved
             on ``manager``), or a Folding.
-        compactor, compactor_options: a compactor plugin by name, run as ``compaction()`` on
-            every request.
-        guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
+        compactor, compactor_options: a compactor plugin by name, run as ``compaction()``.
+        guardrail, guardrail_options: the run's guardrail: a Guardrail, or an installed one by
+            name built with ``guardrail_options`` over its configured settings (the file's
+            ``[guardrail.NAME]``, then its environment variables); None takes the one the
+            configuration names. The agent checks every tool call with it.
         middlewares: the user's own middlewares, after the kit's.
         max_turns: model calls a run may make (``AgentConfig.max_turns``).
         before_model_call ... transform: the user's own hooks (a function or a list of them),
@@ -252,21 +260,21 @@ class Kit:
         """A kit from a TOML file's kit options; keyword overrides win.
 
         The options are the ``[kit]`` table of an ``agentkit.toml``, or ``[tool.agentkit.kit]``
-        of a ``pyproject.toml``.
+        of a ``pyproject.toml``; the whole file is checked. Without ``manager=``, the kit's
+        plugin manager reads its configuration from the same file (``load``, ``disable``...,
+        and the ``[guardrail.NAME]`` settings), so one file configures the kit.
         """
-        return cls(**{**read_kit_options(path), **overrides})
+        options = read_kit_options(path)
+        if "manager" not in overrides:
+            overrides["manager"] = PluginManager(config=path)
+        return cls(**{**options, **overrides})
 
     # ------------------------------------------------------------------ construction
 
     def _setup(self, options: KitOptions) -> None:
         unknown = sorted(set(options) - KIT_OPTIONS)
         if unknown:
-            raise ConfigError(
-                f"unknown Kit option(s) {', '.join(unknown)}; the options are "
-                f"{', '.join(sorted(KIT_OPTIONS))}",
-                value=unknown,
-                source="Kit(...)",
-            )
+            raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
         self._options = options.copy()
         manager = options.get("manager")
         self._manager: PluginManager = manager_or_default(manager)
@@ -295,6 +303,7 @@ class Kit:
         self._recorder: Recorder = NULL_RECORDER
         self._sessions: Sessions | None = None
         _check_session_options(options)
+        self._guardrail = kit_guardrail(options, self._manager)
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -331,6 +340,7 @@ class Kit:
             compaction=self._compaction,
             manager=self._manager,
             recorder=self._recorder,
+            guardrail=self._guardrail,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -532,7 +542,10 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
 def kit_middlewares(
     options: Mapping[str, Any], manager: PluginManager | None = None
 ) -> tuple[Middleware, ...]:
-    """The kit's middlewares: compaction, then egress, then the user's own."""
+    """The kit's middlewares: compaction, then the user's own.
+
+    The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
+    """
     chain: list[Middleware] = []
     if options.get("compactor"):
         from ._compaction import compaction
@@ -543,15 +556,6 @@ def kit_middlewares(
             **plugin_options(options.get("compactor_options"), "compactor_options"),
         )
         chain.append(compaction(compactor))
-    if options.get("guardrail"):
-        from ._guardrails import egress
-
-        guardrail = get_guardrail(
-            options["guardrail"],
-            manager=manager,
-            **plugin_options(options.get("guardrail_options"), "guardrail_options"),
-        )
-        chain.append(egress(guardrail))
     from ._middleware import as_middleware
 
     chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
@@ -595,25 +599,22 @@ def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any
     return options
 
 
-def read_kit_options(path: str | Path) -> dict[str, Any]:
-    """The kit options in a TOML file: ``[kit]``, or ``[tool.agentkit.kit]`` in pyproject."""
-    import sys
+def kit_guardrail(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> Guardrail | None:
+    """The kit's guardrail: ``guardrail=``, or the one the configuration names.
 
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found]
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read kit options from {p}: {exc}", source=str(p)) from exc
-    table = (
-        data.get("tool", {}).get("agentkit", {}).get("kit")
-        if p.name == "pyproject.toml"
-        else data.get("kit")
-    )
-    if not isinstance(table, dict):
-        where = "[tool.agentkit.kit]" if p.name == "pyproject.toml" else "[kit]"
-        raise ConfigError(f"{p} has no {where} table of kit options", source=str(p))
-    return table
+    A name is built with ``guardrail_options`` over its configured settings.
+    """
+    guardrail = options.get("guardrail")
+    extra = options.get("guardrail_options") or {}
+    if extra and not isinstance(guardrail, str):
+        raise ConfigError(
+            f"guardrail_options={extra!r} need a guardrail by name (guardrail='web', say); "
+            f"got guardrail={guardrail!r}",
+            value=extra,
+            source="Kit(guardrail_options=...)",
+        )
+    if isinstance(guardrail, str):
+        return get_guardrail(guardrail, manager=manager, **extra)
+    return resolve_guardrail(guardrail, manager=manager)

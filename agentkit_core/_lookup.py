@@ -179,19 +179,109 @@ def get_compactor(name: str, *, manager: PluginManager | None = None, **options:
     return made
 
 
-def get_guardrail(name: str, *, manager: PluginManager | None = None, **options: Any) -> Guardrail:
-    """The guardrail an installed plugin registered as ``name``, built with ``options``."""
+def get_guardrail(
+    name: str,
+    *,
+    manager: PluginManager | None = None,
+    environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Guardrail:
+    """The guardrail an installed plugin registered as ``name``, built with its settings.
+
+    The settings are layered key by key: the ``[guardrail.NAME]`` table of ``manager``'s
+    configuration file, then the environment variables the plugin declared (``env_prefix=``
+    at registration, such as ``AGENTKIT_WEB_``), then ``options``. When the plugin declared
+    ``settings=`` (a ``TypedDict``), the file and the environment are checked against it.
+    """
+    from ._config import layered_settings
     from ._guardrails import Guardrail
 
+    pm = manager_or_default(manager)
+    reg = pm.lookup("guardrails", name)
+    layered = layered_settings(
+        options,
+        settings=reg.meta.get("settings"),
+        env_prefix=reg.meta.get("env_prefix", ""),
+        file_table=pm.config.guardrail.get(name),
+        file_where=pm.config.source_of(f"guardrail.{name}"),
+        environ=environ,
+    )
     made: Guardrail = build(
         "guardrails",
         name,
-        options,
-        manager,
+        layered,
+        pm,
         check=lambda g: isinstance(g, Guardrail),
         expected="an agentkit_core.Guardrail subclass instance",
     )
     return made
+
+
+def configured_guardrails(
+    manager: PluginManager | None = None, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """The guardrails the configuration names.
+
+    A file's ``[guardrail.NAME]`` tables, and the installed guardrails whose declared
+    environment variables are set.
+    """
+    pm = manager_or_default(manager)
+    env = os.environ if environ is None else environ
+    names = list(pm.config.guardrail)
+    for reg in pm.registrations("guardrails"):
+        prefix = reg.meta.get("env_prefix", "")
+        if reg.name not in names and prefix and any(v.startswith(prefix) for v in env):
+            names.append(reg.name)
+    return names
+
+
+def resolve_guardrail(
+    guardrail: Guardrail | str | None,
+    *,
+    manager: PluginManager | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Guardrail | None:
+    """An agent's guardrail from a Guardrail, a registered name, or None.
+
+    A name is built by :func:`get_guardrail` (with its configured settings). None is the
+    guardrail the configuration names (:func:`configured_guardrails`), or no guardrail when it
+    names none; naming two is a :class:`ConfigError`, since a run has one guardrail.
+    """
+    from ._guardrails import Guardrail
+
+    if isinstance(guardrail, Guardrail):
+        return guardrail
+    if isinstance(guardrail, str):
+        return get_guardrail(guardrail, manager=manager, environ=environ)
+    if guardrail is not None:
+        raise ConfigError(
+            f"guardrail= takes an agentkit_core.Guardrail, the name of an installed guardrail "
+            f"or None, got {type(guardrail).__name__} {guardrail!r}",
+            value=guardrail,
+            source="guardrail=",
+        )
+    pm = manager_or_default(manager)
+    names = configured_guardrails(pm, environ)
+    if not names:
+        return None
+    if len(names) > 1:
+        raise ConfigError(
+            f"the configuration names {len(names)} guardrails ({', '.join(names)}); a run has "
+            "one: keep one [guardrail.NAME] table (or one plugin's variables), or pass "
+            "guardrail= in code",
+            value=names,
+            source=pm.config.file_hint(),
+        )
+    try:
+        return get_guardrail(names[0], manager=pm, environ=environ)
+    except UnknownNameError as exc:
+        where = pm.config.source_of(f"guardrail.{names[0]}")
+        raise ConfigError(
+            f"{where} configures the guardrail {names[0]!r}, which is not installed or not "
+            f"loaded ({exc}); install its plugin or remove the table",
+            value=names[0],
+            source=where,
+        ) from None
 
 
 def get_instruction_part(

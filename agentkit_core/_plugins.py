@@ -412,7 +412,7 @@ class PluginManager:
             names = " and ".join(f"{i.name} ({i.distribution or i.source})" for i in who)
             message = (
                 f"{seam} name {name!r} is registered by {names}; disable one, or choose with "
-                f'pick = {{"{seam}.{name}" = "{who[0].name}"}} under [tool.agentkit]'
+                f'pick = {{"{seam}.{name}" = "{who[0].name}"}} in {self.config.file_hint()}'
             )
             for info in who:
                 if info.status == "loaded":

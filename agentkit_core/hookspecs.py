@@ -202,8 +202,12 @@ def agentkit_register_session_stores(register: Register[SessionStoreOpener]) -> 
 def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
     """Offer guardrails.
 
-    Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a
-    ``Guardrail``. Users pick one by name; two plugins registering one name is a conflict.
+    Called once at load. Call ``register(name, factory, settings=..., env_prefix=...)``:
+    ``factory(**options)`` returns a ``Guardrail``. ``settings`` (optional) is a ``TypedDict`` of
+    the options a file or the environment may set; with it, ``get_guardrail(name)`` layers the
+    ``[guardrail.NAME]`` table of the configuration, then the variables ``env_prefix`` + KEY,
+    then the caller's options, each checked. Users pick one by name; two plugins registering
+    one name is a conflict.
     """
 
 

@@ -133,11 +133,13 @@ async def test_allowed_urls_let_the_tool_run() -> None:
     assert ctx.trace.find("tool_call")[0].attributes["egress_checked"] is True
 
 
-async def test_tools_without_side_effects_are_not_checked() -> None:
+async def test_read_only_tools_are_checked_too() -> None:
+    """Reading is not "no network": a side_effects=False tool's request is checked the same."""
     tool = Fetch(side_effects=False)
     result, ctx = await run_tool(DenyHosts("internal"), tool, {"url": "http://internal/"})
-    assert result == ToolResult("fetched")
-    assert "egress_blocked" not in ctx.trace.find("tool_call")[0].attributes
+    assert result.is_error and "internal is internal" in result.content
+    assert tool.calls == []
+    assert ctx.trace.find("tool_call")[0].attributes["egress_blocked"] == "http://internal/"
 
 
 @pytest.mark.parametrize(
@@ -159,10 +161,34 @@ async def test_tools_without_side_effects_are_not_checked() -> None:
         ({"subject": "Re: lunch", "body": "no links here"}, []),
         ([["http://deep.example/"]], ["http://deep.example/"]),
         ({"n": 3, "flag": True, "none": None}, []),
+        # key names play no part: every string and number is read the same way
+        ({"baseUrl": "127.0.0.1:8080"}, ["http://127.0.0.1:8080"]),
+        ({"target": "localhost"}, ["http://localhost"]),
+        ({"a": 2130706433, "b": 1700000000, "c": 16777215}, ["http://2130706433"]),
+        ({"a": "0x7f000001", "b": "0xff"}, ["http://0x7f000001"]),
+        ({"peer": "fe80::1", "cpp": "std::vector", "hex": "dead::beef"}, ["http://[fe80::1]"]),
+        ({"q": '{"host": "10.0.0.1"}'}, ["http://10.0.0.1"]),
+        ({"q": '["https:\\/\\/a.example\\/"]'}, ["https://a.example/"]),
+        ({"q": "http%3A%2F%2Fa.example%2F"}, ["http://a.example/"]),
+        ({"http://key.example/": 1}, ["http://key.example/"]),
+        ({"v": "10.15.7", "p": "docs/README.md", "m": "bob@example.org"}, []),
+        ({"v": "10.15.7:22", "m": "bob@127.0.0.1"}, ["http://10.15.7:22", "http://127.0.0.1"]),
+        ({"to": "http:127.0.0.1", "todo": "TODO:fix"}, ["http:127.0.0.1"]),
+        ({"a": "x.example", "b": "x.example"}, ["http://x.example"]),
     ],
 )
 def test_find_urls(value: Any, expected: list[str]) -> None:
     assert list(find_urls(value)) == expected
+
+
+def test_find_urls_refuses_arguments_too_large_to_walk() -> None:
+    """Shared references (or JSON inside JSON) could make a walk endless; it is bounded."""
+    assert list(find_urls([["x"] * 1000] * 99)) == []
+    nested: Any = "x"
+    for _ in range(10):
+        nested = [nested] * 4  # about a million leaves, from a few objects
+    with pytest.raises(GuardrailViolation, match=r"more than 100000 values to check"):
+        list(find_urls(nested))
 
 
 # --------------------------------------------------------------------------- get_guardrail

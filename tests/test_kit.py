@@ -362,7 +362,11 @@ def test_sync_construction_refuses_sources_that_need_connecting() -> None:
 
 
 def test_unknown_option_is_named() -> None:
-    with pytest.raises(ConfigError, match=r"unknown Kit option.*instruction_budgt"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown key 'instruction_budgt' in Kit\(\.\.\.\); did you mean "
+        r"'instruction_budget'",
+    ):
         Kit(instruction_budgt=10)
 
 

@@ -32,7 +32,6 @@ from agentkit_core import ToolUnion
 from agentkit_core import agent_tool
 from agentkit_core import compaction
 from agentkit_core import compose_instructions
-from agentkit_core import egress
 from agentkit_core import get_compactor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
@@ -88,6 +87,7 @@ def full_options(root: Path) -> dict[str, Any]:
         "compactor": "truncation",
         "compactor_options": {"max_tokens": 5_000},
         "guardrail": "web",
+        "guardrail_options": {"egress_allow": ["example.com"], "redact_tool_output": True},
         "middlewares": [STAMP],
         "output_guard": user_guard,
         "max_turns": 7,
@@ -107,6 +107,8 @@ def describe(config: AgentConfig) -> dict[str, Any]:
             value = [(type(m).__name__, _settings(m)) for m in value]
         elif f.name == "compaction":
             value = (type(value).__name__, value.budget, value.keep_recent, value.model.name)
+        elif f.name == "guardrail":
+            value = (type(value).__name__, repr(value))
         out[f.name] = value
     return out
 
@@ -153,14 +155,13 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
             ]
         ),
         hooks=Hooks.from_plugins(pm).merged(Hooks.of("user", output_guard=user_guard)),
-        middlewares=(
-            compaction(get_compactor("truncation", manager=pm, max_tokens=5_000)),
-            egress(get_guardrail("web", manager=pm)),
-            STAMP,
-        ),
+        middlewares=(compaction(get_compactor("truncation", manager=pm, max_tokens=5_000)), STAMP),
         max_turns=7,
         compaction=Folding(budget=50_000, keep_recent=20_000, model=resolve_model("test")),
         manager=pm,
+        guardrail=get_guardrail(
+            "web", manager=pm, egress_allow=["example.com"], redact_tool_output=True
+        ),
     )
     assert describe(manual) == describe(kit.config())
     assert kit.config().manager is pm

@@ -237,6 +237,9 @@ def test_two_plugins_claiming_one_name_conflict_naming_both(make_site):
         "two (agentkit-test-two); disable one, or choose with "
         'pick = {"compactors.trunc" = "one"}'
     )
+    assert (info["one"].error or "").endswith(
+        "in agentkit.toml (or [tool.agentkit] in pyproject.toml)"
+    )
     assert pm.registrations("compactors") == []
     with pytest.raises(PluginConflictError, match=r"agentkit-test-one\) and two"):
         manager(site, strict=True)
@@ -245,6 +248,16 @@ def test_two_plugins_claiming_one_name_conflict_naming_both(make_site):
         ("other", "one"),
         ("trunc", "two"),
     ]
+
+
+def test_the_conflict_hint_names_the_file_actually_read(make_site, tmp_path):
+    site = make_site()
+    site.plugin("one", registers={"compactors": ["trunc"]})
+    site.plugin("two", registers={"compactors": ["trunc"]})
+    team = tmp_path / "team.toml"
+    team.write_text("strict = false\n")
+    info = by_name(manager(site, config=team))
+    assert (info["one"].error or "").endswith(f'pick = {{"compactors.trunc" = "one"}} in {team}')
 
 
 def test_same_entry_point_name_in_two_distributions_is_shadowed(make_site):

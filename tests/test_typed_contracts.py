@@ -131,3 +131,10 @@ typo: KitOptions = {"instruction": "Be brief."}
 def test_mypy_accepts_the_correct_calls(tmp_path: Path) -> None:
     result = run_mypy(tmp_path, "")
     assert result.returncode == 0, result.stdout
+
+
+def test_the_config_file_reader_and_kit_options_name_the_same_options() -> None:
+    from agentkit_core import _config
+    from agentkit_core import _kit
+
+    assert set(_config.KIT_OPTIONS) == set(_kit.KIT_OPTIONS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._context import Budget
@@ -10,6 +11,9 @@ from .._context import Elicitor
 from .._context import RunContext
 from .._middleware import MiddlewareLike
 from .._models import Model
+
+if TYPE_CHECKING:
+    from .._guardrails import Guardrail
 
 
 def make_test_ctx(
@@ -21,6 +25,7 @@ def make_test_ctx(
     store: Any = None,
     elicitor: Elicitor | None = None,
     budget: Budget | None = None,
+    guardrail: Guardrail | None = None,
 ) -> RunContext:
     """A RunContext for tests.
 
@@ -37,6 +42,7 @@ def make_test_ctx(
         store=store,
         elicitor=elicitor,
         budget=budget,
+        guardrail=guardrail,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import Any
 
 from common import ANSWER
 from common import REC
@@ -38,11 +39,11 @@ class StampedScript(ScriptedModel):
         return response
 
 
-def make(kind: str, hooks: Hooks | None = None) -> Callable[[int], Awaitable[object]]:
+def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
+    """The benchmark's run; ``options`` go to the Agent (default: no plugin hooks)."""
     model = StampedScript([step] * 1000, name="scripted")
-    agent = Agent(
-        "bench", model, "You are a benchmark.", tools(kind), hooks=hooks or Hooks(), max_turns=1000
-    )
+    options.setdefault("hooks", Hooks())
+    agent = Agent("bench", model, "You are a benchmark.", tools(kind), max_turns=1000, **options)
 
     async def run(turns: int) -> object:
         model.requests.clear()

@@ -7,20 +7,35 @@ egress allow list, ``url_check``), its name is resolved once here, every address
 and the connection is made to the validated address through a network backend that refuses to
 connect anywhere it was not told to. TLS still uses the original host name for SNI and
 certificate checks, since httpcore hands the URL's host to ``start_tls``.
+
+A fetch is also bounded: one total deadline over every hop and the body (a slow drip or an
+endless body stops), a maximum body size counted while streaming and after decompression (a
+gzip bomb stops before it inflates), and redirect bodies that are never read.
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
+import anyio
 import httpcore
 import httpx
+
+from agentkit_core import ConfigError
 
 from ._guardrail import Resolver
 from ._guardrail import ResolvingURLCheck
 from ._guardrail import WebGuardrail
 from ._url import DEFAULT_PORTS
 from ._url import refuse
+
+#: Defaults of :class:`SafeFetcher`: seconds for a whole fetch, and bytes of a decoded body.
+DEFAULT_DEADLINE = 30.0
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+#: The encodings a body may come in (and the only ones asked for).
+ACCEPT_ENCODING = "gzip, deflate"
+_READ = 64 * 1024
 
 
 class _PinnedBackend(httpcore.AsyncNetworkBackend):
@@ -67,6 +82,79 @@ class _PinnedTransport(httpx.AsyncHTTPTransport):
         )
 
 
+class _Body:
+    """Decodes a body while it streams, refusing it once it passes ``limit`` decoded bytes.
+
+    Decompression is asked for at most the room left, so a small compressed chunk never
+    inflates past the limit in memory.
+    """
+
+    def __init__(self, url: str, encoding: str, limit: int) -> None:
+        self.url = url
+        self.limit = limit
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.raw = 0
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            self._inflate: Any = None
+        elif coding in ("gzip", "x-gzip"):
+            self._inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        elif coding == "deflate":
+            self._inflate = zlib.decompressobj(zlib.MAX_WBITS)
+        else:
+            raise refuse(
+                url,
+                f"the response is encoded as {encoding!r}; only gzip and deflate are read "
+                f"(the fetcher asks for {ACCEPT_ENCODING!r})",
+            )
+        #: deflate: until the first chunk decodes, raw deflate (no zlib wrapper) may be tried.
+        self._may_be_raw = coding == "deflate"
+
+    def feed(self, data: bytes) -> None:
+        self.raw += len(data)
+        if self.raw > self.limit + self.limit // 16 + 1024:
+            raise self._too_large("its encoded form")
+        if self._inflate is None:
+            self._keep(data)
+            return
+        try:
+            try:
+                self._inflate_all(data)
+            except zlib.error:
+                if not self._may_be_raw:
+                    raise
+                self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, no wrapper
+                self._inflate_all(data)
+        except zlib.error as exc:
+            raise httpx.DecodingError(f"the body of {self.url!r} does not decode: {exc}") from exc
+        self._may_be_raw = False
+
+    def _inflate_all(self, data: bytes) -> None:
+        self._keep(self._inflate.decompress(data, self.limit - self.size + 1))
+        while self._inflate.unconsumed_tail:
+            tail = self._inflate.unconsumed_tail
+            self._keep(self._inflate.decompress(tail, self.limit - self.size + 1))
+
+    def close(self) -> bytes:
+        if self._inflate is not None:
+            self._keep(self._inflate.flush())
+        return b"".join(self.parts)
+
+    def _keep(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            raise self._too_large("it")
+        self.parts.append(data)
+
+    def _too_large(self, what: str) -> Exception:
+        return refuse(
+            self.url,
+            f"the body is larger than max_body_bytes={self.limit} ({what} passed the limit "
+            "while streaming); raise max_body_bytes to read more",
+        )
+
+
 class SafeFetcher:
     """Fetches URLs for tools under a :class:`WebGuardrail`.
 
@@ -74,12 +162,18 @@ class SafeFetcher:
         guardrail: decides what may be fetched, on every hop.
         resolver: ``async (host, port) -> addresses`` (default: the system resolver).
         max_redirects: hops followed before giving up with a GuardrailViolation.
-        timeout: seconds per request (httpx's timeout).
+        timeout: seconds each network operation may wait (connect, each read; httpx's).
+        deadline: seconds the whole fetch may take, every hop and the body included
+            (default 30).
+        max_body_bytes: the most a body may hold once decoded (default 10 MiB); counted while
+            it streams, so an endless body or a compression bomb stops at the limit.
         verify: TLS verification, as httpx takes it.
 
     Use it as ``async with guardrail.fetcher() as fetch: response = await fetch.get(url)``.
     A refused hop raises :class:`~agentkit_core.GuardrailViolation` before any connection to
-    it is made; ``response.history`` holds the redirects that were followed.
+    it is made; so do a malformed redirect ``Location``, a passed deadline, a body over the
+    limit and an encoding other than gzip or deflate. The response's body is read and decoded;
+    ``response.history`` holds the redirects that were followed, their bodies never read.
     """
 
     def __init__(
@@ -89,19 +183,32 @@ class SafeFetcher:
         resolver: Resolver | None = None,
         max_redirects: int = 5,
         timeout: float = 10.0,
+        deadline: float = DEFAULT_DEADLINE,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         verify: Any = True,
     ) -> None:
+        if not deadline > 0 or not max_body_bytes > 0:
+            raise ConfigError(
+                f"SafeFetcher needs a positive deadline and max_body_bytes, got "
+                f"deadline={deadline!r}, max_body_bytes={max_body_bytes!r}",
+                value=(deadline, max_body_bytes),
+                source="SafeFetcher(...)",
+            )
         self.guardrail = guardrail
         self._resolve = ResolvingURLCheck(
             resolver, allow_private_networks=guardrail.allow_private_networks
         )
         self.max_redirects = max_redirects
+        self.deadline = deadline
+        self.max_body_bytes = max_body_bytes
         self._backend = _PinnedBackend()
         self._client = httpx.AsyncClient(
             transport=_PinnedTransport(self._backend, verify=verify),
             timeout=timeout,
             trust_env=False,
             follow_redirects=False,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
+            event_hooks={"response": [self._check_location]},
         )
 
     async def _admit(self, request: httpx.Request) -> None:
@@ -114,18 +221,49 @@ class SafeFetcher:
         port = request.url.port or DEFAULT_PORTS[request.url.scheme]
         self._backend.pins[(host, port)] = addresses[0].split("%")[0]
 
+    async def _check_location(self, response: httpx.Response) -> None:
+        """A redirect's ``Location`` as given: well-formed, and an absolute one allowed."""
+        if not response.has_redirect_location:
+            return
+        here = str(response.request.url)
+        location = response.headers["Location"]
+        try:
+            url = httpx.URL(location)
+            response.request.url.join(url)
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            raise refuse(here, f"malformed redirect Location {location!r} ({exc})") from None
+        if url.scheme:  # checked as given: httpx would fill in a missing host, say
+            self.guardrail.inspect(location)
+        elif url.host:  # protocol-relative: //host/path
+            self.guardrail.inspect(f"{response.request.url.scheme}:{location.strip()}")
+        # a relative path is checked once joined, as the next hop
+
     async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """Send a request, following up to ``max_redirects`` redirects, each checked anew."""
         self.guardrail.inspect(url)  # as given, before httpx normalizes it
+        try:
+            with anyio.fail_after(self.deadline):
+                return await self._fetch(method, url, **kwargs)
+        except TimeoutError:
+            raise refuse(
+                url,
+                f"the fetch took longer than its deadline of {self.deadline} s (every hop and "
+                "the body count); raise deadline to wait longer",
+            ) from None
+
+    async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         request = self._client.build_request(method, url, **kwargs)
         history: list[httpx.Response] = []
         while True:
             await self._admit(request)
-            response = await self._client.send(request, follow_redirects=False)
+            response = await self._client.send(request, stream=True, follow_redirects=False)
             next_request = response.next_request
             if next_request is None:
-                response.history = history
-                return response
+                try:
+                    return await self._read(response, history)
+                finally:
+                    await response.aclose()
+            await response.aclose()  # a redirect's body is never read
             history.append(response)
             if len(history) > self.max_redirects:
                 raise refuse(
@@ -133,6 +271,41 @@ class SafeFetcher:
                     f"more than {self.max_redirects} redirects (last to {str(next_request.url)!r})",
                 )
             request = next_request
+
+    async def _read(
+        self, response: httpx.Response, history: list[httpx.Response]
+    ) -> httpx.Response:
+        """The response with its body read and decoded under the limits."""
+        url = str(response.request.url)
+        declared = response.headers.get("Content-Length", "")
+        encoding = response.headers.get("Content-Encoding", "")
+        if declared.isdigit() and not encoding and int(declared) > self.max_body_bytes:
+            raise refuse(
+                url,
+                f"the body is larger than max_body_bytes={self.max_body_bytes} (Content-Length "
+                f"{declared}); raise max_body_bytes to read more",
+            )
+        body = _Body(url, encoding, self.max_body_bytes)
+        async for chunk in response.aiter_raw(_READ):
+            body.feed(chunk)
+        headers = [
+            (key, value)
+            for key, value in response.headers.multi_items()
+            if key.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
+        extensions: dict[str, Any] = {
+            key: response.extensions[key]
+            for key in ("http_version", "reason_phrase")
+            if key in response.extensions
+        }
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=body.close(),
+            request=response.request,
+            extensions=extensions,
+            history=history,
+        )
 
     async def get(self, url: str, **kwargs: Any) -> httpx.Response:
         """``request("GET", url, ...)``."""

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Guardrail
-from agentkit_core import ToolResult
 
 from . import _framing
 from . import _redact
@@ -114,6 +114,23 @@ class ResolvingURLCheck:
 resolving_url_check = ResolvingURLCheck()
 
 
+class WebSettings(TypedDict, total=False):
+    """The web guardrail's settings: ``[guardrail.web]`` keys, ``AGENTKIT_WEB_*`` variables.
+
+    The variable of a key is ``AGENTKIT_WEB_`` and the key in upper case; a list is written
+    comma-separated there (``AGENTKIT_WEB_EGRESS_ALLOW=example.com,python.org``), a flag as
+    ``1``/``0``. See :class:`WebGuardrail` for what each does.
+    """
+
+    egress_allow: list[str]
+    resolve: bool
+    redact_tool_output: bool
+    allow_private_networks: list[str]
+    flag_injections: bool
+    fetch_deadline: float
+    max_body_bytes: int
+
+
 class WebGuardrail(Guardrail):
     """A guardrail for agents that touch the web, secure by default.
 
@@ -124,9 +141,14 @@ class WebGuardrail(Guardrail):
             I/O; :data:`resolving_url_check` resolves names and refuses non-global answers.
         redact_tool_output: redact e-mail addresses and phone numbers in tool output before
             framing it (off by default: tool output is data the agent reasons over).
+        resolve: also resolve every host before a call runs and refuse one with a non-global
+            address (a :class:`ResolvingURLCheck` over ``allow_private_networks``); runs
+            before ``url_check`` when both are given.
         allow_private_networks: networks that count as allowed even though they are not global
             (a lab network, or 127.0.0.0/8 in tests). Empty by default.
         flag_injections: add a warning line to framed output naming injection markers seen.
+        fetch_deadline, max_body_bytes: the defaults of :meth:`fetcher` (see
+            :class:`SafeFetcher`).
     """
 
     def __init__(
@@ -135,8 +157,11 @@ class WebGuardrail(Guardrail):
         url_check: URLCheck | None = None,
         redact_tool_output: bool = False,
         *,
+        resolve: bool = False,
         allow_private_networks: Iterable[Any] = (),
         flag_injections: bool = True,
+        fetch_deadline: float | None = None,
+        max_body_bytes: int | None = None,
     ) -> None:
         if isinstance(egress_allow, str):
             raise ConfigError(
@@ -155,12 +180,23 @@ class WebGuardrail(Guardrail):
                 value=url_check,
                 source="WebGuardrail(url_check=...)",
             )
-        self._url_check = url_check
         self.redact_tool_output = bool(redact_tool_output)
         self.allow_private_networks = _networks(
             allow_private_networks, "WebGuardrail(allow_private_networks=...)"
         )
+        self.resolve = bool(resolve)
+        checks: list[URLCheck] = []
+        if self.resolve:
+            checks.append(ResolvingURLCheck(allow_private_networks=self.allow_private_networks))
+        if url_check is not None:
+            checks.append(url_check)
+        self._url_checks = tuple(checks)
         self.flag_injections = flag_injections
+        self.fetch_options: dict[str, Any] = {}
+        if fetch_deadline is not None:
+            self.fetch_options["deadline"] = fetch_deadline
+        if max_body_bytes is not None:
+            self.fetch_options["max_body_bytes"] = max_body_bytes
 
     # ------------------------------------------------------------------ URLs
 
@@ -204,14 +240,18 @@ class WebGuardrail(Guardrail):
         check_address(ip, url, self.allow_private_networks)
 
     async def url_check(self, url: str) -> None:
-        if self._url_check is not None:
-            await self._url_check(url)
+        for check in self._url_checks:
+            await check(url)
 
     def fetcher(self, **options: Any) -> SafeFetcher:
-        """A :class:`SafeFetcher` bound to this guardrail (options go to its constructor)."""
+        """A :class:`SafeFetcher` bound to this guardrail.
+
+        ``options`` go to its constructor, over this guardrail's ``fetch_deadline`` and
+        ``max_body_bytes``.
+        """
         from ._fetch import SafeFetcher
 
-        return SafeFetcher(self, **options)
+        return SafeFetcher(self, **{**self.fetch_options, **options})
 
     # ------------------------------------------------------------------ text
 
@@ -223,26 +263,16 @@ class WebGuardrail(Guardrail):
         """``text`` framed as untrusted data between delimiters carrying a fresh nonce."""
         return _framing.frame(text, flag=self.flag_injections)
 
-    def process_tool_result(self, result: ToolResult) -> ToolResult:
-        """A tool result as the model should see it: redacted when enabled, then framed."""
-
-        def one(text: str) -> str:
-            return self.wrap_tool_output(self.redact(text) if self.redact_tool_output else text)
-
-        if isinstance(result.content, str):
-            content: str | tuple[dict[str, Any], ...] = one(result.content)
-        else:
-            content = tuple(
-                {**part, "text": one(str(part.get("text", "")))}
-                if part.get("type") == "text"
-                else part
-                for part in result.content
-            )
-        return ToolResult(content, is_error=result.is_error, structured=result.structured)
+    def tool_text(self, text: str) -> str:
+        """One text of tool output as the model reads it: redacted when enabled, then framed."""
+        return self.wrap_tool_output(self.redact(text) if self.redact_tool_output else text)
 
     def __repr__(self) -> str:
         allow = "any" if self.egress_allow is None else sorted(self.egress_allow)
-        return f"<WebGuardrail egress_allow={allow} redact_tool_output={self.redact_tool_output}>"
+        return (
+            f"<WebGuardrail egress_allow={allow} resolve={self.resolve} "
+            f"redact_tool_output={self.redact_tool_output}>"
+        )
 
 
 def _allow_entry(entry: Any) -> str:

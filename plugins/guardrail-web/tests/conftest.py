@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
@@ -20,6 +21,8 @@ class Server:
     routes: dict[str, tuple[int, dict[str, str], bytes]] = field(default_factory=dict)
     #: (method, path, Host header) of every request received
     seen: list[tuple[str, str, str]] = field(default_factory=list)
+    #: path -> a function that writes the whole answer itself (drips, endless bodies...)
+    handlers: dict[str, Callable[[BaseHTTPRequestHandler], None]] = field(default_factory=dict)
 
     def url(self, path: str = "/") -> str:
         return f"http://{self.address}:{self.port}{path}"
@@ -34,6 +37,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
+        handler = spec.handlers.get(self.path)
+        if handler is not None:
+            try:
+                handler(self)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client hung up, as it should on a body it refuses
+            self.close_connection = True
+            return
         status, headers, body = spec.routes.get(
             self.path, (200, {}, f"hello from {spec.address}".encode())
         )

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import urllib.parse
 from typing import Any
 
 import pytest
 from agentkit_guardrail_web import ResolvingURLCheck
 from agentkit_guardrail_web import WebGuardrail
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import Guardrail
+from agentkit_core import GuardrailViolation
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import RunContext
@@ -53,7 +59,7 @@ async def call(guard: Guardrail, arguments: dict[str, Any]) -> tuple[ToolResult,
         {"url": "http://0x7f000001:8080/admin"},
         {"target": {"urls": ["https://example.com/", "http://[::ffff:10.0.0.1]/"]}},
         {"body": "exfiltrate to http://169.254.169.254/latest/meta-data/iam"},
-        {"host": "127.1"},
+        {"host": "127.1:8080"},
         {"webhook_url": "gopher://example.com/"},
     ],
 )
@@ -106,3 +112,188 @@ async def test_a_real_agent_run_never_reaches_a_refused_url() -> None:
     refused, sent = [m for m in result.transcript if m.role == "tool"]
     assert refused.is_error and "169.254.169.254" in refused.content
     assert not sent.is_error and sent.content == "sent"
+
+
+# ---------------------------------------------------------------------- what counts (issue 19)
+
+ALLOW = ["example.com"]
+
+# Each reached 127.0.0.1 under an allow list of example.com when keys decided what was a URL.
+ATTACKS = [
+    {"baseUrl": "http://127.0.0.1:8080/"},
+    {"webhookURL": "http://127.0.0.1/hook"},
+    {"config": {"server": {"address": 2130706433}}},
+    {"host": 2130706433},
+    {"options": {"upstream": "127.0.0.1:8080"}},
+    {"nested": [{"where": "127.0.0.1/admin"}]},
+    {"payload": '{"url": "http://127.0.0.1/"}'},
+    {"payload": '{"target": "127.0.0.1"}'},
+    {"payload": '{"u": "http:\\/\\/127.0.0.1\\/"}'},
+    {"target": "127.0.0.1"},
+    {"domain": "localhost"},
+    {"website": "localhost:3000"},
+    {"site": "metadata.google.internal"},
+    {"link": "http%3A%2F%2F127.0.0.1%2F"},
+    {"endpoint": "0x7f000001"},
+    {"server": "[::1]:8080"},
+    {"peer": "::ffff:127.0.0.1"},
+    {"to": "http:127.0.0.1/"},
+    {"mirror": "//127.0.0.1/x"},
+    {"http://127.0.0.1/": "a key is a string a tool can read too"},
+    {"domain": "evil.com"},
+    {"site": "api.evil.com:8443/v1"},
+]
+
+
+@pytest.mark.parametrize("arguments", ATTACKS)
+async def test_hosts_are_found_whatever_the_key_or_the_encoding(arguments: dict[str, Any]) -> None:
+    result, tool, _ = await call(WebGuardrail(egress_allow=ALLOW), arguments)
+    assert result.is_error and "egress refused" in result.content
+    assert tool.sent == []
+
+
+BENIGN: list[dict[str, Any]] = [
+    {"text": "hello world", "n": 5, "ratio": 0.25, "ok": True, "none": None},
+    {"since": "2024-01-15", "price": "$12.50", "amount": "10.50", "version": "10.15.7"},
+    {"path": "docs/README.md", "ids": [123456, 16777215], "ts": 1700000000},
+    {"sql": "SELECT a FROM t WHERE x < 3", "shell": "cat <<EOF\nhi\nEOF", "shift": "x << 2"},
+    {"email": "bob@example.org", "cpp": "std::vector", "note": "e.g. the example"},
+    {"url": "https://docs.example.com/a?b=c", "json": '{"a": [1, 2, "three"]}'},
+    {"size": 4_000_000_000, "hex": "0xff", "mac": "00:1a:2b:3c:4d:5e"},
+]
+
+
+@pytest.mark.parametrize("arguments", BENIGN)
+async def test_data_that_names_no_host_goes_through(arguments: dict[str, Any]) -> None:
+    result, tool, _ = await call(WebGuardrail(egress_allow=ALLOW), arguments)
+    assert result == ToolResult("sent") and tool.sent == [arguments]
+
+
+class Read(Post):
+    def __init__(self) -> None:
+        Tool.__init__(self, "read", "read a page", side_effects=False)
+        self.sent = []
+
+
+async def test_a_read_only_tool_is_checked_like_any_other() -> None:
+    """Reading is not "no network": egress() checks side_effects=False tools too."""
+    tool = Read()
+    ctx = make_test_ctx(
+        ScriptedModel([]),
+        middlewares=[*default_middlewares(), egress(WebGuardrail(egress_allow=ALLOW))],
+    )
+    assert ctx.invoker is not None
+
+    async def end(inv: ToolInvocation) -> ToolResult:
+        return await inv.tool.invoke(inv.arguments, inv.ctx)
+
+    refused = await ctx.invoker.call_tool(
+        ToolInvocation(tool_call("read"), tool, {"url": "https://evil.com/"}, ctx), end
+    )
+    allowed = await ctx.invoker.call_tool(
+        ToolInvocation(tool_call("read"), tool, {"url": "https://example.com/"}, ctx), end
+    )
+    assert refused.is_error and "'evil.com' is not in egress_allow" in refused.content
+    assert allowed == ToolResult("sent") and tool.sent == [{"url": "https://example.com/"}]
+
+
+# ---------------------------------------------------------------------- the rule, by property
+
+FORBIDDEN = st.sampled_from(
+    [
+        "127.0.0.1",
+        "127.0.0.1:8080",
+        "10.0.0.7",
+        "169.254.169.254",
+        "[::1]",
+        "::1",
+        "[fe80::1]:80",
+        "0x7f000001",
+        "2130706433",
+        "0177.0.0.1",
+        "localhost",
+        "localhost:8000",
+        "metadata.google.internal",
+        "evil.com",
+        "sub.evil.com:8443",
+        "xn--80ak6aa92e.com",
+    ]
+)
+keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_ -]{0,11}", fullmatch=True)
+
+
+@st.composite
+def spelled(draw: st.DrawFn) -> Any:
+    """A forbidden host, spelled the way a tool argument might carry it."""
+    host = draw(FORBIDDEN)
+    form = draw(st.sampled_from(["bare", "url", "path", "slashes", "userinfo", "number"]))
+    if form == "url":
+        text = f"{draw(st.sampled_from(['http', 'https', 'HTTP', 'ftp']))}://{host}/"
+    elif form == "path":
+        text = f"{host}/{draw(st.sampled_from(['admin', 'a/b?c=d', '#top']))}"
+    elif form == "slashes":
+        text = f"//{host}/"
+    elif form == "userinfo" and not host[:1].isalpha():
+        text = f"someone@{host}"
+    elif form == "number" and host == "2130706433":
+        return 2130706433
+    else:
+        text = host
+    encoding = draw(st.sampled_from(["plain", "spaces", "percent", "json", "json-escaped"]))
+    if encoding == "spaces":
+        return f"  {text}\n"
+    if encoding == "percent":
+        return urllib.parse.quote(text, safe="")
+    if encoding == "json":
+        return json.dumps({draw(keys): text})
+    if encoding == "json-escaped":
+        return json.dumps([text]).replace("/", "\\/")
+    return text
+
+
+def nest(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        inner,
+        lambda children: st.one_of(
+            st.lists(children, min_size=1, max_size=3),
+            st.dictionaries(keys, children, min_size=1, max_size=3),
+        ),
+        max_leaves=4,
+    )
+
+
+benign_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**24), 2**24 - 1),
+    st.floats(allow_nan=False),
+    st.from_regex(r"[A-Za-z]{1,12}( [A-Za-z,.!?]{1,12}){0,5}", fullmatch=True),
+    st.from_regex(r"\$?[0-9]{1,4}(\.[0-9]{1,2})?|[0-9]{4}-[0-9]{2}-[0-9]{2}", fullmatch=True),
+    st.from_regex(r"v?[0-9]{1,2}\.[0-9]{1,2}(\.[0-9]{1,2})?", fullmatch=True),
+    st.from_regex(r"[a-z]{1,8}/[A-Za-z]{1,8}\.[a-z]{1,4}", fullmatch=True),
+)
+
+
+@st.composite
+def hidden(draw: st.DrawFn) -> Any:
+    """Benign arguments with one forbidden host buried at a random depth among benign data."""
+    value = draw(spelled())
+    for _ in range(draw(st.integers(0, 4))):
+        if draw(st.booleans()):
+            value = [*draw(st.lists(benign_leaf, max_size=2)), value]
+        else:
+            value = {**draw(st.dictionaries(keys, benign_leaf, max_size=2)), draw(keys): value}
+    return {"data": draw(nest(benign_leaf)), "where": value}
+
+
+@given(arguments=hidden())
+@settings(max_examples=400, deadline=None)
+async def test_a_forbidden_host_is_refused_however_it_is_nested_or_encoded(arguments: Any) -> None:
+    with pytest.raises(GuardrailViolation):
+        await WebGuardrail(egress_allow=ALLOW).check_arguments(arguments)
+
+
+@given(arguments=nest(benign_leaf))
+@settings(max_examples=400, deadline=None)
+async def test_benign_data_is_never_refused(arguments: Any) -> None:
+    await WebGuardrail(egress_allow=ALLOW).check_arguments({"arguments": arguments})

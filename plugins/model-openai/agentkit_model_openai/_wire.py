@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from agentkit_core import Message
@@ -65,12 +66,26 @@ def message_to_openai(message: Message) -> dict[str, Any]:
     return out
 
 
-def _calls_to_openai(calls: Iterable[ToolCall], shapes: Iterable[Any]) -> list[dict[str, Any]]:
-    """Each call in the wire shape it came in while it is unchanged, else as a function call."""
+def _calls_to_openai(calls: Sequence[ToolCall], shapes: Iterable[Any]) -> list[dict[str, Any]]:
+    """Each call in the wire shape it came in while it is unchanged, else as a function call.
+
+    While every shaped call is still at its place, shapes go back by place (two equal calls in
+    different shapes keep theirs); after an edit, by what the call says.
+    """
+    shapes = list(shapes)
+    keys = [(call.id, call.name, call.arguments) for call in calls]
+    if all(
+        0 <= shape.get("index", -1) < len(keys) and keys[shape["index"]] == tuple(shape["call"])
+        for shape in shapes
+    ):
+        by_place = {shape["index"]: shape["wire"] for shape in shapes}
+        return [
+            copy.deepcopy(by_place[i]) if i in by_place else _function_call(call)
+            for i, call in enumerate(calls)
+        ]
     unused = [(tuple(shape["call"]), shape["wire"]) for shape in shapes]
     out = []
-    for call in calls:
-        key = (call.id, call.name, call.arguments)
+    for call, key in zip(calls, keys, strict=True):
         found = next((i for i, (k, _) in enumerate(unused) if k == key), None)
         if found is None:
             out.append(_function_call(call))
@@ -162,7 +177,9 @@ def _calls(data: dict[str, Any], residue: dict[str, Any], response: bool) -> tup
         call = _call(data, wire, index, response)
         calls.append(call)
         if wire != _function_call(call):
-            shapes.append({"call": [call.id, call.name, call.arguments], "wire": wire})
+            shapes.append(
+                {"index": index, "call": [call.id, call.name, call.arguments], "wire": wire}
+            )
     if shapes and not response:
         residue["calls"] = shapes
     return tuple(calls)

@@ -154,6 +154,15 @@ def test_what_the_issue_names_stays_as_it_was() -> None:
     assert message_from_openai({"role": "assistant", "tool_calls": calls}).tool_calls[0].id == ""
 
 
+def test_two_equal_calls_in_different_shapes_keep_their_places() -> None:
+    call = {"function": {"name": "search", "arguments": "{}"}}
+    data = {
+        "role": "assistant",
+        "tool_calls": [{"id": "", "type": "function", **call}, call],
+    }
+    assert message_to_openai(message_from_openai(data)) == data
+
+
 def test_a_message_agentkit_built_is_written_the_usual_way() -> None:
     calls = (ToolCall("c1", "f", '{"a": 1}'),)
     assert message_to_openai(Message.assistant("", calls)) == {
