@@ -205,6 +205,9 @@ from ._units import recent_units
 from ._units import repair_transcript
 from ._units import units_from_end
 from ._units import within_budget
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
+from ._verdicts import report_verdict
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
@@ -350,6 +353,8 @@ __all__ = [
     "UnsupportedTypeError",
     "Usage",
     "UsageError",
+    "Verdict",
+    "VerdictObserver",
     "VersionConflict",
     "WorkingContext",
     "__version__",
@@ -396,6 +401,7 @@ __all__ = [
     "render_grounding",
     "render_transcript",
     "repair_transcript",
+    "report_verdict",
     "reset_plugin_manager",
     "resolve_checkpointer",
     "resolve_model",

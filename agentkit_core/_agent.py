@@ -59,6 +59,7 @@ from ._output import stream_partials
 from ._output import supports_structured_output
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._recorder import decision_verdict
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
@@ -67,6 +68,8 @@ from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import ToolUnion
 from ._units import head_length
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
@@ -141,6 +144,8 @@ class Agent:
             transcript and the checkpoint).
         recorder: the :class:`Recorder` every run's context starts with, which writes the
             conversation's session (``ctx.recorder`` replaces it for one run).
+        verdict_observer: told every verdict a run reports (``ctx.verdict_observer``): the
+            hooks' folds, approvals, a policy engine's and the guards' decisions.
         guardrail: the run's guardrail: a Guardrail, the name of an installed one (built with
             its configured settings), or None for the one the configuration names (none when
             it names none). The agent checks every tool call with it (``egress()``, right
@@ -172,6 +177,7 @@ class Agent:
         guardrail: Guardrail | str | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
+        verdict_observer: VerdictObserver | None = None,
     ) -> None:
         if max_turns < 1:
             raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
@@ -204,6 +210,7 @@ class Agent:
             )
         self.compaction = compaction
         self.recorder = NULL_RECORDER if recorder is None else recorder
+        self.verdict_observer = verdict_observer
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -247,6 +254,7 @@ class Agent:
             "manager": config.manager,
             "recorder": config.recorder,
             "guardrail": config.guardrail,
+            "verdict_observer": config.verdict_observer,
         }
         return cls(**{**options, **overrides})
 
@@ -270,6 +278,7 @@ class Agent:
             budget=self.budget,
             recorder=self.recorder,
             guardrail=self.guardrail,
+            verdict_observer=self.verdict_observer,
         )
 
     async def run(
@@ -454,15 +463,24 @@ class Agent:
                 verdict = verdicts.get(call.id)
                 if verdict is not None:
                     decision = "allow" if verdict else "deny"
-                    rec.record_verdict(ctx, "approval", decision, source="person", call=call)
+                    ctx.report_verdict(
+                        Verdict("approval", "approval", decision, call.name, call.id, by="person")
+                    )
                     decisions.append(None if verdict else refused)
                     continue
                 asked = await self.hooks.run_before_tool_call(ctx, call)
-                rec.record_decision(ctx, call, asked)
+                _report_decision(ctx, call, asked)
                 if asked.kind == "ask":
                     asked = refused
-                    rec.record_verdict(
-                        ctx, "approval", "deny", reason="no approval given", call=call
+                    ctx.report_verdict(
+                        Verdict(
+                            "approval",
+                            "approval",
+                            "deny",
+                            call.name,
+                            call.id,
+                            reason="no approval given",
+                        )
                     )
                 decisions.append(None if asked.kind == "allow" else asked)
             tools = await self._current_tools()
@@ -563,12 +581,14 @@ class Agent:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
-                    rec.record_verdict(
-                        ctx,
-                        "should_stop_after_turn",
-                        "stop",
-                        reason=stop.reason,
-                        source=stop.source,
+                    ctx.report_verdict(
+                        Verdict(
+                            "hook",
+                            "should_stop_after_turn",
+                            "stop",
+                            reason=stop.reason,
+                            plugin=stop.source,
+                        )
                     )
                     _carry_over(wc, state.transcript, start)
                     await self._persist(ctx, state, "done")
@@ -619,7 +639,7 @@ class Agent:
         if hooks.before_tool_call:
             made = [await hooks.run_before_tool_call(ctx, c) for c in calls]
             for call, decision in zip(calls, made, strict=True):
-                ctx.recorder.record_decision(ctx, call, decision)
+                _report_decision(ctx, call, decision)
             decisions = list(made)
             asks = [
                 c
@@ -750,6 +770,12 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
+
+
+def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) -> None:
+    """Report the before_tool_call fold's decision on ``call``; a bare allow says nothing."""
+    if decision.kind != "allow" or decision.reason or decision.source:
+        ctx.report_verdict(decision_verdict(call, decision))
 
 
 def _results(messages: list[Message]) -> list[ToolResult]:

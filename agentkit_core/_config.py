@@ -246,6 +246,7 @@ KIT_CODE_KEYS: tuple[str, ...] = (
     "guardrail_options",
     "middlewares",
     "manager",
+    "verdict_observer",
     *FIELDS,
 )
 

@@ -33,6 +33,9 @@ from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._tools import ToolResult
 from ._tracing import Trace
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
+from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
@@ -145,7 +148,8 @@ class RunContext:
     it per run to record each conversation in its own session.
     ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
     tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
-    has none.
+    has none. ``verdict_observer`` is told every verdict the run reports
+    (:meth:`report_verdict`): the policy's, the guards', the approvals, the hooks' folds.
     """
 
     def __init__(
@@ -162,6 +166,7 @@ class RunContext:
         deps: Any = None,
         recorder: Recorder | None = None,
         guardrail: Guardrail | None = None,
+        verdict_observer: VerdictObserver | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         if invoker is not None:
@@ -181,6 +186,14 @@ class RunContext:
         self.trace = Trace()
         self.secret_tainted = False
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
+        self.verdict_observer = verdict_observer
+
+    def report_verdict(self, verdict: Verdict) -> Verdict:
+        """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
+
+        The verdict is stamped with this run's id (:func:`~agentkit_core.report_verdict`).
+        """
+        return report_verdict(verdict, ctx=self)
 
     def add_usage(self, usage: Usage) -> None:
         """Add a call's usage to the run and enforce the budget."""

@@ -65,8 +65,9 @@ from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 from ._toolunion import ToolWrap
+from ._verdicts import VerdictObserver
 from .hookspecs import HookFunction
-from .hookspecs import Verdict
+from .hookspecs import ToolVerdict
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -126,8 +127,9 @@ class KitOptions(TypedDict, total=False):
     resume: str | None
     fork: str | None
     fork_at: str | None
+    verdict_observer: VerdictObserver | None
     before_model_call: Hook[ModelRequest]
-    before_tool_call: Hook[Verdict]
+    before_tool_call: Hook[ToolVerdict]
     after_tool_call: Hook[ToolResult]
     output_guard: Hook[Message]
     should_stop_after_turn: Hook[str]
@@ -160,6 +162,8 @@ class AgentConfig:
     recorder: Recorder = NULL_RECORDER
     #: The run's guardrail; None means the one the configuration names, if any.
     guardrail: Guardrail | None = None
+    #: Told every verdict a run reports (policy, guards, approvals, hooks' folds).
+    verdict_observer: VerdictObserver | None = None
 
 
 class Kit:
@@ -204,6 +208,8 @@ class Kit:
         resume: an existing session to continue at its leaf instead of a new one.
         fork, fork_at: continue a new session based at item ``fork_at`` (default: the leaf)
             of session ``fork``; the original is left as it was.
+        verdict_observer: ``fn(verdict)``, told every :class:`Verdict` a run reports (the
+            policy's, the guards', approvals, the hooks' folds) after it was recorded.
     """
 
     def __init__(self, **options: Unpack[KitOptions]) -> None:
@@ -341,6 +347,7 @@ class Kit:
             manager=self._manager,
             recorder=self._recorder,
             guardrail=self._guardrail,
+            verdict_observer=self._options.get("verdict_observer"),
         )
 
     def parts(self) -> list[InstructionPart]:

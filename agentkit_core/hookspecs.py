@@ -99,8 +99,8 @@ HookResult: TypeAlias = T | Awaitable[T | None] | None
 #: take any of the spec's arguments by name, and returns ``HookResult[T]``.
 HookFunction: TypeAlias = Callable[..., HookResult[T]]
 
-#: A before_tool_call verdict: a ToolDecision, or just its kind.
-Verdict: TypeAlias = Union["ToolDecision", Literal["allow", "ask", "deny"]]
+#: What a before_tool_call hook returns: a ToolDecision, or just its kind.
+ToolVerdict: TypeAlias = Union["ToolDecision", Literal["allow", "ask", "deny"]]
 
 
 class Register(Protocol[V_contra]):
@@ -271,7 +271,7 @@ def agentkit_before_model_call(ctx: RunContext, request: ModelRequest) -> HookRe
 
 
 @hookspec
-def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[Verdict]:
+def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[ToolVerdict]:
     """Decide whether a tool call may run.
 
     Called by the loop for each tool call the model asked for, before it runs (and again on

@@ -58,6 +58,10 @@ def user_guard(ctx: Any, message: Any) -> None:
     return None
 
 
+def observe(verdict: Any) -> None:
+    return None
+
+
 class Stamp(Middleware):
     pass
 
@@ -91,6 +95,7 @@ def full_options(root: Path) -> dict[str, Any]:
         "middlewares": [STAMP],
         "output_guard": user_guard,
         "max_turns": 7,
+        "verdict_observer": observe,
     }
 
 
@@ -162,6 +167,7 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
         guardrail=get_guardrail(
             "web", manager=pm, egress_allow=["example.com"], redact_tool_output=True
         ),
+        verdict_observer=observe,
     )
     assert describe(manual) == describe(kit.config())
     assert kit.config().manager is pm
