@@ -111,10 +111,12 @@ from ._lookup import get_compactor
 from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
+from ._lookup import load_policy
 from ._lookup import open_checkpoint_store
 from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
+from ._lookup import resolve_policy
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -148,6 +150,13 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._policy import Approval
+from ._policy import Deferred
+from ._policy import Grant
+from ._policy import Grantor
+from ._policy import GrantReport
+from ._policy import PolicyEngine
+from ._policy import grant_scope
 from ._postgres import POSTGRES_OPTIONS
 from ._postgres import PostgresPool
 from ._public import publish as _publish
@@ -232,6 +241,7 @@ __all__ = [
     "AgentResult",
     "AgentTool",
     "AgentkitError",
+    "Approval",
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
@@ -242,6 +252,7 @@ __all__ = [
     "CompositeToolSource",
     "ConfigError",
     "CorruptSessionItem",
+    "Deferred",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -253,6 +264,9 @@ __all__ = [
     "FoldObserver",
     "Folding",
     "FunctionTool",
+    "Grant",
+    "GrantReport",
+    "Grantor",
     "Grounder",
     "GroundingAdmit",
     "GroundingRender",
@@ -296,6 +310,7 @@ __all__ = [
     "PluginLoadError",
     "PluginManager",
     "PluginOrderError",
+    "PolicyEngine",
     "PostgresPool",
     "Prompt",
     "ProviderError",
@@ -380,6 +395,7 @@ __all__ = [
     "get_instruction_part",
     "get_plugin_manager",
     "get_tool_source",
+    "grant_scope",
     "hookimpl",
     "import_optional",
     "keep_units",
@@ -387,6 +403,7 @@ __all__ = [
     "kit_guardrail",
     "kit_hooks",
     "kit_middlewares",
+    "load_policy",
     "metering",
     "open_checkpoint_store",
     "open_session_store",
@@ -405,6 +422,7 @@ __all__ = [
     "reset_plugin_manager",
     "resolve_checkpointer",
     "resolve_model",
+    "resolve_policy",
     "retry",
     "stream_partials",
     "strict_json_schema",

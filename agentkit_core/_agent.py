@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from ._lookup import adapt
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
+from ._lookup import resolve_policy
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -57,6 +59,10 @@ from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
+from ._policy import Approval
+from ._policy import PolicyEngine
+from ._policy import fold_decisions
+from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._recorder import decision_verdict
@@ -66,6 +72,7 @@ from ._requests import WorkingContext
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
+from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
 from ._units import head_length
 from ._verdicts import Verdict
@@ -150,6 +157,12 @@ class Agent:
             its configured settings), or None for the one the configuration names (none when
             it names none). The agent checks every tool call with it (``egress()``, right
             after the default middlewares) and puts it on each run's ``ctx.guardrail``.
+        policy: the run's :class:`PolicyEngine`, or the path of a policy file an installed
+            engine reads (``policy_engine=`` names the engine when several are installed).
+            It decides every tool call before the before_tool_call hooks, and its decision
+            folds with theirs (deny over ask over allow); a tool it removes is never offered;
+            each new task ends the grants the conversation's last task had. It is on each
+            run's ``ctx.policy``.
         manager: the plugin manager model strings, guardrail names, output types and (when
             ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
             one.
@@ -178,6 +191,8 @@ class Agent:
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
         verdict_observer: VerdictObserver | None = None,
+        policy: PolicyEngine | str | os.PathLike[str] | None = None,
+        policy_engine: str | None = None,
     ) -> None:
         if max_turns < 1:
             raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
@@ -211,6 +226,8 @@ class Agent:
         self.compaction = compaction
         self.recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
+        self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
+        self._offered: dict[str, Tool] | None = None
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -255,6 +272,7 @@ class Agent:
             "recorder": config.recorder,
             "guardrail": config.guardrail,
             "verdict_observer": config.verdict_observer,
+            "policy": config.policy,
         }
         return cls(**{**options, **overrides})
 
@@ -279,6 +297,7 @@ class Agent:
             recorder=self.recorder,
             guardrail=self.guardrail,
             verdict_observer=self.verdict_observer,
+            policy=self.policy,
         )
 
     async def run(
@@ -345,6 +364,16 @@ class Agent:
                 value=ctx.guardrail,
                 source="RunContext.guardrail",
             )
+        if ctx.policy is None:
+            ctx.policy = self.policy
+        elif ctx.policy is not self.policy:
+            raise ConfigError(
+                f"the run context carries the policy {ctx.policy!r}, but agent {self.name!r} "
+                f"runs {self.policy!r}; a run has one policy: pass it as the agent's policy= "
+                "and leave ctx.policy unset",
+                value=ctx.policy,
+                source="RunContext.policy",
+            )
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
             assert ctx.invoker is not None
@@ -367,15 +396,23 @@ class Agent:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
         await ctx.recorder.begin(ctx, task)
+        policy = self.policy
+        held = False
         try:
+            if task is not None and policy is not None:  # a user's message: a new task
+                policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
             if settle is not None:
                 await settle()
-            return await self._loop(state, ctx, wc, sink)
+            result = await self._loop(state, ctx, wc, sink)
+            held = result.status == "suspended"
+            return result
         except Exception:
             await self._persist(ctx, state, "failed")
             raise
         finally:
             ctx.recorder.end(ctx)
+            if policy is not None and not held:
+                policy.forget(ctx.run_id)
 
     def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
@@ -384,7 +421,7 @@ class Agent:
     async def resume(
         self,
         run_id: str,
-        approvals: Mapping[str, bool] | Iterable[str] | None = None,
+        approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None = None,
         *,
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
@@ -392,9 +429,12 @@ class Agent:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
         A SUSPENDED run first settles its pending calls: those in ``approvals`` (a mapping of
-        call id to True/False, or the approved ids) run or are refused; the others are put to
-        the before_tool_call hooks again, and one still waiting on approval is refused. A
-        refused call's result is the tool error "refused by a person", which the model sees.
+        call id to True/False, the approved ids, or :class:`Approval` values saying who
+        decided, as a policy engine's ``release`` returns them) run or are refused; the others
+        are put to the policy and the before_tool_call hooks again, and one still waiting on
+        approval is refused. A refused call's result is a tool error the model sees ("refused
+        by a person", or the approval's reason). Each answer is recorded as an ``approval``
+        verdict naming who gave it (``"person"`` when the approvals name no one).
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE
         or FAILED run, or none at all, is a :class:`ConfigError`.
         """
@@ -438,13 +478,8 @@ class Agent:
                 value=run_id,
                 source="Agent.resume",
             )
-        if isinstance(approvals, str):
-            approvals = [approvals]
-        if isinstance(approvals, Mapping):
-            verdicts = {str(k): bool(v) for k, v in approvals.items()}
-        else:
-            verdicts = {str(k): True for k in approvals or ()}
-        unknown = sorted(set(verdicts) - {c.id for c in state.pending})
+        answers = _answers(approvals)
+        unknown = sorted(set(answers) - {c.id for c in state.pending})
         if unknown:
             raise ConfigError(
                 f"approvals name calls that are not pending in run {run_id!r}: "
@@ -458,18 +493,32 @@ class Agent:
         async def settle() -> None:
             refused = ToolDecision("deny", "refused by a person", "approval")
             rec = ctx.recorder
+            tools = await self._current_tools()
             decisions: list[ToolDecision | None] = []
             for call in state.pending:
-                verdict = verdicts.get(call.id)
-                if verdict is not None:
-                    decision = "allow" if verdict else "deny"
+                answer = answers.get(call.id)
+                if answer is not None:
+                    decision = "allow" if answer.approved else "deny"
                     ctx.report_verdict(
-                        Verdict("approval", "approval", decision, call.name, call.id, by="person")
+                        Verdict(
+                            "approval",
+                            "approval",
+                            decision,
+                            call.name,
+                            call.id,
+                            reason=answer.reason,
+                            by=answer.by or "person",
+                        )
                     )
-                    decisions.append(None if verdict else refused)
+                    if answer.approved:
+                        decisions.append(None)
+                    elif answer.by or answer.reason:
+                        why = answer.reason or f"refused by {answer.by}"
+                        decisions.append(ToolDecision("deny", why, "approval"))
+                    else:
+                        decisions.append(refused)
                     continue
-                asked = await self.hooks.run_before_tool_call(ctx, call)
-                _report_decision(ctx, call, asked)
+                asked = await self._decide(ctx, call)
                 if asked.kind == "ask":
                     asked = refused
                     ctx.report_verdict(
@@ -483,7 +532,6 @@ class Agent:
                         )
                     )
                 decisions.append(None if asked.kind == "allow" else asked)
-            tools = await self._current_tools()
             outcome = await self.execute(state.pending, tools, ctx, decisions)
             state.transcript.extend(outcome)
             rec.record_messages(ctx, outcome, source="tool")
@@ -625,22 +673,30 @@ class Agent:
                 await ctx.recorder.flush()
 
     async def _current_tools(self) -> dict[str, Tool]:
+        """The tools of the turn: the union's (or the agent's), less what the policy removes."""
+        policy = self.policy
         if self._union is None:
-            return self._tools
-        return {t.name: t for t in await self._union.tools()}
+            if policy is None:
+                return self._tools
+            if self._offered is None:  # a fixed list is filtered once
+                self._offered = {
+                    n: t for n, t in self._tools.items() if policy.offers(n, USER_TOOLS)
+                }
+            return self._offered
+        listed = await self._union.tools()
+        if policy is None:
+            return {t.name: t for t in listed}
+        labels = {o.name: o.source for o in self._union.origins()}
+        return {t.name: t for t in listed if policy.offers(t.name, labels.get(t.name, ""))}
 
     # ------------------------------------------------------------------ tools
 
     async def _run_calls(
         self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
     ) -> list[Message] | _Suspend:
-        hooks = self.hooks
         decisions: list[ToolDecision | None] = [None] * len(calls)
-        if hooks.before_tool_call:
-            made = [await hooks.run_before_tool_call(ctx, c) for c in calls]
-            for call, decision in zip(calls, made, strict=True):
-                _report_decision(ctx, call, decision)
-            decisions = list(made)
+        if self.policy is not None or self.hooks.before_tool_call:
+            decisions = [await self._decide(ctx, c) for c in calls]
             asks = [
                 c
                 for c, d in zip(calls, decisions, strict=True)
@@ -650,6 +706,19 @@ class Agent:
                 reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
                 return _Suspend(tuple(asks), "; ".join(reasons))
         return await self.execute(calls, tools, ctx, decisions)
+
+    async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
+        """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
+
+        Each reports its own verdict: the policy with the rule that decided, the hooks' fold
+        when it is more than a bare allow.
+        """
+        decision = None if self.policy is None else self.policy.check(ctx, call)
+        if self.hooks.before_tool_call:
+            hooked = await self.hooks.run_before_tool_call(ctx, call)
+            _report_decision(ctx, call, hooked)
+            decision = fold_decisions(decision, hooked)
+        return decision if decision is not None else ToolDecision("allow")
 
     async def execute(
         self,
@@ -770,6 +839,23 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
+
+
+def _answers(
+    approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None,
+) -> dict[str, Approval]:
+    """``agent.resume``'s approvals, in any of their shapes, as one Approval per call id."""
+    if approvals is None:
+        return {}
+    if isinstance(approvals, str | Approval):
+        approvals = [approvals]
+    if isinstance(approvals, Mapping):
+        return {str(k): Approval(str(k), bool(v)) for k, v in approvals.items()}
+    out: dict[str, Approval] = {}
+    for given in approvals:
+        answer = given if isinstance(given, Approval) else Approval(str(given))
+        out[answer.call] = answer
+    return out
 
 
 def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) -> None:

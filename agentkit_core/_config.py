@@ -227,6 +227,8 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
     "compactor": STR,
     "compactor_options": TABLE,
     "guardrail": STR,
+    "policy": STR,
+    "policy_engine": STR,
     "max_turns": INT,
     "session": STR,
     "header": TABLE,

@@ -39,6 +39,7 @@ from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
+    from ._policy import PolicyEngine
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -150,6 +151,9 @@ class RunContext:
     tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
     has none. ``verdict_observer`` is told every verdict the run reports
     (:meth:`report_verdict`): the policy's, the guards', the approvals, the hooks' folds.
+    ``policy`` is the run's policy engine (the agent's), for tools that grant (a skill read);
+    ``grant_scope`` names the conversation the run belongs to when a front names its
+    conversations itself (else it is the run's session; see ``grant_scope``).
     """
 
     def __init__(
@@ -167,6 +171,8 @@ class RunContext:
         recorder: Recorder | None = None,
         guardrail: Guardrail | None = None,
         verdict_observer: VerdictObserver | None = None,
+        policy: PolicyEngine | None = None,
+        grant_scope: str | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         if invoker is not None:
@@ -187,6 +193,8 @@ class RunContext:
         self.secret_tainted = False
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
+        self.policy = policy
+        self.grant_scope = grant_scope
 
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.

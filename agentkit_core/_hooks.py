@@ -86,7 +86,7 @@ PASSED_THROUGH: tuple[type[BaseException], ...] = (
     HookError,
 )
 
-_DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
+DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ class TurnInfo:
 
 def _known_decision(value: ToolDecision | str) -> bool:
     kind = value if isinstance(value, str) else value.kind
-    return isinstance(kind, str) and kind in _DECISION_RANK
+    return isinstance(kind, str) and kind in DECISION_RANK
 
 
 def _all_messages(value: Sequence[Any]) -> bool:
@@ -496,7 +496,7 @@ class Hooks:
         best = ToolDecision("allow", "", "")
         for source, out in await self._fold("before_tool_call", (ctx, call)):
             decision = ToolDecision(out) if isinstance(out, str) else out  # type: ignore[arg-type]
-            if _DECISION_RANK[decision.kind] > _DECISION_RANK[best.kind]:
+            if DECISION_RANK[decision.kind] > DECISION_RANK[best.kind]:
                 best = ToolDecision(decision.kind, decision.reason, source, decision.rule)
         return best
 

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from ._models import Model
     from ._models import ModelRequest
     from ._output import SchemaAdapter
+    from ._policy import PolicyEngine
     from ._sessions import SessionStore
     from ._tools import ToolResult
     from ._toolsource import ToolSource
@@ -137,6 +138,8 @@ class RegisterSchemaAdapter(Protocol):
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
+#: ``loader(path)``: the policy engine a policy file describes.
+PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
 ModelFactory: TypeAlias = Callable[..., "Model"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
@@ -240,6 +243,19 @@ def agentkit_register_instruction_parts(
     Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
     part's text (or an object describing it; see ``docs/kit.md``). The kit joins the parts in
     its stated order under the instruction budget and reports what it left out.
+    """
+
+
+@hookspec
+def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
+    """Offer policy engines: what reads a policy file into a ``PolicyEngine``.
+
+    Called once at load. Call ``register(name, loader)``: ``loader(path)`` returns a
+    ``PolicyEngine`` (a subclass of ``agentkit_core.PolicyEngine``) deciding tool calls as the
+    file at ``path`` says, and raises ``ConfigError`` naming the file and the line of what it
+    cannot read. ``load_policy(path)`` and ``Kit(policy="policy.toml")`` use the one engine
+    installed, or the one named (``engine=``, ``policy_engine=``); two plugins registering one
+    name is a conflict.
     """
 
 
