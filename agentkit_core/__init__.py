@@ -104,6 +104,7 @@ from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import open_checkpoint_store
 from ._lookup import resolve_model
+from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -159,6 +160,7 @@ from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 from ._tracing import Span
+from ._tracing import SpanExporter
 from ._tracing import Trace
 from ._tracing import current_span
 from ._units import Repair
@@ -262,6 +264,7 @@ __all__ = [
     "SchemaAdapter",
     "Scratchpad",
     "Span",
+    "SpanExporter",
     "StopDecision",
     "StorageError",
     "StoreBridge",
@@ -334,6 +337,7 @@ __all__ = [
     "resolve_checkpointer",
     "resolve_model",
     "retry",
+    "span_exporters",
     "stream_partials",
     "strict_json_schema",
     "strip_code_fence",

@@ -39,6 +39,7 @@ from ._hooks import TurnInfo
 from ._invoke import default_middlewares
 from ._lookup import adapt
 from ._lookup import resolve_model
+from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -60,6 +61,9 @@ from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import ToolUnion
+from ._tracing import Span
+from ._tracing import SpanExporter
+from ._tracing import check_exporters
 from ._units import head_length
 
 if TYPE_CHECKING:
@@ -132,6 +136,8 @@ class Agent:
         compaction: a :class:`Folding` that folds the run's transcript into a summary past its
             budget, once per turn after the transform hooks (the summary stays in the
             transcript and the checkpoint).
+        exporters: span exporters every run tells of its spans; None means the installed
+            plugins' (:func:`span_exporters`), ``[]`` none.
         manager: the plugin manager model strings, output types and (when ``hooks`` is None)
             the plugins' hooks are looked up in; default: the process-wide one.
     """
@@ -155,6 +161,7 @@ class Agent:
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
         compaction: Folding | None = None,
+        exporters: Sequence[SpanExporter] | None = None,
         manager: PluginManager | None = None,
     ) -> None:
         if max_turns < 1:
@@ -182,6 +189,7 @@ class Agent:
                 source="Agent(compaction=)",
             )
         self.compaction = compaction
+        self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -229,6 +237,13 @@ class Agent:
         if self._hooks is None:
             self._hooks = Hooks.from_plugins(self.manager)
         return self._hooks
+
+    @property
+    def exporters(self) -> list[SpanExporter]:
+        """The span exporters every run tells of its spans (the installed plugins' by default)."""
+        if self._exporters is None:
+            self._exporters = span_exporters(manager=self.manager)
+        return self._exporters
 
     # ------------------------------------------------------------------ running
 
@@ -313,13 +328,17 @@ class Agent:
         A cancellation (or Ctrl-C) writes nothing: like a crash, it leaves the last RUNNING
         checkpoint in place, so the run can be resumed.
         """
-        try:
-            if settle is not None:
-                await settle()
-            return await self._loop(state, ctx, wc, sink)
-        except Exception:
-            await self._persist(ctx, state, "failed")
-            raise
+        ctx.trace.attach(self.exporters)
+        with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
+            try:
+                if settle is not None:
+                    await settle()
+                result = await self._loop(state, ctx, wc, sink)
+            except Exception:
+                await self._persist(ctx, state, "failed")
+                raise
+            _stamp_run(span, result)
+            return result
 
     def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
@@ -399,7 +418,7 @@ class Agent:
                 if verdict is not None:
                     decisions.append(None if verdict else refused)
                     continue
-                asked = await self.hooks.run_before_tool_call(ctx, call)
+                asked = await self._decide(ctx, call)
                 if asked.kind == "ask":
                     asked = refused
                 decisions.append(None if asked.kind == "allow" else asked)
@@ -425,6 +444,7 @@ class Agent:
         start = len(state.transcript)
         while state.turn < self.max_turns:
             state.turn += 1
+            ctx.trace.step("turn", turn=state.turn)
             tools = await self._current_tools()
             if hooked:
                 state.transcript.extend(await hooks.run_before_turn(ctx, TurnInfo(state.turn)))
@@ -523,7 +543,7 @@ class Agent:
         hooks = self.hooks
         decisions: list[ToolDecision | None] = [None] * len(calls)
         if hooks.before_tool_call:
-            decisions = [await hooks.run_before_tool_call(ctx, c) for c in calls]
+            decisions = [await self._decide(ctx, c) for c in calls]
             asks = [
                 c
                 for c, d in zip(calls, decisions, strict=True)
@@ -533,6 +553,15 @@ class Agent:
                 reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
                 return _Suspend(tuple(asks), "; ".join(reasons))
         return await self.execute(calls, tools, ctx, decisions)
+
+    async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
+        """The before_tool_call hooks' decision on ``call``, traced as a ``verdict`` span."""
+        with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
+            decision = await self.hooks.run_before_tool_call(ctx, call)
+            span.set("decision", decision.kind)
+            span.set("source", decision.source)
+            span.set("reason", decision.reason)
+            return decision
 
     async def execute(
         self,
@@ -653,6 +682,18 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
+
+
+def _stamp_run(span: Span, result: AgentResult) -> None:
+    span.set("status", result.status)
+    span.set("stop_reason", result.stop_reason)
+    span.set("input_tokens", result.usage.input_tokens)
+    span.set("output_tokens", result.usage.output_tokens)
+    span.set("requests", result.usage.requests)
+    span.set("pending", [call.id for call in result.pending])
+    span.payload["output"] = result.output
+    if result.pending:
+        span.payload["pending"] = result.pending
 
 
 def _results(messages: list[Message]) -> list[ToolResult]:

@@ -164,7 +164,7 @@ class RunContext:
         self.deps = deps
         self.scratchpad = Scratchpad()
         self.usage = Usage()
-        self.trace = Trace()
+        self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
         self.secret_tainted = False
 
     def add_usage(self, usage: Usage) -> None:

@@ -291,7 +291,12 @@ class Folding:
         return True
 
     async def _tell(self, ctx: RunContext, fold: Fold, span: Span) -> None:
-        """Every observer hears ``fold``; one that raises is named on the span, not fatal."""
+        """Every observer hears ``fold``; one that raises is named on the span, not fatal.
+
+        The span's payload keeps what was folded and the summary, for trace exporters.
+        """
+        span.payload["folded"] = fold.folded
+        span.payload["summary"] = fold.summary
         for fn in self.on_fold:
             try:
                 out = fn(ctx, fold)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._instructions import PartSource
     from ._models import Model
     from ._output import SchemaAdapter
+    from ._tracing import SpanExporter
 
 #: The environment variable naming the model when none is passed.
 MODEL_ENV = "AGENTKIT_MODEL"
@@ -260,3 +261,27 @@ def plugin_hooks(manager: PluginManager | None = None) -> Hooks:
     from ._hooks import Hooks
 
     return Hooks.from_plugins(manager)
+
+
+def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
+    """The span exporters the installed plugins offer, in plugin order.
+
+    Each registered factory is called with no arguments; one that returns None is not
+    configured (the OpenTelemetry plugin without any ``OTEL_*`` endpoint) and is left out.
+    """
+    from ._tracing import SpanExporter
+
+    made: list[SpanExporter] = []
+    for reg in manager_or_default(manager).registrations("span_exporters"):
+        exporter = reg.value()
+        if exporter is None:
+            continue
+        if not isinstance(exporter, SpanExporter):
+            raise PluginError(
+                f"span exporter {reg.name!r} from plugin {reg.plugin!r} built "
+                f"{type(exporter).__name__} {exporter!r}, not an agentkit_core.SpanExporter "
+                "(or None when not configured); report it to the plugin's authors",
+                plugin=reg.plugin,
+            )
+        made.append(exporter)
+    return made

@@ -138,6 +138,18 @@ def agentkit_register_instruction_parts(register: Register) -> None:
 
 
 @hookspec
+def agentkit_register_span_exporters(register: Register) -> None:
+    """Offer span exporters, which receive every run's trace spans.
+
+    Called once at load. Call ``register(name, factory)``: ``factory()`` returns an
+    ``agentkit_core.SpanExporter``, or None when it is not configured (an OpenTelemetry
+    exporter with no ``OTEL_*`` endpoint set). Every agent built without ``exporters=`` attaches
+    all of them, in plugin order, to each of its runs; each is told of every span's start and
+    end. Two plugins registering one name is a conflict.
+    """
+
+
+@hookspec
 def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
     """Add subcommands to the ``agentkit`` command line.
 
