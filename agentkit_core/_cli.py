@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from ._plugins import PluginManager
 
 #: Modules holding the built-in command groups, each with ``add_commands(subparsers)``.
-_BUILTIN_COMMANDS: tuple[str, ...] = ("agentkit_core._cli_plugins", "agentkit_core._cli_run")
+_BUILTIN_COMMANDS: tuple[str, ...] = (
+    "agentkit_core._cli_plugins",
+    "agentkit_core._cli_run",
+    "agentkit_core._cli_view",
+)
 
 
 def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:

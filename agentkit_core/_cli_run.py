@@ -9,12 +9,15 @@ import os
 import sys
 from typing import Any
 
+from ._cli_show import add_show_arguments
+from ._cli_show import check_show_arguments
+from ._cli_show import run_and_show
 from ._errors import ConfigError
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run = sub.add_parser("run", help="run an agent on a task")
-    run.add_argument("task", help="what the agent should do")
+    run.add_argument("task", nargs="?", default="", help="what the agent should do")
     run.add_argument(
         "--model",
         default=None,
@@ -38,6 +41,7 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
     run.add_argument("--prompt", default="", help="the system prompt")
     run.add_argument("--max-turns", type=int, default=10)
+    add_show_arguments(run)
     run.set_defaults(func=_run)
 
 
@@ -86,44 +90,45 @@ def _model_choice(given: str | None) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import json
-
-    from ._agent import Agent
-
+    check_show_arguments(args)
+    if not args.resume and not args.task.strip():
+        raise ConfigError(
+            'the task is empty; say what the agent should do, as in agentkit run "What is 6 * 7?"',
+            value=args.task,
+            source="TASK",
+        )
     tools: list[Any] = []
     for spec in args.tools:
         obj = load_object(spec, "--tools")
         tools.extend(obj if isinstance(obj, list | tuple) else [obj])
     output = load_object(args.output, "--output") if args.output else None
     args.model = _model_choice(args.model)
-    agent = Agent(
-        "cli",
-        args.model,
-        args.prompt,
-        tools,
-        output=output,
-        max_turns=args.max_turns,
-        manager=args.plugin_manager,
-    )
-    if args.mcp:
-        result = asyncio.run(_run_with_mcp(args, tools, output))
-    else:
-        result = agent.run_sync(args.task)
-    out = result.output
-    if result.status != "done":
-        print(f"agentkit: run {result.status}: {result.stop_reason}", file=sys.stderr)
-    if isinstance(out, str):
-        print(out)
-    else:
-        from pydantic_core import to_jsonable_python
-
-        print(json.dumps(to_jsonable_python(out), indent=2, ensure_ascii=False))
-    return 0 if result.status == "done" else 1
+    return asyncio.run(_run_async(args, tools, output))
 
 
-async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any) -> Any:
-    """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
+async def _run_async(args: argparse.Namespace, tools: list[Any], output: Any) -> int:
     from ._agent import Agent
+
+    def make_agent(checkpointer: Any, exporters: list[Any], offered: Any = tools) -> Agent:
+        return Agent(
+            "cli",
+            args.model,
+            args.prompt,
+            offered,
+            output=output,
+            max_turns=args.max_turns,
+            checkpointer=checkpointer,
+            exporters=exporters,
+            manager=args.plugin_manager,
+        )
+
+    if not args.mcp:
+        return await run_and_show(args, make_agent, lambda agent: agent.run(args.task))
+    return await _run_with_mcp(args, tools, make_agent)
+
+
+async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], make_agent: Any) -> int:
+    """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
     from ._agent import _as_tool
     from ._lookup import get_tool_source
     from ._toolunion import ToolUnion
@@ -132,15 +137,10 @@ async def _run_with_mcp(args: argparse.Namespace, tools: list[Any], output: Any)
     try:
         given = [_as_tool(t) for t in tools]
         union = await ToolUnion.create([("--tools", given), (source.label, source)])
-        agent = Agent(
-            "cli",
-            args.model,
-            args.prompt,
-            union,
-            output=output,
-            max_turns=args.max_turns,
-            manager=args.plugin_manager,
+        return await run_and_show(
+            args,
+            lambda checkpointer, exporters: make_agent(checkpointer, exporters, union),
+            lambda agent: agent.run(args.task),
         )
-        return await agent.run(args.task)
     finally:
         await source.aclose()

@@ -54,6 +54,8 @@ def _stamp(span: Span, response: ModelResponse) -> None:
     span.set("input_tokens", response.usage.input_tokens)
     span.set("output_tokens", response.usage.output_tokens)
     span.set("finish_reason", response.finish_reason)
+    span.set("tool_call_ids", [call.id for call in response.message.tool_calls])
+    span.set("tool_call_names", [call.name for call in response.message.tool_calls])
 
 
 class _Metering(Middleware):
