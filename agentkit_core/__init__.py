@@ -163,6 +163,7 @@ from ._tracing import Span
 from ._tracing import SpanExporter
 from ._tracing import Trace
 from ._tracing import current_span
+from ._tracing import jsonable
 from ._units import Repair
 from ._units import Unit
 from ._units import compaction_units
@@ -318,6 +319,7 @@ __all__ = [
     "get_tool_source",
     "hookimpl",
     "import_optional",
+    "jsonable",
     "keep_units",
     "kit_compaction",
     "kit_hooks",

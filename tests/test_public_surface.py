@@ -12,7 +12,16 @@ import agentkit_core.testing
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
-HEAVY = ("httpx", "psycopg", "psycopg_pool", "mcp", "hypothesis", "jsonschema", "sqlite3")
+HEAVY = (
+    "httpx",
+    "psycopg",
+    "psycopg_pool",
+    "mcp",
+    "hypothesis",
+    "jsonschema",
+    "sqlite3",
+    "opentelemetry",
+)
 
 
 @pytest.mark.parametrize("module", [agentkit_core, agentkit_core.testing])
