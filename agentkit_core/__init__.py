@@ -159,6 +159,8 @@ from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
+from ._trace_file import TraceFile
+from ._trace_file import read_trace_file
 from ._tracing import Span
 from ._tracing import SpanExporter
 from ._tracing import Trace
@@ -288,6 +290,7 @@ __all__ = [
     "ToolTimeoutError",
     "ToolUnion",
     "Trace",
+    "TraceFile",
     "TurnInfo",
     "Unit",
     "UnknownNameError",
@@ -331,6 +334,7 @@ __all__ = [
     "partial_json",
     "pending_calls",
     "read_kit_options",
+    "read_trace_file",
     "recent_units",
     "render_grounding",
     "render_transcript",

@@ -219,6 +219,7 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for view in views.values():
         prelude = view.pop("_prelude")
         run_error = view.pop("_run_error")
+        _mark_pending(view)
         if run_error is not None:
             view["errors"].append(run_error)
         view["turns"].sort(key=lambda t: t["n"])
@@ -288,7 +289,17 @@ def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:
             row = rows[message.tool_call_id]
             row["result"] = _text(message.content)
             row["is_error"] = message.is_error
+    _mark_pending(view)
     return view
+
+
+def _mark_pending(view: dict[str, Any]) -> None:
+    """A pending call's row says it waits, rather than that no result was recorded."""
+    waiting = {str(call.get("id")) for call in view["pending"]}
+    for turn in view["turns"]:
+        for row in turn["tools"]:
+            if row["id"] in waiting and row["result"] is None:
+                row["result"] = "(pending: waiting for a person's approval)"
 
 
 def _call_dict(call: Any) -> dict[str, Any]:
