@@ -28,14 +28,16 @@ EXIT_DONE, EXIT_NOT_DONE, EXIT_ERROR = 0, 1, 2
 
 def add_show_arguments(run: argparse.ArgumentParser) -> None:
     """The options of ``agentkit run`` that choose what it shows and keeps."""
-    shown = run.add_mutually_exclusive_group()
-    shown.add_argument(
+    run.add_argument(
         "--json",
         action="store_true",
         help="print the whole result as JSON (status, output, transcript, usage, pending)",
     )
-    shown.add_argument(
-        "--quiet", "-q", action="store_true", help="print only the answer: no step lines"
+    run.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no step lines on stderr: only the answer (or with --json, the JSON)",
     )
     run.add_argument(
         "--trace",

@@ -111,3 +111,19 @@ async def traced_runs(trace: Path, checkpointer: Any = None) -> list[Any]:
         )
         results.append(await second.run("read on", wc=WorkingContext(messages=history)))
     return results
+
+
+#: What ``agentkit run --tools tests.view_runs:CLI_TOOLS`` offers (TestModel calls each once).
+CLI_TOOLS = [lookup, transfer]
+
+#: A plugin module asking a person before every transfer, for ``agentkit run`` subprocesses.
+POLICY_PLUGIN = """
+from agentkit_core import ToolDecision, hookimpl
+
+
+@hookimpl
+def agentkit_before_tool_call(ctx, call):
+    if call.name == "transfer":
+        return ToolDecision.ask("a person approves transfers")
+    return None
+"""
