@@ -3,12 +3,18 @@
 The first line is a header (``{"agentkit_trace": 1, ...}``); every other line is one ended
 span, as :meth:`Span.to_dict` gives it with its payload (None once the run is secret-tainted).
 Children end before their parents, so readers order spans by ``start_ns``.
+
+A model call's request repeats the whole transcript so far, so writing it whole would make the
+file grow with the square of the turns. A ``model_call`` line's ``request`` holds only the
+messages after the ones it shares with the run's previous model call, and ``request_prefix``
+says how many it shares (0: the request is whole, as after a fold).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 from typing import Any
@@ -32,6 +38,8 @@ class TraceFile(SpanExporter):
     def __init__(self, path: str | os.PathLike[str], *, content: bool = True) -> None:
         self.path = Path(path)
         self.content = content
+        #: Each run's last model request, which the next one's is written against.
+        self._requests: dict[str | None, Sequence[Any]] = {}
         try:
             self._file: IO[str] | None = self.path.open("w", encoding="utf-8")
         except OSError as exc:
@@ -44,7 +52,21 @@ class TraceFile(SpanExporter):
         self._write({"agentkit_trace": TRACE_FORMAT})
 
     def on_end(self, span: Span) -> None:
-        self._write(span.to_dict(content=self.content))
+        if span.name == "run":
+            self._requests.pop(span.run_id, None)
+        request = span.payload.get("request") if span.name == "model_call" else None
+        if not self.content or span.tainted or not isinstance(request, tuple | list):
+            self._write(span.to_dict(content=self.content))
+            return
+        previous = self._requests.get(span.run_id, ())
+        shared = 0
+        for before, now in zip(previous, request, strict=False):
+            if before is not now:
+                break
+            shared += 1
+        self._requests[span.run_id] = request
+        payload = {**span.payload, "request": request[shared:], "request_prefix": shared}
+        self._write(span.to_dict(content=True, payload=payload))
 
     def _write(self, data: dict[str, Any]) -> None:
         if self._file is not None:

@@ -73,11 +73,14 @@ class Span:
     def duration(self) -> float | None:
         return None if self.end is None else self.end - self.start
 
-    def to_dict(self, *, content: bool = False) -> dict[str, Any]:
+    def to_dict(
+        self, *, content: bool = False, payload: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The span as JSON-ready data, for exporters.
 
-        With ``content`` the payload is included, JSON-encoded, unless the run was
-        secret-tainted when the span ended (then ``payload`` is None and ``tainted`` says why).
+        With ``content`` the payload (``payload`` if given, else the span's) is included,
+        JSON-encoded, unless the run was secret-tainted when the span ended (then ``payload``
+        is None and ``tainted`` says why).
         """
         data: dict[str, Any] = {
             "name": self.name,
@@ -95,7 +98,8 @@ class Span:
             data["error_type"] = self.error_type
             data["error_plugin"] = self.error_plugin
         if content:
-            data["payload"] = None if self.tainted else jsonable(self.payload)
+            chosen = self.payload if payload is None else payload
+            data["payload"] = None if self.tainted else jsonable(chosen)
             data["tainted"] = self.tainted
         return data
 

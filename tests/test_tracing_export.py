@@ -304,6 +304,37 @@ def test_a_trace_file_round_trips_and_orders_spans_by_start(tmp_path: Path) -> N
     assert tool["payload"] == {"arguments": {"text": "x"}, "result": "x"}
 
 
+@settings(max_examples=20, deadline=None)
+@given(turns=st.lists(st.lists(st.text(max_size=8), min_size=1, max_size=3), max_size=6))
+def test_a_trace_file_writes_each_request_as_what_is_new_since_the_last(
+    turns: list[list[str]], tmp_path_factory: Any
+) -> None:
+    """Property: the requests rebuilt from the file's deltas are the ones the model received,
+    and no line repeats the transcript (the file grows with the turns, not their square)."""
+    path = tmp_path_factory.mktemp("t") / "run.jsonl"
+    model = ScriptedModel([*(calls(*texts) for texts in turns), "done"])
+    with TraceFile(path) as exporter:
+        agent = Agent(
+            "a",
+            model,
+            tools=[echo],
+            hooks=Hooks(),
+            exporters=[exporter],
+            max_turns=len(turns) + 1,
+        )
+        asyncio.run(agent.run("go"))
+    rebuilt: list[Any] = []
+    requests = []
+    for span in read_trace_file(path):
+        if span["name"] == "model_call":
+            payload = span["payload"]
+            rebuilt = rebuilt[: payload["request_prefix"]] + payload["request"]
+            requests.append([(m["role"], m["content"]) for m in rebuilt])
+    assert requests == [[(m.role, m.content) for m in r.messages] for r in model.requests]
+    deltas = [s["payload"]["request"] for s in read_trace_file(path) if s["name"] == "model_call"]
+    assert all(len(d) <= 4 for d in deltas[1:])  # the calls' results and the answer only
+
+
 def test_a_trace_file_without_content_keeps_no_payload(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     with TraceFile(path, content=False) as exporter:
