@@ -23,7 +23,7 @@ class _Tracing(Middleware):
         ctx = request.ctx
         if ctx is None:
             return await call_next(request)
-        payload = {"request": request.messages}
+        payload: dict[str, Any] = {"request": request.messages}
         with ctx.trace.span("model_call", payload, messages=len(request.messages)) as span:
             response = await call_next(request)
             _stamp(span, response)

@@ -67,12 +67,12 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     turns: dict[str, dict[str, Any]] = {}
     for run in runs:
         attrs = run.get("attributes") or {}
-        payload = _payload(run) or {}
+        given = _payload(run) or {}
         views[run["span_id"]] = {
             "run_id": run.get("run_id"),
             "agent": attrs.get("agent"),
             "source": "trace",
-            "task": payload.get("task"),
+            "task": given.get("task"),
             "status": attrs.get("status") or ("failed" if run.get("error") else "running"),
             "stop_reason": attrs.get("stop_reason"),
             "usage": {
@@ -81,10 +81,10 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "requests": attrs.get("requests"),
             },
             "duration_s": run.get("duration_s"),
-            "output": payload.get("output"),
+            "output": given.get("output"),
             "pending": [
                 _call_dict(c)
-                for c in payload.get("pending") or ()
+                for c in given.get("pending") or ()
                 if isinstance(c, dict) and "id" in c
             ]
             or [{"id": i, "name": "", "arguments": None} for i in attrs.get("pending") or ()],
@@ -147,7 +147,7 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if view is None or name == "run":
             continue
         attrs = span.get("attributes") or {}
-        payload = _payload(span)
+        payload: dict[str, Any] | None = _payload(span)
         for key in _OMISSION_KEYS:
             if attrs.get(key):
                 view["omissions"].append(f"{key.replace('_', ' ')}: {attrs[key]}")
@@ -224,10 +224,10 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             view["errors"].append(run_error)
         view["turns"].sort(key=lambda t: t["n"])
         # an error that reached the run is also on the span that raised it: keep the first
-        seen: set[Any] = set()
-        view["errors"] = [
-            e for e in view["errors"] if not (e["error"] in seen or seen.add(e["error"]))
-        ]
+        unique: dict[Any, dict[str, Any]] = {}
+        for error in view["errors"]:
+            unique.setdefault(error["error"], error)
+        view["errors"] = list(unique.values())
         if prelude["model_calls"] or prelude["tools"] or prelude["folds"]:
             view["turns"].insert(0, prelude)
         result.append(view)

@@ -16,15 +16,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 
-from bench_agentkit import StampedScript  # noqa: E402
-from bench_agentkit import step  # noqa: E402
-from common import ANSWER  # noqa: E402
-from common import main  # noqa: E402
-from common import tools  # noqa: E402
+from bench_agentkit import StampedScript
+from bench_agentkit import step
+from common import ANSWER
+from common import main
+from common import tools
 
-from agentkit_core import Agent  # noqa: E402
-from agentkit_core import Hooks  # noqa: E402
-from agentkit_core import TraceFile  # noqa: E402
+from agentkit_core import Agent
+from agentkit_core import Hooks
+from agentkit_core import TraceFile
 
 KIND = os.environ.get("BENCH_EXPORTER", "none")
 
@@ -34,9 +34,8 @@ def exporters() -> list[Any]:
         return []
     if KIND == "file":
         return [TraceFile(os.devnull)]
-    from noop import noop_provider
-
     from agentkit_tracing_otel import OTelExporter
+    from noop import noop_provider
 
     return [OTelExporter(noop_provider(), capture_content=KIND == "otel-content")]
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 
-from bench_pydantic_ai import stub  # noqa: E402
-from common import ANSWER  # noqa: E402
-from common import main  # noqa: E402
-from common import tools  # noqa: E402
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.models.function import FunctionModel  # noqa: E402
-from pydantic_ai.usage import UsageLimits  # noqa: E402
+from bench_pydantic_ai import stub
+from common import ANSWER
+from common import main
+from common import tools
+from pydantic_ai import Agent
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.usage import UsageLimits
 
 KIND = os.environ.get("BENCH_EXPORTER", "none")
 
