@@ -149,9 +149,9 @@ class StepPrinter(SpanExporter):
         elif span.name in ("verdict", "guardrail") and (
             a.get("decision") != "allow" or a.get("source")
         ):
-            who = a.get("source") or a.get("guardrail") or ""
-            reason = f": {a.get('reason')}" if a.get("reason") else ""
-            self._line(f"  {span.name} {a.get('decision')} {a.get('tool')} by {who}{reason}")
+            from ._view import verdict_text
+
+            self._line(f"  {span.name} on {a.get('tool')}: {verdict_text(a)}")
         elif span.name == "fold":
             if a.get("fold_error"):
                 self._line(f"fold failed: {a.get('fold_error')}")

@@ -199,8 +199,7 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             decision = attrs.get("decision") or "?"
             who = attrs.get("source") or attrs.get("guardrail") or ""
             reason = attrs.get("reason") or ""
-            text = decision + (f" by {who}" if who else "") + (f": {reason}" if reason else "")
-            row[name] = text
+            row[name] = verdict_text(attrs)
             if decision == "deny" and row["result"] is None:
                 row["result"] = f"not run: denied by {who or 'a hook'}: {reason or 'no reason'}"
                 row["is_error"] = True
@@ -232,6 +231,14 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             view["turns"].insert(0, prelude)
         result.append(view)
     return result
+
+
+def verdict_text(attributes: dict[str, Any]) -> str:
+    """A verdict or guardrail span's decision, who made it and why: ``deny by policy: ...``."""
+    who = attributes.get("source") or attributes.get("guardrail") or ""
+    reason = attributes.get("reason") or ""
+    decision = str(attributes.get("decision") or "?")
+    return decision + (f" by {who}" if who else "") + (f": {reason}" if reason else "")
 
 
 def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import Any
 
 from common import ANSWER
 from common import REC
@@ -38,10 +39,17 @@ class StampedScript(ScriptedModel):
         return response
 
 
-def make(kind: str) -> Callable[[int], Awaitable[object]]:
+def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
+    """The run; ``options`` go to the Agent (benchmarks/observability passes exporters=)."""
     model = StampedScript([step] * 1000, name="scripted")
     agent = Agent(
-        "bench", model, "You are a benchmark.", tools(kind), hooks=Hooks(), max_turns=1000
+        "bench",
+        model,
+        "You are a benchmark.",
+        tools(kind),
+        hooks=Hooks(),
+        max_turns=1000,
+        **options,
     )
 
     async def run(turns: int) -> object:

@@ -25,13 +25,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ENVS = HERE.parent / ".envs"
 CASES = [
-    ("agentkit", "bench_agentkit.py", "none"),
-    ("agentkit", "bench_agentkit.py", "otel"),
-    ("agentkit", "bench_agentkit.py", "otel-content"),
-    ("agentkit", "bench_agentkit.py", "file"),
-    ("pydantic-ai", "bench_pydantic_ai.py", "none"),
-    ("pydantic-ai", "bench_pydantic_ai.py", "otel"),
-    ("pydantic-ai", "bench_pydantic_ai.py", "otel-content"),
+    ("agentkit", "otel_agentkit.py", "none"),
+    ("agentkit", "otel_agentkit.py", "otel"),
+    ("agentkit", "otel_agentkit.py", "otel-content"),
+    ("agentkit", "otel_agentkit.py", "file"),
+    ("pydantic-ai", "otel_pydantic_ai.py", "none"),
+    ("pydantic-ai", "otel_pydantic_ai.py", "otel"),
+    ("pydantic-ai", "otel_pydantic_ai.py", "otel-content"),
 ]
 
 

@@ -15,6 +15,11 @@ import os
 import threading
 from typing import Any
 
+from opentelemetry import trace
+from opentelemetry.trace import Status
+from opentelemetry.trace import StatusCode
+from opentelemetry.trace import set_span_in_context
+
 import agentkit_core
 from agentkit_core import ConfigError
 from agentkit_core import Span
@@ -58,6 +63,18 @@ def _content(value: Any) -> str:
     return json.dumps(agentkit_core.jsonable(value), ensure_ascii=False)
 
 
+def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:
+    """``messages`` as a JSON list, each message's JSON taken from ``cache`` or added to it."""
+    parts = []
+    for message in messages:
+        hit = cache.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = (message, _content(message))
+            cache[id(message)] = hit
+        parts.append(hit[1])
+    return "[" + ",".join(parts) + "]"
+
+
 class OTelExporter(SpanExporter):
     """Hands every span of a run to an OpenTelemetry tracer.
 
@@ -70,52 +87,55 @@ class OTelExporter(SpanExporter):
     """
 
     def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None) -> None:
-        from opentelemetry import trace
-
         provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
         self.tracer = provider.get_tracer("agentkit", agentkit_core.__version__)
         self.capture_content = _flag(CAPTURE_ENV) if capture_content is None else capture_content
+        # span id -> the open OpenTelemetry span (dict operations are atomic: no lock needed)
         self._live: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        # run id -> id(message) -> (message, its JSON): a request repeats the transcript so
+        # far, whose messages are frozen, so each is encoded once per run, not once per call
+        self._encoded: dict[str | None, dict[int, tuple[Any, str]]] = {}
 
     def on_start(self, span: Span) -> None:
-        from opentelemetry import trace
-
-        with self._lock:
-            parent = self._live.get(span.parent_id or "")
-        context = trace.set_span_in_context(parent) if parent is not None else None
-        kind = trace.SpanKind.CLIENT if span.name == "model_call" else trace.SpanKind.INTERNAL
-        otel = self.tracer.start_span(
+        parent = self._live.get(span.parent_id) if span.parent_id else None
+        attributes = _START.get(span.name)
+        self._live[span.span_id] = self.tracer.start_span(
             _name(span),
-            context=context,
-            kind=kind,
+            context=None if parent is None else set_span_in_context(parent),
+            kind=_CLIENT if span.name == "model_call" else _INTERNAL,
             start_time=span.start_ns,
-            attributes=_start_attributes(span),
+            attributes=attributes,
         )
-        with self._lock:
-            self._live[span.span_id] = otel
 
     def on_end(self, span: Span) -> None:
-        from opentelemetry.trace import Status
-        from opentelemetry.trace import StatusCode
-
-        with self._lock:
-            otel = self._live.pop(span.span_id, None)
+        otel = self._live.pop(span.span_id, None)
         if otel is None:
             return
-        otel.update_name(_name(span))
-        otel.set_attributes(_end_attributes(span))
+        if span.name in _RENAMED:
+            otel.update_name(_name(span))
+        attributes = _end_attributes(span)
         if self.capture_content and not span.tainted:
-            otel.set_attributes(_content_attributes(span))
+            cache = self._encoded.setdefault(span.run_id, {})
+            attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
+        if span.name == "run":
+            self._encoded.pop(span.run_id, None)
         if span.error is not None:
-            otel.set_attribute("error.type", span.error_type or "error")
+            attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
-                otel.set_attribute("agentkit.error.plugin", span.error_plugin)
+                attributes["agentkit.error.plugin"] = span.error_plugin
             otel.set_status(Status(StatusCode.ERROR, span.error))
+        otel.set_attributes(attributes)
         otel.end(end_time=span.end_ns)
 
     def __repr__(self) -> str:
         return f"<OTelExporter capture_content={self.capture_content}>"
+
+
+_CLIENT = trace.SpanKind.CLIENT
+_INTERNAL = trace.SpanKind.INTERNAL
+
+#: Spans whose name says what they act on, known once they end (a model's name, say).
+_RENAMED = frozenset({"run", "model_call", "tool_call", "turn"})
 
 
 def _name(span: Span) -> str:
@@ -131,59 +151,62 @@ def _name(span: Span) -> str:
     return span.name
 
 
-_OPERATIONS = {"run": "invoke_agent", "model_call": "chat", "tool_call": "execute_tool"}
+#: The attributes a span starts with: its GenAI operation.
+_START: dict[str, dict[str, Any]] = {
+    "run": {"gen_ai.operation.name": "invoke_agent"},
+    "model_call": {"gen_ai.operation.name": "chat"},
+    "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
+}
 
-
-def _start_attributes(span: Span) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"agentkit.span": span.name}
-    if span.run_id:
-        attributes["agentkit.run_id"] = span.run_id
-    operation = _OPERATIONS.get(span.name)
-    if operation:
-        attributes["gen_ai.operation.name"] = operation
-    return attributes
+_TOOL = {"tool": ("gen_ai.tool.name",), "call_id": ("gen_ai.tool.call.id",)}
+_USAGE = {
+    "input_tokens": ("gen_ai.usage.input_tokens",),
+    "output_tokens": ("gen_ai.usage.output_tokens",),
+}
+#: Per span name, the agentkit attributes that become ``gen_ai.*`` ones (instead of
+#: ``agentkit.<key>``). ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
+_GENAI: dict[str, dict[str, tuple[str, ...]]] = {
+    "run": {"agent": ("gen_ai.agent.name",), **_USAGE},
+    "model_call": {
+        "model": ("gen_ai.request.model", "gen_ai.response.model"),
+        "finish_reason": ("gen_ai.response.finish_reasons",),
+        **_USAGE,
+    },
+    "tool_call": _TOOL,
+    "verdict": _TOOL,
+    "guardrail": _TOOL,
+}
+_SCALARS = (str, bool, int, float)
 
 
 def _end_attributes(span: Span) -> dict[str, Any]:
-    a = span.attributes
+    genai = _GENAI.get(span.name, {})
     out: dict[str, Any] = {}
-    for key, value in a.items():
-        if key in _CONTENT_ATTRIBUTES or value is None:
+    for key, value in span.attributes.items():
+        if value is None or key in _CONTENT_ATTRIBUTES:
             continue
-        out[f"agentkit.{key}"] = _value(value)
-    if span.name == "run":
-        if a.get("agent"):
-            out["gen_ai.agent.name"] = str(a["agent"])
-        if span.run_id:
-            out["gen_ai.conversation.id"] = span.run_id
-    if span.name in ("run", "model_call"):
-        for key in ("input_tokens", "output_tokens"):
-            if isinstance(a.get(key), int):
-                out[f"gen_ai.usage.{key}"] = a[key]
-    if span.name == "model_call":
-        if a.get("model"):
-            out["gen_ai.request.model"] = str(a["model"])
-            out["gen_ai.response.model"] = str(a["model"])
-        if a.get("finish_reason"):
-            out["gen_ai.response.finish_reasons"] = [str(a["finish_reason"])]
-    if span.name in ("tool_call", "verdict", "guardrail"):
-        if a.get("tool"):
-            out["gen_ai.tool.name"] = str(a["tool"])
-        if a.get("call_id"):
-            out["gen_ai.tool.call.id"] = str(a["call_id"])
-    if span.name == "tool_call":
-        out["gen_ai.tool.type"] = "function"
+        names = genai.get(key)
+        if names is None:
+            out["agentkit." + key] = value if type(value) in _SCALARS else _value(value)
+        elif key == "finish_reason":
+            out[names[0]] = [str(value)]
+        else:
+            for name in names:
+                out[name] = value if type(value) in _SCALARS else str(value)
+    if span.name == "run" and span.run_id:
+        out["gen_ai.conversation.id"] = span.run_id
     return out
 
 
-def _content_attributes(span: Span) -> dict[str, Any]:
+def _content_attributes(span: Span, messages: Any) -> dict[str, Any]:
+    """``span``'s content as attributes; ``messages(list)`` encodes a list of messages."""
     p = span.payload
     out: dict[str, Any] = {}
     if span.name == "model_call":
         if "request" in p:
-            out["gen_ai.input.messages"] = _content(p["request"])
+            out["gen_ai.input.messages"] = messages(p["request"])
         if "response" in p:
-            out["gen_ai.output.messages"] = _content([p["response"]])
+            out["gen_ai.output.messages"] = messages([p["response"]])
     elif span.name == "tool_call":
         if "arguments" in p:
             out["gen_ai.tool.call.arguments"] = _content(p["arguments"])
@@ -216,8 +239,6 @@ def from_environment() -> OTelExporter | None:
     processor (``OTEL_BSP_*``) and the OTLP/HTTP exporter (``OTEL_EXPORTER_OTLP_*``). With
     none of them set, nothing is exported and nothing is sent anywhere.
     """
-    from opentelemetry import trace
-
     if _flag("OTEL_SDK_DISABLED"):
         return None
     current = trace.get_tracer_provider()

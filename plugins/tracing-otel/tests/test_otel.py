@@ -117,7 +117,14 @@ def test_content_is_recorded_only_when_asked() -> None:
     first_chat = next(
         dict(s.attributes or {}) for s in memory.get_finished_spans() if s.name.startswith("chat")
     )
-    assert "weather in Paris?" in first_chat["gen_ai.input.messages"]
+    sent = json.loads(first_chat["gen_ai.input.messages"])
+    assert [m["role"] for m in sent] == ["user"] and sent[0]["content"] == "weather in Paris?"
+    chats = [
+        dict(s.attributes or {}) for s in memory.get_finished_spans() if s.name.startswith("chat")
+    ]
+    second = json.loads(chats[1]["gen_ai.input.messages"])  # encoded once, sent again whole
+    assert [m["role"] for m in second] == ["user", "assistant", "tool"]
+    assert second[0] == sent[0] and second[2]["content"] == "sunny in Paris"
     assert json.loads(spans["invoke_agent a"]["agentkit.output"]) == "It is sunny."
 
 

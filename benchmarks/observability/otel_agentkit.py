@@ -9,21 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 
-from bench_agentkit import StampedScript
-from bench_agentkit import step
-from common import ANSWER
+from bench_agentkit import make
 from common import main
-from common import tools
 
-from agentkit_core import Agent
-from agentkit_core import Hooks
 from agentkit_core import TraceFile
 
 KIND = os.environ.get("BENCH_EXPORTER", "none")
@@ -40,26 +33,7 @@ def exporters() -> list[Any]:
     return [OTelExporter(noop_provider(), capture_content=KIND == "otel-content")]
 
 
-def make(kind: str) -> Callable[[int], Awaitable[object]]:
-    model = StampedScript([step] * 1000, name="scripted")
-    agent = Agent(
-        "bench",
-        model,
-        "You are a benchmark.",
-        tools(kind),
-        hooks=Hooks(),
-        max_turns=1000,
-        exporters=exporters(),
-    )
-
-    async def run(turns: int) -> object:
-        model.requests.clear()
-        result = await agent.run("go")
-        assert result.output == ANSWER, result.output
-        return result
-
-    return run
-
-
 if __name__ == "__main__":
-    main(make, f"agentkit exporter={KIND}", "agentkit-core")
+    main(
+        lambda kind: make(kind, exporters=exporters()), f"agentkit exporter={KIND}", "agentkit-core"
+    )
