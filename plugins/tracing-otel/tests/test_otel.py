@@ -26,6 +26,7 @@ from otel_collector import attributes
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
+from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import PluginError
 from agentkit_core import ProviderError
@@ -109,7 +110,7 @@ def test_content_is_recorded_only_when_asked() -> None:
     made, memory = provider()
     model = ScriptedModel([calls(("weather", {"city": "Paris"})), "It is sunny."])
     exporter = OTelExporter(made, capture_content=True)
-    run(Agent("a", model, tools=[weather], exporters=[exporter]))
+    run(Agent("a", model, tools=[weather], exporters=[exporter], hooks=Hooks()))
     spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
     tool = spans["execute_tool weather"]
     assert json.loads(tool["gen_ai.tool.call.arguments"]) == {"city": "Paris"}
