@@ -93,6 +93,7 @@ from ._invoke import retry
 from ._invoke import tracing
 from ._kit import AgentConfig
 from ._kit import Kit
+from ._kit import KitOptions
 from ._kit import kit_compaction
 from ._kit import kit_hooks
 from ._kit import kit_middlewares
@@ -138,6 +139,7 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._public import publish as _publish
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -148,6 +150,9 @@ from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._requests import render_grounding
+from ._tokens import Estimator
+from ._tokens import estimate_message
+from ._tokens import estimate_tokens
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -176,7 +181,6 @@ from ._units import repair_transcript
 from ._units import units_from_end
 from ._units import within_budget
 from .hookspecs import hookimpl
-from .tokens import Estimator
 
 __version__ = "0.1.0"
 
@@ -227,6 +231,7 @@ __all__ = [
     "Invoker",
     "KeyValueStore",
     "Kit",
+    "KitOptions",
     "MaxTurnsExceeded",
     "MemoryItem",
     "Message",
@@ -314,6 +319,8 @@ __all__ = [
     "egress",
     "encode_state",
     "error_line",
+    "estimate_message",
+    "estimate_tokens",
     "fold_cut",
     "get_compactor",
     "get_guardrail",
@@ -355,3 +362,8 @@ __all__ = [
     "within_budget",
     "write_summary",
 ]
+
+# Public classes and functions show their public path (``agentkit_core.Agent``) in reprs,
+# tracebacks and docs, not the private module they live in (httpx does the same).
+_publish(__all__, globals(), __name__)
+del _publish

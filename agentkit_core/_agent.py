@@ -38,6 +38,7 @@ from ._hooks import ToolDecision
 from ._hooks import TurnInfo
 from ._invoke import default_middlewares
 from ._lookup import adapt
+from ._lookup import plugin_hooks
 from ._lookup import resolve_model
 from ._lookup import span_exporters
 from ._messages import Message
@@ -195,7 +196,9 @@ class Agent:
         # structured output, in the prefix's schema block too.
         self._adapter = adapt(output, manager=manager) if output is not None else None
         self._coerce = (
-            None if self._adapter is None else output_coerce(self._adapter, output_retries)
+            None
+            if self._adapter is None
+            else output_coerce(self._adapter, output_retries, manager=manager)
         )
         self._output_request = None if self._adapter is None else output_request(self._adapter)
         if request_builder is None:
@@ -228,6 +231,7 @@ class Agent:
             "middlewares": config.middlewares,
             "max_turns": config.max_turns,
             "compaction": config.compaction,
+            "manager": config.manager,
         }
         return cls(**{**options, **overrides})
 
@@ -235,7 +239,7 @@ class Agent:
     def hooks(self) -> Hooks:
         """The contested-field hooks this agent folds (the installed plugins' by default)."""
         if self._hooks is None:
-            self._hooks = Hooks.from_plugins(self.manager)
+            self._hooks = plugin_hooks(self.manager)
         return self._hooks
 
     @property

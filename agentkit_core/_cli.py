@@ -48,12 +48,9 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the manager records them; printed below
-            if manager is None:
-                from ._plugins import get_plugin_manager
+            from ._lookup import manager_or_default
 
-                manager = get_plugin_manager()
-            else:
-                manager.load()
+            manager = manager_or_default(manager)
             parser = build_parser(manager)
     except AgentkitError as exc:
         print(f"agentkit: error: {exc}", file=sys.stderr)
@@ -76,7 +73,3 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

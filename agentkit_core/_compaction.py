@@ -23,11 +23,11 @@ from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._tokens import estimate_tokens
 from ._tracing import Span
 from ._tracing import current_span
 from ._units import pending_calls
 from ._units import repair_transcript
-from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -143,12 +143,17 @@ def compaction(compactor: Compactor) -> Middleware:
     returned (or when it is refused or skips), what no provider accepts is dropped before the
     request leaves (orphaned results, calls with no result; ``compaction_repaired`` on the
     span), and a request that ends on calls still waiting for their result is refused with
-    :class:`PendingToolCallError`.
+    :class:`PendingToolCallError`. A name is refused: names belong to the lookup layer
+    (:func:`get_compactor`).
     """
-    if compactor is None:
+    if not isinstance(compactor, Compactor) or isinstance(compactor, type):
         from ._errors import ConfigError
 
+        hint = repr(compactor) if isinstance(compactor, str) else "'truncation'"
         raise ConfigError(
-            "compaction(None): pass a compactor, such as get_compactor('truncation', manager=pm)"
+            f"compaction() needs a Compactor object (async compact(messages, ctx)), got "
+            f"{compactor!r}; build an installed one with get_compactor({hint}, manager=pm)",
+            value=compactor,
+            source="compaction",
         )
     return _Compaction(compactor)

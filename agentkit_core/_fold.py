@@ -25,13 +25,13 @@ from ._errors import ConfigError
 from ._errors import FoldError
 from ._messages import Message
 from ._models import ModelRequest
+from ._tokens import Estimator
+from ._tokens import estimate_message
+from ._tokens import estimate_tokens
 from ._tracing import Span
 from ._units import head_length
 from ._units import recent_units
 from ._units import units_from_end
-from .tokens import Estimator
-from .tokens import estimate_message
-from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._agent import RunState

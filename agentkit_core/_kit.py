@@ -10,6 +10,8 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 from __future__ import annotations
 
 import inspect
+import sys
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +19,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeAlias
+from typing import TypedDict
+from typing import TypeVar
 
 from ._errors import ConfigError
 from ._fold import Folding
@@ -34,26 +39,93 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import manager_or_default
+from ._lookup import plugin_hooks
 from ._lookup import resolve_model
+from ._messages import Message
 from ._middleware import Middleware
+from ._middleware import MiddlewareLike
+from ._models import ModelRequest
 from ._plugins import PluginManager
+from ._tools import ToolResult
 from ._toolunion import CompositeToolSource
+from ._toolunion import ToolConflict
+from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
+from ._toolunion import ToolWrap
+from .hookspecs import HookFunction
+from .hookspecs import Verdict
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - exercised on 3.10 only
+    from typing_extensions import Unpack
 
 if TYPE_CHECKING:
+    from ._agent import Agent
     from ._models import Model
     from ._tools import Tool
 
 #: The label of the user's own tools in the union.
 USER_TOOLS = "tools"
 
+T = TypeVar("T")
+#: One user hook for a contested field, or several (called in order).
+Hook: TypeAlias = HookFunction[T] | Sequence[HookFunction[T]]
+#: One plugin's options: the keywords its factory takes.
+PluginOptions: TypeAlias = Mapping[str, Any]
+
+
+class KitOptions(TypedDict, total=False):
+    """The options ``Kit(...)``, ``Kit.open(...)`` and ``Kit.from_file(...)`` take.
+
+    A misspelled key or a wrong type is a mypy error where the call is written, and an
+    unknown key a :class:`ConfigError` at run time; see :class:`Kit` for what each one does.
+    The plugins' own option dicts (``parts``, ``tool_sources``, ``compactor_options``,
+    ``guardrail_options``) are the keywords of the plugin's factory, typed there.
+    """
+
+    model: Model | str | None
+    name: str
+    instructions: str
+    parts: Mapping[str, PluginOptions | None]
+    order: Sequence[str] | None
+    instruction_budget: int | None
+    tools: Sequence[Tool]
+    agents: Sequence[Agent]
+    tool_sources: Mapping[str, PluginOptions | None]
+    mcp: Sequence[str]
+    tool_filter: ToolFilter | None
+    tool_wrap: ToolWrap | None
+    on_tool_conflict: Callable[[ToolConflict], object] | None
+    compaction: Mapping[str, Any] | Folding | None
+    compactor: str | None
+    compactor_options: PluginOptions | None
+    guardrail: str | None
+    guardrail_options: PluginOptions | None
+    middlewares: Sequence[MiddlewareLike]
+    max_turns: int
+    manager: PluginManager | None
+    before_model_call: Hook[ModelRequest]
+    before_tool_call: Hook[Verdict]
+    after_tool_call: Hook[ToolResult]
+    output_guard: Hook[Message]
+    should_stop_after_turn: Hook[str]
+    before_turn: Hook[Sequence[Message]]
+    transform: Hook[Sequence[Message]]
+
+
+#: Every key KitOptions knows.
+KIT_OPTIONS: frozenset[str] = frozenset(KitOptions.__optional_keys__)
+
 
 @dataclass(frozen=True)
 class AgentConfig:
     """Everything an Agent is built from; ``Agent.from_config(config)`` builds one.
 
-    A plain value: every field can be set by hand (see ``docs/manual.md``).
+    A plain value: every field can be set by hand (see ``docs/manual.md``). ``manager`` is the
+    plugin manager the agent's own lookups run on (an ``output=`` type given to
+    ``from_config``); the kit sets its own, so an agent it assembled never reaches another.
     """
 
     name: str = "agent"
@@ -64,12 +136,14 @@ class AgentConfig:
     middlewares: tuple[Middleware, ...] = ()
     max_turns: int = 10
     compaction: Folding | None = None
+    manager: PluginManager | None = None
 
 
 class Kit:
     """Assembles an AgentConfig from the installed plugins and explicit options.
 
     Args:
+        name: the agent's name (``AgentConfig.name``).
         model: a Model or a model string (``"openai:gpt-4o-mini"``), resolved at construction
             on ``manager``; None reads ``AGENTKIT_MODEL`` and, unset, is a ConfigError.
         instructions: the product's own prompt (the ``product`` part).
@@ -92,12 +166,13 @@ class Kit:
             every request.
         guardrail, guardrail_options: a guardrail plugin by name, run as ``egress()``.
         middlewares: the user's own middlewares, after the kit's.
+        max_turns: model calls a run may make (``AgentConfig.max_turns``).
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
         manager: the plugin manager (default: the process-wide one).
     """
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[KitOptions]) -> None:
         self._opened: list[Any] = []
         self._closed = False
         self._setup(options)
@@ -113,7 +188,7 @@ class Kit:
         self._union.check_fixed()
 
     @classmethod
-    async def open(cls, **options: Any) -> Kit:
+    async def open(cls, **options: Unpack[KitOptions]) -> Kit:
         """Build a kit, connecting its tool sources; a failure closes what was opened."""
         kit = cls.__new__(cls)
         kit._opened = []
@@ -138,7 +213,7 @@ class Kit:
         return kit
 
     @classmethod
-    def from_file(cls, path: str | Path, **overrides: Any) -> Kit:
+    def from_file(cls, path: str | Path, **overrides: Unpack[KitOptions]) -> Kit:
         """A kit from a TOML file's kit options; keyword overrides win.
 
         The options are the ``[kit]`` table of an ``agentkit.toml``, or ``[tool.agentkit.kit]``
@@ -148,22 +223,16 @@ class Kit:
 
     # ------------------------------------------------------------------ construction
 
-    def _setup(self, options: dict[str, Any]) -> None:
-        known = {
-            "model", "name", "instructions", "parts", "order", "instruction_budget", "tools",
-            "agents", "tool_sources", "tool_filter", "tool_wrap", "on_tool_conflict",
-            "compaction", "compactor", "compactor_options", "guardrail", "guardrail_options",
-            "middlewares", "max_turns", "manager", "mcp", *FIELDS,
-        }  # fmt: skip
-        unknown = sorted(set(options) - known)
+    def _setup(self, options: KitOptions) -> None:
+        unknown = sorted(set(options) - KIT_OPTIONS)
         if unknown:
             raise ConfigError(
                 f"unknown Kit option(s) {', '.join(unknown)}; the options are "
-                f"{', '.join(sorted(known))}",
+                f"{', '.join(sorted(KIT_OPTIONS))}",
                 value=unknown,
                 source="Kit(...)",
             )
-        self._options = dict(options)
+        self._options = options.copy()
         manager = options.get("manager")
         self._manager: PluginManager = manager_or_default(manager)
         self._model = resolve_model(options.get("model"), manager=self._manager)
@@ -177,7 +246,10 @@ class Kit:
             "tool_wrap": options.get("tool_wrap"),
             "on_conflict": options.get("on_tool_conflict"),
         }
-        self._pending_sources: dict[str, dict[str, Any]] = dict(options.get("tool_sources") or {})
+        self._pending_sources: dict[str, dict[str, Any]] = {
+            name: plugin_options(opts, f"tool_sources[{name!r}]")
+            for name, opts in (options.get("tool_sources") or {}).items()
+        }
         if options.get("mcp"):
             mcp = dict(self._pending_sources.get("mcp") or {})
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
@@ -191,7 +263,8 @@ class Kit:
         if options.get("instructions"):
             sources.append(TextPart(options["instructions"]))
         for name, opts in (options.get("parts") or {}).items():
-            sources.append(get_instruction_part(name, manager=self._manager, **(opts or {})))
+            opts = plugin_options(opts, f"parts[{name!r}]")
+            sources.append(get_instruction_part(name, manager=self._manager, **opts))
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
@@ -218,6 +291,7 @@ class Kit:
             middlewares=self._middlewares,
             max_turns=self._options.get("max_turns", 10),
             compaction=self._compaction,
+            manager=self._manager,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -276,7 +350,7 @@ class Kit:
 def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
     user = {name: options[name] for name in FIELDS if options.get(name) is not None}
-    return Hooks.from_plugins(manager).merged(Hooks.of("user", **user))
+    return plugin_hooks(manager).merged(Hooks.of("user", **user))
 
 
 def kit_middlewares(
@@ -288,14 +362,18 @@ def kit_middlewares(
         from ._compaction import compaction
 
         compactor = get_compactor(
-            options["compactor"], manager=manager, **(options.get("compactor_options") or {})
+            options["compactor"],
+            manager=manager,
+            **plugin_options(options.get("compactor_options"), "compactor_options"),
         )
         chain.append(compaction(compactor))
     if options.get("guardrail"):
         from ._guardrails import egress
 
         guardrail = get_guardrail(
-            options["guardrail"], manager=manager, **(options.get("guardrail_options") or {})
+            options["guardrail"],
+            manager=manager,
+            **plugin_options(options.get("guardrail_options"), "guardrail_options"),
         )
         chain.append(egress(guardrail))
     from ._middleware import as_middleware
@@ -325,6 +403,20 @@ def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding |
             source="Kit(compaction=)",
         )
     return Folding(**spec, manager=manager)
+
+
+def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
+    """One plugin's options as given; ``manager`` is refused, since the kit passes its own."""
+    options = dict(value or {})
+    if "manager" in options:
+        raise ConfigError(
+            f"{where} names 'manager', which is not a plugin option: the kit looks every plugin "
+            "up on its own manager and hands it to the factories that declare one; pass "
+            "Kit(manager=pm) instead",
+            value=options["manager"],
+            source=where,
+        )
+    return options
 
 
 def read_kit_options(path: str | Path) -> dict[str, Any]:

@@ -43,11 +43,6 @@ def manager_or_default(manager: PluginManager | None) -> PluginManager:
     return get_plugin_manager() if manager is None else manager.load()
 
 
-def lookup(seam: str, name: str, manager: PluginManager | None = None) -> Registration:
-    """The registration named ``name`` on ``seam``; an unknown name lists the installed."""
-    return manager_or_default(manager).lookup(seam, name)
-
-
 def build(
     seam: str,
     name: str,
@@ -59,11 +54,14 @@ def build(
 ) -> Any:
     """``factory(**options)`` of the plugin that registered ``name`` on ``seam``.
 
-    With ``check``, a built value it rejects is a :class:`PluginError` naming the plugin and
+    A factory that declares a ``manager`` parameter also gets the manager the lookup ran on,
+    so what it looks up in turn (a compactor's model string) stays on that manager. With
+    ``check``, a built value it rejects is a :class:`PluginError` naming the plugin and
     ``expected`` (what the seam asks for).
     """
-    reg = lookup(seam, name, manager)
-    made = reg.value(**dict(options or {}))
+    pm = manager_or_default(manager)
+    reg = pm.lookup(seam, name)
+    made = call_factory(reg, pm, **dict(options or {}))
     if check is not None and not check(made):
         raise PluginError(
             f"{seam.replace('_', ' ')[:-1]} {name!r} from plugin {reg.plugin!r} built "
@@ -106,7 +104,7 @@ async def open_by_url(
             name=scheme,
             available=exc.available,
         ) from None
-    opened = reg.value(url)
+    opened = call_factory(reg, pm, url)
     if inspect.isawaitable(opened):
         opened = await opened
     if not check(opened):
@@ -116,6 +114,27 @@ async def open_by_url(
             plugin=reg.plugin,
         )
     return opened
+
+
+def call_factory(reg: Registration, pm: PluginManager, *args: Any, **options: Any) -> Any:
+    """``reg.value(*args, **options)``, with ``manager=pm`` when the factory declares it.
+
+    One rule for every seam's factory or opener: whatever it looks up in turn (a compactor's
+    model string, say) stays on the manager it was found on.
+    """
+    if _declares_manager(reg.value):
+        options["manager"] = pm
+    return reg.value(*args, **options)
+
+
+def _declares_manager(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` takes a ``manager`` keyword: like pluggy, it gets only what it names."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature declares nothing
+        return False
+    param = parameters.get("manager")
+    return param is not None and param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD)
 
 
 # ---------------------------------------------------------------------- one function per seam
@@ -241,8 +260,8 @@ def resolve_model(
             value=model,
             source="model=",
         )
-    factory = lookup("models", prefix, manager).value
-    made: Model = factory(name)
+    pm = manager_or_default(manager)
+    made: Model = call_factory(pm.lookup("models", prefix), pm, name)
     return made
 
 
@@ -266,14 +285,16 @@ def plugin_hooks(manager: PluginManager | None = None) -> Hooks:
 def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
     """The span exporters the installed plugins offer, in plugin order.
 
-    Each registered factory is called with no arguments; one that returns None is not
-    configured (the OpenTelemetry plugin without any ``OTEL_*`` endpoint) and is left out.
+    Each registered factory is called with no arguments (``manager=`` when it declares one);
+    one that returns None is not configured (the OpenTelemetry plugin without any ``OTEL_*``
+    endpoint) and is left out.
     """
     from ._tracing import SpanExporter
 
+    pm = manager_or_default(manager)
     made: list[SpanExporter] = []
-    for reg in manager_or_default(manager).registrations("span_exporters"):
-        exporter = reg.value()
+    for reg in pm.registrations("span_exporters"):
+        exporter = call_factory(reg, pm)
         if exporter is None:
             continue
         if not isinstance(exporter, SpanExporter):

@@ -21,7 +21,7 @@ from typing import Any
 from ._compaction import run_compactor
 from ._errors import ConfigError
 from ._messages import Message
-from .tokens import estimate_tokens
+from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._compaction import Compactor

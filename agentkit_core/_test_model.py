@@ -17,7 +17,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
 from ._schema_values import example_value
-from .tokens import estimate_tokens
+from ._tokens import estimate_tokens
 
 
 class TestModel:

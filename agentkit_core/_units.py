@@ -24,8 +24,8 @@ from typing import Literal
 
 from ._messages import Message
 from ._messages import ToolCall
-from .tokens import Estimator
-from .tokens import estimate_message
+from ._tokens import Estimator
+from ._tokens import estimate_message
 
 UnitKind = Literal["system", "message", "tool_turn", "broken"]
 

@@ -13,7 +13,10 @@ Two kinds of hook:
   ``[tool.agentkit]`` settles one). ``meta`` keywords are kept on the registration and shown by
   ``agentkit plugins list``. They return nothing and must be plain functions. A registration is
   whole or nothing: if the hook raises part-way, nothing it registered is kept and none of the
-  plugin's hooks stay registered.
+  plugin's hooks stay registered. What is registered is reached by name only through the
+  lookup functions (``get_compactor``, ``resolve_model``...), on one explicit plugin manager; a
+  factory that declares a ``manager`` parameter is handed that manager, so whatever it looks
+  up in turn stays on it.
 * **Contested-field hooks** are called during a run. Several plugins may implement one; the kit
   calls them in the plugin order (see ``docs/ordering.md``) and folds their results with the rule
   stated in each docstring. Returning ``None`` always means "no opinion".
@@ -24,21 +27,37 @@ call order is exactly the resolved plugin order, first plugin first.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Literal
 from typing import Protocol
+from typing import TypeAlias
+from typing import TypeVar
+from typing import Union
 
 import pluggy
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Awaitable
+    from collections.abc import Sequence
 
+    from ._checkpoint import CheckpointPort
+    from ._compaction import Compactor
     from ._context import RunContext
+    from ._guardrails import Guardrail
+    from ._hooks import ToolDecision
+    from ._hooks import TurnInfo
+    from ._instructions import PartSource
     from ._messages import Message
     from ._messages import ToolCall
+    from ._models import Model
     from ._models import ModelRequest
+    from ._output import SchemaAdapter
     from ._tools import ToolResult
+    from ._toolsource import ToolSource
+    from ._tracing import SpanExporter
 
 PROJECT = "agentkit"
 
@@ -48,23 +67,71 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
-class Register(Protocol):
+T = TypeVar("T")
+V_contra = TypeVar("V_contra", contravariant=True)
+
+#: What a contested-field hook returns: a value, an awaitable of one (``async def``), or None
+#: for "no opinion". ``HookResult[ModelRequest]`` is what a before_model_call hook returns.
+HookResult: TypeAlias = T | Awaitable[T | None] | None
+
+#: A contested-field hook as a user passes one (``Hooks.of``, ``Kit(before_turn=...)``): it may
+#: take any of the spec's arguments by name, and returns ``HookResult[T]``.
+HookFunction: TypeAlias = Callable[..., HookResult[T]]
+
+#: A before_tool_call verdict: a ToolDecision, or just its kind.
+Verdict: TypeAlias = Union["ToolDecision", Literal["allow", "ask", "deny"]]
+
+
+class Register(Protocol[V_contra]):
     """The callback a registration hook receives: ``register(name, value, **meta)``.
 
     ``name`` is what users pick on that seam; ``value`` is what the seam's docstring asks for
-    (several positional values are kept as a tuple); ``meta`` keywords (a probe ``rank``...) are
-    kept on the :class:`~agentkit_core.Registration`. Registering one name twice raises.
+    (``Register[ModelFactory]`` takes a model factory); ``meta`` keywords are kept on the
+    :class:`~agentkit_core.Registration` and shown by ``agentkit plugins list``. Registering
+    one name twice raises.
     """
 
-    def __call__(self, name: str, *values: Any, **meta: Any) -> None:
-        """Record ``values`` under ``name`` on this hook's seam, for the calling plugin."""
+    def __call__(self, name: str, value: V_contra, /, **meta: Any) -> None:
+        """Record ``value`` under ``name`` on this hook's seam, for the calling plugin."""
+
+
+class RegisterSchemaAdapter(Protocol):
+    """The schema-adapter callback: ``register(name, probe, factory, rank=...)``."""
+
+    def __call__(
+        self,
+        name: str,
+        probe: Callable[[Any], bool],
+        factory: Callable[[Any], SchemaAdapter[Any]],
+        /,
+        *,
+        rank: int = 100,
+        **meta: Any,
+    ) -> None:
+        """Record flavour ``name``: ``probe(tp)`` says if it handles ``tp``; ``factory`` builds."""
+
+
+#: What each seam's factory builds. A factory that declares a ``manager`` parameter is also
+#: given the plugin manager it was looked up on (see ``docs/plugins.md``).
+CompactorFactory: TypeAlias = Callable[..., "Compactor"]
+GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
+InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
+ModelFactory: TypeAlias = Callable[..., "Model"]
+#: ``factory()``: the exporter, or None when it is not configured.
+SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
+#: ``opener(url)``: the store for ``url``, or an awaitable of it.
+StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
+#: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
+ToolSourceFactory: TypeAlias = Callable[
+    ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
+]
 
 
 # --------------------------------------------------------------------------- registration hooks
 
 
 @hookspec
-def agentkit_register_compactors(register: Register) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer compactors.
 
     Called once, when the plugin manager loads the plugin. Call
@@ -76,7 +143,7 @@ def agentkit_register_compactors(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_schema_adapters(register: Register) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer schema-adapter flavours for typed output.
 
     Called once at load. Call ``register(name, probe, factory, rank=...)``: ``probe(tp) -> bool``
@@ -88,7 +155,7 @@ def agentkit_register_schema_adapters(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_checkpoint_stores(register: Register) -> None:
+def agentkit_register_checkpoint_stores(register: Register[StoreOpener]) -> None:
     """Offer checkpoint stores, keyed by URL scheme.
 
     Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
@@ -99,7 +166,7 @@ def agentkit_register_checkpoint_stores(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_guardrails(register: Register) -> None:
+def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
     """Offer guardrails.
 
     Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a
@@ -108,7 +175,7 @@ def agentkit_register_guardrails(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_tool_sources(register: Register) -> None:
+def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> None:
     """Offer tool sources (an MCP bridge, a skills directory...).
 
     Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a tool
@@ -118,7 +185,7 @@ def agentkit_register_tool_sources(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_models(register: Register) -> None:
+def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer model providers, keyed by the prefix of a model string.
 
     Called once at load. Call ``register(prefix, factory)``: ``factory(model_name, **options)``
@@ -128,7 +195,9 @@ def agentkit_register_models(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_instruction_parts(register: Register) -> None:
+def agentkit_register_instruction_parts(
+    register: Register[InstructionPartFactory],
+) -> None:
     """Offer instruction parts for the kit's instructions.
 
     Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
@@ -138,7 +207,7 @@ def agentkit_register_instruction_parts(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_span_exporters(register: Register) -> None:
+def agentkit_register_span_exporters(register: Register[SpanExporterFactory]) -> None:
     """Offer span exporters, which receive every run's trace spans.
 
     Called once at load. Call ``register(name, factory)``: ``factory()`` returns an
@@ -150,7 +219,7 @@ def agentkit_register_span_exporters(register: Register) -> None:
 
 
 @hookspec
-def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
+def agentkit_register_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add subcommands to the ``agentkit`` command line.
 
     Called when the CLI starts, once per plugin, in plugin order, with an argparse subparsers
@@ -166,9 +235,7 @@ def agentkit_register_commands(cli: argparse._SubParsersAction[Any]) -> None:
 
 
 @hookspec
-def agentkit_before_model_call(
-    ctx: RunContext, request: ModelRequest
-) -> ModelRequest | Awaitable[ModelRequest | None] | None:
+def agentkit_before_model_call(ctx: RunContext, request: ModelRequest) -> HookResult[ModelRequest]:
     """Adjust a request before it goes to the model.
 
     Called by the loop for every model call, before the invoker's middleware chain. Receives
@@ -179,7 +246,7 @@ def agentkit_before_model_call(
 
 
 @hookspec
-def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> Any:
+def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[Verdict]:
     """Decide whether a tool call may run.
 
     Called by the loop for each tool call the model asked for, before it runs. Returns a
@@ -193,7 +260,7 @@ def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> Any:
 @hookspec
 def agentkit_after_tool_call(
     ctx: RunContext, call: ToolCall, result: ToolResult
-) -> ToolResult | Awaitable[ToolResult | None] | None:
+) -> HookResult[ToolResult]:
     """Rewrite a tool's result before the model sees it (framing, redaction).
 
     Called after each tool call, with the result the previous plugin left. Returns a
@@ -202,9 +269,7 @@ def agentkit_after_tool_call(
 
 
 @hookspec
-def agentkit_output_guard(
-    ctx: RunContext, message: Message
-) -> Message | Awaitable[Message | None] | None:
+def agentkit_output_guard(ctx: RunContext, message: Message) -> HookResult[Message]:
     """Check or rewrite the final answer before the run returns it.
 
     Called once per run on the model's final assistant message. Returns a replacement message,
@@ -214,9 +279,7 @@ def agentkit_output_guard(
 
 
 @hookspec
-def agentkit_should_stop_after_turn(
-    ctx: RunContext, turn: Any
-) -> str | Awaitable[str | None] | None:
+def agentkit_should_stop_after_turn(ctx: RunContext, turn: TurnInfo) -> HookResult[str]:
     """Decide whether the run stops after a turn.
 
     Called after every turn (a model call and its tool calls) with a ``TurnInfo``. Returns a
@@ -226,9 +289,7 @@ def agentkit_should_stop_after_turn(
 
 
 @hookspec
-def agentkit_before_turn(
-    ctx: RunContext, info: Any
-) -> list[Message] | Awaitable[list[Message] | None] | None:
+def agentkit_before_turn(ctx: RunContext, info: TurnInfo) -> HookResult[Sequence[Message]]:
     """Add messages at the start of a turn (reminders, fresh context).
 
     Called before each turn's model call with a ``TurnInfo``. Returns messages to append to the
@@ -237,9 +298,7 @@ def agentkit_before_turn(
 
 
 @hookspec
-def agentkit_transform(
-    ctx: RunContext, transcript: list[Message]
-) -> list[Message] | Awaitable[list[Message] | None] | None:
+def agentkit_transform(ctx: RunContext, transcript: list[Message]) -> HookResult[Sequence[Message]]:
     """Transform the transcript before a request is built from it.
 
     Called before each model call with the transcript the previous plugin left. Returns a new

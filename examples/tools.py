@@ -1,6 +1,6 @@
 """A few real tools for the example agent: arithmetic, word counts, the time, file reading.
 
-Run them with the built-in TestModel (no API key needed)::
+Run them on a labelled demo run of the built-in TestModel (no API key needed)::
 
     agentkit run "What is 6 * 7?" --tools examples.tools:TOOLS
 

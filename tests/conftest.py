@@ -129,7 +129,7 @@ def run_cli(
     full["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     full.update(env)
     return subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", *args],
+        [sys.executable, "-m", "agentkit_core", *args],
         capture_output=True,
         text=True,
         env=full,

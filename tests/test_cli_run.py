@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def agentkit(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", *args],
+        [sys.executable, "-m", "agentkit_core", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

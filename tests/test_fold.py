@@ -36,12 +36,12 @@ from agentkit_core import WorkingContext
 from agentkit_core import compaction
 from agentkit_core import decode_state
 from agentkit_core import encode_state
+from agentkit_core import estimate_tokens
 from agentkit_core import fold_cut
 from agentkit_core import tool
 from agentkit_core.testing import check_sendable
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import transcripts
-from agentkit_core.tokens import estimate_tokens
 
 Answer = str | Message | BaseException
 

@@ -19,6 +19,7 @@ from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Middleware
+from agentkit_core import PluginManager
 from agentkit_core import TextPart
 from agentkit_core import ToolUnion
 from agentkit_core import agent_tool
@@ -122,12 +123,14 @@ def test_every_field_the_kit_sets_is_in_the_manual(tmp_path: Path) -> None:
 
 
 async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
+    """Both paths on one explicit manager (a fresh one, not the process-wide default)."""
+    pm = PluginManager()
     options = full_options(tmp_path)
-    kit = Kit(**options)
+    kit = Kit(manager=pm, **options)
     skills = Skills([tmp_path / "skills"])
     manual = AgentConfig(
         name="full",
-        model=resolve_model("test"),
+        model=resolve_model("test", manager=pm),
         instructions=compose_instructions(
             [TextPart("Be brief."), AgentsMD(tmp_path, root=tmp_path), skills],
             order=["product", "agentsmd", "skills"],
@@ -140,16 +143,18 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
                 ("skills", skills.tools),
             ]
         ),
-        hooks=Hooks.from_plugins().merged(Hooks.of("user", output_guard=user_guard)),
+        hooks=Hooks.from_plugins(pm).merged(Hooks.of("user", output_guard=user_guard)),
         middlewares=(
-            compaction(get_compactor("truncation", max_tokens=5_000)),
-            egress(get_guardrail("web")),
+            compaction(get_compactor("truncation", manager=pm, max_tokens=5_000)),
+            egress(get_guardrail("web", manager=pm)),
             STAMP,
         ),
         max_turns=7,
         compaction=Folding(budget=50_000, keep_recent=20_000, model=resolve_model("test")),
+        manager=pm,
     )
     assert describe(manual) == describe(kit.config())
+    assert kit.config().manager is pm
 
 
 def test_the_plugins_named_in_the_manual_are_the_registered_ones() -> None:

@@ -1,14 +1,25 @@
-"""The public surface: every exported name resolves, and importing it stays light."""
+"""The public surface: pinned, every exported name resolves under its public path, and
+importing it stays light."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
+import traceback
+import typing
+from pathlib import Path
+from types import FunctionType
+from types import ModuleType
 
+import pydantic
 import pytest
 
 import agentkit_core
 import agentkit_core.testing
+
+API = Path(__file__).resolve().parent / "api"
+PUBLIC = [agentkit_core, agentkit_core.testing]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
@@ -24,7 +35,87 @@ HEAVY = (
 )
 
 
-@pytest.mark.parametrize("module", [agentkit_core, agentkit_core.testing])
+def exported(module: ModuleType) -> list[tuple[str, object]]:
+    return [(name, getattr(module, name)) for name in module.__all__]
+
+
+@pytest.mark.parametrize("module", PUBLIC, ids=lambda m: m.__name__)
+def test_the_exports_are_the_committed_list(module: ModuleType) -> None:
+    """Adding or removing a public name is a deliberate change: edit tests/api/<module>.txt."""
+    pinned = (API / f"{module.__name__}.txt").read_text(encoding="utf-8").split()
+    assert sorted(module.__all__) == pinned, (
+        f"{module.__name__}.__all__ differs from tests/api/{module.__name__}.txt; if the change "
+        "to the public surface is meant, update that file in the same commit"
+    )
+
+
+@pytest.mark.parametrize("module", PUBLIC, ids=lambda m: m.__name__)
+def test_public_objects_show_their_public_module(module: ModuleType) -> None:
+    objects = [(n, o) for n, o in exported(module) if isinstance(o, (type, FunctionType))]
+    assert len(objects) > 10
+    wrong = {n: o.__module__ for n, o in objects if o.__module__ != module.__name__}  # type: ignore[attr-defined]
+    assert wrong == {}
+
+
+def test_reprs_and_tracebacks_name_the_public_path() -> None:
+    assert repr(agentkit_core.Agent) == "<class 'agentkit_core.Agent'>"
+    assert (
+        repr(agentkit_core.testing.ScriptedModel) == "<class 'agentkit_core.testing.ScriptedModel'>"
+    )
+    try:
+        agentkit_core.resolve_model("no-colon")
+    except agentkit_core.ConfigError as exc:
+        last = traceback.format_exception_only(type(exc), exc)[-1]
+    assert last.startswith("agentkit_core.ConfigError: model string 'no-colon'")
+
+
+@pytest.mark.parametrize("module", PUBLIC, ids=lambda m: m.__name__)
+def test_moving_the_module_path_keeps_every_type_hint_resolvable(module: ModuleType) -> None:
+    """Annotations are resolved against ``__module__``; the private names must still resolve."""
+    for _name, obj in exported(module):
+        if isinstance(obj, type):
+            typing.get_type_hints(obj)  # raises NameError if a hint lost its module
+            if dataclasses.is_dataclass(obj):  # pydantic reads the fields' own copies
+                for field in dataclasses.fields(obj):
+                    hint = field.type
+                    if isinstance(hint, str):
+                        hint = typing.ForwardRef(hint, module=module.__name__)
+                    typing._eval_type(hint, vars(module), None)  # type: ignore[attr-defined]
+
+
+def test_pydantic_validates_models_with_core_fields() -> None:
+    class Record(pydantic.BaseModel):
+        messages: list[agentkit_core.Message]
+        result: agentkit_core.ToolResult
+        usage: agentkit_core.Usage
+
+    record = Record(
+        messages=[{"role": "user", "content": "hi"}], result={"content": "ok"}, usage={}
+    )
+    assert record.messages == [agentkit_core.Message.user("hi")]
+    assert record.result == agentkit_core.ToolResult("ok")
+
+
+def test_python_dash_m_runs_the_command_line() -> None:
+    version = subprocess.run(
+        [sys.executable, "-m", "agentkit_core", "--version"], capture_output=True, text=True
+    )
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"agentkit {agentkit_core.__version__}"
+    listed = subprocess.run(
+        [sys.executable, "-m", "agentkit_core", "plugins", "list", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert '"name": "truncation"' in listed.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "agentkit_core", "no-such-command"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "invalid choice: 'no-such-command'" in bad.stderr
+
+
+@pytest.mark.parametrize("module", PUBLIC, ids=lambda m: m.__name__)
 def test_every_exported_name_resolves_once(module: object) -> None:
     names = list(module.__all__)  # type: ignore[attr-defined]
     missing = [n for n in names if getattr(module, n, None) is None]

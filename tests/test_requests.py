@@ -15,10 +15,10 @@ from agentkit_core import Message
 from agentkit_core import Prompt
 from agentkit_core import RequestBuilder
 from agentkit_core import WorkingContext
+from agentkit_core import estimate_tokens
 from agentkit_core import render_grounding
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
-from agentkit_core.tokens import estimate_tokens
 
 PROMPT = Prompt("briefer", "1.2.0", "You brief analysts.")
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from agentkit_core import Message
 from agentkit_core import ToolCall
 from agentkit_core import compaction_units
+from agentkit_core import estimate_tokens
 from agentkit_core import keep_units
 from agentkit_core import pending_calls
 from agentkit_core import recent_units
@@ -21,7 +22,6 @@ from agentkit_core import units_from_end
 from agentkit_core import within_budget
 from agentkit_core.testing import check_sendable
 from agentkit_core.testing import transcripts
-from agentkit_core.tokens import estimate_tokens
 
 
 def tool_heavy(n: int) -> list[Message]:

@@ -4,6 +4,7 @@ A plugin's tests import from here: the doubles (``ScriptedModel``, ``make_test_c
 seam, a conformance suite that every implementation of the seam runs.
 """
 
+from .._public import publish
 from .._test_model import TestModel
 from ._context import DictStore
 from ._context import make_test_ctx
@@ -15,34 +16,29 @@ from ._models import tool_call
 from ._schema import SchemaAdapterConformance
 from ._schema import report_documents
 
-#: The compactor suite's names, and what they are called in its module.
-_COMPACTORS = {
-    "CompactorConformance": "CompactorConformance",
-    "check_compaction_invariants": "check_invariants",
-    "check_sendable": "check_sendable",
-    "transcripts": "transcripts",
+#: The names imported on first use, and where: the conformance suites need hypothesis or
+#: pytest, which a plugin's runtime must not pay for.
+_LAZY = {
+    "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
+    "CompactorConformance": ("_compactors", "CompactorConformance"),
+    "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
+    "ToolSourceConformance": ("_tool_sources", "ToolSourceConformance"),
+    "check_compaction_invariants": ("_compactors", "check_invariants"),
+    "check_sendable": ("_compactors", "check_sendable"),
+    "transcripts": ("_compactors", "transcripts"),
 }
 
 
 def __getattr__(name: str) -> object:
-    # The conformance suites need hypothesis or pytest; import them only when a test asks.
-    if name in _COMPACTORS:
-        from . import _compactors
+    if name not in _LAZY:
+        raise AttributeError(f"module 'agentkit_core.testing' has no attribute {name!r}")
+    import importlib
 
-        return getattr(_compactors, _COMPACTORS[name])
-    if name == "CheckpointPortConformance":
-        from ._checkpoints import CheckpointPortConformance
-
-        return CheckpointPortConformance
-    if name == "InstructionPartConformance":
-        from ._instruction_parts import InstructionPartConformance
-
-        return InstructionPartConformance
-    if name == "ToolSourceConformance":
-        from ._tool_sources import ToolSourceConformance
-
-        return ToolSourceConformance
-    raise AttributeError(f"module 'agentkit_core.testing' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    obj = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    publish([name], {name: obj}, __name__)
+    globals()[name] = obj
+    return obj
 
 
 __all__ = [
@@ -64,3 +60,5 @@ __all__ = [
     "tool_call",
     "transcripts",
 ]
+
+publish([n for n in __all__ if n not in _LAZY], globals(), __name__)

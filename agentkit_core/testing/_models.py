@@ -17,7 +17,7 @@ from .._messages import Usage
 from .._models import ModelRequest
 from .._models import ModelResponse
 from .._models import StreamEvent
-from ..tokens import estimate_tokens
+from .._tokens import estimate_tokens
 
 #: One scripted step: an answer text, an assistant message, a response, an exception to raise,
 #: or a function of the request returning any of those.

@@ -42,9 +42,9 @@ from langchain_core.messages import trim_messages
 
 from agentkit_core import Message
 from agentkit_core import ToolCall
+from agentkit_core._tokens import CHARS_PER_TOKEN
+from agentkit_core._tokens import MESSAGE_OVERHEAD
 from agentkit_core.testing import make_test_ctx
-from agentkit_core.tokens import CHARS_PER_TOKEN
-from agentkit_core.tokens import MESSAGE_OVERHEAD
 
 SIZES = (1_000, 10_000, 100_000)
 TOKEN_BUDGET = 8_000

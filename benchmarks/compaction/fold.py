@@ -45,8 +45,8 @@ from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import compaction
+from agentkit_core import estimate_tokens
 from agentkit_core import tool
-from agentkit_core.tokens import estimate_tokens
 
 TURNS = 200
 THRESHOLD = 4_000

@@ -15,6 +15,7 @@ from agentkit_core import Estimator
 from agentkit_core import Message
 from agentkit_core import Model
 from agentkit_core import ModelRequest
+from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import compaction_units
 from agentkit_core import current_span
@@ -51,7 +52,8 @@ class ImportanceFilteringCompactor:
     (tracing, retry, metering: its cost lands on the run). The model sees the other turns
     numbered from 1 and answers with a JSON list of numbers. When the answer cannot be used
     (the call raises, it does not parse, it names turns that do not exist) the transcript
-    comes back whole and the ``compaction`` span says why.
+    comes back whole and the ``compaction`` span says why. A model string is resolved on
+    ``manager`` (the lookup passes the one it ran on; default: the process-wide one).
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class ImportanceFilteringCompactor:
         max_tokens: int = 12_000,
         instructions: str = INSTRUCTIONS,
         estimate: Estimator | None = None,
+        manager: PluginManager | None = None,
     ) -> None:
         if filterer is not None and model is not None:
             raise ConfigError(
@@ -72,7 +75,7 @@ class ImportanceFilteringCompactor:
         if max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}", value=max_tokens)
         self.filterer = filterer
-        self.model = None if model is None else resolve_model(model)
+        self.model = None if model is None else resolve_model(model, manager=manager)
         self.max_tokens = max_tokens
         self.instructions = instructions
         self.estimate = estimate

@@ -11,17 +11,18 @@ from agentkit_core import Estimator
 from agentkit_core import FoldError
 from agentkit_core import Message
 from agentkit_core import Model
+from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import Summarizer
 from agentkit_core import compaction_units
 from agentkit_core import current_span
+from agentkit_core import estimate_tokens
 from agentkit_core import fold_cut
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import resolve_model
 from agentkit_core import within_budget
 from agentkit_core import write_summary
-from agentkit_core.tokens import estimate_tokens
 
 __all__ = ["HEADER", "INSTRUCTIONS", "SummarizationCompactor", "Summarizer"]
 
@@ -44,6 +45,8 @@ class SummarizationCompactor:
     the token budget of the tail kept verbatim (half of ``max_tokens`` unless given). When the
     summary cannot be had (the call raises, the summary is empty, cut short or no smaller than
     what it would replace) the transcript comes back whole and the ``compaction`` span says why.
+    A model string is resolved on ``manager`` (the lookup passes the one it ran on; default:
+    the process-wide one).
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class SummarizationCompactor:
         keep_recent: int | None = None,
         instructions: str = INSTRUCTIONS,
         estimate: Estimator | None = None,
+        manager: PluginManager | None = None,
     ) -> None:
         if summarizer is not None and model is not None:
             raise ConfigError(
@@ -70,7 +74,7 @@ class SummarizationCompactor:
                 f"keep_recent must be at least 1 token, got {keep_recent}", value=keep_recent
             )
         self.summarizer = summarizer
-        self.model = None if model is None else resolve_model(model)
+        self.model = None if model is None else resolve_model(model, manager=manager)
         self.max_tokens = max_tokens
         self.keep_recent = keep_recent
         self.instructions = instructions

@@ -18,10 +18,10 @@ from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import WorkingContext
 from agentkit_core import compaction
+from agentkit_core import estimate_tokens
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import check_compaction_invariants
 from agentkit_core.testing import make_test_ctx
-from agentkit_core.tokens import estimate_tokens
 
 
 def history(rounds: int = 6) -> list[Message]:

@@ -8,12 +8,12 @@ from agentkit_core import ConfigError
 from agentkit_core import Estimator
 from agentkit_core import Message
 from agentkit_core import RunContext
+from agentkit_core import estimate_tokens
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
 from agentkit_core import units_from_end
 from agentkit_core import within_budget
-from agentkit_core.tokens import estimate_tokens
 
 __all__ = ["TruncationCompactor"]
 
@@ -21,7 +21,7 @@ __all__ = ["TruncationCompactor"]
 class TruncationCompactor:
     """Keep the leading system message and the newest turns within ``max_tokens``.
 
-    Tokens are estimated by ``agentkit_core.tokens`` (which counts tool-call arguments)
+    Tokens are estimated by ``agentkit_core.estimate_tokens`` (which counts tool-call arguments)
     unless ``estimate=`` is passed on purpose. The newest turn is kept even when it alone is
     over the budget, so the result is never empty; a transcript within the budget comes back
     unchanged.

@@ -8,8 +8,8 @@ from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import ToolCall
+from agentkit_core import estimate_tokens
 from agentkit_core.testing import make_test_ctx
-from agentkit_core.tokens import estimate_tokens
 
 
 async def test_tool_arguments_count_towards_the_budget() -> None:

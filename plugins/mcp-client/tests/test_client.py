@@ -257,7 +257,7 @@ async def test_http_server_and_reconnect_after_it_drops_mid_call(peers):
 
 def test_cli_prints_tools_as_json(peers):
     out = subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", "mcp", "tools", toy()],
+        [sys.executable, "-m", "agentkit_core", "mcp", "tools", toy()],
         capture_output=True,
         text=True,
         timeout=60,
@@ -271,7 +271,7 @@ def test_cli_prints_tools_as_json(peers):
 
 def test_cli_reports_a_failing_server():
     out = subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", "mcp", "tools", toy("exit_at_start.py")],
+        [sys.executable, "-m", "agentkit_core", "mcp", "tools", toy("exit_at_start.py")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -283,7 +283,7 @@ def test_cli_reports_a_failing_server():
 def test_agentkit_run_offers_mcp_tools(peers):
     server = f"{peers.time_server} --local-timezone UTC"
     out = subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", "run", "what time is it", "--mcp", server],
+        [sys.executable, "-m", "agentkit_core", "run", "what time is it", "--mcp", server],
         capture_output=True,
         text=True,
         timeout=60,

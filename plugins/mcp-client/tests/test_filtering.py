@@ -94,7 +94,7 @@ async def test_the_kit_passes_filter_and_prefix_to_the_mcp_source(peers):
 
 def test_cli_tools_json_has_label_description_and_input_schema(peers):
     out = subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", "mcp", "tools", peers.everything()],
+        [sys.executable, "-m", "agentkit_core", "mcp", "tools", peers.everything()],
         capture_output=True,
         text=True,
         timeout=60,
@@ -122,7 +122,7 @@ def test_cli_tools_json_from_a_url_is_labelled_by_scheme_and_host(peers):
         wait_port(port)
         url = f"http://user:secret@127.0.0.1:{port}/mcp?token=t0k"
         out = subprocess.run(
-            [sys.executable, "-m", "agentkit_core._cli", "mcp", "tools", url],
+            [sys.executable, "-m", "agentkit_core", "mcp", "tools", url],
             capture_output=True,
             text=True,
             timeout=60,

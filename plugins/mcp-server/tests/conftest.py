@@ -43,7 +43,7 @@ def inspect(inspector):
 @pytest.fixture(scope="session")
 def serve_command():
     """``agentkit mcp serve --tools REF``, a reference found from this directory."""
-    return lambda ref: [sys.executable, "-m", "agentkit_core._cli", "mcp", "serve", "--tools", ref]
+    return lambda ref: [sys.executable, "-m", "agentkit_core", "mcp", "serve", "--tools", ref]
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ def test_an_agent_is_served_as_one_tool():
 
 def test_cli_reports_a_bad_reference():
     out = subprocess.run(
-        [sys.executable, "-m", "agentkit_core._cli", "mcp", "serve", "--tools", "nope"],
+        [sys.executable, "-m", "agentkit_core", "mcp", "serve", "--tools", "nope"],
         capture_output=True,
         text=True,
         timeout=60,

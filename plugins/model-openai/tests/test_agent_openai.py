@@ -79,7 +79,7 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
         [
             sys.executable,
             "-m",
-            "agentkit_core._cli",
+            "agentkit_core",
             "run",
             "What is 6 * 7?",
             "--model",

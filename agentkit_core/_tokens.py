@@ -4,6 +4,10 @@ Every piece of agentkit that estimates tokens (the request builder, the compacto
 compaction middleware, budgets) calls :func:`estimate_tokens`. It is a crude pre-call figure, about
 four characters a token, and it counts what is easy to forget: tool-call names and arguments and
 tool results, not only the text content. The authoritative count is the provider's ``Usage``.
+
+Public as ``agentkit_core.estimate_tokens`` / ``estimate_message`` / ``Estimator``: plugins
+(compactors, budgets) must count the way core does, so the estimator is part of the contract;
+the module itself is private like every other.
 """
 
 from __future__ import annotations

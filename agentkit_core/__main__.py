@@ -1,0 +1,8 @@
+"""``python -m agentkit_core``: the ``agentkit`` command line, when the script is not on PATH."""
+
+import sys
+
+from ._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

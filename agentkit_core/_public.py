@@ -1,0 +1,45 @@
+"""Giving exported objects their public module path, without breaking their type hints."""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import typing
+from collections.abc import Iterable
+from collections.abc import Mapping
+from types import FunctionType
+from typing import Any
+
+
+def publish(names: Iterable[str], namespace: Mapping[str, Any], module: str) -> None:
+    """Set ``__module__`` to ``module`` on every class and function named in ``names``.
+
+    ``typing.get_type_hints`` (and pydantic, which a user's model with a ``Message`` field
+    needs) resolves a class's string annotations in the namespace of ``cls.__module__``. The
+    public module does not hold every private name those annotations use, so each such one is
+    first pinned to the module it was written in, as a ``ForwardRef`` that evaluates there.
+    """
+    pinned: dict[tuple[str, str], typing.ForwardRef] = {}
+
+    def pin(value: Any, home: str) -> Any:
+        if not isinstance(value, str) or value in namespace or hasattr(builtins, value):
+            return value  # resolves as well from the public module
+        ref = pinned.get((home, value))
+        if ref is None:
+            ref = typing.ForwardRef(value, is_argument=False, is_class=True, module=home)
+            pinned[home, value] = ref
+        return ref
+
+    for name in names:
+        obj = namespace[name]
+        if isinstance(obj, type):
+            home = obj.__module__
+            own = inspect.get_annotations(obj)
+            if own:
+                obj.__annotations__ = {key: pin(value, home) for key, value in own.items()}
+            # a dataclass field keeps its own copy of the annotation, which pydantic reads
+            for field in (getattr(obj, "__dataclass_fields__", None) or {}).values():
+                field.type = pin(field.type, home)
+        elif not isinstance(obj, FunctionType):
+            continue
+        obj.__module__ = module
