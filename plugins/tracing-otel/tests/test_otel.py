@@ -330,7 +330,7 @@ def test_agentkit_run_sends_spans_to_an_otlp_http_collector(
     )
     out = subprocess.run(
         [
-            *(sys.executable, "-m", "agentkit_core._cli", "run", "weather?"),
+            *(sys.executable, "-m", "agentkit_core", "run", "weather?"),
             *("--model", "test", "--tools", "weather_tools:TOOLS", "--quiet"),
         ],
         cwd=Path(__file__).parent,
