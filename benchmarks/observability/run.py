@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ENVS = HERE.parent / ".envs"
@@ -35,17 +36,18 @@ CASES = [
 ]
 
 
-def one(env: str, script: str, exporter: str, runs: int) -> dict[str, float]:
+def one(env: str, script: str, exporter: str = "none", *args: str) -> dict[str, Any]:
+    """The JSON line ``script`` prints, run in the ``env`` venv with ``BENCH_EXPORTER``."""
     python = ENVS / f"observability-{env}" / "bin" / "python"
     out = subprocess.run(
-        [str(python), str(HERE / script), "--runs", str(runs), "--turns", "40"],
+        [str(python), str(HERE / script), *args],
         env={**os.environ, "BENCH_EXPORTER": exporter},
         capture_output=True,
         text=True,
         check=True,
         cwd=HERE,
     )
-    data: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return data
 
 
@@ -59,30 +61,15 @@ def main() -> None:
     versions: dict[str, str] = {}
     for _ in range(args.rounds):
         for env, script, exporter in CASES:
-            data = one(env, script, exporter, args.runs)
+            data = one(env, script, exporter, "--runs", str(args.runs), "--turns", "40")
             figures[(env, exporter)].append(float(data["whole_run_us_per_turn"]))
             versions[env] = str(data["version"])
     per_turn = {key: statistics.median(values) for key, values in figures.items()}
-    floor = json.loads(
-        subprocess.run(
-            [str(ENVS / "observability-agentkit" / "bin" / "python"), str(HERE / "sdk_floor.py")],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=HERE,
-        ).stdout
-    )["sdk_us_per_turn"]
+    floor = one("agentkit", "sdk_floor.py")["sdk_us_per_turn"]
     if args.viewer is not None:
         viewer = json.loads(args.viewer.read_text())
     else:
-        viewer = json.loads(
-            subprocess.run(
-                [str(ENVS / "observability-agentkit" / "bin" / "python"), str(HERE / "viewer.py")],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
+        viewer = one("agentkit", "viewer.py")
     write(per_turn, floor, viewer, versions, args)
     print((HERE / "RESULTS.md").read_text())
 
@@ -90,7 +77,7 @@ def main() -> None:
 def write(
     per_turn: dict[tuple[str, str], float],
     floor: float,
-    viewer: dict[str, object],
+    viewer: dict[str, Any],
     versions: dict[str, str],
     args: argparse.Namespace,
 ) -> None:
