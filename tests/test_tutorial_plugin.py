@@ -71,7 +71,7 @@ def test_the_tutorial_runs_as_written(tmp_path: Path, wheelhouse: Any) -> None:
     assert re.search(r"keep-task +agentkit-compactor-keep-task .* loaded", out), out
     assert "ok: 1 plugins loaded" in out
     passed = [int(n) for n in re.findall(r"=+ (\d+) passed in [\d.]+s", out)]
-    assert passed == [5, 6], out  # the scaffold's tests, then the same with the new one
+    assert len(passed) == 2 and passed[1] == passed[0] + 1, out  # then with the new test
     assert out.count("TestModel answer after 0 tool result(s)") == 2, out
     plugin = tmp_path / "my-agent" / "agentkit-compactor-keep-task"
     assert (plugin / "tests" / "test_keep_task.py").is_file()
