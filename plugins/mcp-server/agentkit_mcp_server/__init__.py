@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import importlib.util
 from typing import Any
+from typing import Literal
 
 from agentkit_core import hookimpl
 
@@ -48,7 +49,7 @@ def add_serve_command(mcp_subparsers: Any) -> None:
 
 def _serve_command(args: argparse.Namespace) -> int:
     tools = load_tools(args.tools)
-    transport = "http" if args.http else "stdio"
+    transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
     try:
         asyncio.run(
             serve_tools(
