@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Where .ci/build-wheels puts the wheels of this checkout and of their dependencies.
 WHEELS = ROOT / ".ci" / "wheels"
 BUILD_WHEELS = "bash .ci/build-wheels (bash .ci/install-dev runs it)"
+INSTALL_WHEELS = "bash .ci/install-wheels (bash .ci/install-dev runs it)"
 
 
 def plugin_source(
@@ -163,8 +164,7 @@ class Venv:
     the wheelhouse with no index and no user configuration, no ``AGENTKIT_*`` or ``PYTHON*``.
     """
 
-    def __init__(self, path: Path, *, with_pip: bool = False) -> None:
-        venv.EnvBuilder(with_pip=with_pip).create(path)
+    def __init__(self, path: Path) -> None:
         self.path = path
         self.bin = path / "bin"
         self.python = self.bin / "python"
@@ -182,6 +182,12 @@ class Venv:
             "PIP_CONFIG_FILE": os.devnull,
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         }
+
+    @classmethod
+    def create(cls, path: Path) -> Venv:
+        """A new, empty venv at ``path`` (no pip in it: this process's pip installs into it)."""
+        venv.EnvBuilder(with_pip=False).create(path)
+        return cls(path)
 
     def pip_install(self, *args: str) -> None:
         """``pip install ARGS`` into this venv with this process's pip; offline."""
@@ -255,10 +261,20 @@ class Wheelhouse:
         A Path is a source tree, installed from its wheel; a string is a requirement
         (``"/path/to.whl[testing]"``) pip resolves in the wheelhouse.
         """
-        env = Venv(path)
+        env = Venv.create(path)
         if wanted:
             env.pip_install(*(str(self.wheel(w)) if isinstance(w, Path) else w for w in wanted))
         return env
+
+    def installed(self) -> Venv:
+        """.ci/wheel-venv, which .ci/install-wheels fills from the wheelhouse; fails if stale."""
+        path = ROOT / ".ci" / "wheel-venv"
+        marker = path / "bin" / "agentkit"
+        if not marker.exists():
+            pytest.fail(f"{path} is missing; install it: {INSTALL_WHEELS}")
+        if marker.stat().st_mtime < self.wheel(ROOT).stat().st_mtime:
+            pytest.fail(f"{path} is older than the wheels; reinstall it: {INSTALL_WHEELS}")
+        return Venv(path)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,9 @@
-"""Core and plugins installed as wheels (never editable) into a fresh venv, and used there.
+"""Core and plugins installed as wheels (never editable), and used there.
 
 An editable install reads the source tree, so a file a wheel leaves out (``py.typed``, the
-scaffold's templates) would go unnoticed; these tests use the wheels .ci/build-wheels built.
+scaffold's templates) would go unnoticed. .ci/build-wheels builds the wheels, and
+.ci/install-wheels installs core, the sample plugin, truncation and sqlite from them into
+.ci/wheel-venv, where these tests list, check and run them.
 """
 
 from __future__ import annotations
@@ -14,12 +16,6 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Installed from their wheels beside core: the sample plugin and two shipped plugins.
-INSTALLED = (
-    ROOT / "tests" / "sample_plugin",
-    ROOT / "plugins" / "compactor-truncation",
-    ROOT / "plugins" / "checkpoint-sqlite",
-)
 
 
 def test_every_wheel_holds_every_file_of_its_packages(wheelhouse: Any) -> None:
@@ -35,8 +31,18 @@ def test_every_wheel_holds_every_file_of_its_packages(wheelhouse: Any) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Any) -> Any:
-    return wheelhouse.venv(tmp_path_factory.mktemp("wheels") / "venv", ROOT, *INSTALLED)
+def installed(wheelhouse: Any) -> Any:
+    """.ci/wheel-venv: core, the sample plugin, truncation and sqlite, from their wheels."""
+    return wheelhouse.installed()
+
+
+def test_what_runs_there_is_the_wheel_not_this_checkout(installed: Any, tmp_path: Path) -> None:
+    where = installed.run(
+        "python", "-c", "import agentkit_core, agentkit_sample_greeting as s; print(s.__file__)",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert where.returncode == 0, where.stderr
+    assert Path(where.stdout.strip()).is_relative_to(installed.path), where.stdout
 
 
 def test_installed_wheels_are_listed_with_what_they_provide(installed: Any, tmp_path: Path) -> None:
