@@ -10,18 +10,17 @@ templates under ``_templates/<kind>/``, so a new seam is one entry.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
-import shutil
-import string
-import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import ConfigError
+
+if TYPE_CHECKING:
+    import string
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +135,18 @@ def core_range() -> str:
 
 
 def _template(*parts: str) -> string.Template:
+    import string
+    from importlib import resources
+
     path = resources.files("agentkit_core").joinpath(_TEMPLATES, *parts)
     return string.Template(path.read_text(encoding="utf-8"))
 
 
 def plan(kind_name: str, name: str) -> Plan:
     """The files of a new ``kind_name`` plugin called ``name``; bad input is a ConfigError."""
+    import json  # here and below, not at module level: the CLI imports this module at start
+    import string
+
     kind = KINDS.get(kind_name)
     if kind is None:
         raise ConfigError(
@@ -188,6 +193,9 @@ def plan(kind_name: str, name: str) -> Plan:
 
 def write(new: Plan, directory: Path) -> Path:
     """Write ``new`` into ``directory``, which must not exist or be empty; all or nothing."""
+    import shutil
+    import tempfile
+
     target = directory.resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise ConfigError(
