@@ -133,6 +133,8 @@ def test_the_command_writes_the_files_and_says_what_next(
     assert main(["plugins", "new", "guardrail", "allow-docs"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "already exists" in err
+    assert main(["plugins", "new", "--help"]) == 0
+    assert "model strings NAME:<model>" in capsys.readouterr().out
     assert main(["plugins", "new", "nope", "x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "invalid choice: 'nope'" in err
