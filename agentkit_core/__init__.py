@@ -117,6 +117,7 @@ from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
+from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -202,9 +203,13 @@ from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
+from ._trace_file import TraceFile
+from ._trace_file import read_trace_file
 from ._tracing import Span
+from ._tracing import SpanExporter
 from ._tracing import Trace
 from ._tracing import current_span
+from ._tracing import jsonable
 from ._units import Repair
 from ._units import Unit
 from ._units import compaction_units
@@ -339,6 +344,7 @@ __all__ = [
     "Sessions",
     "SlowHookWarning",
     "Span",
+    "SpanExporter",
     "SqliteFile",
     "StopDecision",
     "StorageError",
@@ -362,6 +368,7 @@ __all__ = [
     "ToolTimeoutError",
     "ToolUnion",
     "Trace",
+    "TraceFile",
     "TurnInfo",
     "Unit",
     "UnknownNameError",
@@ -398,6 +405,7 @@ __all__ = [
     "grant_scope",
     "hookimpl",
     "import_optional",
+    "jsonable",
     "keep_units",
     "kit_compaction",
     "kit_guardrail",
@@ -413,6 +421,7 @@ __all__ = [
     "partial_json",
     "pending_calls",
     "read_kit_options",
+    "read_trace_file",
     "recent_units",
     "redact_url",
     "render_grounding",
@@ -424,6 +433,7 @@ __all__ = [
     "resolve_model",
     "resolve_policy",
     "retry",
+    "span_exporters",
     "stream_partials",
     "strict_json_schema",
     "strip_code_fence",

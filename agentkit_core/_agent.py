@@ -45,6 +45,7 @@ from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
+from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -74,6 +75,9 @@ from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
+from ._tracing import Span
+from ._tracing import SpanExporter
+from ._tracing import check_exporters
 from ._units import head_length
 from ._verdicts import Verdict
 from ._verdicts import VerdictObserver
@@ -163,6 +167,8 @@ class Agent:
             folds with theirs (deny over ask over allow); a tool it removes is never offered;
             each new task ends the grants the conversation's last task had. It is on each
             run's ``ctx.policy``.
+        exporters: span exporters every run tells of its spans; None means the installed
+            plugins' (:func:`span_exporters`), ``[]`` none.
         manager: the plugin manager model strings, guardrail names, output types and (when
             ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
             one.
@@ -188,6 +194,7 @@ class Agent:
         budget: Budget | None = None,
         compaction: Folding | None = None,
         guardrail: Guardrail | str | None = None,
+        exporters: Sequence[SpanExporter] | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
         verdict_observer: VerdictObserver | None = None,
@@ -228,6 +235,7 @@ class Agent:
         self.verdict_observer = verdict_observer
         self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
         self._offered: dict[str, Tool] | None = None
+        self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -282,6 +290,13 @@ class Agent:
         if self._hooks is None:
             self._hooks = plugin_hooks(self.manager)
         return self._hooks
+
+    @property
+    def exporters(self) -> list[SpanExporter]:
+        """The span exporters every run tells of its spans (the installed plugins' by default)."""
+        if self._exporters is None:
+            self._exporters = span_exporters(manager=self.manager)
+        return self._exporters
 
     # ------------------------------------------------------------------ running
 
@@ -396,19 +411,23 @@ class Agent:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
         await ctx.recorder.begin(ctx, task)
+        ctx.trace.attach(self.exporters)
         policy = self.policy
         held = False
         try:
-            if task is not None and policy is not None:  # a user's message: a new task
-                policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
-            if settle is not None:
-                await settle()
-            result = await self._loop(state, ctx, wc, sink)
-            held = result.status == "suspended"
-            return result
-        except Exception:
-            await self._persist(ctx, state, "failed")
-            raise
+            with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
+                try:
+                    if task is not None and policy is not None:  # a user's message: a new task
+                        policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
+                    if settle is not None:
+                        await settle()
+                    result = await self._loop(state, ctx, wc, sink)
+                except Exception:
+                    await self._persist(ctx, state, "failed")
+                    raise
+                held = result.status == "suspended"
+                _stamp_run(span, result)
+                return result
         finally:
             ctx.recorder.end(ctx)
             if policy is not None and not held:
@@ -557,6 +576,7 @@ class Agent:
         start = len(state.transcript)
         while state.turn < self.max_turns:
             state.turn += 1
+            ctx.trace.step("turn", turn=state.turn)
             tools = await self._current_tools()
             if hooked:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
@@ -711,14 +731,21 @@ class Agent:
         """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
 
         Each reports its own verdict: the policy with the rule that decided, the hooks' fold
-        when it is more than a bare allow.
+        when it is more than a bare allow. The folded decision is traced as a ``verdict`` span.
         """
-        decision = None if self.policy is None else self.policy.check(ctx, call)
-        if self.hooks.before_tool_call:
-            hooked = await self.hooks.run_before_tool_call(ctx, call)
-            _report_decision(ctx, call, hooked)
-            decision = fold_decisions(decision, hooked)
-        return decision if decision is not None else ToolDecision("allow")
+        with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
+            decision = None if self.policy is None else self.policy.check(ctx, call)
+            if self.hooks.before_tool_call:
+                hooked = await self.hooks.run_before_tool_call(ctx, call)
+                _report_decision(ctx, call, hooked)
+                decision = fold_decisions(decision, hooked)
+            if decision is None:
+                decision = ToolDecision("allow")
+            span.set("decision", decision.kind)
+            span.set("source", decision.source)
+            span.set("reason", decision.reason)
+            span.set("rule", decision.rule)
+            return decision
 
     async def execute(
         self,
@@ -862,6 +889,18 @@ def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) ->
     """Report the before_tool_call fold's decision on ``call``; a bare allow says nothing."""
     if decision.kind != "allow" or decision.reason or decision.source:
         ctx.report_verdict(decision_verdict(call, decision))
+
+
+def _stamp_run(span: Span, result: AgentResult) -> None:
+    span.set("status", result.status)
+    span.set("stop_reason", result.stop_reason)
+    span.set("input_tokens", result.usage.input_tokens)
+    span.set("output_tokens", result.usage.output_tokens)
+    span.set("requests", result.usage.requests)
+    span.set("pending", [call.id for call in result.pending])
+    span.payload["output"] = result.output
+    if result.pending:
+        span.payload["pending"] = result.pending
 
 
 def _results(messages: list[Message]) -> list[ToolResult]:

@@ -229,6 +229,7 @@ class Kit:
     def __init__(self, **options: Unpack[KitOptions]) -> None:
         self._opened: list[Any] = []
         self._closed = False
+        self._recorder: Recorder = NULL_RECORDER
         self._setup(options)
         if self._options.get("session") is not None:
             raise ConfigError(
@@ -254,6 +255,7 @@ class Kit:
         kit = cls.__new__(cls)
         kit._opened = []
         kit._closed = False
+        kit._recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
         try:
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
@@ -321,7 +323,6 @@ class Kit:
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
-        self._recorder: Recorder = NULL_RECORDER
         self._sessions: Sessions | None = None
         _check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)
@@ -340,9 +341,10 @@ class Kit:
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
+        from ._agent import _as_tool  # typed functions become tools, as Agent(tools=) takes them
         from ._agent_tool import agent_tool
 
-        sources: list[Any] = [(USER_TOOLS, list(options.get("tools") or ()))]
+        sources: list[Any] = [(USER_TOOLS, [_as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
         for src in self._sources:
