@@ -160,3 +160,88 @@ async def test_an_mcp_servers_tools_are_decided_by_their_label(tmp_path: Path) -
     assert "get_current_time" in offered and not any(n.startswith("convert_") for n in offered)
     (result,) = [m for m in done.transcript if m.role == "tool"]
     assert not result.is_error and "UTC" in result.text
+
+
+GRANTS = """\
+default = "ask"
+
+[[rules]]
+id = "skills"
+verdict = "allow"
+tool = "read_skill"
+
+[tools.bash]
+aliases = ["Bash"]
+specifier = { command = "prefix" }
+"""
+
+
+def release_skill(root: Path, body: str = "Tag the release.") -> None:
+    (root / "release").mkdir(parents=True, exist_ok=True)
+    (root / "release" / "SKILL.md").write_text(
+        f"---\nname: release\ndescription: tag a release\nallowed-tools: Bash(git tag:*)\n---\n"
+        f"{body}\n",
+        encoding="utf-8",
+    )
+
+
+async def open_skills_kit(directory: Path, steps: list[Any], **options: Any) -> Kit:
+    (directory / "grants.toml").write_text(GRANTS, encoding="utf-8")
+    return await Kit.open(
+        model=ScriptedModel(steps),
+        tools=[policy_app.bash],
+        policy=str(directory / "grants.toml"),
+        parts={"skills": {"dirs": [str(directory / "skills")], "trusted": True}},
+        session=f"sqlite:///{directory / 'sessions.db'}",
+        **options,
+    )
+
+
+def bash(call_id: str, command: str) -> Message:
+    return Message.assistant("", [ToolCall(call_id, "bash", json.dumps({"command": command}))])
+
+
+async def test_a_trusted_skills_grant_lasts_its_task_and_comes_back_only_unchanged(
+    tmp_path: Path,
+) -> None:
+    release_skill(tmp_path / "skills")
+    read = Message.assistant("", [ToolCall("r1", "read_skill", '{"name": "release"}')])
+    async with await open_skills_kit(tmp_path, [read, bash("c1", "git tag v1"), "tagged"]) as kit:
+        first = await Agent.from_config(kit.config()).run("tag v1")
+        session = kit.session_id
+    assert (first.status, policy_app.ran) == ("done", ["git tag v1"])  # the grant allowed it
+
+    # a restart: the session's record grants again the unchanged skill, in its conversation
+    tag = ToolCall("c3", "bash", '{"command": "git tag v3"}')
+    steps = [bash("c2", "git tag v2"), "refused"]
+    async with await open_skills_kit(tmp_path, steps, resume=session) as kit:
+        (report,) = kit.regranted
+        assert report.replayed and report.granted == ("Bash(git tag:*)",) and not report.error
+        assert kit.policy is not None
+        assert kit.policy.would(tag, scope=session).kind == "allow"
+        assert kit.policy.would(tag, scope="another conversation").kind == "ask"
+        second = await Agent.from_config(kit.config()).run("tag v2")  # a new task ends it
+    assert policy_app.ran == ["git tag v1"]
+    (refused,) = [m for m in second.transcript if m.role == "tool" and m.tool_call_id == "c2"]
+    assert refused.is_error and "read_skill" in refused.text and "release" in refused.text
+    recorded = await verdicts(tmp_path, session)
+    assert [(v.hook, v.verdict, v.subject) for v in recorded if v.hook in ("grant", "revoke")] == [
+        ("grant", "allow", "skill:release"),
+        ("revoke", "revoke", "skill:release"),
+    ]
+
+    # an ended grant is not made again; and a changed skill is reported, not granted
+    async with await open_skills_kit(tmp_path, [], resume=session) as kit:
+        assert kit.regranted == []
+    async with await open_skills_kit(tmp_path, [read, "read"], fork=session) as kit:
+        await Agent.from_config(kit.config()).run("read it again")
+        forked = kit.session_id
+    release_skill(tmp_path / "skills", body="Tag and push the release.")
+    seen: list[Verdict] = []
+    async with await open_skills_kit(
+        tmp_path, [], resume=forked, verdict_observer=seen.append
+    ) as kit:
+        (report,) = kit.regranted
+        assert "changed" in report.error and report.granted == ()
+        assert kit.policy is not None and kit.policy.would(tag, scope=forked).kind == "ask"
+    assert [(v.hook, v.verdict, v.subject) for v in seen] == [("grant", "deny", "skill:release")]
