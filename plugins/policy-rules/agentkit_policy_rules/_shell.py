@@ -24,6 +24,7 @@ files (``make``, ``git -c alias.x=...``, a script) is not followed.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,6 +55,12 @@ _WRAPPERS: Final = frozenset(
 )
 _NAME_START: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _NAME: Final = _NAME_START + "0123456789"
+#: A line of words made only of characters the shell reads literally anywhere in a word (no
+#: quote, escape, operator, redirection, expansion, glob, comment or tilde): its words are its
+#: blank-separated parts, so it is split without the character-by-character reader.
+_PLAIN_LINE: Final = re.compile(
+    r"[ \t\r]*[\w./:,@%+=-]+(?:[ \t\r]+[\w./:,@%+=-]+)*[ \t\r]*", re.ASCII
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,8 @@ def _is_assignment(word: str) -> bool:
 
 def split_command(line: str) -> tuple[Segment, ...] | None:
     """The simple commands of ``line``, or None when it cannot be read (an unclosed quote)."""
+    if _PLAIN_LINE.fullmatch(line):  # most commands: one segment of plain words
+        return (Segment(tuple(line.split())),)
     return _Reader(line).read()
 
 

@@ -16,6 +16,8 @@ from agentkit_policy_rules import Policy
 from agentkit_policy_rules import Regex
 from agentkit_policy_rules import Rule
 from agentkit_policy_rules import Within
+from agentkit_policy_rules._shell import _Reader
+from agentkit_policy_rules._shell import split_command
 from hypothesis import assume
 from hypothesis import given
 from hypothesis import settings
@@ -159,6 +161,18 @@ def test_a_command_line_is_decided_command_by_command(case: tuple[str, list[list
     denied = any(s[:2] == ["git", "push"] for s in segments)
     expected = "deny" if denied else "allow" if allowed else "ask"
     assert bash(git_policy(), text) == expected
+
+
+@settings(max_examples=500)
+@given(
+    st.one_of(
+        st.text(alphabet="git push-./=:,@%+_09\t\r", max_size=30),
+        st.text(alphabet="git -./=:,@_ \t$'\";&|<>()#~*?[]{}!\\`\n", max_size=30),
+    )
+)
+def test_the_plain_line_shortcut_splits_as_the_full_reader_does(text: str) -> None:
+    """A line of plain words skips the character-by-character reader; nothing else may differ."""
+    assert split_command(text) == _Reader(text).read()
 
 
 @settings(max_examples=400)
