@@ -6,11 +6,15 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
+from agentkit_core import Invoker
 from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
@@ -65,6 +69,44 @@ async def test_retry_gives_up_and_never_retries_a_permanent_error() -> None:
     assert len(again.requests) == 2
     with pytest.raises(ConfigError, match="at least one attempt"):
         retry(0)
+
+
+async def test_retry_gives_up_when_the_provider_asks_for_longer_than_the_cap() -> None:
+    day = ProviderError("rate limited", retryable=True, retry_after=86400)
+    model = ScriptedModel([day, "ok"])
+    ctx = make_test_ctx(model, middlewares=[retry(3, base_delay=0.01, max_delay=0.5)])
+    assert ctx.invoker is not None
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match=r"asked to wait 86400 s .*max_delay=0\.5") as info:
+        await ctx.invoker.chat(REQUEST)
+    assert time.monotonic() - started < 0.4  # no wait at all: giving up is immediate
+    assert len(model.requests) == 1
+    assert info.value.__cause__ is day and not info.value.retryable
+    assert info.value.retry_after == 86400
+    # a Retry-After within the cap is honoured in full, not shortened
+    short = ScriptedModel([ProviderError("busy", retryable=True, retry_after=0.3), "ok"])
+    ctx = make_test_ctx(short, middlewares=[retry(3, base_delay=0.01, max_delay=0.5)])
+    assert ctx.invoker is not None
+    started = time.monotonic()
+    assert (await ctx.invoker.chat(REQUEST)).message.text == "ok"
+    assert time.monotonic() - started >= 0.3
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0, 0.04), st.floats(0.001, 0.04))
+async def test_retry_after_is_waited_in_full_or_refused_at_once(
+    retry_after: float, max_delay: float
+) -> None:
+    model = ScriptedModel([ProviderError("busy", retryable=True, retry_after=retry_after), "ok"])
+    invoker = Invoker(model, [retry(2, base_delay=0.0, max_delay=max_delay)])
+    started = time.monotonic()
+    if retry_after > max_delay:
+        with pytest.raises(ProviderError, match="giving up now"):
+            await invoker.chat(REQUEST)
+        assert len(model.requests) == 1
+    else:
+        assert (await invoker.chat(REQUEST)).message.text == "ok"
+        assert time.monotonic() - started >= retry_after
 
 
 async def test_budget_is_enforced_by_metering() -> None:

@@ -4,7 +4,8 @@ Retries live in one place, the core ``retry()`` middleware every agent runs: thi
 retries by itself. It raises :class:`~agentkit_core.ProviderHTTPError` with ``retryable`` set
 for 408, 409, 429 and 5xx answers and ``retry_after`` taken from the ``Retry-After`` (or
 ``retry-after-ms``) header, and a retryable :class:`~agentkit_core.ProviderError` for timeouts
-and dropped connections; the middleware waits at least ``retry_after`` before the next attempt.
+and dropped connections; the middleware waits at least ``retry_after`` before the next attempt,
+and gives up at once when that is longer than its cap (``retry(max_delay=...)``).
 """
 
 from __future__ import annotations
