@@ -42,6 +42,7 @@ from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._errors import DecodingError
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import GuardrailViolation
@@ -187,6 +188,7 @@ __all__ = [
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
+    "DecodingError",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",

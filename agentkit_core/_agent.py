@@ -24,6 +24,7 @@ from typing import Any
 from typing import Literal
 
 from ._checkpoint import SUSPENDED
+from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
 from ._context import Budget
 from ._context import Elicitor
@@ -94,6 +95,41 @@ class RunState:
     transcript: list[Message]
     turn: int = 0
     pending: list[ToolCall] = field(default_factory=list)
+
+
+#: What a RunState checkpoint holds: each field's type, and the type of its items.
+_RUN_STATE: dict[str, tuple[type, type | None]] = {
+    "task": (str, None),
+    "transcript": (list, Message),
+    "turn": (int, None),
+    "pending": (list, ToolCall),
+}
+
+
+def _restored(saved: Checkpoint) -> RunState:
+    """The RunState a checkpoint holds; anything else is a corrupt record, named by path."""
+    data = saved.state
+    if not isinstance(data, dict):
+        raise saved.corrupt(
+            f"the state holds {type(data).__name__}, expected an agent run's state", "state"
+        )
+    for key, (kind, item) in _RUN_STATE.items():
+        path = f'state["{key}"]'
+        if key not in data:
+            raise saved.corrupt(f"{path} is missing", path)
+        value = data[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            problem = f"{path} holds {type(value).__name__}, expected {kind.__name__}"
+            raise saved.corrupt(problem, path)
+        if item is None:
+            continue
+        for i, element in enumerate(data[key]):
+            if not isinstance(element, item):
+                raise saved.corrupt(
+                    f"{path}[{i}] holds {type(element).__name__}, expected {item.__name__}",
+                    f"{path}[{i}]",
+                )
+    return RunState(data["task"], list(data["transcript"]), data["turn"], list(data["pending"]))
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -348,8 +384,7 @@ class Agent:
                 value=run_id,
                 source="Agent.resume",
             )
-        data = saved.state
-        state = RunState(data["task"], list(data["transcript"]), data["turn"], data["pending"])
+        state = _restored(saved)
         if isinstance(approvals, str):
             approvals = [approvals]
         if isinstance(approvals, Mapping):

@@ -28,6 +28,7 @@ from urllib.parse import quote
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
+from ._errors import DecodingError
 from ._errors import VersionConflict
 
 if TYPE_CHECKING:
@@ -106,6 +107,9 @@ class Checkpoint:
     per Checkpoint object), so they are the caller's own copies: mutating them never changes
     the stored record. A skipped snapshot (secret-tainted run) has ``version == 0``, ``state
     is None`` and ``metadata == {"skipped": "secret_taint"}``.
+
+    A record that does not decode raises :class:`DecodingError` naming ``store`` (the store's
+    repr, its password masked), the run, the version and the path in the state.
     """
 
     run_id: str
@@ -115,17 +119,28 @@ class Checkpoint:
     created_at: datetime
     state_json: str = field(repr=False)
     metadata_json: str = field(repr=False)
+    store: str = field(default="", repr=False, compare=False)
 
     @cached_property
     def state(self) -> Any:
         """The state, decoded by :func:`~agentkit_core.decode_state`."""
-        return decode_state(self.state_json)
+        return self._decode(self.state_json, "state")
 
     @cached_property
     def metadata(self) -> dict[str, Any]:
         """The metadata, decoded."""
-        value: dict[str, Any] = decode_state(self.metadata_json)
+        value: dict[str, Any] = self._decode(self.metadata_json, "metadata")
         return value
+
+    def _decode(self, text: str, root: str) -> Any:
+        try:
+            return decode_state(text, root=root)
+        except DecodingError as exc:
+            raise self.corrupt(str(exc), exc.path) from exc
+
+    def corrupt(self, problem: str, path: str) -> DecodingError:
+        """The error for this record when ``path`` in it is wrong (``problem`` says how)."""
+        return _corrupt(self.store, self.run_id, self.namespace, self.version, problem, path)
 
     @property
     def terminal(self) -> bool:
@@ -163,6 +178,8 @@ class Checkpointer:
             )
         self.port = port
         self.clock = clock
+        #: How errors name the store: its repr (a store masks any password in it).
+        self.store = repr(port)
         # The version this checkpointer wrote last, per (run, namespace): the next guess, so a
         # lone producer needs no read per snapshot. A wrong guess just loses the CAS.
         self._last: dict[tuple[str, str], int] = {}
@@ -216,7 +233,7 @@ class Checkpointer:
                     self._last.pop(key, None)
                 else:
                     self._last[key] = version
-                return _decoded(record)
+                return _decoded(record, self.store)
             version = await self._latest_version(run_id, namespace)
         raise VersionConflict(
             f"could not snapshot run {run_id!r} (namespace {namespace!r}): the next version was "
@@ -236,7 +253,7 @@ class Checkpointer:
         record = await self.port.latest(run_id, namespace)
         if record is None or (record.status in TERMINAL and not include_terminal):
             return None
-        return _decoded(record)
+        return _decoded(record, self.store)
 
     async def list_versions(self, run_id: str, *, namespace: str = "agent") -> list[int]:
         """Every version of ``run_id``, ascending."""
@@ -247,7 +264,7 @@ class Checkpointer:
     ) -> Checkpoint | None:
         """Exactly ``version`` of ``run_id`` (time travel), or None."""
         record = await self.port.get(run_id, namespace, version)
-        return None if record is None else _decoded(record)
+        return None if record is None else _decoded(record, self.store)
 
     async def aclose(self) -> None:
         """Close the store underneath."""
@@ -278,15 +295,42 @@ class Checkpointer:
         return f"<Checkpointer port={self.port!r}>"
 
 
-def _decoded(record: StoredCheckpoint) -> Checkpoint:
+def _decoded(record: StoredCheckpoint, store: str) -> Checkpoint:
+    try:
+        created_at = datetime.fromisoformat(record.created_at)
+    except (TypeError, ValueError):
+        raise _corrupt(
+            store,
+            record.run_id,
+            record.namespace,
+            record.version,
+            f"created_at {str(record.created_at)[:40]!r} is not an ISO-8601 time",
+            "created_at",
+        ) from None
     return Checkpoint(
         record.run_id,
         record.namespace,
         record.version,
         record.status,
-        datetime.fromisoformat(record.created_at),
+        created_at,
         record.state,
         record.metadata,
+        store,
+    )
+
+
+def _corrupt(
+    store: str, run_id: str, namespace: str, version: int, problem: str, path: str
+) -> DecodingError:
+    where = "" if namespace == "agent" else f" (namespace {namespace!r})"
+    return DecodingError(
+        f"{store}: version {version} of run {run_id!r}{where} is corrupt: {problem}. It was "
+        "changed outside agentkit or written by something else; earlier versions may still "
+        "be read with at_version()",
+        path=path,
+        store=store,
+        run_id=run_id,
+        version=version,
     )
 
 

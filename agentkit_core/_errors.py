@@ -21,7 +21,9 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   └── ElicitationError        no elicitor configured, or the person declined
     ├── StorageError                a checkpoint store refused or failed
     │   ├── VersionConflict         the compare-and-set lost: that version is taken
-    │   └── EncodingError           (TypeError) state that cannot be encoded, with its path
+    │   ├── EncodingError           (TypeError) state that cannot be encoded, with its path
+    │   └── DecodingError           (ValueError) a stored record that does not decode, with
+    │                               its store, run, version and path
     ├── ParseError                  (ValueError) text that does not parse into the declared type
     ├── GuardrailViolation          (ValueError) a URL or output a guardrail refused
     ├── ToolSourceError             an external tool source (an MCP server) failed
@@ -155,6 +157,30 @@ class EncodingError(StorageError, TypeError):
         super().__init__(message)
         self.path = path
         self.value = value
+
+
+class DecodingError(StorageError, ValueError):
+    """Stored text that does not decode back into state: a corrupt or foreign record.
+
+    ``.path`` names where in the decoded value (``state["transcript"][3]``); a record read
+    through a :class:`~agentkit_core.Checkpointer` also names its ``.store``, ``.run_id`` and
+    ``.version``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        store: str = "",
+        run_id: str = "",
+        version: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.store = store
+        self.run_id = run_id
+        self.version = version
 
 
 class ParseError(AgentkitError, ValueError):
