@@ -82,6 +82,10 @@ class WireServer:
         """Answer the next request with the recording ``name`` as a JSON body."""
         self.play(Reply(status, recording(name), **options))
 
+    def answer(self, data: Any, status: int = 200) -> None:
+        """Answer the next request with ``data`` as a JSON body."""
+        self.play(Reply(status, json.dumps(data).encode()))
+
     def events(self, *events: bytes) -> None:
         """Answer with a stream of these SSE events, one per chunk."""
         self.play(Reply(chunks=list(events)))
