@@ -14,6 +14,7 @@ from ._checkpoint import DONE
 from ._checkpoint import FAILED
 from ._checkpoint import RUNNING
 from ._checkpoint import SUSPENDED
+from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import Checkpointer
 from ._checkpoint import CheckpointPort
@@ -174,6 +175,7 @@ __all__ = [
     "SEPARATOR",
     "SUMMARY",
     "SUSPENDED",
+    "TAINTED",
     "Agent",
     "AgentConfig",
     "AgentResult",

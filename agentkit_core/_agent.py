@@ -24,11 +24,13 @@ from typing import Any
 from typing import Literal
 
 from ._checkpoint import SUSPENDED
+from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
+from ._context import _current_run
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
@@ -250,8 +252,14 @@ class Agent:
 
     # ------------------------------------------------------------------ running
 
-    def new_context(self, run_id: str | None = None) -> RunContext:
-        """A fresh run context wired to this agent's model, middlewares and slots."""
+    def new_context(
+        self, run_id: str | None = None, *, parent: RunContext | None = None
+    ) -> RunContext:
+        """A fresh run context wired to this agent's model, middlewares and slots.
+
+        ``parent`` is the run this one works for (a child agent's caller): secret taint flows
+        between them (see :class:`RunContext`).
+        """
         return RunContext(
             run_id=run_id,
             model=self.model,
@@ -259,6 +267,7 @@ class Agent:
             checkpointer=self.checkpointer,
             elicitor=self.elicitor,
             budget=self.budget,
+            parent=parent,
         )
 
     async def run(
@@ -306,6 +315,8 @@ class Agent:
     ) -> AgentResult:
         ctx = self._bind(ctx if ctx is not None else self.new_context())
         wc = wc if wc is not None else WorkingContext()
+        if wc.secret_tainted:  # the conversation so far holds a secret
+            ctx.taint()
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
         return await self._drive(state, ctx, wc, sink)
@@ -326,11 +337,12 @@ class Agent:
         sink: Callable[[StreamEvent], None] | None = None,
         settle: Callable[[], Awaitable[None]] | None = None,
     ) -> AgentResult:
-        """Run the loop (after ``settle``); an error marks the run FAILED.
+        """Run the loop (after ``settle``) as this task's current run; an error marks it FAILED.
 
         A cancellation (or Ctrl-C) writes nothing: like a crash, it leaves the last RUNNING
         checkpoint in place, so the run can be resumed.
         """
+        token = _current_run.set(ctx)
         try:
             if settle is not None:
                 await settle()
@@ -338,6 +350,10 @@ class Agent:
         except Exception:
             await self._persist(ctx, state, "failed")
             raise
+        finally:
+            if ctx.secret_tainted:  # what the conversation keeps from this run holds a secret
+                wc.secret_tainted = True
+            _current_run.reset(token)
 
     def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
@@ -357,8 +373,8 @@ class Agent:
         call id to True/False, or the approved ids) run or are refused; the others are put to
         the before_tool_call hooks again, and one still waiting on approval is refused. A
         refused call's result is the tool error "refused by a person", which the model sees.
-        A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE
-        or FAILED run, or none at all, is a :class:`ConfigError`.
+        A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
+        FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         """
         ctx = ctx if ctx is not None else self.new_context(run_id)
         if ctx.run_id != run_id:
@@ -376,6 +392,15 @@ class Agent:
                 source="Agent.resume",
             )
         saved = await checkpointer.resume(run_id, include_terminal=True)
+        if saved is not None and saved.status == TAINTED:
+            raise ConfigError(
+                f"cannot resume run {run_id!r}: a person gave it a secret answer (secret=True), "
+                f"so nothing of it was written after that to {checkpointer.store} and it cannot "
+                "be resumed (resuming from an earlier version would run its tools again); "
+                "start a new run instead",
+                value=run_id,
+                source="Agent.resume",
+            )
         if saved is None or saved.terminal:
             found = "has no checkpoint" if saved is None else f"is {saved.status}"
             raise ConfigError(

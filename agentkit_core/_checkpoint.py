@@ -25,6 +25,7 @@ from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
 
+from ._context import current_run
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
@@ -42,9 +43,11 @@ DONE: Final = "done"
 """The run finished; ``resume`` refuses it unless asked for terminal checkpoints."""
 FAILED: Final = "failed"
 """The run raised; terminal like DONE."""
-STATUSES: Final = (RUNNING, SUSPENDED, DONE, FAILED)
+TAINTED: Final = "tainted"
+"""A secret reached the run: this marker (no state) is its last record, and it never resumes."""
+STATUSES: Final = (RUNNING, SUSPENDED, DONE, FAILED, TAINTED)
 _SKIPPED: Final = '{"skipped": "secret_taint"}'
-TERMINAL: Final = (DONE, FAILED)
+TERMINAL: Final = (DONE, FAILED, TAINTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +165,8 @@ class Checkpointer:
     ``snapshot`` numbers versions latest + 1 and retries under the port's compare-and-set, so
     producers of one run — other tasks, other processes — never collide or lose a version.
     Each producer writes under its own ``namespace`` (the agent loop uses ``"agent"``) so two
-    never share version numbers. A secret-tainted run is never written.
+    never share version numbers. A secret-tainted run is never written: its first skipped
+    snapshot writes a TAINTED marker instead, so it is not resumed from an earlier version.
     """
 
     #: Compare-and-set rounds a snapshot tries before :class:`VersionConflict`.
@@ -183,6 +187,8 @@ class Checkpointer:
         # The version this checkpointer wrote last, per (run, namespace): the next guess, so a
         # lone producer needs no read per snapshot. A wrong guess just loses the CAS.
         self._last: dict[tuple[str, str], int] = {}
+        # The tainted runs this checkpointer has marked TAINTED already.
+        self._marked: set[tuple[str, str]] = set()
 
     @classmethod
     async def open(
@@ -206,8 +212,12 @@ class Checkpointer:
         """Write the next version of ``run_id`` and return it as stored.
 
         ``state`` and ``metadata`` go through :func:`~agentkit_core.encode_state` first; state
-        that cannot be encoded raises :class:`EncodingError` and nothing is written. With a
-        secret-tainted ``ctx`` nothing is written and version 0 comes back.
+        that cannot be encoded raises :class:`EncodingError` and nothing is written.
+
+        Inside a secret-tainted run — ``ctx``, or the agent run executing in this task (and
+        the tasks it started), whichever is tainted — nothing of it is written and version 0
+        comes back; the first such snapshot of a run writes a TAINTED marker with no state, so
+        the run is never resumed from a version before the secret.
         """
         if status not in STATUSES:
             raise ConfigError(
@@ -216,24 +226,33 @@ class Checkpointer:
                 source="Checkpointer.snapshot",
             )
         now = self._now()
-        if ctx is not None and getattr(ctx, "secret_tainted", False):
-            return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED)
+        key = (run_id, namespace)
+        if _tainted(ctx):
+            if key not in self._marked:
+                await self._put_next(key, TAINTED, "null", _SKIPPED, now.isoformat())
+                self._marked.add(key)
+            return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
         text = encode_state(state)
         meta = encode_state({} if metadata is None else metadata, root="metadata")
-        key = (run_id, namespace)
+        return _decoded(await self._put_next(key, status, text, meta, now.isoformat()), self.store)
+
+    async def _put_next(
+        self, key: tuple[str, str], status: str, state: str, metadata: str, stamp: str
+    ) -> StoredCheckpoint:
+        """Put the record at the next free version, retrying under the compare-and-set."""
+        run_id, namespace = key
         version = self._last.get(key)
         if version is None:
             version = await self._latest_version(run_id, namespace)
-        stamp = now.isoformat()
         for _ in range(self.attempts):
             version += 1
-            record = StoredCheckpoint(run_id, namespace, version, status, text, meta, stamp)
+            record = StoredCheckpoint(run_id, namespace, version, status, state, metadata, stamp)
             if await self.port.put(record):
                 if status in TERMINAL:  # the run is over: keep no guess for it
                     self._last.pop(key, None)
                 else:
                     self._last[key] = version
-                return _decoded(record, self.store)
+                return record
             version = await self._latest_version(run_id, namespace)
         raise VersionConflict(
             f"could not snapshot run {run_id!r} (namespace {namespace!r}): the next version was "
@@ -293,6 +312,14 @@ class Checkpointer:
 
     def __repr__(self) -> str:
         return f"<Checkpointer port={self.port!r}>"
+
+
+def _tainted(ctx: Any) -> bool:
+    """Whether a snapshot made now, for ``ctx``, would carry a secret."""
+    running = current_run()
+    return bool(getattr(ctx, "secret_tainted", False)) or (
+        running is not None and running.secret_tainted
+    )
 
 
 def _decoded(record: StoredCheckpoint, store: str) -> Checkpoint:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 import uuid
 from collections.abc import Awaitable
@@ -130,11 +131,25 @@ class Invoker:
         return Invoker(self.model, self.middlewares, ctx=ctx)
 
 
+#: The run whose loop is executing in this task (and the tasks it starts): what a producer that
+#: passes no ``ctx=`` is checked against.
+_current_run: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+    "agentkit_current_run", default=None
+)
+
+
+def current_run() -> RunContext | None:
+    """The context of the agent run executing in this task, or None outside a run."""
+    return _current_run.get()
+
+
 class RunContext:
     """Everything one run carries: its id, invoker, durable-state slots, usage and trace.
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
+    Taint never clears, and it spreads: a run started with ``parent=`` (a child agent's run)
+    taints its parent when it is tainted, and starts tainted when its parent already is.
     """
 
     def __init__(
@@ -149,8 +164,12 @@ class RunContext:
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
         deps: Any = None,
+        parent: RunContext | None = None,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
+        #: The run that started this one (a child agent's caller), or None.
+        self.parent = parent
+        self._tainted = parent is not None and parent.secret_tainted
         if invoker is not None:
             self.invoker: Invoker | None = invoker.bind(self)
         elif model is not None:
@@ -165,7 +184,30 @@ class RunContext:
         self.scratchpad = Scratchpad()
         self.usage = Usage()
         self.trace = Trace()
-        self.secret_tainted = False
+
+    @property
+    def secret_tainted(self) -> bool:
+        """Whether a secret answer reached this run (it is then never checkpointed)."""
+        return self._tainted
+
+    @secret_tainted.setter
+    def secret_tainted(self, value: bool) -> None:
+        if value:
+            self.taint()
+        elif self._tainted:
+            raise ConfigError(
+                f"run {self.run_id!r} is secret-tainted and the taint cannot be cleared: the "
+                "secret is in its transcript; start a new run instead",
+                value=value,
+                source="RunContext.secret_tainted",
+            )
+
+    def taint(self) -> None:
+        """Mark this run, and every run above it, secret-tainted."""
+        ctx: RunContext | None = self
+        while ctx is not None and not ctx._tainted:
+            ctx._tainted = True
+            ctx = ctx.parent
 
     def add_usage(self, usage: Usage) -> None:
         """Add a call's usage to the run and enforce the budget."""
@@ -209,7 +251,7 @@ class RunContext:
         with self.trace.span("elicit", question=question, secret=secret):
             answer = await self.elicitor(question, schema, secret)
         if secret:
-            self.secret_tainted = True
+            self.taint()
         return answer
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@ import pytest
 from agentkit_core import DONE
 from agentkit_core import FAILED
 from agentkit_core import SUSPENDED
+from agentkit_core import TAINTED
 from agentkit_core import Checkpointer
 from agentkit_core import CheckpointPort
 from agentkit_core import ConfigError
@@ -89,7 +90,12 @@ async def test_secret_tainted_runs_are_never_written(cp: Checkpointer) -> None:
         None,
         {"skipped": "secret_taint"},
     )
-    assert await cp.list_versions("r") == [1]
+    assert await cp.list_versions("r") == [1, 2]  # and a marker: the run never resumes
+    marker = await cp.at_version("r", 2)
+    assert marker is not None and (marker.status, marker.state) == (TAINTED, None)
+    assert marker.terminal and await cp.resume("r") is None
+    assert (await cp.snapshot("r", {"code": "123456"}, ctx=ctx)).version == 0
+    assert await cp.list_versions("r") == [1, 2]  # one marker only
 
 
 def stored(state: str, *, metadata: str = "{}", created_at: str = "") -> StoredCheckpoint:

@@ -197,7 +197,9 @@ async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -
     tainted = make_test_ctx(again.model, run_id="secret-run", store=store)
     tainted.secret_tainted = True
     assert (await again.run("x", ctx=tainted)).output == "hi"
-    assert not any("secret-run" in key for key in store.data)
+    written = [store.data[key] for key in store.data if "secret-run/agent/" in key]
+    assert len(written) == 1 and '"status": "tainted"' in written[0]  # a marker, no state
+    assert '"state": "null"' in written[0]
 
 
 APP = textwrap.dedent(
