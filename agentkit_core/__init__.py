@@ -162,6 +162,7 @@ from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import Trace
 from ._tracing import current_span
+from ._urls import mask_url
 from .hookspecs import hookimpl
 from .tokens import Estimator
 
@@ -302,6 +303,7 @@ __all__ = [
     "keep_units",
     "kit_hooks",
     "kit_middlewares",
+    "mask_url",
     "message_from_openai",
     "message_to_openai",
     "messages_from_openai",

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
-from urllib.parse import urlsplit
 
 from ._errors import ConfigError
 from ._errors import PluginError
@@ -23,6 +22,8 @@ from ._errors import UnknownNameError
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
+from ._urls import mask_url
+from ._urls import url_scheme
 
 if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
@@ -86,13 +87,13 @@ async def open_by_url(
 
     One dispatch for every URL-keyed seam (checkpoint stores, session stores...): a URL with no
     scheme names ``examples``; an unknown scheme lists the installed ones; an opener may be
-    async; what it opens must pass ``check``.
+    async; what it opens must pass ``check``. Errors show the URL through :func:`mask_url`.
     """
-    scheme = urlsplit(url).scheme if isinstance(url, str) else ""
+    scheme = url_scheme(url)
     if not scheme:
         raise ConfigError(
-            f"{what} URL {url!r} has no scheme; write it like {examples}",
-            value=url,
+            f"{what} URL {mask_url(url)!r} has no scheme; write it like {examples}",
+            value=mask_url(url),
             source=what,
         )
     pm = manager_or_default(manager)
@@ -100,7 +101,7 @@ async def open_by_url(
         reg = pm.lookup(seam, scheme)
     except UnknownNameError as exc:
         raise UnknownNameError(
-            f"no {what} handles the scheme {scheme!r} of {url!r}; installed schemes: "
+            f"no {what} handles the scheme {scheme!r} of {mask_url(url)!r}; installed schemes: "
             f"{', '.join(exc.available) or 'none'} (install the plugin for it)",
             name=scheme,
             available=exc.available,
@@ -110,7 +111,8 @@ async def open_by_url(
         opened = await opened
     if not check(opened):
         raise PluginError(
-            f"plugin {reg.plugin!r} opened {url!r} as {opened!r}, which is not {expected}; "
+            f"plugin {reg.plugin!r} opened {mask_url(url)!r} as {opened!r}, which is not "
+            f"{expected}; "
             "report it to the plugin's authors",
             plugin=reg.plugin,
         )

@@ -8,14 +8,14 @@ from datetime import datetime
 from datetime import timezone
 from typing import Any
 from typing import NamedTuple
-from urllib.parse import parse_qsl
+from urllib.parse import unquote_plus
+from urllib.parse import unquote_to_bytes
 from urllib.parse import urlencode
-from urllib.parse import urlsplit
-from urllib.parse import urlunsplit
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
 from agentkit_core import StoredCheckpoint
+from agentkit_core import mask_url
 
 try:
     import psycopg
@@ -36,18 +36,76 @@ OPTIONS = ("table", "pool_min", "pool_max", "pool_timeout", "synchronous_commit"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 
 
-def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***``, fit for messages and logs."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    userinfo, at, hosts = netloc.rpartition("@")
-    if at and ":" in userinfo:
-        netloc = f"{userinfo.split(':', 1)[0]}:***@{hosts}"
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    if any(key == "password" for key, _ in query):
-        pairs = [(k, "***" if k == "password" else v) for k, v in query]
-        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(pairs, safe="*")))
-    return urlunsplit(parts._replace(netloc=netloc))
+#: libpq parameters that hold secrets: taken out of the URL and handed to libpq as keywords,
+#: so libpq never parses them and no libpq message can quote them.
+SECRET_PARAMS = ("password", "sslpassword")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+class _Split(NamedTuple):
+    """A URL taken apart: what libpq may parse, the secrets, our options, libpq's options."""
+
+    base: str
+    secrets: dict[str, str]
+    options: dict[str, str]
+    libpq: list[tuple[str, str]]
+
+
+def _split(url: str) -> _Split:
+    """Take the password (userinfo or query) and our options out of a ``postgresql://`` URL.
+
+    The userinfo ends at the last ``@`` before the first ``/``, so a password may hold ``@``,
+    ``:``, ``?`` and ``#`` unencoded; a ``/`` in it must be ``%2F``. Secrets are percent-decoded
+    strictly (a ``%`` not followed by two hex digits is an error that does not quote them).
+    """
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() not in SCHEMES:
+        raise _bad(url, "the scheme must be postgresql:// or postgres://")
+    slash = rest.find("/")
+    head = rest if slash < 0 else rest[:slash]
+    if slash >= 0 and "@" in rest[slash:].partition("?")[0]:
+        raise _bad(
+            url,
+            "it has an '@' after the first '/': a '/' in the password must be written %2F "
+            "(and an '@' in the database name %40)",
+        )
+    secrets: dict[str, str] = {}
+    at = head.rfind("@")
+    if at >= 0:
+        userinfo, hosts = rest[:at], rest[at + 1 :]
+        user, colon, password = userinfo.partition(":")
+        if colon:
+            secrets["password"] = _secret(url, password, "the password")
+        rest = f"{user}@{hosts}" if user else hosts
+    location, _, query = rest.partition("?")
+    for host in location.split("/", 1)[0].rpartition("@")[2].split(","):
+        port = host.rpartition("]")[2] if host.startswith("[") else host
+        if ":" in port and not port.rpartition(":")[2].isdigit():
+            raise _bad(url, "its port is not a number (write host:5432)")
+    options: dict[str, str] = {}
+    libpq: list[tuple[str, str]] = []
+    for pair in filter(None, query.split("&")):
+        raw_key, _, raw_value = pair.partition("=")
+        key = unquote_plus(raw_key)
+        if key in SECRET_PARAMS:
+            secrets[key] = _secret(url, raw_value, f"the {key} parameter")
+        elif key in OPTIONS:
+            options[key] = unquote_plus(raw_value)
+        else:
+            libpq.append((key, unquote_plus(raw_value)))
+    return _Split(f"postgresql://{location}", secrets, options, libpq)
+
+
+def _secret(url: str, encoded: str, what: str) -> str:
+    """``encoded`` percent-decoded strictly, as libpq would; an error never quotes it."""
+    if _BAD_ESCAPE.search(encoded):
+        raise _bad(url, f"{what} has a '%' not followed by two hex digits (write a '%' as %25)")
+    raw = unquote_to_bytes(encoded)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass  # raised outside: the decode error quotes the bytes, and would ride as context
+    raise _bad(url, f"{what} is not UTF-8 once percent-decoded")
 
 
 class _Result(NamedTuple):
@@ -72,10 +130,10 @@ def _oneline(exc: BaseException) -> str:
 
 def _bad(url: str, problem: str) -> ConfigError:
     return ConfigError(
-        f"checkpoint store URL {redact(url)!r}: {problem}; write it like "
+        f"checkpoint store URL {mask_url(url)!r}: {problem}; write it like "
         "'postgresql://user:password@host:5432/dbname?pool_max=4' (options: "
         f"{', '.join(OPTIONS)}, plus any libpq parameter such as sslmode)",
-        value=redact(url),
+        value=mask_url(url),
         source="open_checkpoint_store",
     )
 
@@ -150,21 +208,16 @@ class PostgresCheckpointStore:
         nothing connects yet.
         """
         if not isinstance(url, str):
-            raise ConfigError(f"checkpoint store URL must be a string, got {url!r}", value=url)
-        parts = urlsplit(url)
-        if parts.scheme not in SCHEMES:
-            raise _bad(
-                url, f"the scheme must be postgresql:// or postgres://, not {parts.scheme!r}"
+            raise ConfigError(
+                f"checkpoint store URL must be a string, got {mask_url(url)}", value=mask_url(url)
             )
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        options = {k: v for k, v in query if k in OPTIONS}
-        libpq = [(k, v) for k, v in query if k not in OPTIONS]
+        base, secrets, options, libpq = _split(url)
         pool_min = _int_option(url, options, "pool_min", 1, 0)
         pool_max = _int_option(url, options, "pool_max", max(4, pool_min), 1)
         if pool_min > pool_max:
             raise _bad(url, f"pool_min={pool_min} is larger than pool_max={pool_max}")
         pool_timeout = float(_int_option(url, options, "pool_timeout", 30, 1))
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(secrets)
         sync = options.get("synchronous_commit")
         if sync is not None:
             if sync not in SYNCHRONOUS_COMMIT:
@@ -176,17 +229,18 @@ class PostgresCheckpointStore:
             extra["options"] = f"{given} -c synchronous_commit={sync}".strip()
         if not any(k == "connect_timeout" for k, _ in libpq):
             extra["connect_timeout"] = 10
-        base = urlunsplit(parts._replace(scheme="postgresql", query=urlencode(libpq)))
-        try:
+        if libpq:
+            base = f"{base}?{urlencode(libpq)}"
+        try:  # libpq parses no secret here: they are keywords, added after its parse
             conninfo = make_conninfo(base, **extra)
             ports = str(conninfo_to_dict(conninfo).get("port") or "")
         except psycopg.Error as exc:
             raise _bad(url, f"libpq refuses it ({_oneline(exc)})") from None
         if not all(p.isdigit() for p in ports.split(",") if p):
-            raise _bad(url, f"the port {ports!r} is not a number")
+            raise _bad(url, "its port is not a number (write host:5432)")
         return cls(
             conninfo,
-            display=redact(url),
+            display=mask_url(url),
             table=options.get("table", "agentkit_checkpoints"),
             pool_min=pool_min,
             pool_max=pool_max,
