@@ -299,12 +299,17 @@ class PostgresCheckpointStore:
         """Run one statement on a pooled connection; ``action`` is formatted with ``params``.
 
         A connection the server dropped (a restart, a failover, an idle timeout) is retried
-        once on a fresh one, so a long-lived store outlives a server restart. (getconn/putconn
-        rather than ``pool.connection()``: autocommit leaves no transaction to end, and the
-        context manager's bookkeeping is a tenth of a snapshot's CPU.)
+        once. The idle connections dropped with it are stale too, so before the retry the pool
+        checks them all and replaces the broken ones: the retry, and every call after it, gets
+        a live connection, and a long-lived store outlives a server restart with no failed
+        call. (getconn/putconn rather than ``pool.connection()``: autocommit leaves no
+        transaction to end, and the context manager's bookkeeping is a tenth of a snapshot's
+        CPU.)
         """
         pool = self._pool if self._pool is not None else await self._ready()
         for attempt in (1, 2):
+            if attempt == 2:
+                await pool.check()
             try:
                 conn = await pool.getconn()
             except psycopg.Error as exc:

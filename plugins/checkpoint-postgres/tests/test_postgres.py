@@ -246,9 +246,25 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
     port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}")
     try:
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
-        pg_cluster.crash_and_restart()  # every pooled connection is now dead
+        pg_cluster.restart()  # every pooled connection is now dead
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (5, 6, 7, 8))))
         assert await port.versions("r", "agent") == [1, 2, 3, 4, 5, 6, 7, 8]
+    finally:
+        await port.aclose()
+
+
+@pytest.mark.parametrize("how", ["crash", "fast"])
+async def test_the_first_snapshot_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+    """A full pool of stale connections: the first put after the restart must not fail."""
+    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4")
+    try:
+        assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
+        await asyncio.sleep(0.2)  # every connection back in the pool, idle
+        pg_cluster.restart(immediate=how == "crash")
+        for v in (5, 6, 7, 8, 9):  # one at a time: each would meet the next stale connection
+            assert await port.put(record("r", v))
+        assert await port.latest("r", "agent") is not None
+        assert await port.versions("r", "agent") == list(range(1, 10))
     finally:
         await port.aclose()
 
