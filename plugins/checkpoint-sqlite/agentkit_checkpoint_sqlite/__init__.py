@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
+from agentkit_core import mask_url
 
 if TYPE_CHECKING:
     from ._store import SqliteCheckpointStore
@@ -38,46 +39,47 @@ def parse_url(url: str) -> tuple[Path, dict[str, str]]:
     Like SQLAlchemy: ``sqlite:///runs.db`` is relative to the working directory,
     ``sqlite:////var/lib/runs.db`` absolute.
     """
+    shown = mask_url(url)  # how messages show the URL: never with a password
     if not url.startswith(PREFIX):
         raise ConfigError(
-            f"{url!r} is not a sqlite checkpoint URL; write sqlite:///relative/runs.db or "
+            f"{shown!r} is not a sqlite checkpoint URL; write sqlite:///relative/runs.db or "
             "sqlite:////absolute/runs.db",
-            value=url,
+            value=shown,
             source="sqlite checkpoint store",
         )
     path, _, query = url[len(PREFIX) :].partition("?")
     if not path or path == ":memory:":
         raise ConfigError(
-            f"{url!r} names no database file; a checkpoint store needs one (use memory:// for "
+            f"{shown!r} names no database file; a checkpoint store needs one (use memory:// for "
             "an in-process store)",
-            value=url,
+            value=shown,
             source="sqlite checkpoint store",
         )
     options = dict(DEFAULTS)
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key not in DEFAULTS:
             raise ConfigError(
-                f"unknown option {key!r} in {url!r}; the options are {', '.join(DEFAULTS)}",
+                f"unknown option {key!r} in {shown!r}; the options are {', '.join(DEFAULTS)}",
                 value=key,
                 source="sqlite checkpoint store",
             )
         options[key] = value.lower()
     if options["synchronous"] not in SYNCHRONOUS:
         raise ConfigError(
-            f"synchronous={options['synchronous']!r} in {url!r} is not one of "
+            f"synchronous={options['synchronous']!r} in {shown!r} is not one of "
             f"{', '.join(SYNCHRONOUS)}",
             value=options["synchronous"],
             source="sqlite checkpoint store",
         )
     if options["writes"] not in WRITES:
         raise ConfigError(
-            f"writes={options['writes']!r} in {url!r} is not one of {', '.join(WRITES)}",
+            f"writes={options['writes']!r} in {shown!r} is not one of {', '.join(WRITES)}",
             value=options["writes"],
             source="sqlite checkpoint store",
         )
     if not options["busy_timeout"].isdigit():
         raise ConfigError(
-            f"busy_timeout={options['busy_timeout']!r} in {url!r} must be whole milliseconds",
+            f"busy_timeout={options['busy_timeout']!r} in {shown!r} must be whole milliseconds",
             value=options["busy_timeout"],
             source="sqlite checkpoint store",
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import sqlite3
 import threading
@@ -62,6 +63,10 @@ class SqliteCheckpointStore:
         # caller at a time; whoever finds it taken or the database busy goes to the worker.
         self._inline: sqlite3.Connection | None = None
         self._inline_lock = threading.Lock()
+        # The file's identity when opened: if the path stops naming it (deleted, moved,
+        # replaced), SQLite goes on writing to the unlinked file and every write is lost.
+        self._where = os.path.abspath(path)
+        self._identity: tuple[int, int] | None = None
 
     @classmethod
     async def open(
@@ -97,6 +102,24 @@ class SqliteCheckpointStore:
             conn.close()
             raise
         self._conn = conn
+        found = os.stat(self._where)
+        self._identity = (found.st_dev, found.st_ino)
+
+    def _check_file(self) -> None:
+        """Raise StorageError when the path no longer names the file this store has open."""
+        try:
+            found = os.stat(self._where)
+        except FileNotFoundError:
+            what = "deleted or moved"
+        else:
+            if (found.st_dev, found.st_ino) == self._identity:
+                return
+            what = "replaced by another file"
+        raise StorageError(
+            f"SQLite checkpoint database {str(self.path)!r} was {what} while the store was "
+            "open: SQLite would go on writing to the old, unlinked file, so nothing written "
+            "since is kept and this store refuses every call; open the store again"
+        )
 
     def _connection(self, busy_timeout: int) -> sqlite3.Connection:
         try:
@@ -136,6 +159,7 @@ class SqliteCheckpointStore:
         return self._conn
 
     def _put(self, record: StoredCheckpoint, conn: sqlite3.Connection | None = None) -> bool:
+        """INSERT; the file is checked after, so a put into a deleted file never says True."""
         try:
             (conn or self._db()).execute(
                 f"INSERT INTO agentkit_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -150,10 +174,13 @@ class SqliteCheckpointStore:
                 ),
             )
         except sqlite3.IntegrityError:
+            self._check_file()
             return False
+        self._check_file()
         return True
 
     def _one(self, where: str, args: tuple[Any, ...]) -> StoredCheckpoint | None:
+        self._check_file()
         row = (
             self._db()
             .execute(f"SELECT {_COLUMNS} FROM agentkit_checkpoints WHERE {where}", args)
@@ -162,6 +189,7 @@ class SqliteCheckpointStore:
         return None if row is None else StoredCheckpoint(*row)
 
     def _versions(self, run_id: str, namespace: str) -> list[int]:
+        self._check_file()
         rows = self._db().execute(
             f"SELECT version FROM agentkit_checkpoints WHERE {_KEY} ORDER BY version",
             (run_id, namespace),
