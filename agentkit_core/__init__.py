@@ -32,6 +32,7 @@ from ._compaction import recent_units
 from ._compaction import units_from_end
 from ._compaction import within_budget
 from ._config import PluginConfig
+from ._context import DEFAULT_MODEL_DEADLINE
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -48,6 +49,7 @@ from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import GuardrailViolation
 from ._errors import MaxTurnsExceeded
+from ._errors import ModelDeadlineExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import PluginConflictError
@@ -169,6 +171,7 @@ from .tokens import Estimator
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_MODEL_DEADLINE",
     "DEFAULT_ORDER",
     "DONE",
     "FAILED",
@@ -216,6 +219,7 @@ __all__ = [
     "Message",
     "Middleware",
     "Model",
+    "ModelDeadlineExceeded",
     "ModelRequest",
     "ModelResponse",
     "Omission",

@@ -27,10 +27,12 @@ from ._checkpoint import SUSPENDED
 from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
+from ._context import DEFAULT_MODEL_DEADLINE
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
 from ._context import _current_run
+from ._context import check_deadline
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
@@ -162,6 +164,9 @@ class Agent:
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
             after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
+        model_deadline: seconds one model call may take in all, its retries and a whole
+            stream included (default :data:`DEFAULT_MODEL_DEADLINE`, 600; None for none);
+            past it the run fails with :class:`ModelDeadlineExceeded`, checkpointed FAILED.
         manager: the plugin manager model strings, output types and (when ``hooks`` is None)
             the plugins' hooks are looked up in; default: the process-wide one.
     """
@@ -184,6 +189,7 @@ class Agent:
         checkpointer: Any = None,
         elicitor: Elicitor | None = None,
         budget: Budget | None = None,
+        model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
         manager: PluginManager | None = None,
     ) -> None:
         if max_turns < 1:
@@ -203,6 +209,7 @@ class Agent:
         self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
         self.budget = budget
+        self.model_deadline = check_deadline(model_deadline)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -268,6 +275,7 @@ class Agent:
             elicitor=self.elicitor,
             budget=self.budget,
             parent=parent,
+            model_deadline=self.model_deadline,
         )
 
     async def run(

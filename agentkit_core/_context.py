@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
+import sys
 import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from typing import Any
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
+from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
 from ._invoke import default_middlewares
 from ._messages import Usage
@@ -81,11 +84,18 @@ class Budget:
             )
 
 
+#: Seconds one model call may take in all — its retries, their waits and a whole stream
+#: included — before :class:`ModelDeadlineExceeded`. A stream that only ever sends keep-alives
+#: resets every per-read timeout; only a total deadline ends it.
+DEFAULT_MODEL_DEADLINE = 600.0
+
+
 class Invoker:
     """Sends requests to the model through an ordered middleware chain (first is outermost).
 
     ``chat`` runs the model-call chain; ``call_tool`` runs the tool-call chain around the
-    function that actually invokes the tool. Both chains are built once, here.
+    function that actually invokes the tool. Both chains are built once, here. ``deadline``
+    bounds each ``chat`` call as a whole (seconds; None for none).
     """
 
     def __init__(
@@ -94,10 +104,12 @@ class Invoker:
         middlewares: Sequence[MiddlewareLike] = (),
         *,
         ctx: RunContext | None = None,
+        deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.model = model
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
+        self.deadline = check_deadline(deadline)
         self._chat = chain_model(self.middlewares, self._call_model)
 
     async def _call_model(self, request: ModelRequest) -> ModelResponse:
@@ -117,18 +129,59 @@ class Invoker:
         return response
 
     async def chat(self, request: ModelRequest) -> ModelResponse:
-        """Send one request through the chain; the run's context is attached to it."""
+        """Send one request through the chain; the run's context is attached to it.
+
+        The whole call — every middleware, every retry and wait, the whole stream — must end
+        within ``deadline``; past it the call is cancelled and :class:`ModelDeadlineExceeded`
+        raised (not retried: the deadline already covers the retries).
+        """
         if request.ctx is None and self.ctx is not None:
             request = replace(request, ctx=self.ctx)
-        return await self._chat(request)
+        if self.deadline is None:
+            return await self._chat(request)
+        try:
+            return await _within(self._chat(request), self.deadline)
+        except asyncio.TimeoutError:
+            raise ModelDeadlineExceeded(
+                f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
+                "model call's total deadline (retries and a whole stream included); the call "
+                "was cancelled. Raise it with Agent(model_deadline=...) if the model is that "
+                "slow",
+                deadline=self.deadline,
+            ) from None
 
     async def call_tool(self, invocation: ToolInvocation, end: CallTool) -> ToolResult:
         """Run one tool invocation through the tool-call chain, ending at ``end``."""
         return await chain_tool(self.middlewares, end)(invocation)
 
     def bind(self, ctx: RunContext) -> Invoker:
-        """The same model and chain, attached to another run."""
-        return Invoker(self.model, self.middlewares, ctx=ctx)
+        """The same model, chain and deadline, attached to another run."""
+        return Invoker(self.model, self.middlewares, ctx=ctx, deadline=self.deadline)
+
+
+if sys.version_info >= (3, 11):
+
+    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
+        async with asyncio.timeout(seconds):  # no task of its own, unlike wait_for
+            return await call
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
+        return await asyncio.wait_for(call, seconds)
+
+
+def check_deadline(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline > 0:
+        raise ConfigError(
+            f"model_deadline={deadline!r} must be a positive number of seconds (or None for "
+            f"no deadline; the default is {DEFAULT_MODEL_DEADLINE:g})",
+            value=deadline,
+            source="model_deadline=",
+        )
+    return float(deadline)
 
 
 #: The run whose loop is executing in this task (and the tasks it starts): what a producer that
@@ -165,15 +218,18 @@ class RunContext:
         budget: Budget | None = None,
         deps: Any = None,
         parent: RunContext | None = None,
+        model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         #: The run that started this one (a child agent's caller), or None.
         self.parent = parent
         self._tainted = parent is not None and parent.secret_tainted
+        #: Seconds each model call of the run may take in all (see :class:`Invoker`).
+        self.model_deadline = check_deadline(model_deadline)
         if invoker is not None:
             self.invoker: Invoker | None = invoker.bind(self)
         elif model is not None:
-            self.invoker = Invoker(model, middlewares, ctx=self)
+            self.invoker = Invoker(model, middlewares, ctx=self, deadline=self.model_deadline)
         else:
             self.invoker = None
         self.checkpointer = checkpointer
@@ -230,10 +286,10 @@ class RunContext:
                     f"{hint}, or call it inside an agent run",
                     source=source or "RunContext.invoker_for",
                 )
-            return Invoker(model, default_middlewares(), ctx=self)
+            return Invoker(model, default_middlewares(), ctx=self, deadline=self.model_deadline)
         if model is None:
             return self.invoker
-        return Invoker(model, self.invoker.middlewares, ctx=self)
+        return Invoker(model, self.invoker.middlewares, ctx=self, deadline=self.invoker.deadline)
 
     async def elicit(
         self, question: str, schema: dict[str, Any] | None = None, *, secret: bool = False

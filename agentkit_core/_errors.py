@@ -29,7 +29,8 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     ├── ToolSourceError             an external tool source (an MCP server) failed
     └── ProviderError               the model provider failed
         ├── ProviderHTTPError       a 4xx/5xx answer, with the provider's message
-        └── ProviderResponseError   an answer that is not what the wire format promises
+        ├── ProviderResponseError   an answer that is not what the wire format promises
+        └── ModelDeadlineExceeded   (TimeoutError) no answer within the model call's deadline
 
 Errors carry what they are about as attributes (``.plugin``, ``.value``, ``.path``...), and their
 message says what was wrong and what to do about it.
@@ -237,3 +238,11 @@ class ProviderHTTPError(ProviderError):
 
 class ProviderResponseError(ProviderError):
     """The provider's answer is not what its wire format promises (bad JSON, a cut stream)."""
+
+
+class ModelDeadlineExceeded(ProviderError, TimeoutError):
+    """A model call (its retries included) gave no answer within its total deadline."""
+
+    def __init__(self, message: str, *, deadline: float) -> None:
+        super().__init__(message)
+        self.deadline = deadline
