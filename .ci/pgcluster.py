@@ -131,10 +131,15 @@ class PgCluster:
             *("-w", "-t", "60", "-o", " ".join(options), "start"),
         )
 
-    def crash_and_restart(self) -> None:
-        """Stop the server the way a power cut would (no shutdown checkpoint), then start it."""
+    def restart(self, *, immediate: bool = True) -> None:
+        """Stop the server, then start it again on the same port.
+
+        ``immediate`` stops it the way a power cut would (no shutdown checkpoint); otherwise
+        it is a clean, fast shutdown (clients are told, then disconnected).
+        """
         assert self.root is not None
-        self._run("pg_ctl", "-D", str(self.root / "data"), "-w", "stop", "-m", "immediate")
+        mode = "immediate" if immediate else "fast"
+        self._run("pg_ctl", "-D", str(self.root / "data"), "-w", "stop", "-m", mode)
         self._pg_ctl_start()
 
     def stop(self) -> None:

@@ -25,7 +25,7 @@ from urllib.parse import urlunsplit
 
 from ._errors import ConfigError
 from ._errors import StorageError
-from ._lookup import redact_url
+from ._urls import mask_url
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -147,7 +147,7 @@ class PostgresPool:
             raise _bad(url, what, f"the port {ports!r} is not a number")
         return cls(
             conninfo,
-            display=redact_url(url),
+            display=mask_url(url),
             what=what,
             table=options.get("table", table),
             schema=schema,
@@ -260,10 +260,10 @@ class PostgresPool:
 
 def _bad(url: str, what: str, problem: str) -> ConfigError:
     return ConfigError(
-        f"{what} store URL {redact_url(url)!r}: {problem}; write it like "
+        f"{what} store URL {mask_url(url)!r}: {problem}; write it like "
         "'postgresql://user:password@host:5432/dbname?pool_max=4' (options: "
         f"{', '.join(POSTGRES_OPTIONS)}, plus any libpq parameter such as sslmode)",
-        value=redact_url(url),
+        value=mask_url(url),
         source=f"postgresql {what} store",
     )
 

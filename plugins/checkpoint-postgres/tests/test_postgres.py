@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import subprocess
 import sys
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from agentkit_checkpoint_postgres import open_store
 from pgcluster import PgCluster
 from pgfixtures import kill_blocked_insert
 
+from agentkit_core import AgentkitError
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
 from agentkit_core import StoredCheckpoint
@@ -108,7 +111,7 @@ async def test_synchronous_commit_option_reaches_the_session(pg_dsn: str) -> Non
         ("postgresql://u:hunter2@h/db?synchronous_commit=maybe", r"'maybe' is not one of on, off"),
         ("postgresql://u:hunter2@h/db?table=drop;table", r"table='drop;table' is not a plain"),
         ("postgresql://u:hunter2@h/db?colour=blue", r"libpq refuses it .*colour"),
-        ("postgresql://u:hunter2@h:fifty/db", r"the port 'fifty' is not a number"),
+        ("postgresql://u:hunter2@h:fifty/db", r"its port is not a number"),
     ],
 )
 async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
@@ -116,6 +119,91 @@ async def test_bad_urls_are_config_errors_without_the_password(url: str, message
         await open_checkpoint_store(url)
     assert "hunter2" not in str(info.value)
     assert "postgresql://u:***@h" in str(info.value)
+
+
+# Each URL carries the password "Hunter2Qq" (or pieces of it); none may show anywhere.
+SECRET_SHAPES = [
+    "postgresql://app:Hunter2%zzQq@127.0.0.1:{port}/db",  # a bad percent-escape
+    "postgresql://app:Hunter2%Qq@127.0.0.1:{port}/db",
+    "postgresql://app:Hunter2Qq%@127.0.0.1:{port}/db",
+    "postgresql://app:Hunter2%ffQq@127.0.0.1:{port}/db",  # not UTF-8 once decoded
+    "postgresql://app:Hunter2@Qq@127.0.0.1:{port}/db",  # an unencoded @
+    "postgresql://app:Hunter2@@Qq@127.0.0.1:{port}/db",
+    "postgresql://app:Hunter2/Qq@127.0.0.1:{port}/db",  # an unencoded /
+    "postgresql://app:Hunter2?Qq@127.0.0.1:{port}/db",  # an unencoded ?
+    "postgresql://app:Hunter2#Qq@127.0.0.1:{port}/db",  # an unencoded #
+    "postgresql://app:Hunter2:Qq@127.0.0.1:{port}/db",  # a colon
+    "postgresql://app:Hunter2Qq@[::1:{port}/db",  # a broken IPv6 host
+    "postgresql://app:Hunter2Qq@127.0.0.1:{port},[::1/db",
+    "postgresql://app:Hunter2Qq",  # no host: libpq would read the password as the port
+    "postgresql://app:Hunter2%zzQq",
+    "postgresql://app:Hunter2Qq/db",
+    "postgresql://127.0.0.1:{port}/db?password=Hunter2%zzQq",
+    "postgresql://127.0.0.1:{port}/db?password=Hunter2@Qq",
+    "postgresql://127.0.0.1:{port}/db?user=app&password=Hunter2Qq&sslmode=disable",
+    "postgresql://127.0.0.1:{port}/db?sslpassword=Hunter2%zzQq",
+    "postgresql://app:Hunter2Qq@127.0.0.1:{port}/db?colour=blue",  # libpq refuses the option
+    "postgresql://app:Hunter2Qq@127.0.0.1:{port}/db?sslmode=bogus",
+    "postgresql://app:Hunter2Qq@127.0.0.1:{port}/db?pool_max=0",
+    "postgresql://app:Hunter2Qq@127.0.0.1:{port}/db",  # well-formed: the connection is refused
+    "postgresql://app:Hunter2@Qq@127.0.0.1:{port}/db?application_name=a@b",
+]
+
+
+def everything_said(exc: BaseException | None) -> str:
+    """What a traceback prints of an error and its cause chain, and our errors' attributes."""
+    said = []
+    while exc is not None:
+        said += [str(exc), repr(exc)]
+        if isinstance(exc, AgentkitError):
+            said.append(repr(vars(exc)))
+        exc = exc.__cause__ or exc.__context__  # suppressed context included: nothing hides
+    return "\n".join(said)
+
+
+@pytest.mark.parametrize("shape", SECRET_SHAPES)
+async def test_no_url_shape_shows_its_password_in_errors_reprs_or_logs(
+    shape: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    said: list[str] = []
+    with socket_nobody_listens_on() as free:
+        url = shape.format(port=free)
+        try:
+            port = await open_checkpoint_store(url)
+        except ConfigError as exc:
+            said.append(everything_said(exc))
+            assert "postgresql://" in str(exc)  # the URL is named, masked
+        else:
+            said.append(repr(port))
+            with pytest.raises(StorageError) as info:
+                await port.latest("r", "agent")
+            said.append(everything_said(info.value))
+            await port.aclose()
+    said += [r.getMessage() for r in caplog.records]
+    text = "\n".join(said)
+    for piece in ("Hunter2", "Qq", "zz"):
+        assert piece not in text, text
+
+
+async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
+    """Percent-encoded or not (where unambiguous), the password reaches the server."""
+    password = "p@ss:w?rd#%+ é"
+    async with await psycopg.AsyncConnection.connect(pg_cluster.dsn, autocommit=True) as admin:
+        await admin.execute("DROP ROLE IF EXISTS weird")
+        await admin.execute(f"CREATE ROLE weird LOGIN PASSWORD '{password}' SUPERUSER")
+    host = f"127.0.0.1:{pg_cluster.port}"
+    encoded = urllib.parse.quote(password, safe="")
+    for url in (
+        f"postgresql://weird:{encoded}@{host}/agentkit",
+        f"postgresql://weird:p@ss:w?rd#%25+%20%C3%A9@{host}/agentkit",  # @ ? # : left as is
+        f"postgresql://weird@{host}/agentkit?password={encoded}",
+    ):
+        store = await open_checkpoint_store(url)
+        try:
+            assert await store.latest(f"r-{uuid.uuid4().hex}", "agent") is None
+        finally:
+            await store.aclose()
 
 
 async def test_a_refused_connection_names_the_url_without_the_password() -> None:
@@ -159,9 +247,25 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
     port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}")
     try:
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
-        pg_cluster.crash_and_restart()  # every pooled connection is now dead
+        pg_cluster.restart()  # every pooled connection is now dead
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (5, 6, 7, 8))))
         assert await port.versions("r", "agent") == [1, 2, 3, 4, 5, 6, 7, 8]
+    finally:
+        await port.aclose()
+
+
+@pytest.mark.parametrize("how", ["crash", "fast"])
+async def test_the_first_snapshot_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+    """A full pool of stale connections: the first put after the restart must not fail."""
+    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4")
+    try:
+        assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
+        await asyncio.sleep(0.2)  # every connection back in the pool, idle
+        pg_cluster.restart(immediate=how == "crash")
+        for v in (5, 6, 7, 8, 9):  # one at a time: each would meet the next stale connection
+            assert await port.put(record("r", v))
+        assert await port.latest("r", "agent") is not None
+        assert await port.versions("r", "agent") == list(range(1, 10))
     finally:
         await port.aclose()
 
