@@ -31,7 +31,8 @@ def mask_url(url: Any) -> str:
 
     The userinfo's password (``user:***@host``), the values of secret query parameters
     (``password``, ``sslpassword``, ``token``...) and a non-numeric "port" of a URL without
-    ``@`` (``postgresql://user:secret`` typed without its host) are masked; without ``//``,
+    ``@`` (``postgresql://user:secret`` typed without its host; up to the first ``/``, since
+    a password may hold ``?`` and ``#``) are masked; without ``//``,
     everything before the last ``@`` is. Any value is accepted (a non-string is masked as its
     repr), and masking a masked URL changes nothing.
     """
@@ -49,6 +50,9 @@ def mask_url(url: Any) -> str:
         return f"{text[:start]}{user}:{MASK}{text[at:]}" if colon else text
     end = min((i for i in map(text.find, "/?#", [start] * 3) if i >= 0), default=len(text))
     hosts = ",".join(_mask_port(host) for host in text[start:end].split(","))
+    if hosts != text[start:end]:  # a password where a port goes may run on past a '?' or '#'
+        slash = text.find("/", end)
+        end = len(text) if slash < 0 else slash
     return text[:start] + hosts + text[end:]
 
 
@@ -63,8 +67,12 @@ def url_scheme(url: Any) -> str:
 
 
 def _mask_port(host: str) -> str:
-    """``host:port`` with a port that is not a number masked (it is a password, misplaced)."""
-    name, colon, port = host.rpartition("]:") if host.startswith("[") else host.rpartition(":")
+    """``host:port`` with a port that is not a number masked (it is a password, misplaced).
+
+    The port follows the first ``:`` (after an IPv6 address's ``]``), as libpq reads it, so a
+    password with a ``:`` in it (``user:pass:word``) is masked whole.
+    """
+    name, colon, port = host.rpartition("]:") if host.startswith("[") else host.partition(":")
     if not colon or not port or port.isdigit() or port == MASK:
         return host
     return f"{name}{colon}{MASK}"

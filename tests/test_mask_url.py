@@ -39,6 +39,10 @@ MALFORMED = [
         "postgresql://app:***@h1:5432,h2:5433/agents",
     ),
     ("postgresql://app:S3CR3T", "postgresql://app:***"),  # no @host: the "port" is a password
+    ("postgresql://app:S3:CR3T:", "postgresql://app:***"),  # ...and the port is all after ':'
+    ("postgresql://app:S3?CR3T#S3", "postgresql://app:***"),  # ...up to the first '/'
+    ("postgresql://app:S3#CR3T/db?x=y", "postgresql://app:***/db?x=y"),
+    ("postgresql://db:5432?sslmode=require#f", "postgresql://db:5432?sslmode=require#f"),
     ("postgresql://app:S3CR3T/agents", "postgresql://app:***/agents"),
     ("app:S3CR3T@db:5432/agents", "***@db:5432/agents"),  # no scheme at all
     ("S3CR3T@db", "***@db"),
