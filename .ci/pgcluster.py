@@ -55,11 +55,18 @@ def free_port() -> int:
         return port
 
 
+#: The one role that must log in with its password (scram-sha-256); every other role is
+#: trusted. Tests give it a password (``pgfixtures.password_urls``) to see a password reach
+#: the server: under ``trust`` any password, right or wrong, would do.
+PASSWORD_ROLE = "agentkit_password"
+
+
 class PgCluster:
     """One private cluster; ``start()`` returns its DSN, ``stop()`` removes every file of it.
 
     ``settings`` are extra server settings (``-c name=value``); fsync stays on, so the
-    durability the tests and benchmark see is the real one.
+    durability the tests and benchmark see is the real one. Roles are trusted, but for
+    :data:`PASSWORD_ROLE`.
     """
 
     def __init__(self, *, database: str = "agentkit", settings: dict[str, str] | None = None):
@@ -106,6 +113,10 @@ class PgCluster:
             self._run(
                 "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"
             )
+            hba = self.root / "data" / "pg_hba.conf"  # the first matching line decides
+            nets = ("127.0.0.1/32", "::1/128")
+            rules = [f"host all {PASSWORD_ROLE} {net} scram-sha-256" for net in nets]
+            hba.write_text("\n".join(rules) + "\n" + hba.read_text())
             for attempt in range(3):
                 self.port = free_port()
                 try:
