@@ -216,8 +216,10 @@ class PostgresPool:
         """``await fn(connection, retried)`` on a pooled connection.
 
         A connection the server dropped (a restart, a failover, an idle timeout) is retried
-        once on a fresh one with ``retried=True``, so a long-lived store outlives a server
-        restart; a write must then find out whether its first try committed. Errors name
+        once with ``retried=True``; a write must then find out whether its first try
+        committed. The idle connections were dropped with it, so before the retry the pool
+        checks them all and replaces the stale ones: the retry and every call after it run on
+        a live connection, and the first call after a server restart succeeds. Errors name
         ``action``. (getconn/putconn rather than ``pool.connection()``: autocommit leaves no
         transaction to end, and the context manager's bookkeeping costs a tenth of a write.)
         """
@@ -225,6 +227,8 @@ class PostgresPool:
         pool = self._pool if self._pool is not None else await self._ready()
         for attempt in (1, 2):
             try:
+                if attempt == 2:
+                    await pool.check()
                 conn = await pool.getconn()
             except psycopg.Error as exc:
                 raise self.error(action, exc) from exc

@@ -99,6 +99,19 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
             assert [i.id for i in await sessions.path(head.session_id)] == [head.id, item.id]
 
 
+@pytest.mark.parametrize("how", ["crash", "fast"])
+async def test_the_first_append_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+    """A full pool of stale connections: each call's retry must not meet the next stale one."""
+    url = f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4"
+    async with await Sessions.open(url) as sessions:
+        heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
+        await asyncio.sleep(0.2)  # every connection back in the pool, idle
+        pg_cluster.restart(immediate=how == "crash")
+        for head in heads:  # one at a time: each would meet the next stale connection
+            [item] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
+            assert [i.id for i in await sessions.path(head.session_id)] == [head.id, item.id]
+
+
 async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
     """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
     urls = await password_urls(pg_cluster)
