@@ -115,9 +115,11 @@ from ._lookup import get_compactor
 from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
+from ._lookup import load_policy
 from ._lookup import open_checkpoint_store
 from ._lookup import open_session_store
 from ._lookup import resolve_model
+from ._lookup import resolve_policy
 from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
@@ -152,6 +154,13 @@ from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
 from ._plugins import reset_plugin_manager
+from ._policy import Approval
+from ._policy import Deferred
+from ._policy import Grant
+from ._policy import Grantor
+from ._policy import GrantReport
+from ._policy import PolicyEngine
+from ._policy import grant_scope
 from ._postgres import POSTGRES_OPTIONS
 from ._postgres import PostgresPool
 from ._public import publish as _publish
@@ -214,6 +223,9 @@ from ._units import repair_transcript
 from ._units import units_from_end
 from ._units import within_budget
 from ._urls import mask_url
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
+from ._verdicts import report_verdict
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
@@ -240,6 +252,7 @@ __all__ = [
     "AgentResult",
     "AgentTool",
     "AgentkitError",
+    "Approval",
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
@@ -251,6 +264,7 @@ __all__ = [
     "ConfigError",
     "CorruptSessionItem",
     "DecodingError",
+    "Deferred",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -262,6 +276,9 @@ __all__ = [
     "FoldObserver",
     "Folding",
     "FunctionTool",
+    "Grant",
+    "GrantReport",
+    "Grantor",
     "Grounder",
     "GroundingAdmit",
     "GroundingRender",
@@ -306,6 +323,7 @@ __all__ = [
     "PluginLoadError",
     "PluginManager",
     "PluginOrderError",
+    "PolicyEngine",
     "PostgresPool",
     "Prompt",
     "ProviderError",
@@ -365,6 +383,8 @@ __all__ = [
     "UnsupportedTypeError",
     "Usage",
     "UsageError",
+    "Verdict",
+    "VerdictObserver",
     "VersionConflict",
     "WorkingContext",
     "__version__",
@@ -390,6 +410,7 @@ __all__ = [
     "get_instruction_part",
     "get_plugin_manager",
     "get_tool_source",
+    "grant_scope",
     "hookimpl",
     "import_optional",
     "jsonable",
@@ -398,6 +419,7 @@ __all__ = [
     "kit_guardrail",
     "kit_hooks",
     "kit_middlewares",
+    "load_policy",
     "mask_url",
     "metering",
     "open_checkpoint_store",
@@ -413,9 +435,11 @@ __all__ = [
     "render_grounding",
     "render_transcript",
     "repair_transcript",
+    "report_verdict",
     "reset_plugin_manager",
     "resolve_checkpointer",
     "resolve_model",
+    "resolve_policy",
     "retry",
     "span_exporters",
     "stream_partials",

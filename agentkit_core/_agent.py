@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from ._lookup import adapt
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
+from ._lookup import resolve_policy
 from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
@@ -63,19 +65,27 @@ from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
+from ._policy import Approval
+from ._policy import PolicyEngine
+from ._policy import fold_decisions
+from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._recorder import decision_verdict
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
+from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import SpanExporter
 from ._tracing import check_exporters
 from ._units import head_length
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
@@ -191,10 +201,18 @@ class Agent:
             transcript and the checkpoint).
         recorder: the :class:`Recorder` every run's context starts with, which writes the
             conversation's session (``ctx.recorder`` replaces it for one run).
+        verdict_observer: told every verdict a run reports (``ctx.verdict_observer``): the
+            hooks' folds, approvals, a policy engine's and the guards' decisions.
         guardrail: the run's guardrail: a Guardrail, the name of an installed one (built with
             its configured settings), or None for the one the configuration names (none when
             it names none). The agent checks every tool call with it (``egress()``, right
             after the default middlewares) and puts it on each run's ``ctx.guardrail``.
+        policy: the run's :class:`PolicyEngine`, or the path of a policy file an installed
+            engine reads (``policy_engine=`` names the engine when several are installed).
+            It decides every tool call before the before_tool_call hooks, and its decision
+            folds with theirs (deny over ask over allow); a tool it removes is never offered;
+            each new task ends the grants the conversation's last task had. It is on each
+            run's ``ctx.policy``.
         model_deadline: seconds one model call may take in all, its retries and a whole
             stream included (default :data:`DEFAULT_MODEL_DEADLINE`, 600; None for none);
             past it the run fails with :class:`ModelDeadlineExceeded`, checkpointed FAILED.
@@ -229,6 +247,9 @@ class Agent:
         exporters: Sequence[SpanExporter] | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
+        verdict_observer: VerdictObserver | None = None,
+        policy: PolicyEngine | str | os.PathLike[str] | None = None,
+        policy_engine: str | None = None,
     ) -> None:
         if max_turns < 1:
             raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
@@ -261,6 +282,9 @@ class Agent:
             )
         self.compaction = compaction
         self.recorder = NULL_RECORDER if recorder is None else recorder
+        self.verdict_observer = verdict_observer
+        self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
+        self._offered: dict[str, Tool] | None = None
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
@@ -306,6 +330,8 @@ class Agent:
             "manager": config.manager,
             "recorder": config.recorder,
             "guardrail": config.guardrail,
+            "verdict_observer": config.verdict_observer,
+            "policy": config.policy,
         }
         return cls(**{**options, **overrides})
 
@@ -342,6 +368,8 @@ class Agent:
             budget=self.budget,
             recorder=self.recorder,
             guardrail=self.guardrail,
+            verdict_observer=self.verdict_observer,
+            policy=self.policy,
             parent=parent,
             model_deadline=self.model_deadline,
         )
@@ -412,6 +440,16 @@ class Agent:
                 value=ctx.guardrail,
                 source="RunContext.guardrail",
             )
+        if ctx.policy is None:
+            ctx.policy = self.policy
+        elif ctx.policy is not self.policy:
+            raise ConfigError(
+                f"the run context carries the policy {ctx.policy!r}, but agent {self.name!r} "
+                f"runs {self.policy!r}; a run has one policy: pass it as the agent's policy= "
+                "and leave ctx.policy unset",
+                value=ctx.policy,
+                source="RunContext.policy",
+            )
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
             assert ctx.invoker is not None
@@ -436,19 +474,26 @@ class Agent:
         await ctx.recorder.begin(ctx, task)
         ctx.trace.attach(self.exporters)
         token = _current_run.set(ctx)
+        policy = self.policy
+        held = False
         try:
             with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
                 try:
+                    if task is not None and policy is not None:  # a user's message: a new task
+                        policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
                     if settle is not None:
                         await settle()
                     result = await self._loop(state, ctx, wc, sink)
                 except Exception:
                     await self._persist(ctx, state, "failed")
                     raise
+                held = result.status == "suspended"
                 _stamp_run(span, result)
                 return result
         finally:
             ctx.recorder.end(ctx)
+            if policy is not None and not held:
+                policy.forget(ctx.run_id)
             if ctx.secret_tainted:  # what the conversation keeps from this run holds a secret
                 wc.secret_tainted = True
             _current_run.reset(token)
@@ -460,7 +505,7 @@ class Agent:
     async def resume(
         self,
         run_id: str,
-        approvals: Mapping[str, bool] | Iterable[str] | None = None,
+        approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None = None,
         *,
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
@@ -468,9 +513,12 @@ class Agent:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
         A SUSPENDED run first settles its pending calls: those in ``approvals`` (a mapping of
-        call id to True/False, or the approved ids) run or are refused; the others are put to
-        the before_tool_call hooks again, and one still waiting on approval is refused. A
-        refused call's result is the tool error "refused by a person", which the model sees.
+        call id to True/False, the approved ids, or :class:`Approval` values saying who
+        decided, as a policy engine's ``release`` returns them) run or are refused; the others
+        are put to the policy and the before_tool_call hooks again, and one still waiting on
+        approval is refused. A refused call's result is a tool error the model sees ("refused
+        by a person", or the approval's reason). Each answer is recorded as an ``approval``
+        verdict naming who gave it (``"person"`` when the approvals name no one).
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         """
@@ -516,13 +564,8 @@ class Agent:
                 value=run_id,
                 source="Agent.resume",
             )
-        if isinstance(approvals, str):
-            approvals = [approvals]
-        if isinstance(approvals, Mapping):
-            verdicts = {str(k): bool(v) for k, v in approvals.items()}
-        else:
-            verdicts = {str(k): True for k in approvals or ()}
-        unknown = sorted(set(verdicts) - {c.id for c in state.pending})
+        answers = _answers(approvals)
+        unknown = sorted(set(answers) - {c.id for c in state.pending})
         if unknown:
             raise ConfigError(
                 f"approvals name calls that are not pending in run {run_id!r}: "
@@ -536,22 +579,45 @@ class Agent:
         async def settle() -> None:
             refused = ToolDecision("deny", "refused by a person", "approval")
             rec = ctx.recorder
+            tools = await self._current_tools()
             decisions: list[ToolDecision | None] = []
             for call in state.pending:
-                verdict = verdicts.get(call.id)
-                if verdict is not None:
-                    decision = "allow" if verdict else "deny"
-                    rec.record_verdict(ctx, "approval", decision, source="person", call=call)
-                    decisions.append(None if verdict else refused)
+                answer = answers.get(call.id)
+                if answer is not None:
+                    decision = "allow" if answer.approved else "deny"
+                    ctx.report_verdict(
+                        Verdict(
+                            "approval",
+                            "approval",
+                            decision,
+                            call.name,
+                            call.id,
+                            reason=answer.reason,
+                            by=answer.by or "person",
+                        )
+                    )
+                    if answer.approved:
+                        decisions.append(None)
+                    elif answer.by or answer.reason:
+                        why = answer.reason or f"refused by {answer.by}"
+                        decisions.append(ToolDecision("deny", why, "approval"))
+                    else:
+                        decisions.append(refused)
                     continue
                 asked = await self._decide(ctx, call)
                 if asked.kind == "ask":
                     asked = refused
-                    rec.record_verdict(
-                        ctx, "approval", "deny", reason="no approval given", call=call
+                    ctx.report_verdict(
+                        Verdict(
+                            "approval",
+                            "approval",
+                            "deny",
+                            call.name,
+                            call.id,
+                            reason="no approval given",
+                        )
                     )
                 decisions.append(None if asked.kind == "allow" else asked)
-            tools = await self._current_tools()
             outcome = await self.execute(state.pending, tools, ctx, decisions)
             state.transcript.extend(outcome)
             rec.record_messages(ctx, outcome, source="tool")
@@ -650,12 +716,14 @@ class Agent:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
-                    rec.record_verdict(
-                        ctx,
-                        "should_stop_after_turn",
-                        "stop",
-                        reason=stop.reason,
-                        source=stop.source,
+                    ctx.report_verdict(
+                        Verdict(
+                            "hook",
+                            "should_stop_after_turn",
+                            "stop",
+                            reason=stop.reason,
+                            plugin=stop.source,
+                        )
                     )
                     _carry_over(wc, state.transcript, start)
                     await self._persist(ctx, state, "done")
@@ -692,18 +760,29 @@ class Agent:
                 await ctx.recorder.flush()
 
     async def _current_tools(self) -> dict[str, Tool]:
+        """The tools of the turn: the union's (or the agent's), less what the policy removes."""
+        policy = self.policy
         if self._union is None:
-            return self._tools
-        return {t.name: t for t in await self._union.tools()}
+            if policy is None:
+                return self._tools
+            if self._offered is None:  # a fixed list is filtered once
+                self._offered = {
+                    n: t for n, t in self._tools.items() if policy.offers(n, USER_TOOLS)
+                }
+            return self._offered
+        listed = await self._union.tools()
+        if policy is None:
+            return {t.name: t for t in listed}
+        labels = {o.name: o.source for o in self._union.origins()}
+        return {t.name: t for t in listed if policy.offers(t.name, labels.get(t.name, ""))}
 
     # ------------------------------------------------------------------ tools
 
     async def _run_calls(
         self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
     ) -> list[Message] | _Suspend:
-        hooks = self.hooks
         decisions: list[ToolDecision | None] = [None] * len(calls)
-        if hooks.before_tool_call:
+        if self.policy is not None or self.hooks.before_tool_call:
             decisions = [await self._decide(ctx, c) for c in calls]
             asks = [
                 c
@@ -716,13 +795,23 @@ class Agent:
         return await self.execute(calls, tools, ctx, decisions)
 
     async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
-        """The before_tool_call hooks' decision on ``call``, traced as a ``verdict`` span."""
+        """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
+
+        Each reports its own verdict: the policy with the rule that decided, the hooks' fold
+        when it is more than a bare allow. The folded decision is traced as a ``verdict`` span.
+        """
         with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
-            decision = await self.hooks.run_before_tool_call(ctx, call)
-            ctx.recorder.record_decision(ctx, call, decision)
+            decision = None if self.policy is None else self.policy.check(ctx, call)
+            if self.hooks.before_tool_call:
+                hooked = await self.hooks.run_before_tool_call(ctx, call)
+                _report_decision(ctx, call, hooked)
+                decision = fold_decisions(decision, hooked)
+            if decision is None:
+                decision = ToolDecision("allow")
             span.set("decision", decision.kind)
             span.set("source", decision.source)
             span.set("reason", decision.reason)
+            span.set("rule", decision.rule)
             return decision
 
     async def execute(
@@ -844,6 +933,29 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
+
+
+def _answers(
+    approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None,
+) -> dict[str, Approval]:
+    """``agent.resume``'s approvals, in any of their shapes, as one Approval per call id."""
+    if approvals is None:
+        return {}
+    if isinstance(approvals, str | Approval):
+        approvals = [approvals]
+    if isinstance(approvals, Mapping):
+        return {str(k): Approval(str(k), bool(v)) for k, v in approvals.items()}
+    out: dict[str, Approval] = {}
+    for given in approvals:
+        answer = given if isinstance(given, Approval) else Approval(str(given))
+        out[answer.call] = answer
+    return out
+
+
+def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) -> None:
+    """Report the before_tool_call fold's decision on ``call``; a bare allow says nothing."""
+    if decision.kind != "allow" or decision.reason or decision.source:
+        ctx.report_verdict(decision_verdict(call, decision))
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

@@ -227,6 +227,8 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
     "compactor": STR,
     "compactor_options": TABLE,
     "guardrail": STR,
+    "policy": STR,
+    "policy_engine": STR,
     "max_turns": INT,
     "session": STR,
     "header": TABLE,
@@ -246,6 +248,7 @@ KIT_CODE_KEYS: tuple[str, ...] = (
     "guardrail_options",
     "middlewares",
     "manager",
+    "verdict_observer",
     *FIELDS,
 )
 

@@ -37,9 +37,13 @@ from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._tools import ToolResult
 from ._tracing import Trace
+from ._verdicts import Verdict
+from ._verdicts import VerdictObserver
+from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
+    from ._policy import PolicyEngine
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -211,7 +215,11 @@ class RunContext:
     it per run to record each conversation in its own session.
     ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
     tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
-    has none.
+    has none. ``verdict_observer`` is told every verdict the run reports
+    (:meth:`report_verdict`): the policy's, the guards', the approvals, the hooks' folds.
+    ``policy`` is the run's policy engine (the agent's), for tools that grant (a skill read);
+    ``grant_scope`` names the conversation the run belongs to when a front names its
+    conversations itself (else it is the run's session; see ``grant_scope``).
     Taint never clears, and it spreads: a run started with ``parent=`` (a child agent's run)
     taints its parent when it is tainted, and starts tainted when its parent already is.
     """
@@ -230,6 +238,9 @@ class RunContext:
         deps: Any = None,
         recorder: Recorder | None = None,
         guardrail: Guardrail | None = None,
+        verdict_observer: VerdictObserver | None = None,
+        policy: PolicyEngine | None = None,
+        grant_scope: str | None = None,
         parent: RunContext | None = None,
         model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
@@ -255,6 +266,16 @@ class RunContext:
         self.usage = Usage()
         self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
+        self.verdict_observer = verdict_observer
+        self.policy = policy
+        self.grant_scope = grant_scope
+
+    def report_verdict(self, verdict: Verdict) -> Verdict:
+        """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
+
+        The verdict is stamped with this run's id (:func:`~agentkit_core.report_verdict`).
+        """
+        return report_verdict(verdict, ctx=self)
 
     @property
     def secret_tainted(self) -> bool:

@@ -86,28 +86,33 @@ PASSED_THROUGH: tuple[type[BaseException], ...] = (
     HookError,
 )
 
-_DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
+DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 
 @dataclass(frozen=True, slots=True)
 class ToolDecision:
-    """A before_tool_call verdict: ``allow``, ``ask`` (a person approves) or ``deny``."""
+    """A before_tool_call verdict: ``allow``, ``ask`` (a person approves) or ``deny``.
+
+    ``source`` names who decided (the fold fills in the plugin); ``rule`` the rule that decided,
+    for a decider that has rules (a policy engine), so the record says which one held a call.
+    """
 
     kind: Literal["allow", "ask", "deny"]
     reason: str = ""
     source: str = ""
+    rule: str = ""
 
     @classmethod
-    def allow(cls, reason: str = "") -> ToolDecision:
-        return cls("allow", reason)
+    def allow(cls, reason: str = "", *, rule: str = "") -> ToolDecision:
+        return cls("allow", reason, rule=rule)
 
     @classmethod
-    def ask(cls, reason: str = "") -> ToolDecision:
-        return cls("ask", reason)
+    def ask(cls, reason: str = "", *, rule: str = "") -> ToolDecision:
+        return cls("ask", reason, rule=rule)
 
     @classmethod
-    def deny(cls, reason: str = "") -> ToolDecision:
-        return cls("deny", reason)
+    def deny(cls, reason: str = "", *, rule: str = "") -> ToolDecision:
+        return cls("deny", reason, rule=rule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +137,7 @@ class TurnInfo:
 
 def _known_decision(value: ToolDecision | str) -> bool:
     kind = value if isinstance(value, str) else value.kind
-    return isinstance(kind, str) and kind in _DECISION_RANK
+    return isinstance(kind, str) and kind in DECISION_RANK
 
 
 def _all_messages(value: Sequence[Any]) -> bool:
@@ -491,8 +496,8 @@ class Hooks:
         best = ToolDecision("allow", "", "")
         for source, out in await self._fold("before_tool_call", (ctx, call)):
             decision = ToolDecision(out) if isinstance(out, str) else out  # type: ignore[arg-type]
-            if _DECISION_RANK[decision.kind] > _DECISION_RANK[best.kind]:
-                best = ToolDecision(decision.kind, decision.reason, source)
+            if DECISION_RANK[decision.kind] > DECISION_RANK[best.kind]:
+                best = ToolDecision(decision.kind, decision.reason, source, decision.rule)
         return best
 
     async def run_after_tool_call(

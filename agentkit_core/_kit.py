@@ -47,11 +47,16 @@ from ._lookup import manager_or_default
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
+from ._lookup import resolve_policy
 from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
 from ._models import ModelRequest
 from ._plugins import PluginManager
+from ._policy import Grant
+from ._policy import Grantor
+from ._policy import GrantReport
+from ._policy import PolicyEngine
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._sessions import SessionHeader
@@ -59,14 +64,17 @@ from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header
 from ._tools import ToolResult
+from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
 from ._toolunion import ToolWrap
+from ._verdicts import VerdictObserver
+from ._verdicts import report_verdict
 from .hookspecs import HookFunction
-from .hookspecs import Verdict
+from .hookspecs import ToolVerdict
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -79,9 +87,6 @@ if TYPE_CHECKING:
     from ._models import Model
     from ._requests import WorkingContext
     from ._tools import Tool
-
-#: The label of the user's own tools in the union.
-USER_TOOLS = "tools"
 
 T = TypeVar("T")
 #: One user hook for a contested field, or several (called in order).
@@ -117,6 +122,8 @@ class KitOptions(TypedDict, total=False):
     compactor_options: PluginOptions | None
     guardrail: str | None
     guardrail_options: PluginOptions | None
+    policy: PolicyEngine | str | os.PathLike[str] | None
+    policy_engine: str | None
     middlewares: Sequence[MiddlewareLike]
     max_turns: int
     manager: PluginManager | None
@@ -126,8 +133,9 @@ class KitOptions(TypedDict, total=False):
     resume: str | None
     fork: str | None
     fork_at: str | None
+    verdict_observer: VerdictObserver | None
     before_model_call: Hook[ModelRequest]
-    before_tool_call: Hook[Verdict]
+    before_tool_call: Hook[ToolVerdict]
     after_tool_call: Hook[ToolResult]
     output_guard: Hook[Message]
     should_stop_after_turn: Hook[str]
@@ -160,6 +168,10 @@ class AgentConfig:
     recorder: Recorder = NULL_RECORDER
     #: The run's guardrail; None means the one the configuration names, if any.
     guardrail: Guardrail | None = None
+    #: Told every verdict a run reports (policy, guards, approvals, hooks' folds).
+    verdict_observer: VerdictObserver | None = None
+    #: The policy engine deciding every tool call before the hooks; None: no policy.
+    policy: PolicyEngine | None = None
 
 
 class Kit:
@@ -190,6 +202,12 @@ class Kit:
             name built with ``guardrail_options`` over its configured settings (the file's
             ``[guardrail.NAME]``, then its environment variables); None takes the one the
             configuration names. The agent checks every tool call with it.
+        policy, policy_engine: the policy engine that decides every tool call (a
+            :class:`PolicyEngine`), or the path of a policy file read by the installed engine
+            (``policy_engine=`` names it when several are installed); see ``docs/policy.md``.
+            ``kit.policy`` is the engine, for a front's ``deferred`` and ``release``. A kit
+            that continues a session grants again what the session's skill reads granted
+            (``kit.regranted`` says what was and was not).
         middlewares: the user's own middlewares, after the kit's.
         max_turns: model calls a run may make (``AgentConfig.max_turns``).
         before_model_call ... transform: the user's own hooks (a function or a list of them),
@@ -204,6 +222,8 @@ class Kit:
         resume: an existing session to continue at its leaf instead of a new one.
         fork, fork_at: continue a new session based at item ``fork_at`` (default: the leaf)
             of session ``fork``; the original is left as it was.
+        verdict_observer: ``fn(verdict)``, told every :class:`Verdict` a run reports (the
+            policy's, the guards', approvals, the hooks' folds) after it was recorded.
     """
 
     def __init__(self, **options: Unpack[KitOptions]) -> None:
@@ -252,6 +272,7 @@ class Kit:
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
             if options.get("session") is not None:
                 kit._recorder = await kit._open_session()
+                kit.regrant(kit._recorder)
         except BaseException:
             await kit.aclose()
             raise
@@ -305,6 +326,10 @@ class Kit:
         self._sessions: Sessions | None = None
         _check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)
+        self._policy = resolve_policy(
+            options.get("policy"), engine=options.get("policy_engine"), manager=self._manager
+        )
+        self.regranted: list[GrantReport] = []
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -343,6 +368,8 @@ class Kit:
             manager=self._manager,
             recorder=self._recorder,
             guardrail=self._guardrail,
+            verdict_observer=self._options.get("verdict_observer"),
+            policy=self._policy,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -362,6 +389,40 @@ class Kit:
         if text != self._instructions.text:
             return None
         return list(self._instructions.parts), list(self._instructions.omissions)
+
+    @property
+    def policy(self) -> PolicyEngine | None:
+        """The policy engine (None without ``policy=``): ``deferred``, ``release``, ``would``."""
+        return self._policy
+
+    def regrant(self, recorder: Recorder) -> list[GrantReport]:
+        """Grant again what ``recorder``'s session says its conversation's skill reads granted.
+
+        For a conversation resumed after a restart: a grant is made again only when what
+        granted it (a skill) is unchanged and still trusted; a changed one is reported (a
+        ``deny`` grant verdict, recorded and shown to the verdict observer), not granted.
+        :meth:`open` does it for the kit's own session and :meth:`recorder_for` for each
+        conversation it opens. Returns the reports (also added to ``kit.regranted``).
+        """
+        state = recorder.state
+        if self._policy is None or not state.grants:
+            return []
+        grantors = [s for s in self._sources if isinstance(s, Grantor)]
+
+        def current(source: str) -> Grant | None:
+            for grantor in grantors:
+                found = grantor.current_grant(source)
+                if found is not None:
+                    return found
+            return None
+
+        reports = self._policy.regrant(state.grants, current, scope=recorder.session_id)
+        observer = self._options.get("verdict_observer")
+        for report in reports:
+            if report.verdict is not None:
+                report_verdict(report.verdict, recorder=recorder, observer=observer)
+        self.regranted.extend(reports)
+        return reports
 
     def tools(self) -> list[ToolOrigin]:
         """Each tool of the union with the label of its source, as of the last listing."""
@@ -445,7 +506,11 @@ class Kit:
                 value=session_id,
                 source="Kit.recorder_for",
             )
-        return await Recorder.open(self._sessions, session_id, self.header(), parts=self.parts_for)
+        recorder = await Recorder.open(
+            self._sessions, session_id, self.header(), parts=self.parts_for
+        )
+        self.regrant(recorder)
+        return recorder
 
     async def _open_session(self) -> Recorder:
         options = self._options

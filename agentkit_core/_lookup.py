@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ._instructions import PartSource
     from ._models import Model
     from ._output import SchemaAdapter
+    from ._policy import PolicyEngine
     from ._sessions import SessionStore
     from ._tracing import SpanExporter
 
@@ -278,6 +279,68 @@ def get_instruction_part(
         expected="a PartSource (id, source, shrinkable, tools, render(max_bytes))",
     )
     return made
+
+
+def load_policy(
+    path: str | os.PathLike[str],
+    *,
+    engine: str | None = None,
+    manager: PluginManager | None = None,
+) -> PolicyEngine:
+    """The policy engine ``path`` (a policy file) describes, read by an installed engine plugin.
+
+    ``engine`` names the plugin's registration (``"rules"``); None takes the one installed, and
+    is a :class:`ConfigError` listing them when several are.
+    """
+    from ._policy import PolicyEngine
+
+    pm = manager_or_default(manager)
+    if engine is None:
+        names = [reg.name for reg in pm.registrations("policy_engines")]
+        if len(names) != 1:
+            what = "no policy engine is installed" if not names else f"{len(names)} are"
+            raise ConfigError(
+                f"reading the policy file {os.fspath(path)!r} needs one policy engine, and "
+                f"{what}{': ' + ', '.join(names) if names else ''}; "
+                + (
+                    "install one (pip install agentkit-policy-rules)"
+                    if not names
+                    else "name one: policy_engine= (Kit) or engine= (load_policy)"
+                ),
+                value=names,
+                source="policy=",
+            )
+        engine = names[0]
+    made: PolicyEngine = build(
+        "policy_engines",
+        engine,
+        {"path": path},
+        pm,
+        check=lambda e: isinstance(e, PolicyEngine),
+        expected="an agentkit_core.PolicyEngine",
+    )
+    return made
+
+
+def resolve_policy(
+    policy: PolicyEngine | str | os.PathLike[str] | None,
+    *,
+    engine: str | None = None,
+    manager: PluginManager | None = None,
+) -> PolicyEngine | None:
+    """An agent's policy engine from an engine, a policy file's path, or None (no policy)."""
+    from ._policy import PolicyEngine
+
+    if policy is None or isinstance(policy, PolicyEngine):
+        return policy
+    if isinstance(policy, str | os.PathLike):
+        return load_policy(policy, engine=engine, manager=manager)
+    raise ConfigError(
+        f"policy= takes an agentkit_core.PolicyEngine, the path of a policy file or None, got "
+        f"{type(policy).__name__} {policy!r}",
+        value=policy,
+        source="policy=",
+    )
 
 
 def get_tool_source(name: str, *, manager: PluginManager | None = None, **options: Any) -> Any:

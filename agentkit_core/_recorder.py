@@ -47,6 +47,7 @@ from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header as as_header
+from ._verdicts import Verdict
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -369,48 +370,13 @@ class Recorder:
             else:
                 self.record_user(ctx, m, source=source)
 
-    def record_verdict(
-        self,
-        ctx: RunContext | None,
-        hook: str,
-        decision: str,
-        *,
-        reason: str = "",
-        source: str = "",
-        rule: str = "",
-        call: ToolCall | None = None,
-    ) -> None:
-        """What a contested hook (or a person) decided.
+    def record_verdict(self, ctx: RunContext | None, verdict: Verdict) -> None:
+        """A decision (a policy's, a person's, a contested hook's, a guard's): a ``verdict`` item.
 
-        ``source`` is the plugin (or ``"person"``), ``rule`` the rule that decided (a policy
-        engine's; a hook's ToolDecision names none), ``call`` the tool call decided on.
+        Its body is :meth:`Verdict.to_body`. Report verdicts with :func:`report_verdict` (or
+        ``ctx.report_verdict``), which records through here and tells the verdict observer.
         """
-        body: dict[str, Any] = {
-            "hook": hook,
-            "decision": decision,
-            "reason": reason,
-            "source": source,
-            "rule": rule,
-        }
-        if call is not None:
-            body["call"] = call.id
-            body["tool"] = call.name
-        self._add(ctx, "verdict", body)
-
-    def record_decision(
-        self, ctx: RunContext | None, call: ToolCall, decision: ToolDecision
-    ) -> None:
-        """The before_tool_call fold's decision on ``call``; a bare allow is not recorded."""
-        if decision.kind == "allow" and not decision.reason and not decision.source:
-            return
-        self.record_verdict(
-            ctx,
-            "before_tool_call",
-            decision.kind,
-            reason=decision.reason,
-            source=decision.source,
-            call=call,
-        )
+        self._add(ctx, "verdict", verdict.to_body())
 
     def record_elicitation(
         self,
@@ -521,7 +487,7 @@ class NullRecorder(Recorder):
         return None
 
     record = record_header = record_user = record_instructions = record_response = _ignore
-    record_tool_result = record_messages = record_verdict = record_decision = _ignore
+    record_tool_result = record_messages = record_verdict = _ignore
     record_elicitation = record_fold = end = _ignore
     begin = flush = _nothing
 
@@ -553,6 +519,20 @@ class NullRecorder(Recorder):
 
 #: The recorder of a run without a session.
 NULL_RECORDER: Recorder = NullRecorder()
+
+
+def decision_verdict(call: ToolCall, decision: ToolDecision) -> Verdict:
+    """The verdict of the before_tool_call hooks' fold on ``call``."""
+    return Verdict(
+        "hook",
+        "before_tool_call",
+        decision.kind,
+        call.name,
+        call.id,
+        rule=decision.rule,
+        plugin=decision.source,
+        reason=decision.reason,
+    )
 
 
 def _usage(usage: Usage) -> dict[str, int]:

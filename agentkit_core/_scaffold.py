@@ -112,6 +112,13 @@ KINDS: dict[str, Kind] = {
             "Exporter",
         ),
         Kind(
+            "policy",
+            "policy_engines",
+            "a policy engine: allows, asks or denies each tool call as a policy file says",
+            'Kit(policy="policy.txt", policy_engine="$name")',
+            "Policy",
+        ),
+        Kind(
             "hooks",
             None,
             "hooks only: asks a person before a tool that deletes something runs",

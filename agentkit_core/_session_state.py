@@ -35,6 +35,7 @@ from ._messages import ToolCall
 from ._requests import WorkingContext
 from ._sessions import SessionHeader
 from ._sessions import SessionItem
+from ._verdicts import Verdict
 
 #: The ``Message.metadata`` key a provider's reasoning rides under: ``{"model": name, ...}``.
 REASONING: Final = "reasoning"
@@ -141,6 +142,8 @@ class SessionState:
     ``run_messages`` its messages, ``turns`` its model calls and ``pending`` the calls of its
     last response that have no result: what ``agent.resume(run, approvals)`` settles. ``held``
     are those of them a before_tool_call hook asked a person about (``AgentResult.pending``).
+    ``grants`` are the grant verdicts still in force (neither ended nor revoked), what a policy
+    engine grants again after a restart (``PolicyEngine.regrant``).
     ``redacted`` is the first item withheld because a secret reached its run (the conversation
     cannot be rebuilt past it). ``leaf`` is the item the state is at.
     """
@@ -160,6 +163,8 @@ class SessionState:
     _answered: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook answered "ask" for.
     _asked: set[str] = field(default_factory=set, repr=False)
+    #: The grants in force, by (scope, source).
+    _grants: dict[tuple[str, str], Verdict] = field(default_factory=dict, repr=False)
 
     @classmethod
     def replay(cls, session_id: str, items: Iterable[SessionItem]) -> SessionState:
@@ -170,6 +175,11 @@ class SessionState:
         return state
 
     # ------------------------------------------------------------------ reading
+
+    @property
+    def grants(self) -> tuple[Verdict, ...]:
+        """The grant verdicts in force on the path, oldest first."""
+        return tuple(self._grants.values())
 
     @property
     def held(self) -> tuple[ToolCall, ...]:
@@ -254,8 +264,17 @@ class SessionState:
                 self._finish_run()
             elif hook == "before_tool_call" and decision == "ask":
                 self._asked.add(str(body.get("call")))
+            elif hook in ("grant", "revoke"):
+                self._grant(body)
         elif kind == "fold":
             self._fold(body.get("fold"))
+
+    def _grant(self, body: Mapping[str, Any]) -> None:
+        verdict = Verdict.from_body(body)
+        key = (verdict.scope, verdict.subject)
+        self._grants.pop(key, None)  # a new grant of a source replaces its old one
+        if verdict.hook == "grant" and verdict.verdict == "allow":
+            self._grants[key] = verdict
 
     def _user(self, body: Mapping[str, Any]) -> None:
         message = body.get("message")

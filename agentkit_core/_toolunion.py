@@ -19,6 +19,9 @@ from typing import runtime_checkable
 from ._errors import ToolDefinitionError
 from ._tools import Tool
 
+#: The label of the user's own tools: the first source of a kit's union, and an agent's list.
+USER_TOOLS = "tools"
+
 ToolFilter = Callable[[str, Tool], bool]
 ToolWrap = Callable[[str, Tool], "Tool | None"]
 

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from ._models import Model
     from ._models import ModelRequest
     from ._output import SchemaAdapter
+    from ._policy import PolicyEngine
     from ._sessions import SessionStore
     from ._tools import ToolResult
     from ._toolsource import ToolSource
@@ -100,8 +101,8 @@ HookResult: TypeAlias = T | Awaitable[T | None] | None
 #: take any of the spec's arguments by name, and returns ``HookResult[T]``.
 HookFunction: TypeAlias = Callable[..., HookResult[T]]
 
-#: A before_tool_call verdict: a ToolDecision, or just its kind.
-Verdict: TypeAlias = Union["ToolDecision", Literal["allow", "ask", "deny"]]
+#: What a before_tool_call hook returns: a ToolDecision, or just its kind.
+ToolVerdict: TypeAlias = Union["ToolDecision", Literal["allow", "ask", "deny"]]
 
 
 class Register(Protocol[V_contra]):
@@ -138,6 +139,8 @@ class RegisterSchemaAdapter(Protocol):
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
+#: ``loader(path)``: the policy engine a policy file describes.
+PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
 ModelFactory: TypeAlias = Callable[..., "Model"]
 #: ``factory()``: the exporter, or None when it is not configured.
 SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
@@ -261,6 +264,19 @@ def agentkit_register_span_exporters(register: Register[SpanExporterFactory]) ->
 
 
 @hookspec
+def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
+    """Offer policy engines: what reads a policy file into a ``PolicyEngine``.
+
+    Called once at load. Call ``register(name, loader)``: ``loader(path)`` returns a
+    ``PolicyEngine`` (a subclass of ``agentkit_core.PolicyEngine``) deciding tool calls as the
+    file at ``path`` says, and raises ``ConfigError`` naming the file and the line of what it
+    cannot read. ``load_policy(path)`` and ``Kit(policy="policy.toml")`` use the one engine
+    installed, or the one named (``engine=``, ``policy_engine=``); two plugins registering one
+    name is a conflict.
+    """
+
+
+@hookspec
 def agentkit_register_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add subcommands to the ``agentkit`` command line.
 
@@ -288,7 +304,7 @@ def agentkit_before_model_call(ctx: RunContext, request: ModelRequest) -> HookRe
 
 
 @hookspec
-def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[Verdict]:
+def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> HookResult[ToolVerdict]:
     """Decide whether a tool call may run.
 
     Called by the loop for each tool call the model asked for, before it runs (and again on

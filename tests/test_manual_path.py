@@ -35,6 +35,7 @@ from agentkit_core import compose_instructions
 from agentkit_core import get_compactor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
+from agentkit_core import load_policy
 from agentkit_core import open_session_store
 from agentkit_core import resolve_model
 from agentkit_core import tool
@@ -58,6 +59,10 @@ def user_guard(ctx: Any, message: Any) -> None:
     return None
 
 
+def observe(verdict: Any) -> None:
+    return None
+
+
 class Stamp(Middleware):
     pass
 
@@ -67,6 +72,9 @@ STAMP = Stamp()
 
 def full_options(root: Path) -> dict[str, Any]:
     (root / "AGENTS.md").write_text("Repository rules.")
+    (root / "policy.toml").write_text(
+        'default = "ask"\n[[rules]]\nid = "lookups"\nverdict = "allow"\ntool = "lookup"\n'
+    )
     (root / "skills" / "triage").mkdir(parents=True)
     (root / "skills" / "triage" / "SKILL.md").write_text(
         "---\nname: triage\ndescription: Sort issues\n---\nSort them."
@@ -91,6 +99,8 @@ def full_options(root: Path) -> dict[str, Any]:
         "middlewares": [STAMP],
         "output_guard": user_guard,
         "max_turns": 7,
+        "verdict_observer": observe,
+        "policy": str(root / "policy.toml"),
     }
 
 
@@ -107,7 +117,7 @@ def describe(config: AgentConfig) -> dict[str, Any]:
             value = [(type(m).__name__, _settings(m)) for m in value]
         elif f.name == "compaction":
             value = (type(value).__name__, value.budget, value.keep_recent, value.model.name)
-        elif f.name == "guardrail":
+        elif f.name in ("guardrail", "policy"):
             value = (type(value).__name__, repr(value))
         out[f.name] = value
     return out
@@ -162,6 +172,8 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
         guardrail=get_guardrail(
             "web", manager=pm, egress_allow=["example.com"], redact_tool_output=True
         ),
+        verdict_observer=observe,
+        policy=load_policy(tmp_path / "policy.toml", manager=pm),
     )
     assert describe(manual) == describe(kit.config())
     assert kit.config().manager is pm

@@ -147,6 +147,7 @@ async def test_each_kind_is_recorded_with_its_body(sessions: Sessions) -> None:
     ]
     [verdict] = of_kind(path, "verdict")  # the bare allow of c1 is not recorded
     assert verdict == {
+        "namespace": "hook",
         "hook": "before_tool_call",
         "decision": "deny",
         "reason": "never delete",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_sendable
     from ._compactors import transcripts
     from ._instruction_parts import InstructionPartConformance
+    from ._policy import PolicyEngineConformance
     from ._recorder_processes import RecorderProcessConformance
     from ._sessions import SessionStoreConformance
     from ._sessions import SessionStoreProcessConformance
@@ -36,6 +37,7 @@ _LAZY = {
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
+    "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
     "RecorderProcessConformance": ("_recorder_processes", "RecorderProcessConformance"),
     "SessionStoreConformance": ("_sessions", "SessionStoreConformance"),
     "SessionStoreProcessConformance": ("_sessions", "SessionStoreProcessConformance"),
@@ -65,6 +67,7 @@ __all__ = [
     "GuardrailConformance",
     "InstructionPartConformance",
     "ModelConformance",
+    "PolicyEngineConformance",
     "RecorderProcessConformance",
     "SchemaAdapterConformance",
     "ScriptedModel",

@@ -70,7 +70,7 @@ class RecorderProcessConformance:
         assert kinds.count("header") == 1  # same kit, same model: no header change recorded
         assert kinds.count("instructions") == 1  # the same render is not recorded again
         approvals = [i.body for i in path if i.kind == "verdict" and i.body["hook"] == "approval"]
-        assert [(v["call"], v["decision"], v["source"]) for v in approvals] == [
+        assert [(v["call"], v["decision"], v["by"]) for v in approvals] == [
             ("c2", "allow", "person")
         ]
         results = [i.body["message"] for i in path if i.kind == "tool_result"]

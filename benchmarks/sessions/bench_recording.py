@@ -45,7 +45,6 @@ from agentkit_core import NullRecorder  # noqa: E402
 from agentkit_core import Recorder  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
 from agentkit_core import ToolCall  # noqa: E402
-from agentkit_core import ToolDecision  # noqa: E402
 from agentkit_core import open_session_store  # noqa: E402
 
 TARGET = 1.3
@@ -118,7 +117,6 @@ def null_cost() -> float:
     null = NullRecorder()
     ctx = Agent("a", "test").new_context()
     answer = Message.assistant("", [ToolCall("c1", "add", "{}")])
-    decision = ToolDecision("allow")
     result = [Message.tool("c1", "5")]
     sent = (Message.system("x"), Message.user("go"))
     number = 20_000
@@ -129,7 +127,6 @@ def null_cost() -> float:
             if calls:
                 null.record_instructions(ctx, sent)
                 null.record_response(ctx, answer, model="m", usage=None, finish_reason="stop")
-                null.record_decision(ctx, answer.tool_calls[0], decision)
                 null.record_messages(ctx, result, source="tool")
                 await null.flush()
         return time.perf_counter() - t0

@@ -4,28 +4,40 @@ A skill is a directory holding a ``SKILL.md``: front matter with ``name`` and ``
 between ``---`` lines, then the body. The part is a catalogue (one line per skill); the body is
 served by the ``read_skill`` tool, and the catalogue says how to call it only when the tool is
 offered, since a paragraph about a tool the model lacks is a lie it would act on.
+
+A skill's ``allowed-tools`` front matter (``Bash(git status:*), Read``) asks for tools it may use
+without asking a person. When the model reads the skill in a run with a policy engine, the
+catalogue grants them to that engine for the conversation (``agentkit_core.Grant``), and only
+when the product trusts the skill (``trusted=``, off by default): the grant is then in force
+until the conversation's next user message.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentkit_core import ConfigError
+from agentkit_core import Grant
 from agentkit_core import Omission
 from agentkit_core import Rendered
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolResult
+from agentkit_core import grant_scope
 from agentkit_core import hookimpl
 
-__all__ = ["PART_ID", "Skill", "Skills"]
+__all__ = ["GRANT_PREFIX", "PART_ID", "Skill", "Skills", "parse_allowed_tools"]
 
 PART_ID = "skills"
 SOURCE = "skills"
 TOOL_NAME = "read_skill"
+#: A skill's grant is named ``skill:<name>``.
+GRANT_PREFIX = "skill:"
 HEADER = "Skills you can use (each line: name: what it is for):"
 USAGE = (
     f"To use a skill, call the {TOOL_NAME} tool with its name and follow the instructions it "
@@ -35,12 +47,19 @@ USAGE = (
 
 @dataclass(frozen=True, slots=True)
 class Skill:
-    """One discovered skill: its name, description, body and where its SKILL.md is."""
+    """One discovered skill: its name, description, body and where its SKILL.md is.
+
+    ``allowed_tools`` are the entries of its ``allowed-tools`` front matter; ``digest`` is a
+    SHA-256 over its SKILL.md and every other file in its directory (names and contents), so a
+    grant made when it was read is made again after a restart only if none of it changed.
+    """
 
     name: str
     description: str
     body: str
     location: str
+    allowed_tools: tuple[str, ...] = ()
+    digest: str = ""
 
     @property
     def line(self) -> str:
@@ -56,15 +75,58 @@ def parse_skill_file(path: Path) -> Skill:
         raise ConfigError(f"{path}: no front matter (expected '---' lines around name/description)")
     end = 1 + [ln.strip() for ln in lines[1:]].index("---")
     meta: dict[str, str] = {}
+    key = ""
     for ln in lines[1:end]:
-        key, sep, value = ln.partition(":")
-        if sep and key.strip():
-            meta[key.strip()] = value.strip().strip("\"'")
+        item = ln.strip()
+        if item.startswith("- ") and key and ln[:1] in (" ", "\t", "-"):  # a YAML block list
+            meta[key] = f"{meta[key]}, {item[2:].strip()}" if meta[key] else item[2:].strip()
+            continue
+        name, sep, value = ln.partition(":")
+        if sep and name.strip():
+            key = name.strip()
+            meta[key] = value.strip().strip("\"'")
     missing = [k for k in ("name", "description") if not meta.get(k)]
     if missing:
         raise ConfigError(f"{path}: front matter lacks {', '.join(missing)}")
     body = "\n".join(lines[end + 1 :]).strip()
-    return Skill(meta["name"], meta["description"], body, str(path))
+    allowed = parse_allowed_tools(meta.get("allowed-tools", ""))
+    return Skill(meta["name"], meta["description"], body, str(path), allowed, _digest(path))
+
+
+def parse_allowed_tools(text: str) -> tuple[str, ...]:
+    """The entries of an ``allowed-tools`` value: split at commas and spaces outside brackets.
+
+    ``Bash(git status:*), Read`` and ``Bash(git status:*) Read`` and ``[Read, Grep]`` all
+    read the same way; a specifier keeps its spaces (``Bash(git diff --stat:*)``).
+    """
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    entries: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for c in text:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (c == "," or c.isspace()):
+            entries.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+    entries.append("".join(current))
+    return tuple(e.strip().strip("\"'") for e in entries if e.strip().strip("\"'"))
+
+
+def _digest(path: Path) -> str:
+    """SHA-256 over every file of the skill's directory: its relative name and its bytes."""
+    root = path.parent
+    digest = hashlib.sha256()
+    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 class _ReadSkill(Tool):
@@ -88,7 +150,13 @@ class _ReadSkill(Tool):
         if skill is None:
             known = ", ".join(s.name for s in self.catalogue.skills) or "none"
             return ToolResult.error(f"no skill named {name!r}; the skills are: {known}")
-        return ToolResult(skill.body, structured={"name": skill.name, "location": skill.location})
+        structured: dict[str, Any] = {"name": skill.name, "location": skill.location}
+        if skill.allowed_tools and ctx.policy is not None:
+            grant = self.catalogue.grant_for(skill, scope=grant_scope(ctx), run=ctx.run_id)
+            report = ctx.policy.grant(grant, ctx)
+            structured["granted"] = list(report.granted)
+            structured["refused"] = [entry for entry, _ in report.refused]
+        return ToolResult(skill.body, structured=structured)
 
 
 class Skills:
@@ -99,6 +167,11 @@ class Skills:
 
     ``offer_tool=False`` renders the catalogue without offering ``read_skill`` (and without
     the usage paragraph). :meth:`reload` discovers again.
+
+    ``trusted`` says whether a skill's ``allowed-tools`` may grant anything when the model
+    reads it: False (the default) trusts no skill, True every skill of these directories, a
+    function ``trusted(skill)`` decides per skill. Trust the directories a person controls,
+    not ones the agent itself writes to.
     """
 
     id = PART_ID
@@ -111,9 +184,17 @@ class Skills:
         *,
         optional_dirs: Sequence[str | Path] = (),
         offer_tool: bool = True,
+        trusted: bool | Callable[[Skill], bool] = False,
     ) -> None:
+        if not isinstance(trusted, bool) and not callable(trusted):
+            raise ConfigError(
+                f"skills trusted= takes true, false or a function of the skill, got {trusted!r}",
+                value=trusted,
+                source="skills trusted=",
+            )
         self.dirs = [(Path(d), False) for d in dirs] + [(Path(d), True) for d in optional_dirs]
         self.offer_tool = offer_tool
+        self.trusted = trusted
         self._tool = _ReadSkill(self)
         self.skills: list[Skill] = []
         self._problems: list[Omission] = []
@@ -127,6 +208,32 @@ class Skills:
     def get(self, name: str) -> Skill | None:
         """The skill called ``name``, or None."""
         return next((s for s in self.skills if s.name == name), None)
+
+    def is_trusted(self, skill: Skill) -> bool:
+        """Whether ``skill``'s allowed-tools may grant (``trusted=``)."""
+        return self.trusted if isinstance(self.trusted, bool) else bool(self.trusted(skill))
+
+    def grant_for(self, skill: Skill, *, scope: str = "", run: str = "") -> Grant:
+        """The grant reading ``skill`` makes: its allowed-tools, trusted or not, and its digest."""
+        return Grant(
+            f"{GRANT_PREFIX}{skill.name}",
+            skill.allowed_tools,
+            trusted=self.is_trusted(skill),
+            digest=skill.digest,
+            reread=f"call {TOOL_NAME} with name {skill.name!r}",
+            scope=scope,
+            run=run,
+        )
+
+    def current_grant(self, source: str) -> Grant | None:
+        """The grant reading the skill ``source`` names would make now (None: not a skill here).
+
+        A restart compares it with the grant the session recorded (``Grantor``).
+        """
+        if not source.startswith(GRANT_PREFIX):
+            return None
+        skill = self.get(source[len(GRANT_PREFIX) :])
+        return None if skill is None else self.grant_for(skill)
 
     def reload(self) -> None:
         """Discover the skills again; on an error the catalogue in force stays as it was."""

@@ -1,0 +1,191 @@
+"""Matchers: what a rule asks of one argument of a call.
+
+Each answers True, False or None (*cannot tell*: the argument is missing, of another type, a
+path that cannot be resolved, a command that cannot be read). An allow rule matches only on
+True; a deny or ask rule that cannot tell turns the call into a question for a person, so a
+call nobody can read is never allowed by a rule and never slips past one. ``strict`` says which
+rule reads: allow rules read strictly, deny and ask rules leniently (see ``_shell``).
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import ClassVar
+
+from ._shell import Segment
+
+
+class Matcher(abc.ABC):
+    """What a rule asks of one argument's value."""
+
+    #: The matcher's key in a policy file (``prefix``, ``within``, ``equals``, ``regex``).
+    kind: ClassVar[str]
+    #: Whether the argument is split into a shell command's segments before it is tested.
+    splits: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def test(self, value: Any, strict: bool) -> bool | None:
+        """Whether ``value`` matches: True, False, or None when it cannot tell."""
+
+    def bind(self, cwd: str) -> Matcher:
+        """The matcher with relative paths resolved against ``cwd`` (most have none)."""
+        return self
+
+    @abc.abstractmethod
+    def describe(self) -> Any:
+        """The matcher's values as a policy file writes them."""
+
+
+def _texts(kind: str, values: Sequence[Any]) -> tuple[str, ...]:
+    if not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise TypeError(f"{kind} takes one or more non-empty strings, got {list(values)!r}")
+    return tuple(values)
+
+
+@dataclass(frozen=True, init=False)
+class Prefix(Matcher):
+    """A shell command's leading words: ``Prefix("git status", "git diff")``.
+
+    Word by word, so ``git status`` matches ``git status -s`` and not ``git statusx``; each
+    simple command of a line (``a && b``) is decided on its own.
+    """
+
+    kind: ClassVar[str] = "prefix"
+    splits: ClassVar[bool] = True
+    prefixes: tuple[str, ...]
+    _words: tuple[tuple[str, ...], ...] = field(repr=False, compare=False)
+
+    def __init__(self, *prefixes: str) -> None:
+        object.__setattr__(self, "prefixes", _texts(self.kind, prefixes))
+        object.__setattr__(self, "_words", tuple(tuple(p.split()) for p in prefixes))
+
+    def test(self, value: Any, strict: bool) -> bool | None:
+        if not isinstance(value, Segment):
+            return None
+        if strict:
+            return value.plain and any(value.words[: len(p)] == p for p in self._words)
+        words, wrapped, opaque = value.lenient()
+        for p in self._words:
+            starts = range(len(words) - len(p) + 1) if wrapped else range(1)
+            if any(words[s : s + len(p)] == p for s in starts):
+                return True
+        return None if opaque else False
+
+    def describe(self) -> Any:
+        return list(self.prefixes)
+
+
+@dataclass(frozen=True, init=False)
+class Within(Matcher):
+    """A path argument confined to directory trees: ``Within(".", "/tmp/build")``.
+
+    The path is resolved as the file system would (relative to the policy's working
+    directory, ``..`` and every symbolic link followed) and must then lie inside one of the
+    trees, resolved the same way. A list of paths must lie inside as a whole. A path that
+    cannot be resolved (not a string, empty, a NUL byte, ``~``) is *cannot tell*.
+    """
+
+    kind: ClassVar[str] = "within"
+    dirs: tuple[str, ...]
+    _roots: tuple[str, ...] = field(repr=False, compare=False)
+    _cwd: str = field(repr=False, compare=False)
+
+    def __init__(self, *dirs: str, cwd: str | None = None) -> None:
+        object.__setattr__(self, "dirs", _texts(self.kind, dirs))
+        base = os.path.realpath(cwd if cwd is not None else os.getcwd())
+        object.__setattr__(self, "_cwd", base)
+        roots = tuple(os.path.realpath(os.path.join(base, os.path.expanduser(d))) for d in dirs)
+        object.__setattr__(self, "_roots", roots)
+
+    def bind(self, cwd: str) -> Matcher:
+        return Within(*self.dirs, cwd=cwd)
+
+    def test(self, value: Any, strict: bool) -> bool | None:
+        paths = value if isinstance(value, list) else [value]
+        if not paths:
+            return None
+        found = [self._inside(p) for p in paths]
+        if strict:
+            return None if None in found else all(found)
+        return True if True in found else (None if None in found else False)
+
+    def _inside(self, path: Any) -> bool | None:
+        if not isinstance(path, str) or not path or "\x00" in path or path.startswith("~"):
+            return None
+        try:
+            real = os.path.realpath(os.path.join(self._cwd, path))
+        except (OSError, ValueError):
+            return None
+        return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self._roots)
+
+    def describe(self) -> Any:
+        return list(self.dirs)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True, init=False)
+class Equals(Matcher):
+    """An argument equal to one of the values, as JSON (so ``1``, ``1.0`` and ``true`` differ)."""
+
+    kind: ClassVar[str] = "equals"
+    values: tuple[Any, ...]
+    _canon: frozenset[str] = field(repr=False, compare=False)
+
+    def __init__(self, *values: Any) -> None:
+        if not values:
+            raise TypeError("equals takes one or more values")
+        try:
+            canon = frozenset(_canonical(v) for v in values)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"equals takes JSON values, got {list(values)!r} ({exc})") from None
+        object.__setattr__(self, "values", tuple(values))
+        object.__setattr__(self, "_canon", canon)
+
+    def test(self, value: Any, strict: bool) -> bool | None:
+        try:
+            return _canonical(value) in self._canon
+        except (TypeError, ValueError):
+            return None
+
+    def describe(self) -> Any:
+        return list(self.values)
+
+
+@dataclass(frozen=True, init=False)
+class Regex(Matcher):
+    """A string argument matching one of the patterns whole (``re.fullmatch``)."""
+
+    kind: ClassVar[str] = "regex"
+    patterns: tuple[str, ...]
+    _compiled: tuple[re.Pattern[str], ...] = field(repr=False, compare=False)
+
+    def __init__(self, *patterns: str) -> None:
+        texts = _texts(self.kind, patterns)
+        try:
+            compiled = tuple(re.compile(p) for p in texts)
+        except re.error as exc:
+            raise TypeError(f"regex {exc.pattern!r} does not compile: {exc}") from None
+        object.__setattr__(self, "patterns", texts)
+        object.__setattr__(self, "_compiled", compiled)
+
+    def test(self, value: Any, strict: bool) -> bool | None:
+        if not isinstance(value, str):
+            return None
+        return any(p.fullmatch(value) for p in self._compiled)
+
+    def describe(self) -> Any:
+        return list(self.patterns)
+
+
+#: Matcher kinds by their key in a policy file.
+MATCHERS: dict[str, type[Matcher]] = {m.kind: m for m in (Equals, Prefix, Regex, Within)}
