@@ -124,6 +124,7 @@ from ._middleware import as_middleware
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._models import ModelSettings
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
@@ -272,6 +273,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "ModelSettings",
     "NewItem",
     "NullRecorder",
     "Omission",

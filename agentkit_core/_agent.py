@@ -26,6 +26,7 @@ from typing import Literal
 
 from ._checkpoint import SUSPENDED
 from ._checkpoint import resolve_checkpointer
+from ._config import check_count
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
@@ -51,6 +52,7 @@ from ._middleware import ToolInvocation
 from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
+from ._models import ModelSettings
 from ._models import StreamEvent
 from ._output import REPAIRS
 from ._output import output_coerce
@@ -62,6 +64,8 @@ from ._recorder import Recorder
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
+from ._settings import check_settings
+from ._settings import merge_settings
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -121,6 +125,8 @@ class Agent:
 
     Args:
         name: names the agent in traces, as a child tool, as an MCP tool.
+        description: what the agent does, for whoever composes it (a parent's model reads it
+            as the child tool's description; an MCP server lists it).
         model: a Model or a model string (``"openai:gpt-4o-mini"``; ``"test"`` is the built-in
             TestModel). None reads ``AGENTKIT_MODEL``; with that unset it is a ConfigError.
         prompt: the system prompt (a string or a :class:`Prompt`).
@@ -129,9 +135,11 @@ class Agent:
         output: a type the final answer is parsed into (pydantic models, dataclasses...).
         request_builder: replaces the default builder over ``prompt``.
         max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
+        settings: the :class:`ModelSettings` of every model request of a run (``temperature``,
+            ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         middlewares: after the default tracing and metering; the first is the outermost.
         hooks: the contested-field hooks; None means the installed plugins' hooks.
-        tool_concurrency: how many tool calls of one batch run at once.
+        max_parallel_tools: how many tool calls of one batch run at once (at least 1).
         tool_timeout: seconds a tool call may take when the tool sets no timeout of its own.
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
@@ -162,7 +170,7 @@ class Agent:
         max_turns: int = 10,
         middlewares: Sequence[MiddlewareLike] = (),
         hooks: Hooks | None = None,
-        tool_concurrency: int = 8,
+        max_parallel_tools: int = 8,
         tool_timeout: float | None = None,
         output_retries: int = 2,
         checkpointer: Any = None,
@@ -172,10 +180,13 @@ class Agent:
         guardrail: Guardrail | str | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
+        settings: ModelSettings | None = None,
+        description: str = "",
     ) -> None:
-        if max_turns < 1:
-            raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
+        check_count(max_turns, "max_turns")
         self.name = name
+        self.description = description
+        self.settings = check_settings(settings, "Agent(settings=)")
         self.manager = manager
         self.model = resolve_model(model, manager=manager)
         self.output = output
@@ -187,7 +198,7 @@ class Agent:
             *middlewares,
         )
         self._hooks = hooks
-        self.tool_concurrency = max(1, tool_concurrency)
+        self.max_parallel_tools = check_count(max_parallel_tools, "max_parallel_tools")
         self.tool_timeout = tool_timeout
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
@@ -237,6 +248,7 @@ class Agent:
         """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns)."""
         options: dict[str, Any] = {
             "name": config.name,
+            "description": config.description,
             "model": config.model,
             "prompt": config.instructions,
             "tools": config.tools,
@@ -247,6 +259,8 @@ class Agent:
             "manager": config.manager,
             "recorder": config.recorder,
             "guardrail": config.guardrail,
+            "settings": config.settings,
+            "max_parallel_tools": config.max_parallel_tools,
         }
         return cls(**{**options, **overrides})
 
@@ -273,13 +287,26 @@ class Agent:
         )
 
     async def run(
-        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+        self,
+        task: str,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AgentResult:
-        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs."""
-        return await self._run(task, ctx, wc, None)
+        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
+
+        ``settings`` go over the agent's own for this run's model requests, key by key.
+        """
+        return await self._run(task, ctx, wc, None, settings)
 
     async def run_stream(
-        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+        self,
+        task: str,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Run like :meth:`run`, yielding the model's stream events as they arrive.
 
@@ -290,7 +317,7 @@ class Agent:
         call's events are not taken back: the retry's events follow them.
         """
         queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
-        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait))
+        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait, settings))
         runner.add_done_callback(lambda _: queue.put_nowait(None))
 
         async def events() -> AsyncIterator[StreamEvent]:
@@ -314,12 +341,20 @@ class Agent:
         ctx: RunContext | None,
         wc: WorkingContext | None,
         sink: Callable[[StreamEvent], None] | None,
+        settings: ModelSettings | None,
     ) -> AgentResult:
+        merged = self._settings_for(settings)
         ctx = self._bind(ctx if ctx is not None else self.new_context())
         wc = wc if wc is not None else WorkingContext()
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
-        return await self._drive(state, ctx, wc, sink, task=wc.messages[-1])
+        return await self._drive(state, ctx, wc, merged, sink, task=wc.messages[-1])
+
+    def _settings_for(self, settings: ModelSettings | None) -> ModelSettings:
+        """The run's request settings: the agent's, with the run's own over them."""
+        if not settings:
+            return self.settings
+        return merge_settings(self.settings, check_settings(settings, "run(settings=)"))
 
     def _bind(self, ctx: RunContext) -> RunContext:
         """``ctx`` with this agent's invoker and guardrail where it has none.
@@ -347,6 +382,7 @@ class Agent:
         state: RunState,
         ctx: RunContext,
         wc: WorkingContext,
+        settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
         settle: Callable[[], Awaitable[None]] | None = None,
         task: Message | None = None,
@@ -361,7 +397,7 @@ class Agent:
         try:
             if settle is not None:
                 await settle()
-            return await self._loop(state, ctx, wc, sink)
+            return await self._loop(state, ctx, wc, settings, sink)
         except Exception:
             await self._persist(ctx, state, "failed")
             raise
@@ -379,6 +415,7 @@ class Agent:
         *,
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AgentResult:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
@@ -389,6 +426,7 @@ class Agent:
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE
         or FAILED run, or none at all, is a :class:`ConfigError`.
         """
+        merged = self._settings_for(settings)
         ctx = ctx if ctx is not None else self.new_context(run_id)
         if ctx.run_id != run_id:
             raise ConfigError(
@@ -474,13 +512,14 @@ class Agent:
 
         pending = suspended and state.pending
         wc = wc if wc is not None else WorkingContext()
-        return await self._drive(state, ctx, wc, settle=settle if pending else None)
+        return await self._drive(state, ctx, wc, merged, settle=settle if pending else None)
 
     async def _loop(
         self,
         state: RunState,
         ctx: RunContext,
         wc: WorkingContext,
+        settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         hooks = self.hooks
@@ -508,6 +547,7 @@ class Agent:
                 tuple(messages),
                 tuple(t.spec for t in tools.values()),
                 self._output_request,
+                settings=settings.copy(),
                 ctx=ctx,
                 metadata={} if sink is None else {STREAM_SINK: sink},
             )
@@ -641,10 +681,10 @@ class Agent:
         """Run one batch of tool calls; returns their tool messages in call order.
 
         Calls to tools that are not ``sequential`` run concurrently (at most
-        ``tool_concurrency`` at once); a sequential tool's call runs alone, in its place.
+        ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
         """
         results: list[ToolResult | None] = [None] * len(calls)
-        limit = asyncio.Semaphore(self.tool_concurrency)
+        limit = asyncio.Semaphore(self.max_parallel_tools)
 
         async def one(i: int) -> None:
             decision = decisions[i] if i < len(decisions) else None

@@ -21,7 +21,9 @@ class AgentTool(Tool):
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
         super().__init__(
             name or agent.name,
-            description or f"Hand a task to the {agent.name} agent and get its answer.",
+            description
+            or getattr(agent, "description", "")
+            or f"Hand a task to the {agent.name} agent and get its answer.",
             {
                 "type": "object",
                 "properties": {"task": {"type": "string", "description": "what to do"}},

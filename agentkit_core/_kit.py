@@ -26,6 +26,7 @@ from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
 
+from ._config import check_count
 from ._config import read_kit_options
 from ._config import unknown_key
 from ._errors import ConfigError
@@ -51,6 +52,7 @@ from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
 from ._models import ModelRequest
+from ._models import ModelSettings
 from ._plugins import PluginManager
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
@@ -58,6 +60,7 @@ from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header
+from ._settings import check_settings
 from ._tools import ToolResult
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolConflict
@@ -101,6 +104,7 @@ class KitOptions(TypedDict, total=False):
 
     model: Model | str | None
     name: str
+    description: str
     instructions: str
     parts: Mapping[str, PluginOptions | None]
     order: Sequence[str] | None
@@ -119,6 +123,8 @@ class KitOptions(TypedDict, total=False):
     guardrail_options: PluginOptions | None
     middlewares: Sequence[MiddlewareLike]
     max_turns: int
+    max_parallel_tools: int
+    settings: ModelSettings | None
     manager: PluginManager | None
     session: str | Sessions | SessionStore | None
     header: SessionHeader | Mapping[str, Any] | None
@@ -149,6 +155,8 @@ class AgentConfig:
     """
 
     name: str = "agent"
+    #: What the agent does, for whoever composes it (a parent's model, an MCP client).
+    description: str = ""
     model: Model | str | None = None
     instructions: str = ""
     tools: ToolUnion | Sequence[Tool] = ()
@@ -160,6 +168,10 @@ class AgentConfig:
     recorder: Recorder = NULL_RECORDER
     #: The run's guardrail; None means the one the configuration names, if any.
     guardrail: Guardrail | None = None
+    #: The request settings of every model call (a run's own ``settings=`` go over them).
+    settings: ModelSettings = field(default_factory=lambda: ModelSettings())
+    #: How many tool calls of one batch run at once.
+    max_parallel_tools: int = 8
 
 
 class Kit:
@@ -167,6 +179,8 @@ class Kit:
 
     Args:
         name: the agent's name (``AgentConfig.name``).
+        description: what the agent does (``AgentConfig.description``), for a parent's model
+            when it is a child agent, or an MCP client when it is served.
         model: a Model or a model string (``"openai:gpt-4o-mini"``), resolved at construction
             on ``manager``; None reads ``AGENTKIT_MODEL`` and, unset, is a ConfigError.
         instructions: the product's own prompt (the ``product`` part).
@@ -175,7 +189,8 @@ class Kit:
             configured exactly when it is named here.
         order: the join order of the parts, every configured part exactly once.
         instruction_budget: bytes the joined instructions may take.
-        tools: the user's own tools (the ``tools`` source, first in the union).
+        tools: the user's own tools or typed functions (the ``tools`` source, first in the
+            union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
         tool_sources: options per plugin-provided tool source, e.g.
             ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.
@@ -192,6 +207,9 @@ class Kit:
             configuration names. The agent checks every tool call with it.
         middlewares: the user's own middlewares, after the kit's.
         max_turns: model calls a run may make (``AgentConfig.max_turns``).
+        max_parallel_tools: tool calls of one batch run at once (default 8).
+        settings: the :class:`ModelSettings` of every model request (``temperature``,
+            ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
         manager: the plugin manager (default: the process-wide one).
@@ -304,6 +322,10 @@ class Kit:
         self._sessions: Sessions | None = None
         _check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)
+        self._settings = check_settings(options.get("settings"), "Kit(settings=)")
+        self._max_parallel = check_count(
+            options.get("max_parallel_tools", 8), "Kit(max_parallel_tools=)"
+        )
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -315,9 +337,10 @@ class Kit:
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
+        from ._agent import _as_tool
         from ._agent_tool import agent_tool
 
-        sources: list[Any] = [(USER_TOOLS, list(options.get("tools") or ()))]
+        sources: list[Any] = [(USER_TOOLS, [_as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
         for src in self._sources:
@@ -331,6 +354,7 @@ class Kit:
         """The assembled configuration: pure, the same value every call."""
         return AgentConfig(
             name=self._options.get("name", "agent"),
+            description=self._options.get("description", ""),
             model=self._model,
             instructions=self._instructions.text,
             tools=self._union,
@@ -341,6 +365,8 @@ class Kit:
             manager=self._manager,
             recorder=self._recorder,
             guardrail=self._guardrail,
+            settings=self._settings.copy(),
+            max_parallel_tools=self._max_parallel,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -414,7 +440,7 @@ class Kit:
         return _as_header({**own, **dict(given or {})})
 
     def fingerprint(self) -> str:
-        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares."""
+        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares, settings."""
         described = {
             "name": self._options.get("name", "agent"),
             "model": self._model.name,
@@ -426,6 +452,8 @@ class Kit:
             "hooks": {name: [src for src, _ in getattr(self._hooks, name)] for name in FIELDS},
             "middlewares": [type(m).__qualname__ for m in self._middlewares],
             "max_turns": self._options.get("max_turns", 10),
+            "settings": self._settings,
+            "max_parallel_tools": self._max_parallel,
         }
         text = json.dumps(described, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
