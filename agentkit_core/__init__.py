@@ -193,6 +193,7 @@ from ._toolunion import DynamicToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
+from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import Trace
@@ -341,6 +342,7 @@ __all__ = [
     "ToolOrigin",
     "ToolResult",
     "ToolSource",
+    "ToolSourceBridge",
     "ToolSourceError",
     "ToolSpec",
     "ToolTimeoutError",
