@@ -9,12 +9,14 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import json
 import os
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from ._config import check_count
 from ._config import read_kit_options
 from ._config import unknown_key
 from ._errors import ConfigError
+from ._errors import ToolSourceError
 from ._fold import Folding
 from ._hooks import FIELDS
 from ._hooks import Hooks
@@ -66,6 +69,7 @@ from ._toolunion import CompositeToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
+from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
 from ._toolunion import ToolWrap
 from .hookspecs import HookFunction
@@ -74,6 +78,7 @@ from .hookspecs import Verdict
 if sys.version_info >= (3, 11):
     from typing import Unpack
 else:  # pragma: no cover - exercised on 3.10 only
+    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
     from typing_extensions import Unpack
 
 if TYPE_CHECKING:
@@ -225,8 +230,7 @@ class Kit:
     """
 
     def __init__(self, **options: Unpack[KitOptions]) -> None:
-        self._opened: list[Any] = []
-        self._closed = False
+        self._start_lifecycle()
         self._setup(options)
         if self._options.get("session") is not None:
             raise ConfigError(
@@ -250,26 +254,27 @@ class Kit:
     async def open(cls, **options: Unpack[KitOptions]) -> Kit:
         """Build a kit, connecting its tool sources; a failure closes what was opened."""
         kit = cls.__new__(cls)
-        kit._opened = []
-        kit._closed = False
+        kit._start_lifecycle()
         try:
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
-                made = get_tool_source(name, manager=kit._manager, **opts)
-                if inspect.isawaitable(made):
-                    made = await made
-                for source in made if isinstance(made, list | tuple) else [made]:
-                    kit._opened.append(source)
+                for source in await kit._make_source(name, opts):
                     await source.list_tools()  # connects: a server that fails, fails here
                     parts = (
                         source.sources() if isinstance(source, CompositeToolSource) else [source]
                     )
                     kit._union_sources.extend((part.label, part) for part in parts)
+                    if isinstance(source, ToolSourceBridge):  # each server closed on its own
+                        kit._opened.extend(_Opened(p.label, source, p.label) for p in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
             if options.get("session") is not None:
                 kit._recorder = await kit._open_session()
-        except BaseException:
-            await kit.aclose()
+        except BaseException as exc:
+            try:
+                await kit.aclose()
+            except Exception as closing:  # the construction's own error is the one to raise
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"closing what the kit had opened failed too: {closing!r}")
             raise
         return kit
 
@@ -288,6 +293,33 @@ class Kit:
         return cls(**{**options, **overrides})
 
     # ------------------------------------------------------------------ construction
+
+    def _start_lifecycle(self) -> None:
+        #: What the kit opened, in the order it connected: closed concurrently, newest first.
+        self._opened: list[_Opened] = []
+        #: What holds opened parts (a bridge): closed after them.
+        self._containers: list[Any] = []
+        #: add_mcp dials in flight, cancelled by a close.
+        self._dials: set[asyncio.Future[str]] = set()
+        self._mcp: ToolSourceBridge | None = None
+        self._mcp_lock = asyncio.Lock()
+        self._closed = False
+        self._union = ToolUnion([])  # until construction builds the kit's own
+
+    async def _make_source(self, name: str, options: Mapping[str, Any]) -> list[Any]:
+        """The tool sources the plugin ``name`` makes, tracked to be closed with the kit."""
+        made = get_tool_source(name, manager=self._manager, **options)
+        if inspect.isawaitable(made):
+            made = await made
+        sources = list(made) if isinstance(made, list | tuple) else [made]
+        for source in sources:
+            if isinstance(source, ToolSourceBridge):
+                self._containers.append(source)
+                if name == MCP and self._mcp is None:
+                    self._mcp = source
+            else:
+                self._opened.append(_Opened(getattr(source, "label", name), source))
+        return sources
 
     def _setup(self, options: KitOptions) -> None:
         unknown = sorted(set(options) - KIT_OPTIONS)
@@ -479,7 +511,7 @@ class Kit:
         assert given is not None  # _open_session runs only with session=
         if isinstance(given, str):
             sessions = await Sessions.open(given, manager=self._manager)
-            self._opened.append(sessions)
+            self._opened.append(_Opened(f"session store {sessions!r}", sessions))
         else:
             sessions = given if isinstance(given, Sessions) else Sessions(given)
         self._sessions = sessions
@@ -504,26 +536,142 @@ class Kit:
             return await Recorder.open(sessions, session_id, header, parts=parts)
         return await Recorder.start(sessions, header, parts=parts)
 
+    # ------------------------------------------------------------------ MCP servers at run time
+
+    async def add_mcp(self, server: str | Mapping[str, Any], **options: Any) -> str:
+        """Connect one more MCP server; its tools are offered from the next turn on.
+
+        ``server`` is a command line, an ``http(s)://`` URL or a mapping, as in ``mcp=``;
+        ``options`` are the bridge's per-server options (``prefix=``, ``tool_filter=``,
+        ``env=`` with agentkit-mcp-client). Every run off the kit's configs, those handed out
+        already included, is offered the server's tools from its next turn; a turn under way
+        keeps the tools it was offered. Returns the server's label (``mcp:#<n> <program>``),
+        which :meth:`remove_mcp`, ``tool_filter`` and :meth:`tools` use.
+
+        The dial runs beside everything else (two servers added at once dial at once). When it
+        ends, the server's tools are checked against what the kit offers then: a name taken
+        already is a :class:`ToolConflictError` and the server is closed (add it again with a
+        ``prefix=``). A close of the kit cancels a dial in flight, and its ``add_mcp`` raises
+        :class:`ToolSourceError`; so does one on a closed kit.
+        """
+        bridge = await self._mcp_bridge(server)
+        dial = asyncio.ensure_future(bridge.add(server, **options))
+        self._dials.add(dial)
+        try:
+            label = await dial
+        except asyncio.CancelledError:
+            if self._closed and dial.cancelled() and not _cancelling():
+                raise self._closed_error("was connecting") from None
+            raise
+        finally:
+            self._dials.discard(dial)
+        opened = _Opened(label, bridge, label)
+        self._opened.append(opened)
+        try:
+            if self._closed:  # it connected as the kit closed
+                raise self._closed_error("had just connected")
+            part = next(p for p in bridge.sources() if p.label == label)
+            await self._union.join(label, part)
+            if self._closed:  # the kit closed while the server's tools were checked
+                raise self._closed_error("was being checked")
+        except BaseException:
+            self._union.remove(label)
+            if opened in self._opened:
+                self._opened.remove(opened)
+                await opened.close()
+            raise
+        return label
+
+    async def remove_mcp(self, label: str) -> None:
+        """Stop offering an MCP server's tools from the next turn on, and close the server.
+
+        ``label`` is one :meth:`add_mcp` returned, or the label of a server ``mcp=`` (or
+        ``tool_sources={"mcp": ...}``) connected. The server leaves the union at once, then is
+        closed: calls in flight to it end with a :class:`ToolSourceError` the model sees as the
+        call's result, within seconds, without waiting for them.
+        """
+        opened = next((o for o in self._opened if o.part == label and o.part), None)
+        if opened is None:
+            known = [o.part for o in self._opened if o.part]
+            raise ConfigError(
+                f"the kit has no MCP server labelled {label!r}; its servers: "
+                f"{', '.join(known) or 'none'}",
+                value=label,
+                source="Kit.remove_mcp",
+            )
+        self._opened.remove(opened)
+        self._union.remove(label)
+        await opened.close()
+
+    async def _mcp_bridge(self, server: Any) -> ToolSourceBridge:
+        """The kit's MCP bridge: the one ``mcp=`` made, else one made now with its options."""
+        if self._closed:
+            raise self._closed_error("was about to connect")
+        async with self._mcp_lock:
+            if self._mcp is None:
+                options = dict(self._pending_sources.get(MCP) or {})
+                options.pop("servers", None)
+                await self._make_source(MCP, options)
+                if self._mcp is None:
+                    raise ConfigError(
+                        f"the installed {MCP!r} tool source cannot add servers at run time (it "
+                        "is no ToolSourceBridge: add, remove, sources, aclose)",
+                        value=server,
+                        source="Kit.add_mcp",
+                    )
+        return self._mcp
+
+    @staticmethod
+    def _closed_error(what: str) -> ToolSourceError:
+        return ToolSourceError(
+            f"the MCP server add_mcp() was adding {what} when the kit closed, so it was not "
+            "added and nothing of it is left running; add servers to an open kit"
+        )
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
-        """Close what the kit opened, newest first; safe to call twice."""
+        """Close what the kit opened; safe to call twice.
+
+        The session's last batch is written first. Then every MCP server (those ``mcp=``
+        connected and those :meth:`add_mcp` added), the session store and any other source
+        are closed at once: a server's calls in flight end with a :class:`ToolSourceError`,
+        and a dial :meth:`add_mcp` has in flight is cancelled. Their tools leave the union
+        first, so a config handed out before keeps working, offering what is still open.
+        What failed is raised as one :class:`ExceptionGroup`, its errors in reverse order of
+        connection (the flush's first).
+        """
         if self._closed:
             return
         self._closed = True
-        errors: list[BaseException] = []
+        errors: list[Exception] = []
         try:
             await self._recorder.flush()
         except Exception as exc:  # keep closing the others
             errors.append(exc)
-        for source in reversed(self._opened):
-            try:
-                await source.aclose()
-            except Exception as exc:  # keep closing the others
-                errors.append(exc)
-        self._opened = []
+        dials = list(self._dials)
+        for dial in dials:
+            dial.cancel()
+        opened, self._opened = self._opened, []
+        for o in opened:
+            if o.part:
+                self._union.remove(o.part)
+        for source in self._containers:
+            if isinstance(source, CompositeToolSource):
+                for part in source.sources():
+                    self._union.remove(part.label)
+        await asyncio.gather(*dials, return_exceptions=True)
+        results = await asyncio.gather(*(o.close() for o in opened), return_exceptions=True)
+        errors.extend(_failures(reversed(results)))
+        containers, self._containers = self._containers, []
+        results = await asyncio.gather(
+            *(c.aclose() for c in reversed(containers)), return_exceptions=True
+        )
+        errors.extend(_failures(results))
         if errors:
-            raise errors[0]
+            raise ExceptionGroup(
+                f"closing the kit: {len(errors)} error{'s' if len(errors) > 1 else ''}", errors
+            )
 
     close = aclose
 
@@ -532,6 +680,47 @@ class Kit:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: The tool source the kit adds MCP servers to (``mcp=``, ``add_mcp``).
+MCP = "mcp"
+
+
+@dataclass(eq=False)
+class _Opened:
+    """One thing the kit opened: a source or store it closes, or one part of a bridge."""
+
+    name: str
+    holder: Any
+    #: The label of the bridge's part this is (closed by ``holder.remove(part)``), or "".
+    part: str = ""
+
+    async def close(self) -> None:
+        if not self.part:
+            await self.holder.aclose()
+        elif any(p.label == self.part for p in self.holder.sources()):
+            await self.holder.remove(self.part)
+
+
+def _failures(results: Iterable[Any]) -> list[Exception]:
+    """The errors among ``gather(..., return_exceptions=True)`` results.
+
+    A cancellation is raised, not collected.
+    """
+    errors = []
+    for result in results:
+        if isinstance(result, Exception):
+            errors.append(result)
+        elif isinstance(result, BaseException):
+            raise result
+    return errors
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled (not something it waited on)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False
 
 
 #: The options of the kit's session.
