@@ -9,12 +9,15 @@ import os
 import sys
 from typing import Any
 
+from ._cli_show import add_show_arguments
+from ._cli_show import check_show_arguments
+from ._cli_show import run_and_show
 from ._errors import ConfigError
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run = sub.add_parser("run", help="run an agent on a task")
-    run.add_argument("task", help="what the agent should do")
+    run.add_argument("task", nargs="?", default="", help="what the agent should do")
     run.add_argument(
         "--model",
         default=None,
@@ -42,13 +45,10 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
         "--session",
         metavar="URL",
         help="record the conversation in this session store (sqlite:///sessions.db, ...); a "
-        "new session's id is printed on stderr",
+        "new session's id is printed on stderr; with --resume ID, continue session ID at its "
+        "leaf with TASK as the next message",
     )
-    run.add_argument(
-        "--resume",
-        metavar="ID",
-        help="continue session ID at its leaf with the task as the next message (needs --session)",
-    )
+    add_show_arguments(run)
     run.set_defaults(func=_run)
 
 
@@ -97,51 +97,43 @@ def _model_choice(given: str | None) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import json
-
-    from ._agent import Agent
-
+    check_show_arguments(args)
+    if not args.resume and not args.task.strip():
+        raise ConfigError(
+            'the task is empty; say what the agent should do, as in agentkit run "What is 6 * 7?"',
+            value=args.task,
+            source="TASK",
+        )
     tools: list[Any] = []
     for spec in args.tools:
         obj = load_object(spec, "--tools")
         tools.extend(obj if isinstance(obj, list | tuple) else [obj])
     output = load_object(args.output, "--output") if args.output else None
     args.model = _model_choice(args.model)
-    agent = Agent(
-        "cli",
-        args.model,
-        args.prompt,
-        tools,
-        output=output,
-        max_turns=args.max_turns,
-        manager=args.plugin_manager,
-    )
-    if args.resume and not args.session:
-        raise ConfigError(
-            "--resume needs --session URL (the store the session is in)",
-            value=args.resume,
-            source="--resume",
+    return asyncio.run(_run_async(args, tools, output))
+
+
+async def _run_async(args: argparse.Namespace, tools: list[Any], output: Any) -> int:
+    from ._agent import Agent
+
+    recorder: Any = None
+
+    def make_agent(checkpointer: Any, exporters: list[Any], offered: Any = tools) -> Agent:
+        return Agent(
+            "cli",
+            args.model,
+            args.prompt,
+            offered,
+            output=output,
+            max_turns=args.max_turns,
+            checkpointer=checkpointer,
+            exporters=exporters,
+            manager=args.plugin_manager,
+            recorder=recorder,
         )
-    if args.session:
-        result = asyncio.run(_run_recorded(args, agent, tools, output))
-    elif args.mcp:
-        result = asyncio.run(_run_with_mcp(args, tools, output))
-    else:
-        result = agent.run_sync(args.task)
-    out = result.output
-    if result.status != "done":
-        print(f"agentkit: run {result.status}: {result.stop_reason}", file=sys.stderr)
-    if isinstance(out, str):
-        print(out)
-    else:
-        from pydantic_core import to_jsonable_python
 
-        print(json.dumps(to_jsonable_python(out), indent=2, ensure_ascii=False))
-    return 0 if result.status == "done" else 1
-
-
-async def _run_recorded(args: argparse.Namespace, agent: Any, tools: list[Any], output: Any) -> Any:
-    """Run with ``--session``: a new session (its id on stderr), or ``--resume ID`` at its leaf."""
+    if not args.session:
+        return await _run_tools(args, tools, make_agent, None)
     from ._recorder import Recorder
     from ._sessions import SessionHeader
     from ._sessions import Sessions
@@ -149,7 +141,7 @@ async def _run_recorded(args: argparse.Namespace, agent: Any, tools: list[Any], 
     async with await Sessions.open(args.session, manager=args.plugin_manager) as sessions:
         header = SessionHeader(
             cwd=os.getcwd(),
-            model=agent.model.name,
+            model=args.model,
             plugin_fingerprint=args.plugin_manager.fingerprint(),
         )
         if args.resume:
@@ -165,24 +157,20 @@ async def _run_recorded(args: argparse.Namespace, agent: Any, tools: list[Any], 
         else:
             recorder = await Recorder.start(sessions, header)
             print(f"agentkit: session {recorder.session_id}", file=sys.stderr)
-        wc = recorder.working_context(agent.model.name)
-        if args.mcp:
-            return await _run_with_mcp(args, tools, output, recorder=recorder, wc=wc)
-        ctx = agent.new_context()
-        ctx.recorder = recorder
-        return await agent.run(args.task, ctx=ctx, wc=wc)
+        return await _run_tools(args, tools, make_agent, recorder.working_context(args.model))
+
+
+async def _run_tools(args: argparse.Namespace, tools: list[Any], make_agent: Any, wc: Any) -> int:
+    """Run on ``tools``, with the ``--mcp`` servers' tools too when any are named."""
+    if not args.mcp:
+        return await run_and_show(args, make_agent, lambda agent: agent.run(args.task, wc=wc))
+    return await _run_with_mcp(args, tools, make_agent, wc)
 
 
 async def _run_with_mcp(
-    args: argparse.Namespace,
-    tools: list[Any],
-    output: Any,
-    *,
-    recorder: Any = None,
-    wc: Any = None,
-) -> Any:
+    args: argparse.Namespace, tools: list[Any], make_agent: Any, wc: Any
+) -> int:
     """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
-    from ._agent import Agent
     from ._agent import _as_tool
     from ._lookup import get_tool_source
     from ._toolunion import ToolUnion
@@ -191,16 +179,10 @@ async def _run_with_mcp(
     try:
         given = [_as_tool(t) for t in tools]
         union = await ToolUnion.create([("--tools", given), (source.label, source)])
-        agent = Agent(
-            "cli",
-            args.model,
-            args.prompt,
-            union,
-            output=output,
-            max_turns=args.max_turns,
-            manager=args.plugin_manager,
-            recorder=recorder,
+        return await run_and_show(
+            args,
+            lambda checkpointer, exporters: make_agent(checkpointer, exporters, union),
+            lambda agent: agent.run(args.task, wc=wc),
         )
-        return await agent.run(args.task, wc=wc)
     finally:
         await source.aclose()

@@ -64,6 +64,7 @@ SEAMS: dict[str, str] = {
     "tool_sources": "agentkit_register_tool_sources",
     "models": "agentkit_register_models",
     "instruction_parts": "agentkit_register_instruction_parts",
+    "span_exporters": "agentkit_register_span_exporters",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"

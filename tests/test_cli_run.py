@@ -64,7 +64,7 @@ def test_run_with_a_session_records_it_and_resume_continues_it(tmp_path: Path) -
 def test_run_resume_errors_name_what_is_missing(tmp_path: Path) -> None:
     alone = agentkit("run", "x", "--model", "test", "--resume", "abc")
     assert alone.returncode == 2
-    assert "--resume needs --session URL" in alone.stderr
+    assert "--resume needs --store URL" in alone.stderr and "or --session URL" in alone.stderr
     url = f"sqlite:///{tmp_path}/sessions.db"
     missing = agentkit("run", "x", "--model", "test", "--session", url, "--resume", "abc")
     assert missing.returncode == 2
