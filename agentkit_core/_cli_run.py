@@ -13,6 +13,7 @@ from ._cli_show import add_show_arguments
 from ._cli_show import check_show_arguments
 from ._cli_show import run_and_show
 from ._errors import ConfigError
+from ._settings import check_settings
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
@@ -41,6 +42,15 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
     run.add_argument("--prompt", default="", help="the system prompt")
     run.add_argument("--max-turns", type=int, default=10)
+    run.add_argument(
+        "--temperature", type=float, help="the model's sampling temperature (ModelSettings)"
+    )
+    run.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="the most tokens the model's answer may take (ModelSettings.max_tokens)",
+    )
     run.add_argument(
         "--session",
         metavar="URL",
@@ -117,6 +127,11 @@ async def _run_async(args: argparse.Namespace, tools: list[Any], output: Any) ->
     from ._agent import Agent
 
     recorder: Any = None
+    given = {"temperature": args.temperature, "max_tokens": args.max_tokens}
+    settings = check_settings(
+        {key: value for key, value in given.items() if value is not None},
+        "agentkit run's --temperature/--max-tokens",
+    )
 
     def make_agent(checkpointer: Any, exporters: list[Any], offered: Any = tools) -> Agent:
         return Agent(
@@ -126,6 +141,7 @@ async def _run_async(args: argparse.Namespace, tools: list[Any], output: Any) ->
             offered,
             output=output,
             max_turns=args.max_turns,
+            settings=settings,
             checkpointer=checkpointer,
             exporters=exporters,
             manager=args.plugin_manager,

@@ -86,6 +86,10 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
             "openai:x",
             "--tools",
             "examples.tools:TOOLS",
+            "--temperature",
+            "0.2",
+            "--max-tokens",
+            "300",
         ],
         cwd=ROOT,
         env=env,
@@ -98,6 +102,8 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
     assert "TestModel" not in proc.stderr
     first, second = (r.json() for r in server.received)
     assert first["model"] == "x"
+    for body in (first, second):
+        assert (body["temperature"], body["max_completion_tokens"]) == (0.2, 300)
     assert server.received[0].headers["authorization"] == "Bearer sk-cli"
     assert "calculate" in {t["function"]["name"] for t in first["tools"]}
     assert first["messages"][-1] == {"role": "user", "content": "What is 6 * 7?"}
