@@ -228,3 +228,31 @@ def _everything_http(port: int) -> subprocess.Popen[bytes]:
         time.sleep(0.05)
     proc.kill()
     raise TimeoutError(f"the everything server did not listen on {port}")
+
+
+# ----------------------------------------------------------------- close
+
+
+async def test_close_ends_calls_in_flight_and_a_config_handed_out_keeps_working() -> None:
+    kit = await Kit.open(model="test", tools=[note], mcp=[worker()])
+    added = await kit.add_mcp(worker(), prefix="late_")
+    config = kit.config()
+    union = config.tools
+    tools = {t.name: t for t in await union.tools()}
+    calls = [
+        asyncio.create_task(tools[name].invoke({"seconds": 60}, None))
+        for name in ("sleep", "late_sleep")
+    ]
+    await asyncio.sleep(0.5)
+    started = time.monotonic()
+    await kit.aclose()
+    assert time.monotonic() - started < 5
+    for call, label in zip(calls, [f"mcp:#1 {PROGRAM}", added], strict=True):
+        with pytest.raises(ToolSourceError, match=f"{label} was closed while calling tool 'sleep'"):
+            await call
+    # the config still runs, offering what is still open: the kit's own tools
+    assert [t.name for t in await union.tools()] == ["note"]
+    model = ScriptedModel([Message.assistant("", [tool_call("note", '{"text": "x"}')]), "ok"])
+    result = await Agent.from_config(config, model=model, hooks=Hooks()).run("go")
+    assert result.output == "ok" and offered(model) == [["note"], ["note"]]
+    await kit.aclose()  # twice is fine
