@@ -114,6 +114,9 @@ class RunState:
     #: The transcript's length when its last fold failed; no new fold until the fold's cut
     #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
     fold_backoff: int | None = None
+    #: The run's scratchpad (``ctx.scratchpad``) as of the checkpoint: a grounding record, what
+    #: tools noted. Copied in at every checkpoint, restored into the context on resume.
+    scratchpad: dict[str, Any] = field(default_factory=dict)
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -472,6 +475,7 @@ class Agent:
                 data["turn"],
                 data["pending"],
                 data.get("fold_backoff"),
+                dict(data.get("scratchpad") or {}),
             )
             suspended = saved.status == SUSPENDED
         elif ctx.recorder.enabled:  # the run in progress at the session's leaf
@@ -503,6 +507,7 @@ class Agent:
                 source="Agent.resume",
             )
         ctx = self._bind(ctx)
+        ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
 
         async def settle() -> None:
             refused = ToolDecision("deny", "refused by a person", "approval")
@@ -657,6 +662,7 @@ class Agent:
         """
         checkpointer = resolve_checkpointer(self.checkpointer, ctx)
         if checkpointer is not None:
+            state.scratchpad = dict(ctx.scratchpad)
             await checkpointer.snapshot(ctx.run_id, state, status, {"agent": self.name}, ctx=ctx)
         if status != "failed":
             await ctx.recorder.flush()
