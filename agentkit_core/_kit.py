@@ -305,6 +305,7 @@ class Kit:
         self._mcp_lock = asyncio.Lock()
         self._closed = False
         self._union = ToolUnion([])  # until construction builds the kit's own
+        self._recorder: Recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
 
     async def _make_source(self, name: str, options: Mapping[str, Any]) -> list[Any]:
         """The tool sources the plugin ``name`` makes, tracked to be closed with the kit."""
@@ -350,7 +351,6 @@ class Kit:
         self._hooks = kit_hooks(self._manager, options)
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
-        self._recorder: Recorder = NULL_RECORDER
         self._sessions: Sessions | None = None
         _check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)

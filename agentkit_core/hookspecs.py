@@ -240,9 +240,11 @@ def agentkit_register_instruction_parts(
 ) -> None:
     """Offer instruction parts for the kit's instructions.
 
-    Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
-    part's text (or an object describing it; see ``docs/kit.md``). The kit joins the parts in
-    its stated order under the instruction budget and reports what it left out.
+    Called once at load. Call ``register(name, provider)``: the kit calls
+    ``provider(**options)`` with the options ``Kit(parts={name: {...}})`` gives that part, and
+    it returns a ``PartSource`` (``TextPart(text, id=name, source=name)`` for fixed text; a
+    plain string is refused with a ``PluginError`` naming the plugin). The kit joins the parts
+    in its stated order under the instruction budget and reports what it left out.
     """
 
 

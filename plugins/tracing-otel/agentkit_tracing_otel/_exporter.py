@@ -158,7 +158,10 @@ _START: dict[str, dict[str, Any]] = {
     "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
 }
 
-_TOOL = {"tool": ("gen_ai.tool.name",), "call_id": ("gen_ai.tool.call.id",)}
+_TOOL: dict[str, tuple[str, ...]] = {
+    "tool": ("gen_ai.tool.name",),
+    "call_id": ("gen_ai.tool.call.id",),
+}
 _USAGE = {
     "input_tokens": ("gen_ai.usage.input_tokens",),
     "output_tokens": ("gen_ai.usage.output_tokens",),
