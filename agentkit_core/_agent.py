@@ -30,6 +30,7 @@ from ._config import check_count
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
+from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
@@ -412,7 +413,8 @@ class Agent:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
         await ctx.recorder.begin(ctx, task)
-        ctx.trace.attach(self.exporters)
+        if ctx.parent is None or self._exporters is not None:  # a child's go to its parent's
+            ctx.trace.attach(self.exporters)
         try:
             with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
                 try:
@@ -660,10 +662,19 @@ class Agent:
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+        if ctx.checkpoint_at is None:
+            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+            run_id, namespace = ctx.run_id, "agent"
+            metadata = {"agent": self.name}
+        else:  # a child agent's run: under its parent's run, in its own namespace
+            checkpointer = resolve_checkpointer(None, ctx)
+            run_id, namespace = ctx.checkpoint_at
+            metadata = {"agent": self.name, "run_id": ctx.run_id}
         if checkpointer is not None:
             state.scratchpad = dict(ctx.scratchpad)
-            await checkpointer.snapshot(ctx.run_id, state, status, {"agent": self.name}, ctx=ctx)
+            await checkpointer.snapshot(
+                run_id, state, status, metadata, namespace=namespace, ctx=ctx
+            )
         if status != "failed":
             await ctx.recorder.flush()
         else:
@@ -793,6 +804,8 @@ class Agent:
             )
         except asyncio.TimeoutError:
             return ToolResult.error(f"tool {tool.name!r} timed out after {timeout} s")
+        except BudgetExceeded:  # spent past the run's budget (a child agent's calls): the run's
+            raise
         except Exception as exc:  # a tool's failure is the model's to see, not a crash
             return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ._context import RunContext
+from ._errors import BudgetExceeded
 from ._tools import Tool
 from ._tools import ToolResult
 
@@ -13,9 +14,13 @@ from ._tools import ToolResult
 class AgentTool(Tool):
     """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
 
-    The child runs in a run of its own (its own transcript and trace), and the usage it spent
-    is added to the calling run, so a budget covers the whole tree. When the calling run records
-    a session, the child's run is recorded in a session of its own, linked to it.
+    The child runs in a run of its own (its own transcript), bound to the calling run
+    (:meth:`RunContext.child_of`): its spans nest under the call's, each call it makes counts
+    against the caller's budget as it is made (so a child cannot spend past it), its
+    checkpoints go to the caller's checkpointer in a namespace of its own, and it asks through
+    the caller's elicitor. Its own budget only narrows that: running out of it is the call's
+    error, which the parent's model sees. When the calling run records a session, the child's
+    run is recorded in a session of its own, linked to it.
     """
 
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
@@ -37,12 +42,20 @@ class AgentTool(Tool):
         task = arguments.get("task")
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
+        name = self.agent.name
         child = self.agent.new_context()
+        child.child_of(ctx, name)
         child.recorder = await ctx.recorder.child(
-            ctx, self.agent.name, model=self.agent.model.name, default=child.recorder
+            ctx, name, model=self.agent.model.name, default=child.recorder
         )
-        result = await self.agent.run(task, ctx=child)
-        ctx.add_usage(result.usage)
+        try:
+            result = await self.agent.run(task, ctx=child)
+        except BudgetExceeded as exc:
+            if exc.run_id != child.run_id:
+                raise  # a parent's budget: that run fails
+            return ToolResult.error(f"{name} ran out of its own budget: {exc}")
+        finally:
+            ctx.secret_tainted = ctx.secret_tainted or child.secret_tainted
         output = result.output
         if isinstance(output, str):
             return ToolResult(output)

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._checkpoint import resolve_checkpointer
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
@@ -146,6 +147,9 @@ class RunContext:
     ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
     tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
     has none.
+    ``parent`` is the run that started this one (a child agent's run, :meth:`child_of`), or
+    None; ``checkpoint_at`` the ``(run_id, namespace)`` its checkpoints are written under when
+    not its own (a child's go under its parent's run).
     """
 
     def __init__(
@@ -181,11 +185,42 @@ class RunContext:
         self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
         self.secret_tainted = False
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
+        self.parent: RunContext | None = None
+        self.checkpoint_at: tuple[str, str] | None = None
+
+    def child_of(self, parent: RunContext, name: str) -> None:
+        """Bind this (fresh) context to ``parent``'s run, as the run of its child agent ``name``.
+
+        What it spends counts against the parent's budget too (and so up to the root); its
+        checkpoints go to the parent's checkpointer, under the parent's run and a namespace of
+        its own (``<parent's namespace>/<name>:<run_id>``); it asks through the parent's
+        elicitor; its spans go to the parent's exporters too, under the current span (the
+        parent's tool call). Its own budget still applies, to its own spending.
+        """
+        self.parent = parent
+        checkpointer = resolve_checkpointer(None, parent)
+        if checkpointer is not None:
+            self.checkpointer = checkpointer
+            root, namespace = parent.checkpoint_at or (parent.run_id, "agent")
+            self.checkpoint_at = (root, f"{namespace}/{name}:{self.run_id}")
+        if parent.elicitor is not None:
+            self.elicitor = parent.elicitor
+        self.trace.attach(parent.trace.exporters)
 
     def add_usage(self, usage: Usage) -> None:
-        """Add a call's usage to the run and enforce the budget."""
+        """Add a call's usage to the run (and its parents') and enforce each budget.
+
+        The parents' budgets are checked first: spending past an ancestor's limit fails that
+        ancestor's run. The :class:`BudgetExceeded` names the run whose budget it was.
+        """
+        if self.parent is not None:
+            self.parent.add_usage(usage)
         self.usage = self.usage + usage
-        self.budget.check(self.usage)
+        try:
+            self.budget.check(self.usage)
+        except BudgetExceeded as exc:
+            exc.run_id = self.run_id
+            raise
 
     def invoker_for(
         self, model: Model | None = None, *, source: str = "", hint: str = "pass a model"
