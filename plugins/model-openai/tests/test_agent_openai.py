@@ -112,6 +112,30 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
     assert "42" in tool_result["content"]
 
 
+def test_cli_run_settings_go_over_the_files_key_by_key(server: Any, tmp_path: Path) -> None:
+    server.json("answer_42.json")
+    config = tmp_path / "agentkit.toml"
+    config.write_text("[kit]\n[kit.settings]\ntemperature = 0.9\ntop_p = 0.5\n")
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.url,
+        "OPENAI_API_KEY": "sk-cli",
+        "AGENTKIT_CONFIG": str(config),
+    }
+    argv = ["run", "What is 6 * 7?", "--model", "openai:x", "--temperature", "0.2"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentkit_core", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [body] = (r.json() for r in server.received)
+    assert (body["temperature"], body["top_p"]) == (0.2, 0.5)
+
+
 async def test_agent_run_stream_retries_a_429_and_streams_each_call(
     server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
