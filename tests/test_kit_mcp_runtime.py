@@ -141,8 +141,11 @@ async def test_two_servers_added_at_once_are_dialed_at_once(tmp_path: Path) -> N
 
 async def test_a_close_cancels_a_dial_in_flight_and_its_add_raises() -> None:
     kit = Kit(model="test")
+    before = children()
     dial = asyncio.create_task(kit.add_mcp(worker("--start-delay", "30")))
-    await asyncio.sleep(0.5)
+    deadline = time.monotonic() + 20
+    while children() == before and time.monotonic() < deadline:  # the server is started
+        await asyncio.sleep(0.05)
     started = time.monotonic()
     await kit.aclose()
     with pytest.raises(ToolSourceError, match="was connecting when the kit closed"):
