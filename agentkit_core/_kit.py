@@ -653,9 +653,8 @@ class Kit:
         for dial in dials:
             dial.cancel()
         opened, self._opened = self._opened, []
-        for o in opened:
-            if o.part:
-                self._union.remove(o.part)
+        for o in opened:  # a part goes by its label, a plain source by the one it is offered under
+            self._union.remove(o.part or o.name)
         for source in self._containers:
             if isinstance(source, CompositeToolSource):
                 for part in source.sources():

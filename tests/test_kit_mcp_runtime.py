@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -21,8 +22,10 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import ToolConflictError
 from agentkit_core import ToolSourceError
+from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
@@ -32,6 +35,9 @@ WORKER = Path(__file__).resolve().parent / "mcp_servers" / "worker.py"
 EVERYTHING = ROOT / ".ci" / "cache" / "mcp" / "node_modules" / ".bin" / "mcp-server-everything"
 NODE = ROOT / ".ci" / "cache" / "mcp" / "node_modules" / ".bin" / "node"
 PROGRAM = os.path.basename(sys.executable)
+
+if sys.version_info < (3, 11):  # pragma: no cover - exercised on 3.10 only
+    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
 
 
 def worker(*flags: str) -> str:
@@ -259,3 +265,63 @@ async def test_close_ends_calls_in_flight_and_a_config_handed_out_keeps_working(
     result = await Agent.from_config(config, model=model, hooks=Hooks()).run("go")
     assert result.output == "ok" and offered(model) == [["note"], ["note"]]
     await kit.aclose()  # twice is fine
+
+
+class Stubborn:
+    """A real MCP server whose close fails, once the server is closed and the other stubborn
+    source is closing too (so the two closes must run at once to fail as they should)."""
+
+    closing: dict[str, asyncio.Event] = {}
+
+    def __init__(self, name: str, other: str) -> None:
+        from agentkit_mcp_client import MCPToolSource
+
+        self.label, self.other = name, other
+        self.inner = MCPToolSource([worker()], prefix=f"{name}_")
+
+    async def list_tools(self) -> list[Any]:
+        await self.inner.start()
+        return await self.inner.list_tools()
+
+    async def aclose(self) -> None:
+        self.closing.setdefault(self.label, asyncio.Event()).set()
+        await self.inner.aclose()
+        other = self.closing.setdefault(self.other, asyncio.Event())
+        try:
+            await asyncio.wait_for(other.wait(), 5)
+        except asyncio.TimeoutError:
+            raise RuntimeError(f"{self.label} was closed alone") from None
+        raise OSError(f"{self.label} would not let go")
+
+
+class StubbornSources:
+    AGENTKIT_NAME = "stubborn-sources"
+
+    @hookimpl
+    def agentkit_register_tool_sources(self, register: Any) -> None:
+        register("first", lambda: Stubborn("first", "second"))
+        register("second", lambda: Stubborn("second", "first"))
+
+
+async def test_a_close_with_two_servers_failing_raises_both_newest_first() -> None:
+    import agentkit_mcp_client
+
+    kit = await Kit.open(
+        model="test",
+        manager=PluginManager(entry_points=False, plugins=[agentkit_mcp_client, StubbornSources()]),
+        mcp=[worker()],
+        tool_sources={"first": {}, "second": {}},
+    )
+    config = kit.config()
+    names = sorted(t.name for t in await config.tools.tools())
+    assert names == ["echo", "first_echo", "first_sleep", "second_echo", "second_sleep", "sleep"]
+    Stubborn.closing.clear()
+    with pytest.raises(ExceptionGroup) as caught:
+        await kit.aclose()
+    assert [str(e) for e in caught.value.exceptions] == [
+        "second would not let go",
+        "first would not let go",
+    ]
+    assert caught.value.message == "closing the kit: 2 errors"
+    assert await config.tools.tools() == []  # every server left the union; the config still lists
+    await kit.aclose()  # a second close does nothing
