@@ -19,6 +19,7 @@ from agentkit_core import BudgetExceeded
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import RunContext
 from agentkit_core import Span
@@ -129,6 +130,23 @@ async def test_a_childs_own_tighter_limit_is_the_childs_failure_not_the_parents(
     assert failed.is_error and "helper ran out of its own budget" in failed.content
     assert "request budget exceeded: made 2 of 1" in failed.content
     assert result.usage.requests == 2 + 2  # the child's two calls are counted in the parent
+
+
+async def test_a_tools_own_model_call_past_the_budget_fails_the_run() -> None:
+    """BudgetExceeded is no tool error: a tool that spends past the run's budget ends the run."""
+    summarizer = ScriptedModel([answer("summary", 50)])
+
+    @tool
+    async def summarize(ctx: RunContext) -> str:
+        """Summarize through another model, on this run's budget."""
+        request = ModelRequest((Message.user("summarize"),), ())
+        return (await ctx.invoker_for(summarizer).chat(request)).message.text
+
+    model = ScriptedModel([calling("summarize", 1, "s1"), "never"])
+    agent = Agent("a", model, "", [summarize], hooks=Hooks(), budget=Budget(max_tokens=20))
+    with pytest.raises(BudgetExceeded, match="used 51 of 20"):
+        await agent.run("go")
+    assert len(model.requests) == 1
 
 
 @settings(max_examples=40, deadline=None)
