@@ -15,12 +15,12 @@ class AgentTool(Tool):
     """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
 
     The child runs in a run of its own (its own transcript), bound to the calling run
-    (:meth:`RunContext.child_of`): its spans nest under the call's, each call it makes counts
-    against the caller's budget as it is made (so a child cannot spend past it), its
-    checkpoints go to the caller's checkpointer in a namespace of its own, and it asks through
-    the caller's elicitor. Its own budget only narrows that: running out of it is the call's
-    error, which the parent's model sees. When the calling run records a session, the child's
-    run is recorded in a session of its own, linked to it.
+    (``agent.new_context(parent=ctx)``): its spans nest under the call's, each call it makes
+    counts against the caller's budget as it is made (so a child cannot spend past it), its
+    checkpoints go to the caller's checkpointer in a namespace of its own, it asks through the
+    caller's elicitor, and secret taint flows both ways. Its own budget only narrows that:
+    running out of it is the call's error, which the parent's model sees. When the calling run
+    records a session, the child's run is recorded in a session of its own, linked to it.
     """
 
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
@@ -43,8 +43,7 @@ class AgentTool(Tool):
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
         name = self.agent.name
-        child = self.agent.new_context()
-        child.child_of(ctx, name)
+        child = self.agent.new_context(parent=ctx)
         child.recorder = await ctx.recorder.child(
             ctx, name, model=self.agent.model.name, default=child.recorder
         )
@@ -54,8 +53,6 @@ class AgentTool(Tool):
             if exc.run_id != child.run_id:
                 raise  # a parent's budget: that run fails
             return ToolResult.error(f"{name} ran out of its own budget: {exc}")
-        finally:
-            ctx.secret_tainted = ctx.secret_tainted or child.secret_tainted
         output = result.output
         if isinstance(output, str):
             return ToolResult(output)

@@ -273,8 +273,10 @@ async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
     ctx = parent.new_context()
     assert (await parent.run("go", ctx=ctx)).output == "done"
     assert ctx.secret_tainted
-    # the parent's first checkpoint would come after the call: none is written
-    assert await store.versions(ctx.run_id, "agent") == []
+    # the parent's first checkpoint comes after the call: only the marker of a tainted run
+    saved = await store.latest(ctx.run_id, "agent")
+    assert await store.versions(ctx.run_id, "agent") == [1]
+    assert saved is not None and (saved.status, saved.state) == ("tainted", "null")
 
 
 # ----------------------------------------------------------------- nesting
