@@ -130,6 +130,7 @@ from ._middleware import as_middleware
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._models import ModelSettings
 from ._models import OutputSchema
 from ._models import StreamEvent
 from ._models import ToolSpec
@@ -205,6 +206,7 @@ from ._toolunion import DynamicToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
+from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
 from ._trace_file import TraceFile
 from ._trace_file import read_trace_file
@@ -302,6 +304,7 @@ __all__ = [
     "ModelDeadlineExceeded",
     "ModelRequest",
     "ModelResponse",
+    "ModelSettings",
     "NewItem",
     "NullRecorder",
     "Omission",
@@ -371,6 +374,7 @@ __all__ = [
     "ToolOrigin",
     "ToolResult",
     "ToolSource",
+    "ToolSourceBridge",
     "ToolSourceError",
     "ToolSpec",
     "ToolTimeoutError",

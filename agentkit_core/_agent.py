@@ -29,12 +29,14 @@ from ._checkpoint import SUSPENDED
 from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
+from ._config import check_count
 from ._context import DEFAULT_MODEL_DEADLINE
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
 from ._context import _current_run
 from ._context import check_deadline
+from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
@@ -59,6 +61,7 @@ from ._middleware import ToolInvocation
 from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
+from ._models import ModelSettings
 from ._models import StreamEvent
 from ._output import REPAIRS
 from ._output import output_coerce
@@ -75,6 +78,8 @@ from ._recorder import decision_verdict
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
+from ._settings import check_settings
+from ._settings import merge_settings
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
@@ -125,6 +130,9 @@ class RunState:
     #: The transcript's length when its last fold failed; no new fold until the fold's cut
     #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
     fold_backoff: int | None = None
+    #: The run's scratchpad (``ctx.scratchpad``) as of the checkpoint: a grounding record, what
+    #: tools noted. Copied in at every checkpoint, restored into the context on resume.
+    scratchpad: dict[str, Any] = field(default_factory=dict)
 
 
 #: What a RunState checkpoint holds: each field's type, and the type of its items.
@@ -163,8 +171,17 @@ def _restored(saved: Checkpoint) -> RunState:
     if backoff is not None and (not isinstance(backoff, int) or isinstance(backoff, bool)):
         path = 'state["fold_backoff"]'
         raise saved.corrupt(f"{path} holds {type(backoff).__name__}, expected int", path)
+    scratchpad = data.get("scratchpad") or {}  # none in a checkpoint written before it was kept
+    if not isinstance(scratchpad, dict):
+        path = 'state["scratchpad"]'
+        raise saved.corrupt(f"{path} holds {type(scratchpad).__name__}, expected dict", path)
     return RunState(
-        data["task"], list(data["transcript"]), data["turn"], list(data["pending"]), backoff
+        data["task"],
+        list(data["transcript"]),
+        data["turn"],
+        list(data["pending"]),
+        backoff,
+        dict(scratchpad),
     )
 
 
@@ -181,6 +198,8 @@ class Agent:
 
     Args:
         name: names the agent in traces, as a child tool, as an MCP tool.
+        description: what the agent does, for whoever composes it (a parent's model reads it
+            as the child tool's description; an MCP server lists it).
         model: a Model or a model string (``"openai:gpt-4o-mini"``; ``"test"`` is the built-in
             TestModel). None reads ``AGENTKIT_MODEL``; with that unset it is a ConfigError.
         prompt: the system prompt (a string or a :class:`Prompt`).
@@ -189,9 +208,11 @@ class Agent:
         output: a type the final answer is parsed into (pydantic models, dataclasses...).
         request_builder: replaces the default builder over ``prompt``.
         max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
+        settings: the :class:`ModelSettings` of every model request of a run (``temperature``,
+            ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         middlewares: after the default tracing and metering; the first is the outermost.
         hooks: the contested-field hooks; None means the installed plugins' hooks.
-        tool_concurrency: how many tool calls of one batch run at once.
+        max_parallel_tools: how many tool calls of one batch run at once (at least 1).
         tool_timeout: seconds a tool call may take when the tool sets no timeout of its own.
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
@@ -235,7 +256,7 @@ class Agent:
         max_turns: int = 10,
         middlewares: Sequence[MiddlewareLike] = (),
         hooks: Hooks | None = None,
-        tool_concurrency: int = 8,
+        max_parallel_tools: int = 8,
         tool_timeout: float | None = None,
         output_retries: int = 2,
         checkpointer: Any = None,
@@ -250,10 +271,13 @@ class Agent:
         verdict_observer: VerdictObserver | None = None,
         policy: PolicyEngine | str | os.PathLike[str] | None = None,
         policy_engine: str | None = None,
+        settings: ModelSettings | None = None,
+        description: str = "",
     ) -> None:
-        if max_turns < 1:
-            raise ConfigError(f"max_turns must be at least 1, got {max_turns}", value=max_turns)
+        check_count(max_turns, "max_turns")
         self.name = name
+        self.description = description
+        self.settings = check_settings(settings, "Agent(settings=)")
         self.manager = manager
         self.model = resolve_model(model, manager=manager)
         self.output = output
@@ -265,7 +289,7 @@ class Agent:
             *middlewares,
         )
         self._hooks = hooks
-        self.tool_concurrency = max(1, tool_concurrency)
+        self.max_parallel_tools = check_count(max_parallel_tools, "max_parallel_tools")
         self.tool_timeout = tool_timeout
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
@@ -320,6 +344,7 @@ class Agent:
         """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns)."""
         options: dict[str, Any] = {
             "name": config.name,
+            "description": config.description,
             "model": config.model,
             "prompt": config.instructions,
             "tools": config.tools,
@@ -332,6 +357,8 @@ class Agent:
             "guardrail": config.guardrail,
             "verdict_observer": config.verdict_observer,
             "policy": config.policy,
+            "settings": config.settings,
+            "max_parallel_tools": config.max_parallel_tools,
         }
         return cls(**{**options, **overrides})
 
@@ -356,10 +383,11 @@ class Agent:
     ) -> RunContext:
         """A fresh run context wired to this agent's model, middlewares and slots.
 
-        ``parent`` is the run this one works for (a child agent's caller): secret taint flows
-        between them (see :class:`RunContext`).
+        ``parent`` is the run this one works for (a child agent's caller): the new run is bound
+        to it (:meth:`RunContext.bind_to_parent`: its budget, checkpointer, elicitor and
+        exporters), and secret taint flows between them (see :class:`RunContext`).
         """
-        return RunContext(
+        ctx = RunContext(
             run_id=run_id,
             model=self.model,
             middlewares=self.middlewares,
@@ -373,15 +401,31 @@ class Agent:
             parent=parent,
             model_deadline=self.model_deadline,
         )
+        if parent is not None:
+            ctx.bind_to_parent(self.name)
+        return ctx
 
     async def run(
-        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+        self,
+        task: str,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AgentResult:
-        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs."""
-        return await self._run(task, ctx, wc, None)
+        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
+
+        ``settings`` go over the agent's own for this run's model requests, key by key.
+        """
+        return await self._run(task, ctx, wc, None, settings)
 
     async def run_stream(
-        self, task: str, *, ctx: RunContext | None = None, wc: WorkingContext | None = None
+        self,
+        task: str,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Run like :meth:`run`, yielding the model's stream events as they arrive.
 
@@ -392,7 +436,7 @@ class Agent:
         call's events are not taken back: the retry's events follow them.
         """
         queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
-        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait))
+        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait, settings))
         runner.add_done_callback(lambda _: queue.put_nowait(None))
 
         async def events() -> AsyncIterator[StreamEvent]:
@@ -416,14 +460,22 @@ class Agent:
         ctx: RunContext | None,
         wc: WorkingContext | None,
         sink: Callable[[StreamEvent], None] | None,
+        settings: ModelSettings | None,
     ) -> AgentResult:
+        merged = self._settings_for(settings)
         ctx = self._bind(ctx if ctx is not None else self.new_context())
         wc = wc if wc is not None else WorkingContext()
         if wc.secret_tainted:  # the conversation so far holds a secret
             ctx.taint()
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
-        return await self._drive(state, ctx, wc, sink, task=wc.messages[-1])
+        return await self._drive(state, ctx, wc, merged, sink, task=wc.messages[-1])
+
+    def _settings_for(self, settings: ModelSettings | None) -> ModelSettings:
+        """The run's request settings: the agent's, with the run's own over them."""
+        if not settings:
+            return self.settings
+        return merge_settings(self.settings, check_settings(settings, "run(settings=)"))
 
     def _bind(self, ctx: RunContext) -> RunContext:
         """``ctx`` with this agent's invoker and guardrail where it has none.
@@ -461,6 +513,7 @@ class Agent:
         state: RunState,
         ctx: RunContext,
         wc: WorkingContext,
+        settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
         settle: Callable[[], Awaitable[None]] | None = None,
         task: Message | None = None,
@@ -472,7 +525,8 @@ class Agent:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
         await ctx.recorder.begin(ctx, task)
-        ctx.trace.attach(self.exporters)
+        if ctx.parent is None or self._exporters is not None:  # a child's go to its parent's
+            ctx.trace.attach(self.exporters)
         token = _current_run.set(ctx)
         policy = self.policy
         held = False
@@ -483,7 +537,7 @@ class Agent:
                         policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
                     if settle is not None:
                         await settle()
-                    result = await self._loop(state, ctx, wc, sink)
+                    result = await self._loop(state, ctx, wc, settings, sink)
                 except Exception:
                     await self._persist(ctx, state, "failed")
                     raise
@@ -509,6 +563,7 @@ class Agent:
         *,
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
     ) -> AgentResult:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
@@ -522,6 +577,7 @@ class Agent:
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         """
+        merged = self._settings_for(settings)
         ctx = ctx if ctx is not None else self.new_context(run_id)
         if ctx.run_id != run_id:
             raise ConfigError(
@@ -575,6 +631,7 @@ class Agent:
                 source="Agent.resume",
             )
         ctx = self._bind(ctx)
+        ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
 
         async def settle() -> None:
             refused = ToolDecision("deny", "refused by a person", "approval")
@@ -626,13 +683,14 @@ class Agent:
 
         pending = suspended and state.pending
         wc = wc if wc is not None else WorkingContext()
-        return await self._drive(state, ctx, wc, settle=settle if pending else None)
+        return await self._drive(state, ctx, wc, merged, settle=settle if pending else None)
 
     async def _loop(
         self,
         state: RunState,
         ctx: RunContext,
         wc: WorkingContext,
+        settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         hooks = self.hooks
@@ -661,6 +719,7 @@ class Agent:
                 tuple(messages),
                 tuple(t.spec for t in tools.values()),
                 self._output_request,
+                settings=settings.copy(),
                 ctx=ctx,
                 metadata={} if sink is None else {STREAM_SINK: sink},
             )
@@ -750,9 +809,19 @@ class Agent:
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+        if ctx.checkpoint_at is None:
+            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+            run_id, namespace = ctx.run_id, "agent"
+            metadata = {"agent": self.name}
+        else:  # a child agent's run: under its parent's run, in its own namespace
+            checkpointer = resolve_checkpointer(None, ctx)
+            run_id, namespace = ctx.checkpoint_at
+            metadata = {"agent": self.name, "run_id": ctx.run_id}
         if checkpointer is not None:
-            await checkpointer.snapshot(ctx.run_id, state, status, {"agent": self.name}, ctx=ctx)
+            state.scratchpad = dict(ctx.scratchpad)
+            await checkpointer.snapshot(
+                run_id, state, status, metadata, namespace=namespace, ctx=ctx
+            )
         if status != "failed":
             await ctx.recorder.flush()
         else:
@@ -824,10 +893,10 @@ class Agent:
         """Run one batch of tool calls; returns their tool messages in call order.
 
         Calls to tools that are not ``sequential`` run concurrently (at most
-        ``tool_concurrency`` at once); a sequential tool's call runs alone, in its place.
+        ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
         """
         results: list[ToolResult | None] = [None] * len(calls)
-        limit = asyncio.Semaphore(self.tool_concurrency)
+        limit = asyncio.Semaphore(self.max_parallel_tools)
 
         async def one(i: int) -> None:
             decision = decisions[i] if i < len(decisions) else None
@@ -903,6 +972,8 @@ class Agent:
             )
         except asyncio.TimeoutError:
             return ToolResult.error(f"tool {tool.name!r} timed out after {timeout} s")
+        except BudgetExceeded:  # spent past the run's budget (a child agent's calls): the run's
+            raise
         except Exception as exc:  # a tool's failure is the model's to see, not a crash
             return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ._context import RunContext
+from ._errors import BudgetExceeded
 from ._tools import Tool
 from ._tools import ToolResult
 
@@ -13,17 +14,21 @@ from ._tools import ToolResult
 class AgentTool(Tool):
     """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
 
-    The child runs in a run of its own (its own transcript and trace) whose parent is the
-    calling run: the usage it spent is added to the caller, so a budget covers the whole tree,
-    and secret taint flows both ways (a child that elicits a secret taints its caller; a
-    tainted caller's children start tainted). When the calling run records a session, the
-    child's run is recorded in a session of its own, linked to it.
+    The child runs in a run of its own (its own transcript), bound to the calling run
+    (``agent.new_context(parent=ctx)``): its spans nest under the call's, each call it makes
+    counts against the caller's budget as it is made (so a child cannot spend past it), its
+    checkpoints go to the caller's checkpointer in a namespace of its own, it asks through the
+    caller's elicitor, and secret taint flows both ways. Its own budget only narrows that:
+    running out of it is the call's error, which the parent's model sees. When the calling run
+    records a session, the child's run is recorded in a session of its own, linked to it.
     """
 
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
         super().__init__(
             name or agent.name,
-            description or f"Hand a task to the {agent.name} agent and get its answer.",
+            description
+            or getattr(agent, "description", "")
+            or f"Hand a task to the {agent.name} agent and get its answer.",
             {
                 "type": "object",
                 "properties": {"task": {"type": "string", "description": "what to do"}},
@@ -37,12 +42,17 @@ class AgentTool(Tool):
         task = arguments.get("task")
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
+        name = self.agent.name
         child = self.agent.new_context(parent=ctx)
         child.recorder = await ctx.recorder.child(
-            ctx, self.agent.name, model=self.agent.model.name, default=child.recorder
+            ctx, name, model=self.agent.model.name, default=child.recorder
         )
-        result = await self.agent.run(task, ctx=child)
-        ctx.add_usage(result.usage)
+        try:
+            result = await self.agent.run(task, ctx=child)
+        except BudgetExceeded as exc:
+            if exc.run_id != child.run_id:
+                raise  # a parent's budget: that run fails
+            return ToolResult.error(f"{name} ran out of its own budget: {exc}")
         output = result.output
         if isinstance(output, str):
             return ToolResult(output)

@@ -23,6 +23,7 @@ from ._cli_show import check_show_arguments
 from ._cli_show import run_and_show
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
+from ._settings import check_settings
 
 
 def _positive(value: str) -> int:
@@ -75,6 +76,15 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--prompt", default=None, help="the system prompt (the file's instructions)")
     run.add_argument(
         "--max-turns", type=_positive, default=None, help="model calls allowed (default 10)"
+    )
+    run.add_argument(
+        "--temperature", type=float, help="the model's sampling temperature (ModelSettings)"
+    )
+    run.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="the most tokens the model's answer may take (ModelSettings.max_tokens)",
     )
     run.add_argument(
         "--session",
@@ -179,6 +189,11 @@ def kit_options(args: argparse.Namespace) -> dict[str, Any]:
         options["instructions"] = args.prompt
     if args.max_turns is not None:
         options["max_turns"] = args.max_turns
+    given = {"temperature": args.temperature, "max_tokens": args.max_tokens}
+    given = {key: value for key, value in given.items() if value is not None}
+    if given:  # over the file's [kit.settings], key by key
+        check_settings(given, "agentkit run's --temperature/--max-tokens")
+        options["settings"] = {**(options.get("settings") or {}), **given}
     if args.compactor is not None:
         if options.get("compactor") != args.compactor:
             options.pop("compactor_options", None)  # they were for the file's compactor

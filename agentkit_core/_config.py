@@ -151,6 +151,13 @@ def settings_schema(settings: type) -> dict[str, Kind | None]:
     return schema
 
 
+def check_count(value: Any, where: str) -> int:
+    """``value`` when it is an integer of at least 1 (a count: turns, parallel calls)."""
+    if not INT.check(value) or value < 1:
+        raise ConfigError(f"{where} must be at least 1, got {value!r}", value=value, source=where)
+    return int(value)
+
+
 def unknown_key(key: str, known: Any, where: str) -> ConfigError:
     """The error for a key nobody reads: names it, where it was, and the nearest valid key.
 
@@ -216,6 +223,7 @@ PLUGIN_KEYS: dict[str, Kind | None] = {
 #: The Kit options a file may set, with their kinds.
 KIT_FILE_KEYS: dict[str, Kind | None] = {
     "name": STR,
+    "description": STR,
     "model": STR,
     "instructions": STR,
     "parts": TABLES,
@@ -230,6 +238,8 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
     "policy": STR,
     "policy_engine": STR,
     "max_turns": INT,
+    "max_parallel_tools": INT,
+    "settings": TABLE,
     "session": STR,
     "header": TABLE,
     "session_id": STR,
@@ -366,6 +376,10 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     kit = table.get("kit")
     if kit is not None:
         kit = check_table(kit, _KIT_SCHEMA, kit_where, _kit_code_only)
+        if "settings" in kit:  # the request settings' own keys and ranges, named by the file
+            from ._settings import check_settings
+
+            kit["settings"] = check_settings(kit["settings"], f"settings in {kit_where}")
     plugins = PluginConfig(**kwargs, guardrail=dict(guardrails), sources=sources)
     return ConfigFile(p, plugins, kit, kit_where)
 

@@ -221,7 +221,10 @@ class RunContext:
     ``grant_scope`` names the conversation the run belongs to when a front names its
     conversations itself (else it is the run's session; see ``grant_scope``).
     Taint never clears, and it spreads: a run started with ``parent=`` (a child agent's run)
-    taints its parent when it is tainted, and starts tainted when its parent already is.
+    taints its parent when it is tainted, and starts tainted when its parent already is; what
+    it spends counts against its parent's budget too. ``checkpoint_at`` is the
+    ``(run_id, namespace)`` its checkpoints are written under when not its own (a child
+    agent's go under its parent's run, :meth:`bind_to_parent`).
     """
 
     def __init__(
@@ -276,6 +279,33 @@ class RunContext:
         The verdict is stamped with this run's id (:func:`~agentkit_core.report_verdict`).
         """
         return report_verdict(verdict, ctx=self)
+        self.checkpoint_at: tuple[str, str] | None = None
+
+    def bind_to_parent(self, name: str) -> None:
+        """Bind this fresh context to its ``parent``'s run, as the run of its child agent ``name``.
+
+        Its checkpoints go to the parent's checkpointer, under the parent's run and a namespace
+        of its own (``<parent's namespace>/<name>:<run_id>``); it asks through the parent's
+        elicitor; its spans go to the parent's exporters too, under the current span (the
+        parent's tool call). Its spending counts against the parent's budget as it is made
+        (``parent=`` does that), and its own budget still applies, to its own spending.
+        """
+        parent = self.parent
+        if parent is None:
+            raise ConfigError(
+                f"run {self.run_id!r} has no parent to bind to; build it with parent=",
+                source="RunContext.bind_to_parent",
+            )
+        from ._checkpoint import resolve_checkpointer  # which imports this module
+
+        checkpointer = resolve_checkpointer(None, parent)
+        if checkpointer is not None:
+            self.checkpointer = checkpointer
+            root, namespace = parent.checkpoint_at or (parent.run_id, "agent")
+            self.checkpoint_at = (root, f"{namespace}/{name}:{self.run_id}")
+        if parent.elicitor is not None:
+            self.elicitor = parent.elicitor
+        self.trace.attach(parent.trace.exporters)
 
     @property
     def secret_tainted(self) -> bool:
@@ -302,9 +332,19 @@ class RunContext:
             ctx = ctx.parent
 
     def add_usage(self, usage: Usage) -> None:
-        """Add a call's usage to the run and enforce the budget."""
+        """Add a call's usage to the run (and its parents') and enforce each budget.
+
+        The parents' budgets are checked first: spending past an ancestor's limit fails that
+        ancestor's run. The :class:`BudgetExceeded` names the run whose budget it was.
+        """
+        if self.parent is not None:
+            self.parent.add_usage(usage)
         self.usage = self.usage + usage
-        self.budget.check(self.usage)
+        try:
+            self.budget.check(self.usage)
+        except BudgetExceeded as exc:
+            exc.run_id = self.run_id
+            raise
 
     def invoker_for(
         self, model: Model | None = None, *, source: str = "", hint: str = "pass a model"

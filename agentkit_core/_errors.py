@@ -153,7 +153,13 @@ class MaxTurnsExceeded(RunError):
 
 
 class BudgetExceeded(RunError):
-    """A usage or token budget of the run was exhausted."""
+    """A usage or token budget of the run was exhausted.
+
+    ``run_id`` names the run whose budget it was (a child agent's or its parent's), when a
+    run's context raised it.
+    """
+
+    run_id: str | None = None
 
 
 class OutputValidationError(RunError):

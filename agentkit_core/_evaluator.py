@@ -25,7 +25,9 @@ from typing import Any
 from ._errors import ConfigError
 from ._messages import Message
 from ._models import ModelRequest
+from ._models import ModelSettings
 from ._models import OutputSchema
+from ._settings import check_settings
 from ._tracing import current_span
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ class Evaluator:
 
     ``checks`` maps a name to ``fn(output) -> bool``. ``criteria`` maps a criterion name to
     what it means, for the judge (default: one ``goal_met`` criterion). ``settings`` are the
-    provider options of the judge's request (default ``{"temperature": 0}``).
+    :class:`ModelSettings` of the judge's request (default ``{"temperature": 0}``).
     """
 
     def __init__(
@@ -52,7 +54,7 @@ class Evaluator:
         checks: Mapping[str, Check] | None = None,
         *,
         criteria: Mapping[str, str] | None = None,
-        settings: Mapping[str, Any] | None = None,
+        settings: ModelSettings | None = None,
     ) -> None:
         self.checks: dict[str, Check] = dict(checks or {})
         for name, fn in self.checks.items():
@@ -71,7 +73,7 @@ class Evaluator:
                 value={},
                 source="Evaluator(criteria=...)",
             )
-        self.settings: dict[str, Any] = dict(settings or {"temperature": 0})
+        self.settings = check_settings(settings or {"temperature": 0}, "Evaluator(settings=)")
 
     def code_evals(self, output: Any) -> dict[str, bool]:
         """Each named check's verdict on ``output``; a check that raises counts as failed.
@@ -107,7 +109,7 @@ class Evaluator:
         return ModelRequest(
             messages=(Message.system(system), Message.user(user)),
             output=OutputSchema("judgement", self._schema()),
-            settings=dict(self.settings),
+            settings=self.settings.copy(),
             metadata={"purpose": "judge"},
         )
 

@@ -9,12 +9,14 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import json
 import os
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,9 +28,11 @@ from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
 
+from ._config import check_count
 from ._config import read_kit_options
 from ._config import unknown_key
 from ._errors import ConfigError
+from ._errors import ToolSourceError
 from ._fold import Folding
 from ._hooks import FIELDS
 from ._hooks import Hooks
@@ -52,6 +56,7 @@ from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
 from ._models import ModelRequest
+from ._models import ModelSettings
 from ._plugins import PluginManager
 from ._policy import Grant
 from ._policy import Grantor
@@ -63,12 +68,14 @@ from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header
+from ._settings import check_settings
 from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
+from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
 from ._toolunion import ToolWrap
 from ._verdicts import VerdictObserver
@@ -79,6 +86,7 @@ from .hookspecs import ToolVerdict
 if sys.version_info >= (3, 11):
     from typing import Unpack
 else:  # pragma: no cover - exercised on 3.10 only
+    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
     from typing_extensions import Unpack
 
 if TYPE_CHECKING:
@@ -106,6 +114,7 @@ class KitOptions(TypedDict, total=False):
 
     model: Model | str | None
     name: str
+    description: str
     instructions: str
     parts: Mapping[str, PluginOptions | None]
     order: Sequence[str] | None
@@ -126,6 +135,8 @@ class KitOptions(TypedDict, total=False):
     policy_engine: str | None
     middlewares: Sequence[MiddlewareLike]
     max_turns: int
+    max_parallel_tools: int
+    settings: ModelSettings | None
     manager: PluginManager | None
     session: str | Sessions | SessionStore | None
     header: SessionHeader | Mapping[str, Any] | None
@@ -157,6 +168,8 @@ class AgentConfig:
     """
 
     name: str = "agent"
+    #: What the agent does, for whoever composes it (a parent's model, an MCP client).
+    description: str = ""
     model: Model | str | None = None
     instructions: str = ""
     tools: ToolUnion | Sequence[Tool] = ()
@@ -172,6 +185,10 @@ class AgentConfig:
     verdict_observer: VerdictObserver | None = None
     #: The policy engine deciding every tool call before the hooks; None: no policy.
     policy: PolicyEngine | None = None
+    #: The request settings of every model call (a run's own ``settings=`` go over them).
+    settings: ModelSettings = field(default_factory=lambda: ModelSettings())
+    #: How many tool calls of one batch run at once.
+    max_parallel_tools: int = 8
 
 
 class Kit:
@@ -179,6 +196,8 @@ class Kit:
 
     Args:
         name: the agent's name (``AgentConfig.name``).
+        description: what the agent does (``AgentConfig.description``), for a parent's model
+            when it is a child agent, or an MCP client when it is served.
         model: a Model or a model string (``"openai:gpt-4o-mini"``), resolved at construction
             on ``manager``; None reads ``AGENTKIT_MODEL`` and, unset, is a ConfigError.
         instructions: the product's own prompt (the ``product`` part).
@@ -187,7 +206,8 @@ class Kit:
             configured exactly when it is named here.
         order: the join order of the parts, every configured part exactly once.
         instruction_budget: bytes the joined instructions may take.
-        tools: the user's own tools (the ``tools`` source, first in the union).
+        tools: the user's own tools or typed functions (the ``tools`` source, first in the
+            union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
         tool_sources: options per plugin-provided tool source, e.g.
             ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.
@@ -210,6 +230,9 @@ class Kit:
             (``kit.regranted`` says what was and was not).
         middlewares: the user's own middlewares, after the kit's.
         max_turns: model calls a run may make (``AgentConfig.max_turns``).
+        max_parallel_tools: tool calls of one batch run at once (default 8).
+        settings: the :class:`ModelSettings` of every model request (``temperature``,
+            ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         before_model_call ... transform: the user's own hooks (a function or a list of them),
             called after the plugins' hooks for each field.
         manager: the plugin manager (default: the process-wide one).
@@ -227,9 +250,7 @@ class Kit:
     """
 
     def __init__(self, **options: Unpack[KitOptions]) -> None:
-        self._opened: list[Any] = []
-        self._closed = False
-        self._recorder: Recorder = NULL_RECORDER
+        self._start_lifecycle()
         self._setup(options)
         if self._options.get("session") is not None:
             raise ConfigError(
@@ -253,28 +274,28 @@ class Kit:
     async def open(cls, **options: Unpack[KitOptions]) -> Kit:
         """Build a kit, connecting its tool sources; a failure closes what was opened."""
         kit = cls.__new__(cls)
-        kit._opened = []
-        kit._closed = False
-        kit._recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
+        kit._start_lifecycle()
         try:
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
-                made = get_tool_source(name, manager=kit._manager, **opts)
-                if inspect.isawaitable(made):
-                    made = await made
-                for source in made if isinstance(made, list | tuple) else [made]:
-                    kit._opened.append(source)
+                for source in await kit._make_source(name, opts):
                     await source.list_tools()  # connects: a server that fails, fails here
                     parts = (
                         source.sources() if isinstance(source, CompositeToolSource) else [source]
                     )
                     kit._union_sources.extend((part.label, part) for part in parts)
+                    if isinstance(source, ToolSourceBridge):  # each server closed on its own
+                        kit._opened.extend(_Opened(p.label, source, p.label) for p in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
             if options.get("session") is not None:
                 kit._recorder = await kit._open_session()
                 kit.regrant(kit._recorder)
-        except BaseException:
-            await kit.aclose()
+        except BaseException as exc:
+            try:
+                await kit.aclose()
+            except Exception as closing:  # the construction's own error is the one to raise
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"closing what the kit had opened failed too: {closing!r}")
             raise
         return kit
 
@@ -293,6 +314,34 @@ class Kit:
         return cls(**{**options, **overrides})
 
     # ------------------------------------------------------------------ construction
+
+    def _start_lifecycle(self) -> None:
+        #: What the kit opened, in the order it connected: closed concurrently, newest first.
+        self._opened: list[_Opened] = []
+        #: What holds opened parts (a bridge): closed after them.
+        self._containers: list[Any] = []
+        #: add_mcp dials in flight, cancelled by a close.
+        self._dials: set[asyncio.Future[str]] = set()
+        self._mcp: ToolSourceBridge | None = None
+        self._mcp_lock = asyncio.Lock()
+        self._closed = False
+        self._union = ToolUnion([])  # until construction builds the kit's own
+        self._recorder: Recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
+
+    async def _make_source(self, name: str, options: Mapping[str, Any]) -> list[Any]:
+        """The tool sources the plugin ``name`` makes, tracked to be closed with the kit."""
+        made = get_tool_source(name, manager=self._manager, **options)
+        if inspect.isawaitable(made):
+            made = await made
+        sources = list(made) if isinstance(made, list | tuple) else [made]
+        for source in sources:
+            if isinstance(source, ToolSourceBridge):
+                self._containers.append(source)
+                if name == MCP and self._mcp is None:
+                    self._mcp = source
+            else:
+                self._opened.append(_Opened(getattr(source, "label", name), source))
+        return sources
 
     def _setup(self, options: KitOptions) -> None:
         unknown = sorted(set(options) - KIT_OPTIONS)
@@ -330,6 +379,10 @@ class Kit:
             options.get("policy"), engine=options.get("policy_engine"), manager=self._manager
         )
         self.regranted: list[GrantReport] = []
+        self._settings = check_settings(options.get("settings"), "Kit(settings=)")
+        self._max_parallel = check_count(
+            options.get("max_parallel_tools", 8), "Kit(max_parallel_tools=)"
+        )
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []
@@ -341,7 +394,7 @@ class Kit:
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
-        from ._agent import _as_tool  # typed functions become tools, as Agent(tools=) takes them
+        from ._agent import _as_tool
         from ._agent_tool import agent_tool
 
         sources: list[Any] = [(USER_TOOLS, [_as_tool(t) for t in options.get("tools") or ()])]
@@ -358,6 +411,7 @@ class Kit:
         """The assembled configuration: pure, the same value every call."""
         return AgentConfig(
             name=self._options.get("name", "agent"),
+            description=self._options.get("description", ""),
             model=self._model,
             instructions=self._instructions.text,
             tools=self._union,
@@ -370,6 +424,8 @@ class Kit:
             guardrail=self._guardrail,
             verdict_observer=self._options.get("verdict_observer"),
             policy=self._policy,
+            settings=self._settings.copy(),
+            max_parallel_tools=self._max_parallel,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -477,7 +533,7 @@ class Kit:
         return _as_header({**own, **dict(given or {})})
 
     def fingerprint(self) -> str:
-        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares."""
+        """A digest of what the kit assembles: model, parts, tools, hooks, middlewares, settings."""
         described = {
             "name": self._options.get("name", "agent"),
             "model": self._model.name,
@@ -489,6 +545,8 @@ class Kit:
             "hooks": {name: [src for src, _ in getattr(self._hooks, name)] for name in FIELDS},
             "middlewares": [type(m).__qualname__ for m in self._middlewares],
             "max_turns": self._options.get("max_turns", 10),
+            "settings": self._settings,
+            "max_parallel_tools": self._max_parallel,
         }
         text = json.dumps(described, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -518,7 +576,7 @@ class Kit:
         assert given is not None  # _open_session runs only with session=
         if isinstance(given, str):
             sessions = await Sessions.open(given, manager=self._manager)
-            self._opened.append(sessions)
+            self._opened.append(_Opened(f"session store {sessions!r}", sessions))
         else:
             sessions = given if isinstance(given, Sessions) else Sessions(given)
         self._sessions = sessions
@@ -543,26 +601,141 @@ class Kit:
             return await Recorder.open(sessions, session_id, header, parts=parts)
         return await Recorder.start(sessions, header, parts=parts)
 
+    # ------------------------------------------------------------------ MCP servers at run time
+
+    async def add_mcp(self, server: str | Mapping[str, Any], **options: Any) -> str:
+        """Connect one more MCP server; its tools are offered from the next turn on.
+
+        ``server`` is a command line, an ``http(s)://`` URL or a mapping, as in ``mcp=``;
+        ``options`` are the bridge's per-server options (``prefix=``, ``tool_filter=``,
+        ``env=`` with agentkit-mcp-client). Every run off the kit's configs, those handed out
+        already included, is offered the server's tools from its next turn; a turn under way
+        keeps the tools it was offered. Returns the server's label (``mcp:#<n> <program>``),
+        which :meth:`remove_mcp`, ``tool_filter`` and :meth:`tools` use.
+
+        The dial runs beside everything else (two servers added at once dial at once). When it
+        ends, the server's tools are checked against what the kit offers then: a name taken
+        already is a :class:`ToolConflictError` and the server is closed (add it again with a
+        ``prefix=``). A close of the kit cancels a dial in flight, and its ``add_mcp`` raises
+        :class:`ToolSourceError`; so does one on a closed kit.
+        """
+        bridge = await self._mcp_bridge(server)
+        dial = asyncio.ensure_future(bridge.add(server, **options))
+        self._dials.add(dial)
+        try:
+            label = await dial
+        except asyncio.CancelledError:
+            if self._closed and dial.cancelled() and not _cancelling():
+                raise self._closed_error("was connecting") from None
+            raise
+        finally:
+            self._dials.discard(dial)
+        opened = _Opened(label, bridge, label)
+        self._opened.append(opened)
+        try:
+            if self._closed:  # it connected as the kit closed
+                raise self._closed_error("had just connected")
+            part = next(p for p in bridge.sources() if p.label == label)
+            await self._union.join(label, part)
+            if self._closed:  # the kit closed while the server's tools were checked
+                raise self._closed_error("was being checked")
+        except BaseException:
+            self._union.remove(label)
+            if opened in self._opened:
+                self._opened.remove(opened)
+                await opened.close()
+            raise
+        return label
+
+    async def remove_mcp(self, label: str) -> None:
+        """Stop offering an MCP server's tools from the next turn on, and close the server.
+
+        ``label`` is one :meth:`add_mcp` returned, or the label of a server ``mcp=`` (or
+        ``tool_sources={"mcp": ...}``) connected. The server leaves the union at once, then is
+        closed: calls in flight to it end with a :class:`ToolSourceError` the model sees as the
+        call's result, within seconds, without waiting for them.
+        """
+        opened = next((o for o in self._opened if o.part == label and o.part), None)
+        if opened is None:
+            known = [o.part for o in self._opened if o.part]
+            raise ConfigError(
+                f"the kit has no MCP server labelled {label!r}; its servers: "
+                f"{', '.join(known) or 'none'}",
+                value=label,
+                source="Kit.remove_mcp",
+            )
+        self._opened.remove(opened)
+        self._union.remove(label)
+        await opened.close()
+
+    async def _mcp_bridge(self, server: Any) -> ToolSourceBridge:
+        """The kit's MCP bridge: the one ``mcp=`` made, else one made now with its options."""
+        if self._closed:
+            raise self._closed_error("was about to connect")
+        async with self._mcp_lock:
+            if self._mcp is None:
+                options = dict(self._pending_sources.get(MCP) or {})
+                options.pop("servers", None)
+                await self._make_source(MCP, options)
+                if self._mcp is None:
+                    raise ConfigError(
+                        f"the installed {MCP!r} tool source cannot add servers at run time (it "
+                        "is no ToolSourceBridge: add, remove, sources, aclose)",
+                        value=server,
+                        source="Kit.add_mcp",
+                    )
+        return self._mcp
+
+    @staticmethod
+    def _closed_error(what: str) -> ToolSourceError:
+        return ToolSourceError(
+            f"the MCP server add_mcp() was adding {what} when the kit closed, so it was not "
+            "added and nothing of it is left running; add servers to an open kit"
+        )
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
-        """Close what the kit opened, newest first; safe to call twice."""
+        """Close what the kit opened; safe to call twice.
+
+        The session's last batch is written first. Then every MCP server (those ``mcp=``
+        connected and those :meth:`add_mcp` added), the session store and any other source
+        are closed at once: a server's calls in flight end with a :class:`ToolSourceError`,
+        and a dial :meth:`add_mcp` has in flight is cancelled. Their tools leave the union
+        first, so a config handed out before keeps working, offering what is still open.
+        What failed is raised as one :class:`ExceptionGroup`, its errors in reverse order of
+        connection (the flush's first).
+        """
         if self._closed:
             return
         self._closed = True
-        errors: list[BaseException] = []
+        errors: list[Exception] = []
         try:
             await self._recorder.flush()
         except Exception as exc:  # keep closing the others
             errors.append(exc)
-        for source in reversed(self._opened):
-            try:
-                await source.aclose()
-            except Exception as exc:  # keep closing the others
-                errors.append(exc)
-        self._opened = []
+        dials = list(self._dials)
+        for dial in dials:
+            dial.cancel()
+        opened, self._opened = self._opened, []
+        for o in opened:  # a part goes by its label, a plain source by the one it is offered under
+            self._union.remove(o.part or o.name)
+        for source in self._containers:
+            if isinstance(source, CompositeToolSource):
+                for part in source.sources():
+                    self._union.remove(part.label)
+        await asyncio.gather(*dials, return_exceptions=True)
+        results = await asyncio.gather(*(o.close() for o in opened), return_exceptions=True)
+        errors.extend(_failures(reversed(results)))
+        containers, self._containers = self._containers, []
+        results = await asyncio.gather(
+            *(c.aclose() for c in reversed(containers)), return_exceptions=True
+        )
+        errors.extend(_failures(results))
         if errors:
-            raise errors[0]
+            raise ExceptionGroup(
+                f"closing the kit: {len(errors)} error{'s' if len(errors) > 1 else ''}", errors
+            )
 
     close = aclose
 
@@ -571,6 +744,47 @@ class Kit:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+#: The tool source the kit adds MCP servers to (``mcp=``, ``add_mcp``).
+MCP = "mcp"
+
+
+@dataclass(eq=False)
+class _Opened:
+    """One thing the kit opened: a source or store it closes, or one part of a bridge."""
+
+    name: str
+    holder: Any
+    #: The label of the bridge's part this is (closed by ``holder.remove(part)``), or "".
+    part: str = ""
+
+    async def close(self) -> None:
+        if not self.part:
+            await self.holder.aclose()
+        elif any(p.label == self.part for p in self.holder.sources()):
+            await self.holder.remove(self.part)
+
+
+def _failures(results: Iterable[Any]) -> list[Exception]:
+    """The errors among ``gather(..., return_exceptions=True)`` results.
+
+    A cancellation is raised, not collected.
+    """
+    errors = []
+    for result in results:
+        if isinstance(result, Exception):
+            errors.append(result)
+        elif isinstance(result, BaseException):
+            raise result
+    return errors
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled (not something it waited on)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False
 
 
 #: The options of the kit's session.

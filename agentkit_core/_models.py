@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 from typing import Protocol
+from typing import TypedDict
 from typing import runtime_checkable
 
 from ._messages import Message
@@ -17,6 +20,48 @@ from ._messages import Usage
 
 if TYPE_CHECKING:
     from ._context import RunContext
+
+
+#: How hard a reasoning model thinks before it answers.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+
+
+class ModelSettings(TypedDict, total=False):
+    """Settings of a model request, every key optional; a provider maps each to its wire.
+
+    Give them as ``settings=`` to an Agent, a Kit or one run (checked there: an unknown key or
+    a value out of range is a ConfigError); a provider documents the keys it ignores.
+
+    Keys:
+        temperature: sampling temperature, 0 or more (providers cap it: 1 or 2).
+        top_p: nucleus sampling, from 0 to 1.
+        top_k: sample from the k likeliest tokens (providers without it ignore it).
+        max_tokens: the most tokens the answer may take (max output tokens).
+        stop: texts that end the answer when the model writes them.
+        seed: a seed for providers that sample reproducibly.
+        presence_penalty, frequency_penalty: penalties on repeated tokens.
+        tool_choice: ``"auto"``, ``"none"``, ``"required"``, or the name of the one tool the
+            model must call.
+        parallel_tool_calls: whether the model may ask for several tool calls in one answer.
+        reasoning_effort: how hard a reasoning model thinks (``"none"`` ... ``"xhigh"``).
+        timeout: seconds each network wait of the call may take (the client's, not the
+            server's).
+        extra_body: provider extras, added to the request body as they are.
+    """
+
+    temperature: float
+    top_p: float
+    top_k: int
+    max_tokens: int
+    stop: Sequence[str]
+    seed: int
+    presence_penalty: float
+    frequency_penalty: float
+    tool_choice: str
+    parallel_tool_calls: bool
+    reasoning_effort: ReasoningEffort
+    timeout: float
+    extra_body: Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +86,15 @@ class OutputSchema:
 class ModelRequest:
     """One call to a model. Middlewares pass on a changed copy (``dataclasses.replace``).
 
-    ``ctx`` is the run the call belongs to (None outside a run); ``settings`` holds provider
-    options such as ``temperature``; ``metadata`` is for middlewares to talk to each other.
+    ``ctx`` is the run the call belongs to (None outside a run); ``settings`` holds the
+    request's :class:`ModelSettings` (``temperature``, ``max_tokens``...); ``metadata`` is for
+    middlewares to talk to each other.
     """
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     output: OutputSchema | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: ModelSettings = field(default_factory=lambda: ModelSettings())
     ctx: RunContext | None = field(default=None, compare=False)
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
 

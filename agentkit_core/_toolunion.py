@@ -8,6 +8,7 @@ changed) the later tool is dropped and the ``on_conflict`` callback is told.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -44,6 +45,27 @@ class CompositeToolSource(Protocol):
     """
 
     def sources(self) -> Sequence[DynamicToolSource]: ...
+
+
+@runtime_checkable
+class ToolSourceBridge(Protocol):
+    """A composite source that connects parts at run time and drops them (the MCP bridge).
+
+    ``add(server, **options)`` connects one more part and returns its label (a failure
+    raises and leaves nothing connected); ``remove(label)`` closes that part, ending its calls
+    in flight with an error; ``sources()`` are the parts connected now, in the order they were
+    connected; ``aclose()`` closes every part. A kit adds its MCP servers through one
+    (``kit.add_mcp``), and closes each of its parts on its own, so a close names the part that
+    failed.
+    """
+
+    def sources(self) -> Sequence[DynamicToolSource]: ...
+
+    async def add(self, server: Any, **options: Any) -> str: ...
+
+    async def remove(self, label: str) -> None: ...
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +126,7 @@ class ToolUnion:
         self.on_conflict = on_conflict
         self._wrapped: dict[int, tuple[Tool, Tool | None]] = {}
         self._origins: list[ToolOrigin] = []
+        self._joining = asyncio.Lock()
 
     @classmethod
     async def create(cls, sources: Sequence[Source], **options: Any) -> ToolUnion:
@@ -114,10 +137,34 @@ class ToolUnion:
 
     def add(self, label: str, tools: Sequence[Tool] | DynamicToolSource) -> None:
         """Offer another source from the next turn on (after the ones already given)."""
-        self.sources.append((label, tools))
+        self.sources = [*self.sources, (label, tools)]
+
+    async def join(self, label: str, tools: Sequence[Tool] | DynamicToolSource) -> None:
+        """:meth:`add` a source whose tools clash with none the union offers now.
+
+        The union is listed with the source in it, as at construction: a name two sources
+        offer raises :class:`ToolConflictError` and the union stays as it was (the caller
+        still owns the source, and closes it or renames its tools). A label already in the
+        union is a :class:`ToolDefinitionError`.
+        """
+        async with self._joining:  # two joins at once: the second is checked against the first
+            if any(lbl == label for lbl, _ in self.sources):
+                raise ToolDefinitionError(
+                    f"the tool union already has a source labelled {label!r}; labels name one "
+                    "source each"
+                )
+            trial = ToolUnion(
+                [*self.sources, (label, tools)],
+                tool_filter=self.tool_filter,
+                tool_wrap=self.tool_wrap,
+            )
+            trial._wrapped = self._wrapped
+            await trial._list(strict=True)
+            self.add(label, tools)
+            self._origins = trial._origins
 
     def remove(self, label: str) -> None:
-        """Stop offering a source's tools from the next turn on."""
+        """Stop offering a source's tools from the next turn on (a turn under way keeps them)."""
         self.sources = [(lbl, s) for lbl, s in self.sources if lbl != label]
 
     def origins(self) -> list[ToolOrigin]:
@@ -130,6 +177,8 @@ class ToolUnion:
 
     async def _list(self, *, strict: bool) -> list[Tool]:
         listings: list[tuple[str, Sequence[Tool], bool]] = []
+        # the list as it is now: a source added or removed while a server answers does not
+        # change this listing (add and remove replace the list, never edit it)
         for label, source in self.sources:
             if isinstance(source, Sequence):
                 listings.append((label, source, False))

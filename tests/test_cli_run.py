@@ -224,6 +224,16 @@ def test_any_command_line_returns_a_code_and_never_raises(argv: list[str]) -> No
     assert code in (0, 1, 2)
 
 
+def test_a_setting_out_of_range_is_one_line() -> None:
+    proc = agentkit("run", "x", "--model", "test", "--max-tokens", "0")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "agentkit: error: max_tokens in agentkit run's --temperature/--max-tokens must be an "
+        "integer from 1, got 0 (int)"
+    ]
+    assert proc.stdout == ""
+
+
 def test_run_with_a_session_records_it_and_resume_continues_it(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
     first = agentkit("run", "hello", "--model", "test", "--session", url)

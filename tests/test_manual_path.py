@@ -101,6 +101,9 @@ def full_options(root: Path) -> dict[str, Any]:
         "max_turns": 7,
         "verdict_observer": observe,
         "policy": str(root / "policy.toml"),
+        "description": "Answers in full.",
+        "settings": {"temperature": 0.2, "stop": "END"},
+        "max_parallel_tools": 3,
     }
 
 
@@ -167,6 +170,9 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
         hooks=Hooks.from_plugins(pm).merged(Hooks.of("user", output_guard=user_guard)),
         middlewares=(compaction(get_compactor("truncation", manager=pm, max_tokens=5_000)), STAMP),
         max_turns=7,
+        description="Answers in full.",
+        settings={"temperature": 0.2, "stop": ["END"]},
+        max_parallel_tools=3,
         compaction=Folding(budget=50_000, keep_recent=20_000, model=resolve_model("test")),
         manager=pm,
         guardrail=get_guardrail(

@@ -245,6 +245,8 @@ class Connection:
             await asyncio.shield(ready)
         except asyncio.CancelledError:
             await self.aclose()
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # the caller is gone: the connect error is nobody's to raise
             raise
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
@@ -324,6 +326,8 @@ class Connection:
         self._stop.set()
         owner, self._owner = self._owner, None
         if owner is not None and owner is not asyncio.current_task():
+            if self.client is None:  # still connecting: the handshake would run to its deadline
+                owner.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.shield(owner)
 

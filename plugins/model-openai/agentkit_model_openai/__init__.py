@@ -13,14 +13,17 @@ from agentkit_core import hookimpl
 
 from ._model import OpenAIModel
 from ._model import retry_after
+from ._wire import IGNORED_SETTINGS
 from ._wire import WIRE
 from ._wire import message_from_openai
 from ._wire import message_to_openai
 from ._wire import messages_from_openai
 from ._wire import messages_to_openai
+from ._wire import settings_to_openai
 from ._wire import usage_from_openai
 
 __all__ = [
+    "IGNORED_SETTINGS",
     "WIRE",
     "OpenAIModel",
     "message_from_openai",
@@ -28,6 +31,7 @@ __all__ = [
     "messages_from_openai",
     "messages_to_openai",
     "retry_after",
+    "settings_to_openai",
     "usage_from_openai",
 ]
 

@@ -34,6 +34,7 @@ from agentkit_core import Usage
 
 from ._wire import message_from_openai
 from ._wire import messages_to_openai
+from ._wire import settings_to_openai
 from ._wire import usage_from_openai
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: HTTP statuses worth another attempt: timeouts, conflicts, rate limits and server errors.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
-_CLIENT_SETTINGS = frozenset({"timeout"})
 
 
 class OpenAIModel:
@@ -51,7 +51,10 @@ class OpenAIModel:
     ``base_url`` and ``api_key`` default to ``$OPENAI_BASE_URL`` (else the OpenAI API) and
     ``$OPENAI_API_KEY`` (none is fine for a local server). ``timeout`` bounds each network
     wait in seconds (a request may override it with ``settings={"timeout": ...}``; the other
-    settings go into the request body). ``structured_output=False`` is for servers without
+    :class:`~agentkit_core.ModelSettings` are mapped into the request body by
+    :func:`settings_to_openai`). ``max_tokens_field`` is the body field ``max_tokens`` goes in:
+    OpenAI's ``max_completion_tokens`` by default, ``"max_tokens"`` for a server that reads
+    only the older name. ``structured_output=False`` is for servers without
     ``response_format`` JSON Schema support: the agent then puts the schema in the prompt.
 
     Used as ``async with model:`` it keeps one connection pool open for the block; otherwise
@@ -68,6 +71,7 @@ class OpenAIModel:
         structured_output: bool = True,
         headers: dict[str, str] | None = None,
         client: httpx.AsyncClient | None = None,
+        max_tokens_field: str = "max_completion_tokens",
     ) -> None:
         if not model:
             raise ConfigError("the openai model needs a model name, as in 'openai:gpt-4o-mini'")
@@ -87,6 +91,14 @@ class OpenAIModel:
         self.name = f"openai:{model}"
         self.url = f"{base}/chat/completions"
         self.timeout = timeout
+        if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
+            raise ConfigError(
+                f"max_tokens_field must be 'max_completion_tokens' or 'max_tokens', got "
+                f"{max_tokens_field!r}",
+                value=max_tokens_field,
+                source="OpenAIModel(max_tokens_field=)",
+            )
+        self.max_tokens_field = max_tokens_field
         self.supports_structured_output = structured_output
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.headers = {"Accept": "application/json", **(headers or {})}
@@ -160,7 +172,11 @@ class OpenAIModel:
                     "strict": request.output.strict,
                 },
             }
-        body.update((k, v) for k, v in request.settings.items() if k not in _CLIENT_SETTINGS)
+        body.update(
+            settings_to_openai(
+                request.settings, tools=bool(request.tools), max_tokens_field=self.max_tokens_field
+            )
+        )
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

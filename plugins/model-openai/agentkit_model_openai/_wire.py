@@ -22,7 +22,9 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
+from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import ModelSettings
 from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
@@ -231,3 +233,60 @@ def usage_from_openai(data: dict[str, Any] | None) -> Usage:
     return Usage(
         int(data.get("prompt_tokens") or 0), int(data.get("completion_tokens") or 0), requests=1
     )
+
+
+#: ModelSettings keys the Chat Completions wire has no field for: left out of the body (a
+#: server that reads one takes it through ``extra_body``).
+IGNORED_SETTINGS: frozenset[str] = frozenset({"top_k"})
+#: ModelSettings keys sent under the same name.
+_SAME_NAME = (
+    "temperature",
+    "top_p",
+    "stop",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+    "reasoning_effort",
+)
+#: What the client itself reads (``timeout``) or maps otherwise.
+_HANDLED = frozenset(
+    {"timeout", "max_tokens", "tool_choice", "parallel_tool_calls", "extra_body", *_SAME_NAME}
+)
+_TOOL_CHOICES = ("auto", "none", "required")
+
+
+def settings_to_openai(
+    settings: ModelSettings, *, tools: bool, max_tokens_field: str = "max_completion_tokens"
+) -> dict[str, Any]:
+    """The request body's fields for ``settings`` (a :class:`~agentkit_core.ModelSettings`).
+
+    ``max_tokens`` goes as ``max_tokens_field``; ``tool_choice`` as is for ``auto``, ``none``
+    and ``required``, and a tool's name as the choice of that function; ``tool_choice`` and
+    ``parallel_tool_calls`` only with ``tools`` (the API refuses them on a request without
+    tools); ``extra_body`` last, over the rest. The keys in :data:`IGNORED_SETTINGS` are left
+    out, ``timeout`` is the client's own, and any other key is a ConfigError naming it.
+    """
+    unknown = sorted(set(settings) - _HANDLED - IGNORED_SETTINGS)
+    if unknown:
+        raise ConfigError(
+            f"ModelRequest.settings has {', '.join(map(repr, unknown))}, which is not a "
+            "ModelSettings key; put a provider's own field in settings['extra_body']",
+            value=unknown,
+            source="ModelRequest.settings",
+        )
+    body: dict[str, Any] = {key: settings[key] for key in _SAME_NAME if key in settings}  # type: ignore[literal-required]
+    if "stop" in body:
+        body["stop"] = list(body["stop"])
+    if "max_tokens" in settings:
+        body[max_tokens_field] = settings["max_tokens"]
+    if tools and "tool_choice" in settings:
+        choice = settings["tool_choice"]
+        body["tool_choice"] = (
+            choice
+            if choice in _TOOL_CHOICES
+            else {"type": "function", "function": {"name": choice}}
+        )
+    if tools and "parallel_tool_calls" in settings:
+        body["parallel_tool_calls"] = settings["parallel_tool_calls"]
+    body.update(settings.get("extra_body") or {})
+    return body

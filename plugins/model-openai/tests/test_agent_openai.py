@@ -91,6 +91,10 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
             "openai:x",
             "--tools",
             "examples.tools:TOOLS",
+            "--temperature",
+            "0.2",
+            "--max-tokens",
+            "300",
         ],
         cwd=ROOT,
         env=env,
@@ -103,12 +107,38 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
     assert "TestModel" not in proc.stderr
     first, second = (r.json() for r in server.received)
     assert first["model"] == "x"
+    for body in (first, second):
+        assert (body["temperature"], body["max_completion_tokens"]) == (0.2, 300)
     assert server.received[0].headers["authorization"] == "Bearer sk-cli"
     assert "calculate" in {t["function"]["name"] for t in first["tools"]}
     assert first["messages"][-1] == {"role": "user", "content": "What is 6 * 7?"}
     tool_result = second["messages"][-1]
     assert (tool_result["role"], tool_result["tool_call_id"]) == ("tool", "call_Ca1")
     assert "42" in tool_result["content"]
+
+
+def test_cli_run_settings_go_over_the_files_key_by_key(server: Any, tmp_path: Path) -> None:
+    server.json("answer_42.json")
+    config = tmp_path / "agentkit.toml"
+    config.write_text("[kit]\n[kit.settings]\ntemperature = 0.9\ntop_p = 0.5\n")
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.url,
+        "OPENAI_API_KEY": "sk-cli",
+        "AGENTKIT_CONFIG": str(config),
+    }
+    argv = ["run", "What is 6 * 7?", "--model", "openai:x", "--temperature", "0.2"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentkit_core", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [body] = (r.json() for r in server.received)
+    assert (body["temperature"], body["top_p"]) == (0.2, 0.5)
 
 
 async def test_agent_run_stream_retries_a_429_and_streams_each_call(

@@ -1,0 +1,320 @@
+"""A child agent (Kit(agents=[...]), agent_tool) is bound to the run that calls it: its run is a
+child span of the parent's tool call, it draws from the parent's budget, checkpoints through the
+parent's checkpointer under its own namespace, asks through the parent's elicitor, and records a
+linked child session."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import Budget
+from agentkit_core import BudgetExceeded
+from agentkit_core import Hooks
+from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
+from agentkit_core import RunContext
+from agentkit_core import Span
+from agentkit_core import SpanExporter
+from agentkit_core import Usage
+from agentkit_core import open_checkpoint_store
+from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import tool_call
+
+
+class Collect(SpanExporter):
+    def __init__(self) -> None:
+        self.ended: list[Span] = []
+
+    def on_end(self, span: Span) -> None:
+        self.ended.append(span)
+
+
+def delegate(task: str = "dig", call_id: str = "c1", to: str = "helper") -> Message:
+    return Message.assistant("", [tool_call(to, f'{{"task": "{task}"}}', id=call_id)])
+
+
+def answer(text: str, tokens: int) -> ModelResponse:
+    """An answer that cost ``tokens`` output tokens."""
+    return ModelResponse(Message.assistant(text), Usage(0, tokens, 1))
+
+
+def calling(name: str, tokens: int, call_id: str) -> ModelResponse:
+    return ModelResponse(
+        Message.assistant("", [tool_call(name, "{}", id=call_id)]), Usage(0, tokens, 1)
+    )
+
+
+@tool
+def look() -> str:
+    """Look around."""
+    return "seen"
+
+
+def parent_of(child: Agent, model: ScriptedModel, **options: Any) -> Agent:
+    config = Kit(model=model, agents=[child]).config()
+    return Agent.from_config(config, hooks=Hooks(), **options)
+
+
+# ----------------------------------------------------------------- the trace
+
+
+async def test_the_childs_run_is_a_child_span_of_the_parents_tool_call() -> None:
+    child = Agent("helper", ScriptedModel(["found it"]), "Help.", hooks=Hooks(), exporters=[])
+    collect = Collect()
+    parent = parent_of(child, ScriptedModel([delegate(), "done"]), exporters=[collect])
+    result = await parent.run("go")
+    assert result.output == "done"
+    by_id = {s.span_id: s for s in collect.ended}
+    runs = [s for s in collect.ended if s.name == "run"]
+    assert len(runs) == 2  # the parent's exporter hears the child's run too
+    child_run = next(s for s in runs if s.attributes["agent"] == "helper")
+    call = by_id[child_run.parent_id]  # type: ignore[index]
+    assert (call.name, call.attributes["call_id"]) == ("tool_call", "c1")
+    parent_run = next(s for s in runs if s.attributes["agent"] != "helper")
+    assert child_run.run_id != parent_run.run_id
+    # the child's model call nests in the child's run, under the parent's tool call
+    child_calls = [
+        s for s in collect.ended if s.name == "model_call" and s.run_id == child_run.run_id
+    ]
+    assert child_calls and all(_under(s, child_run, by_id) for s in child_calls)
+
+
+def _under(span: Span, ancestor: Span, by_id: dict[str, Span]) -> bool:
+    while span.parent_id is not None and span.parent_id in by_id:
+        span = by_id[span.parent_id]
+        if span is ancestor:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------- the budget
+
+
+async def test_a_child_cannot_spend_past_the_parents_limit() -> None:
+    child_model = ScriptedModel(
+        [calling("look", 40, "k1"), calling("look", 40, "k2"), answer("never", 40)]
+    )
+    child = Agent("helper", child_model, "Help.", [look], hooks=Hooks())
+    parent_model = ScriptedModel([ModelResponse(delegate(), Usage(0, 10, 1)), answer("x", 1)])
+    store = await open_checkpoint_store("memory://")
+    parent = parent_of(child, parent_model, budget=Budget(max_tokens=60), checkpointer=store)
+    ctx = parent.new_context()
+    with pytest.raises(BudgetExceeded, match="used 90 of 60"):
+        await parent.run("go", ctx=ctx)
+    assert len(child_model.requests) == 2  # the call that crossed the limit was the last
+    assert len(parent_model.requests) == 1  # the parent made no call after its child's
+    assert ctx.usage.total_tokens == 90  # the child's spending is the parent's
+    saved = await parent.checkpointer.resume(ctx.run_id, include_terminal=True)  # type: ignore[union-attr]
+    assert saved is not None and saved.status == "failed"
+
+
+async def test_a_childs_own_tighter_limit_is_the_childs_failure_not_the_parents() -> None:
+    child_model = ScriptedModel([calling("look", 5, "k1"), answer("never", 5)])
+    child = Agent(
+        "helper", child_model, "Help.", [look], hooks=Hooks(), budget=Budget(max_requests=1)
+    )
+    parent = parent_of(child, ScriptedModel([delegate(), "carried on"]))
+    result = await parent.run("go")
+    assert result.output == "carried on"
+    failed = next(m for m in result.transcript if m.role == "tool")
+    assert failed.is_error and "helper ran out of its own budget" in failed.content
+    assert "request budget exceeded: made 2 of 1" in failed.content
+    assert result.usage.requests == 2 + 2  # the child's two calls are counted in the parent
+
+
+async def test_a_tools_own_model_call_past_the_budget_fails_the_run() -> None:
+    """BudgetExceeded is no tool error: a tool that spends past the run's budget ends the run."""
+    summarizer = ScriptedModel([answer("summary", 50)])
+
+    @tool
+    async def summarize(ctx: RunContext) -> str:
+        """Summarize through another model, on this run's budget."""
+        request = ModelRequest((Message.user("summarize"),), ())
+        return (await ctx.invoker_for(summarizer).chat(request)).message.text
+
+    model = ScriptedModel([calling("summarize", 1, "s1"), "never"])
+    agent = Agent("a", model, "", [summarize], hooks=Hooks(), budget=Budget(max_tokens=20))
+    with pytest.raises(BudgetExceeded, match="used 51 of 20"):
+        await agent.run("go")
+    assert len(model.requests) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    limit=st.integers(1, 200),
+    parent_first=st.integers(0, 60),
+    child_costs=st.lists(st.integers(1, 60), min_size=1, max_size=5),
+    child_limit=st.none() | st.integers(1, 300),
+)
+def test_spending_stops_at_the_first_call_past_either_limit(
+    limit: int, parent_first: int, child_costs: list[int], child_limit: int | None
+) -> None:
+    """The parent spends first, then its child calls ``look`` until its last answer; every
+    call's tokens count against both limits. The run ends at the first call that passes the
+    parent's limit (the parent's failure) or the child's own (the child's, a tool error)."""
+    steps: list[Any] = [calling("look", c, f"k{i}") for i, c in enumerate(child_costs[:-1])]
+    steps.append(answer("child done", child_costs[-1]))
+    child_model = ScriptedModel(steps)
+    child = Agent(
+        "helper",
+        child_model,
+        "Help.",
+        [look],
+        hooks=Hooks(),
+        budget=Budget(max_tokens=child_limit),
+        max_turns=10,
+    )
+    parent_model = ScriptedModel(
+        [ModelResponse(delegate(), Usage(0, parent_first, 1)), answer("done", 0)]
+    )
+    parent = parent_of(child, parent_model, budget=Budget(max_tokens=limit))
+
+    spent = parent_first
+    child_spent = 0
+    expected_child_calls = len(child_costs)
+    outcome = "done"
+    if parent_first > limit:
+        expected_child_calls, outcome = 0, "parent"
+    else:
+        for i, cost in enumerate(child_costs):
+            spent += cost
+            child_spent += cost
+            if spent > limit:
+                expected_child_calls, outcome = i + 1, "parent"
+                break
+            if child_limit is not None and child_spent > child_limit:
+                expected_child_calls, outcome = i + 1, "child"
+                break
+
+    async def run() -> str:
+        try:
+            result = await parent.run("go")
+        except BudgetExceeded:
+            return "parent"
+        tool_result = next(m for m in result.transcript if m.role == "tool")
+        return "child" if "ran out of its own budget" in str(tool_result.content) else "done"
+
+    assert asyncio.run(run()) == outcome
+    assert len(child_model.requests) == expected_child_calls
+
+
+# ----------------------------------------------------------------- checkpoints and elicitor
+
+
+async def test_the_child_checkpoints_through_the_parents_checkpointer_under_its_namespace() -> None:
+    child = Agent("helper", ScriptedModel([calling("look", 1, "k1"), "found"]), "Help.", [look])
+    store = await open_checkpoint_store("memory://")
+    collect = Collect()
+    parent = parent_of(
+        child, ScriptedModel([delegate(), "done"]), checkpointer=store, exporters=[collect]
+    )
+    ctx = parent.new_context()
+    result = await parent.run("go", ctx=ctx)
+    assert result.output == "done"
+    [child_run_id] = {
+        s.run_id for s in collect.ended if s.name == "run" and s.attributes["agent"] == "helper"
+    }
+    checkpointer = parent.checkpointer
+    assert checkpointer is not None
+    own = await checkpointer.resume(ctx.run_id, include_terminal=True)
+    assert own is not None and own.status == "done" and own.namespace == "agent"
+    namespace = f"agent/helper:{child_run_id}"
+    saved = await checkpointer.resume(ctx.run_id, namespace=namespace, include_terminal=True)
+    assert saved is not None and saved.status == "done"
+    assert saved.metadata == {"agent": "helper", "run_id": child_run_id}
+    assert saved.state["transcript"][-1].text == "found"
+    assert await checkpointer.list_versions(ctx.run_id, namespace=namespace) == [1, 2]
+    assert await checkpointer.list_versions(child_run_id) == []  # nothing under its own id
+
+
+async def test_the_child_asks_through_the_parents_elicitor() -> None:
+    asked: list[str] = []
+
+    async def person(question: str, schema: Any, secret: bool) -> str:
+        asked.append(question)
+        return "Ada"
+
+    @tool
+    async def whom(ctx: RunContext) -> str:
+        """Ask whom to greet."""
+        return f"hello {await ctx.elicit('Whom shall I greet?')}"
+
+    child = Agent("helper", ScriptedModel([calling("whom", 1, "k1"), "greeted"]), "", [whom])
+    parent = parent_of(child, ScriptedModel([delegate(), "done"]), elicitor=person)
+    result = await parent.run("go")
+    assert result.output == "done" and asked == ["Whom shall I greet?"]
+
+
+async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
+    async def person(question: str, schema: Any, secret: bool) -> str:
+        return "hunter2"
+
+    @tool
+    async def password(ctx: RunContext) -> str:
+        """Ask for the password."""
+        await ctx.elicit("Password?", secret=True)
+        return "logged in"
+
+    child = Agent("helper", ScriptedModel([calling("password", 1, "k1"), "in"]), "", [password])
+    store = await open_checkpoint_store("memory://")
+    parent = parent_of(
+        child, ScriptedModel([delegate(), "done"]), elicitor=person, checkpointer=store
+    )
+    ctx = parent.new_context()
+    assert (await parent.run("go", ctx=ctx)).output == "done"
+    assert ctx.secret_tainted
+    # the parent's first checkpoint comes after the call: only the marker of a tainted run
+    saved = await store.latest(ctx.run_id, "agent")
+    assert await store.versions(ctx.run_id, "agent") == [1]
+    assert saved is not None and (saved.status, saved.state) == ("tainted", "null")
+
+
+# ----------------------------------------------------------------- nesting
+
+
+async def test_a_grandchild_writes_under_the_root_run_and_spends_from_every_ancestor() -> None:
+    leaf_model = ScriptedModel([answer("leaf done", 30)])
+    leaf = Agent("leaf", leaf_model, "", hooks=Hooks())
+    mid_config = Kit(model=ScriptedModel([delegate(to="leaf"), "mid done"]), agents=[leaf])
+    mid = Agent.from_config(mid_config.config(), name="mid", hooks=Hooks())
+    store = await open_checkpoint_store("memory://")
+    collect = Collect()
+    root = parent_of(
+        mid,
+        ScriptedModel([delegate(to="mid"), answer("root done", 0)]),
+        checkpointer=store,
+        exporters=[collect],
+        budget=Budget(max_tokens=1000),
+    )
+    ctx = root.new_context()
+    result = await root.run("go", ctx=ctx)
+    assert result.output == "root done"
+    ids = {s.attributes["agent"]: s.run_id for s in collect.ended if s.name == "run"}
+    assert set(ids) == {"agent", "mid", "leaf"}
+    assert ctx.usage.total_tokens >= 30  # the leaf's spending reached the root
+    checkpointer = root.checkpointer
+    assert checkpointer is not None
+    namespace = f"agent/mid:{ids['mid']}/leaf:{ids['leaf']}"
+    saved = await checkpointer.resume(ctx.run_id, namespace=namespace, include_terminal=True)
+    assert saved is not None and saved.status == "done"
+    assert saved.metadata == {"agent": "leaf", "run_id": ids["leaf"]}
+
+
+async def test_a_child_given_its_own_exporters_tells_them_too() -> None:
+    own = Collect()
+    child = Agent("helper", ScriptedModel(["found"]), "", hooks=Hooks(), exporters=[own])
+    parents = Collect()
+    parent = parent_of(child, ScriptedModel([delegate(), "done"]), exporters=[parents])
+    await parent.run("go")
+    child_runs = [s for s in parents.ended if s.name == "run" and s.attributes["agent"] == "helper"]
+    assert [s.span_id for s in own.ended if s.name == "run"] == [child_runs[0].span_id]
