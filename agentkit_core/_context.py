@@ -272,6 +272,7 @@ class RunContext:
         self.verdict_observer = verdict_observer
         self.policy = policy
         self.grant_scope = grant_scope
+        self.checkpoint_at: tuple[str, str] | None = None
 
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
@@ -279,7 +280,6 @@ class RunContext:
         The verdict is stamped with this run's id (:func:`~agentkit_core.report_verdict`).
         """
         return report_verdict(verdict, ctx=self)
-        self.checkpoint_at: tuple[str, str] | None = None
 
     def bind_to_parent(self, name: str) -> None:
         """Bind this fresh context to its ``parent``'s run, as the run of its child agent ``name``.
