@@ -36,6 +36,7 @@ from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._errors import CorruptMemoryEntry
 from ._errors import CorruptSessionItem
 from ._errors import ElicitationError
 from ._errors import EncodingError
@@ -44,6 +45,7 @@ from ._errors import GuardrailViolation
 from ._errors import HookError
 from ._errors import HookTimeoutError
 from ._errors import MaxTurnsExceeded
+from ._errors import MemoryConflict
 from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import PendingToolCallError
@@ -88,6 +90,8 @@ from ._instructions import DEFAULT_ORDER
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
 from ._instructions import Instructions
+from ._instructions import LiveInstructions
+from ._instructions import LivePartSource
 from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
@@ -105,6 +109,7 @@ from ._kit import KitOptions
 from ._kit import kit_compaction
 from ._kit import kit_guardrail
 from ._kit import kit_hooks
+from ._kit import kit_memory
 from ._kit import kit_middlewares
 from ._lookup import adapt
 from ._lookup import get_compactor
@@ -112,9 +117,17 @@ from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import open_checkpoint_store
+from ._lookup import open_memory_store
 from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
+from ._memory import Memory
+from ._memory import MemoryEntry
+from ._memory import MemoryListing
+from ._memory import MemoryStore
+from ._memory_block import MemoryBlock
+from ._memory_block import MemoryManifest
+from ._memory_block import MemoryOptions
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -238,6 +251,7 @@ __all__ = [
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
+    "CorruptMemoryEntry",
     "CorruptSessionItem",
     "DynamicToolSource",
     "ElicitationError",
@@ -265,8 +279,18 @@ __all__ = [
     "KeyValueStore",
     "Kit",
     "KitOptions",
+    "LiveInstructions",
+    "LivePartSource",
     "MaxTurnsExceeded",
+    "Memory",
+    "MemoryBlock",
+    "MemoryConflict",
+    "MemoryEntry",
     "MemoryItem",
+    "MemoryListing",
+    "MemoryManifest",
+    "MemoryOptions",
+    "MemoryStore",
     "Message",
     "Middleware",
     "Model",
@@ -381,9 +405,11 @@ __all__ = [
     "kit_compaction",
     "kit_guardrail",
     "kit_hooks",
+    "kit_memory",
     "kit_middlewares",
     "metering",
     "open_checkpoint_store",
+    "open_memory_store",
     "open_session_store",
     "order_sources",
     "output_coerce",
