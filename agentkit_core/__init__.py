@@ -121,10 +121,12 @@ from ._lookup import open_memory_store
 from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
+from ._memory import ENTRY_COLUMNS
 from ._memory import Memory
 from ._memory import MemoryEntry
 from ._memory import MemoryListing
 from ._memory import MemoryStore
+from ._memory import stored_entry
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryManifest
 from ._memory_block import MemoryOptions
@@ -225,6 +227,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_ORDER",
     "DONE",
+    "ENTRY_COLUMNS",
     "FAILED",
     "ITEM_KINDS",
     "POSTGRES_OPTIONS",
@@ -426,6 +429,7 @@ __all__ = [
     "resolve_checkpointer",
     "resolve_model",
     "retry",
+    "stored_entry",
     "stream_partials",
     "strict_json_schema",
     "strip_code_fence",

@@ -109,7 +109,7 @@ class MemoryStore(Protocol):
         """Write ``entry`` if the stored version of its key is ``expected`` (0: no entry).
 
         ``entry.version`` is ``expected + 1``. False, writing nothing, when the stored version
-        is another (an unreadable entry counts as another).
+        is another (an unreadable version counts as another).
         """
         ...
 
@@ -197,6 +197,40 @@ def check_body(body: object, max_bytes: int, where: str = "body") -> str:
 def utc_stamp() -> str:
     """The time written on an entry: now, ISO-8601 in UTC."""
     return datetime.now(timezone.utc).isoformat()
+
+
+#: The columns of a database row holding an entry, in :func:`stored_entry`'s order.
+ENTRY_COLUMNS: Final = "scope, title, body, version, updated_at, session"
+
+
+def stored_entry(row: Sequence[object], store: str) -> MemoryEntry:
+    """The entry a database row (:data:`ENTRY_COLUMNS`) holds, checked as a store reads it.
+
+    A row edited into something else (a version that is no whole number from 1, an empty
+    body, a time that does not parse) is a :class:`CorruptMemoryEntry` naming the title and
+    ``store``.
+    """
+    scope, title, body, version, updated_at, session = row
+    problem = ""
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        problem = f"its version {version!r} is not a whole number from 1"
+    elif not isinstance(body, str) or not body.strip():
+        problem = f"its body {body!r} is no text"
+    elif not isinstance(session, str) or not isinstance(updated_at, str):
+        problem = f"its updated time {updated_at!r} or session {session!r} is no text"
+    else:
+        try:
+            datetime.fromisoformat(updated_at)
+        except ValueError:
+            problem = f"its updated time {updated_at!r} is not an ISO-8601 time"
+    if problem:
+        raise CorruptMemoryEntry(
+            f"memory entry {title!r} of scope {scope!r} in {store} cannot be read: {problem}; "
+            "forget it (agentkit memory forget) and save it again",
+            scope=str(scope),
+            name=str(title),
+        )
+    return MemoryEntry(str(scope), str(title), body, version, updated_at, session)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- the facade
