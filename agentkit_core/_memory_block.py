@@ -415,8 +415,8 @@ class MemoryBlock:
             text = f"Memory holds {total} {'entry' if total == 1 else 'entries'}, all shown."
         else:
             text = (
-                f"{shown} of {total} entries are shown; the {total - shown} written longest "
-                f"ago were left out for space ({SEARCH} finds them)."
+                f"{shown} of {total} entries shown; the {total - shown} written longest ago "
+                f"are left out for space ({SEARCH} finds them)."
             )
         if corrupt:
             text += f" {corrupt} could not be read."
