@@ -253,6 +253,7 @@ class Kit:
         kit._opened = []
         kit._closed = False
         kit._memory = None
+        kit._recorder = NULL_RECORDER  # what aclose flushes, should a step before _setup fail
         try:
             _check_keys(options)
             memory = options.get("memory")
