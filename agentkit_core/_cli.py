@@ -24,6 +24,7 @@ _BUILTIN_COMMANDS: tuple[str, ...] = (
     "agentkit_core._cli_plugins",
     "agentkit_core._cli_run",
     "agentkit_core._cli_sessions",
+    "agentkit_core._cli_memory",
 )
 
 
