@@ -122,6 +122,7 @@ from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
 from ._memory import ENTRY_COLUMNS
+from ._memory import EntryRows
 from ._memory import Memory
 from ._memory import MemoryEntry
 from ._memory import MemoryListing
@@ -260,6 +261,7 @@ __all__ = [
     "ElicitationError",
     "Elicitor",
     "EncodingError",
+    "EntryRows",
     "Estimator",
     "Evaluator",
     "Fold",

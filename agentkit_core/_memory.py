@@ -233,6 +233,41 @@ def stored_entry(row: Sequence[object], store: str) -> MemoryEntry:
     return MemoryEntry(str(scope), str(title), body, version, updated_at, session)  # type: ignore[arg-type]
 
 
+class EntryRows:
+    """Reads a scope's database rows into a listing, reusing the entries of unchanged rows.
+
+    The memory block reads every scope before each model call; a row that is exactly what it
+    was last time keeps its entry (no check again, the same object, so the block's render of
+    it is reused too). One per store.
+    """
+
+    def __init__(self, store: str) -> None:
+        self.store = store
+        self._seen: dict[str, dict[object, tuple[tuple[object, ...], MemoryEntry]]] = {}
+
+    def listing(self, scope: str, rows: Sequence[Sequence[object]]) -> MemoryListing:
+        """The listing of ``scope`` from its rows (:data:`ENTRY_COLUMNS`), in their order."""
+        before = self._seen.get(scope, {})
+        now: dict[object, tuple[tuple[object, ...], MemoryEntry]] = {}
+        entries: list[MemoryEntry] = []
+        corrupt: list[CorruptMemoryEntry] = []
+        for raw in rows:
+            row = tuple(raw)
+            kept = before.get(row[1])
+            if kept is not None and kept[0] == row:
+                entry = kept[1]
+            else:
+                try:
+                    entry = stored_entry(row, self.store)
+                except CorruptMemoryEntry as exc:
+                    corrupt.append(exc)
+                    continue
+            now[row[1]] = (row, entry)
+            entries.append(entry)
+        self._seen[scope] = now
+        return MemoryListing(tuple(entries), tuple(corrupt))
+
+
 # ---------------------------------------------------------------------- the facade
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -235,6 +236,7 @@ class MemoryBlock:
         self.max_bytes = max_bytes
         self._owns = owns
         self._snapshot = _Snapshot()
+        self._last: tuple[object, Rendered, _Outcome] | None = None  # key, the last render
         self._runs: OrderedDict[str, _RunMemory] = OrderedDict()
         self.manifest = MemoryManifest()
         self.tools: Sequence[Tool] = (
@@ -333,9 +335,25 @@ class MemoryBlock:
         return _Snapshot(tuple(entries), tuple(corrupt), by_key)
 
     def render_snapshot(self, snap: _Snapshot, max_bytes: int | None) -> tuple[Rendered, _Outcome]:
-        """Render ``snap`` within the bound: the most recently written entries are kept."""
+        """Render ``snap`` within the bound: the most recently written entries are kept.
+
+        Read before every model call, memory rarely moved since the last: a snapshot of the
+        very entries last rendered (the stores hand back the same entry for an unchanged one),
+        under the same bound, gets that render again.
+        """
         bounds = [b for b in (max_bytes, self.max_bytes) if b is not None]
         bound = min(bounds) if bounds else None
+        key = (bound, tuple((c.scope, c.name, str(c)) for c in snap.corrupt))
+        last = self._last
+        if last is not None and last[0] == key:
+            before = last[2].snapshot.entries
+            if len(before) == len(snap.entries) and all(map(operator.is_, before, snap.entries)):
+                return last[1], last[2]
+        rendered, outcome = self._render(snap, bound)
+        self._last = (key, rendered, outcome)
+        return rendered, outcome
+
+    def _render(self, snap: _Snapshot, bound: int | None) -> tuple[Rendered, _Outcome]:
         heads = [f"## {s}" + (" (read-only)" if s in self.read_only else "") for s in self.scopes]
         texts = [_entry_text(e) for e in snap.entries]
         sep = _size(SEPARATOR)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -226,6 +229,78 @@ async def test_the_manifest_hash_moves_exactly_when_the_render_does(
     await block.refresh()
     block.render(None)
     assert block.manifest.hash != moved.hash  # same version, another text
+
+
+async def test_an_unchanged_memory_is_not_rendered_again_and_a_changed_row_is(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/mem.db"
+    await seed(url, *ENTRIES)
+    block = await MemoryBlock.open(url, ["user", "project"])
+    try:
+        first = block.render(None)
+        await block.refresh()
+        assert block.render(None) is first
+        assert block.render(200) is not first  # another bound renders anew
+        with sqlite3.connect(tmp_path / "mem.db") as conn:  # by hand, the version kept
+            conn.execute(
+                "UPDATE agentkit_memory_entries SET body = 'make ship' WHERE title = 'Deploy'"
+            )
+        conn.close()
+        await block.refresh()
+        again = block.render(None)
+        assert "make ship" in again.text and "tag the commit" not in again.text
+    finally:
+        await block.aclose()
+
+
+_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["save", "forget", "by hand", "read"]),
+        st.sampled_from(["A", "B", "C"]),
+        st.text("xyz é", max_size=30),
+        st.none() | st.integers(0, 1200),
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=_OPS)
+def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops: list) -> None:
+    # each example gets its own database file under tmp_path
+    async def go(path: Path) -> None:
+        url = f"sqlite:///{path}"
+        block = await MemoryBlock.open(url, ["user"])
+        try:
+            for n, (op, title, body, bound) in enumerate(ops):
+                found = await block.memory.store.get("user", title)
+                if op == "save" and body.strip():
+                    entry = MemoryEntry(
+                        "user", title, body, (found.version if found else 0) + 1, stamp(1 + n)
+                    )
+                    await block.memory.store.put(entry, found.version if found else 0)
+                elif op == "forget" and found:
+                    await block.memory.store.delete("user", title, found.version)
+                elif op == "by hand" and found:
+                    with sqlite3.connect(path) as conn:
+                        conn.execute(
+                            "UPDATE agentkit_memory_entries SET body = ? WHERE title = ?",
+                            (body + "!", title),
+                        )
+                    conn.close()
+                await block.refresh()
+                fresh = await MemoryBlock.open(url, ["user"])  # its own store, read anew
+                got, want = block.render(bound), fresh.render(bound)
+                await fresh.aclose()
+                assert (got.text, got.omissions) == (want.text, want.omissions)
+        finally:
+            await block.aclose()
+
+    path = tmp_path / f"{uuid.uuid4().hex}.db"
+    asyncio.run(go(path))
 
 
 @pytest.mark.parametrize(

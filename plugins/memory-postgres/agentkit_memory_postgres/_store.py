@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ENTRY_COLUMNS as COLUMNS
-from agentkit_core import CorruptMemoryEntry
+from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
 from agentkit_core import MemoryListing
 from agentkit_core import PostgresPool
@@ -36,6 +36,7 @@ class PostgresMemoryStore:
     def __init__(self, pool: PostgresPool) -> None:
         self.pool = pool
         self.url = pool.url
+        self._rows = EntryRows(pool.url)
         t = pool.quoted
         self._select = f"SELECT {COLUMNS} FROM {t}"
         self._insert = (
@@ -65,14 +66,7 @@ class PostgresMemoryStore:
         """The scope's rows by title (byte order, as Python sorts); unreadable ones by title."""
         query = f'{self._select} WHERE scope = %s ORDER BY title COLLATE "C"'
         rows = await self.pool.fetch(query, (scope,), f"listing scope {scope!r}")
-        entries: list[MemoryEntry] = []
-        corrupt: list[CorruptMemoryEntry] = []
-        for row in rows:
-            try:
-                entries.append(stored_entry(row, self.url))
-            except CorruptMemoryEntry as exc:
-                corrupt.append(exc)
-        return MemoryListing(tuple(entries), tuple(corrupt))
+        return self._rows.listing(scope, rows)
 
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry's row, or None."""

@@ -6,7 +6,7 @@ import sqlite3
 from typing import Any
 
 from agentkit_core import ENTRY_COLUMNS as COLUMNS
-from agentkit_core import CorruptMemoryEntry
+from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
 from agentkit_core import MemoryListing
 from agentkit_core import SqliteFile
@@ -44,6 +44,7 @@ class SqliteMemoryStore:
     def __init__(self, db: SqliteFile, url: str) -> None:
         self.db = db
         self.url = url
+        self._rows = EntryRows(url)
 
     @classmethod
     async def open(cls, url: str) -> SqliteMemoryStore:
@@ -60,14 +61,7 @@ class SqliteMemoryStore:
         """The scope's rows by title; a row that does not read goes in ``corrupt``."""
         query = f"{_SELECT} WHERE scope = ? ORDER BY title"
         rows = await self.db.read(lambda conn: conn.execute(query, (scope,)).fetchall())
-        entries: list[MemoryEntry] = []
-        corrupt: list[CorruptMemoryEntry] = []
-        for row in rows:
-            try:
-                entries.append(stored_entry(row, self.url))
-            except CorruptMemoryEntry as exc:
-                corrupt.append(exc)
-        return MemoryListing(tuple(entries), tuple(corrupt))
+        return self._rows.listing(scope, rows)
 
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry's row, or None."""
