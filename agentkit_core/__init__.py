@@ -121,6 +121,7 @@ from ._lookup import open_memory_store
 from ._lookup import open_session_store
 from ._lookup import redact_url
 from ._lookup import resolve_model
+from ._lookup import span_exporters
 from ._memory import ENTRY_COLUMNS
 from ._memory import EntryRows
 from ._memory import Memory
@@ -209,9 +210,13 @@ from ._toolunion import ToolConflict
 from ._toolunion import ToolConflictError
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolUnion
+from ._trace_file import TraceFile
+from ._trace_file import read_trace_file
 from ._tracing import Span
+from ._tracing import SpanExporter
 from ._tracing import Trace
 from ._tracing import current_span
+from ._tracing import jsonable
 from ._units import Repair
 from ._units import Unit
 from ._units import compaction_units
@@ -350,6 +355,7 @@ __all__ = [
     "Sessions",
     "SlowHookWarning",
     "Span",
+    "SpanExporter",
     "SqliteFile",
     "StopDecision",
     "StorageError",
@@ -373,6 +379,7 @@ __all__ = [
     "ToolTimeoutError",
     "ToolUnion",
     "Trace",
+    "TraceFile",
     "TurnInfo",
     "Unit",
     "UnknownNameError",
@@ -406,6 +413,7 @@ __all__ = [
     "get_tool_source",
     "hookimpl",
     "import_optional",
+    "jsonable",
     "keep_units",
     "kit_compaction",
     "kit_guardrail",
@@ -422,6 +430,7 @@ __all__ = [
     "partial_json",
     "pending_calls",
     "read_kit_options",
+    "read_trace_file",
     "recent_units",
     "redact_url",
     "render_grounding",
@@ -431,6 +440,7 @@ __all__ = [
     "resolve_checkpointer",
     "resolve_model",
     "retry",
+    "span_exporters",
     "stored_entry",
     "stream_partials",
     "strict_json_schema",

@@ -43,6 +43,7 @@ from ._lookup import adapt
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
+from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -66,6 +67,9 @@ from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import ToolUnion
+from ._tracing import Span
+from ._tracing import SpanExporter
+from ._tracing import check_exporters
 from ._units import head_length
 
 if TYPE_CHECKING:
@@ -145,6 +149,8 @@ class Agent:
             its configured settings), or None for the one the configuration names (none when
             it names none). The agent checks every tool call with it (``egress()``, right
             after the default middlewares) and puts it on each run's ``ctx.guardrail``.
+        exporters: span exporters every run tells of its spans; None means the installed
+            plugins' (:func:`span_exporters`), ``[]`` none.
         manager: the plugin manager model strings, guardrail names, output types and (when
             ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
             one.
@@ -170,6 +176,7 @@ class Agent:
         budget: Budget | None = None,
         compaction: Folding | None = None,
         guardrail: Guardrail | str | None = None,
+        exporters: Sequence[SpanExporter] | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
     ) -> None:
@@ -204,6 +211,7 @@ class Agent:
             )
         self.compaction = compaction
         self.recorder = NULL_RECORDER if recorder is None else recorder
+        self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
         # structured output, in the prefix's schema block too.
@@ -256,6 +264,13 @@ class Agent:
         if self._hooks is None:
             self._hooks = plugin_hooks(self.manager)
         return self._hooks
+
+    @property
+    def exporters(self) -> list[SpanExporter]:
+        """The span exporters every run tells of its spans (the installed plugins' by default)."""
+        if self._exporters is None:
+            self._exporters = span_exporters(manager=self.manager)
+        return self._exporters
 
     # ------------------------------------------------------------------ running
 
@@ -358,13 +373,18 @@ class Agent:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
         await ctx.recorder.begin(ctx, task)
+        ctx.trace.attach(self.exporters)
         try:
-            if settle is not None:
-                await settle()
-            return await self._loop(state, ctx, wc, sink)
-        except Exception:
-            await self._persist(ctx, state, "failed")
-            raise
+            with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
+                try:
+                    if settle is not None:
+                        await settle()
+                    result = await self._loop(state, ctx, wc, sink)
+                except Exception:
+                    await self._persist(ctx, state, "failed")
+                    raise
+                _stamp_run(span, result)
+                return result
         finally:
             ctx.recorder.end(ctx)
 
@@ -457,8 +477,7 @@ class Agent:
                     rec.record_verdict(ctx, "approval", decision, source="person", call=call)
                     decisions.append(None if verdict else refused)
                     continue
-                asked = await self.hooks.run_before_tool_call(ctx, call)
-                rec.record_decision(ctx, call, asked)
+                asked = await self._decide(ctx, call)
                 if asked.kind == "ask":
                     asked = refused
                     rec.record_verdict(
@@ -491,6 +510,7 @@ class Agent:
         start = len(state.transcript)
         while state.turn < self.max_turns:
             state.turn += 1
+            ctx.trace.step("turn", turn=state.turn)
             tools = await self._current_tools()
             if hooked:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
@@ -617,10 +637,7 @@ class Agent:
         hooks = self.hooks
         decisions: list[ToolDecision | None] = [None] * len(calls)
         if hooks.before_tool_call:
-            made = [await hooks.run_before_tool_call(ctx, c) for c in calls]
-            for call, decision in zip(calls, made, strict=True):
-                ctx.recorder.record_decision(ctx, call, decision)
-            decisions = list(made)
+            decisions = [await self._decide(ctx, c) for c in calls]
             asks = [
                 c
                 for c, d in zip(calls, decisions, strict=True)
@@ -630,6 +647,16 @@ class Agent:
                 reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
                 return _Suspend(tuple(asks), "; ".join(reasons))
         return await self.execute(calls, tools, ctx, decisions)
+
+    async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
+        """The before_tool_call hooks' decision on ``call``, traced as a ``verdict`` span."""
+        with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
+            decision = await self.hooks.run_before_tool_call(ctx, call)
+            ctx.recorder.record_decision(ctx, call, decision)
+            span.set("decision", decision.kind)
+            span.set("source", decision.source)
+            span.set("reason", decision.reason)
+            return decision
 
     async def execute(
         self,
@@ -750,6 +777,18 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
+
+
+def _stamp_run(span: Span, result: AgentResult) -> None:
+    span.set("status", result.status)
+    span.set("stop_reason", result.stop_reason)
+    span.set("input_tokens", result.usage.input_tokens)
+    span.set("output_tokens", result.usage.output_tokens)
+    span.set("requests", result.usage.requests)
+    span.set("pending", [call.id for call in result.pending])
+    span.payload["output"] = result.output
+    if result.pending:
+        span.payload["pending"] = result.pending
 
 
 def _results(messages: list[Message]) -> list[ToolResult]:

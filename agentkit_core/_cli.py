@@ -4,6 +4,10 @@ Built-in command groups live in the modules of :data:`_BUILTIN_COMMANDS`, each e
 ``add_commands(subparsers)``; plugins add theirs through ``agentkit_register_commands``. A
 command's handler is ``func(args) -> int`` set with ``set_defaults(func=...)``; it finds the
 loaded plugin manager as ``args.plugin_manager``.
+
+Every error is one line on stderr and exit code 2, never a traceback: a usage error, an
+:class:`~agentkit_core.AgentkitError`, and anything else a command raises (named by its type;
+``AGENTKIT_TRACEBACK=1`` shows the traceback of the unexpected ones).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import NoReturn
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
@@ -25,14 +30,22 @@ _BUILTIN_COMMANDS: tuple[str, ...] = (
     "agentkit_core._cli_run",
     "agentkit_core._cli_sessions",
     "agentkit_core._cli_memory",
+    "agentkit_core._cli_view",
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the fix, not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:
     """The parser with the built-in commands and, given a manager, every plugin's commands."""
     from . import __version__
 
-    parser = argparse.ArgumentParser(prog="agentkit", description="agentkit command line")
+    parser = Parser(prog="agentkit", description="agentkit command line")
     parser.add_argument("--version", action="version", version=f"agentkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in _BUILTIN_COMMANDS:
@@ -54,13 +67,16 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
             manager = manager_or_default(manager)
             parser = build_parser(manager)
     except AgentkitError as exc:
-        print(f"agentkit: error: {exc}", file=sys.stderr)
+        print(f"agentkit: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     arguments = list(sys.argv[1:] if argv is None else argv)
     if "--json" not in arguments:  # before parsing, which may exit; --json carries its own
         for message in manager.warnings:
             print(f"agentkit: warning: {message}", file=sys.stderr)
-    args = parser.parse_args(arguments)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exc:  # a usage error (printed already), --help or --version
+        return exc.code if isinstance(exc.code, int) else 0
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
@@ -69,8 +85,25 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     try:
         return int(func(args) or 0)
     except AgentkitError as exc:
-        print(f"agentkit: error: {exc}", file=sys.stderr)
+        print(f"agentkit: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        print("agentkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("AGENTKIT_TRACEBACK", "").strip() not in ("", "0"):
+            raise
+        print(
+            f"agentkit: error: {type(exc).__name__}: {_one_line(str(exc))} (unexpected; "
+            "AGENTKIT_TRACEBACK=1 shows where it came from)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: a message spanning lines would read as several errors."""
+    return " ".join(text.split())

@@ -17,6 +17,7 @@ from ._plugins import BAD_STATUSES
 from ._plugins import COMMANDS_HOOK
 from ._plugins import SEAMS
 from ._plugins import PluginManager
+from ._scaffold import add_command as add_new_command
 
 #: Version of the JSON layout; bumped only when a field changes meaning or goes away.
 JSON_SCHEMA = 1
@@ -37,6 +38,7 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
             command.add_argument("name", help="entry-point or distribution name")
         command.add_argument("--json", action="store_true", help="machine-readable output")
         command.set_defaults(func=func)
+    add_new_command(sub)
 
 
 def _help(parser: argparse.ArgumentParser) -> int:

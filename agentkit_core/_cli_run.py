@@ -1,4 +1,12 @@
-"""``agentkit run``: run an agent on a task from the command line."""
+"""``agentkit run``: run an agent on a task from the command line.
+
+The agent is assembled by :class:`~agentkit_core.Kit`, from the kit settings of the project's
+configuration file (the ``[kit]`` table of the nearest ``agentkit.toml``, or
+``[tool.agentkit.kit]`` of a ``pyproject.toml``; ``AGENTKIT_CONFIG`` names another file) with
+the command-line options on top. So ``agentkit run`` builds the agent a program building
+``Kit.from_file(...)`` would, and a compactor, a guardrail or instruction parts configured in
+the file apply here too.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +15,40 @@ import asyncio
 import importlib
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
+from ._cli_show import add_show_arguments
+from ._cli_show import check_show_arguments
+from ._cli_show import run_and_show
 from ._errors import ConfigError
+from ._errors import MaxTurnsExceeded
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {value!r}")
+    return number
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
-    run = sub.add_parser("run", help="run an agent on a task")
-    run.add_argument("task", help="what the agent should do")
+    run = sub.add_parser(
+        "run",
+        help="run an agent on a task",
+        description="Run an agent on a task. Kit settings come from the [kit] table of the "
+        "project's agentkit.toml (or [tool.agentkit.kit] in pyproject.toml); options given "
+        "here win.",
+    )
+    run.add_argument("task", nargs="?", default="", help="what the agent should do")
     run.add_argument(
         "--model",
         default=None,
-        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL; with neither, "
-        "a demo run on the built-in TestModel)",
+        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL, then the "
+        "file's model; with none of them, a demo run on the built-in TestModel)",
     )
     run.add_argument(
         "--tools",
@@ -33,48 +62,90 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
         action="append",
         default=[],
         metavar="COMMAND",
-        help="an MCP server (command line or URL) whose tools to offer (repeatable)",
+        help="an MCP server (command line or URL) whose tools to offer, besides the file's "
+        "(repeatable)",
+    )
+    run.add_argument(
+        "--compactor",
+        metavar="NAME",
+        help="an installed compactor (agentkit plugins list shows them); the file's "
+        "compactor_options apply when the file names the same one",
     )
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
-    run.add_argument("--prompt", default="", help="the system prompt")
-    run.add_argument("--max-turns", type=int, default=10)
+    run.add_argument("--prompt", default=None, help="the system prompt (the file's instructions)")
+    run.add_argument(
+        "--max-turns", type=_positive, default=None, help="model calls allowed (default 10)"
+    )
     run.add_argument(
         "--session",
         metavar="URL",
         help="record the conversation in this session store (sqlite:///sessions.db, ...); a "
-        "new session's id is printed on stderr",
+        "new session's id is printed on stderr; with --resume ID, continue session ID at its "
+        "leaf with TASK as the next message",
     )
-    run.add_argument(
-        "--resume",
-        metavar="ID",
-        help="continue session ID at its leaf with the task as the next message (needs --session)",
-    )
+    add_show_arguments(run)
     run.set_defaults(func=_run)
 
 
 def load_object(spec: str, what: str) -> Any:
-    """The object ``module:attr`` names; the current directory is importable."""
+    """The object ``module:attr`` names; the current directory is importable.
+
+    Whatever importing the module raises becomes a ConfigError naming ``what`` and the module.
+    """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ConfigError(f"{what} {spec!r} is not MODULE:ATTR", value=spec, source=what)
+        raise ConfigError(
+            f"{what} {spec!r} is not MODULE:ATTR (such as examples.tools:TOOLS)",
+            value=spec,
+            source=what,
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigError(f"{what} {spec!r}: cannot import {module_name!r}: {exc}") from exc
+        raise ConfigError(
+            f"{what} {spec!r}: cannot import {module_name!r}: {exc}", value=spec, source=what
+        ) from exc
+    except Exception as exc:
+        raise ConfigError(
+            f"{what} {spec!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}",
+            value=spec,
+            source=what,
+        ) from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise ConfigError(f"{what} {spec!r}: {module_name!r} has no {attr!r}") from None
+            raise ConfigError(
+                f"{what} {spec!r}: {module_name!r} has no {attr!r}", value=spec, source=what
+            ) from None
     return obj
 
 
-def _model_choice(given: str | None) -> str:
-    """``--model``, else ``AGENTKIT_MODEL``, else the labelled demo run on TestModel.
+def file_kit_options() -> tuple[dict[str, Any], str]:
+    """The kit settings of the project's configuration file, and where they were read.
 
-    The demo is the one place the test model is chosen for the user.
+    The file is the one the plugin configuration comes from: ``AGENTKIT_CONFIG``, else the
+    nearest ``agentkit.toml`` or ``pyproject.toml``. No file, or one without kit settings,
+    gives ``({}, "")``. The whole file is checked (an unknown key anywhere is an error).
+    """
+    from ._config import find_config_file
+    from ._config import read_config
+
+    explicit = os.environ.get("AGENTKIT_CONFIG")
+    path = Path(explicit) if explicit else find_config_file()
+    if path is None:
+        return {}, ""
+    config = read_config(path)
+    return (dict(config.kit), config.kit_where) if config.kit is not None else ({}, "")
+
+
+def model_choice(given: str | None, options: dict[str, Any]) -> str:
+    """``--model``, else ``AGENTKIT_MODEL``, else the file's model, else the labelled demo.
+
+    The environment replaces the file's setting, as it does for every key. The demo is the one
+    place the test model is chosen for the user.
     """
     if given:
         return given
@@ -83,11 +154,13 @@ def _model_choice(given: str | None) -> str:
         if not value:
             raise ConfigError(
                 "AGENTKIT_MODEL is set but empty; set it to a model string such as "
-                "openai:gpt-4o-mini, or unset it for the demo model",
+                "openai:gpt-4o-mini, or unset it",
                 value="",
                 source="AGENTKIT_MODEL",
             )
         return value
+    if options.get("model"):
+        return str(options["model"])
     print(
         "agentkit: demo run on the built-in TestModel, which calls every tool with made-up "
         "arguments (pass --model or set AGENTKIT_MODEL for a real model)",
@@ -96,111 +169,91 @@ def _model_choice(given: str | None) -> str:
     return "test"
 
 
-def _run(args: argparse.Namespace) -> int:
-    import json
-
-    from ._agent import Agent
-
+def kit_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The Kit options for this run: the file's kit settings, then the command line."""
+    options, where = file_kit_options()
+    options = dict(options)
+    options["model"] = model_choice(args.model, options)
+    options.setdefault("name", "cli")
+    if args.prompt is not None:
+        options["instructions"] = args.prompt
+    if args.max_turns is not None:
+        options["max_turns"] = args.max_turns
+    if args.compactor is not None:
+        if options.get("compactor") != args.compactor:
+            options.pop("compactor_options", None)  # they were for the file's compactor
+        options["compactor"] = args.compactor
+    if args.mcp:
+        options["mcp"] = [*(options.get("mcp") or ()), *args.mcp]
     tools: list[Any] = []
     for spec in args.tools:
         obj = load_object(spec, "--tools")
         tools.extend(obj if isinstance(obj, list | tuple) else [obj])
-    output = load_object(args.output, "--output") if args.output else None
-    args.model = _model_choice(args.model)
-    agent = Agent(
-        "cli",
-        args.model,
-        args.prompt,
-        tools,
-        output=output,
-        max_turns=args.max_turns,
-        manager=args.plugin_manager,
-    )
-    if args.resume and not args.session:
+    if tools:
+        options["tools"] = tools
+    options["manager"] = args.plugin_manager
+    args.kit_source = where
+    return options
+
+
+def _run(args: argparse.Namespace) -> int:
+    check_show_arguments(args)
+    if (args.session or not args.resume) and not args.task.strip():
         raise ConfigError(
-            "--resume needs --session URL (the store the session is in)",
-            value=args.resume,
-            source="--resume",
+            'the task is empty; say what the agent should do, as in agentkit run "What is 6 * 7?"',
+            value=args.task,
+            source="TASK",
         )
+    options = kit_options(args)
     if args.session:
-        result = asyncio.run(_run_recorded(args, agent, tools, output))
-    elif args.mcp:
-        result = asyncio.run(_run_with_mcp(args, tools, output))
-    else:
-        result = agent.run_sync(args.task)
-    out = result.output
-    if result.status != "done":
-        print(f"agentkit: run {result.status}: {result.stop_reason}", file=sys.stderr)
-    if isinstance(out, str):
-        print(out)
-    else:
-        from pydantic_core import to_jsonable_python
-
-        print(json.dumps(to_jsonable_python(out), indent=2, ensure_ascii=False))
-    return 0 if result.status == "done" else 1
-
-
-async def _run_recorded(args: argparse.Namespace, agent: Any, tools: list[Any], output: Any) -> Any:
-    """Run with ``--session``: a new session (its id on stderr), or ``--resume ID`` at its leaf."""
-    from ._recorder import Recorder
-    from ._sessions import SessionHeader
-    from ._sessions import Sessions
-
-    async with await Sessions.open(args.session, manager=args.plugin_manager) as sessions:
-        header = SessionHeader(
-            cwd=os.getcwd(),
-            model=agent.model.name,
-            plugin_fingerprint=args.plugin_manager.fingerprint(),
-        )
+        options["session"] = args.session
         if args.resume:
-            recorder = await Recorder.resume(sessions, args.resume, header=header)
-            held = recorder.state.held
-            if held:
-                calls = ", ".join(f"{c.id} {c.name}" for c in held)
-                print(
-                    f"agentkit: session {args.resume} had calls waiting for approval at its "
-                    f"leaf ({calls}); this message leaves them unanswered",
-                    file=sys.stderr,
-                )
-        else:
-            recorder = await Recorder.start(sessions, header)
-            print(f"agentkit: session {recorder.session_id}", file=sys.stderr)
-        wc = recorder.working_context(agent.model.name)
-        if args.mcp:
-            return await _run_with_mcp(args, tools, output, recorder=recorder, wc=wc)
-        ctx = agent.new_context()
-        ctx.recorder = recorder
-        return await agent.run(args.task, ctx=ctx, wc=wc)
-
-
-async def _run_with_mcp(
-    args: argparse.Namespace,
-    tools: list[Any],
-    output: Any,
-    *,
-    recorder: Any = None,
-    wc: Any = None,
-) -> Any:
-    """Run with the ``--mcp`` servers' tools, from the installed "mcp" tool source, offered too."""
-    from ._agent import Agent
-    from ._agent import _as_tool
-    from ._lookup import get_tool_source
-    from ._toolunion import ToolUnion
-
-    source = get_tool_source("mcp", manager=args.plugin_manager, servers=args.mcp)
+            options["resume"] = args.resume
+    output = load_object(args.output, "--output") if args.output else None
     try:
-        given = [_as_tool(t) for t in tools]
-        union = await ToolUnion.create([("--tools", given), (source.label, source)])
-        agent = Agent(
-            "cli",
-            args.model,
-            args.prompt,
-            union,
-            output=output,
-            max_turns=args.max_turns,
-            manager=args.plugin_manager,
-            recorder=recorder,
+        return asyncio.run(_run_kit(args, options, output))
+    except MaxTurnsExceeded as exc:
+        limit = options.get("max_turns", 10)
+        raise ConfigError(
+            f"the agent reached --max-turns {limit} with the model still calling tools; "
+            "pass a larger --max-turns (or set max_turns in the [kit] table of "
+            "agentkit.toml), or give a task with a clearer end",
+            value=limit,
+            source="--max-turns",
+        ) from exc
+
+
+async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: Any) -> int:
+    """Build the kit (connecting its tool sources and session), run the agent, close the kit."""
+    from ._agent import Agent
+    from ._kit import Kit
+
+    async with await Kit.open(**options) as kit:
+        if kit.session_id:
+            _tell_session(args, kit)
+        wc = kit.working_context() if args.session else None
+
+        def make_agent(checkpointer: Any, exporters: list[Any]) -> Agent:
+            return Agent.from_config(
+                kit.config(),
+                output=output,
+                checkpointer=checkpointer,
+                exporters=exporters,
+            )
+
+        return await run_and_show(args, make_agent, lambda agent: agent.run(args.task, wc=wc))
+
+
+def _tell_session(args: argparse.Namespace, kit: Any) -> None:
+    """A new session's id on stderr; for a resumed one, the calls its leaf left waiting."""
+    if not args.resume:
+        print(f"agentkit: session {kit.session_id}", file=sys.stderr)
+        return
+    held = kit.recorder.state.held
+    if held:
+        calls = ", ".join(f"{c.id} {c.name}" for c in held)
+        print(
+            f"agentkit: session {args.resume} had calls waiting for approval at its leaf "
+            f"({calls}); this message leaves them unanswered",
+            file=sys.stderr,
         )
-        return await agent.run(args.task, wc=wc)
-    finally:
-        await source.aclose()

@@ -178,7 +178,7 @@ class RunContext:
         self.guardrail = guardrail
         self.scratchpad = Scratchpad()
         self.usage = Usage()
-        self.trace = Trace()
+        self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
         self.secret_tainted = False
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
 

@@ -293,9 +293,12 @@ class Folding:
     async def _tell(self, ctx: RunContext, fold: Fold, span: Span) -> None:
         """The run's session records ``fold`` first; then every observer hears it.
 
-        An observer that raises is named on the span, not fatal.
+        An observer that raises is named on the span, not fatal. The span's payload keeps what
+        was folded and the summary, for trace exporters.
         """
         ctx.recorder.record_fold(ctx, fold)
+        span.payload["folded"] = fold.folded
+        span.payload["summary"] = fold.summary
         for fn in self.on_fold:
             try:
                 out = fn(ctx, fold)

@@ -299,15 +299,21 @@ class _Egress(Middleware):
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
         span = current_span()
-        try:
-            await self.guardrail.check_arguments(invocation.arguments)
-        except GuardrailViolation as exc:
-            span.set("egress_blocked", str(exc.value))
-            span.set("egress_reason", exc.reason or str(exc))
-            return ToolResult.error(
-                f"egress refused for tool {invocation.tool.name!r}: {exc}. The call was not "
-                "made; use a different, public URL or ask the user"
-            )
+        with invocation.ctx.trace.span(
+            "guardrail", guardrail=type(self.guardrail).__name__, tool=invocation.tool.name
+        ) as verdict:
+            try:
+                await self.guardrail.check_arguments(invocation.arguments)
+            except GuardrailViolation as exc:
+                span.set("egress_blocked", str(exc.value))
+                span.set("egress_reason", exc.reason or str(exc))
+                verdict.set("decision", "deny")
+                verdict.set("reason", exc.reason or str(exc))
+                return ToolResult.error(
+                    f"egress refused for tool {invocation.tool.name!r}: {exc}. The call was "
+                    "not made; use a different, public URL or ask the user"
+                )
+            verdict.set("decision", "allow")
         span.set("egress_checked", True)
         return await call_next(invocation)
 

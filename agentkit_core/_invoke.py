@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._errors import ProviderError
 from ._middleware import CallModel
 from ._middleware import CallTool
@@ -21,18 +23,30 @@ class _Tracing(Middleware):
         ctx = request.ctx
         if ctx is None:
             return await call_next(request)
-        with ctx.trace.span("model_call", messages=len(request.messages)) as span:
+        payload: dict[str, Any] = {"request": request.messages}
+        with ctx.trace.span("model_call", payload, messages=len(request.messages)) as span:
             response = await call_next(request)
             _stamp(span, response)
+            payload["response"] = response.message
             return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
+        payload: dict[str, Any] = {"arguments": invocation.arguments}
         with invocation.ctx.trace.span(
-            "tool_call", tool=invocation.tool.name, call_id=invocation.call.id
+            "tool_call", payload, tool=invocation.tool.name, call_id=invocation.call.id
         ) as span:
             result = await call_next(invocation)
             span.set("is_error", result.is_error)
+            span.set("result_chars", _size(result.content))
+            payload["result"] = result.content
             return result
+
+
+def _size(content: str | tuple[dict[str, Any], ...]) -> int:
+    """Characters of a result's text (its text parts, for content parts)."""
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(str(part.get("text", ""))) for part in content)
 
 
 def _stamp(span: Span, response: ModelResponse) -> None:
@@ -40,6 +54,8 @@ def _stamp(span: Span, response: ModelResponse) -> None:
     span.set("input_tokens", response.usage.input_tokens)
     span.set("output_tokens", response.usage.output_tokens)
     span.set("finish_reason", response.finish_reason)
+    span.set("tool_call_ids", [call.id for call in response.message.tool_calls])
+    span.set("tool_call_names", [call.name for call in response.message.tool_calls])
 
 
 class _Metering(Middleware):

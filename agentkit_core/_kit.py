@@ -219,6 +219,7 @@ class Kit:
         self._opened: list[Any] = []
         self._closed = False
         self._memory: MemoryBlock | None = None
+        self._recorder: Recorder = NULL_RECORDER
         self._setup(options)
         if self._options.get("memory") is not None:
             raise ConfigError(
@@ -253,7 +254,7 @@ class Kit:
         kit._opened = []
         kit._closed = False
         kit._memory = None
-        kit._recorder = NULL_RECORDER  # what aclose flushes, should a step before _setup fail
+        kit._recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
         try:
             _check_keys(options)
             memory = options.get("memory")
@@ -327,7 +328,6 @@ class Kit:
             self._hooks = first.merged(self._hooks)
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
-        self._recorder: Recorder = NULL_RECORDER
         self._sessions: Sessions | None = None
         _check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)
@@ -344,9 +344,10 @@ class Kit:
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
+        from ._agent import _as_tool  # typed functions become tools, as Agent(tools=) takes them
         from ._agent_tool import agent_tool
 
-        sources: list[Any] = [(USER_TOOLS, list(options.get("tools") or ()))]
+        sources: list[Any] = [(USER_TOOLS, [_as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
         for src in self._sources:

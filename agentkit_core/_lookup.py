@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ._models import Model
     from ._output import SchemaAdapter
     from ._sessions import SessionStore
+    from ._tracing import SpanExporter
 
 #: The environment variable naming the model when none is passed.
 MODEL_ENV = "AGENTKIT_MODEL"
@@ -437,3 +438,29 @@ def plugin_hooks(manager: PluginManager | None = None) -> Hooks:
     from ._hooks import Hooks
 
     return Hooks.from_plugins(manager)
+
+
+def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
+    """The span exporters the installed plugins offer, in plugin order.
+
+    Each registered factory is called with no arguments (``manager=`` when it declares one);
+    one that returns None is not configured (the OpenTelemetry plugin without any ``OTEL_*``
+    endpoint) and is left out.
+    """
+    from ._tracing import SpanExporter
+
+    pm = manager_or_default(manager)
+    made: list[SpanExporter] = []
+    for reg in pm.registrations("span_exporters"):
+        exporter = call_factory(reg, pm)
+        if exporter is None:
+            continue
+        if not isinstance(exporter, SpanExporter):
+            raise PluginError(
+                f"span exporter {reg.name!r} from plugin {reg.plugin!r} built "
+                f"{type(exporter).__name__} {exporter!r}, not an agentkit_core.SpanExporter "
+                "(or None when not configured); report it to the plugin's authors",
+                plugin=reg.plugin,
+            )
+        made.append(exporter)
+    return made

@@ -54,11 +54,13 @@ T_co = TypeVar("T_co", covariant=True)
 #: invalid answers and the feedback sent back), so the loop can keep it in the transcript.
 REPAIRS = "output_repairs"
 
-#: The flavour plugins, for error messages that tell a user what to install.
-FLAVOUR_PLUGINS = (
-    "agentkit-schema-pydantic (BaseModel), agentkit-schema-attrs (attrs classes), "
-    "agentkit-schema-dataclass (dataclasses), agentkit-schema-jsonschema (a JSON Schema dict)"
-)
+#: The shipped flavour plugins by flavour name, for errors that tell a user what to install.
+FLAVOUR_PLUGINS = {
+    "pydantic": "agentkit-schema-pydantic (BaseModel)",
+    "attrs": "agentkit-schema-attrs (attrs classes)",
+    "dataclass": "agentkit-schema-dataclass (dataclasses)",
+    "jsonschema": "agentkit-schema-jsonschema (a JSON Schema dict)",
+}
 
 
 @runtime_checkable
@@ -464,9 +466,17 @@ def adapt_with(tp: Any, registrations: Sequence[Registration]) -> SchemaAdapter[
             adapter: SchemaAdapter[Any] = factory(tp)
             return adapter
     installed = ", ".join(f"{r.name} (rank {r.meta.get('rank', 100)})" for r in registrations)
+    missing = [
+        d for name, d in FLAVOUR_PLUGINS.items() if name not in {r.name for r in registrations}
+    ]
+    hint = (
+        f"if it is one of these kinds of type, install its flavour: {', '.join(missing)}"
+        if missing
+        else "declare the output as a type one of them takes"
+    )
     raise UnsupportedTypeError(
         f"no installed schema flavour accepts {tp!r} as an output type; installed flavours: "
-        f"{installed or 'none'}. Install the flavour for this kind of type: {FLAVOUR_PLUGINS}"
+        f"{installed or 'none'}; {hint}"
     )
 
 

@@ -65,6 +65,7 @@ SEAMS: dict[str, str] = {
     "tool_sources": "agentkit_register_tool_sources",
     "models": "agentkit_register_models",
     "instruction_parts": "agentkit_register_instruction_parts",
+    "span_exporters": "agentkit_register_span_exporters",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"
@@ -225,12 +226,27 @@ class PluginManager:
             if reg.name == name:
                 return reg
         names = tuple(r.name for r in self.registrations(seam))
-        raise UnknownNameError(
-            f"no {seam.replace('_', ' ')[:-1]} named {name!r} is installed; installed: "
-            f"{', '.join(names) or 'none'} (pip install the plugin that provides it)",
-            name=name,
-            available=names,
-        )
+        what = seam.replace("_", " ")[:-1]
+        disabled = [i for i in self.plugins() if i.status == "disabled"]
+        same = next((i for i in disabled if name in (i.name, i.distribution)), None)
+        if same is not None:
+            message = (
+                f"no {what} named {name!r} is loaded: plugin {same.name!r} "
+                f"({same.distribution or same.source}) is installed but disabled: "
+                f"{same.error}; enable it to use it"
+            )
+        else:
+            message = (
+                f"no {what} named {name!r} is installed; installed: {', '.join(names) or 'none'}"
+            )
+            message += (
+                "; disabled plugins are not imported, so what they offer is unknown: "
+                + ", ".join(f"{i.name} ({i.error})" for i in disabled)
+                + " (enable the one that provides it)"
+                if disabled
+                else " (pip install the plugin that provides it)"
+            )
+        raise UnknownNameError(message, name=name, available=names)
 
     def hook_impls(self, hook_name: str) -> list[tuple[str, Callable[..., Any]]]:
         """``(plugin name, function)`` of every implementation of a hook, in call order."""
@@ -261,7 +277,9 @@ class PluginManager:
         problems: list[str] = []
         taken = set(subparsers.choices)
         for name, fn in self.hook_impls(COMMANDS_HOOK):
-            scratch = argparse.ArgumentParser(prog=prog).add_subparsers(prog=prog)
+            # the host's parser class, so plugin commands report usage errors as its own do
+            parser_class = getattr(subparsers, "_parser_class", argparse.ArgumentParser)
+            scratch = parser_class(prog=prog).add_subparsers(prog=prog)
             try:
                 fn(cli=scratch)
             except KeyboardInterrupt:

@@ -1,10 +1,22 @@
-"""Trace spans: one per model call and tool call, inspectable in tests and exportable as dicts."""
+"""Trace spans: runs, turns, model and tool calls, verdicts and folds, handed to span exporters.
+
+Core keeps its own small span type so a run is traced with no tracing library installed; a
+:class:`SpanExporter` (the ``tracing-otel`` plugin, ``agentkit run --trace``'s file, the CLI's
+step lines) is told when each span starts and ends. A span's ``attributes`` are small facts
+(names, counts, ids); its ``payload`` holds references to what was sent and received (messages,
+arguments, results), which an exporter serializes only when it records content at all, and
+never once the run is secret-tainted.
+"""
 
 from __future__ import annotations
 
 import contextvars
+import logging
+import os
 import time
+from collections.abc import Callable
 from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
@@ -14,10 +26,25 @@ _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
     "agentkit_span", default=None
 )
 
+_log = logging.getLogger("agentkit.tracing")
+
+
+def _new_id() -> str:
+    return os.urandom(8).hex()
+
+
+def _untainted() -> bool:
+    return False
+
 
 @dataclass(slots=True)
 class Span:
-    """A named, timed unit of work with attributes (``compaction_rejected``, token counts...)."""
+    """A named, timed unit of work with attributes (``compaction_rejected``, token counts...).
+
+    ``parent`` is the enclosing span's name and ``parent_id`` its id (which may belong to
+    another run's trace: a child agent's run nests under the tool call that started it).
+    ``error_plugin`` names the plugin an error came from, when the error says so.
+    """
 
     name: str
     attributes: dict[str, Any] = field(default_factory=dict)
@@ -25,6 +52,19 @@ class Span:
     end: float | None = None
     parent: str | None = None
     error: str | None = None
+    span_id: str = field(default_factory=_new_id)
+    parent_id: str | None = None
+    run_id: str | None = None
+    start_ns: int = field(default_factory=time.time_ns)
+    end_ns: int | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+    tainted: bool = False
+    error_type: str | None = None
+    error_plugin: str | None = None
+    #: The step span (see :meth:`Trace.step`) open under this span, with its context token.
+    open_step: tuple[Span, contextvars.Token[Span | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def set(self, key: str, value: Any) -> None:
         self.attributes[key] = value
@@ -33,38 +73,185 @@ class Span:
     def duration(self) -> float | None:
         return None if self.end is None else self.end - self.start
 
-    def to_dict(self) -> dict[str, Any]:
-        """The span as JSON-ready data, for exporters."""
-        return {
+    def to_dict(
+        self, *, content: bool = False, payload: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The span as JSON-ready data, for exporters.
+
+        With ``content`` the payload (``payload`` if given, else the span's) is included,
+        JSON-encoded, unless the run was secret-tainted when the span ended (then ``payload``
+        is None and ``tainted`` says why).
+        """
+        data: dict[str, Any] = {
             "name": self.name,
-            "attributes": dict(self.attributes),
+            "span_id": self.span_id,
+            "parent_id": self.parent_id,
+            "run_id": self.run_id,
+            "attributes": jsonable(self.attributes),
+            "start_ns": self.start_ns,
+            "end_ns": self.end_ns,
             "duration_s": self.duration,
             "parent": self.parent,
             "error": self.error,
         }
+        if self.error is not None:
+            data["error_type"] = self.error_type
+            data["error_plugin"] = self.error_plugin
+        if content:
+            chosen = self.payload if payload is None else payload
+            data["payload"] = None if self.tainted else jsonable(chosen)
+            data["tainted"] = self.tainted
+        return data
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value, fallback=repr)
+
+
+class SpanExporter:
+    """Receives a run's spans as they start and end.
+
+    Subclass and override either method; both default to doing nothing. They are called in
+    the run's own task, so they must be quick (queue the work; the OpenTelemetry SDK's batch
+    processor does). One that raises is detached from that run and logged on the
+    ``agentkit.tracing`` logger: an exporter never breaks a run.
+    """
+
+    def on_start(self, span: Span) -> None:
+        """``span`` has opened: name, attributes given at the start, payload, parent."""
+
+    def on_end(self, span: Span) -> None:
+        """``span`` has ended: its attributes, error and ``end_ns`` are final."""
+
+
+def check_exporters(exporters: Sequence[SpanExporter]) -> list[SpanExporter]:
+    """``exporters`` as a list, each checked to be a :class:`SpanExporter`."""
+    from ._errors import ConfigError
+
+    if isinstance(exporters, SpanExporter):
+        exporters = [exporters]
+    checked = list(exporters)
+    for exporter in checked:
+        if not isinstance(exporter, SpanExporter):
+            raise ConfigError(
+                f"exporters= takes agentkit_core.SpanExporter instances, got "
+                f"{type(exporter).__name__} {exporter!r}; subclass SpanExporter and override "
+                "on_start/on_end",
+                value=exporter,
+                source="exporters=",
+            )
+    return checked
 
 
 @dataclass(slots=True)
 class Trace:
-    """The spans of one run, in the order they were opened."""
+    """The spans of one run, in the order they were opened, and the exporters told of them.
+
+    ``tainted`` is asked at each span's start and end: once it answers True (the run's
+    context passes its secret taint), spans are marked and exporters record no payload.
+    """
 
     spans: list[Span] = field(default_factory=list)
+    run_id: str | None = None
+    tainted: Callable[[], bool] = field(default=_untainted, repr=False)
+    exporters: list[SpanExporter] = field(default_factory=list)
+    #: One line per exporter that raised and was detached.
+    errors: list[str] = field(default_factory=list)
+    _step_of: dict[str, Span] = field(default_factory=dict, repr=False)
+
+    def attach(self, exporters: Sequence[SpanExporter]) -> None:
+        """Tell ``exporters`` (those not attached already) of every span from now on."""
+        for exporter in exporters:
+            if not any(e is exporter for e in self.exporters):
+                self.exporters.append(exporter)
+
+    def open(self, name: str, payload: dict[str, Any] | None = None, **attributes: Any) -> Span:
+        """A new span under the current one, told to the exporters; close it with :meth:`close`."""
+        parent = _current.get()
+        span = Span(
+            name,
+            attributes,
+            parent=parent.name if parent else None,
+            parent_id=parent.span_id if parent else None,
+            run_id=self.run_id,
+            payload=payload if payload is not None else {},
+            tainted=self.tainted(),
+        )
+        self.spans.append(span)
+        if self.exporters:
+            self._tell("on_start", span)
+        return span
+
+    def close(self, span: Span, exc: BaseException | None = None) -> None:
+        """End ``span`` (after any step still open under it), recording ``exc`` if given."""
+        self._end_step(span, exc)
+        if exc is not None:
+            span.error = f"{type(exc).__name__}: {exc}"
+            span.error_type = type(exc).__name__
+            plugin = getattr(exc, "plugin", None)
+            span.error_plugin = plugin if isinstance(plugin, str) and plugin else None
+        span.end = time.perf_counter()
+        span.end_ns = time.time_ns()
+        span.tainted = span.tainted or self.tainted()
+        if self.exporters:
+            self._tell("on_end", span)
 
     @contextmanager
-    def span(self, name: str, **attributes: Any) -> Iterator[Span]:
+    def span(
+        self, name: str, payload: dict[str, Any] | None = None, **attributes: Any
+    ) -> Iterator[Span]:
         """Open a span for the duration of the block; it becomes :func:`current_span`."""
-        parent = _current.get()
-        span = Span(name, attributes, parent=parent.name if parent else None)
-        self.spans.append(span)
+        span = self.open(name, payload, **attributes)
         token = _current.set(span)
         try:
             yield span
         except BaseException as exc:
-            span.error = f"{type(exc).__name__}: {exc}"
+            self.close(span, exc)
             raise
+        else:
+            self.close(span)
         finally:
-            span.end = time.perf_counter()
             _current.reset(token)
+
+    def step(self, name: str, **attributes: Any) -> Span:
+        """Open a span that lasts until the next ``step`` under the same span, or its end.
+
+        The agent loop marks each turn this way, so a turn needs no block of its own. The step
+        becomes :func:`current_span`. Outside any span it is a detached span, told to no one.
+        """
+        current = _current.get()
+        if current is None:
+            return Span(name, attributes)
+        enclosing = self._step_of.get(current.span_id, current)
+        self._end_step(enclosing)
+        span = self.open(name, **attributes)
+        enclosing.open_step = (span, _current.set(span))
+        self._step_of[span.span_id] = enclosing
+        return span
+
+    def _end_step(self, enclosing: Span, exc: BaseException | None = None) -> None:
+        if enclosing.open_step is not None:
+            step, token = enclosing.open_step
+            enclosing.open_step = None
+            del self._step_of[step.span_id]
+            _current.reset(token)
+            self.close(step, exc)
+
+    def _tell(self, method: str, span: Span) -> None:
+        for exporter in list(self.exporters):
+            try:
+                getattr(exporter, method)(span)
+            except Exception as exc:
+                self.exporters.remove(exporter)
+                line = (
+                    f"span exporter {exporter!r} raised {type(exc).__name__}: {exc} in "
+                    f"{method}({span.name!r}); detached from run {self.run_id!r}"
+                )
+                self.errors.append(line)
+                _log.warning("%s", line)
 
     def find(self, name: str) -> list[Span]:
         """Every span of that name, oldest first."""

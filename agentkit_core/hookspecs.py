@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from ._sessions import SessionStore
     from ._tools import ToolResult
     from ._toolsource import ToolSource
+    from ._tracing import SpanExporter
 
 PROJECT = "agentkit"
 
@@ -139,6 +140,8 @@ CompactorFactory: TypeAlias = Callable[..., "Compactor"]
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 ModelFactory: TypeAlias = Callable[..., "Model"]
+#: ``factory()``: the exporter, or None when it is not configured.
+SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
@@ -251,9 +254,23 @@ def agentkit_register_instruction_parts(
 ) -> None:
     """Offer instruction parts for the kit's instructions.
 
-    Called once at load. Call ``register(name, provider)``: ``provider(options)`` returns the
-    part's text (or an object describing it; see ``docs/kit.md``). The kit joins the parts in
-    its stated order under the instruction budget and reports what it left out.
+    Called once at load. Call ``register(name, provider)``: the kit calls
+    ``provider(**options)`` with the options ``Kit(parts={name: {...}})`` gives that part, and
+    it returns a ``PartSource`` (``TextPart(text, id=name, source=name)`` for fixed text; a
+    plain string is refused with a ``PluginError`` naming the plugin). The kit joins the parts
+    in its stated order under the instruction budget and reports what it left out.
+    """
+
+
+@hookspec
+def agentkit_register_span_exporters(register: Register[SpanExporterFactory]) -> None:
+    """Offer span exporters, which receive every run's trace spans.
+
+    Called once at load. Call ``register(name, factory)``: ``factory()`` returns an
+    ``agentkit_core.SpanExporter``, or None when it is not configured (an OpenTelemetry
+    exporter with no ``OTEL_*`` endpoint set). Every agent built without ``exporters=`` attaches
+    all of them, in plugin order, to each of its runs; each is told of every span's start and
+    end. Two plugins registering one name is a conflict.
     """
 
 

@@ -1,4 +1,8 @@
-"""Fixtures that build throwaway plugin distributions: real ``.dist-info`` dirs on a path entry."""
+"""Fixtures: throwaway plugin distributions on a path entry, and fresh venvs from built wheels.
+
+The venvs are filled only from the wheelhouse ``.ci/build-wheels`` made, with ``--no-index``:
+no test downloads or builds a package of ours or anyone else's.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,23 @@ import os
 import subprocess
 import sys
 import textwrap
+import venv
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
 CORE_RANGE = "agentkit-core>=0.1,<1"
+ROOT = Path(__file__).resolve().parent.parent
+#: Where .ci/build-wheels puts the wheels of this checkout and of their dependencies.
+WHEELS = ROOT / ".ci" / "wheels"
+BUILD_WHEELS = "bash .ci/build-wheels (bash .ci/install-dev runs it)"
+INSTALL_WHEELS = "bash .ci/install-wheels (bash .ci/install-dev runs it)"
 
 
 def plugin_source(
@@ -137,3 +152,134 @@ def run_cli(
         timeout=60,
         check=False,
     )
+
+
+# ---------------------------------------------------------------------- wheels and fresh venvs
+
+
+class Venv:
+    """A fresh virtualenv outside the repository, filled only from the wheelhouse, offline.
+
+    ``env`` is a clean environment for its commands: its ``bin`` first on PATH, pip pointed at
+    the wheelhouse with no index and no user configuration, no ``AGENTKIT_*`` or ``PYTHON*``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.bin = path / "bin"
+        self.python = self.bin / "python"
+        keep = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("AGENTKIT_", "PYTHON", "PIP_", "PYTEST_", "VIRTUAL_ENV"))
+        }
+        self.env = {
+            **keep,
+            "PATH": f"{self.bin}{os.pathsep}{keep.get('PATH', '')}",
+            "VIRTUAL_ENV": str(path),
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(WHEELS),
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+
+    @classmethod
+    def create(cls, path: Path) -> Venv:
+        """A new, empty venv at ``path`` (no pip in it: this process's pip installs into it)."""
+        venv.EnvBuilder(with_pip=False).create(path)
+        return cls(path)
+
+    def pip_install(self, *args: str) -> None:
+        """``pip install ARGS`` into this venv with this process's pip; offline."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "--python", str(self.python), "install", "-q", *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=600,
+        )
+        assert proc.returncode == 0, f"pip install {' '.join(args)} failed:\n{proc.stderr}"
+
+    def run(
+        self, *command: str | Path, cwd: Path, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``command`` (a program of the venv's ``bin`` by name) in ``cwd``."""
+        return subprocess.run(
+            [str(c) for c in command],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=cwd,
+            timeout=timeout,
+        )
+
+
+class Wheelhouse:
+    """The wheels .ci/build-wheels built from this checkout, and what each must hold."""
+
+    path = WHEELS
+
+    @staticmethod
+    def sources() -> list[Path]:
+        """Every distribution built from this checkout: core, each plugin, the sample."""
+        plugins = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+        return [ROOT, *plugins, ROOT / "tests" / "sample_plugin"]
+
+    @staticmethod
+    def packages(source: Path) -> tuple[str, list[str]]:
+        """A source tree's distribution name and the package directories its wheel holds."""
+        data = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))
+        packages = data["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+        return data["project"]["name"], list(packages)
+
+    def files(self, source: Path) -> list[Path]:
+        """The files a wheel of ``source`` must hold (code and data; no caches)."""
+        return [
+            f
+            for package in self.packages(source)[1]
+            for f in sorted((source / package).rglob("*"))
+            if f.is_file() and "__pycache__" not in f.parts
+        ]
+
+    def wheel(self, source: Path) -> Path:
+        """The wheel built from ``source``; fails naming the command to run when it is missing.
+
+        A wheel older than its sources fails too: a test would otherwise check stale code.
+        """
+        dist = self.packages(source)[0]
+        found = sorted(WHEELS.glob(f"{dist.replace('-', '_')}-*.whl"))
+        if not found:
+            pytest.fail(f"no wheel of {dist} in {WHEELS}; build the wheelhouse: {BUILD_WHEELS}")
+        newest = max(f.stat().st_mtime for f in [source / "pyproject.toml", *self.files(source)])
+        if found[-1].stat().st_mtime < newest:
+            pytest.fail(f"{found[-1].name} is older than its sources; rebuild: {BUILD_WHEELS}")
+        return found[-1]
+
+    def venv(self, path: Path, *wanted: Path | str) -> Venv:
+        """A fresh venv at ``path`` with what is ``wanted``, and what that depends on.
+
+        A Path is a source tree, installed from its wheel; a string is a requirement
+        (``"/path/to.whl[testing]"``) pip resolves in the wheelhouse.
+        """
+        env = Venv.create(path)
+        if wanted:
+            env.pip_install(*(str(self.wheel(w)) if isinstance(w, Path) else w for w in wanted))
+        return env
+
+    def installed(self) -> Venv:
+        """.ci/wheel-venv, which .ci/install-wheels fills from the wheelhouse; fails if stale."""
+        path = ROOT / ".ci" / "wheel-venv"
+        marker = path / "bin" / "agentkit"
+        if not marker.exists():
+            pytest.fail(f"{path} is missing; install it: {INSTALL_WHEELS}")
+        if marker.stat().st_mtime < self.wheel(ROOT).stat().st_mtime:
+            pytest.fail(f"{path} is older than the wheels; reinstall it: {INSTALL_WHEELS}")
+        return Venv(path)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse() -> Wheelhouse:
+    """The wheelhouse, checked to hold an up-to-date core wheel."""
+    house = Wheelhouse()
+    house.wheel(ROOT)
+    return house

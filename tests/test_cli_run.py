@@ -1,23 +1,60 @@
-"""`agentkit run` in a subprocess, on the built-in TestModel and the example tools."""
+"""`agentkit run` in a subprocess, on the built-in TestModel and the example tools.
+
+Every error is one line on stderr with exit code 2, never a traceback; kit settings come from
+the project's agentkit.toml, with the command line on top.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import PluginManager
+from agentkit_core._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def agentkit(*args: str) -> subprocess.CompletedProcess[str]:
+def agentkit(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
+    full["PYTHONPATH"] = str(ROOT)  # examples.tools and tests.cli_types, from any directory
+    full.update(env)
     return subprocess.run(
         [sys.executable, "-m", "agentkit_core", *args],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=60,
+        env=full,
     )
+
+
+def one_error(proc: subprocess.CompletedProcess[str], *parts: str) -> str:
+    """The run failed with exit code 2 and one error line (no traceback) holding ``parts``.
+
+    The demo notice and the run's step lines (``agentkit: [turn] ...``) are not errors.
+    """
+    lines = [
+        line
+        for line in proc.stderr.splitlines()
+        if "demo run" not in line and not line.startswith("agentkit: [")
+    ]
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(lines) == 1 and "error: " in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    for part in parts:
+        assert part in lines[0], lines[0]
+    return lines[0]
 
 
 def test_run_without_a_model_says_so_and_uses_the_tools() -> None:
@@ -36,9 +73,155 @@ def test_run_with_typed_output_prints_json() -> None:
 
 
 def test_bad_tool_spec_is_a_clear_error() -> None:
-    proc = agentkit("run", "x", "--tools", "examples.tools:NOPE")
-    assert proc.returncode == 2
-    assert "'examples.tools' has no 'NOPE'" in proc.stderr
+    one_error(agentkit("run", "x", "--tools", "examples.tools:NOPE"), "'examples.tools' has no")
+    one_error(agentkit("run", "x", "--tools", "examples.tools"), "is not MODULE:ATTR")
+
+
+@pytest.mark.parametrize(
+    ("source", "raised"),
+    [
+        ("raise RuntimeError('boom')\n", "RuntimeError: boom"),
+        ("def broken(:\n", "SyntaxError"),
+        ("import no_such_module_here\n", "cannot import 'exploding'"),
+    ],
+)
+def test_a_tools_module_that_fails_to_import_is_one_line(
+    source: str, raised: str, tmp_path: Path
+) -> None:
+    (tmp_path / "exploding.py").write_text(source)
+    proc = agentkit("run", "x", "--model", "test", "--tools", "exploding:TOOLS", cwd=tmp_path)
+    one_error(proc, "--tools 'exploding:TOOLS'", raised)
+
+
+@pytest.mark.parametrize("task", ["", "   ", "\n\t"])
+def test_an_empty_task_is_refused(task: str) -> None:
+    one_error(agentkit("run", task, "--model", "test"), "the task is empty")
+
+
+def test_max_turns_advice_is_in_the_cli_spelling() -> None:
+    proc = agentkit(
+        "run", "x", "--model", "test", "--tools", "examples.tools:TOOLS", "--max-turns", "1"
+    )
+    line = one_error(proc, "--max-turns 1", "pass a larger --max-turns")
+    assert "max_turns=" not in line
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many", "1.5"])
+def test_a_bad_max_turns_is_a_usage_error(value: str) -> None:
+    proc = agentkit("run", "x", "--model", "test", f"--max-turns={value}")
+    one_error(proc, "argument --max-turns", repr(value), "see agentkit run --help")
+
+
+def test_an_empty_agentkit_model_names_the_variable() -> None:
+    one_error(agentkit("run", "x", AGENTKIT_MODEL=""), "AGENTKIT_MODEL is set but empty")
+
+
+def test_a_builtin_output_type_does_not_ask_for_installed_flavours() -> None:
+    line = one_error(agentkit("run", "x", "--model", "test", "--output", "builtins:int"))
+    assert "no installed schema flavour accepts <class 'int'>" in line
+    assert "agentkit-schema-pydantic" not in line  # it is installed
+
+
+def test_a_disabled_plugin_is_not_reported_as_missing() -> None:
+    proc = agentkit("run", "x", "--model", "openai:gpt-4o-mini", AGENTKIT_DISABLE_PLUGINS="openai")
+    line = one_error(proc, "plugin 'openai' (agentkit-model-openai) is installed but disabled")
+    assert "AGENTKIT_DISABLE_PLUGINS" in line
+    proc = agentkit("run", "x", "--compactor", "keep", AGENTKIT_DISABLE_PLUGINS="truncation")
+    one_error(proc, "disabled plugins are not imported", "truncation (in the deny-list")
+
+
+def test_compactor_by_name() -> None:
+    proc = agentkit("run", "What is 6 * 7?", "--model", "test", "--compactor", "truncation")
+    assert proc.returncode == 0, proc.stderr
+    one_error(
+        agentkit("run", "x", "--model", "test", "--compactor", "nope"),
+        "no compactor named 'nope' is installed",
+        "truncation",
+    )
+
+
+def test_kit_settings_come_from_agentkit_toml(tmp_path: Path) -> None:
+    (tmp_path / "agentkit.toml").write_text(
+        '[kit]\nmodel = "test"\nmax_turns = 1\ncompactor = "truncation"\n'
+        "compactor_options = { max_tokens = 2000 }\n"
+    )
+    proc = agentkit("run", "x", "--tools", "examples.tools:TOOLS", cwd=tmp_path)
+    one_error(proc, "--max-turns 1")  # the file's max_turns
+    assert "demo run" not in proc.stderr  # the file's model
+    proc = agentkit("run", "x", "--tools", "examples.tools:TOOLS", "--max-turns", "3", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr  # the command line wins
+    # the file's compactor_options were for truncation; they are not handed to another one
+    proc = agentkit("run", "x", "--max-turns", "3", "--compactor", "sliding-window", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    proc = agentkit("run", "x", "--model", "nope:x", cwd=tmp_path)
+    one_error(proc, "no model named 'nope'")
+
+
+def test_the_environment_model_replaces_the_files(tmp_path: Path) -> None:
+    (tmp_path / "agentkit.toml").write_text('[kit]\nmodel = "nope:x"\n')
+    one_error(agentkit("run", "x", cwd=tmp_path), "no model named 'nope'")
+    proc = agentkit("run", "x", cwd=tmp_path, AGENTKIT_MODEL="test")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_bad_kit_setting_in_the_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "agentkit.toml").write_text('[kit]\nmodel = "test"\ncompactr = "truncation"\n')
+    one_error(agentkit("run", "x", cwd=tmp_path), "compactr")
+    (tmp_path / "agentkit.toml").write_text('[kit]\nmodel = "test"\ncompactor = "nope"\n')
+    one_error(agentkit("run", "x", cwd=tmp_path), "no compactor named 'nope'")
+
+
+def test_kit_settings_under_tool_agentkit_in_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.agentkit.kit]\nmodel = "test"\nmax_turns = 1\n'
+    )
+    one_error(
+        agentkit("run", "x", "--tools", "examples.tools:TOOLS", cwd=tmp_path), "--max-turns 1"
+    )
+
+
+def test_usage_errors_are_one_line() -> None:
+    one_error(agentkit("run"), "agentkit: error: the task is empty")
+    one_error(agentkit("run", "--max-turns", "0"), "agentkit run: error: argument --max-turns")
+    one_error(agentkit("nope"), "invalid choice: 'nope'", "see agentkit --help")
+    one_error(agentkit("plugins", "show"), "see agentkit plugins show --help")
+
+
+def test_an_unexpected_exception_is_one_line_unless_asked(tmp_path: Path) -> None:
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "boom.py").write_text(
+        "from agentkit_core import hookimpl\n"
+        "def run(args):\n"
+        "    raise RuntimeError('the disk is on fire')\n"
+        "@hookimpl\n"
+        "def agentkit_register_commands(cli):\n"
+        "    cli.add_parser('boom').set_defaults(func=run)\n"
+    )
+    (tmp_path / "agentkit.toml").write_text('plugins_dir = "plugins"\nload = ["boom"]\n')
+    one_error(agentkit("boom", cwd=tmp_path), "RuntimeError: the disk is on fire", "unexpected")
+    proc = agentkit("boom", cwd=tmp_path, AGENTKIT_TRACEBACK="1")
+    assert proc.returncode == 1 and "Traceback" in proc.stderr
+
+
+TOKENS = st.sampled_from(
+    ["run", "plugins", "list", "show", "check", "new", "hooks", "--json", "--model", "test",
+     "--max-turns", "0", "2", "--tools", "x:y", "examples.tools:TOOLS", "--output", "--prompt",
+     "--compactor", "truncation", "compactor", "task", "", "-", "--", "--help-me", "é"]
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(argv=st.lists(TOKENS, max_size=6))
+def test_any_command_line_returns_a_code_and_never_raises(argv: list[str]) -> None:
+    cwd, path = os.getcwd(), list(sys.path)
+    with tempfile.TemporaryDirectory() as scratch:  # `plugins new` may write into it
+        os.chdir(scratch)
+        try:
+            code = main(argv, manager=PluginManager(entry_points=False))
+        finally:
+            os.chdir(cwd)
+            sys.path[:] = path  # --tools puts the working directory on it
+    assert code in (0, 1, 2)
 
 
 def test_run_with_a_session_records_it_and_resume_continues_it(tmp_path: Path) -> None:
@@ -64,7 +247,7 @@ def test_run_with_a_session_records_it_and_resume_continues_it(tmp_path: Path) -
 def test_run_resume_errors_name_what_is_missing(tmp_path: Path) -> None:
     alone = agentkit("run", "x", "--model", "test", "--resume", "abc")
     assert alone.returncode == 2
-    assert "--resume needs --session URL" in alone.stderr
+    assert "--resume needs --store URL" in alone.stderr and "or --session URL" in alone.stderr
     url = f"sqlite:///{tmp_path}/sessions.db"
     missing = agentkit("run", "x", "--model", "test", "--session", url, "--resume", "abc")
     assert missing.returncode == 2

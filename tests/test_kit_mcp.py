@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,8 +17,8 @@ TIME_SERVER = ROOT / ".ci" / "cache" / "mcp" / "time-venv" / "bin" / "mcp-server
 
 @pytest.fixture(scope="module")
 def time_server() -> str:
-    if not TIME_SERVER.exists():  # a fresh checkout: install the peers the way CI does
-        subprocess.run(["bash", str(ROOT / ".ci" / "setup.d" / "30-mcp.sh")], check=True)
+    if not TIME_SERVER.exists():
+        pytest.fail(f"mcp-server-time is not at {TIME_SERVER}; install the peers: bash .ci/setup")
     return f"{TIME_SERVER} --local-timezone UTC"
 
 

@@ -233,11 +233,8 @@ def _missing(probe: Callable[[PluginManager], str]) -> Callable[[PluginManager],
 
 
 def _command(pm: PluginManager) -> str | None:
-    try:
-        code = main(["shared"], manager=pm)
-    except SystemExit:  # argparse: no such command on this manager
-        return None
-    return {v: k for k, v in EXIT_CODES.items()}[code]
+    code = main(["shared"], manager=pm)  # 2: a usage error, no such command on this manager
+    return {v: k for k, v in EXIT_CODES.items()}.get(code) if code != 2 else None
 
 
 def _hooks(pm: PluginManager) -> str | None:

@@ -109,9 +109,15 @@ def test_a_type_no_flavour_accepts_names_the_installed_flavours_and_what_to_inst
     assert "pydantic (rank 10), attrs (rank 20), dataclass (rank 30), jsonschema (rank 40)" in (
         message
     )
-    assert "agentkit-schema-dataclass" in message
-    with pytest.raises(UnsupportedTypeError, match="installed flavours: none"):
+    assert "install its flavour" not in message  # every shipped one is installed already
+    with pytest.raises(UnsupportedTypeError, match="installed flavours: none") as info:
         adapt(Plan, manager=PluginManager(entry_points=False))
+    assert "agentkit-schema-dataclass (dataclasses)" in str(info.value)
+    only_pydantic = PluginManager(entry_points=False, plugins=[agentkit_schema_pydantic])
+    with pytest.raises(UnsupportedTypeError) as info:
+        adapt(Plan, manager=only_pydantic)
+    assert "agentkit-schema-dataclass" in str(info.value)
+    assert "agentkit-schema-pydantic" not in str(info.value)  # installed, so not advised
 
 
 def test_a_msgspec_struct_is_refused_as_not_supported_yet(monkeypatch: Any) -> None:

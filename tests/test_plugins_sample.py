@@ -1,118 +1,97 @@
-"""Build tests/sample_plugin with pip, install it beside core in a fresh venv, see it work."""
+"""Core and plugins installed as wheels (never editable), and used there.
+
+An editable install reads the source tree, so a file a wheel leaves out (``py.typed``, the
+scaffold's templates) would go unnoticed. .ci/build-wheels builds the wheels, and
+.ci/install-wheels installs core, the sample plugin, truncation and sqlite from them into
+.ci/wheel-venv, where these tests list, check and run them.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-import venv
+import zipfile
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Core's import-time dependencies (and theirs), linked from this environment: no download.
-RUNTIME = ("pluggy", "importlib-metadata", "packaging")
 
 
-def _link_runtime(target: Path) -> None:
-    from importlib import metadata
-
-    from packaging.requirements import Requirement
-
-    target.mkdir()
-    todo, done = list(RUNTIME), set()
-    while todo:
-        dist = metadata.distribution(todo.pop())
-        if dist.metadata["Name"] in done:
-            continue
-        done.add(dist.metadata["Name"])
-        for line in dist.requires or ():
-            req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
-        tops = {f.parts[0] for f in dist.files or () if not f.parts[0].endswith(".dist-info")}
-        for top in tops - {"..", "__pycache__"}:
-            source = Path(str(dist.locate_file(top)))
-            if source.exists() and not (target / top).exists():
-                (target / top).symlink_to(source)
+def test_every_wheel_holds_every_file_of_its_packages(wheelhouse: Any) -> None:
+    missing = {}
+    for source in wheelhouse.sources():
+        with zipfile.ZipFile(wheelhouse.wheel(source)) as wheel:
+            held = set(wheel.namelist())
+        wanted = {f.relative_to(source).as_posix() for f in wheelhouse.files(source)}
+        assert any(name.endswith("/py.typed") for name in wanted), f"{source}: no py.typed"
+        if wanted - held:
+            missing[wheelhouse.wheel(source).name] = sorted(wanted - held)
+    assert not missing, f"wheels leave out files of their packages: {missing}"
 
 
-def test_sample_plugin_installed_with_pip_is_listed_and_called(tmp_path):
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    purelib = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    _link_runtime(tmp_path / "runtime")
-    (Path(purelib) / "_runtime.pth").write_text(str(tmp_path / "runtime") + "\n")
+@pytest.fixture(scope="module")
+def installed(wheelhouse: Any) -> Any:
+    """.ci/wheel-venv: core, the sample plugin, truncation and sqlite, from their wheels."""
+    return wheelhouse.installed()
 
-    offline = importlib.util.find_spec("hatchling") is not None
-    wheels = tmp_path / "wheels"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels)]
-        + (["--no-build-isolation", "--no-index"] if offline else [])
-        + [str(ROOT), str(ROOT / "tests" / "sample_plugin")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert build.returncode == 0, build.stderr
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-index",
-            *map(str, sorted(wheels.glob("*.whl"))),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert install.returncode == 0, install.stderr
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTKIT_", "PYTHON"))}
-    agentkit = env_dir / "bin" / "agentkit"
-    listed = subprocess.run(
-        [agentkit, "plugins", "list", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
+def test_what_runs_there_is_the_wheel_not_this_checkout(installed: Any, tmp_path: Path) -> None:
+    where = installed.run(
+        "python", "-c", "import agentkit_core, agentkit_sample_greeting as s; print(s.__file__)",
         cwd=tmp_path,
-    )
-    assert listed.returncode == 0, listed.stderr
-    (plugin,) = json.loads(listed.stdout)["plugins"]
-    assert (plugin["name"], plugin["distribution"], plugin["status"]) == (
-        "greeting",
-        "agentkit-sample-greeting",
-        "loaded",
-    )
-    assert plugin["provides"] == [{"seam": "instruction_parts", "name": "greeting", "meta": {}}]
-    assert plugin["commands"] == ["greet"]
+    )  # fmt: skip
+    assert where.returncode == 0, where.stderr
+    assert Path(where.stdout.strip()).is_relative_to(installed.path), where.stdout
 
-    called = subprocess.run(
-        [
-            python,
-            "-c",
-            "from agentkit_core import get_plugin_manager as g; pm = g();"
-            "print(pm.lookup('instruction_parts', 'greeting').value(name='Ada'));"
-            "print(pm.hook.agentkit_before_turn(ctx=None, info=None)[0][0].content)",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
+
+def test_installed_wheels_are_listed_with_what_they_provide(installed: Any, tmp_path: Path) -> None:
+    listed = installed.run("agentkit", "plugins", "list", "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    plugins = {p["name"]: p for p in json.loads(listed.stdout)["plugins"]}
+    assert sorted(plugins) == ["greeting", "sqlite", "truncation"]
+    assert {p["status"] for p in plugins.values()} == {"loaded"}
+    greeting = plugins["greeting"]
+    assert greeting["distribution"] == "agentkit-sample-greeting"
+    assert greeting["provides"] == [{"seam": "instruction_parts", "name": "greeting", "meta": {}}]
+    assert greeting["commands"] == ["greet"]
+    assert plugins["truncation"]["provides"][0]["seam"] == "compactors"
+    check = installed.run("agentkit", "plugins", "check", cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_installed_wheels_are_called(installed: Any, tmp_path: Path) -> None:
+    called = installed.run(
+        "python",
+        "-c",
+        "from agentkit_core import Kit, get_plugin_manager as g; pm = g();"
+        "kit = Kit(model='test', parts={'greeting': {'who': 'Ada'}});"
+        "print(kit.config().instructions);"
+        "print(pm.hook.agentkit_before_turn(ctx=None, info=None)[0][0].content)",
         cwd=tmp_path,
     )
     assert called.stdout == "Greet Ada politely.\n(reminder: be polite)\n", called.stderr
-    greet = subprocess.run([agentkit, "greet", "Ada"], capture_output=True, text=True, env=env)
+    greet = installed.run("agentkit", "greet", "Ada", cwd=tmp_path)
     assert (greet.returncode, greet.stdout) == (0, "hello, Ada\n")
+
+
+def test_shipped_plugins_run_from_their_wheels(installed: Any, tmp_path: Path) -> None:
+    run = installed.run(
+        "agentkit", "run", "hello", "--model", "test", "--compactor", "truncation", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("TestModel answer")
+    db = tmp_path / "runs.db"
+    code = (
+        "import asyncio\n"
+        "from agentkit_core import Checkpointer, open_checkpoint_store\n"
+        "async def main():\n"
+        f"    port = await open_checkpoint_store('sqlite:///{db}')\n"
+        "    written = await Checkpointer(port).snapshot('r1', {'turn': 1})\n"
+        "    await port.aclose()\n"
+        "    print(written.version)\n"
+        "asyncio.run(main())\n"
+    )
+    stored = installed.run("python", "-c", code, cwd=tmp_path)
+    assert (stored.returncode, stored.stdout) == (0, "1\n"), stored.stderr
+    assert db.is_file()

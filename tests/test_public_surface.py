@@ -23,7 +23,16 @@ PUBLIC = [agentkit_core, agentkit_core.testing]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
-HEAVY = ("httpx", "psycopg", "psycopg_pool", "mcp", "hypothesis", "jsonschema", "sqlite3")
+HEAVY = (
+    "httpx",
+    "psycopg",
+    "psycopg_pool",
+    "mcp",
+    "hypothesis",
+    "jsonschema",
+    "sqlite3",
+    "opentelemetry",
+)
 
 
 def exported(module: ModuleType) -> list[tuple[str, object]]:

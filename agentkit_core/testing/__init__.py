@@ -4,6 +4,8 @@ A plugin's tests import from here: the doubles (``ScriptedModel``, ``make_test_c
 seam, a conformance suite that every implementation of the seam runs.
 """
 
+from typing import TYPE_CHECKING
+
 from .._public import publish
 from .._test_model import TestModel
 from ._context import DictStore
@@ -15,6 +17,18 @@ from ._models import Step
 from ._models import tool_call
 from ._schema import SchemaAdapterConformance
 from ._schema import report_documents
+
+if TYPE_CHECKING:  # imported on first use at run time (below); typed as what they are
+    from ._checkpoints import CheckpointPortConformance
+    from ._compactors import CompactorConformance
+    from ._compactors import check_invariants as check_compaction_invariants
+    from ._compactors import check_sendable
+    from ._compactors import transcripts
+    from ._instruction_parts import InstructionPartConformance
+    from ._recorder_processes import RecorderProcessConformance
+    from ._sessions import SessionStoreConformance
+    from ._sessions import SessionStoreProcessConformance
+    from ._tool_sources import ToolSourceConformance
 
 #: The names imported on first use, and where: the conformance suites need hypothesis or
 #: pytest, which a plugin's runtime must not pay for.

@@ -40,10 +40,17 @@ class StampedScript(ScriptedModel):
 
 
 def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
-    """The benchmark's run; ``options`` go to the Agent (default: no plugin hooks)."""
+    """The run; ``options`` go to the Agent (benchmarks/observability passes exporters=)."""
     model = StampedScript([step] * 1000, name="scripted")
-    options.setdefault("hooks", Hooks())
-    agent = Agent("bench", model, "You are a benchmark.", tools(kind), max_turns=1000, **options)
+    agent = Agent(
+        "bench",
+        model,
+        "You are a benchmark.",
+        tools(kind),
+        hooks=Hooks(),
+        max_turns=1000,
+        **options,
+    )
 
     async def run(turns: int) -> object:
         model.requests.clear()

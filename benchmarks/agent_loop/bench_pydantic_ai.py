@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import Any
 
 from common import ANSWER
 from common import REC
@@ -32,8 +33,14 @@ def stub(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     return response
 
 
-def make(kind: str) -> Callable[[int], Awaitable[object]]:
-    agent = Agent(FunctionModel(stub), instructions="You are a benchmark.", tools=list(tools(kind)))
+def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
+    """The run; ``options`` go to the Agent (benchmarks/observability passes capabilities=)."""
+    agent = Agent(
+        FunctionModel(stub),
+        instructions="You are a benchmark.",
+        tools=list(tools(kind)),
+        **options,
+    )
 
     async def run(turns: int) -> object:
         result = await agent.run("go", usage_limits=UsageLimits(request_limit=None))

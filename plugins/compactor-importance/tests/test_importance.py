@@ -178,7 +178,7 @@ async def test_as_middleware_in_a_run_the_filter_request_is_not_compacted_again(
     # the compactor's own request passed the middleware untouched: one compaction, not two
     (span,) = ctx.trace.find("compaction")
     assert "compaction_skipped" not in span.attributes
-    assert [s.parent for s in ctx.trace.find("model_call")] == [None, "compaction"]
+    assert [s.parent for s in ctx.trace.find("model_call")] == ["turn", "compaction"]
 
 
 def test_bad_options_and_registration() -> None:

@@ -332,10 +332,11 @@ class Connection:
         self, name: str, arguments: dict[str, Any], timeout: float | None
     ) -> mcp_types.CallToolResult:
         client = await self._live()
-        return await self._request(
+        result: mcp_types.CallToolResult = await self._request(
             client.call_tool(name, arguments, read_timeout_seconds=timeout),
             f"calling tool {name!r}",
         )
+        return result
 
     async def _request(self, coro: Any, doing: str) -> Any:
         task = asyncio.ensure_future(coro)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -48,8 +47,9 @@ def _script(bin_name: str) -> str:
 def peers() -> Peers:
     needed = [MODULES / ".bin" / b for b in ("mcp-server-everything", "conformance", "node")]
     needed.append(CACHE / "time-venv" / "bin" / "mcp-server-time")
-    if not all(p.exists() for p in needed):
-        subprocess.run(["bash", str(ROOT / ".ci" / "setup.d" / "30-mcp.sh")], check=True)
+    missing = [str(p) for p in needed if not p.exists()]
+    if missing:
+        pytest.fail(f"MCP peers missing ({', '.join(missing)}); install them: bash .ci/setup")
     node22 = str(MODULES / ".bin" / "node")
     return Peers(
         node=node22,

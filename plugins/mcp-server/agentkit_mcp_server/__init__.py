@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import importlib.util
 from typing import Any
+from typing import Literal
 
 from agentkit_core import hookimpl
 
@@ -36,21 +37,37 @@ def add_serve_command(mcp_subparsers: Any) -> None:
     )
     serve.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP host (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port ({DEFAULT_PORT})")
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"HTTP port ({DEFAULT_PORT}; 0 picks a free one)",
+    )
     serve.add_argument("--name", default="agentkit", help="the server name clients see")
     serve.set_defaults(func=_serve_command)
 
 
 def _serve_command(args: argparse.Namespace) -> int:
     tools = load_tools(args.tools)
-    transport = "http" if args.http else "stdio"
+    transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
     try:
         asyncio.run(
-            serve_tools(tools, transport=transport, host=args.host, port=args.port, name=args.name)
+            serve_tools(
+                tools,
+                transport=transport,
+                host=args.host,
+                port=args.port,
+                name=args.name,
+                on_listening=_say_where,
+            )
         )
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _say_where(url: str) -> None:
+    print(f"agentkit mcp serve: listening on {url} (Ctrl-C stops it)", flush=True)
 
 
 @hookimpl

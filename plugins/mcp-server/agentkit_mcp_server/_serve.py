@@ -7,6 +7,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from typing import Any
@@ -156,10 +157,13 @@ async def serve_tools(
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
     name: str = "agentkit",
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
     """Serve ``tools`` until the client hangs up (stdio) or the task is cancelled (HTTP).
 
-    Cancelling an HTTP server stops it cleanly: the port is closed when this returns.
+    Cancelling an HTTP server stops it cleanly: the port is closed when this returns. Over
+    HTTP, ``on_listening(url)`` is called once the server accepts connections, with the URL
+    clients use (``port=0`` picks a free port, which the URL names).
     """
     server = build_server(tools, name=name)
     if transport == "stdio":
@@ -188,6 +192,12 @@ async def serve_tools(
     http = uvicorn.Server(config)
     running = asyncio.ensure_future(http.serve())
     try:
+        if on_listening is not None:
+            while not http.started and not running.done():
+                await asyncio.sleep(0.01)
+            if http.started:
+                bound = http.servers[0].sockets[0].getsockname()
+                on_listening(f"http://{_url_host(host)}:{bound[1]}/mcp")
         await asyncio.shield(running)
     except asyncio.CancelledError:
         # Cancelling uvicorn mid-serve leaks its socket and logs a lifespan traceback; ask it
@@ -195,3 +205,8 @@ async def serve_tools(
         http.should_exit = True
         await running
         raise
+
+
+def _url_host(host: str) -> str:
+    """``host`` as it goes in a URL: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ def inspector() -> list[str]:
     """The Inspector's CLI mode, run with the repo-local Node 22 binary (no npx)."""
     node, cli = MODULES / ".bin" / "node", MODULES / ".bin" / "mcp-inspector"
     if not (node.exists() and cli.exists()):
-        subprocess.run(["bash", str(ROOT / ".ci" / "setup.d" / "30-mcp.sh")], check=True)
+        pytest.fail(f"the MCP Inspector is not in {MODULES}; install the peers: bash .ci/setup")
     return [str(node), str(cli.resolve()), "--cli"]
 
 
@@ -54,24 +54,20 @@ def serve_cmd(serve_command) -> list[str]:
 
 @pytest.fixture
 def http_server(serve_cmd):
-    """A served HTTP endpoint on 127.0.0.1; yields its URL and stops the server after."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    """A served HTTP endpoint on a free port; yields the URL the server prints, then stops it."""
     proc = subprocess.Popen(
-        [*serve_cmd, "--http", "--port", str(port)], cwd=HERE, start_new_session=True
+        [*serve_cmd, "--http", "--port", "0"],
+        cwd=HERE,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
-    deadline = time.monotonic() + 30
-    while True:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError(f"agentkit mcp serve --http did not listen on {port}")
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        line = proc.stdout.readline() if ready else ""  # it says where, once it listens
+        match = re.fullmatch(r"agentkit mcp serve: listening on (http://\S+/mcp) \(.*\)\n", line)
+        assert match, f"agentkit mcp serve --http printed {line!r}, exit code {proc.poll()}"
+        yield match.group(1)
     finally:
         proc.terminate()
         try:
@@ -79,6 +75,7 @@ def http_server(serve_cmd):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        proc.stdout.close()
 
 
 @pytest.fixture(autouse=True)

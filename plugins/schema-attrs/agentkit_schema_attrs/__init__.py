@@ -107,7 +107,8 @@ def _mirror(tp: Any, building: frozenset[type]) -> Any:
     if origin is None or not args or origin is typing.Literal:
         return tp
     if origin is typing.Annotated:
-        return typing.Annotated[(_mirror(args[0], building), *args[1:])]
+        params = (_mirror(args[0], building), *args[1:])
+        return typing.Annotated[params]
     mirrored = tuple(a if a is Ellipsis else _mirror(a, building) for a in args)
     if origin is typing.Union or type(tp).__name__ == "UnionType":
         return typing.Union[mirrored]  # noqa: UP007 - built from a tuple

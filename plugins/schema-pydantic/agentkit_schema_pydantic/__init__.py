@@ -37,7 +37,8 @@ def _fields(tp: Any) -> dict[str, Any] | None:
     pydantic = sys.modules.get("pydantic")
     if pydantic is None or not (isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)):
         return None
-    return {(f.alias or name): f.annotation for name, f in tp.model_fields.items()}
+    model: Any = tp  # a BaseModel subclass; typed Any like the rest of pydantic's API here
+    return {(f.alias or name): f.annotation for name, f in model.model_fields.items()}
 
 
 def _construct(tp: Any, present: dict[str, Any]) -> Any:

@@ -6,14 +6,16 @@ import argparse
 from typing import Any
 
 from agentkit_core import Message
+from agentkit_core import TextPart
 from agentkit_core import hookimpl
 
 AGENTKIT_PRIORITY = 5
 
 
-def greeting_part(**options: Any) -> str:
-    """The instruction text; ``name`` picks who is greeted."""
-    return f"Greet {options.get('name', 'the user')} politely."
+def greeting_part(**options: Any) -> TextPart:
+    """The instruction part; ``who`` names the person greeted."""
+    text = f"Greet {options.get('who', 'the user')} politely."
+    return TextPart(text, id="greeting", source="greeting")
 
 
 @hookimpl

@@ -1,0 +1,157 @@
+"""A run's trace as a JSON Lines file: what ``agentkit run --trace FILE`` writes and ``view`` reads.
+
+The first line is a header (``{"agentkit_trace": 1, ...}``); every other line is one ended
+span, as :meth:`Span.to_dict` gives it with its payload (None once the run is secret-tainted).
+Children end before their parents, so readers order spans by ``start_ns``.
+
+A model call's request repeats the whole transcript so far, so writing it whole would make the
+file grow with the square of the turns. A ``model_call`` line's ``request`` holds only the
+messages after the ones it shares with the run's previous model call, and ``request_prefix``
+says how many it shares (0: the request is whole, as after a fold).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+from typing import Any
+
+from ._errors import ConfigError
+from ._tracing import Span
+from ._tracing import SpanExporter
+
+#: The trace-file format version this core writes and reads.
+TRACE_FORMAT = 1
+
+
+class TraceFile(SpanExporter):
+    """A span exporter that appends each ended span to a JSON Lines file.
+
+    Payloads (messages, tool arguments and results) are written unless ``content=False``;
+    a secret-tainted run's never are. Each line is flushed as it is written, so a run that
+    crashes leaves every span it ended. Close it with :meth:`close` (or use ``with``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, content: bool = True) -> None:
+        self.path = Path(path)
+        self.content = content
+        #: Each run's last model request, which the next one's is written against.
+        self._requests: dict[str | None, Sequence[Any]] = {}
+        try:
+            self._file: IO[str] | None = self.path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write the trace file {str(self.path)!r}: {exc.strerror or exc}; pass "
+                "a path in a directory you can write to",
+                value=str(self.path),
+                source="--trace",
+            ) from exc
+        self._write({"agentkit_trace": TRACE_FORMAT})
+
+    def on_end(self, span: Span) -> None:
+        if span.name == "run":
+            self._requests.pop(span.run_id, None)
+        request = span.payload.get("request") if span.name == "model_call" else None
+        if not self.content or span.tainted or not isinstance(request, tuple | list):
+            self._write(span.to_dict(content=self.content))
+            return
+        previous = self._requests.get(span.run_id, ())
+        shared = 0
+        for before, now in zip(previous, request, strict=False):
+            if before is not now:
+                break
+            shared += 1
+        self._requests[span.run_id] = request
+        payload = {**span.payload, "request": request[shared:], "request_prefix": shared}
+        self._write(span.to_dict(content=True, payload=payload))
+
+    def _write(self, data: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(data, ensure_ascii=False) + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> TraceFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<TraceFile {str(self.path)!r}>"
+
+
+def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The spans of a trace file, oldest start first.
+
+    A file that is not a trace (no header), of a newer format, or with a line that is not a
+    JSON object is a :class:`ConfigError` naming the file and the line; a last line cut short
+    (the writer was killed mid-line) is skipped.
+    """
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the trace file {where!r}: {exc.strerror or exc}",
+            value=where,
+            source="trace file",
+        ) from exc
+    lines = text.split("\n")
+    complete = text.endswith("\n")
+    spans: list[dict[str, Any]] = []
+    header: Any = None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines) and not complete:
+                break  # the writer died mid-line: keep what it finished
+            raise ConfigError(
+                f"trace file {where!r} line {number} is not JSON ({exc.msg}); it is not a "
+                "file agentkit run --trace wrote, or it was edited",
+                value=where,
+                source="trace file",
+            ) from exc
+        if header is None:
+            header = data
+            version = data.get("agentkit_trace") if isinstance(data, dict) else None
+            if not isinstance(version, int):
+                raise ConfigError(
+                    f"{where!r} is not an agentkit trace file (its first line has no "
+                    "'agentkit_trace' version); write one with agentkit run --trace FILE",
+                    value=where,
+                    source="trace file",
+                )
+            if version > TRACE_FORMAT:
+                raise ConfigError(
+                    f"trace file {where!r} has format {version}, newer than this agentkit "
+                    f"reads ({TRACE_FORMAT}); upgrade agentkit-core",
+                    value=version,
+                    source="trace file",
+                )
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ConfigError(
+                f"trace file {where!r} line {number} is not a span (a JSON object with a name)",
+                value=where,
+                source="trace file",
+            )
+        spans.append(data)
+    if header is None:
+        raise ConfigError(
+            f"trace file {where!r} is empty; write one with agentkit run --trace FILE",
+            value=where,
+            source="trace file",
+        )
+    spans.sort(key=lambda s: s.get("start_ns") or 0)
+    return spans

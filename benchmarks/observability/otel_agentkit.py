@@ -1,0 +1,39 @@
+"""agentkit's agent-loop turn (benchmarks/agent_loop) with span exporters attached or not.
+
+``BENCH_EXPORTER``: ``none`` (no exporter), ``otel`` (the tracing-otel plugin on a batch
+processor and a no-op exporter), ``otel-content`` (the same, recording content), ``file`` (a
+trace file on /dev/null).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
+
+from bench_agentkit import make
+from common import main
+
+from agentkit_core import TraceFile
+
+KIND = os.environ.get("BENCH_EXPORTER", "none")
+
+
+def exporters() -> list[Any]:
+    if KIND == "none":
+        return []
+    if KIND == "file":
+        return [TraceFile(os.devnull)]
+    from agentkit_tracing_otel import OTelExporter
+    from noop import noop_provider
+
+    return [OTelExporter(noop_provider(), capture_content=KIND == "otel-content")]
+
+
+if __name__ == "__main__":
+    main(
+        lambda kind: make(kind, exporters=exporters()), f"agentkit exporter={KIND}", "agentkit-core"
+    )

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Venvs for the observability benchmark. Fast when they exist already.
+set -euo pipefail
+. "$(dirname "$0")/../_env.sh"
+# agentkit: the core and the OpenTelemetry plugin (which brings the SDK), no other plugin.
+bench_env observability-agentkit -e "$root" -e "$root/plugins/tracing-otel" "websocket-client>=1.6"
+# pydantic-ai with the OpenTelemetry SDK, for its own instrument= on the same no-op exporter.
+bench_env observability-pydantic-ai "pydantic-ai-slim>=1.0" "opentelemetry-sdk>=1.30"
+echo "$root/benchmarks/.envs"

@@ -1,0 +1,287 @@
+"""agentkit spans as OpenTelemetry spans, named and attributed by the GenAI semantic conventions.
+
+Each agentkit span becomes one OpenTelemetry span when it starts (so children find their
+parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
+model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
+checks and folds keep agentkit's names. Every agentkit attribute rides along as
+``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, model, token usage, tool name
+and call id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Status
+from opentelemetry.trace import StatusCode
+from opentelemetry.trace import set_span_in_context
+
+import agentkit_core
+from agentkit_core import ConfigError
+from agentkit_core import Span
+from agentkit_core import SpanExporter
+
+#: The variable (OpenTelemetry's GenAI instrumentations use it too) that opts in to recording
+#: prompts, answers, tool arguments and tool results.
+CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+#: Variables any of which turns export on when the application set no tracer provider.
+ENDPOINT_ENVS = (
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_TRACES_EXPORTER",
+)
+
+#: agentkit attributes that quote what a person or the model wrote: content, opt-in only.
+_CONTENT_ATTRIBUTES = frozenset({"question"})
+
+_TRUE = ("1", "true", "yes", "on")
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
+
+
+def _value(value: Any) -> Any:
+    """``value`` as an OpenTelemetry attribute value (a scalar, a list of one scalar type)."""
+    if isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, list | tuple) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        return list(value)
+    return json.dumps(agentkit_core.jsonable(value), ensure_ascii=False)
+
+
+def _content(value: Any) -> str:
+    return json.dumps(agentkit_core.jsonable(value), ensure_ascii=False)
+
+
+def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:
+    """``messages`` as a JSON list, each message's JSON taken from ``cache`` or added to it."""
+    parts = []
+    for message in messages:
+        hit = cache.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = (message, _content(message))
+            cache[id(message)] = hit
+        parts.append(hit[1])
+    return "[" + ",".join(parts) + "]"
+
+
+class OTelExporter(SpanExporter):
+    """Hands every span of a run to an OpenTelemetry tracer.
+
+    ``tracer_provider`` defaults to the global one (what the application or
+    :func:`from_environment` set up). ``capture_content`` records prompts, answers, tool
+    arguments and results as ``gen_ai.input.messages``, ``gen_ai.output.messages``,
+    ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``; None reads
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``. A secret-tainted span never carries
+    content, whatever this says.
+    """
+
+    def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None) -> None:
+        provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
+        self.tracer = provider.get_tracer("agentkit", agentkit_core.__version__)
+        self.capture_content = _flag(CAPTURE_ENV) if capture_content is None else capture_content
+        # span id -> the open OpenTelemetry span (dict operations are atomic: no lock needed)
+        self._live: dict[str, Any] = {}
+        # run id -> id(message) -> (message, its JSON): a request repeats the transcript so
+        # far, whose messages are frozen, so each is encoded once per run, not once per call
+        self._encoded: dict[str | None, dict[int, tuple[Any, str]]] = {}
+
+    def on_start(self, span: Span) -> None:
+        parent = self._live.get(span.parent_id) if span.parent_id else None
+        attributes = _START.get(span.name)
+        self._live[span.span_id] = self.tracer.start_span(
+            _name(span),
+            context=None if parent is None else set_span_in_context(parent),
+            kind=_CLIENT if span.name == "model_call" else _INTERNAL,
+            start_time=span.start_ns,
+            attributes=attributes,
+        )
+
+    def on_end(self, span: Span) -> None:
+        otel = self._live.pop(span.span_id, None)
+        if otel is None:
+            return
+        if span.name in _RENAMED:
+            otel.update_name(_name(span))
+        attributes = _end_attributes(span)
+        if self.capture_content and not span.tainted:
+            cache = self._encoded.setdefault(span.run_id, {})
+            attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
+        if span.name == "run":
+            self._encoded.pop(span.run_id, None)
+        if span.error is not None:
+            attributes["error.type"] = span.error_type or "error"
+            if span.error_plugin:
+                attributes["agentkit.error.plugin"] = span.error_plugin
+            otel.set_status(Status(StatusCode.ERROR, span.error))
+        otel.set_attributes(attributes)
+        otel.end(end_time=span.end_ns)
+
+    def __repr__(self) -> str:
+        return f"<OTelExporter capture_content={self.capture_content}>"
+
+
+_CLIENT = trace.SpanKind.CLIENT
+_INTERNAL = trace.SpanKind.INTERNAL
+
+#: Spans whose name says what they act on, known once they end (a model's name, say).
+_RENAMED = frozenset({"run", "model_call", "tool_call", "turn"})
+
+
+def _name(span: Span) -> str:
+    a = span.attributes
+    if span.name == "run":
+        return f"invoke_agent {a.get('agent', '')}".strip()
+    if span.name == "model_call":
+        return f"chat {a.get('model', '')}".strip()
+    if span.name == "tool_call":
+        return f"execute_tool {a.get('tool', '')}".strip()
+    if span.name == "turn":
+        return f"turn {a.get('turn', '')}".strip()
+    return span.name
+
+
+#: The attributes a span starts with: its GenAI operation.
+_START: dict[str, dict[str, Any]] = {
+    "run": {"gen_ai.operation.name": "invoke_agent"},
+    "model_call": {"gen_ai.operation.name": "chat"},
+    "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
+}
+
+_TOOL: dict[str, tuple[str, ...]] = {
+    "tool": ("gen_ai.tool.name",),
+    "call_id": ("gen_ai.tool.call.id",),
+}
+_USAGE = {
+    "input_tokens": ("gen_ai.usage.input_tokens",),
+    "output_tokens": ("gen_ai.usage.output_tokens",),
+}
+#: Per span name, the agentkit attributes that become ``gen_ai.*`` ones (instead of
+#: ``agentkit.<key>``). ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
+_GENAI: dict[str, dict[str, tuple[str, ...]]] = {
+    "run": {"agent": ("gen_ai.agent.name",), **_USAGE},
+    "model_call": {
+        "model": ("gen_ai.request.model", "gen_ai.response.model"),
+        "finish_reason": ("gen_ai.response.finish_reasons",),
+        **_USAGE,
+    },
+    "tool_call": _TOOL,
+    "verdict": _TOOL,
+    "guardrail": _TOOL,
+}
+_SCALARS = (str, bool, int, float)
+
+
+def _end_attributes(span: Span) -> dict[str, Any]:
+    genai = _GENAI.get(span.name, {})
+    out: dict[str, Any] = {}
+    for key, value in span.attributes.items():
+        if value is None or key in _CONTENT_ATTRIBUTES:
+            continue
+        names = genai.get(key)
+        if names is None:
+            out["agentkit." + key] = value if type(value) in _SCALARS else _value(value)
+        elif key == "finish_reason":
+            out[names[0]] = [str(value)]
+        else:
+            for name in names:
+                out[name] = value if type(value) in _SCALARS else str(value)
+    if span.name == "run" and span.run_id:
+        out["gen_ai.conversation.id"] = span.run_id
+    return out
+
+
+def _content_attributes(span: Span, messages: Any) -> dict[str, Any]:
+    """``span``'s content as attributes; ``messages(list)`` encodes a list of messages."""
+    p = span.payload
+    out: dict[str, Any] = {}
+    if span.name == "model_call":
+        if "request" in p:
+            out["gen_ai.input.messages"] = messages(p["request"])
+        if "response" in p:
+            out["gen_ai.output.messages"] = messages([p["response"]])
+    elif span.name == "tool_call":
+        if "arguments" in p:
+            out["gen_ai.tool.call.arguments"] = _content(p["arguments"])
+        if "result" in p:
+            out["gen_ai.tool.call.result"] = _content(p["result"])
+    elif span.name == "run":
+        if "task" in p:
+            out["agentkit.task"] = _content(p["task"])
+        if "output" in p:
+            out["agentkit.output"] = _content(p["output"])
+    elif span.name == "fold" and p.get("summary") is not None:
+        out["agentkit.fold.summary"] = _content(p["summary"])
+    for key in _CONTENT_ATTRIBUTES & span.attributes.keys():
+        out[f"agentkit.{key}"] = _value(span.attributes[key])
+    return out
+
+
+_lock = threading.Lock()
+_built: dict[str, Any] = {}
+
+
+def from_environment() -> OTelExporter | None:
+    """The exporter OpenTelemetry's own configuration asks for, or None when it asks for none.
+
+    ``OTEL_SDK_DISABLED=true`` turns it off. An application that installed an SDK tracer
+    provider gets its spans there. Otherwise one of ``OTEL_EXPORTER_OTLP_ENDPOINT``,
+    ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` or ``OTEL_TRACES_EXPORTER`` (``otlp``, ``console``
+    or ``none``) turns it on: a tracer provider is built once per process with the resource
+    the ``OTEL_SERVICE_NAME``/``OTEL_RESOURCE_ATTRIBUTES`` variables describe, a batch
+    processor (``OTEL_BSP_*``) and the OTLP/HTTP exporter (``OTEL_EXPORTER_OTLP_*``). With
+    none of them set, nothing is exported and nothing is sent anywhere.
+    """
+    if _flag("OTEL_SDK_DISABLED"):
+        return None
+    current = trace.get_tracer_provider()
+    if type(current).__module__.startswith("opentelemetry.sdk"):
+        return OTelExporter(current)
+    if not any(os.environ.get(name, "").strip() for name in ENDPOINT_ENVS):
+        return None
+    chosen = os.environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() or "otlp"
+    names = [n.strip() for n in chosen.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ("otlp", "console", "none")]
+    if unknown:
+        raise ConfigError(
+            f"OTEL_TRACES_EXPORTER={chosen!r} names {', '.join(map(repr, unknown))}, which "
+            "agentkit-tracing-otel does not know; use otlp (OTLP over HTTP), console or none",
+            value=chosen,
+            source="OTEL_TRACES_EXPORTER",
+        )
+    if names == ["none"] or not names:
+        return None
+    with _lock:
+        key = ",".join(names) + "|" + "|".join(os.environ.get(n, "") for n in ENDPOINT_ENVS)
+        provider = _built.get(key)
+        if provider is None:
+            provider = _provider([n for n in names if n != "none"])
+            _built[key] = provider
+    return OTelExporter(provider)
+
+
+def _provider(names: list[str]) -> Any:
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+    provider = TracerProvider(resource=Resource.create())
+    for name in names:
+        if name == "otlp":
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        else:
+            provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter()))
+    return provider

@@ -1,0 +1,181 @@
+"""``agentkit run`` showing its work and ``agentkit view``, in subprocesses on real stores."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.view_runs import POLICY_PLUGIN
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ("--tools", "tests.view_runs:CLI_TOOLS")
+
+
+def agentkit(*args: str, **kwargs: Any) -> Any:
+    return run_cli(*args, cwd=ROOT, **kwargs)
+
+
+@pytest.fixture
+def policy_site(make_site: Any) -> Path:
+    """A site holding one plugin that asks before every transfer."""
+    site = make_site("policy")
+    site.add("agentkit-test-policy", {"policy": "akt_policy"}, {"akt_policy": POLICY_PLUGIN})
+    return Path(site.path)
+
+
+def test_run_prints_a_line_per_step_and_the_answer_alone_on_stdout() -> None:
+    proc = agentkit("run", "look up ann", *TOOLS, "--model", "test")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("TestModel answer after 2 tool result(s)")
+    steps = [line for line in proc.stderr.splitlines() if line.startswith("agentkit: [")]
+    assert steps[0].startswith("agentkit: [1] model test calls lookup, transfer, ")
+    assert "tokens" in steps[0]
+    assert any(line.startswith("agentkit: [1]   tool lookup {") for line in steps)
+    assert any(re.search(r"\[1\]   -> lookup: \d+ chars", line) for line in steps)
+    assert steps[-1].startswith("agentkit: [2] model test answers")
+
+
+def test_quiet_prints_only_the_answer() -> None:
+    proc = agentkit("run", "look up ann", *TOOLS, "--model", "test", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" and proc.stdout.startswith("TestModel answer")
+
+
+def test_json_prints_the_whole_result() -> None:
+    proc = agentkit("run", "look up ann", *TOOLS, "--model", "test", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {
+        "run_id",
+        "status",
+        "stop_reason",
+        "output",
+        "usage",
+        "pending",
+        "transcript",
+    }
+    assert data["status"] == "done" and data["pending"] == []
+    assert data["output"].startswith("TestModel answer")
+    assert [m["role"] for m in data["transcript"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+    ]
+    assert data["usage"]["requests"] == 2
+
+
+def test_a_suspended_run_says_what_waits_and_the_command_that_approves_it(
+    policy_site: Path, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = agentkit(
+        "run", "pay bob", *TOOLS, "--model", "test", "--store", store, pythonpath=[policy_site]
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == ""
+    assert "suspended: policy: a person approves transfers" in proc.stderr
+    pending = [line for line in proc.stderr.splitlines() if "pending " in line]
+    assert len(pending) == 1 and "transfer" in pending[0]
+    approve = next(line for line in proc.stderr.splitlines() if "approve with:" in line)
+    command = shlex.split(approve.split("approve with: ", 1)[1].split(" (--deny")[0])
+    assert command[:2] == ["agentkit", "run"] and "--approve" in command
+    again = agentkit(*command[1:], *TOOLS, "--model", "test", pythonpath=[policy_site])
+    assert again.returncode == 0, again.stderr
+    assert "TestModel answer" in again.stdout
+    # the checkpointed run is viewable from its store
+    run_id = command[command.index("--resume") + 1]
+    page = tmp_path / "page.html"
+    view = agentkit("view", run_id, "--store", store, "--out", str(page))
+    assert view.returncode == 0, view.stderr
+    assert view.stdout.strip() == str(page)
+    text = page.read_text()
+    assert text.count('<section class="turn') == 2
+    assert "moved" in text  # the approved transfer's result
+
+
+def test_a_denied_call_is_refused_and_the_model_sees_it(policy_site: Path, tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    first = agentkit(
+        "run",
+        "pay bob",
+        *TOOLS,
+        "--model",
+        "test",
+        "--store",
+        store,
+        "--json",
+        pythonpath=[policy_site],
+    )
+    assert first.returncode == 1
+    data = json.loads(first.stdout)
+    assert data["status"] == "suspended"
+    (call,) = data["pending"]
+    second = agentkit(
+        "run",
+        "--store",
+        store,
+        "--resume",
+        data["run_id"],
+        "--deny",
+        call["id"],
+        *TOOLS,
+        "--model",
+        "test",
+        "--json",
+        pythonpath=[policy_site],
+    )
+    assert second.returncode == 0, second.stderr
+    results = [m for m in json.loads(second.stdout)["transcript"] if m["role"] == "tool"]
+    assert any("refused by a person" in m["content"] for m in results)
+
+
+def test_a_suspended_run_without_a_store_says_how_to_keep_it(policy_site: Path) -> None:
+    proc = agentkit("run", "pay bob", *TOOLS, "--model", "test", pythonpath=[policy_site])
+    assert proc.returncode == 1
+    assert "was not checkpointed" in proc.stderr and "--store" in proc.stderr
+
+
+def test_trace_then_view(tmp_path: Path) -> None:
+    trace, page = tmp_path / "t.jsonl", tmp_path / "t.html"
+    proc = agentkit("run", "look up ann", *TOOLS, "--model", "test", "-q", "--trace", str(trace))
+    assert proc.returncode == 0, proc.stderr
+    view = agentkit("view", str(trace), "--out", str(page))
+    assert view.returncode == 0, view.stderr
+    text = page.read_text()
+    assert text.count('<section class="turn') == 2
+    assert 'data-call-id="call_0_lookup"' in text and 'data-call-id="call_1_transfer"' in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("view", "no-such-trace.jsonl"), "is not a trace file"),
+        (("run", "--resume", "abc"), "--resume needs --store"),
+        (("run", "x", "--approve", "c1"), "pass --resume RUN_ID"),
+        (
+            ("run", "--store", "memory://", "--resume", "r", "--approve", "a", "--deny", "a"),
+            "both approved and denied: a",
+        ),
+        (("run", "task", "--store", "memory://", "--resume", "r"), "drop the TASK"),
+        (("run", "x", "--trace", "/no/such/dir/t.jsonl"), "cannot write the trace file"),
+    ],
+)
+def test_bad_options_are_one_line_errors(args: tuple[str, ...], message: str) -> None:
+    proc = agentkit(*args, "--model", "test") if args[0] == "run" else agentkit(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_view_of_an_unknown_run_names_it(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = agentkit("view", "nope", "--store", store, "--out", str(tmp_path / "x.html"))
+    assert proc.returncode == 2
+    assert "run 'nope' has no checkpoint" in proc.stderr

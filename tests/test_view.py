@@ -1,0 +1,180 @@
+"""The run viewer's data and page: built from real runs' trace files and checkpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import Checkpointer
+from agentkit_core import Hooks
+from agentkit_core import TraceFile
+from agentkit_core import read_trace_file
+from agentkit_core._view import render_html
+from agentkit_core._view import view_from_checkpoint
+from agentkit_core._view import views_from_spans
+from agentkit_core.testing import ScriptedModel
+from tests.view_runs import HOOKS
+from tests.view_runs import TOOLS
+from tests.view_runs import calls
+from tests.view_runs import suspending_script
+from tests.view_runs import traced_runs
+
+
+def views(tmp_path: Path) -> list[dict[str, Any]]:
+    trace = tmp_path / "runs.jsonl"
+    asyncio.run(traced_runs(trace))
+    return views_from_spans(read_trace_file(trace))
+
+
+def test_a_trace_gives_each_run_its_turns_calls_verdicts_and_pending(tmp_path: Path) -> None:
+    bank, reader = views(tmp_path)
+    assert bank["agent"] == "bank" and bank["status"] == "suspended"
+    assert "a person approves transfers" in bank["stop_reason"]
+    assert [c["id"] for c in bank["pending"]] == ["t3c0"]
+    assert bank["pending"][0]["arguments"] == {"amount": 5}
+    assert [t["n"] for t in bank["turns"]] == [1, 2, 3]
+    assert all(t["duration_s"] is not None for t in bank["turns"])
+    rows = {row["name"]: row for turn in bank["turns"] for row in turn["tools"]}
+    assert rows["lookup"]["result"] == "account of ann" and rows["lookup"]["duration_s"] >= 0
+    assert rows["lookup"]["verdict"] == "allow"
+    assert rows["delete"]["verdict"] == "deny by policy: nothing is deleted"
+    assert rows["delete"]["is_error"] and "denied by policy" in rows["delete"]["result"]
+    assert rows["delete"]["arguments"] == {"path": "/etc/passwd"}  # from the model's answer
+    assert rows["boom"]["is_error"] and "the disk is on fire" in rows["boom"]["result"]
+    assert rows["transfer"]["verdict"].startswith("ask by policy")
+    assert "waiting" in rows["transfer"]["result"]
+    call = bank["turns"][0]["model_calls"][0]
+    assert call["model"] == "scripted" and call["latency_s"] is not None
+    assert call["input_tokens"] > 0 and call["output_tokens"] > 0
+    assert bank["usage"]["requests"] == 3
+    # the folding run: the fold, what it dropped, and the summary call made for it
+    fold = reader["turns"][0]["folds"][0]
+    assert fold["messages"] > 0 and fold["tokens_after"] < fold["tokens_before"]
+    assert fold["folded"][0].startswith("user: question 0")
+    assert "the story so far" in fold["summary"]
+    assert reader["turns"][0]["model_calls"][0]["under"] == "fold"
+    assert reader["status"] == "done" and reader["output"] == "all done"
+
+
+def test_the_page_shows_every_turn_and_call_escaped_and_self_contained(tmp_path: Path) -> None:
+    found = views(tmp_path)
+    page = render_html(found, "runs")
+    assert page.count('<section class="turn') == sum(len(v["turns"]) for v in found)
+    for view in found:
+        for turn in view["turns"]:
+            for row in turn["tools"]:
+                assert f'data-call-id="{row["id"]}"' in page
+    # a payload is text, never markup
+    assert "<script>alert(1)</script>" not in page
+    assert html.escape("<script>alert(1)</script>") in page
+    # nothing is fetched: no URL attribute, and the page forbids every fetch
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "default-src 'none'" in page
+    # a large result starts collapsed; the search box is there
+    assert re.search(r"<details class=\"result\"><summary>result \(2\d{3} chars\)", page)
+    assert 'id="search"' in page or "id='search'" in page
+
+
+def test_a_checkpointed_run_is_viewed_from_its_store(tmp_path: Path) -> None:
+    from agentkit_core import open_checkpoint_store
+
+    async def go() -> dict[str, Any]:
+        port = await open_checkpoint_store(f"sqlite:///{tmp_path / 'runs.db'}")
+        async with Checkpointer(port) as checkpointer:
+            agent = Agent(
+                "bank",
+                ScriptedModel(suspending_script()),
+                tools=TOOLS,
+                hooks=HOOKS,
+                checkpointer=checkpointer,
+                exporters=[],
+            )
+            result = await agent.run("check ann's account")
+            saved = await checkpointer.resume(result.run_id, include_terminal=True)
+            versions = await checkpointer.list_versions(result.run_id)
+            return view_from_checkpoint(saved, len(versions))
+
+    view = asyncio.run(go())
+    assert view["status"] == "suspended" and view["agent"] == "bank"
+    assert view["task"] == "check ann's account"
+    assert [t["n"] for t in view["turns"]] == [1, 2, 3]
+    rows = {row["name"]: row for turn in view["turns"] for row in turn["tools"]}
+    assert rows["lookup"]["result"] == "account of ann"
+    assert rows["boom"]["is_error"]
+    assert [c["name"] for c in view["pending"]] == ["transfer"]
+    assert "waiting" in rows["transfer"]["result"]
+    assert "checkpoint v" in view["source"]
+    page = render_html([view], "bank")
+    assert "pending <b>transfer</b>" in page
+
+
+def test_a_run_killed_mid_turn_still_shows_what_it_finished(tmp_path: Path) -> None:
+    """Spans of a run whose process died: no run end, so no run view, but nothing breaks."""
+    trace = tmp_path / "t.jsonl"
+    asyncio.run(traced_runs(trace))
+    lines = trace.read_text().splitlines(keepends=True)
+    kept = [line for line in lines if '"name": "run"' not in line]
+    trace.write_text("".join(kept))
+    assert views_from_spans(read_trace_file(trace)) == []
+    assert "No run in this trace" in render_html([], "empty")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    turns=st.lists(
+        st.lists(st.sampled_from(["lookup", "boom", "delete", "nosuch"]), min_size=1, max_size=3),
+        max_size=6,
+    ),
+    content=st.booleans(),
+)
+def test_every_turn_and_tool_call_of_any_run_is_on_the_page(
+    turns: list[list[str]], content: bool, tmp_path_factory: Any
+) -> None:
+    """Property: whatever the calls (allowed, denied, failing, unknown), each is on the page."""
+    trace = tmp_path_factory.mktemp("v") / "t.jsonl"
+    script: list[Any] = [
+        calls(i, *((name, {"name": "x"} if name == "lookup" else {}) for name in names))
+        for i, names in enumerate(turns, 1)
+    ]
+    with TraceFile(trace, content=content) as exporter:
+        agent = Agent(
+            "p",
+            ScriptedModel([*script, "done"]),
+            tools=TOOLS,
+            hooks=HOOKS,
+            exporters=[exporter],
+            max_turns=len(script) + 1,
+        )
+        asyncio.run(agent.run("go"))
+    (view,) = views_from_spans(read_trace_file(trace))
+    assert [t["n"] for t in view["turns"]] == list(range(1, len(turns) + 2))
+    page = render_html([view], "p")
+    for i, names in enumerate(turns, 1):
+        for j in range(len(names)):
+            assert f'data-call-id="t{i}c{j}"' in page
+    assert page.count('<section class="turn') == len(turns) + 1
+    assert (view["output"] == "done") is content
+
+
+def test_no_hooks_means_no_verdicts_but_every_call(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    with TraceFile(trace) as exporter:
+        agent = Agent(
+            "a",
+            ScriptedModel([calls(1, ("lookup", {"name": "bo"})), "done"]),
+            tools=TOOLS,
+            hooks=Hooks(),
+            exporters=[exporter],
+        )
+        asyncio.run(agent.run("go"))
+    (view,) = views_from_spans(read_trace_file(trace))
+    (row,) = view["turns"][0]["tools"]
+    assert row["verdict"] is None and row["result"] == "account of bo"
