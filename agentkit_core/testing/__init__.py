@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_sendable
     from ._compactors import transcripts
     from ._instruction_parts import InstructionPartConformance
+    from ._memory import MemoryStoreConformance
+    from ._memory import MemoryStoreProcessConformance
     from ._recorder_processes import RecorderProcessConformance
     from ._sessions import SessionStoreConformance
     from ._sessions import SessionStoreProcessConformance
