@@ -55,11 +55,18 @@ def free_port() -> int:
         return port
 
 
+#: The one role that must log in with its password (scram-sha-256); every other role is
+#: trusted. Tests give it a password (``pgfixtures.password_urls``) to see a password reach
+#: the server: under ``trust`` any password, right or wrong, would do.
+PASSWORD_ROLE = "agentkit_password"
+
+
 class PgCluster:
     """One private cluster; ``start()`` returns its DSN, ``stop()`` removes every file of it.
 
     ``settings`` are extra server settings (``-c name=value``); fsync stays on, so the
-    durability the tests and benchmark see is the real one.
+    durability the tests and benchmark see is the real one. Roles are trusted, but for
+    :data:`PASSWORD_ROLE`.
     """
 
     def __init__(self, *, database: str = "agentkit", settings: dict[str, str] | None = None):
@@ -106,6 +113,10 @@ class PgCluster:
             self._run(
                 "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"
             )
+            hba = self.root / "data" / "pg_hba.conf"  # the first matching line decides
+            nets = ("127.0.0.1/32", "::1/128")
+            rules = [f"host all {PASSWORD_ROLE} {net} scram-sha-256" for net in nets]
+            hba.write_text("\n".join(rules) + "\n" + hba.read_text())
             for attempt in range(3):
                 self.port = free_port()
                 try:
@@ -131,10 +142,15 @@ class PgCluster:
             *("-w", "-t", "60", "-o", " ".join(options), "start"),
         )
 
-    def crash_and_restart(self) -> None:
-        """Stop the server the way a power cut would (no shutdown checkpoint), then start it."""
+    def restart(self, *, immediate: bool = True) -> None:
+        """Stop the server, then start it again on the same port.
+
+        ``immediate`` stops it the way a power cut would (no shutdown checkpoint); otherwise
+        it is a clean, fast shutdown (clients are told, then disconnected).
+        """
         assert self.root is not None
-        self._run("pg_ctl", "-D", str(self.root / "data"), "-w", "stop", "-m", "immediate")
+        mode = "immediate" if immediate else "fast"
+        self._run("pg_ctl", "-D", str(self.root / "data"), "-w", "stop", "-m", mode)
         self._pg_ctl_start()
 
     def stop(self) -> None:

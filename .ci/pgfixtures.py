@@ -10,10 +10,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
+import psycopg
 import pytest
+from pgcluster import PASSWORD_ROLE
 from pgcluster import ClusterError
 from pgcluster import PgCluster
+from psycopg import sql
+
+#: A password with every character a URL reserves, a '%', a '+', a blank and a non-ASCII letter.
+RESERVED_PASSWORD = "p@ss:w?rd#%+ é/&="
 
 
 @pytest.fixture(scope="session")
@@ -52,3 +59,26 @@ async def kill_blocked_insert(admin: Any, table: str) -> None:
         )
         pid = (await cur.fetchone() or [None])[0]
     await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+async def password_urls(cluster: PgCluster, password: str = RESERVED_PASSWORD) -> list[str]:
+    """Give ``PASSWORD_ROLE`` ``password``; URLs that log in as it, the password written each way.
+
+    Percent-encoded in the userinfo; as typed (``@ : ? #`` and blanks left as they are, only
+    ``%`` and ``/`` encoded); and as ``?password=``. The cluster checks this role's password,
+    so a URL whose password arrives changed fails to log in.
+    """
+    async with await psycopg.AsyncConnection.connect(cluster.dsn, autocommit=True) as admin:
+        cur = await admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [PASSWORD_ROLE])
+        verb = "ALTER" if await cur.fetchone() else "CREATE"
+        # PASSWORD takes no bind parameter; the literal is quoted by psycopg.
+        literal = sql.Literal(password).as_string(admin)
+        await admin.execute(f"{verb} ROLE {PASSWORD_ROLE} LOGIN SUPERUSER PASSWORD {literal}")
+    where = f"127.0.0.1:{cluster.port}/{cluster.database}"
+    encoded = quote(password, safe="")
+    typed = password.replace("%", "%25").replace("/", "%2F")
+    return [
+        f"postgresql://{PASSWORD_ROLE}:{encoded}@{where}",
+        f"postgresql://{PASSWORD_ROLE}:{typed}@{where}",
+        f"postgresql://{PASSWORD_ROLE}@{where}?password={encoded}",
+    ]

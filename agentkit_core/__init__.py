@@ -14,6 +14,7 @@ from ._checkpoint import DONE
 from ._checkpoint import FAILED
 from ._checkpoint import RUNNING
 from ._checkpoint import SUSPENDED
+from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import Checkpointer
 from ._checkpoint import CheckpointPort
@@ -25,6 +26,7 @@ from ._compaction import Compactor
 from ._compaction import compaction
 from ._config import PluginConfig
 from ._config import read_kit_options
+from ._context import DEFAULT_MODEL_DEADLINE
 from ._context import Budget
 from ._context import Elicitor
 from ._context import Invoker
@@ -38,6 +40,7 @@ from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
 from ._errors import CorruptSessionItem
+from ._errors import DecodingError
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import FoldError
@@ -46,6 +49,7 @@ from ._errors import HookError
 from ._errors import HookTimeoutError
 from ._errors import MaxTurnsExceeded
 from ._errors import MemoryConflict
+from ._errors import ModelDeadlineExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import PendingToolCallError
@@ -119,7 +123,6 @@ from ._lookup import get_tool_source
 from ._lookup import open_checkpoint_store
 from ._lookup import open_memory_store
 from ._lookup import open_session_store
-from ._lookup import redact_url
 from ._lookup import resolve_model
 from ._lookup import span_exporters
 from ._memory import ENTRY_COLUMNS
@@ -226,11 +229,13 @@ from ._units import recent_units
 from ._units import repair_transcript
 from ._units import units_from_end
 from ._units import within_budget
+from ._urls import mask_url
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_MODEL_DEADLINE",
     "DEFAULT_ORDER",
     "DONE",
     "ENTRY_COLUMNS",
@@ -246,6 +251,7 @@ __all__ = [
     "SUMMARY_HEADER",
     "SUMMARY_INSTRUCTIONS",
     "SUSPENDED",
+    "TAINTED",
     "Agent",
     "AgentConfig",
     "AgentResult",
@@ -262,6 +268,7 @@ __all__ = [
     "ConfigError",
     "CorruptMemoryEntry",
     "CorruptSessionItem",
+    "DecodingError",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -304,6 +311,7 @@ __all__ = [
     "Message",
     "Middleware",
     "Model",
+    "ModelDeadlineExceeded",
     "ModelRequest",
     "ModelResponse",
     "NewItem",
@@ -420,6 +428,7 @@ __all__ = [
     "kit_hooks",
     "kit_memory",
     "kit_middlewares",
+    "mask_url",
     "metering",
     "open_checkpoint_store",
     "open_memory_store",
@@ -432,7 +441,6 @@ __all__ = [
     "read_kit_options",
     "read_trace_file",
     "recent_units",
-    "redact_url",
     "render_grounding",
     "render_transcript",
     "repair_transcript",

@@ -25,10 +25,15 @@ from typing import Any
 from typing import Literal
 
 from ._checkpoint import SUSPENDED
+from ._checkpoint import TAINTED
+from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
+from ._context import DEFAULT_MODEL_DEADLINE
 from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
+from ._context import _current_run
+from ._context import check_deadline
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
@@ -112,6 +117,47 @@ class RunState:
     fold_backoff: int | None = None
 
 
+#: What a RunState checkpoint holds: each field's type, and the type of its items.
+_RUN_STATE: dict[str, tuple[type, type | None]] = {
+    "task": (str, None),
+    "transcript": (list, Message),
+    "turn": (int, None),
+    "pending": (list, ToolCall),
+}
+
+
+def _restored(saved: Checkpoint) -> RunState:
+    """The RunState a checkpoint holds; anything else is a corrupt record, named by path."""
+    data = saved.state
+    if not isinstance(data, dict):
+        raise saved.corrupt(
+            f"the state holds {type(data).__name__}, expected an agent run's state", "state"
+        )
+    for key, (kind, item) in _RUN_STATE.items():
+        path = f'state["{key}"]'
+        if key not in data:
+            raise saved.corrupt(f"{path} is missing", path)
+        value = data[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            problem = f"{path} holds {type(value).__name__}, expected {kind.__name__}"
+            raise saved.corrupt(problem, path)
+        if item is None:
+            continue
+        for i, element in enumerate(data[key]):
+            if not isinstance(element, item):
+                raise saved.corrupt(
+                    f"{path}[{i}] holds {type(element).__name__}, expected {item.__name__}",
+                    f"{path}[{i}]",
+                )
+    backoff = data.get("fold_backoff")
+    if backoff is not None and (not isinstance(backoff, int) or isinstance(backoff, bool)):
+        path = 'state["fold_backoff"]'
+        raise saved.corrupt(f"{path} holds {type(backoff).__name__}, expected int", path)
+    return RunState(
+        data["task"], list(data["transcript"]), data["turn"], list(data["pending"]), backoff
+    )
+
+
 def _as_tool(obj: Any) -> Tool:
     if isinstance(obj, Tool):
         return obj
@@ -149,6 +195,9 @@ class Agent:
             its configured settings), or None for the one the configuration names (none when
             it names none). The agent checks every tool call with it (``egress()``, right
             after the default middlewares) and puts it on each run's ``ctx.guardrail``.
+        model_deadline: seconds one model call may take in all, its retries and a whole
+            stream included (default :data:`DEFAULT_MODEL_DEADLINE`, 600; None for none);
+            past it the run fails with :class:`ModelDeadlineExceeded`, checkpointed FAILED.
         exporters: span exporters every run tells of its spans; None means the installed
             plugins' (:func:`span_exporters`), ``[]`` none.
         manager: the plugin manager model strings, guardrail names, output types and (when
@@ -176,6 +225,7 @@ class Agent:
         budget: Budget | None = None,
         compaction: Folding | None = None,
         guardrail: Guardrail | str | None = None,
+        model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
         exporters: Sequence[SpanExporter] | None = None,
         manager: PluginManager | None = None,
         recorder: Recorder | None = None,
@@ -211,6 +261,7 @@ class Agent:
             )
         self.compaction = compaction
         self.recorder = NULL_RECORDER if recorder is None else recorder
+        self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
         # answer; the schema rides on every request and, unless the model declares native
@@ -274,8 +325,14 @@ class Agent:
 
     # ------------------------------------------------------------------ running
 
-    def new_context(self, run_id: str | None = None) -> RunContext:
-        """A fresh run context wired to this agent's model, middlewares and slots."""
+    def new_context(
+        self, run_id: str | None = None, *, parent: RunContext | None = None
+    ) -> RunContext:
+        """A fresh run context wired to this agent's model, middlewares and slots.
+
+        ``parent`` is the run this one works for (a child agent's caller): secret taint flows
+        between them (see :class:`RunContext`).
+        """
         return RunContext(
             run_id=run_id,
             model=self.model,
@@ -285,6 +342,8 @@ class Agent:
             budget=self.budget,
             recorder=self.recorder,
             guardrail=self.guardrail,
+            parent=parent,
+            model_deadline=self.model_deadline,
         )
 
     async def run(
@@ -332,6 +391,8 @@ class Agent:
     ) -> AgentResult:
         ctx = self._bind(ctx if ctx is not None else self.new_context())
         wc = wc if wc is not None else WorkingContext()
+        if wc.secret_tainted:  # the conversation so far holds a secret
+            ctx.taint()
         built = await self.request_builder.build(task, wc, ctx)
         state = RunState(task, list(built.messages))
         return await self._drive(state, ctx, wc, sink, task=wc.messages[-1])
@@ -366,7 +427,7 @@ class Agent:
         settle: Callable[[], Awaitable[None]] | None = None,
         task: Message | None = None,
     ) -> AgentResult:
-        """Run the loop (after ``settle``); an error marks the run FAILED.
+        """Run the loop (after ``settle``) as this task's current run; an error marks it FAILED.
 
         The run first claims its recorder and records ``task`` (a session another writer moved
         on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
@@ -374,6 +435,7 @@ class Agent:
         """
         await ctx.recorder.begin(ctx, task)
         ctx.trace.attach(self.exporters)
+        token = _current_run.set(ctx)
         try:
             with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
                 try:
@@ -387,6 +449,9 @@ class Agent:
                 return result
         finally:
             ctx.recorder.end(ctx)
+            if ctx.secret_tainted:  # what the conversation keeps from this run holds a secret
+                wc.secret_tainted = True
+            _current_run.reset(token)
 
     def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
@@ -406,8 +471,8 @@ class Agent:
         call id to True/False, or the approved ids) run or are refused; the others are put to
         the before_tool_call hooks again, and one still waiting on approval is refused. A
         refused call's result is the tool error "refused by a person", which the model sees.
-        A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE
-        or FAILED run, or none at all, is a :class:`ConfigError`.
+        A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
+        FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         """
         ctx = ctx if ctx is not None else self.new_context(run_id)
         if ctx.run_id != run_id:
@@ -419,6 +484,15 @@ class Agent:
         checkpointer = resolve_checkpointer(self.checkpointer, ctx)
         if checkpointer is not None:
             saved = await checkpointer.resume(run_id, include_terminal=True)
+            if saved is not None and saved.status == TAINTED:
+                raise ConfigError(
+                    f"cannot resume run {run_id!r}: a person gave it a secret answer "
+                    f"(secret=True), so nothing of it was written after that to "
+                    f"{checkpointer.store} and it cannot be resumed (resuming from an earlier "
+                    "version would run its tools again); start a new run instead",
+                    value=run_id,
+                    source="Agent.resume",
+                )
             if saved is None or saved.terminal:
                 found = "has no checkpoint" if saved is None else f"is {saved.status}"
                 raise ConfigError(
@@ -427,14 +501,7 @@ class Agent:
                     value=run_id,
                     source="Agent.resume",
                 )
-            data = saved.state
-            state = RunState(
-                data["task"],
-                list(data["transcript"]),
-                data["turn"],
-                data["pending"],
-                data.get("fold_backoff"),
-            )
+            state = _restored(saved)
             suspended = saved.status == SUSPENDED
         elif ctx.recorder.enabled:  # the run in progress at the session's leaf
             session = ctx.recorder.state

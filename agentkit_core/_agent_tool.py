@@ -13,9 +13,11 @@ from ._tools import ToolResult
 class AgentTool(Tool):
     """Runs ``agent`` on the ``task`` argument; its answer is the result, its usage the caller's.
 
-    The child runs in a run of its own (its own transcript and trace), and the usage it spent
-    is added to the calling run, so a budget covers the whole tree. When the calling run records
-    a session, the child's run is recorded in a session of its own, linked to it.
+    The child runs in a run of its own (its own transcript and trace) whose parent is the
+    calling run: the usage it spent is added to the caller, so a budget covers the whole tree,
+    and secret taint flows both ways (a child that elicits a secret taints its caller; a
+    tainted caller's children start tainted). When the calling run records a session, the
+    child's run is recorded in a session of its own, linked to it.
     """
 
     def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
@@ -35,7 +37,7 @@ class AgentTool(Tool):
         task = arguments.get("task")
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
-        child = self.agent.new_context()
+        child = self.agent.new_context(parent=ctx)
         child.recorder = await ctx.recorder.child(
             ctx, self.agent.name, model=self.agent.model.name, default=child.recorder
         )

@@ -25,9 +25,11 @@ from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
 
+from ._context import current_run
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
+from ._errors import DecodingError
 from ._errors import VersionConflict
 
 if TYPE_CHECKING:
@@ -41,9 +43,11 @@ DONE: Final = "done"
 """The run finished; ``resume`` refuses it unless asked for terminal checkpoints."""
 FAILED: Final = "failed"
 """The run raised; terminal like DONE."""
-STATUSES: Final = (RUNNING, SUSPENDED, DONE, FAILED)
+TAINTED: Final = "tainted"
+"""A secret reached the run: this marker (no state) is its last record, and it never resumes."""
+STATUSES: Final = (RUNNING, SUSPENDED, DONE, FAILED, TAINTED)
 _SKIPPED: Final = '{"skipped": "secret_taint"}'
-TERMINAL: Final = (DONE, FAILED)
+TERMINAL: Final = (DONE, FAILED, TAINTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,9 @@ class Checkpoint:
     per Checkpoint object), so they are the caller's own copies: mutating them never changes
     the stored record. A skipped snapshot (secret-tainted run) has ``version == 0``, ``state
     is None`` and ``metadata == {"skipped": "secret_taint"}``.
+
+    A record that does not decode raises :class:`DecodingError` naming ``store`` (the store's
+    repr, its password masked), the run, the version and the path in the state.
     """
 
     run_id: str
@@ -115,17 +122,28 @@ class Checkpoint:
     created_at: datetime
     state_json: str = field(repr=False)
     metadata_json: str = field(repr=False)
+    store: str = field(default="", repr=False, compare=False)
 
     @cached_property
     def state(self) -> Any:
         """The state, decoded by :func:`~agentkit_core.decode_state`."""
-        return decode_state(self.state_json)
+        return self._decode(self.state_json, "state")
 
     @cached_property
     def metadata(self) -> dict[str, Any]:
         """The metadata, decoded."""
-        value: dict[str, Any] = decode_state(self.metadata_json)
+        value: dict[str, Any] = self._decode(self.metadata_json, "metadata")
         return value
+
+    def _decode(self, text: str, root: str) -> Any:
+        try:
+            return decode_state(text, root=root)
+        except DecodingError as exc:
+            raise self.corrupt(str(exc), exc.path) from exc
+
+    def corrupt(self, problem: str, path: str) -> DecodingError:
+        """The error for this record when ``path`` in it is wrong (``problem`` says how)."""
+        return _corrupt(self.store, self.run_id, self.namespace, self.version, problem, path)
 
     @property
     def terminal(self) -> bool:
@@ -147,7 +165,8 @@ class Checkpointer:
     ``snapshot`` numbers versions latest + 1 and retries under the port's compare-and-set, so
     producers of one run — other tasks, other processes — never collide or lose a version.
     Each producer writes under its own ``namespace`` (the agent loop uses ``"agent"``) so two
-    never share version numbers. A secret-tainted run is never written.
+    never share version numbers. A secret-tainted run is never written: its first skipped
+    snapshot writes a TAINTED marker instead, so it is not resumed from an earlier version.
     """
 
     #: Compare-and-set rounds a snapshot tries before :class:`VersionConflict`.
@@ -163,9 +182,13 @@ class Checkpointer:
             )
         self.port = port
         self.clock = clock
+        #: How errors name the store: its repr (a store masks any password in it).
+        self.store = repr(port)
         # The version this checkpointer wrote last, per (run, namespace): the next guess, so a
         # lone producer needs no read per snapshot. A wrong guess just loses the CAS.
         self._last: dict[tuple[str, str], int] = {}
+        # The tainted runs this checkpointer has marked TAINTED already.
+        self._marked: set[tuple[str, str]] = set()
 
     @classmethod
     async def open(
@@ -189,8 +212,12 @@ class Checkpointer:
         """Write the next version of ``run_id`` and return it as stored.
 
         ``state`` and ``metadata`` go through :func:`~agentkit_core.encode_state` first; state
-        that cannot be encoded raises :class:`EncodingError` and nothing is written. With a
-        secret-tainted ``ctx`` nothing is written and version 0 comes back.
+        that cannot be encoded raises :class:`EncodingError` and nothing is written.
+
+        Inside a secret-tainted run — ``ctx``, or the agent run executing in this task (and
+        the tasks it started), whichever is tainted — nothing of it is written and version 0
+        comes back; the first such snapshot of a run writes a TAINTED marker with no state, so
+        the run is never resumed from a version before the secret.
         """
         if status not in STATUSES:
             raise ConfigError(
@@ -199,24 +226,33 @@ class Checkpointer:
                 source="Checkpointer.snapshot",
             )
         now = self._now()
-        if ctx is not None and getattr(ctx, "secret_tainted", False):
-            return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED)
+        key = (run_id, namespace)
+        if _tainted(ctx):
+            if key not in self._marked:
+                await self._put_next(key, TAINTED, "null", _SKIPPED, now.isoformat())
+                self._marked.add(key)
+            return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
         text = encode_state(state)
         meta = encode_state({} if metadata is None else metadata, root="metadata")
-        key = (run_id, namespace)
+        return _decoded(await self._put_next(key, status, text, meta, now.isoformat()), self.store)
+
+    async def _put_next(
+        self, key: tuple[str, str], status: str, state: str, metadata: str, stamp: str
+    ) -> StoredCheckpoint:
+        """Put the record at the next free version, retrying under the compare-and-set."""
+        run_id, namespace = key
         version = self._last.get(key)
         if version is None:
             version = await self._latest_version(run_id, namespace)
-        stamp = now.isoformat()
         for _ in range(self.attempts):
             version += 1
-            record = StoredCheckpoint(run_id, namespace, version, status, text, meta, stamp)
+            record = StoredCheckpoint(run_id, namespace, version, status, state, metadata, stamp)
             if await self.port.put(record):
                 if status in TERMINAL:  # the run is over: keep no guess for it
                     self._last.pop(key, None)
                 else:
                     self._last[key] = version
-                return _decoded(record)
+                return record
             version = await self._latest_version(run_id, namespace)
         raise VersionConflict(
             f"could not snapshot run {run_id!r} (namespace {namespace!r}): the next version was "
@@ -236,7 +272,7 @@ class Checkpointer:
         record = await self.port.latest(run_id, namespace)
         if record is None or (record.status in TERMINAL and not include_terminal):
             return None
-        return _decoded(record)
+        return _decoded(record, self.store)
 
     async def list_versions(self, run_id: str, *, namespace: str = "agent") -> list[int]:
         """Every version of ``run_id``, ascending."""
@@ -247,7 +283,7 @@ class Checkpointer:
     ) -> Checkpoint | None:
         """Exactly ``version`` of ``run_id`` (time travel), or None."""
         record = await self.port.get(run_id, namespace, version)
-        return None if record is None else _decoded(record)
+        return None if record is None else _decoded(record, self.store)
 
     async def aclose(self) -> None:
         """Close the store underneath."""
@@ -278,15 +314,50 @@ class Checkpointer:
         return f"<Checkpointer port={self.port!r}>"
 
 
-def _decoded(record: StoredCheckpoint) -> Checkpoint:
+def _tainted(ctx: Any) -> bool:
+    """Whether a snapshot made now, for ``ctx``, would carry a secret."""
+    running = current_run()
+    return bool(getattr(ctx, "secret_tainted", False)) or (
+        running is not None and running.secret_tainted
+    )
+
+
+def _decoded(record: StoredCheckpoint, store: str) -> Checkpoint:
+    try:
+        created_at = datetime.fromisoformat(record.created_at)
+    except (TypeError, ValueError):
+        raise _corrupt(
+            store,
+            record.run_id,
+            record.namespace,
+            record.version,
+            f"created_at {str(record.created_at)[:40]!r} is not an ISO-8601 time",
+            "created_at",
+        ) from None
     return Checkpoint(
         record.run_id,
         record.namespace,
         record.version,
         record.status,
-        datetime.fromisoformat(record.created_at),
+        created_at,
         record.state,
         record.metadata,
+        store,
+    )
+
+
+def _corrupt(
+    store: str, run_id: str, namespace: str, version: int, problem: str, path: str
+) -> DecodingError:
+    where = "" if namespace == "agent" else f" (namespace {namespace!r})"
+    return DecodingError(
+        f"{store}: version {version} of run {run_id!r}{where} is corrupt: {problem}. It was "
+        "changed outside agentkit or written by something else; earlier versions may still "
+        "be read with at_version()",
+        path=path,
+        store=store,
+        run_id=run_id,
+        version=version,
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
+import sys
 import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -15,6 +18,7 @@ from typing import Any
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
+from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
 from ._invoke import default_middlewares
 from ._messages import Usage
@@ -86,11 +90,18 @@ class Budget:
             )
 
 
+#: Seconds one model call may take in all — its retries, their waits and a whole stream
+#: included — before :class:`ModelDeadlineExceeded`. A stream that only ever sends keep-alives
+#: resets every per-read timeout; only a total deadline ends it.
+DEFAULT_MODEL_DEADLINE = 600.0
+
+
 class Invoker:
     """Sends requests to the model through an ordered middleware chain (first is outermost).
 
     ``chat`` runs the model-call chain; ``call_tool`` runs the tool-call chain around the
-    function that actually invokes the tool. Both chains are built once, here.
+    function that actually invokes the tool. Both chains are built once, here. ``deadline``
+    bounds each ``chat`` call as a whole (seconds; None for none).
     """
 
     def __init__(
@@ -99,10 +110,12 @@ class Invoker:
         middlewares: Sequence[MiddlewareLike] = (),
         *,
         ctx: RunContext | None = None,
+        deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.model = model
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
+        self.deadline = check_deadline(deadline)
         self._chat = chain_model(self.middlewares, self._call_model)
 
     async def _call_model(self, request: ModelRequest) -> ModelResponse:
@@ -122,18 +135,71 @@ class Invoker:
         return response
 
     async def chat(self, request: ModelRequest) -> ModelResponse:
-        """Send one request through the chain; the run's context is attached to it."""
+        """Send one request through the chain; the run's context is attached to it.
+
+        The whole call — every middleware, every retry and wait, the whole stream — must end
+        within ``deadline``; past it the call is cancelled and :class:`ModelDeadlineExceeded`
+        raised (not retried: the deadline already covers the retries).
+        """
         if request.ctx is None and self.ctx is not None:
             request = replace(request, ctx=self.ctx)
-        return await self._chat(request)
+        if self.deadline is None:
+            return await self._chat(request)
+        try:
+            return await _within(self._chat(request), self.deadline)
+        except asyncio.TimeoutError:
+            raise ModelDeadlineExceeded(
+                f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
+                "model call's total deadline (retries and a whole stream included); the call "
+                "was cancelled. Raise it with Agent(model_deadline=...) if the model is that "
+                "slow",
+                deadline=self.deadline,
+            ) from None
 
     async def call_tool(self, invocation: ToolInvocation, end: CallTool) -> ToolResult:
         """Run one tool invocation through the tool-call chain, ending at ``end``."""
         return await chain_tool(self.middlewares, end)(invocation)
 
     def bind(self, ctx: RunContext) -> Invoker:
-        """The same model and chain, attached to another run."""
-        return Invoker(self.model, self.middlewares, ctx=ctx)
+        """The same model, chain and deadline, attached to another run."""
+        return Invoker(self.model, self.middlewares, ctx=ctx, deadline=self.deadline)
+
+
+if sys.version_info >= (3, 11):
+
+    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
+        async with asyncio.timeout(seconds):  # no task of its own, unlike wait_for
+            return await call
+
+else:  # pragma: no cover - Python 3.10
+
+    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
+        return await asyncio.wait_for(call, seconds)
+
+
+def check_deadline(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline > 0:
+        raise ConfigError(
+            f"model_deadline={deadline!r} must be a positive number of seconds (or None for "
+            f"no deadline; the default is {DEFAULT_MODEL_DEADLINE:g})",
+            value=deadline,
+            source="model_deadline=",
+        )
+    return float(deadline)
+
+
+#: The run whose loop is executing in this task (and the tasks it starts): what a producer that
+#: passes no ``ctx=`` is checked against.
+_current_run: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+    "agentkit_current_run", default=None
+)
+
+
+def current_run() -> RunContext | None:
+    """The context of the agent run executing in this task, or None outside a run."""
+    return _current_run.get()
 
 
 class RunContext:
@@ -146,6 +212,8 @@ class RunContext:
     ``guardrail`` is the run's guardrail (the agent's), for hooks that frame tool output and
     tools that fetch (``ctx.guardrail.fetcher()`` with the web guardrail); None when the run
     has none.
+    Taint never clears, and it spreads: a run started with ``parent=`` (a child agent's run)
+    taints its parent when it is tainted, and starts tainted when its parent already is.
     """
 
     def __init__(
@@ -162,12 +230,19 @@ class RunContext:
         deps: Any = None,
         recorder: Recorder | None = None,
         guardrail: Guardrail | None = None,
+        parent: RunContext | None = None,
+        model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
+        #: The run that started this one (a child agent's caller), or None.
+        self.parent = parent
+        self._tainted = parent is not None and parent.secret_tainted
+        #: Seconds each model call of the run may take in all (see :class:`Invoker`).
+        self.model_deadline = check_deadline(model_deadline)
         if invoker is not None:
             self.invoker: Invoker | None = invoker.bind(self)
         elif model is not None:
-            self.invoker = Invoker(model, middlewares, ctx=self)
+            self.invoker = Invoker(model, middlewares, ctx=self, deadline=self.model_deadline)
         else:
             self.invoker = None
         self.checkpointer = checkpointer
@@ -179,8 +254,31 @@ class RunContext:
         self.scratchpad = Scratchpad()
         self.usage = Usage()
         self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
-        self.secret_tainted = False
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
+
+    @property
+    def secret_tainted(self) -> bool:
+        """Whether a secret answer reached this run (it is then never checkpointed)."""
+        return self._tainted
+
+    @secret_tainted.setter
+    def secret_tainted(self, value: bool) -> None:
+        if value:
+            self.taint()
+        elif self._tainted:
+            raise ConfigError(
+                f"run {self.run_id!r} is secret-tainted and the taint cannot be cleared: the "
+                "secret is in its transcript; start a new run instead",
+                value=value,
+                source="RunContext.secret_tainted",
+            )
+
+    def taint(self) -> None:
+        """Mark this run, and every run above it, secret-tainted."""
+        ctx: RunContext | None = self
+        while ctx is not None and not ctx._tainted:
+            ctx._tainted = True
+            ctx = ctx.parent
 
     def add_usage(self, usage: Usage) -> None:
         """Add a call's usage to the run and enforce the budget."""
@@ -203,10 +301,10 @@ class RunContext:
                     f"{hint}, or call it inside an agent run",
                     source=source or "RunContext.invoker_for",
                 )
-            return Invoker(model, default_middlewares(), ctx=self)
+            return Invoker(model, default_middlewares(), ctx=self, deadline=self.model_deadline)
         if model is None:
             return self.invoker
-        return Invoker(model, self.invoker.middlewares, ctx=self)
+        return Invoker(model, self.invoker.middlewares, ctx=self, deadline=self.invoker.deadline)
 
     async def elicit(
         self, question: str, schema: dict[str, Any] | None = None, *, secret: bool = False
@@ -236,7 +334,7 @@ class RunContext:
             self, question, schema, secret=secret, answer=answer, by=by
         )
         if secret:
-            self.secret_tainted = True
+            self.taint()
         return answer
 
     def __repr__(self) -> str:

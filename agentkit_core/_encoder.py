@@ -26,6 +26,7 @@ from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
+from ._errors import DecodingError
 from ._errors import EncodingError
 from ._messages import Message
 from ._messages import ToolCall
@@ -74,9 +75,48 @@ def encode_state(obj: Any, *, root: str = "state") -> str:
         ) from exc
 
 
-def decode_state(text: str) -> Any:
-    """The value :func:`encode_state` encoded, with its tagged types restored (see there)."""
-    return json.loads(text, object_hook=_untag)
+def decode_state(text: str, *, root: str = "state") -> Any:
+    """The value :func:`encode_state` encoded, with its tagged types restored (see there).
+
+    Text that is not JSON, or a tagged value that does not decode (bytes that are not base64,
+    a date that is not ISO-8601, an unknown tag), raises :class:`DecodingError` with ``.path``
+    (``root`` names the top): nothing decodes silently into something else.
+    """
+    try:
+        return json.loads(text, object_hook=_untag)
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        raise _undecodable(text, root, exc) from exc
+
+
+def _undecodable(text: str, root: str, exc: Exception) -> DecodingError:
+    """The error for ``text``, located by decoding its plain JSON again while tracking paths."""
+    try:
+        plain = json.loads(text)
+    except (ValueError, TypeError, RecursionError) as bad:
+        return DecodingError(f"cannot decode {root}: it is not JSON ({bad})", path=root)
+    try:
+        _decode_at(plain, root)
+    except DecodingError as located:
+        return located
+    return DecodingError(f"cannot decode {root}: {exc}", path=root)
+
+
+def _decode_at(value: Any, path: str) -> Any:
+    """``value`` decoded bottom-up like ``object_hook`` does; the first failure names its path."""
+    if isinstance(value, list):
+        return [_decode_at(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    decoded = {
+        k: _decode_at(v, f"{path}[{json.dumps(k, ensure_ascii=False)}]") for k, v in value.items()
+    }
+    try:
+        return _untag(decoded)
+    except KeyError as exc:
+        problem = f"a tagged {decoded.get(TAG)!r} value has no {exc.args[0]!r}"
+    except (ValueError, TypeError) as exc:
+        problem = f"a tagged {decoded.get(TAG)!r} value does not decode ({exc})"
+    raise DecodingError(f"cannot decode {path}: {problem}", path=path)
 
 
 def _default(value: Any) -> Any:
@@ -156,8 +196,15 @@ def _untag(obj: dict[str, Any]) -> Any:
     if kind == "time":
         return time.fromisoformat(obj["iso"])
     if kind == "bytes":
-        return base64.b64decode(obj["b64"])
-    return obj
+        return _b64(obj["b64"])
+    raise ValueError(f"unknown tagged type {kind!r}")
+
+
+def _b64(text: Any) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (TypeError, ValueError) as exc:  # binascii.Error is a ValueError
+        raise ValueError(f"its b64 {str(text)[:40]!r} is not base64: {exc}") from None
 
 
 def _locate(value: Any, path: str, active: set[int]) -> None:

@@ -31,13 +31,16 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   ├── CorruptSessionItem      (ValueError) a stored item that does not decode
     │   ├── SecretTaintError        (ValueError) a secret-tainted item refused before writing
     │   ├── MemoryConflict          a memory write based on a version that is no longer current
-    │   └── CorruptMemoryEntry      (ValueError) a stored memory entry that does not read
+    │   ├── CorruptMemoryEntry      (ValueError) a stored memory entry that does not read
+    │   └── DecodingError           (ValueError) a stored record that does not decode, with
+    │                               its store, run, version and path
     ├── ParseError                  (ValueError) text that does not parse into the declared type
     ├── GuardrailViolation          (ValueError) a URL or output a guardrail refused
     ├── ToolSourceError             an external tool source (an MCP server) failed
     └── ProviderError               the model provider failed
         ├── ProviderHTTPError       a 4xx/5xx answer, with the provider's message
-        └── ProviderResponseError   an answer that is not what the wire format promises
+        ├── ProviderResponseError   an answer that is not what the wire format promises
+        └── ModelDeadlineExceeded   (TimeoutError) no answer within the model call's deadline
 
 Errors carry what they are about as attributes (``.plugin``, ``.value``, ``.path``...), and their
 message says what was wrong and what to do about it.
@@ -293,6 +296,30 @@ class CorruptMemoryEntry(StorageError, ValueError):
         self.name = name
 
 
+class DecodingError(StorageError, ValueError):
+    """Stored text that does not decode back into state: a corrupt or foreign record.
+
+    ``.path`` names where in the decoded value (``state["transcript"][3]``); a record read
+    through a :class:`~agentkit_core.Checkpointer` also names its ``.store``, ``.run_id`` and
+    ``.version``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        store: str = "",
+        run_id: str = "",
+        version: int = 0,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.store = store
+        self.run_id = run_id
+        self.version = version
+
+
 class ParseError(AgentkitError, ValueError):
     """Text that does not parse into the declared type; carries the details and the raw text."""
 
@@ -347,3 +374,11 @@ class ProviderHTTPError(ProviderError):
 
 class ProviderResponseError(ProviderError):
     """The provider's answer is not what its wire format promises (bad JSON, a cut stream)."""
+
+
+class ModelDeadlineExceeded(ProviderError, TimeoutError):
+    """A model call (its retries included) gave no answer within its total deadline."""
+
+    def __init__(self, message: str, *, deadline: float) -> None:
+        super().__init__(message)
+        self.deadline = deadline

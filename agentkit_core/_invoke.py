@@ -71,8 +71,10 @@ class _Metering(Middleware):
 class _Retry(Middleware):
     """Calls the model again after a retryable ProviderError, with capped exponential backoff.
 
-    A provider's ``retry_after`` (from a 429's Retry-After) is honoured when it is longer than
-    the backoff. Errors that are not retryable, and the last attempt's error, go to the caller.
+    A provider's ``retry_after`` (from a 429's Retry-After) is honoured in full when it is
+    longer than the backoff; one longer than ``max_delay`` is not shortened (the server would
+    refuse the early attempt too) but ends the call at once with an error saying so. Errors
+    that are not retryable, and the last attempt's error, go to the caller.
     """
 
     def __init__(self, attempts: int, base_delay: float, max_delay: float) -> None:
@@ -91,14 +93,27 @@ class _Retry(Middleware):
                     raise
                 delay = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
                 if exc.retry_after is not None:
-                    delay = max(delay, min(exc.retry_after, self.max_delay))
+                    if exc.retry_after > self.max_delay:
+                        raise ProviderError(
+                            f"{exc} -- the provider asked to wait {exc.retry_after:g} s before "
+                            f"the next attempt, longer than retry(max_delay={self.max_delay:g}); "
+                            "giving up now rather than waiting. Raise max_delay= to wait "
+                            "that long",
+                            retry_after=exc.retry_after,
+                        ) from exc
+                    delay = max(delay, exc.retry_after)
                 current_span().set("retries", attempt)
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # the loop returns or raises
 
 
 def retry(attempts: int = 3, *, base_delay: float = 0.5, max_delay: float = 20.0) -> Middleware:
-    """Retry retryable provider errors up to ``attempts`` calls in all, backing off between."""
+    """Retry retryable provider errors up to ``attempts`` calls in all, backing off between.
+
+    The wait doubles from ``base_delay`` up to ``max_delay``, and is at least the provider's
+    ``retry_after``. ``max_delay`` is also the cap on what a provider may ask: a Retry-After
+    longer than it gives up at once with a :class:`ProviderError` naming both.
+    """
     if attempts < 1:
         from ._errors import ConfigError
 

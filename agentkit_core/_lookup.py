@@ -15,10 +15,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
-from urllib.parse import parse_qsl
-from urllib.parse import urlencode
-from urllib.parse import urlsplit
-from urllib.parse import urlunsplit
 
 from ._errors import ConfigError
 from ._errors import PluginError
@@ -26,6 +22,8 @@ from ._errors import UnknownNameError
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
+from ._urls import mask_url
+from ._urls import url_scheme
 
 if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
@@ -41,26 +39,6 @@ if TYPE_CHECKING:
 
 #: The environment variable naming the model when none is passed.
 MODEL_ENV = "AGENTKIT_MODEL"
-
-
-def redact_url(url: str) -> str:
-    """``url`` with any password (in the user part or a ``password=`` option) as ``***``.
-
-    For every message, log line and repr that shows a store's URL.
-    """
-    parts = urlsplit(url)
-    userinfo, at, hosts = parts.netloc.rpartition("@")
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    in_user = bool(at) and ":" in userinfo
-    in_query = any(key == "password" for key, _ in query)
-    if not in_user and not in_query:
-        return url  # untouched: urlunsplit would drop the "//" of "memory://"
-    if in_user:
-        parts = parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:***@{hosts}")
-    if in_query:
-        pairs = [(k, "***" if k == "password" else v) for k, v in query]
-        parts = parts._replace(query=urlencode(pairs, safe="*"))
-    return urlunsplit(parts)
 
 
 def manager_or_default(manager: PluginManager | None) -> PluginManager:
@@ -110,14 +88,13 @@ async def open_by_url(
 
     One dispatch for every URL-keyed seam (checkpoint stores, session stores...): a URL with no
     scheme names ``examples``; an unknown scheme lists the installed ones; an opener may be
-    async; what it opens must pass ``check``.
+    async; what it opens must pass ``check``. Errors show the URL through :func:`mask_url`.
     """
-    scheme = urlsplit(url).scheme if isinstance(url, str) else ""
-    shown = redact_url(url) if isinstance(url, str) else url
+    scheme = url_scheme(url)
     if not scheme:
         raise ConfigError(
-            f"{what} URL {shown!r} has no scheme; write it like {examples}",
-            value=shown,
+            f"{what} URL {mask_url(url)!r} has no scheme; write it like {examples}",
+            value=mask_url(url),
             source=what,
         )
     pm = manager_or_default(manager)
@@ -125,7 +102,7 @@ async def open_by_url(
         reg = pm.lookup(seam, scheme)
     except UnknownNameError as exc:
         raise UnknownNameError(
-            f"no {what} handles the scheme {scheme!r} of {shown!r}; installed schemes: "
+            f"no {what} handles the scheme {scheme!r} of {mask_url(url)!r}; installed schemes: "
             f"{', '.join(exc.available) or 'none'} (install the plugin for it)",
             name=scheme,
             available=exc.available,
@@ -135,7 +112,8 @@ async def open_by_url(
         opened = await opened
     if not check(opened):
         raise PluginError(
-            f"plugin {reg.plugin!r} opened {shown!r} as {opened!r}, which is not {expected}; "
+            f"plugin {reg.plugin!r} opened {mask_url(url)!r} as {opened!r}, which is not "
+            f"{expected}; "
             "report it to the plugin's authors",
             plugin=reg.plugin,
         )

@@ -90,7 +90,7 @@ class MemoryStore(Protocol):
     ``agentkit_core.testing.MemoryStoreConformance`` against an implementation.
     """
 
-    #: The store's URL with any password masked (``redact_url``).
+    #: The store's URL with any password masked (``mask_url``).
     url: str
 
     async def scopes(self) -> list[str]:

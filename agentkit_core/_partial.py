@@ -12,6 +12,8 @@ What a cut document shows (the contract every flavour's ``partial_parse`` inheri
   without the incomplete escape;
 - a key cut mid-way, a key whose colon or value has not arrived, a number not yet followed by
   a delimiter (``12`` may still become ``123``) and a literal cut mid-way (``tru``) are absent;
+- a cut number that no continuation can make valid (``01``, ``1.e``, ``-.5``) raises at once,
+  as a complete one would;
 - nothing is shown before the root value starts (``current()`` is ``None``).
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 from typing import Final
+from typing import NoReturn
 
 from ._errors import ParseError
 
@@ -27,6 +30,10 @@ _WS: Final = re.compile(r"[ \t\n\r]+")
 _STRING_RUN: Final = re.compile(r'[^"\\]+')
 _NUMBER_EXTENT: Final = re.compile(r"[-+0-9.eE]+")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+# What a number cut by the end of a chunk may be: the start of some JSON number ("1.", "1e+").
+_NUMBER_PREFIX: Final = re.compile(
+    r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][-+]?[0-9]*|\.[0-9]*)?)?"
+)
 _HEX4: Final = re.compile(r"[0-9a-fA-F]{4}")
 _ESCAPES: Final = {
     '"': '"',
@@ -178,7 +185,9 @@ class PartialJSONParser:
             elif c == "-" or "0" <= c <= "9":
                 m = _NUMBER_EXTENT.match(text, pos)
                 assert m is not None
-                if m.end() == end:  # may go on in the next chunk
+                if m.end() == end:  # may go on in the next chunk, if it can still be a number
+                    if _NUMBER_PREFIX.fullmatch(m.group()) is None:
+                        self._not_a_number(m.group(), pos)
                     self._pending = text[pos:]
                     break
                 self._place(self._number(m.group(), pos))
@@ -284,11 +293,14 @@ class PartialJSONParser:
     def _number(self, lexeme: str, pos: int) -> int | float:
         m = _NUMBER.fullmatch(lexeme)
         if m is None:
-            raise ParseError(
-                f"invalid JSON at offset {self._offset + pos}: {lexeme!r} is not a number",
-                errors=[f"(root): {lexeme!r} is not a JSON number"],
-            )
+            self._not_a_number(lexeme, pos)
         return float(lexeme) if m.group(1) or m.group(2) else int(lexeme)
+
+    def _not_a_number(self, lexeme: str, pos: int) -> NoReturn:
+        raise ParseError(
+            f"invalid JSON at offset {self._offset + pos}: {lexeme!r} is not a number",
+            errors=[f"(root): {lexeme!r} is not a JSON number"],
+        )
 
     def _place(self, value: Any) -> None:
         stack = self._stack

@@ -5,6 +5,10 @@ the store's own options), a connection pool opened on first use, its table creat
 advisory lock, one retry of a statement whose pooled connection the server dropped, and errors
 that name the URL with its password masked.
 
+The password never reaches libpq's URL parser: it is taken out of the URL (the userinfo's, or
+``password=`` / ``sslpassword=`` in the query), percent-decoded here, and handed to libpq as a
+keyword, so no libpq message can quote it.
+
 psycopg 3 and psycopg-pool are the dependencies of the plugins that use this, not of core; they
 are imported on first use (``from_url``), so core and the plugins' entry modules stay light.
 """
@@ -17,15 +21,14 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 from typing import TypeVar
-from urllib.parse import parse_qsl
-from urllib.parse import urlencode
-from urllib.parse import urlsplit
-from urllib.parse import urlunsplit
+from urllib.parse import unquote
+from urllib.parse import unquote_to_bytes
 
 from ._errors import ConfigError
 from ._errors import StorageError
-from ._lookup import redact_url
+from ._urls import mask_url
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -36,7 +39,11 @@ T = TypeVar("T")
 SCHEMES = ("postgresql", "postgres")
 SYNCHRONOUS_COMMIT = ("on", "off", "local", "remote_write", "remote_apply")
 POSTGRES_OPTIONS = ("table", "pool_min", "pool_max", "pool_timeout", "synchronous_commit")
+#: libpq parameters that hold secrets: taken out of the URL, decoded here, given as keywords.
+SECRET_PARAMS = ("password", "sslpassword")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_NOT_A_PORT = "its port is not a number (write host:5432)"
 
 
 def _oneline(exc: BaseException) -> str:
@@ -102,52 +109,47 @@ class PostgresPool:
         """Parse a ``postgresql://`` URL; options it knows are taken out, the rest go to libpq.
 
         ``what`` (``"checkpoint"``) names the store in errors; ``table`` is the default of the
-        ``table=`` option; ``schema(quoted_table)`` gives the statements that create it. A URL
-        libpq would refuse, or a bad option, is a :class:`ConfigError`; nothing connects yet.
+        ``table=`` option; ``schema(quoted_table)`` gives the statements that create it. The
+        password (userinfo, ``password=``, ``sslpassword=``) is decoded here and given to libpq
+        as a keyword. A URL libpq would refuse, a bad percent-escape in a password, a port that
+        is not a number or a bad option is a :class:`ConfigError` naming the URL masked, never
+        the password; nothing connects yet.
         """
         psycopg = _psycopg()
         from psycopg.conninfo import conninfo_to_dict
         from psycopg.conninfo import make_conninfo
 
         if not isinstance(url, str):
-            raise ConfigError(f"{what} store URL must be a string, got {url!r}", value=url)
-        parts = urlsplit(url)
-        if parts.scheme not in SCHEMES:
-            raise _bad(
-                url, what, f"the scheme must be postgresql:// or postgres://, not {parts.scheme!r}"
+            raise ConfigError(
+                f"{what} store URL must be a string, got {mask_url(url)}", value=mask_url(url)
             )
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        options = {k: v for k, v in query if k in POSTGRES_OPTIONS}
-        libpq = [(k, v) for k, v in query if k not in POSTGRES_OPTIONS]
+        base, secrets, options = _take_apart(url, what)
         pool_min = _int_option(url, what, options, "pool_min", 1, 0)
         pool_max = _int_option(url, what, options, "pool_max", max(4, pool_min), 1)
         if pool_min > pool_max:
             raise _bad(url, what, f"pool_min={pool_min} is larger than pool_max={pool_max}")
         pool_timeout = float(_int_option(url, what, options, "pool_timeout", 30, 1))
-        extra: dict[str, Any] = {}
         sync = options.get("synchronous_commit")
-        if sync is not None:
-            if sync not in SYNCHRONOUS_COMMIT:
-                raise _bad(
-                    url,
-                    what,
-                    f"synchronous_commit={sync!r} is not one of {', '.join(SYNCHRONOUS_COMMIT)}",
-                )
-            given = dict(libpq).get("options", "")
-            extra["options"] = f"{given} -c synchronous_commit={sync}".strip()
-        if not any(k == "connect_timeout" for k, _ in libpq):
-            extra["connect_timeout"] = 10
-        base = urlunsplit(parts._replace(scheme="postgresql", query=urlencode(libpq)))
-        try:
-            conninfo = make_conninfo(base, **extra)
-            ports = str(conninfo_to_dict(conninfo).get("port") or "")
+        if sync is not None and sync not in SYNCHRONOUS_COMMIT:
+            raise _bad(
+                url,
+                what,
+                f"synchronous_commit={sync!r} is not one of {', '.join(SYNCHRONOUS_COMMIT)}",
+            )
+        try:  # libpq parses no secret: they join as keywords after its parse
+            params = conninfo_to_dict(base)
         except psycopg.Error as exc:
             raise _bad(url, what, f"libpq refuses it ({_oneline(exc)})") from None
-        if not all(p.isdigit() for p in ports.split(",") if p):
-            raise _bad(url, what, f"the port {ports!r} is not a number")
+        if not all(p.isdigit() for p in str(params.get("port") or "").split(",") if p):
+            raise _bad(url, what, _NOT_A_PORT)  # ?port=... (a port in the host is checked)
+        if sync is not None:
+            given = params.get("options", "")
+            params["options"] = f"{given} -c synchronous_commit={sync}".strip()
+        params.setdefault("connect_timeout", 10)
+        conninfo = make_conninfo("", **{**params, **secrets})
         return cls(
             conninfo,
-            display=redact_url(url),
+            display=mask_url(url),
             what=what,
             table=options.get("table", table),
             schema=schema,
@@ -214,8 +216,10 @@ class PostgresPool:
         """``await fn(connection, retried)`` on a pooled connection.
 
         A connection the server dropped (a restart, a failover, an idle timeout) is retried
-        once on a fresh one with ``retried=True``, so a long-lived store outlives a server
-        restart; a write must then find out whether its first try committed. Errors name
+        once with ``retried=True``; a write must then find out whether its first try
+        committed. The idle connections were dropped with it, so before the retry the pool
+        checks them all and replaces the stale ones: the retry and every call after it run on
+        a live connection, and the first call after a server restart succeeds. Errors name
         ``action``. (getconn/putconn rather than ``pool.connection()``: autocommit leaves no
         transaction to end, and the context manager's bookkeeping costs a tenth of a write.)
         """
@@ -223,6 +227,8 @@ class PostgresPool:
         pool = self._pool if self._pool is not None else await self._ready()
         for attempt in (1, 2):
             try:
+                if attempt == 2:
+                    await pool.check()
                 conn = await pool.getconn()
             except psycopg.Error as exc:
                 raise self.error(action, exc) from exc
@@ -258,12 +264,90 @@ class PostgresPool:
         return f"PostgresPool({self.url!r}, table={self.table!r})"
 
 
+class _Parts(NamedTuple):
+    """A store URL taken apart: what libpq parses, the secrets it gets as keywords, our options."""
+
+    base: str
+    secrets: dict[str, str]
+    options: dict[str, str]
+
+
+def _take_apart(url: str, what: str) -> _Parts:
+    """Take the secrets and the store's options out of a ``postgresql://`` URL.
+
+    The userinfo ends at the last ``@`` before the first ``/``, so a password may hold ``@``,
+    ``:``, ``?`` and ``#`` as typed (a ``/`` must be ``%2F``, and an ``@`` after the host
+    ``%40`` when a ``:`` comes before it). The rest of the query goes to
+    libpq as written, for libpq to decode. Nothing here quotes the URL unmasked: a port is
+    checked before libpq sees it, since a password typed without its host reads as the port.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in SCHEMES:
+        raise _bad(url, what, "the scheme must be postgresql:// or postgres://")
+    slash = rest.find("/")
+    authority = rest if slash < 0 else rest[:slash]
+    # With a ':' before the first '/', an '@' after it may end a password that holds a '/':
+    # where the password ends would be a guess (mask_url guesses the last '@'), and libpq
+    # could quote a piece of it as a host, a database or a query parameter.
+    if slash >= 0 and ":" in authority and "@" in rest[slash:]:
+        raise _bad(
+            url,
+            what,
+            "it has an '@' after the first '/': write a '/' in the password as %2F, and an "
+            "'@' after the host as %40",
+        )
+    secrets: dict[str, str] = {}
+    at = authority.rfind("@")
+    if at >= 0:
+        user, colon, password = rest[:at].partition(":")
+        if colon:
+            secrets["password"] = _secret(url, what, password, "the password")
+        rest = f"{user}{rest[at:]}" if user else rest[at + 1 :]
+    location, _, query = rest.partition("?")
+    for host in location.partition("/")[0].rpartition("@")[2].split(","):
+        # As libpq reads it: the port follows the first ':' (after the ']' of an IPv6 address).
+        port = host.partition("]")[2] if host.startswith("[") else host
+        if port.partition(":")[2] and not port.partition(":")[2].isdigit():
+            raise _bad(url, what, _NOT_A_PORT)
+    options: dict[str, str] = {}
+    libpq: list[str] = []
+    for pair in filter(None, query.split("&")):
+        raw_key, _, raw_value = pair.partition("=")
+        key = unquote(raw_key)
+        if key in SECRET_PARAMS:
+            secrets[key] = _secret(url, what, raw_value, f"the {key} parameter")
+        elif key in POSTGRES_OPTIONS:
+            options[key] = unquote(raw_value)
+        else:
+            libpq.append(pair)
+    base = f"postgresql://{location}"
+    return _Parts(f"{base}?{'&'.join(libpq)}" if libpq else base, secrets, options)
+
+
+def _secret(url: str, what: str, encoded: str, name: str) -> str:
+    """``encoded`` percent-decoded strictly, as libpq would; an error names it, never quotes it.
+
+    libpq refuses a NUL (``%00``) too: its C strings would silently cut the password there.
+    """
+    if _BAD_ESCAPE.search(encoded):
+        raise _bad(url, what, f"{name} has a '%' not followed by two hex digits (write % as %25)")
+    try:
+        decoded = unquote_to_bytes(encoded).decode("utf-8")
+    except UnicodeDecodeError:
+        decoded = None  # raised below, outside the handler: the decode error quotes the bytes
+    if decoded is None:
+        raise _bad(url, what, f"{name} is not UTF-8 once percent-decoded")
+    if "\x00" in decoded:
+        raise _bad(url, what, f"{name} holds a NUL (%00), which libpq cannot pass on")
+    return decoded
+
+
 def _bad(url: str, what: str, problem: str) -> ConfigError:
     return ConfigError(
-        f"{what} store URL {redact_url(url)!r}: {problem}; write it like "
+        f"{what} store URL {mask_url(url)!r}: {problem}; write it like "
         "'postgresql://user:password@host:5432/dbname?pool_max=4' (options: "
         f"{', '.join(POSTGRES_OPTIONS)}, plus any libpq parameter such as sslmode)",
-        value=redact_url(url),
+        value=mask_url(url),
         source=f"postgresql {what} store",
     )
 

@@ -68,10 +68,15 @@ def render_grounding(items: Sequence[MemoryItem]) -> str:
 
 @dataclass(slots=True)
 class WorkingContext:
-    """The prefix (written once) and the tail (``messages``) of one conversation."""
+    """The prefix (written once) and the tail (``messages``) of one conversation.
+
+    ``secret_tainted`` turns true once a run of the conversation was tainted by a secret
+    answer: the tail holds the secret, so every later run on it starts tainted.
+    """
 
     prefix: tuple[Message, ...] | None = None
     messages: list[Message] = field(default_factory=list)
+    secret_tainted: bool = False
 
 
 @dataclass(frozen=True, slots=True)

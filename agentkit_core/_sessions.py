@@ -236,7 +236,7 @@ class SessionStore(Protocol):
     ``agentkit_core.testing.SessionStoreConformance`` against an implementation.
     """
 
-    #: The store's URL with any password masked (``redact_url``).
+    #: The store's URL with any password masked (``mask_url``).
     url: str
 
     async def create(self, items: Sequence[SessionItem]) -> bool:

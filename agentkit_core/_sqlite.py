@@ -13,6 +13,7 @@ a busy database sends it to the worker) and the loop waits only for the commit's
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import threading
 import time
@@ -25,6 +26,7 @@ from urllib.parse import parse_qsl
 
 from ._errors import ConfigError
 from ._errors import StorageError
+from ._urls import mask_url
 
 if TYPE_CHECKING:
     import sqlite3
@@ -45,26 +47,28 @@ def parse_sqlite_url(url: str, *, what: str) -> tuple[Path, dict[str, str]]:
     errors. The options and their defaults are :data:`SQLITE_DEFAULTS`.
     """
     source = f"sqlite {what} store"
+    shown = mask_url(url)  # how messages show the URL: never with a password
     if not url.startswith(PREFIX):
         raise ConfigError(
-            f"{url!r} is not a sqlite {what} URL; write sqlite:///relative/{what}s.db or "
+            f"{shown!r} is not a sqlite {what} URL; write sqlite:///relative/{what}s.db or "
             f"sqlite:////absolute/{what}s.db",
-            value=url,
+            value=shown,
             source=source,
         )
     path, _, query = url[len(PREFIX) :].partition("?")
     if not path or path == ":memory:":
         raise ConfigError(
-            f"{url!r} names no database file; a {what} store needs one (use memory:// for "
+            f"{shown!r} names no database file; a {what} store needs one (use memory:// for "
             "an in-process store)",
-            value=url,
+            value=shown,
             source=source,
         )
     options = dict(SQLITE_DEFAULTS)
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key not in SQLITE_DEFAULTS:
             raise ConfigError(
-                f"unknown option {key!r} in {url!r}; the options are {', '.join(SQLITE_DEFAULTS)}",
+                f"unknown option {key!r} in {shown!r}; the options are "
+                f"{', '.join(SQLITE_DEFAULTS)}",
                 value=key,
                 source=source,
             )
@@ -72,13 +76,13 @@ def parse_sqlite_url(url: str, *, what: str) -> tuple[Path, dict[str, str]]:
     for key, allowed in (("synchronous", SYNCHRONOUS), ("writes", WRITES)):
         if options[key] not in allowed:
             raise ConfigError(
-                f"{key}={options[key]!r} in {url!r} is not one of {', '.join(allowed)}",
+                f"{key}={options[key]!r} in {shown!r} is not one of {', '.join(allowed)}",
                 value=options[key],
                 source=source,
             )
     if not options["busy_timeout"].isdigit():
         raise ConfigError(
-            f"busy_timeout={options['busy_timeout']!r} in {url!r} must be whole milliseconds",
+            f"busy_timeout={options['busy_timeout']!r} in {shown!r} must be whole milliseconds",
             value=options["busy_timeout"],
             source=source,
         )
@@ -116,6 +120,10 @@ class SqliteFile:
         # caller at a time; whoever finds it taken or the database busy goes to the worker.
         self._inline: sqlite3.Connection | None = None
         self._inline_lock = threading.Lock()
+        # The file's identity when opened: if the path stops naming it (deleted, moved,
+        # replaced), SQLite goes on writing to the unlinked file and every write is lost.
+        self._where = os.path.abspath(path)
+        self._identity: tuple[int, int] | None = None
 
     @classmethod
     async def open(
@@ -178,6 +186,24 @@ class SqliteFile:
             conn.close()
             raise
         self._conn = conn
+        found = os.stat(self._where)
+        self._identity = (found.st_dev, found.st_ino)
+
+    def _check_file(self) -> None:
+        """Raise StorageError when the path no longer names the file this store has open."""
+        try:
+            found = os.stat(self._where)
+        except FileNotFoundError:
+            what = "deleted or moved"
+        else:
+            if (found.st_dev, found.st_ino) == self._identity:
+                return
+            what = "replaced by another file"
+        raise StorageError(
+            f"{self.name} was {what} while the store was open: SQLite would go on writing to "
+            "the old, unlinked file, so nothing written since is kept and this store refuses "
+            "every call; open the store again"
+        )
 
     def _connection(self, busy_timeout: int) -> sqlite3.Connection:
         import sqlite3
@@ -222,16 +248,27 @@ class SqliteFile:
         return self._conn
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """``fn(connection)`` on the worker thread."""
-        return await self._call(lambda: fn(self._db()))
+        """``fn(connection)`` on the worker thread, once the file is checked to be ours."""
+
+        def checked() -> T:
+            self._check_file()
+            return fn(self._db())
+
+        return await self._call(checked)
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(connection)`` inline when the database is free, else on the worker thread.
 
         ``fn`` may be tried inline first and, when that finds the database busy, once more on
         the worker: a transaction it opened is rolled back in between, so it must write
-        nothing outside one.
+        nothing outside one. After it, the file is checked to be still the one opened (a
+        write into a deleted file would be lost while reporting success).
         """
+        result = await self._write(fn)
+        self._check_file()
+        return result
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         import sqlite3
 
         if self._inline is not None and self._inline_lock.acquire(blocking=False):

@@ -14,12 +14,15 @@ import pytest
 from agentkit_core import DONE
 from agentkit_core import FAILED
 from agentkit_core import SUSPENDED
+from agentkit_core import TAINTED
 from agentkit_core import Checkpointer
 from agentkit_core import CheckpointPort
 from agentkit_core import ConfigError
+from agentkit_core import DecodingError
 from agentkit_core import EncodingError
 from agentkit_core import PluginError
 from agentkit_core import StoreBridge
+from agentkit_core import StoredCheckpoint
 from agentkit_core import UnknownNameError
 from agentkit_core import VersionConflict
 from agentkit_core import open_checkpoint_store
@@ -87,7 +90,41 @@ async def test_secret_tainted_runs_are_never_written(cp: Checkpointer) -> None:
         None,
         {"skipped": "secret_taint"},
     )
-    assert await cp.list_versions("r") == [1]
+    assert await cp.list_versions("r") == [1, 2]  # and a marker: the run never resumes
+    marker = await cp.at_version("r", 2)
+    assert marker is not None and (marker.status, marker.state) == (TAINTED, None)
+    assert marker.terminal and await cp.resume("r") is None
+    assert (await cp.snapshot("r", {"code": "123456"}, ctx=ctx)).version == 0
+    assert await cp.list_versions("r") == [1, 2]  # one marker only
+
+
+def stored(state: str, *, metadata: str = "{}", created_at: str = "") -> StoredCheckpoint:
+    return StoredCheckpoint(
+        "r", "agent", 1, "running", state, metadata, created_at or "2026-01-01T00:00:00+00:00"
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "path", "message"),
+    [
+        (stored('{"a": [{"__agentkit__": "bytes", "b64": "%%"}]}'), 'state["a"][0]', "base64"),
+        (stored("{oops"), "state", "not JSON"),
+        (stored("{}", metadata='{"__agentkit__": "time"}'), "metadata", "has no 'iso'"),
+        (stored("{}", created_at="last tuesday"), "created_at", "not an ISO-8601"),
+    ],
+)
+async def test_a_corrupt_record_names_the_store_run_version_and_path(
+    cp: Checkpointer, record: StoredCheckpoint, path: str, message: str
+) -> None:
+    assert await cp.port.put(record)
+    with pytest.raises(DecodingError, match=message) as info:
+        got = await cp.resume("r")
+        assert got is not None
+        got.state, got.metadata  # noqa: B018 - decoding is what raises
+    error = info.value
+    assert (error.run_id, error.version, error.path) == ("r", 1, path)
+    assert error.store == repr(cp.port) and "MemoryCheckpointStore" in error.store
+    assert f"{error.store}: version 1 of run 'r'" in str(error)
 
 
 async def test_unencodable_state_or_metadata_writes_nothing(cp: Checkpointer) -> None:

@@ -19,9 +19,13 @@ from typing import Any
 import attrs
 import pydantic
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from agentkit_core import DecodingError
 from agentkit_core import EncodingError
 from agentkit_core import Message
+from agentkit_core import StorageError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import decode_state
@@ -162,3 +166,56 @@ def test_a_cycle_is_named() -> None:
 def test_the_root_name_is_the_caller_s() -> None:
     with pytest.raises(EncodingError, match=r'metadata\["x"\]'):
         encode_state({"x": Opaque()}, root="metadata")
+
+
+def b64(value: str) -> str:
+    """A tagged bytes value whose b64 field is ``value`` (JSON text)."""
+    return '{"__agentkit__": "bytes"' + (f', "b64": {value}' if value else "") + "}"
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "message"),
+    [
+        ('{"a": ' + b64('"!!!!"') + "}", 'state["a"]', r'state\["a"\]: .*not base64'),
+        ('{"a": [0, ' + b64('"YWJ"') + "]}", 'state["a"][1]', r"not base64"),
+        ('{"a": ' + b64("5") + "}", 'state["a"]', r"not base64"),
+        ('{"a": ' + b64("") + "}", 'state["a"]', r"has no 'b64'"),
+        ('[{"__agentkit__": "datetime", "iso": "yesterday"}]', "state[0]", r"datetime"),
+        ('{"__agentkit__": "date"}', "state", r"has no 'iso'"),
+        ('{"m": {"__agentkit__": "message", "role": "user", "x": 1}}', 'state["m"]', r"message"),
+        ('{"a": {"__agentkit__": "hologram"}}', 'state["a"]', r"unknown tagged type 'hologram'"),
+        ('{"a": 1', "state", r"cannot decode state: it is not JSON \(Expecting"),
+        ("", "state", r"it is not JSON"),
+    ],
+)
+def test_undecodable_state_is_named_by_path(text: str, path: str, message: str) -> None:
+    with pytest.raises(DecodingError, match=message) as info:
+        decode_state(text)
+    assert info.value.path == path
+    assert isinstance(info.value, StorageError) and isinstance(info.value, ValueError)
+
+
+def test_the_decoding_root_is_the_caller_s() -> None:
+    with pytest.raises(DecodingError, match=r'metadata\["x"\]') as info:
+        decode_state('{"x": ' + b64('"@"') + "}", root="metadata")
+    assert info.value.path == 'metadata["x"]'
+
+
+@given(st.binary())
+def test_bytes_round_trip(data: bytes) -> None:
+    assert round_trip({"b": data}) == {"b": data}
+
+
+@given(st.text(max_size=12))
+def test_bad_base64_never_decodes_silently(b64: str) -> None:
+    import base64
+    import binascii
+
+    text = json.dumps({"b": {"__agentkit__": "bytes", "b64": b64}})
+    try:
+        want = base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        with pytest.raises(DecodingError, match="not base64"):
+            decode_state(text)
+    else:
+        assert decode_state(text) == {"b": want}

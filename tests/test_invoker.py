@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
+from agentkit_core import DEFAULT_MODEL_DEADLINE
 from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
+from agentkit_core import Invoker
 from agentkit_core import Message
+from agentkit_core import ModelDeadlineExceeded
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import Usage
+from agentkit_core import default_middlewares
 from agentkit_core import metering
 from agentkit_core import retry
 from agentkit_core import tracing
@@ -65,6 +73,97 @@ async def test_retry_gives_up_and_never_retries_a_permanent_error() -> None:
     assert len(again.requests) == 2
     with pytest.raises(ConfigError, match="at least one attempt"):
         retry(0)
+
+
+async def test_retry_gives_up_when_the_provider_asks_for_longer_than_the_cap() -> None:
+    day = ProviderError("rate limited", retryable=True, retry_after=86400)
+    model = ScriptedModel([day, "ok"])
+    ctx = make_test_ctx(model, middlewares=[retry(3, base_delay=0.01, max_delay=0.5)])
+    assert ctx.invoker is not None
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match=r"asked to wait 86400 s .*max_delay=0\.5") as info:
+        await ctx.invoker.chat(REQUEST)
+    assert time.monotonic() - started < 0.4  # no wait at all: giving up is immediate
+    assert len(model.requests) == 1
+    assert info.value.__cause__ is day and not info.value.retryable
+    assert info.value.retry_after == 86400
+    # a Retry-After within the cap is honoured in full, not shortened
+    short = ScriptedModel([ProviderError("busy", retryable=True, retry_after=0.3), "ok"])
+    ctx = make_test_ctx(short, middlewares=[retry(3, base_delay=0.01, max_delay=0.5)])
+    assert ctx.invoker is not None
+    started = time.monotonic()
+    assert (await ctx.invoker.chat(REQUEST)).message.text == "ok"
+    assert time.monotonic() - started >= 0.3
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0, 0.04), st.floats(0.001, 0.04))
+async def test_retry_after_is_waited_in_full_or_refused_at_once(
+    retry_after: float, max_delay: float
+) -> None:
+    model = ScriptedModel([ProviderError("busy", retryable=True, retry_after=retry_after), "ok"])
+    invoker = Invoker(model, [retry(2, base_delay=0.0, max_delay=max_delay)])
+    started = time.monotonic()
+    if retry_after > max_delay:
+        with pytest.raises(ProviderError, match="giving up now"):
+            await invoker.chat(REQUEST)
+        assert len(model.requests) == 1
+    else:
+        assert (await invoker.chat(REQUEST)).message.text == "ok"
+        assert time.monotonic() - started >= retry_after
+
+
+class Hung:
+    """A model that never answers (a provider that accepted the request and went silent)."""
+
+    name = "hung"
+
+    def __init__(self) -> None:
+        self.cancelled = asyncio.Event()
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.cancelled.set()
+        raise AssertionError("unreachable")
+
+    async def stream(self, request: ModelRequest) -> Any:
+        await self.request(request)
+        yield  # pragma: no cover
+
+
+async def test_every_model_call_has_a_total_deadline() -> None:
+    assert DEFAULT_MODEL_DEADLINE == 600.0
+    assert Invoker(Hung()).deadline == DEFAULT_MODEL_DEADLINE
+    hung = Hung()
+    invoker = Invoker(hung, default_middlewares(), deadline=0.3)
+    started = time.monotonic()
+    with pytest.raises(ModelDeadlineExceeded, match=r"'hung' gave no answer within 0\.3 s") as info:
+        await invoker.chat(REQUEST)
+    assert 0.3 <= time.monotonic() - started < 2
+    assert hung.cancelled.is_set()  # the call itself was cancelled, not left running
+    assert isinstance(info.value, TimeoutError) and isinstance(info.value, ProviderError)
+    assert not info.value.retryable
+
+
+async def test_the_deadline_covers_retries_and_their_waits() -> None:
+    busy = ProviderError("busy", retryable=True, retry_after=0.2)
+    model = ScriptedModel([busy] * 10)
+    invoker = Invoker(model, [retry(10, base_delay=0.2, max_delay=0.2)], deadline=0.5)
+    with pytest.raises(ModelDeadlineExceeded):
+        await invoker.chat(REQUEST)
+    assert len(model.requests) <= 3
+
+
+async def test_the_run_context_passes_its_deadline_on() -> None:
+    ctx = RunContext(model=Hung(), model_deadline=0.2)
+    assert ctx.invoker is not None and ctx.invoker.deadline == 0.2
+    assert ctx.invoker_for(ScriptedModel(["x"])).deadline == 0.2  # a compactor's own model too
+    assert ctx.invoker.bind(RunContext()).deadline == 0.2
+    with pytest.raises(ConfigError, match=r"model_deadline=-1 .*positive number of seconds"):
+        RunContext(model=Hung(), model_deadline=-1)
+    assert RunContext(model=Hung(), model_deadline=None).invoker.deadline is None  # type: ignore[union-attr]
 
 
 async def test_budget_is_enforced_by_metering() -> None:

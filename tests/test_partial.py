@@ -166,3 +166,59 @@ def test_finish_on_a_cut_document_says_it_ends_early() -> None:
         parser.finish()
     with pytest.raises(ParseError, match="no JSON value started"):
         PartialJSONParser().finish()
+
+
+def _number_prefix(text: str) -> bool:
+    """Whether some completion makes ``text`` a JSON number (the oracle: "" or "0" suffices)."""
+    for tail in ("", "0"):
+        try:
+            value = json.loads(text + tail)
+        except ValueError:
+            continue
+        if type(value) in (int, float):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "number", ["01", "-01", "1.e5", "1.]", "1e5.", "1e+-2", "-.5", "1ee", "1-"]
+)
+def test_a_trailing_number_that_can_never_be_valid_raises(number: str) -> None:
+    for prefix in ('{"a": ', "[", ""):
+        with pytest.raises(ParseError, match=r"is not a number|unexpected"):
+            partial_json(prefix + number)
+
+
+@pytest.mark.parametrize("number", ["-", "0", "-0", "1.", "1.5e", "1.5E+", "12e-3", "0.0"])
+def test_a_trailing_number_prefix_is_absent_until_it_ends(number: str) -> None:
+    assert partial_json('{"a": ' + number) == {}
+    assert partial_json("[" + number) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("-+.eE0123456789", min_size=1, max_size=8), st.sampled_from(['{"a": ', "[", ""]))
+def test_no_prefix_of_an_invalid_number_is_accepted(number: str, prefix: str) -> None:
+    whole = PartialJSONParser()
+    chars = PartialJSONParser()
+    if _number_prefix(number):
+        whole.feed(prefix + number)
+        for ch in prefix + number:
+            chars.feed(ch)
+    else:
+        with pytest.raises(ParseError):
+            whole.feed(prefix + number)
+        with pytest.raises(ParseError):
+            for ch in prefix + number:
+                chars.feed(ch)
+
+
+@settings(max_examples=40, deadline=None)
+@given(json_values, styles)
+def test_every_prefix_of_a_valid_document_parses(value: Any, style: Any) -> None:
+    text = json.dumps(value, **style)
+    parser = PartialJSONParser()
+    for cut in range(len(text) + 1):
+        partial_json(text[:cut])  # never raises
+    for ch in text:
+        parser.feed(ch)
+    assert parser.finish() == value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -19,6 +20,7 @@ from agentkit_core import SUSPENDED
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
+from agentkit_core import DecodingError
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelRequest
@@ -195,7 +197,9 @@ async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -
     tainted = make_test_ctx(again.model, run_id="secret-run", store=store)
     tainted.secret_tainted = True
     assert (await again.run("x", ctx=tainted)).output == "hi"
-    assert not any("secret-run" in key for key in store.data)
+    written = [store.data[key] for key in store.data if "secret-run/agent/" in key]
+    assert len(written) == 1 and '"status": "tainted"' in written[0]  # a marker, no state
+    assert '"state": "null"' in written[0]
 
 
 APP = textwrap.dedent(
@@ -310,3 +314,49 @@ async def test_an_agent_given_a_port_snapshots_through_one_checkpointer() -> Non
     with pytest.raises(ConfigError, match="checkpointer= is 'nope'"):
         Agent("p", ScriptedModel([]), checkpointer="nope")
     await port.aclose()
+
+
+GOOD = {"task": "x", "transcript": [], "turn": 1, "pending": []}
+
+
+@pytest.mark.parametrize(
+    ("state", "path", "message"),
+    [
+        ("{not json", "state", r"not JSON"),
+        ("[1, 2]", "state", r"holds list, expected an agent run's state"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "task"}), 'state["task"]', "missing"),
+        (
+            '{"task": "x", "transcript": [{"role": "user"}], "turn": 1, "pending": []}',
+            'state["transcript"][0]',
+            r"holds dict, expected Message",
+        ),
+        (
+            '{"task": "x", "transcript": [], "turn": "1", "pending": []}',
+            'state["turn"]',
+            r"holds str, expected int",
+        ),
+        (
+            '{"task": "x", "transcript": [], "turn": 1, "pending": [7]}',
+            'state["pending"][0]',
+            r"holds int, expected ToolCall",
+        ),
+    ],
+)
+async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
+    tmp_path: Path, state: str, path: str, message: str
+) -> None:
+    url = f"sqlite:///{tmp_path}/runs.db"
+    agent = bank(await Checkpointer.open(url), CALLS_ONE, "done")
+    await agent.run("x", ctx=agent.new_context("hurt"))
+    assert agent.checkpointer is not None
+    await agent.checkpointer.aclose()
+    with sqlite3.connect(tmp_path / "runs.db") as db:  # damage the record behind agentkit
+        db.execute("DELETE FROM agentkit_checkpoints WHERE version = 2")
+        db.execute("UPDATE agentkit_checkpoints SET state = ? WHERE version = 1", (state,))
+    again = bank(await Checkpointer.open(url), "done")
+    assert again.checkpointer is not None
+    with pytest.raises(DecodingError, match=message) as info:
+        await again.resume("hurt")
+    assert (info.value.run_id, info.value.version, info.value.path) == ("hurt", 1, path)
+    assert "SqliteCheckpointStore" in info.value.store and "runs.db" in str(info.value)
+    await again.checkpointer.aclose()

@@ -18,8 +18,8 @@ from agentkit_core import SessionItem
 from agentkit_core import Sessions
 from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
+from agentkit_core import mask_url
 from agentkit_core import open_session_store
-from agentkit_core import redact_url
 
 
 def item(body_json: str = "{}", created_at: str = "2026-12-03T07:00:00+00:00") -> SessionItem:
@@ -71,8 +71,8 @@ def test_sessions_needs_a_store() -> None:
         ("postgresql://u@h/db", "postgresql://u@h/db"),
     ],
 )
-def test_redact_url(url: str, shown: str) -> None:
-    assert redact_url(url) == shown
+def test_mask_url(url: str, shown: str) -> None:
+    assert mask_url(url) == shown
 
 
 @given(
@@ -80,9 +80,9 @@ def test_redact_url(url: str, shown: str) -> None:
     password=st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=4, max_size=12),
     host=st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True),
 )
-def test_redact_url_never_shows_a_password(user: str, password: str, host: str) -> None:
+def test_mask_url_never_shows_a_session_store_password(user: str, password: str, host: str) -> None:
     url = f"postgresql://{user}:{password}@{host}/db?password={password}"
-    shown = redact_url(url)
+    shown = mask_url(url)
     assert password not in shown.replace(user, "").replace(host, "")
     assert shown.count("***") == 2
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -171,6 +172,9 @@ class CompactorConformance:
 
     @settings(max_examples=60, deadline=None, suppress_health_check=_SUPPRESSED)
     @given(transcripts(), st.floats(0, 2))
+    # Only results that answer no call: nothing can be sent, and nothing is still a transcript.
+    @example([Message.tool("gone", ""), Message.tool("a", "")], 0.0)
+    @example([Message.system("s"), Message.tool("gone", ""), Message.tool("gone", "")], 0.0)
     def test_at_every_budget_a_compacted_transcript_keeps_every_rule(
         self, messages: list[Message], fraction: float
     ) -> None:

@@ -36,13 +36,13 @@ from hypothesis import strategies as st
 from .._errors import ConfigError
 from .._errors import CorruptMemoryEntry
 from .._errors import StorageError
-from .._lookup import redact_url
 from .._memory import MemoryEntry
 from .._memory import MemoryListing
 from .._memory import MemoryStore
 from .._memory import check_body
 from .._memory import check_title
 from .._memory import utc_stamp
+from .._urls import mask_url
 
 _SHARED = [
     HealthCheck.function_scoped_fixture,
@@ -99,7 +99,7 @@ class MemoryStoreConformance:
     async def test_is_a_store_with_a_safe_url(self, store: MemoryStore) -> None:
         assert isinstance(store, MemoryStore)
         assert isinstance(store.url, str) and ":" in store.url
-        assert redact_url(store.url) == store.url, "the url must not show a password"
+        assert mask_url(store.url) == store.url, "the url must not show a password"
 
     async def test_an_empty_scope_lists_nothing(self, store: MemoryStore) -> None:
         scope = fresh_scope()

@@ -43,7 +43,6 @@ from .._errors import SecretTaintError
 from .._errors import SessionConflict
 from .._errors import SessionNotFound
 from .._errors import StorageError
-from .._lookup import redact_url
 from .._messages import Message
 from .._messages import ToolCall
 from .._sessions import SESSION_SCHEMA
@@ -52,6 +51,7 @@ from .._sessions import SessionHeader
 from .._sessions import SessionItem
 from .._sessions import Sessions
 from .._sessions import SessionStore
+from .._urls import mask_url
 
 
 def user(text: str) -> NewItem:
@@ -137,7 +137,7 @@ class SessionStoreConformance:
     async def test_is_a_store_with_a_safe_url(self, store: SessionStore) -> None:
         assert isinstance(store, SessionStore)
         assert isinstance(store.url, str) and "://" in store.url
-        assert redact_url(store.url) == store.url, "the url must not show a password"
+        assert mask_url(store.url) == store.url, "the url must not show a password"
 
     async def test_create_then_read_back(self, sessions: Sessions) -> None:
         start = datetime.now(timezone.utc) - timedelta(seconds=5)

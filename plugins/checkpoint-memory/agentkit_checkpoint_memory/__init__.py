@@ -55,6 +55,9 @@ class MemoryCheckpointStore:
         self._closed = True
         self._runs.clear()
 
+    def __repr__(self) -> str:
+        return f"<MemoryCheckpointStore memory:// at {id(self):#x}>"
+
 
 def open_store(url: str) -> MemoryCheckpointStore:
     """A fresh, empty store for ``memory://``; the rest of the URL is ignored."""

@@ -16,6 +16,7 @@ from agentkit_checkpoint_postgres import PostgresCheckpointStore
 from agentkit_checkpoint_postgres import open_store
 from pgcluster import PgCluster
 from pgfixtures import kill_blocked_insert
+from pgfixtures import password_urls
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
@@ -108,7 +109,7 @@ async def test_synchronous_commit_option_reaches_the_session(pg_dsn: str) -> Non
         ("postgresql://u:hunter2@h/db?synchronous_commit=maybe", r"'maybe' is not one of on, off"),
         ("postgresql://u:hunter2@h/db?table=drop;table", r"table='drop;table' is not a plain"),
         ("postgresql://u:hunter2@h/db?colour=blue", r"libpq refuses it .*colour"),
-        ("postgresql://u:hunter2@h:fifty/db", r"the port 'fifty' is not a number"),
+        ("postgresql://u:hunter2@h:fifty/db", r"its port is not a number"),
     ],
 )
 async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
@@ -116,6 +117,22 @@ async def test_bad_urls_are_config_errors_without_the_password(url: str, message
         await open_checkpoint_store(url)
     assert "hunter2" not in str(info.value)
     assert "postgresql://u:***@h" in str(info.value)
+
+
+async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
+    """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
+    urls = await password_urls(pg_cluster)
+    for url in urls:
+        store = await open_checkpoint_store(url)
+        try:
+            assert await store.put(record(f"r-{uuid.uuid4().hex}", 1))
+        finally:
+            await store.aclose()
+    store = await open_checkpoint_store(urls[0].replace("%40", "@@", 1))  # the server checks it
+    with pytest.raises(StorageError, match="password authentication failed") as info:
+        await store.latest("r", "agent")
+    assert "p@@ss" not in str(info.value) and "***" in str(info.value)
+    await store.aclose()
 
 
 async def test_a_refused_connection_names_the_url_without_the_password() -> None:
@@ -159,9 +176,25 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
     port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}")
     try:
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
-        pg_cluster.crash_and_restart()  # every pooled connection is now dead
+        pg_cluster.restart()  # every pooled connection is now dead
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (5, 6, 7, 8))))
         assert await port.versions("r", "agent") == [1, 2, 3, 4, 5, 6, 7, 8]
+    finally:
+        await port.aclose()
+
+
+@pytest.mark.parametrize("how", ["crash", "fast"])
+async def test_the_first_snapshot_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+    """A full pool of stale connections: the first put after the restart must not fail."""
+    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4")
+    try:
+        assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
+        await asyncio.sleep(0.2)  # every connection back in the pool, idle
+        pg_cluster.restart(immediate=how == "crash")
+        for v in (5, 6, 7, 8, 9):  # one at a time: each would meet the next stale connection
+            assert await port.put(record("r", v))
+        assert await port.latest("r", "agent") is not None
+        assert await port.versions("r", "agent") == list(range(1, 10))
     finally:
         await port.aclose()
 

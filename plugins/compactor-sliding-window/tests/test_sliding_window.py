@@ -41,6 +41,19 @@ async def test_the_newest_turn_survives_a_window_smaller_than_it() -> None:
     assert [m.role for m in out] == ["system", "assistant", "tool", "tool"]
 
 
+@pytest.mark.parametrize("head", [[], [Message.system("sys")]])
+async def test_a_transcript_of_only_orphaned_results_comes_back_unchanged(
+    head: list[Message],
+) -> None:
+    """No turn can be sent, so there is none to keep: never an empty transcript."""
+    msgs = [*head, Message.tool("gone", "x"), Message.tool("a", "y"), Message.tool("gone", "z")]
+    out = await SlidingWindowCompactor(keep_recent=1).compact(msgs, make_test_ctx())
+    assert out == msgs
+    msgs.insert(len(head), Message.user("hello"))  # one message to keep: the orphans go
+    out = await SlidingWindowCompactor(keep_recent=1).compact(msgs, make_test_ctx())
+    assert [m.role for m in out] == [*(m.role for m in head), "user"]
+
+
 def test_bad_window_and_registration() -> None:
     with pytest.raises(ConfigError, match="keep_recent must be at least 1, got 0"):
         SlidingWindowCompactor(keep_recent=0)

@@ -10,6 +10,8 @@ from typing import Any
 
 from agentkit_core import hookimpl
 
+from ._connection import DEFAULT_CALL_TIMEOUT
+from ._connection import DEFAULT_REQUEST_TIMEOUT
 from ._connection import STDERR_TAIL_BYTES
 from ._connection import ServerParams
 from ._source import MCPServerSource
@@ -18,6 +20,8 @@ from ._source import MCPToolSource
 from ._source import to_tool_result
 
 __all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_REQUEST_TIMEOUT",
     "STDERR_TAIL_BYTES",
     "MCPServerSource",
     "MCPTool",

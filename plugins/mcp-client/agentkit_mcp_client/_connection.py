@@ -4,6 +4,10 @@ The SDK's ``Client`` must be closed in the task that opened it (its cancel scope
 that task). So every connection gets one owner task that opens the client, reports ready,
 and waits to be told to close; callers in any task send requests through the open session.
 That is what lets servers be added and removed at run time in any order.
+
+A failed request is told apart by cause: no answer within its deadline (the server stays
+connected), an error or a malformed answer the server sent (a protocol error for that call;
+the server stays up), or the transport gone (the server died, or an HTTP connection dropped).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import asyncio
 import contextlib
 import math
 import os
+import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -35,6 +41,13 @@ if TYPE_CHECKING:
 
 #: How much of a server's stderr is kept for error messages.
 STDERR_TAIL_BYTES = 2048
+
+#: Seconds any request but a tool call (tools/list, the handshake's follow-ups) may take.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+#: Seconds a tools/call may take on the wire when no call_timeout is set.
+DEFAULT_CALL_TIMEOUT = 300.0
+#: How long ``aclose`` waits for a stdio server's process group to end after SIGTERM.
+GROUP_GRACE = 2.0
 
 #: Where a server's stderr goes besides the kept tail: a callable given each chunk, a text
 #: file, or None (nowhere).
@@ -113,6 +126,9 @@ class StderrTail:
         read_fd, write_fd = os.pipe()
         os.set_blocking(read_fd, False)
         self._read_fd = read_fd
+        found = os.fstat(read_fd)
+        #: The pipe's identity: the server process is the child whose stderr it is.
+        self.pipe = (found.st_dev, found.st_ino)
         self.writer: TextIO | None = os.fdopen(write_fd, "w")
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(read_fd, self._on_readable)
@@ -185,6 +201,14 @@ def _mcp_error_text(exc: BaseException) -> str:
 
 
 @dataclass
+class _Watch:
+    """What a stdio transport learns: whether the server's stdout ended, and its process."""
+
+    ended: bool = False
+    pid: int | None = None
+
+
+@dataclass
 class Connection:
     """One open (or opening) server; the owner task holds the SDK client."""
 
@@ -195,6 +219,7 @@ class Connection:
     elicitor: Elicitor | None
     stderr: StderrSink
     protocol: str = "auto"
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     client: mcp.Client | None = None
     _owner: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -202,6 +227,7 @@ class Connection:
     _inflight: set[asyncio.Task[Any]] = field(default_factory=set)
     _closing: bool = False
     _dead: str | None = None
+    _watch: _Watch = field(default_factory=_Watch)
 
     @property
     def is_http(self) -> bool:
@@ -227,13 +253,14 @@ class Connection:
 
         tail = StderrTail(self.stderr) if not self.is_http else None
         self._tail = tail
+        self._watch = _Watch()
         try:
             # One scope around the whole session (the SDK's task groups live inside it): its
             # deadline bounds the handshake and is lifted once the server has answered.
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout) as scope:
                 async with mcp.Client(
                     self._transport(mcp, tail),
-                    read_timeout_seconds=self.call_timeout,
+                    read_timeout_seconds=self.request_timeout,
                     elicitation_callback=self._elicit,
                     cache=None,
                     mode=self.protocol,
@@ -269,7 +296,7 @@ class Connection:
             env=dict(self.spec.env) if self.spec.env is not None else None,
             cwd=self.spec.cwd,
         )
-        return _stdio_transport(mcp, params, tail)
+        return _stdio_transport(mcp, params, tail, self._watch)
 
     async def _start_error(self, exc: BaseException) -> ToolSourceError:
         tail = await self._tail.settle() if self._tail is not None else ""
@@ -322,7 +349,8 @@ class Connection:
         tools: list[mcp_types.Tool] = []
         cursor: str | None = None
         while True:
-            page = await self._request(client.list_tools(cursor=cursor), "listing tools")
+            listing = client.list_tools(cursor=cursor)
+            page = await self._request(listing, "listing tools", self.request_timeout)
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
@@ -332,13 +360,15 @@ class Connection:
         self, name: str, arguments: dict[str, Any], timeout: float | None
     ) -> mcp_types.CallToolResult:
         client = await self._live()
+        deadline = timeout or self.call_timeout or DEFAULT_CALL_TIMEOUT
         result: mcp_types.CallToolResult = await self._request(
-            client.call_tool(name, arguments, read_timeout_seconds=timeout),
+            client.call_tool(name, arguments, read_timeout_seconds=deadline),
             f"calling tool {name!r}",
+            deadline,
         )
         return result
 
-    async def _request(self, coro: Any, doing: str) -> Any:
+    async def _request(self, coro: Any, doing: str, deadline: float) -> Any:
         task = asyncio.ensure_future(coro)
         self._inflight.add(task)
         try:
@@ -348,12 +378,14 @@ class Connection:
                 raise ToolSourceError(f"{self.label} was closed while {doing}") from None
             raise
         except Exception as exc:
-            raise await self._failure(exc, doing) from exc
+            raise await self._failure(exc, doing, deadline) from exc
         finally:
             self._inflight.discard(task)
 
-    async def _failure(self, exc: Exception, doing: str) -> ToolSourceError:
+    async def _failure(self, exc: Exception, doing: str, deadline: float) -> ToolSourceError:
+        """The error for a failed request, and whether the server is gone (see the module)."""
         import mcp_types
+        from pydantic import ValidationError
 
         leaf = _leaf(exc)
         code = getattr(leaf, "code", None)
@@ -363,12 +395,21 @@ class Connection:
             mcp_types.REQUEST_TIMEOUT
         ):
             return ToolSourceError(
-                f"{self.label}: no answer while {doing}: {_mcp_error_text(leaf)}"
+                f"{self.label}: no answer while {doing} within {deadline:g} s "
+                f"({_mcp_error_text(leaf)}); the server stays connected"
             )
-        transport_broke = code == mcp_types.CONNECTION_CLOSED or not hasattr(leaf, "code")
-        if not transport_broke:
+        if isinstance(leaf, ValidationError):
             return ToolSourceError(
-                f"{self.label}: the server refused {doing}: {_mcp_error_text(leaf)}"
+                f"{self.label}: the server's answer to {doing} is malformed: {_first(leaf)}"
+            )
+        # -32000 is both what servers send for their own errors and what the SDK reports when
+        # the transport closed: over stdio the transport says which (did stdout end?).
+        sent = code is not None and (
+            code != mcp_types.CONNECTION_CLOSED or (not self.is_http and not self._watch.ended)
+        )
+        if sent:
+            return ToolSourceError(
+                f"{self.label}: the server answered {doing} with an error: {_mcp_error_text(leaf)}"
             )
         self._dead = _mcp_error_text(leaf)
         if self.is_http:
@@ -418,14 +459,121 @@ class Connection:
 
 
 @contextlib.asynccontextmanager
-async def _stdio_transport(mcp: Any, params: Any, tail: StderrTail) -> AsyncIterator[Any]:
-    """The SDK's stdio transport with stderr into our pipe (our write end closed once spawned)."""
+async def _stdio_transport(
+    mcp: Any, params: Any, tail: StderrTail, watch: _Watch
+) -> AsyncIterator[Any]:
+    """The SDK's stdio transport, with stderr into our pipe and its stdout watched for its end.
+
+    When the SDK has stopped the server (stdin closed, then SIGTERM and SIGKILL to its group
+    if it lingers), whatever is left of the server's process group is ended too: a server
+    that exits at once on its own would otherwise leave the helpers it started running.
+    """
+    import anyio
+
     try:
-        async with mcp.stdio_client(params, errlog=tail.writer) as streams:
+        async with mcp.stdio_client(params, errlog=tail.writer) as (read, write):
+            watch.pid = _child_with_stderr(tail.pipe)
             tail.close_writer()
-            yield streams
+            yield _Watched(read, watch), write
     finally:
         tail.close_writer()
+        if watch.pid is not None:
+            with anyio.CancelScope(shield=True):
+                await _end_group(watch.pid)
+
+
+class _Watched:
+    """A transport's read stream that notes, in ``watch.ended``, when it ends."""
+
+    def __init__(self, stream: Any, watch: _Watch) -> None:
+        self._stream = stream
+        self._watch = watch
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._watch.ended = True
+            raise
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:  # what else the SDK reads (last_context)
+        return getattr(self._stream, name)
+
+
+def _child_with_stderr(pipe: tuple[int, int]) -> int | None:
+    """Our child process whose stderr is ``pipe`` — the server — through Linux's /proc.
+
+    None where there is no /proc: the SDK's own stop still applies there.
+    """
+    me = str(os.getpid()).encode()
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                if f.read().rpartition(b")")[2].split()[1] != me:  # the parent's pid
+                    continue
+            found = os.stat(f"/proc/{entry}/fd/2")
+        except (OSError, IndexError):
+            continue
+        if (found.st_dev, found.st_ino) == pipe:
+            return int(entry)
+    return None
+
+
+async def _end_group(pgid: int) -> None:
+    """SIGTERM what is left of the server's process group, then SIGKILL after a grace."""
+    import anyio
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return  # the group is gone
+        except PermissionError:  # a member we may not signal: nothing more we can do
+            return
+        deadline = time.monotonic() + GROUP_GRACE
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            await anyio.sleep(0.02)
+
+
+def _first(error: Any) -> str:
+    """A pydantic ValidationError in one line: how many problems, and the first."""
+    problems = error.errors()
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "the result"
+    got = repr(first.get("input"))
+    got = got if len(got) <= 120 else got[:117] + "..."
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {first.get('msg', 'invalid')}, got {got}{more}"
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from agentkit_core import ToolConflictError
 from agentkit_core import ToolResult
 from agentkit_core import ToolSourceError
 
+from ._connection import DEFAULT_REQUEST_TIMEOUT
 from ._connection import Connection
 from ._connection import ServerSpec
 from ._connection import StderrSink
@@ -135,6 +137,17 @@ class MCPServerSource:
         return f"<MCPServerSource {self.label!r}>"
 
 
+def _seconds(option: str, value: Any) -> float:
+    """A deadline option: a positive, finite number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(
+            f"{option}={value!r} must be a positive number of seconds",
+            value=value,
+            source=f"MCPToolSource({option}=...)",
+        )
+    return float(value)
+
+
 class MCPToolSource:
     """The tools of several MCP servers, added and removed at run time.
 
@@ -144,6 +157,11 @@ class MCPToolSource:
     2026-07-28 protocol and falls back to the 2025-11-25 handshake, ``"legacy"`` forces the
     handshake. Each is labelled ``mcp:#<n> <program>`` (or the URL's
     scheme and host). Use ``async with`` or :meth:`start` then :meth:`aclose`.
+
+    Every request has a deadline: ``request_timeout`` (60 s) for listing and the like,
+    ``call_timeout`` for a tool call — each ``MCPTool.timeout``; None leaves the agent's
+    ``tool_timeout`` in charge, and the call still ends on the wire at 300 s
+    (``DEFAULT_CALL_TIMEOUT``).
     """
 
     label = "mcp"
@@ -154,6 +172,7 @@ class MCPToolSource:
         *,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         call_timeout: float | None = None,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         elicitor: Elicitor | None = None,
         stderr: StderrSink = None,
         tool_filter: ToolFilter = None,
@@ -163,8 +182,9 @@ class MCPToolSource:
         if isinstance(servers, (str, Mapping)):
             servers = [servers]
         self._pending = [parse_spec(s) for s in servers]
-        self.connect_timeout = connect_timeout
-        self.call_timeout = call_timeout
+        self.connect_timeout = _seconds("connect_timeout", connect_timeout)
+        self.call_timeout = None if call_timeout is None else _seconds("call_timeout", call_timeout)
+        self.request_timeout = _seconds("request_timeout", request_timeout)
         self.elicitor = elicitor
         self.stderr = stderr
         self.protocol = protocol
@@ -216,6 +236,7 @@ class MCPToolSource:
             elicitor=self.elicitor,
             stderr=self.stderr,
             protocol=self.protocol,
+            request_timeout=self.request_timeout,
         )
         await connection.open()
         self._servers[label] = MCPServerSource(connection, tool_filter=tool_filter, prefix=prefix)

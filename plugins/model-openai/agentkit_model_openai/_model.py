@@ -4,7 +4,8 @@ Retries live in one place, the core ``retry()`` middleware every agent runs: thi
 retries by itself. It raises :class:`~agentkit_core.ProviderHTTPError` with ``retryable`` set
 for 408, 409, 429 and 5xx answers and ``retry_after`` taken from the ``Retry-After`` (or
 ``retry-after-ms``) header, and a retryable :class:`~agentkit_core.ProviderError` for timeouts
-and dropped connections; the middleware waits at least ``retry_after`` before the next attempt.
+and dropped connections; the middleware waits at least ``retry_after`` before the next attempt,
+and gives up at once when that is longer than its cap (``retry(max_delay=...)``).
 """
 
 from __future__ import annotations
@@ -208,8 +209,10 @@ class OpenAIModel:
             )
         choice = choices[0]
         try:
+            message = choice.get("message") or {}
+            check_tool_calls(message.get("tool_calls"), "choices[0].message.tool_calls")
             return ModelResponse(
-                message=message_from_openai(choice.get("message") or {}, response=True),
+                message=message_from_openai(message, response=True),
                 usage=usage_from_openai(data.get("usage")),
                 finish_reason=choice.get("finish_reason"),
                 model=data.get("model") or self.model,
@@ -345,6 +348,46 @@ def retry_after(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+#: How a wrong JSON value is named in errors.
+_JSON_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+
+
+def check_tool_calls(calls: Any, where: str, *, whole: bool = True) -> None:
+    """Raise ValueError naming the field when a ``tool_calls`` array breaks the wire format.
+
+    ``where`` names the array (``choices[0].message.tool_calls``). Each call must be an
+    object; its ``id``, ``function.name`` and ``function.arguments`` (the arguments as JSON
+    *text*) strings when present, and in a ``whole`` message (not a stream's delta) the
+    function and its name must be there. Checked before any message is built, so a provider
+    that sends arguments as an object or a number fails here, naming the field, and not later
+    in the loop.
+    """
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise ValueError(f"{where} is {_kind(calls)}, expected an array of tool calls")
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]"
+        if not isinstance(call, dict):
+            raise ValueError(f"{at} is {_kind(call)}, expected an object")
+        function = call.get("function")
+        fields = [("id", call.get("id"))]
+        if function is not None:
+            if not isinstance(function, dict):
+                raise ValueError(f"{at}.function is {_kind(function)}, expected an object")
+            fields += [(f"function.{k}", function.get(k)) for k in ("name", "arguments")]
+        for name, value in fields:
+            if value is not None and not isinstance(value, str):
+                what = "the arguments as JSON text" if name.endswith("arguments") else "a string"
+                raise ValueError(f"{at}.{name} is {_kind(value)}, expected {what}")
+        if whole and not (function or {}).get("name"):
+            raise ValueError(f"{at} has no {'function' if function is None else 'function.name'}")
+
+
+def _kind(value: Any) -> str:
+    return _JSON_KINDS.get(type(value), "a number" if isinstance(value, (int, float)) else "null")
+
+
 def _provider_message(data: Any) -> str:
     """The error text of an error body: ``{"error": {"message"}}``, ``{"error": "..."}``."""
     if not isinstance(data, dict):
@@ -395,13 +438,16 @@ class _StreamState:
         if chunk.get("usage"):
             self.usage = usage_from_openai(chunk["usage"])
         text = ""
-        for choice in chunk.get("choices") or ():
+        for i, choice in enumerate(chunk.get("choices") or ()):
             if choice.get("index", 0) != 0:
                 continue
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
             delta = choice.get("delta") or {}
             text = delta.get("content") or ""
-            for tc in delta.get("tool_calls") or ():
+            calls = delta.get("tool_calls")
+            where = f"stream event {self.events}: choices[{i}].delta.tool_calls"
+            check_tool_calls(calls, where, whole=False)
+            for tc in calls or ():
                 self._call_delta(tc)
         if text:
             self.text.append(text)

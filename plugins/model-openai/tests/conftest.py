@@ -29,7 +29,9 @@ def recording(name: str) -> bytes:
 @dataclass
 class Reply:
     """One answer. ``chunks`` is sent with chunked encoding (an SSE stream); ``drop`` ends the
-    connection before the body is complete (after ``chunks``, or halfway through ``body``)."""
+    connection before the body is complete (after ``chunks``, or halfway through ``body``);
+    ``keepalive`` (seconds) then sends an SSE comment that often until the client hangs up
+    (a minute at most), as a server that never answers but keeps the stream alive does."""
 
     status: int = 200
     body: bytes = b""
@@ -37,6 +39,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False
     delay: float = 0.0
+    keepalive: float | None = None
 
 
 def sse_events(raw: bytes) -> list[bytes]:
@@ -82,6 +85,14 @@ class WireServer:
         """Answer the next request with the recording ``name`` as a JSON body."""
         self.play(Reply(status, recording(name), **options))
 
+    def answer(self, data: Any, status: int = 200) -> None:
+        """Answer the next request with ``data`` as a JSON body."""
+        self.play(Reply(status, json.dumps(data).encode()))
+
+    def keepalives(self, every: float) -> None:
+        """Answer with a stream that sends only SSE comments, ``every`` seconds, never data."""
+        self.play(Reply(keepalive=every))
+
     def events(self, *events: bytes) -> None:
         """Answer with a stream of these SSE events, one per chunk."""
         self.play(Reply(chunks=list(events)))
@@ -126,6 +137,11 @@ class WireServer:
         conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
         for chunk in reply.chunks:
             conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        if reply.keepalive is not None:
+            comment = b": keep-alive\n\n"
+            for _ in range(int(60 / reply.keepalive)):
+                conn.sendall(b"%x\r\n%s\r\n" % (len(comment), comment))
+                time.sleep(reply.keepalive)
         if not reply.drop:
             conn.sendall(b"0\r\n\r\n")
 

@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agentkit_model_openai import OpenAIModel
 
+from agentkit_core import FAILED
 from agentkit_core import Agent
+from agentkit_core import Checkpointer
 from agentkit_core import Hooks
 from agentkit_core import Message
+from agentkit_core import ModelDeadlineExceeded
 from agentkit_core import ToolCall
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -126,3 +131,32 @@ async def test_agent_run_stream_retries_a_429_and_streams_each_call(
     assert bodies[0] == bodies[1]
     assert [m["content"] for m in bodies[2]["messages"][-2:]] == ["sunny, 21C", "cloudy, 18C"]
     assert server.received[1].at - server.received[0].at >= 0.2
+
+
+async def test_a_stream_of_keepalives_forever_ends_at_the_deadline_and_is_checkpointed(
+    server: Any, tmp_path: Path
+) -> None:
+    server.sse("whole_tool_calls.sse")  # turn 1: a tool turn, checkpointed RUNNING
+    server.keepalives(0.05)  # turn 2: the stream opens, then only ": keep-alive", forever
+    model = OpenAIModel("test-model", base_url=server.url, timeout=1.0)
+    cp = await Checkpointer.open(f"sqlite:///{tmp_path}/runs.db")
+    agent = Agent(
+        "weather",
+        model,
+        "Be brief.",
+        [get_weather],
+        hooks=Hooks(),
+        checkpointer=cp,
+        model_deadline=1.5,
+    )
+    started = time.monotonic()
+    with pytest.raises(
+        ModelDeadlineExceeded, match=r"'openai:test-model' gave no answer within 1\.5 s"
+    ):
+        async for _ in agent.run_stream("Weather in Paris and Rome?", ctx=agent.new_context("ka")):
+            pass
+    assert time.monotonic() - started < 6  # each comment reset the 1 s read timeout; not this
+    failed = await cp.resume("ka", include_terminal=True)
+    assert failed is not None and failed.status == FAILED
+    assert [m.role for m in failed.state["transcript"]][-3:] == ["assistant", "tool", "tool"]
+    await cp.aclose()

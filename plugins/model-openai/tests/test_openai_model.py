@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -14,6 +15,10 @@ import httpx
 import pytest
 from agentkit_model_openai import OpenAIModel
 from agentkit_model_openai import retry_after
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Invoker
@@ -238,6 +243,91 @@ async def test_a_malformed_answer_shape_is_a_response_error(
         await model.request(ask())
     with pytest.raises(ProviderResponseError, match=r"a stream event from .* is malformed"):
         await collect(model, ask())
+
+
+def answer_with_call(function: Any, **call: Any) -> dict[str, Any]:
+    message = {"role": "assistant", "content": None}
+    message["tool_calls"] = [{"id": "call_1", "type": "function", "function": function, **call}]
+    return {"choices": [{"index": 0, "message": message}]}
+
+
+def stream_with_call(function: Any, **call: Any) -> list[bytes]:
+    delta = {"tool_calls": [{"index": 0, "id": "call_1", "function": function, **call}]}
+    chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": "tool_calls"}]}
+    return [b"data: " + json.dumps(chunk).encode() + b"\n\n", b"data: [DONE]\n\n"]
+
+
+BAD_CALLS = [
+    (
+        {"name": "get_weather", "arguments": {"city": "Paris"}},
+        {},
+        "function.arguments",
+        "an object",
+    ),
+    ({"name": "get_weather", "arguments": 42}, {}, "function.arguments", "a number"),
+    ({"name": "get_weather", "arguments": ["x"]}, {}, "function.arguments", "an array"),
+    ({"name": 7, "arguments": "{}"}, {}, "function.name", "a number"),
+    ({"name": ["get_weather"], "arguments": "{}"}, {}, "function.name", "an array"),
+    ({"name": True, "arguments": "{}"}, {}, "function.name", "a boolean"),
+    ("get_weather", {}, "function", "a string"),
+    ({"name": "get_weather", "arguments": "{}"}, {"id": {"x": 1}}, "id", "an object"),
+]
+
+
+@pytest.mark.parametrize(("function", "call", "field", "kind"), BAD_CALLS)
+async def test_a_tool_call_field_of_the_wrong_type_is_named(
+    server: Any, model: OpenAIModel, function: Any, call: Any, field: str, kind: str
+) -> None:
+    server.answer(answer_with_call(function, **call))
+    where = re.escape(f"choices[0].message.tool_calls[0].{field} is {kind}")
+    with pytest.raises(ProviderResponseError, match=where):
+        await model.request(ask(tools=(WEATHER,)))
+    server.events(*stream_with_call(function, **call))
+    where = re.escape(f"choices[0].delta.tool_calls[0].{field} is {kind}")
+    with pytest.raises(ProviderResponseError, match=rf"stream event 1: {where}"):
+        await collect(model, ask(tools=(WEATHER,)))
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(name=JSON, arguments=JSON, call_id=JSON)
+async def test_any_tool_call_shape_is_a_tool_call_or_an_error_naming_the_field(
+    server: Any, model: OpenAIModel, name: Any, arguments: Any, call_id: Any
+) -> None:
+    server.answer(answer_with_call({"name": name, "arguments": arguments}, id=call_id))
+    fields = {"id": call_id, "function.name": name, "function.arguments": arguments}
+    wrong = [f for f, v in fields.items() if v is not None and not isinstance(v, str)]
+    if wrong:
+        with pytest.raises(ProviderResponseError, match=re.escape(f"tool_calls[0].{wrong[0]} is")):
+            await model.request(ask(tools=(WEATHER,)))
+    elif not name:
+        with pytest.raises(ProviderResponseError, match=r"tool_calls\[0\] has no function\.name"):
+            await model.request(ask(tools=(WEATHER,)))
+    else:
+        (call,) = (await model.request(ask(tools=(WEATHER,)))).message.tool_calls
+        assert all(isinstance(v, str) for v in (call.id, call.name, call.arguments))
+        assert (call.name, call.arguments) == (name, arguments or "{}")
+
+
+async def test_tool_calls_that_are_not_a_list_of_objects_are_named(
+    server: Any, model: OpenAIModel
+) -> None:
+    body = {"choices": [{"message": {"role": "assistant", "tool_calls": {"id": "x"}}}]}
+    server.answer(body)
+    with pytest.raises(ProviderResponseError, match=r"message\.tool_calls is an object, expected"):
+        await model.request(ask(tools=(WEATHER,)))
+    body = {"choices": [{"message": {"role": "assistant", "tool_calls": ["get_weather"]}}]}
+    server.answer(body)
+    with pytest.raises(ProviderResponseError, match=r"tool_calls\[0\] is a string, expected"):
+        await model.request(ask(tools=(WEATHER,)))
 
 
 async def test_truncated_stream_is_an_error_not_a_partial_answer(

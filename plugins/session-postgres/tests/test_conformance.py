@@ -28,4 +28,4 @@ class TestPostgresProcesses(SessionStoreProcessConformance):
 
     def after_kill(self, url: str) -> None:
         # The server goes down without a shutdown checkpoint: what it acknowledged must be on disk.
-        self.cluster.crash_and_restart()
+        self.cluster.restart()

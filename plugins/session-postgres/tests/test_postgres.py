@@ -11,6 +11,7 @@ import pytest
 from agentkit_session_postgres import PostgresSessionStore
 from pgcluster import PgCluster
 from pgfixtures import kill_blocked_insert
+from pgfixtures import password_urls
 
 from agentkit_core import ConfigError
 from agentkit_core import CorruptSessionItem
@@ -62,12 +63,15 @@ async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None
         ("postgresql://u:hunter2@h/db?pool_max=many", r"pool_max='many' is not a whole number"),
         ("postgresql://u:hunter2@h/db?table=drop;table", r"table='drop;table' is not a plain"),
         ("postgresql://u:hunter2@h/db?colour=blue", r"libpq refuses it .*colour"),
+        ("postgresql://u:hunter2%zz@h/db", r"the password has a '%' not followed by two hex"),
+        ("postgresql://u:hunter2@h:fifty/db", r"its port is not a number"),
     ],
 )
 async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as info:
         await open_session_store(url)
     assert "hunter2" not in str(info.value) and "u:***@h" in str(info.value)
+    assert "zz" not in str(info.value)
     assert "session store" in str(info.value)
 
 
@@ -87,12 +91,41 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
 async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
     async with await Sessions.open(f"{pg_cluster.dsn}?table={table()}") as sessions:
         heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
-        pg_cluster.crash_and_restart()  # every pooled connection is now dead
+        pg_cluster.restart()  # every pooled connection is now dead
         done = await asyncio.gather(
             *(sessions.append(h.session_id, h.id, NewItem("user", {})) for h in heads)
         )
         for head, [item] in zip(heads, done, strict=True):
             assert [i.id for i in await sessions.path(head.session_id)] == [head.id, item.id]
+
+
+@pytest.mark.parametrize("how", ["crash", "fast"])
+async def test_the_first_append_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+    """A full pool of stale connections: each call's retry must not meet the next stale one."""
+    url = f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4"
+    async with await Sessions.open(url) as sessions:
+        heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
+        await asyncio.sleep(0.2)  # every connection back in the pool, idle
+        pg_cluster.restart(immediate=how == "crash")
+        for head in heads:  # one at a time: each would meet the next stale connection
+            [item] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
+            assert [i.id for i in await sessions.path(head.session_id)] == [head.id, item.id]
+
+
+async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
+    """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
+    urls = await password_urls(pg_cluster)
+    for url in urls:
+        async with await Sessions.open(url) as s:
+            head = await s.create()
+            await s.append(head.session_id, head.id, NewItem("user", {}))
+            assert len(await s.path(head.session_id)) == 2
+            assert "p@ss" not in repr(s.store) and "***" in repr(s.store)
+    sessions = await Sessions.open(urls[0].replace("%40", "@@", 1))  # the server checks it
+    with pytest.raises(StorageError, match="password authentication failed") as info:
+        await sessions.sessions()
+    assert "p@@ss" not in str(info.value)
+    await sessions.aclose()
 
 
 @pytest.mark.parametrize(
