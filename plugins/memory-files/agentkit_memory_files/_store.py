@@ -6,10 +6,13 @@ import asyncio
 import fcntl
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone
 from pathlib import Path
+from typing import Any
+from typing import TypeVar
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
@@ -26,6 +29,7 @@ _UNSAFE = frozenset('/\\%:*?"<>|')
 #: Bytes a file name may take on common file systems.
 MAX_NAME = 255
 _FENCE = "---"
+T = TypeVar("T")
 
 
 def file_name(title: str) -> str:
@@ -194,7 +198,7 @@ class FileMemoryStore:
 
     # ------------------------------------------------------------------ on the worker thread
 
-    async def _run(self, fn, *args):  # type: ignore[no-untyped-def]
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         if self._closed:
             raise StorageError(f"the memory store {self.url} is closed; open a new one")
         try:

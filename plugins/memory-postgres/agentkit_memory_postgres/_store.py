@@ -113,7 +113,8 @@ class PostgresMemoryStore:
 
         On a retry after a dropped connection, a row that is gone counts as removed.
         """
-        statement, args = self._delete, (scope, title)
+        statement = self._delete
+        args: tuple[str | int, ...] = (scope, title)
         if expected is not None:
             statement, args = f"{statement} AND version = %s", (scope, title, expected)
 
