@@ -237,6 +237,7 @@ class MemoryBlock:
         self._owns = owns
         self._snapshot = _Snapshot()
         self._last: tuple[object, Rendered, _Outcome] | None = None  # key, the last render
+        self._parts: dict[tuple[str, str], tuple[MemoryEntry, int, InstructionPart]] = {}
         self._runs: OrderedDict[str, _RunMemory] = OrderedDict()
         self.manifest = MemoryManifest()
         self.tools: Sequence[Tool] = (
@@ -355,9 +356,9 @@ class MemoryBlock:
 
     def _render(self, snap: _Snapshot, bound: int | None) -> tuple[Rendered, _Outcome]:
         heads = [f"## {s}" + (" (read-only)" if s in self.read_only else "") for s in self.scopes]
-        texts = [_entry_text(e) for e in snap.entries]
         sep = _size(SEPARATOR)
-        costs = [sep + _size(t) for t in texts]
+        entry_parts = self._entry_parts(snap.entries, sep)
+        costs = [cost for _, cost, _ in entry_parts]
         total, broken = len(snap.entries), len(snap.corrupt)
         # the heading, each scope's heading, the usage paragraph, and the summary's separator
         fixed = _size(HEADING) + sum(sep + _size(h) for h in heads) + 2 * sep + _size(self._usage)
@@ -380,13 +381,13 @@ class MemoryBlock:
         for scope, head in zip(self.scopes, heads, strict=True):
             parts.append(InstructionPart(f"{PART_MEMORY}/{scope}", head, SOURCE))
             while at < total and snap.entries[at].scope == scope:
-                entry, pid = snap.entries[at], part_id(scope, snap.entries[at].title)
+                entry, cost, part = entry_parts[at]
                 if keep is None or keep[at]:
-                    parts.append(InstructionPart(pid, texts[at], SOURCE))
+                    parts.append(part)
                     shown.append((scope, entry.title, entry.version))
                 else:
                     omitted.append((scope, entry.title, entry.version))
-                    omissions.append(Omission(PART_MEMORY, SOURCE, pid, "over budget", costs[at]))
+                    omissions.append(Omission(PART_MEMORY, SOURCE, part.id, "over budget", cost))
                 at += 1
         summary = self._summary(len(shown), total, broken)
         parts.append(InstructionPart(PART_SUMMARY, summary, SOURCE))
@@ -409,6 +410,29 @@ class MemoryBlock:
         omitted = tuple((e.scope, e.title, e.version) for e in snap.entries)
         manifest = _manifest((), omitted, True, "")
         return Rendered("", tuple(omissions)), _Outcome(manifest, snap, frozenset())
+
+    def _entry_parts(
+        self, entries: Sequence[MemoryEntry], sep: int
+    ) -> list[tuple[MemoryEntry, int, InstructionPart]]:
+        """Each entry with its cost (separator included) and part, reused while it is unchanged.
+
+        After a write only the written entry's text is made again; the stores hand back the
+        same entry object for every unchanged one.
+        """
+        before = self._parts
+        now: dict[tuple[str, str], tuple[MemoryEntry, int, InstructionPart]] = {}
+        made: list[tuple[MemoryEntry, int, InstructionPart]] = []
+        for entry in entries:
+            key = (entry.scope, entry.title)
+            kept = before.get(key)
+            if kept is None or kept[0] is not entry:
+                text = _entry_text(entry)
+                part = InstructionPart(part_id(entry.scope, entry.title), text, SOURCE)
+                kept = (entry, sep + _size(text), part)
+            now[key] = kept
+            made.append(kept)
+        self._parts = now
+        return made
 
     @staticmethod
     def _fit(snap: _Snapshot, costs: list[int], room: int) -> list[bool]:
