@@ -38,6 +38,7 @@ from ._encoder import encode_state
 from ._errors import AgentkitError
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._errors import CorruptMemoryEntry
 from ._errors import CorruptSessionItem
 from ._errors import DecodingError
 from ._errors import ElicitationError
@@ -47,6 +48,7 @@ from ._errors import GuardrailViolation
 from ._errors import HookError
 from ._errors import HookTimeoutError
 from ._errors import MaxTurnsExceeded
+from ._errors import MemoryConflict
 from ._errors import ModelDeadlineExceeded
 from ._errors import OutputValidationError
 from ._errors import ParseError
@@ -92,6 +94,8 @@ from ._instructions import DEFAULT_ORDER
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
 from ._instructions import Instructions
+from ._instructions import LiveInstructions
+from ._instructions import LivePartSource
 from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
@@ -109,6 +113,7 @@ from ._kit import KitOptions
 from ._kit import kit_compaction
 from ._kit import kit_guardrail
 from ._kit import kit_hooks
+from ._kit import kit_memory
 from ._kit import kit_middlewares
 from ._lookup import adapt
 from ._lookup import get_compactor
@@ -117,10 +122,21 @@ from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import load_policy
 from ._lookup import open_checkpoint_store
+from ._lookup import open_memory_store
 from ._lookup import open_session_store
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
 from ._lookup import span_exporters
+from ._memory import ENTRY_COLUMNS
+from ._memory import EntryRows
+from ._memory import Memory
+from ._memory import MemoryEntry
+from ._memory import MemoryListing
+from ._memory import MemoryStore
+from ._memory import stored_entry
+from ._memory_block import MemoryBlock
+from ._memory_block import MemoryManifest
+from ._memory_block import MemoryOptions
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -236,6 +252,7 @@ __all__ = [
     "DEFAULT_MODEL_DEADLINE",
     "DEFAULT_ORDER",
     "DONE",
+    "ENTRY_COLUMNS",
     "FAILED",
     "ITEM_KINDS",
     "POSTGRES_OPTIONS",
@@ -264,6 +281,7 @@ __all__ = [
     "Compactor",
     "CompositeToolSource",
     "ConfigError",
+    "CorruptMemoryEntry",
     "CorruptSessionItem",
     "DecodingError",
     "Deferred",
@@ -271,6 +289,7 @@ __all__ = [
     "ElicitationError",
     "Elicitor",
     "EncodingError",
+    "EntryRows",
     "Estimator",
     "Evaluator",
     "Fold",
@@ -296,8 +315,18 @@ __all__ = [
     "KeyValueStore",
     "Kit",
     "KitOptions",
+    "LiveInstructions",
+    "LivePartSource",
     "MaxTurnsExceeded",
+    "Memory",
+    "MemoryBlock",
+    "MemoryConflict",
+    "MemoryEntry",
     "MemoryItem",
+    "MemoryListing",
+    "MemoryManifest",
+    "MemoryOptions",
+    "MemoryStore",
     "Message",
     "Middleware",
     "Model",
@@ -422,11 +451,13 @@ __all__ = [
     "kit_compaction",
     "kit_guardrail",
     "kit_hooks",
+    "kit_memory",
     "kit_middlewares",
     "load_policy",
     "mask_url",
     "metering",
     "open_checkpoint_store",
+    "open_memory_store",
     "open_session_store",
     "order_sources",
     "output_coerce",
@@ -446,6 +477,7 @@ __all__ = [
     "resolve_policy",
     "retry",
     "span_exporters",
+    "stored_entry",
     "stream_partials",
     "strict_json_schema",
     "strip_code_fence",

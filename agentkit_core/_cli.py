@@ -29,6 +29,7 @@ _BUILTIN_COMMANDS: tuple[str, ...] = (
     "agentkit_core._cli_plugins",
     "agentkit_core._cli_run",
     "agentkit_core._cli_sessions",
+    "agentkit_core._cli_memory",
     "agentkit_core._cli_view",
 )
 

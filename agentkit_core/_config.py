@@ -229,6 +229,7 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
     "parts": TABLES,
     "order": NAMES,
     "instruction_budget": INT,
+    "memory": TABLE,
     "tool_sources": TABLES,
     "mcp": STRINGS,
     "compaction": TABLE,

@@ -30,6 +30,8 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   ├── SessionNotFound         (LookupError) no such session, or no such item in it
     │   ├── CorruptSessionItem      (ValueError) a stored item that does not decode
     │   ├── SecretTaintError        (ValueError) a secret-tainted item refused before writing
+    │   ├── MemoryConflict          a memory write based on a version that is no longer current
+    │   ├── CorruptMemoryEntry      (ValueError) a stored memory entry that does not read
     │   └── DecodingError           (ValueError) a stored record that does not decode, with
     │                               its store, run, version and path
     ├── ParseError                  (ValueError) text that does not parse into the declared type
@@ -267,6 +269,37 @@ class SecretTaintError(StorageError, ValueError):
         super().__init__(message)
         self.session_id = session_id
         self.kind = kind
+
+
+class MemoryConflict(StorageError):
+    """A memory write lost: the entry is no longer at the version the write was based on.
+
+    ``.scope`` and ``.title`` name the entry, ``.base`` the version the writer had seen (0: it
+    saw no entry), ``.current`` the entry as it is now (None when it was forgotten). The
+    message carries the current text, so whoever retries bases the write on what is there.
+    """
+
+    def __init__(
+        self, message: str, *, scope: str, title: str, base: int, current: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.title = title
+        self.base = base
+        self.current = current
+
+
+class CorruptMemoryEntry(StorageError, ValueError):
+    """A stored memory entry that cannot be read; ``.name`` is the store's key for it.
+
+    A file's path for the files store, the title for a database row. The other entries of the
+    scope stay readable.
+    """
+
+    def __init__(self, message: str, *, scope: str, name: str) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.name = name
 
 
 class DecodingError(StorageError, ValueError):

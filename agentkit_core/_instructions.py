@@ -8,18 +8,23 @@ an agent by hand, with the same result.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
 from ._errors import ConfigError
 from ._errors import PluginError
+from ._messages import Message
 
 if TYPE_CHECKING:
+    from ._context import RunContext
+    from ._models import ModelRequest
     from ._tools import Tool
 
 PART_PRODUCT = "product"
@@ -66,10 +71,18 @@ class Omission:
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """What a part source produced for one budget: its text and what it left out."""
+    """What a part source produced for one budget: its text and what it left out.
+
+    A source whose text is a **group** of parts (the memory block: a part per entry) also
+    gives ``parts``: their texts joined with :data:`SEPARATOR` are ``text``, the first part's
+    id is the source's id, and every other id starts with ``"<id>/"`` or ``"<id>:"``. Each is
+    then reported and recorded as its own part, so a change to one entry is a change to one
+    part. Without ``parts`` the text is one part named after the source.
+    """
 
     text: str
     omissions: tuple[Omission, ...] = ()
+    parts: tuple[InstructionPart, ...] = ()
 
 
 @runtime_checkable
@@ -213,8 +226,125 @@ def compose_instructions(
                 )
             rendered[src.id] = out
             left -= _size(out.text)
-    parts = tuple(
-        InstructionPart(s.id, rendered[s.id].text, s.source) for s in ordered if rendered[s.id].text
-    )
+    parts: list[InstructionPart] = []
+    for src in ordered:
+        out = rendered[src.id]
+        if out.parts:
+            parts.extend(_group(src, out))
+        elif out.text:
+            parts.append(InstructionPart(src.id, out.text, src.source))
     omissions = tuple(o for s in ordered for o in rendered[s.id].omissions)
-    return Instructions(SEPARATOR.join(p.text for p in parts), parts, omissions)
+    return Instructions(SEPARATOR.join(p.text for p in parts), tuple(parts), omissions)
+
+
+def _group(src: PartSource, out: Rendered) -> tuple[InstructionPart, ...]:
+    """The parts of a group render, checked: they join to its text, under the source's id."""
+    ids = [p.id for p in out.parts]
+    problem = ""
+    if SEPARATOR.join(p.text for p in out.parts) != out.text:
+        problem = "its parts do not join to its text"
+    elif ids[0] != src.id:
+        problem = f"its first part is {ids[0]!r}, not {src.id!r}"
+    elif any(not p.text for p in out.parts):
+        problem = "a part of it is empty"
+    elif len(set(ids)) != len(ids):
+        problem = "two of its parts share an id"
+    else:
+        stray = [i for i in ids[1:] if not i.startswith((f"{src.id}/", f"{src.id}:"))]
+        if stray:
+            problem = f"part {stray[0]!r} is not named under {src.id!r}"
+    if problem:
+        raise PluginError(
+            f"instruction part {src.id!r} ({src.source}) rendered a group of parts, but "
+            f"{problem}; report it to the part's authors",
+            plugin=src.source,
+        )
+    return out.parts
+
+
+@runtime_checkable
+class LivePartSource(PartSource, Protocol):
+    """A part whose content changes while agents run (memory), read again before every request.
+
+    ``read(ctx)`` reads the current state and returns a source bound to it, which the
+    composition renders; ``sent(ctx, view, request)`` is then told which view went into the
+    request and returns the request to send (the memory block keeps the run's render and
+    withholds its write tools when the budget left the block out).
+    """
+
+    async def read(self, ctx: RunContext) -> PartSource: ...
+
+    def sent(self, ctx: RunContext, view: PartSource, request: ModelRequest) -> ModelRequest: ...
+
+
+class LiveInstructions:
+    """Instructions composed again before every model call, for parts that change (memory).
+
+    Built over the same sources, order and budget as :func:`compose_instructions`, whose
+    result it holds as ``current``; ``text`` is the first composition, what an agent's prompt
+    (``AgentConfig.instructions``) holds. :meth:`before_model_call` is a hook
+    (``Hooks.of("instructions", before_model_call=live.before_model_call)``, first in the
+    chain): it reads every :class:`LivePartSource` again, composes the parts, and puts the
+    result where the agent put its prompt, the request's first system message. Each run
+    composes for itself; ``current`` is the composition of whichever request was last.
+    :meth:`parts_for` names the parts of any recent composition, for a recorder.
+    """
+
+    #: How many compositions ``parts_for`` remembers (concurrent runs each have theirs).
+    RECENT = 64
+
+    def __init__(
+        self,
+        sources: Iterable[PartSource],
+        *,
+        order: Sequence[str] | None = None,
+        budget: int | None = None,
+    ) -> None:
+        self.sources = tuple(sources)
+        self.order = None if order is None else tuple(order)
+        self.budget = budget
+        self._live = [s for s in self.sources if isinstance(s, LivePartSource)]
+        self._recent: OrderedDict[str, Instructions] = OrderedDict()
+        self.current = self._keep(compose_instructions(self.sources, order=order, budget=budget))
+        self.text = self.current.text
+
+    async def compose(self, ctx: RunContext) -> tuple[Instructions, list[PartSource]]:
+        """Read the live parts for ``ctx``'s run and compose; returns the views it rendered."""
+        views = [await s.read(ctx) if s in self._live else s for s in self.sources]
+        made = compose_instructions(views, order=self.order, budget=self.budget)
+        return self._keep(made), views
+
+    async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
+        """``request`` with the instructions composed now in place of the prompt."""
+        made, views = await self.compose(ctx)
+        messages = request.messages
+        if self.text and messages and messages[0].role == "system":
+            messages = messages[1:]  # the prompt's slot (without a prompt there is none)
+        if made.text:
+            messages = (Message.system(made.text), *messages)
+        request = replace(request, messages=messages)
+        for src, view in zip(self.sources, views, strict=True):
+            if src in self._live:
+                request = src.sent(ctx, view, request)  # type: ignore[attr-defined]
+        return request
+
+    def parts_for(self, text: str) -> tuple[list[InstructionPart], list[Omission]] | None:
+        """The parts and omissions of a recent composition that joins to ``text``, else None."""
+        found = self._recent.get(text)
+        if found is None:
+            return None
+        return list(found.parts), list(found.omissions)
+
+    def recompose(self) -> Instructions:
+        """Compose again from what every part holds now (after a reload): the new ``text``."""
+        made = self._keep(compose_instructions(self.sources, order=self.order, budget=self.budget))
+        self.text = made.text
+        return made
+
+    def _keep(self, made: Instructions) -> Instructions:
+        self._recent[made.text] = made
+        self._recent.move_to_end(made.text)
+        while len(self._recent) > self.RECENT:
+            self._recent.popitem(last=False)
+        self.current = made
+        return made

@@ -37,12 +37,12 @@ from ._fold import Folding
 from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._instructions import InstructionPart
-from ._instructions import Instructions
+from ._instructions import LiveInstructions
+from ._instructions import LivePartSource
 from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
 from ._instructions import TextPart
-from ._instructions import compose_instructions
 from ._lookup import get_compactor
 from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
@@ -52,6 +52,10 @@ from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
+from ._memory_block import MEMORY_OPTIONS
+from ._memory_block import MemoryBlock
+from ._memory_block import MemoryManifest
+from ._memory_block import MemoryOptions
 from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
@@ -119,6 +123,7 @@ class KitOptions(TypedDict, total=False):
     parts: Mapping[str, PluginOptions | None]
     order: Sequence[str] | None
     instruction_budget: int | None
+    memory: MemoryOptions | None
     tools: Sequence[Tool]
     agents: Sequence[Agent]
     tool_sources: Mapping[str, PluginOptions | None]
@@ -206,6 +211,10 @@ class Kit:
             configured exactly when it is named here.
         order: the join order of the parts, every configured part exactly once.
         instruction_budget: bytes the joined instructions may take.
+        memory: the memory block (needs :meth:`open`): ``{"store": URL, "scopes": ["user",
+            "project"], "read_only": ["user"], "max_entry_bytes": 4096, "max_bytes": None}``,
+            the ``memory`` group of parts, re-rendered before every model call, and its tools
+            (see ``docs/memory.md``).
         tools: the user's own tools or typed functions (the ``tools`` source, first in the
             union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
@@ -252,6 +261,14 @@ class Kit:
     def __init__(self, **options: Unpack[KitOptions]) -> None:
         self._start_lifecycle()
         self._setup(options)
+        if self._options.get("memory") is not None:
+            raise ConfigError(
+                "memory= must be opened (its store is read before the first request): build "
+                "the kit with 'await Kit.open(...)' (or 'async with Kit.open(...)') instead of "
+                "Kit(...)",
+                value=self._options["memory"],
+                source="memory=",
+            )
         if self._options.get("session") is not None:
             raise ConfigError(
                 "session= must be opened: build the kit with 'await Kit.open(...)' (or "
@@ -276,6 +293,12 @@ class Kit:
         kit = cls.__new__(cls)
         kit._start_lifecycle()
         try:
+            _check_keys(options)
+            memory = options.get("memory")
+            if memory is not None:
+                manager = manager_or_default(options.get("manager"))
+                kit._memory = await kit_memory(memory, manager)
+                kit._opened.append(_Opened("memory", kit._memory))
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
                 for source in await kit._make_source(name, opts):
@@ -325,6 +348,7 @@ class Kit:
         self._mcp: ToolSourceBridge | None = None
         self._mcp_lock = asyncio.Lock()
         self._closed = False
+        self._memory: MemoryBlock | None = None
         self._union = ToolUnion([])  # until construction builds the kit's own
         self._recorder: Recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
 
@@ -344,15 +368,13 @@ class Kit:
         return sources
 
     def _setup(self, options: KitOptions) -> None:
-        unknown = sorted(set(options) - KIT_OPTIONS)
-        if unknown:
-            raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
+        _check_keys(options)
         self._options = options.copy()
         manager = options.get("manager")
         self._manager: PluginManager = manager_or_default(manager)
         self._model = resolve_model(options.get("model"), manager=self._manager)
         self._sources = self._part_sources(options)
-        self._instructions: Instructions = compose_instructions(
+        self._live = LiveInstructions(
             self._sources, order=options.get("order"), budget=options.get("instruction_budget")
         )
         self._union_sources = self._tool_sources(options)
@@ -370,6 +392,9 @@ class Kit:
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
+        if any(isinstance(src, LivePartSource) for src in self._sources):
+            first = Hooks.of("instructions", before_model_call=self._live.before_model_call)
+            self._hooks = first.merged(self._hooks)
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
         self._sessions: Sessions | None = None
@@ -391,6 +416,8 @@ class Kit:
         for name, opts in (options.get("parts") or {}).items():
             opts = plugin_options(opts, f"parts[{name!r}]")
             sources.append(get_instruction_part(name, manager=self._manager, **opts))
+        if self._memory is not None:
+            sources.append(self._memory)
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
@@ -413,7 +440,7 @@ class Kit:
             name=self._options.get("name", "agent"),
             description=self._options.get("description", ""),
             model=self._model,
-            instructions=self._instructions.text,
+            instructions=self._live.text,
             tools=self._union,
             hooks=self._hooks,
             middlewares=self._middlewares,
@@ -429,22 +456,36 @@ class Kit:
         )
 
     def parts(self) -> list[InstructionPart]:
-        """The instruction parts as sent, in join order."""
-        return list(self._instructions.parts)
+        """The instruction parts as last composed, in join order.
+
+        With memory, the composition of whichever request was sent last (each run composes
+        its own before every model call).
+        """
+        return list(self._live.current.parts)
 
     def omitted(self) -> list[Omission]:
-        """Everything a layer considered for the instructions and left out."""
-        return list(self._instructions.omissions)
+        """Everything a layer considered for the instructions and left out (as :meth:`parts`)."""
+        return list(self._live.current.omissions)
 
     def parts_for(self, text: str) -> tuple[list[InstructionPart], list[Omission]] | None:
-        """The parts and omissions ``text`` was joined from, if it is the kit's instructions.
+        """The parts and omissions ``text`` was joined from, if it is one of the kit's renders.
 
         A recorder (``Recorder(parts=kit.parts_for)``) records a request's instructions as
         these parts; for text a hook rewrote, or another agent's, it is None.
         """
-        if text != self._instructions.text:
-            return None
-        return list(self._instructions.parts), list(self._instructions.omissions)
+        return self._live.parts_for(text)
+
+    @property
+    def memory(self) -> MemoryBlock | None:
+        """The memory block (``memory=``), or None."""
+        return self._memory
+
+    def memory_manifest(self) -> MemoryManifest:
+        """What the last render of the memory block showed, with the hash that says if it moved.
+
+        Of whichever run rendered last; empty without ``memory=``.
+        """
+        return MemoryManifest() if self._memory is None else self._memory.manifest
 
     @property
     def policy(self) -> PolicyEngine | None:
@@ -493,11 +534,7 @@ class Kit:
         for src in self._sources:
             if isinstance(src, ReloadablePartSource):
                 src.reload()
-        self._instructions = compose_instructions(
-            self._sources,
-            order=self._options.get("order"),
-            budget=self._options.get("instruction_budget"),
-        )
+        self._live.recompose()
 
     # ------------------------------------------------------------------ sessions
 
@@ -534,13 +571,16 @@ class Kit:
 
     def fingerprint(self) -> str:
         """A digest of what the kit assembles: model, parts, tools, hooks, middlewares, settings."""
+        live = {src.source for src in self._sources if isinstance(src, LivePartSource)}
         described = {
             "name": self._options.get("name", "agent"),
             "model": self._model.name,
-            "parts": [
+            "parts": [  # a live part (memory) by its name: its text moves while the kit runs
                 [p.id, p.source, hashlib.sha256(p.text.encode()).hexdigest()]
-                for p in self._instructions.parts
-            ],
+                for p in self._live.current.parts
+                if p.source not in live
+            ]
+            + [[src.id, src.source, "live"] for src in self._sources if src.source in live],
             "tools": [[o.name, o.source] for o in self._union.origins()],
             "hooks": {name: [src for src, _ in getattr(self._hooks, name)] for name in FIELDS},
             "middlewares": [type(m).__qualname__ for m in self._middlewares],
@@ -785,6 +825,27 @@ def _cancelling() -> bool:
     task = asyncio.current_task()
     cancelling = getattr(task, "cancelling", None)
     return bool(cancelling()) if cancelling is not None else False
+
+
+def _check_keys(options: Mapping[str, Any]) -> None:
+    unknown = sorted(set(options) - KIT_OPTIONS)
+    if unknown:
+        raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
+
+
+async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:
+    """The kit's memory block: ``MemoryBlock.open(**options, manager=manager)``, checked."""
+    if not isinstance(options, Mapping):
+        raise ConfigError(
+            f"memory= takes a table of options, such as {{'store': 'file:///srv/memory', "
+            f"'scopes': ['user', 'project']}}; got {options!r}",
+            value=options,
+            source="Kit(memory=)",
+        )
+    unknown = sorted(set(options) - MEMORY_OPTIONS)
+    if unknown:
+        raise unknown_key(unknown[0], sorted(MEMORY_OPTIONS), "Kit(memory=...)")
+    return await MemoryBlock.open(**options, manager=manager)
 
 
 #: The options of the kit's session.

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._hooks import Hooks
     from ._instructions import PartSource
+    from ._memory import MemoryStore
     from ._models import Model
     from ._output import SchemaAdapter
     from ._policy import PolicyEngine
@@ -391,6 +392,27 @@ async def open_session_store(url: str, *, manager: PluginManager | None = None) 
         examples="'memory://', 'sqlite:///sessions.db' or 'postgresql://user@host/db'",
         check=lambda s: isinstance(s, SessionStore),
         expected="a SessionStore (url, create, append, item, leaf, path, info, sessions, aclose)",
+    )
+    return store
+
+
+async def open_memory_store(url: str, *, manager: PluginManager | None = None) -> MemoryStore:
+    """Open the memory store for ``url`` through the plugin that registered its scheme.
+
+    ``file:///path/to/dir`` or ``file:relative/dir`` (memory-files), ``sqlite:///memory.db``
+    (memory-sqlite), ``postgresql://user@host/db`` (memory-postgres). An unknown scheme raises
+    :class:`UnknownNameError` naming the installed ones. Wrap it in :class:`Memory` to use it.
+    """
+    from ._memory import MemoryStore
+
+    store: MemoryStore = await open_by_url(
+        "memory_stores",
+        url,
+        manager,
+        what="memory store",
+        examples="'file:///path/to/memory', 'sqlite:///memory.db' or 'postgresql://user@host/db'",
+        check=lambda s: isinstance(s, MemoryStore),
+        expected="a MemoryStore (url, scopes, entries, get, put, delete, aclose)",
     )
     return store
 

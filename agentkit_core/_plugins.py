@@ -60,6 +60,7 @@ SEAMS: dict[str, str] = {
     "schema_adapters": "agentkit_register_schema_adapters",
     "checkpoint_stores": "agentkit_register_checkpoint_stores",
     "session_stores": "agentkit_register_session_stores",
+    "memory_stores": "agentkit_register_memory_stores",
     "guardrails": "agentkit_register_guardrails",
     "tool_sources": "agentkit_register_tool_sources",
     "models": "agentkit_register_models",

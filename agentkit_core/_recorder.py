@@ -304,7 +304,8 @@ class Recorder:
         """The instructions a request was sent (its leading system messages), once per render.
 
         A render is keyed by a hash of the texts; the one in force on the session's path is not
-        recorded again, after a restart either.
+        recorded again, after a restart either. A render after another is recorded as the
+        parts that changed (``RecordedInstructions.to_body``).
         """
         texts = []
         for m in messages:
@@ -325,8 +326,8 @@ class Recorder:
         groups = [first]
         for i, text in enumerate(texts[1:], start=1):
             groups.append((InstructionPart(f"system.{i}", text, "request"),))
-        body = RecordedInstructions(key, tuple(groups), omitted).to_body()
-        self._add(ctx, "instructions", body)
+        render = RecordedInstructions(key, tuple(groups), omitted)
+        self._add(ctx, "instructions", render.to_body(self.state.instructions))
 
     def record_response(
         self,

@@ -105,6 +105,13 @@ KINDS: dict[str, Kind] = {
             "SessionStore",
         ),
         Kind(
+            "memory-store",
+            "memory_stores",
+            "a memory store: entries a model saves for later runs, in this process",
+            'await Kit.open(memory={"store": "$name://", "scopes": ["user"]}, ...)',
+            "MemoryStore",
+        ),
+        Kind(
             "span-exporter",
             "span_exporters",
             "a span exporter: each run's spans as JSON lines in a file",

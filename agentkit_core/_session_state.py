@@ -89,47 +89,93 @@ class RecordedInstructions:
         """The system messages these parts were sent as."""
         return tuple(Message.system(SEPARATOR.join(p.text for p in g)) for g in self.messages)
 
-    def to_body(self) -> dict[str, Any]:
-        """The item's body (``run`` is added by the recorder)."""
-        return {
-            "hash": self.hash,
-            "parts": [
-                {"id": p.id, "text": p.text, "source": p.source, "message": i}
-                for i, group in enumerate(self.messages)
-                for p in group
-            ],
-            "omitted": [
-                {
-                    "part": o.part,
-                    "source": o.source,
-                    "what": o.what,
-                    "reason": o.reason,
-                    "size": o.size,
-                    "by": o.by,
-                }
-                for o in self.omitted
-            ],
-        }
+    def to_body(self, base: RecordedInstructions | None = None) -> dict[str, Any]:
+        """The item's body (``run`` is added by the recorder).
+
+        With ``base``, the render in force, the body is a delta when both renders name their
+        parts uniquely: ``base`` (its hash), ``order`` (every part id, in order), ``changed``
+        (only the parts that are not in ``base`` as they are here), and ``omitted`` only when
+        it differs from ``base``'s. A memory write is then recorded as that entry's part.
+        """
+        body: dict[str, Any] = {"hash": self.hash}
+        placed = [(p, i) for i, group in enumerate(self.messages) for p in group]
+        old = _by_id(base) if base is not None else None
+        new = _by_id(self)
+        if old is None or new is None:
+            body["parts"] = [_part_body(p, i) for p, i in placed]
+            body["omitted"] = [_omission_body(o) for o in self.omitted]
+            return body
+        assert base is not None
+        body["base"] = base.hash
+        body["order"] = [p.id for p, _ in placed]
+        body["changed"] = [_part_body(p, i) for p, i in placed if old.get(p.id) != (p, i)]
+        if self.omitted != base.omitted:
+            body["omitted"] = [_omission_body(o) for o in self.omitted]
+        return body
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any]) -> RecordedInstructions:
+    def from_body(
+        cls, body: Mapping[str, Any], base: RecordedInstructions | None = None
+    ) -> RecordedInstructions:
+        """The render a body records; a delta is read against ``base``, the render in force.
+
+        A delta whose ``base`` is not the render given keeps the parts it carries (what it
+        does not carry cannot be rebuilt).
+        """
+        if "base" in body:
+            old = (_by_id(base) or {}) if base is not None and base.hash == body["base"] else {}
+            changed = {str(p["id"]): _part_of(p) for p in body.get("changed") or ()}
+            placed = [changed.get(str(i)) or old.get(str(i)) for i in body.get("order") or ()]
+            found = [p for p in placed if p is not None]
+            omitted = base.omitted if base is not None else ()
+            if "omitted" in body:
+                omitted = tuple(_omission_of(o) for o in body["omitted"])
+        else:
+            found = [_part_of(p) for p in body.get("parts") or ()]
+            omitted = tuple(_omission_of(o) for o in body.get("omitted") or ())
         groups: dict[int, list[InstructionPart]] = {}
-        for p in body.get("parts") or ():
-            part = InstructionPart(str(p["id"]), str(p["text"]), str(p["source"]))
-            groups.setdefault(int(p.get("message", 0)), []).append(part)
-        omitted = tuple(
-            Omission(
-                str(o["part"]),
-                str(o["source"]),
-                str(o["what"]),
-                str(o["reason"]),
-                int(o.get("size", 0)),
-                str(o.get("by", "")),
-            )
-            for o in body.get("omitted") or ()
-        )
+        for part, message in found:
+            groups.setdefault(message, []).append(part)
         messages = tuple(tuple(groups[i]) for i in sorted(groups))
         return cls(str(body.get("hash", "")), messages, omitted)
+
+
+def _by_id(
+    recorded: RecordedInstructions,
+) -> dict[str, tuple[InstructionPart, int]] | None:
+    """Each part with its message, by id; None when two parts share an id (no delta then)."""
+    found = {p.id: (p, i) for i, group in enumerate(recorded.messages) for p in group}
+    return found if len(found) == sum(len(g) for g in recorded.messages) else None
+
+
+def _part_body(part: InstructionPart, message: int) -> dict[str, Any]:
+    return {"id": part.id, "text": part.text, "source": part.source, "message": message}
+
+
+def _part_of(p: Mapping[str, Any]) -> tuple[InstructionPart, int]:
+    return InstructionPart(str(p["id"]), str(p["text"]), str(p["source"])), int(p.get("message", 0))
+
+
+def _omission_body(o: Omission) -> dict[str, Any]:
+    return {
+        "part": o.part,
+        "source": o.source,
+        "what": o.what,
+        "reason": o.reason,
+        "size": o.size,
+        "by": o.by,
+    }
+
+
+def _omission_of(o: Mapping[str, Any]) -> Omission:
+    return Omission(
+        str(o["part"]),
+        str(o["source"]),
+        str(o["what"]),
+        str(o["reason"]),
+        int(o.get("size", 0)),
+        str(o.get("by", "")),
+    )
 
 
 @dataclass
@@ -246,7 +292,7 @@ class SessionState:
         if kind == "header":
             self.header = SessionHeader.from_body(body)
         elif kind == "instructions":
-            self.instructions = RecordedInstructions.from_body(body)
+            self.instructions = RecordedInstructions.from_body(body, self.instructions)
         elif kind == "user":
             self._user(body)
         elif kind == "response":

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from ._hooks import ToolDecision
     from ._hooks import TurnInfo
     from ._instructions import PartSource
+    from ._memory import MemoryStore
     from ._messages import Message
     from ._messages import ToolCall
     from ._models import Model
@@ -147,6 +148,7 @@ SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
+MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
     ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
@@ -201,6 +203,18 @@ def agentkit_register_session_stores(register: Register[SessionStoreOpener]) -> 
     and ``Sessions.open(url)`` dispatch on the scheme; two plugins registering one scheme is a
     conflict. The schemes are the session seam's own: a plugin may offer ``sqlite`` here while
     another offers it for checkpoints.
+    """
+
+
+@hookspec
+def agentkit_register_memory_stores(register: Register[MemoryStoreOpener]) -> None:
+    """Offer memory stores, keyed by URL scheme.
+
+    Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
+    ``MemoryStore`` (it may be async; a bad URL fails here, an unreachable server on the first
+    call). ``open_memory_store(url)``, ``Memory.open(url)`` and ``Kit(memory={"store": url})``
+    dispatch on the scheme; two plugins registering one scheme is a conflict. The schemes are
+    the memory seam's own: ``sqlite`` here and for sessions are two registrations.
     """
 
 

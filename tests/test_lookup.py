@@ -32,6 +32,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Guardrail
 from agentkit_core import Hooks
 from agentkit_core import Kit
+from agentkit_core import MemoryListing
 from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import Rendered
@@ -46,6 +47,7 @@ from agentkit_core import get_instruction_part
 from agentkit_core import get_tool_source
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpoint_store
+from agentkit_core import open_memory_store
 from agentkit_core import resolve_model
 from agentkit_core._cli import main
 from agentkit_core.testing import ScriptedModel
@@ -82,6 +84,31 @@ class TaggedStore(MemoryCheckpointStore):
     def __init__(self, tag: str) -> None:
         super().__init__()
         self.tag = tag
+
+
+class TaggedMemoryStore:
+    url = "shared://x"
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    async def scopes(self) -> list[str]:
+        return []
+
+    async def entries(self, scope: str) -> MemoryListing:
+        return MemoryListing(())
+
+    async def get(self, scope: str, title: str) -> None:
+        return None
+
+    async def put(self, entry: Any, expected: int) -> bool:
+        return False
+
+    async def delete(self, scope: str, title: str, expected: int | None) -> bool:
+        return False
+
+    async def aclose(self) -> None:
+        return None
 
 
 @dataclass
@@ -156,6 +183,12 @@ class StorePlugin(Plugin):
         register("shared", lambda url: TaggedStore(self.tag))
 
 
+class MemoryStorePlugin(Plugin):
+    @hookimpl
+    def agentkit_register_memory_stores(self, register: Any) -> None:
+        register("shared", lambda url: TaggedMemoryStore(self.tag))
+
+
 class FlavourPlugin(Plugin):
     @hookimpl
     def agentkit_register_schema_adapters(self, register: Any) -> None:
@@ -221,6 +254,10 @@ SEAMS: dict[str, tuple[type[Plugin], Callable[[PluginManager], str | None]]] = {
         StorePlugin,
         _missing(lambda pm: asyncio.run(open_checkpoint_store("shared://x", manager=pm)).tag),  # type: ignore[attr-defined]
     ),
+    "memory store scheme": (
+        MemoryStorePlugin,
+        _missing(lambda pm: asyncio.run(open_memory_store("shared://x", manager=pm)).tag),  # type: ignore[attr-defined]
+    ),
     "schema adapter flavour": (
         FlavourPlugin,
         _missing(lambda pm: adapt(Marker, manager=pm).tag),  # type: ignore[attr-defined]
@@ -263,6 +300,7 @@ def everything(tag: str) -> PluginManager:
     return lonely(*(plugin(tag) for plugin, _ in SEAMS.values()))
 
 
+MEMORY: Any = {"store": "shared://x", "scopes": ["user"]}
 KIT_OPTIONS: dict[str, Any] = {
     "model": "shared:m",
     "compactor": "shared",
@@ -274,13 +312,18 @@ KIT_OPTIONS: dict[str, Any] = {
 async def test_two_kits_on_two_managers_never_see_each_others_plugins() -> None:
     a, b = everything("a"), everything("b")
     async with (
-        await Kit.open(manager=a, tool_sources={"shared": {}}, **KIT_OPTIONS) as kit_a,
-        await Kit.open(manager=b, tool_sources={"shared": {}}, **KIT_OPTIONS) as kit_b,
+        await Kit.open(
+            manager=a, tool_sources={"shared": {}}, memory=MEMORY, **KIT_OPTIONS
+        ) as kit_a,
+        await Kit.open(
+            manager=b, tool_sources={"shared": {}}, memory=MEMORY, **KIT_OPTIONS
+        ) as kit_b,
     ):
         for kit, tag in ((kit_a, "a"), (kit_b, "b")):
             config = kit.config()
             assert config.model.tag == tag  # type: ignore[union-attr]
-            assert config.instructions == f"part from {tag}"
+            assert config.instructions.endswith(f"part from {tag}")  # after memory, by name
+            assert kit.memory.memory.store.tag == tag  # type: ignore[union-attr]
             (compacting,) = config.middlewares
             assert compacting.compactor.tag == tag  # type: ignore[attr-defined]
             assert config.guardrail.tag == tag  # type: ignore[union-attr]

@@ -20,6 +20,9 @@ from agentkit_core import AgentConfig
 from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
+from agentkit_core import LiveInstructions
+from agentkit_core import Memory
+from agentkit_core import MemoryBlock
 from agentkit_core import Message
 from agentkit_core import Middleware
 from agentkit_core import PluginManager
@@ -244,3 +247,56 @@ async def test_the_manual_path_records_the_same_session() -> None:
 def _comparable(kind: str, body: Any) -> tuple[str, Any]:
     """An item without what differs between two runs (run ids, the kit's own fingerprint)."""
     return kind, {k: v for k, v in body.items() if k not in ("run", "kit_fingerprint")}
+
+
+async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> None:
+    """``instructions``, ``tools`` and ``hooks`` with ``memory=``: a block, a live composition
+    whose hook goes first, the block's tools under ``memory``; the same requests either way."""
+    import agentkit_memory_files
+
+    pm = PluginManager(entry_points=False, plugins=[agentkit_memory_files])
+    url = f"file://{tmp_path}/mem"
+    async with await Memory.open(url, manager=pm) as memory:
+        await memory.save("user", "Tabs", "Indent with tabs.", base=0)
+    steps: list[Any] = [
+        Message.assistant(
+            "",
+            [ToolCall("c1", "memory_save", '{"scope": "project", "title": "k", "body": "v"}')],
+        ),
+        "done",
+    ]
+    kit_model, hand_model = ScriptedModel(steps), ScriptedModel(steps)
+    kit = await Kit.open(
+        model=kit_model,
+        manager=pm,
+        instructions="Be brief.",
+        tools=[lookup],
+        instruction_budget=3_000,
+        memory={"store": url, "scopes": ["project"], "read_only": ["user"]},
+    )
+    block = await MemoryBlock.open(url, ["project"], read_only=["user"], manager=pm)
+    live = LiveInstructions([TextPart("Be brief."), block], budget=3_000)
+    manual = AgentConfig(
+        model=hand_model,
+        instructions=live.text,
+        tools=await ToolUnion.create([("tools", [lookup]), ("memory", block.tools)]),
+        hooks=Hooks.of("instructions", before_model_call=live.before_model_call).merged(
+            Hooks.from_plugins(pm)
+        ),
+        manager=pm,
+    )
+    by_kit = kit.config()
+    assert manual.instructions == by_kit.instructions
+    assert manual.tools.origins() == by_kit.tools.origins()  # type: ignore[union-attr]
+    for name in ("before_model_call", "transform", "before_tool_call"):
+        assert [s for s, _ in getattr(manual.hooks, name)] == [
+            s for s, _ in getattr(by_kit.hooks, name)
+        ]
+    await Agent.from_config(by_kit).run("save k")
+    await Memory(block.memory.store).forget("project", "k", base=None)
+    await Agent.from_config(manual).run("save k")
+    for a, b in zip(kit_model.requests, hand_model.requests, strict=True):
+        assert [m.text for m in a.messages] == [m.text for m in b.messages]
+        assert [t.name for t in a.tools] == [t.name for t in b.tools]
+    await kit.aclose()
+    await block.aclose()

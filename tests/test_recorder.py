@@ -253,14 +253,17 @@ async def test_instructions_are_recorded_once_per_distinct_render(
     ]
     assert [o["what"] for o in recorded["omitted"]] == [str(skills / "broken" / "SKILL.md")]
     assert "Be brief." in recorded["parts"][0]["text"]
-    # a changed render is recorded again, as the parts of the new render
+    # a changed render is recorded again, as the parts that changed
     (skills / "review").mkdir()
     (skills / "review" / "SKILL.md").write_text("---\nname: review\ndescription: Read\n---\ny")
     kit.reload_parts()
     await Agent.from_config(kit.config()).run("more", wc=kit.working_context())
     first, second = of_kind(await path_of(sessions, kit.session_id), "instructions")
     assert first["hash"] != second["hash"]
-    assert "review" in second["parts"][1]["text"]
+    assert (second["base"], second["order"]) == (first["hash"], ["product", "skills"])
+    assert [p["id"] for p in second["changed"]] == ["skills"]
+    assert "review" in second["changed"][0]["text"]
+    assert "omitted" not in second  # the same as the render's before
     # a recorder resumed on the same render does not record it again
     again = await Kit.open(
         model=ScriptedModel(["fine"]),

@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_sendable
     from ._compactors import transcripts
     from ._instruction_parts import InstructionPartConformance
+    from ._memory import MemoryStoreConformance
+    from ._memory import MemoryStoreProcessConformance
     from ._policy import PolicyEngineConformance
     from ._recorder_processes import RecorderProcessConformance
     from ._sessions import SessionStoreConformance
@@ -38,6 +40,8 @@ _LAZY = {
     "CompactorConformance": ("_compactors", "CompactorConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
     "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
+    "MemoryStoreConformance": ("_memory", "MemoryStoreConformance"),
+    "MemoryStoreProcessConformance": ("_memory", "MemoryStoreProcessConformance"),
     "RecorderProcessConformance": ("_recorder_processes", "RecorderProcessConformance"),
     "SessionStoreConformance": ("_sessions", "SessionStoreConformance"),
     "SessionStoreProcessConformance": ("_sessions", "SessionStoreProcessConformance"),
@@ -66,6 +70,8 @@ __all__ = [
     "DictStore",
     "GuardrailConformance",
     "InstructionPartConformance",
+    "MemoryStoreConformance",
+    "MemoryStoreProcessConformance",
     "ModelConformance",
     "PolicyEngineConformance",
     "RecorderProcessConformance",

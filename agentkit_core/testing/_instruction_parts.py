@@ -73,6 +73,9 @@ class InstructionPartConformance:
             assert isinstance(o.what, str) and o.what, f"{o!r} does not say what was left out"
             assert isinstance(o.reason, str) and o.reason, f"{o!r} gives no reason"
             assert isinstance(o.size, int) and o.size >= 0, f"{o!r} has a bad size"
+        if out.parts:
+            assert SEPARATOR.join(p.text for p in out.parts) == out.text, "parts do not join"
+            assert out.parts[0].id == part.id, f"a group starts with the part {part.id!r}"
         return out
 
     def _full(self, part: PartSource) -> Rendered:
@@ -125,7 +128,12 @@ class InstructionPartConformance:
         order = ["neighbour", part.id]
         joined = compose_instructions([neighbour, part], order=order)
         assert joined.text == neighbour.text + SEPARATOR + full.text
-        assert [p.id for p in joined.parts] == ["neighbour", part.id]
+        ids = [p.id for p in joined.parts]
+        assert ids[:2] == ["neighbour", part.id]
+        if full.parts:  # a group: its own parts, each named under the part's id
+            assert tuple(joined.parts[1:]) == full.parts
+        else:
+            assert len(ids) == 2
         fixed = _size(neighbour.text) + _size(SEPARATOR)
         if part.shrinkable:
             budget = fixed + _size(full.text) // 2

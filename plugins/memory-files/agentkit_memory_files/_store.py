@@ -1,0 +1,350 @@
+"""The files memory store itself: imported on first open, so loading the plugin stays light."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone
+from pathlib import Path
+from typing import Any
+from typing import TypeVar
+from urllib.parse import unquote
+from urllib.parse import urlsplit
+
+from agentkit_core import ConfigError
+from agentkit_core import CorruptMemoryEntry
+from agentkit_core import MemoryEntry
+from agentkit_core import MemoryListing
+from agentkit_core import StorageError
+
+SUFFIX = ".md"
+LOCK = ".lock"
+#: Characters a title keeps in its file name only as ``%XX``.
+_UNSAFE = frozenset('/\\%:*?"<>|')
+#: Bytes a file name may take on common file systems.
+MAX_NAME = 255
+_FENCE = "---"
+T = TypeVar("T")
+
+
+def file_name(title: str) -> str:
+    """The file of the entry titled ``title``: unsafe characters as ``%XX``, then ``.md``.
+
+    A leading or trailing dot is encoded too, so no title names a hidden file or ``..``.
+    """
+    out = []
+    last = len(title) - 1
+    for i, ch in enumerate(title):
+        if ch in _UNSAFE or (ch == "." and i in (0, last)):
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
+    return "".join(out) + SUFFIX
+
+
+def title_of(name: str) -> str:
+    """The title a file name stands for (the inverse of :func:`file_name`)."""
+    return unquote(name[: -len(SUFFIX)], errors="strict")
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamp:
+    """What identifies a file's content without reading it: inode, time and size."""
+
+    ino: int
+    mtime_ns: int
+    size: int
+
+
+def _stamp(st: os.stat_result) -> _Stamp:
+    return _Stamp(st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def render_file(entry: MemoryEntry) -> str:
+    """The text of an entry's file."""
+    lines = [_FENCE, f"version: {entry.version}", f"updated: {entry.updated_at}"]
+    if entry.session:
+        lines.append(f"session: {entry.session}")
+    return "\n".join([*lines, _FENCE, entry.body, ""])
+
+
+def parse_file(scope: str, path: Path, text: str, mtime: float) -> MemoryEntry:
+    """The entry a file holds; :class:`CorruptMemoryEntry` naming the file when it is not one."""
+
+    def corrupt(problem: str) -> CorruptMemoryEntry:
+        return CorruptMemoryEntry(
+            f"memory file {str(path)!r} cannot be read: {problem}; fix it by hand, or forget "
+            "the entry",
+            scope=scope,
+            name=str(path),
+        )
+
+    try:
+        title = title_of(path.name)
+    except UnicodeDecodeError:
+        raise corrupt("its name is not a title written as %XX-escaped UTF-8") from None
+    if file_name(title) != path.name:
+        raise corrupt(f"its name should be {file_name(title)!r} for the title {title!r}")
+    meta: dict[str, str] = {}
+    lines = text.replace("\r\n", "\n").split("\n")
+    body = text
+    if lines[0].strip() == _FENCE:
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == _FENCE), None)
+        if end is None:
+            raise corrupt("its front matter has no closing '---' line")
+        for n, line in enumerate(lines[1:end], start=2):
+            key, sep, value = line.partition(":")
+            if not line.strip():
+                continue
+            if not sep:
+                raise corrupt(f"line {n} of its front matter is not 'key: value'")
+            meta[key.strip()] = value.strip()
+        body = "\n".join(lines[end + 1 :])
+    body = body.strip()
+    if not body:
+        raise corrupt("it holds no text")
+    version = meta.get("version", "1")
+    if not version.isdigit() or int(version) < 1:
+        raise corrupt(f"its version {version!r} is not a whole number from 1")
+    updated = meta.get("updated") or datetime.fromtimestamp(mtime, timezone.utc).isoformat()
+    try:
+        datetime.fromisoformat(updated)
+    except ValueError:
+        raise corrupt(f"its updated time {updated!r} is not an ISO-8601 time") from None
+    return MemoryEntry(scope, title, body, int(version), updated, meta.get("session", ""))
+
+
+class FileMemoryStore:
+    """A :class:`~agentkit_core.MemoryStore` over a directory of Markdown files.
+
+    Reads list and parse files (a file unchanged since the last read, by inode, time and
+    size, is not parsed again); writes take ``<dir>/.lock`` (``flock``), compare the file's
+    version, write a temporary file, fsync it and rename it over the entry, so a reader never
+    sees half a file and a crash leaves the old entry or the new one. Blocking calls run in a
+    worker thread.
+    """
+
+    def __init__(self, root: Path, url: str) -> None:
+        self.root = root
+        self.url = url
+        self._cache: dict[Path, tuple[_Stamp, MemoryEntry | CorruptMemoryEntry]] = {}
+        self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str) -> FileMemoryStore:
+        """The store of ``file:///absolute/dir`` or ``file:relative/dir``."""
+        parts = urlsplit(url)
+        problem = ""
+        if parts.scheme != "file":
+            problem = f"the scheme must be file, not {parts.scheme!r}"
+        elif parts.netloc not in ("", "localhost"):
+            problem = f"it names the host {parts.netloc!r}; a memory directory is local"
+        elif parts.query or parts.fragment:
+            problem = "the files store takes no options"
+        elif not unquote(parts.path):
+            problem = "it names no directory"
+        if problem:
+            raise ConfigError(
+                f"memory store URL {url!r}: {problem}; write it like 'file:///srv/app/memory' "
+                "(absolute) or 'file:.agentkit/memory' (relative to the working directory)",
+                value=url,
+                source="file memory store",
+            )
+        root = Path(unquote(parts.path))
+        if root.exists() and not root.is_dir():
+            raise ConfigError(
+                f"memory store URL {url!r} names {str(root)!r}, which is not a directory",
+                value=url,
+                source="file memory store",
+            )
+        return cls(root, url)
+
+    # ------------------------------------------------------------------ reading
+
+    async def scopes(self) -> list[str]:
+        """The scope directories holding at least one entry file."""
+        return await self._run(self._scopes)
+
+    async def entries(self, scope: str) -> MemoryListing:
+        """Every ``*.md`` file of the scope's directory, by title; unreadable ones by path."""
+        return await self._run(self._entries, scope)
+
+    async def get(self, scope: str, title: str) -> MemoryEntry | None:
+        """The entry's file, parsed; None when there is none."""
+        return await self._run(self._get, scope, title)
+
+    # ------------------------------------------------------------------ writing
+
+    async def put(self, entry: MemoryEntry, expected: int) -> bool:
+        """Write the entry's file if its version is ``expected`` (0: no file)."""
+        return await self._run(self._put, entry, expected)
+
+    async def delete(self, scope: str, title: str, expected: int | None) -> bool:
+        """Remove the entry's file if its version is ``expected`` (None: whatever it holds)."""
+        return await self._run(self._delete, scope, title, expected)
+
+    async def aclose(self) -> None:
+        """Forget what was read; later calls raise :class:`StorageError`."""
+        self._closed = True
+        self._cache.clear()
+
+    def __repr__(self) -> str:
+        return f"<FileMemoryStore {self.url}>"
+
+    # ------------------------------------------------------------------ on the worker thread
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise StorageError(f"the memory store {self.url} is closed; open a new one")
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except OSError as exc:
+            raise StorageError(f"the memory store {self.url} failed: {exc}") from exc
+
+    def _scopes(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        found = []
+        for d in sorted(os.scandir(self.root), key=lambda d: d.name):
+            if d.is_dir() and not d.name.startswith("."):
+                if any(n.endswith(SUFFIX) and not n.startswith(".") for n in os.listdir(d.path)):
+                    found.append(d.name)
+        return found
+
+    def _entries(self, scope: str) -> MemoryListing:
+        directory = self.root / scope
+        if not directory.is_dir():
+            return MemoryListing(())
+        entries: list[MemoryEntry] = []
+        corrupt: list[CorruptMemoryEntry] = []
+        seen: set[Path] = set()
+        with os.scandir(directory) as listing:
+            files = [d for d in listing if d.name.endswith(SUFFIX) and not d.name.startswith(".")]
+        for d in files:
+            path = Path(d.path)
+            try:
+                found = self._read(scope, path, d.stat())
+            except FileNotFoundError:  # removed since the listing
+                continue
+            seen.add(path)
+            if isinstance(found, MemoryEntry):
+                entries.append(found)
+            else:
+                corrupt.append(found)
+        for path in list(self._cache):  # files removed since the last listing
+            if path.parent == directory and path not in seen:
+                self._cache.pop(path, None)
+        entries.sort(key=lambda e: e.title)
+        corrupt.sort(key=lambda c: c.name)
+        return MemoryListing(tuple(entries), tuple(corrupt))
+
+    def _read(self, scope: str, path: Path, st: os.stat_result) -> MemoryEntry | CorruptMemoryEntry:
+        stamp = _stamp(st)
+        cached = self._cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        found: MemoryEntry | CorruptMemoryEntry
+        try:
+            text = path.read_bytes().decode("utf-8")
+            found = parse_file(scope, path, text, st.st_mtime)
+        except UnicodeDecodeError as exc:
+            found = CorruptMemoryEntry(
+                f"memory file {str(path)!r} cannot be read: it is not UTF-8 text ({exc.reason} "
+                f"at byte {exc.start}); fix it by hand, or forget the entry",
+                scope=scope,
+                name=str(path),
+            )
+        except CorruptMemoryEntry as exc:
+            found = exc
+        self._cache[path] = (stamp, found)
+        return found
+
+    def _path(self, scope: str, title: str) -> Path:
+        name = file_name(title)
+        if len(name.encode("utf-8")) > MAX_NAME:
+            raise ConfigError(
+                f"title {title!r} makes a file name of {len(name.encode('utf-8'))} bytes, over "
+                f"the {MAX_NAME} a file system allows; use a shorter title",
+                value=title,
+                source="title",
+            )
+        return self.root / scope / name
+
+    def _current(self, scope: str, path: Path) -> MemoryEntry | CorruptMemoryEntry | None:
+        try:
+            return self._read(scope, path, path.stat())
+        except FileNotFoundError:
+            return None
+
+    def _get(self, scope: str, title: str) -> MemoryEntry | None:
+        found = self._current(scope, self._path(scope, title))
+        if isinstance(found, CorruptMemoryEntry):
+            raise found
+        return found
+
+    def _locked(self) -> int:
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def _put(self, entry: MemoryEntry, expected: int) -> bool:
+        path = self._path(entry.scope, entry.title)
+        fd = self._locked()
+        try:
+            current = self._current(entry.scope, path)
+            if _version(current) != expected:
+                return False
+            path.parent.mkdir(exist_ok=True)
+            temp = path.parent / f".{secrets.token_hex(8)}.tmp"
+            try:
+                with open(temp, "w", encoding="utf-8", newline="\n") as f:
+                    f.write(render_file(entry))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(temp, path)
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
+            _sync_dir(path.parent)
+            self._cache[path] = (_stamp(path.stat()), entry)
+            return True
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _delete(self, scope: str, title: str, expected: int | None) -> bool:
+        path = self._path(scope, title)
+        fd = self._locked()
+        try:
+            current = self._current(scope, path)
+            if current is None:
+                return False
+            if expected is not None and _version(current) != expected:
+                return False
+            path.unlink()
+            _sync_dir(path.parent)
+            self._cache.pop(path, None)
+            return True
+        finally:
+            os.close(fd)
+
+
+def _version(found: MemoryEntry | CorruptMemoryEntry | None) -> int:
+    """The stored version: 0 for no file, -1 for one that cannot be read (matches nothing)."""
+    if found is None:
+        return 0
+    return found.version if isinstance(found, MemoryEntry) else -1
+
+
+def _sync_dir(directory: Path) -> None:
+    """Make a rename or removal in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,136 @@
+"""The PostgreSQL memory store: one table, a pool; each write is one compare-and-set statement."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agentkit_core import ENTRY_COLUMNS as COLUMNS
+from agentkit_core import EntryRows
+from agentkit_core import MemoryEntry
+from agentkit_core import MemoryListing
+from agentkit_core import PostgresPool
+from agentkit_core import stored_entry
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+
+__all__ = ["PostgresMemoryStore"]
+
+
+def _schema(table: str) -> tuple[str, ...]:
+    return (
+        f"CREATE TABLE IF NOT EXISTS {table} (scope text NOT NULL, title text NOT NULL, "
+        "body text NOT NULL, version bigint NOT NULL, updated_at text NOT NULL, "
+        "session text NOT NULL DEFAULT '', PRIMARY KEY (scope, title))",
+    )
+
+
+class PostgresMemoryStore:
+    """A :class:`~agentkit_core.MemoryStore` on one PostgreSQL table (a ``PostgresPool``).
+
+    Build it with :meth:`from_url`; the first call opens the pool and creates the table if it
+    is missing. ``aclose`` closes the pool.
+    """
+
+    def __init__(self, pool: PostgresPool) -> None:
+        self.pool = pool
+        self.url = pool.url
+        self._rows = EntryRows(pool.url)
+        t = pool.quoted
+        self._select = f"SELECT {COLUMNS} FROM {t}"
+        self._insert = (
+            f"INSERT INTO {t} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+        )
+        self._update = (
+            f"UPDATE {t} SET body = %s, version = %s, updated_at = %s, session = %s "
+            "WHERE scope = %s AND title = %s AND version = %s"
+        )
+        self._delete = f"DELETE FROM {t} WHERE scope = %s AND title = %s"
+        self._scopes = f"SELECT DISTINCT scope FROM {t} ORDER BY scope"
+
+    @classmethod
+    def from_url(cls, url: str) -> PostgresMemoryStore:
+        """Parse a ``postgresql://`` URL (see README.md for its options); nothing connects yet."""
+        pool = PostgresPool.from_url(
+            url, what="memory", table="agentkit_memory_entries", schema=_schema
+        )
+        return cls(pool)
+
+    async def scopes(self) -> list[str]:
+        """The scopes holding entries."""
+        rows = await self.pool.fetch(self._scopes, (), "listing the scopes")
+        return [str(r[0]) for r in rows]
+
+    async def entries(self, scope: str) -> MemoryListing:
+        """The scope's rows by title (byte order, as Python sorts); unreadable ones by title."""
+        query = f'{self._select} WHERE scope = %s ORDER BY title COLLATE "C"'
+        rows = await self.pool.fetch(query, (scope,), f"listing scope {scope!r}")
+        return self._rows.listing(scope, rows)
+
+    async def get(self, scope: str, title: str) -> MemoryEntry | None:
+        """The entry's row, or None."""
+        query = f"{self._select} WHERE scope = %s AND title = %s"
+        rows = await self.pool.fetch(query, (scope, title), f"reading {title!r}")
+        return stored_entry(rows[0], self.url) if rows else None
+
+    async def put(self, entry: MemoryEntry, expected: int) -> bool:
+        """INSERT a new entry (``expected`` 0) or UPDATE the row still at ``expected``.
+
+        On a retry after a dropped connection, the first try may have committed: then the row
+        holds exactly this entry.
+        """
+        e = entry
+        if expected == 0:
+            statement = self._insert
+            args: tuple[Any, ...] = (e.scope, e.title, e.body, e.version, e.updated_at, e.session)
+        else:
+            statement = self._update
+            args = (e.body, e.version, e.updated_at, e.session, e.scope, e.title, expected)
+
+        async def write(conn: AsyncConnection[Any], retried: bool) -> bool:
+            if (await conn.execute(statement, args)).rowcount == 1:
+                return True
+            if not retried:
+                return False
+            cur = await conn.execute(
+                f"{self._select} WHERE scope = %s AND title = %s", (e.scope, e.title)
+            )
+            row = await cur.fetchone()
+            return row is not None and tuple(row) == (
+                e.scope,
+                e.title,
+                e.body,
+                e.version,
+                e.updated_at,
+                e.session,
+            )
+
+        return await self.pool.run(write, f"writing {e.title!r}")
+
+    async def delete(self, scope: str, title: str, expected: int | None) -> bool:
+        """DELETE the row (at ``expected``, unless None).
+
+        On a retry after a dropped connection, a row that is gone counts as removed.
+        """
+        statement = self._delete
+        args: tuple[str | int, ...] = (scope, title)
+        if expected is not None:
+            statement, args = f"{statement} AND version = %s", (scope, title, expected)
+
+        async def remove(conn: AsyncConnection[Any], retried: bool) -> bool:
+            if (await conn.execute(statement, args)).rowcount == 1:
+                return True
+            if not retried:
+                return False
+            cur = await conn.execute(f"{self._select} WHERE scope = %s AND title = %s", args[:2])
+            return await cur.fetchone() is None
+
+        return await self.pool.run(remove, f"forgetting {title!r}")
+
+    async def aclose(self) -> None:
+        """Close the pool; later calls raise ``StorageError``."""
+        await self.pool.aclose()
+
+    def __repr__(self) -> str:
+        return f"<PostgresMemoryStore {self.url}>"

@@ -1,0 +1,102 @@
+"""The SQLite memory store itself: imported on first open, so loading the plugin stays light."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from agentkit_core import ENTRY_COLUMNS as COLUMNS
+from agentkit_core import EntryRows
+from agentkit_core import MemoryEntry
+from agentkit_core import MemoryListing
+from agentkit_core import SqliteFile
+from agentkit_core import stored_entry
+
+TABLE = "agentkit_memory_entries"
+_SCHEMA = (
+    f"""
+    CREATE TABLE IF NOT EXISTS {TABLE} (
+        scope      TEXT    NOT NULL,
+        title      TEXT    NOT NULL,
+        body       TEXT    NOT NULL,
+        version    INTEGER NOT NULL,
+        updated_at TEXT    NOT NULL,
+        session    TEXT    NOT NULL DEFAULT '',
+        PRIMARY KEY (scope, title)
+    ) WITHOUT ROWID
+    """,
+)
+_SELECT = f"SELECT {COLUMNS} FROM {TABLE}"
+_INSERT = f"INSERT INTO {TABLE} ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+_UPDATE = (
+    f"UPDATE {TABLE} SET body = ?, version = ?, updated_at = ?, session = ? "
+    "WHERE scope = ? AND title = ? AND version = ?"
+)
+
+
+class SqliteMemoryStore:
+    """A :class:`~agentkit_core.MemoryStore` over one SQLite file (a :class:`SqliteFile`).
+
+    Open it with ``open_memory_store("sqlite:///memory.db")``. Writes are one statement each,
+    run inline when the database is free; reads run on the file's worker thread.
+    """
+
+    def __init__(self, db: SqliteFile, url: str) -> None:
+        self.db = db
+        self.url = url
+        self._rows = EntryRows(url)
+
+    @classmethod
+    async def open(cls, url: str) -> SqliteMemoryStore:
+        """Open (creating when missing) the database a ``sqlite:///`` URL names, and its table."""
+        return cls(await SqliteFile.open_url(url, schema=_SCHEMA, what="memory"), url)
+
+    async def scopes(self) -> list[str]:
+        """The scopes holding entries."""
+        query = f"SELECT DISTINCT scope FROM {TABLE} ORDER BY scope"
+        rows = await self.db.read(lambda conn: conn.execute(query).fetchall())
+        return [str(r[0]) for r in rows]
+
+    async def entries(self, scope: str) -> MemoryListing:
+        """The scope's rows by title; a row that does not read goes in ``corrupt``."""
+        query = f"{_SELECT} WHERE scope = ? ORDER BY title"
+        rows = await self.db.read(lambda conn: conn.execute(query, (scope,)).fetchall())
+        return self._rows.listing(scope, rows)
+
+    async def get(self, scope: str, title: str) -> MemoryEntry | None:
+        """The entry's row, or None."""
+        query = f"{_SELECT} WHERE scope = ? AND title = ?"
+        row = await self.db.read(lambda conn: conn.execute(query, (scope, title)).fetchone())
+        return None if row is None else stored_entry(row, self.url)
+
+    async def put(self, entry: MemoryEntry, expected: int) -> bool:
+        """INSERT a new entry (``expected`` 0) or UPDATE the row still at ``expected``."""
+        e = entry
+        if expected == 0:
+            row: tuple[Any, ...] = (e.scope, e.title, e.body, e.version, e.updated_at, e.session)
+            return await self.db.write(lambda conn: _insert(conn, row))
+        row = (e.body, e.version, e.updated_at, e.session, e.scope, e.title, expected)
+        return await self.db.write(lambda conn: conn.execute(_UPDATE, row).rowcount == 1)
+
+    async def delete(self, scope: str, title: str, expected: int | None) -> bool:
+        """DELETE the row (at ``expected``, unless None)."""
+        query = f"DELETE FROM {TABLE} WHERE scope = ? AND title = ?"
+        args: tuple[Any, ...] = (scope, title)
+        if expected is not None:
+            query, args = f"{query} AND version = ?", (*args, expected)
+        return await self.db.write(lambda conn: conn.execute(query, args).rowcount == 1)
+
+    async def aclose(self) -> None:
+        """Close the connections and stop the worker thread; closing twice is harmless."""
+        await self.db.aclose()
+
+    def __repr__(self) -> str:
+        return f"<SqliteMemoryStore {self.url}>"
+
+
+def _insert(conn: sqlite3.Connection, row: tuple[Any, ...]) -> bool:
+    try:
+        conn.execute(_INSERT, row)
+    except sqlite3.IntegrityError:  # the key is taken: the entry exists
+        return False
+    return True

@@ -1,0 +1,35 @@
+import sqlite3
+from pathlib import Path
+
+from agentkit_core import MemoryStore
+from agentkit_core import open_memory_store
+from agentkit_core.testing import MemoryStoreConformance
+from agentkit_core.testing import MemoryStoreProcessConformance
+
+
+def spoil_row(db: Path, scope: str, title: str) -> None:
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(
+            "UPDATE agentkit_memory_entries SET version = 'two' WHERE scope = ? AND title = ?",
+            (scope, title),
+        )
+    conn.close()
+
+
+class TestSqliteConformance(MemoryStoreConformance):
+    async def make_store(self, tmp_path: Path) -> MemoryStore:
+        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db")
+
+    async def spoil(self, store: MemoryStore, tmp_path: Path, scope: str, title: str) -> None:
+        spoil_row(tmp_path / "memory.db", scope, title)
+
+
+class TestSqliteThreadConformance(MemoryStoreConformance):
+    async def make_store(self, tmp_path: Path) -> MemoryStore:
+        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db?writes=thread")
+
+
+class TestSqliteProcesses(MemoryStoreProcessConformance):
+    def make_url(self, tmp_path: Path) -> str:
+        return f"sqlite:///{tmp_path}/memory.db"
