@@ -6,7 +6,10 @@ raises by one. Two layers, as for sessions:
 
 * :class:`MemoryStore`, the port a plugin implements (``file:///dir``, ``sqlite:///path``,
   ``postgresql://``): keep entries, list a scope, and write or remove one entry as a
-  compare-and-set on its version.
+  compare-and-set on its version. A key's version never goes back: forgetting an entry is a
+  write too (the key is *forgotten* at the next version), so an entry saved after it carries
+  on from there, and a writer that saw the entry before it was forgotten cannot mistake the
+  new one for it.
 * :class:`Memory`, what the memory block, its tools and the CLI use: it checks scope names,
   titles and bodies (the per-entry bound), stamps versions and times, and turns a lost
   compare-and-set into a :class:`MemoryConflict` carrying the entry as it now is, so no write
@@ -50,7 +53,8 @@ _SCOPE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 class MemoryEntry:
     """One entry: its scope and title (the key), body, version, time and writer.
 
-    ``version`` is 1 for a new entry and one more on every write. ``updated_at`` is an
+    ``version`` is 1 for a title's first entry and one more on every write, forgetting
+    included (an entry saved after it carries on from there). ``updated_at`` is an
     ISO-8601 UTC time, ``session`` the id of the session whose run wrote it (``""`` when no
     session was attached, or a person wrote it).
     """
@@ -105,19 +109,25 @@ class MemoryStore(Protocol):
         """The entry, or None; :class:`CorruptMemoryEntry` when it is there but unreadable."""
         ...
 
-    async def put(self, entry: MemoryEntry, expected: int) -> bool:
-        """Write ``entry`` if the stored version of its key is ``expected`` (0: no entry).
+    async def forgotten(self, scope: str, title: str) -> int:
+        """The version the key was forgotten at; 0 when it was never written or holds an entry."""
+        ...
 
-        ``entry.version`` is ``expected + 1``. False, writing nothing, when the stored version
-        is another (an unreadable version counts as another).
+    async def put(self, entry: MemoryEntry, expected: int) -> bool:
+        """Write ``entry`` if the stored version of its key is ``expected``.
+
+        The stored version is the entry's, or the one the key was forgotten at (0: the key was
+        never written). ``entry.version`` is ``expected + 1``. False, writing nothing, when the
+        stored version is another (an unreadable version counts as another).
         """
         ...
 
     async def delete(self, scope: str, title: str, expected: int | None) -> bool:
-        """Remove the entry if its stored version is ``expected``; False, removing nothing, else.
+        """Forget the entry if its version is ``expected``; False, changing nothing, else.
 
-        ``expected=None`` removes the entry whatever its version, an unreadable one too; False
-        when there is none.
+        The key is left forgotten at the entry's version plus one (:meth:`forgotten`), never
+        free to start again from 1. ``expected=None`` forgets the entry whatever its version,
+        an unreadable one too; False when there is none.
         """
         ...
 
@@ -283,8 +293,8 @@ class Memory:
     def __init__(self, store: MemoryStore, *, max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES):
         if not isinstance(store, MemoryStore):
             raise ConfigError(
-                f"Memory(store) needs a MemoryStore (url, scopes, entries, get, put, delete, "
-                f"aclose), got {store!r}; open one with open_memory_store(url)",
+                f"Memory(store) needs a MemoryStore (url, scopes, entries, get, forgotten, put, "
+                f"delete, aclose), got {store!r}; open one with open_memory_store(url)",
                 value=store,
                 source="Memory",
             )
@@ -374,7 +384,10 @@ class Memory:
         scope, title = check_scope(scope), check_title(title)
         text = check_body(body, self.max_entry_bytes)
         while True:
-            expected = await self._version(scope, title) if base is None else base
+            if base is None:
+                expected = await self._version(scope, title)
+            else:  # a writer that saw no entry writes over a forgotten one, never a live one
+                expected = base or await self.store.forgotten(scope, title)
             entry = MemoryEntry(scope, title, text, expected + 1, utc_stamp(), session)
             if await self.store.put(entry, expected):
                 return entry
@@ -469,7 +482,7 @@ class Memory:
                 scope=exc.scope,
                 name=exc.name,
             ) from exc
-        return 0 if current is None else current.version
+        return await self.store.forgotten(scope, title) if current is None else current.version
 
     async def _conflict(self, scope: str, title: str, base: int, action: str) -> MemoryConflict:
         return self._moved(await self.store.get(scope, title), scope, title, base, action)

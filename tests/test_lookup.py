@@ -101,6 +101,9 @@ class TaggedMemoryStore:
     async def get(self, scope: str, title: str) -> None:
         return None
 
+    async def forgotten(self, scope: str, title: str) -> int:
+        return 0
+
     async def put(self, entry: Any, expected: int) -> bool:
         return False
 

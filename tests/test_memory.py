@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -147,6 +148,9 @@ async def test_concurrent_based_writes_one_wins_the_rest_see_it(memory: Memory) 
         max_size=12,
     )
 )
+# b forgets the entry a saw, then saves it anew: a must not take the new entry for the old one
+@example(steps=[("a", "save"), ("b", "save"), ("b", "forget"), ("b", "save"), ("a", "save")])
+@example(steps=[("a", "save"), ("b", "save"), ("b", "forget"), ("b", "save"), ("a", "patch")])
 def test_two_writers_never_overwrite_each_other_unseen(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str]]
 ) -> None:

@@ -107,6 +107,7 @@ class MemoryStoreConformance:
         assert await store.get(scope, "anything") is None
         assert scope not in await store.scopes()
         assert await store.delete(scope, "anything", None) is False
+        assert await store.forgotten(scope, "anything") == 0
 
     async def test_put_then_read_back(self, store: MemoryStore) -> None:
         scope = fresh_scope()
@@ -146,7 +147,24 @@ class MemoryStoreConformance:
         await store.put(entry(scope, "j", "x"), 0)
         assert await store.delete(scope, "j", None) is True
         assert await store.entries(scope) == MemoryListing(())
-        assert await store.put(entry(scope, "k", "anew"), 0) is True  # a forgotten key is free
+        assert scope not in await store.scopes()
+
+    async def test_a_forgotten_key_carries_on_from_its_version(self, store: MemoryStore) -> None:
+        """A forgotten title keeps its version, so a writer that saw the old entry fails."""
+        scope = fresh_scope()
+        await store.put(entry(scope, "k", "one"), 0)
+        assert await store.forgotten(scope, "k") == 0  # it holds an entry
+        assert await store.delete(scope, "k", 1) is True
+        assert await store.forgotten(scope, "k") == 2
+        assert await store.put(entry(scope, "k", "anew"), 0) is False
+        assert await store.put(entry(scope, "k", "stale", 2), 1) is False
+        again = entry(scope, "k", "anew", 3)
+        assert await store.put(again, 2) is True
+        assert await store.get(scope, "k") == again
+        assert await store.forgotten(scope, "k") == 0
+        assert await store.delete(scope, "k", None) is True
+        assert await store.forgotten(scope, "k") == 4
+        assert await store.get(scope, "k") is None
 
     async def test_scopes_are_separate_namespaces(self, store: MemoryStore) -> None:
         one, two = fresh_scope(), fresh_scope()
@@ -198,9 +216,10 @@ class MemoryStoreConformance:
         """Whatever is tried, the store holds what a dict of compare-and-sets would."""
         scope = fresh_scope()
         model: dict[str, MemoryEntry] = {}
+        forgotten: dict[str, int] = {}
         for n, (op, title, expected) in enumerate(ops):
             current = model.get(title)
-            version = 0 if current is None else current.version
+            version = forgotten.get(title, 0) if current is None else current.version
             if op == "put":
                 new = entry(scope, title, f"write {n}", expected + 1)
                 assert await store.put(new, expected) is (expected == version)
@@ -212,6 +231,9 @@ class MemoryStoreConformance:
                 assert done is (current is not None and wanted in (None, version))
                 if done:
                     del model[title]
+                    forgotten[title] = version + 1
+            held = title in model
+            assert await store.forgotten(scope, title) == (0 if held else forgotten.get(title, 0))
         listing = await store.entries(scope)
         assert listing.entries == tuple(model[t] for t in sorted(model))
 

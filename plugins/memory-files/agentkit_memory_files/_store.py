@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import os
 import secrets
 from collections.abc import Callable
@@ -24,6 +25,9 @@ from agentkit_core import StorageError
 
 SUFFIX = ".md"
 LOCK = ".lock"
+#: In each scope's directory: the version each forgotten title was forgotten at (JSON), so an
+#: entry saved again carries on from there (see MemoryStore.delete).
+FORGOTTEN = ".forgotten.json"
 #: Characters a title keeps in its file name only as ``%XX``.
 _UNSAFE = frozenset('/\\%:*?"<>|')
 #: Bytes a file name may take on common file systems.
@@ -178,6 +182,10 @@ class FileMemoryStore:
         """The entry's file, parsed; None when there is none."""
         return await self._run(self._get, scope, title)
 
+    async def forgotten(self, scope: str, title: str) -> int:
+        """The version the title was forgotten at, when it has no file now; else 0."""
+        return await self._run(self._forgotten, scope, title)
+
     # ------------------------------------------------------------------ writing
 
     async def put(self, entry: MemoryEntry, expected: int) -> bool:
@@ -185,7 +193,11 @@ class FileMemoryStore:
         return await self._run(self._put, entry, expected)
 
     async def delete(self, scope: str, title: str, expected: int | None) -> bool:
-        """Remove the entry's file if its version is ``expected`` (None: whatever it holds)."""
+        """Remove the entry's file if its version is ``expected`` (None: whatever it holds).
+
+        The version it is forgotten at goes in the scope's ``.forgotten.json`` first, so a
+        crash between the two leaves the file, which wins while it is there.
+        """
         return await self._run(self._delete, scope, title, expected)
 
     async def aclose(self) -> None:
@@ -287,6 +299,12 @@ class FileMemoryStore:
             raise found
         return found
 
+    def _forgotten(self, scope: str, title: str) -> int:
+        path = self._path(scope, title)
+        if path.exists():
+            return 0
+        return _forgotten_at(path.parent).get(title, 0)
+
     def _locked(self) -> int:
         self.root.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
@@ -298,20 +316,13 @@ class FileMemoryStore:
         fd = self._locked()
         try:
             current = self._current(entry.scope, path)
-            if _version(current) != expected:
+            stored = _version(current)
+            if current is None:
+                stored = _forgotten_at(path.parent).get(entry.title, 0)
+            if stored != expected:
                 return False
             path.parent.mkdir(exist_ok=True)
-            temp = path.parent / f".{secrets.token_hex(8)}.tmp"
-            try:
-                with open(temp, "w", encoding="utf-8", newline="\n") as f:
-                    f.write(render_file(entry))
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(temp, path)
-            except BaseException:
-                temp.unlink(missing_ok=True)
-                raise
-            _sync_dir(path.parent)
+            _write_durably(path, render_file(entry))
             self._cache[path] = (_stamp(path.stat()), entry)
             return True
         finally:
@@ -326,6 +337,9 @@ class FileMemoryStore:
                 return False
             if expected is not None and _version(current) != expected:
                 return False
+            forgotten = _forgotten_at(path.parent)
+            forgotten[title] = max(_version(current), 0) + 1
+            _write_durably(path.parent / FORGOTTEN, json.dumps(forgotten, ensure_ascii=False))
             path.unlink()
             _sync_dir(path.parent)
             self._cache.pop(path, None)
@@ -339,6 +353,32 @@ def _version(found: MemoryEntry | CorruptMemoryEntry | None) -> int:
     if found is None:
         return 0
     return found.version if isinstance(found, MemoryEntry) else -1
+
+
+def _forgotten_at(directory: Path) -> dict[str, int]:
+    """The scope's record of forgotten titles; an unreadable record counts as empty."""
+    try:
+        found = json.loads((directory / FORGOTTEN).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if type(v) is int and v > 0}
+
+
+def _write_durably(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file, fsynced and renamed over it."""
+    temp = path.parent / f".{secrets.token_hex(8)}.tmp"
+    try:
+        with open(temp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _sync_dir(path.parent)
 
 
 def _sync_dir(directory: Path) -> None:

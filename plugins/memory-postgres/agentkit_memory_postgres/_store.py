@@ -46,8 +46,14 @@ class PostgresMemoryStore:
             f"UPDATE {t} SET body = %s, version = %s, updated_at = %s, session = %s "
             "WHERE scope = %s AND title = %s AND version = %s"
         )
-        self._delete = f"DELETE FROM {t} WHERE scope = %s AND title = %s"
-        self._scopes = f"SELECT DISTINCT scope FROM {t} ORDER BY scope"
+        # A forgotten key keeps its row, with an empty body, at the next version.
+        self._live = f"{self._select} WHERE scope = %s AND title = %s AND body <> ''"
+        self._delete = (
+            f"UPDATE {t} SET body = '', version = GREATEST(version, 0) + 1 "
+            "WHERE scope = %s AND title = %s AND body <> ''"
+        )
+        self._forgotten = f"SELECT version FROM {t} WHERE scope = %s AND title = %s AND body = ''"
+        self._scopes = f"SELECT DISTINCT scope FROM {t} WHERE body <> '' ORDER BY scope"
 
     @classmethod
     def from_url(cls, url: str) -> PostgresMemoryStore:
@@ -64,15 +70,19 @@ class PostgresMemoryStore:
 
     async def entries(self, scope: str) -> MemoryListing:
         """The scope's rows by title (byte order, as Python sorts); unreadable ones by title."""
-        query = f'{self._select} WHERE scope = %s ORDER BY title COLLATE "C"'
+        query = f"{self._select} WHERE scope = %s AND body <> '' ORDER BY title COLLATE \"C\""
         rows = await self.pool.fetch(query, (scope,), f"listing scope {scope!r}")
         return self._rows.listing(scope, rows)
 
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry's row, or None."""
-        query = f"{self._select} WHERE scope = %s AND title = %s"
-        rows = await self.pool.fetch(query, (scope, title), f"reading {title!r}")
+        rows = await self.pool.fetch(self._live, (scope, title), f"reading {title!r}")
         return stored_entry(rows[0], self.url) if rows else None
+
+    async def forgotten(self, scope: str, title: str) -> int:
+        """The version of the key's forgotten row (empty body), or 0."""
+        rows = await self.pool.fetch(self._forgotten, (scope, title), f"reading {title!r}")
+        return int(rows[0][0]) if rows else 0
 
     async def put(self, entry: MemoryEntry, expected: int) -> bool:
         """INSERT a new entry (``expected`` 0) or UPDATE the row still at ``expected``.
@@ -109,9 +119,9 @@ class PostgresMemoryStore:
         return await self.pool.run(write, f"writing {e.title!r}")
 
     async def delete(self, scope: str, title: str, expected: int | None) -> bool:
-        """DELETE the row (at ``expected``, unless None).
+        """Empty the row's body and raise its version (at ``expected``, unless None).
 
-        On a retry after a dropped connection, a row that is gone counts as removed.
+        On a retry after a dropped connection, an entry that is gone counts as forgotten.
         """
         statement = self._delete
         args: tuple[str | int, ...] = (scope, title)
@@ -123,7 +133,7 @@ class PostgresMemoryStore:
                 return True
             if not retried:
                 return False
-            cur = await conn.execute(f"{self._select} WHERE scope = %s AND title = %s", args[:2])
+            cur = await conn.execute(self._live, args[:2])
             return await cur.fetchone() is None
 
         return await self.pool.run(remove, f"forgetting {title!r}")

@@ -28,6 +28,12 @@ _SCHEMA = (
 )
 _SELECT = f"SELECT {COLUMNS} FROM {TABLE}"
 _INSERT = f"INSERT INTO {TABLE} ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+#: A forgotten key keeps its row, with an empty body, at the next version (see MemoryStore).
+_LIVE = "body <> ''"
+_FORGET = (
+    f"UPDATE {TABLE} SET body = '', version = CASE WHEN typeof(version) = 'integer' "
+    f"AND version > 0 THEN version + 1 ELSE 1 END WHERE scope = ? AND title = ? AND {_LIVE}"
+)
 _UPDATE = (
     f"UPDATE {TABLE} SET body = ?, version = ?, updated_at = ?, session = ? "
     "WHERE scope = ? AND title = ? AND version = ?"
@@ -53,21 +59,27 @@ class SqliteMemoryStore:
 
     async def scopes(self) -> list[str]:
         """The scopes holding entries."""
-        query = f"SELECT DISTINCT scope FROM {TABLE} ORDER BY scope"
+        query = f"SELECT DISTINCT scope FROM {TABLE} WHERE {_LIVE} ORDER BY scope"
         rows = await self.db.read(lambda conn: conn.execute(query).fetchall())
         return [str(r[0]) for r in rows]
 
     async def entries(self, scope: str) -> MemoryListing:
         """The scope's rows by title; a row that does not read goes in ``corrupt``."""
-        query = f"{_SELECT} WHERE scope = ? ORDER BY title"
+        query = f"{_SELECT} WHERE scope = ? AND {_LIVE} ORDER BY title"
         rows = await self.db.read(lambda conn: conn.execute(query, (scope,)).fetchall())
         return self._rows.listing(scope, rows)
 
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry's row, or None."""
-        query = f"{_SELECT} WHERE scope = ? AND title = ?"
+        query = f"{_SELECT} WHERE scope = ? AND title = ? AND {_LIVE}"
         row = await self.db.read(lambda conn: conn.execute(query, (scope, title)).fetchone())
         return None if row is None else stored_entry(row, self.url)
+
+    async def forgotten(self, scope: str, title: str) -> int:
+        """The version of the key's forgotten row (empty body), or 0."""
+        query = f"SELECT version FROM {TABLE} WHERE scope = ? AND title = ? AND body = ''"
+        row = await self.db.read(lambda conn: conn.execute(query, (scope, title)).fetchone())
+        return row[0] if row is not None and isinstance(row[0], int) else 0
 
     async def put(self, entry: MemoryEntry, expected: int) -> bool:
         """INSERT a new entry (``expected`` 0) or UPDATE the row still at ``expected``."""
@@ -79,8 +91,8 @@ class SqliteMemoryStore:
         return await self.db.write(lambda conn: conn.execute(_UPDATE, row).rowcount == 1)
 
     async def delete(self, scope: str, title: str, expected: int | None) -> bool:
-        """DELETE the row (at ``expected``, unless None)."""
-        query = f"DELETE FROM {TABLE} WHERE scope = ? AND title = ?"
+        """Empty the row's body and raise its version (at ``expected``, unless None)."""
+        query = _FORGET
         args: tuple[Any, ...] = (scope, title)
         if expected is not None:
             query, args = f"{query} AND version = ?", (*args, expected)
