@@ -255,9 +255,11 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
     import agentkit_memory_files
 
     pm = PluginManager(entry_points=False, plugins=[agentkit_memory_files])
-    url = f"file://{tmp_path}/mem"
-    async with await Memory.open(url, manager=pm) as memory:
-        await memory.save("user", "Tabs", "Indent with tabs.", base=0)
+    # one store each, holding the same, so both runs save into what the other never touched
+    url, hand_url = f"file://{tmp_path}/mem", f"file://{tmp_path}/hand"
+    for each in (url, hand_url):
+        async with await Memory.open(each, manager=pm) as memory:
+            await memory.save("user", "Tabs", "Indent with tabs.", base=0)
     steps: list[Any] = [
         Message.assistant(
             "",
@@ -274,7 +276,7 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
         instruction_budget=3_000,
         memory={"store": url, "scopes": ["project"], "read_only": ["user"]},
     )
-    block = await MemoryBlock.open(url, ["project"], read_only=["user"], manager=pm)
+    block = await MemoryBlock.open(hand_url, ["project"], read_only=["user"], manager=pm)
     live = LiveInstructions([TextPart("Be brief."), block], budget=3_000)
     manual = AgentConfig(
         model=hand_model,
@@ -293,7 +295,6 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
             s for s, _ in getattr(by_kit.hooks, name)
         ]
     await Agent.from_config(by_kit).run("save k")
-    await Memory(block.memory.store).forget("project", "k", base=None)
     await Agent.from_config(manual).run("save k")
     for a, b in zip(kit_model.requests, hand_model.requests, strict=True):
         assert [m.text for m in a.messages] == [m.text for m in b.messages]
