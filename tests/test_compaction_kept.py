@@ -72,6 +72,7 @@ def test_each_request_of_a_run_carries_the_bare_compactors_result(
     replaced. Each sends the compactor's own result (repaired), message for message, and its
     span counts every message of the request, whatever the requests before it were."""
     whole = history + more
+    assume(whole)
     at = data.draw(st.integers(0, len(whole) - 1))
     edited = [
         *whole[:at],
