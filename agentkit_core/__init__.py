@@ -529,14 +529,18 @@ def _publish_loaded() -> None:
     from ._public import publish
 
     where = {name: f"{__name__}.{module}" for name, module in _MODULE_OF.items()}
-    for module, names in _EXPORTS.items():
-        loaded = sys.modules.get(f"{__name__}.{module}")
-        if module in _published or loaded is None or _initializing(loaded):
-            continue
-        objects = {name: getattr(loaded, name) for name in names}
-        publish(names, objects, __name__, where)
-        globals().update(objects)
-        _published.add(module)
+    progress = True
+    while progress:  # publishing may import a module an annotation names: publish it too
+        progress = False
+        for module, names in _EXPORTS.items():
+            loaded = sys.modules.get(f"{__name__}.{module}")
+            if module in _published or loaded is None or _initializing(loaded):
+                continue
+            objects = {name: getattr(loaded, name) for name in names}
+            publish(names, objects, __name__, where)
+            globals().update(objects)
+            _published.add(module)
+            progress = True
 
 
 def _initializing(module: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import importlib
 import inspect
 import sys
 import typing
@@ -26,7 +27,7 @@ def publish(
     first pinned to the module it was written in, as a ``ForwardRef`` that evaluates there.
     ``namespace`` holds the objects being published (those names resolve from ``module``);
     ``where`` names the module that defines each other public name, for an annotation its own
-    module imports only for the type checker (a circular import).
+    module imports only for the type checker (a circular import): that module is imported.
     """
     pinned: dict[tuple[str, str], typing.ForwardRef] = {}
 
@@ -34,7 +35,8 @@ def publish(
         if not isinstance(value, str) or value in namespace or hasattr(builtins, value):
             return value  # resolves as well from the public module
         if where and value in where and not hasattr(sys.modules.get(home), value):
-            home = where[value]
+            home = where[value]  # so the hint resolves, that module must be loaded
+            importlib.import_module(home)
         ref = pinned.get((home, value))
         if ref is None:
             ref = typing.ForwardRef(value, is_argument=False, is_class=True, module=home)

@@ -182,3 +182,17 @@ print(message.content, result.output)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["hi", "done"]
+
+
+def test_a_hint_naming_a_module_not_yet_loaded_resolves_on_first_use() -> None:
+    """``ToolInvocation.ctx`` is a ``RunContext``, which its module imports only for the type
+    checker: first use of ``ToolInvocation`` alone must still give resolvable hints."""
+    code = """
+import typing
+import agentkit_core
+hints = typing.get_type_hints(agentkit_core.ToolInvocation)
+assert hints["ctx"] is agentkit_core.RunContext, hints
+assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
