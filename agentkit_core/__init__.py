@@ -501,20 +501,22 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
 _published: set[str] = set()
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use (PEP 562), and publish what it loaded."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
+if not TYPE_CHECKING:  # for type checkers the names are the imports above, and no others:
+    # a module __getattr__ they could see would let a misspelt name through unreported
 
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    _publish_loaded()
-    return value
+    def __getattr__(name: str) -> Any:
+        """Import a public name's module on first use (PEP 562), and publish what it loaded."""
+        module = _MODULE_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from importlib import import_module
 
+        value = getattr(import_module(f"{__name__}.{module}"), name)
+        _publish_loaded()
+        return value
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
 
 
 def _publish_loaded() -> None:

@@ -158,6 +158,8 @@ def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
         for name in names
     }
     assert imported == table
+    # a module __getattr__ that mypy could see would let ``agentkit_core.Misspelt`` type-check
+    assert not any(getattr(node, "name", None) == "__getattr__" for node in tree.body)
     assert sorted(agentkit_core.__all__) == sorted([*(name for _, name in table), "__version__"])
     assert set(agentkit_core.__all__) <= set(dir(agentkit_core))
 
