@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import weakref
 from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import replace
@@ -73,16 +74,26 @@ async def run_compactor(
 class _Compaction(Middleware):
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor
+        # Per run: the last request's messages and their estimate. A run's next request is
+        # that transcript with new messages after it, so its count costs only the new ones;
+        # without this, the span's token count estimated every message of every request,
+        # the dropped ones too (a cost in the transcript's length, not in what is kept).
+        self._counted: weakref.WeakKeyDictionary[RunContext, tuple[tuple[Message, ...], int]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
         if _compacting.get():  # a compactor's own call (a summary): not ours to touch
             return await call_next(request)
         span = current_span()
-        before = list(request.messages)
+        before = request.messages
         refuse_pending(before)
-        after = before
-        if request.ctx is not None:
-            after = await run_compactor(self.compactor, list(before), request.ctx)
+        after: Sequence[Message] = before
+        ctx = request.ctx
+        if ctx is not None:
+            # the compactor gets a list of its own (it may be changed); nothing else copies or
+            # reads the whole transcript: only what is kept and what the compactor looks at
+            after = await run_compactor(self.compactor, list(before), ctx)
             reason = _rejection(before, after)
             if reason is not None:
                 span.set("compaction_rejected", reason)
@@ -90,12 +101,40 @@ class _Compaction(Middleware):
             else:
                 span.set("compaction_messages_before", len(before))
                 span.set("compaction_messages_after", len(after))
-                span.set("compaction_tokens_before", estimate_tokens(before))
+                span.set("compaction_tokens_before", self._tokens(ctx, before))
                 span.set("compaction_tokens_after", estimate_tokens(after))
-        sent = repaired(after, span)
+        sent = tuple(repaired(after, span))
         if sent == before:
             return await call_next(request)
-        return await call_next(replace(request, messages=tuple(sent)))
+        return await call_next(replace(request, messages=sent))
+
+    def _tokens(self, ctx: RunContext, messages: Sequence[Message]) -> int:
+        """``estimate_tokens(messages)``, counting only what followed the run's last request."""
+        if type(messages) is not tuple:  # a list may have changed since: count it all
+            return estimate_tokens(messages)
+        last = self._counted.get(ctx)
+        if last is not None and _starts_with(messages, last[0]):
+            tokens = last[1] + estimate_tokens(messages[len(last[0]) :])
+        else:
+            tokens = estimate_tokens(messages)
+        self._counted[ctx] = (messages, tokens)
+        return tokens
+
+
+def _starts_with(messages: tuple[Message, ...], prefix: tuple[Message, ...]) -> bool:
+    """Whether ``messages`` begins with the messages of ``prefix``, copying neither.
+
+    Tuple ordering walks both to the first position where they differ, comparing identical
+    messages by address alone (no message is read, so a long prefix costs a pointer scan);
+    messages define no order, so a difference raises TypeError.
+    """
+    n = len(prefix)
+    if not n or len(messages) < n or messages[n - 1] is not prefix[-1]:
+        return False
+    try:
+        return prefix <= messages
+    except TypeError:
+        return False
 
 
 def refuse_pending(messages: Sequence[Message]) -> None:
@@ -111,7 +150,7 @@ def refuse_pending(messages: Sequence[Message]) -> None:
         )
 
 
-def repaired(messages: list[Message], span: Span) -> list[Message]:
+def repaired(messages: Sequence[Message], span: Span) -> list[Message]:
     """``messages`` without what no provider accepts; a repair is stamped on ``span``."""
     out, repair = repair_transcript(messages)
     if repair is not None:
@@ -126,7 +165,7 @@ def repaired(messages: list[Message], span: Span) -> list[Message]:
     return out
 
 
-def _rejection(before: list[Message], after: list[Message]) -> str | None:
+def _rejection(before: Sequence[Message], after: Sequence[Message]) -> str | None:
     if not after:
         return "the compactor returned no messages"
     if before and before[0].role == "system" and after[0] != before[0]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import builtins
+import importlib
 import inspect
+import sys
 import typing
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -11,19 +13,30 @@ from types import FunctionType
 from typing import Any
 
 
-def publish(names: Iterable[str], namespace: Mapping[str, Any], module: str) -> None:
+def publish(
+    names: Iterable[str],
+    namespace: Mapping[str, Any],
+    module: str,
+    where: Mapping[str, str] | None = None,
+) -> None:
     """Set ``__module__`` to ``module`` on every class and function named in ``names``.
 
     ``typing.get_type_hints`` (and pydantic, which a user's model with a ``Message`` field
     needs) resolves a class's string annotations in the namespace of ``cls.__module__``. The
     public module does not hold every private name those annotations use, so each such one is
     first pinned to the module it was written in, as a ``ForwardRef`` that evaluates there.
+    ``namespace`` holds the objects being published (those names resolve from ``module``);
+    ``where`` names the module that defines each other public name, for an annotation its own
+    module imports only for the type checker (a circular import): that module is imported.
     """
     pinned: dict[tuple[str, str], typing.ForwardRef] = {}
 
     def pin(value: Any, home: str) -> Any:
         if not isinstance(value, str) or value in namespace or hasattr(builtins, value):
             return value  # resolves as well from the public module
+        if where and value in where and not hasattr(sys.modules.get(home), value):
+            home = where[value]  # so the hint resolves, that module must be loaded
+            importlib.import_module(home)
         ref = pinned.get((home, value))
         if ref is None:
             ref = typing.ForwardRef(value, is_argument=False, is_class=True, module=home)

@@ -3,6 +3,7 @@ importing it stays light."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import subprocess
 import sys
@@ -134,3 +135,66 @@ print(sorted(m for m in {HEAVY!r} if m in sys.modules))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
+    """``_EXPORTS`` (what runs) and the ``TYPE_CHECKING`` imports (what mypy and editors read)
+    name the same names from the same modules: a name added to one only fails here."""
+    tree = ast.parse(Path(agentkit_core.__file__).read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+    )
+    imported = {
+        (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    }
+    table = {
+        (module, name)
+        for module, names in agentkit_core._EXPORTS.items()  # type: ignore[attr-defined]
+        for name in names
+    }
+    assert imported == table
+    # a module __getattr__ that mypy could see would let ``agentkit_core.Misspelt`` type-check
+    assert not any(getattr(node, "name", None) == "__getattr__" for node in tree.body)
+    assert sorted(agentkit_core.__all__) == sorted([*(name for _, name in table), "__version__"])
+    assert set(agentkit_core.__all__) <= set(dir(agentkit_core))
+
+
+def test_importing_core_imports_no_asyncio_and_no_private_module_until_used() -> None:
+    """``import agentkit_core`` stays the cost of one small module; first use loads the rest."""
+    code = """
+import sys
+import agentkit_core
+loaded = sorted(m for m in sys.modules if m.startswith("agentkit_core."))
+assert "asyncio" not in sys.modules and loaded == [], loaded
+message = agentkit_core.Message.user("hi")
+assert "asyncio" not in sys.modules
+assert agentkit_core.Agent.__module__ == "agentkit_core", agentkit_core.Agent.__module__
+assert "asyncio" in sys.modules  # the loop, now that it is asked for
+assert repr(agentkit_core.Message) == "<class 'agentkit_core.Message'>"
+from agentkit_core.testing import ScriptedModel
+model = ScriptedModel([agentkit_core.Message.assistant("done")])
+result = agentkit_core.Agent("a", model, hooks=None).run_sync("go")
+print(message.content, result.output)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["hi", "done"]
+
+
+def test_a_hint_naming_a_module_not_yet_loaded_resolves_on_first_use() -> None:
+    """``ToolInvocation.ctx`` is a ``RunContext``, which its module imports only for the type
+    checker: first use of ``ToolInvocation`` alone must still give resolvable hints."""
+    code = """
+import typing
+import agentkit_core
+hints = typing.get_type_hints(agentkit_core.ToolInvocation)
+assert hints["ctx"] is agentkit_core.RunContext, hints
+assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

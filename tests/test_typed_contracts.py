@@ -43,12 +43,16 @@ def _leaves(hint: Any) -> list[Any]:
     return [hint if origin is None else origin, *(x for a in args for x in _leaves(a))]
 
 
+#: The public names, resolved (``vars(agentkit_core)`` holds only those used so far: PEP 562).
+PUBLIC = {name: getattr(agentkit_core, name) for name in agentkit_core.__all__}
+
+
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_every_hookspec_states_real_types(name: str) -> None:
     namespace = {
         **vars(collections.abc),
         **vars(hookspecs),
-        **vars(agentkit_core),
+        **PUBLIC,
         "argparse": ARGPARSE,
     }
     hints = typing.get_type_hints(SPECS[name], globalns=namespace)
@@ -59,7 +63,7 @@ def test_every_hookspec_states_real_types(name: str) -> None:
 
 
 def test_the_turn_hooks_receive_turn_info_and_before_tool_call_returns_decisions() -> None:
-    namespace = {**vars(collections.abc), **vars(hookspecs), **vars(agentkit_core)}
+    namespace = {**vars(collections.abc), **vars(hookspecs), **PUBLIC}
     turn = typing.get_type_hints(SPECS["agentkit_should_stop_after_turn"], globalns=namespace)
     assert turn["turn"] is agentkit_core.TurnInfo
     before = typing.get_type_hints(SPECS["agentkit_before_turn"], globalns=namespace)

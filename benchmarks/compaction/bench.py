@@ -10,10 +10,20 @@ and once as langchain-core messages; only the compaction is timed.
   a token, 4 per message);
 - message window: ``sliding-window`` (``keep_recent``) against the same ``trim_messages``
   call, and against ``trim_messages`` with ``token_counter=len`` (each message one "token");
+- the kit's path: ``Kit(model=..., compactor="truncation" | "sliding-window")`` as the kit
+  wires it, one model call through the agent's whole model-call chain (tracing, metering, retry,
+  ``compaction()``) to a stub model that answers at once. "next turn" sends, each call, the
+  transcript of the call before grown by one round (five messages), as a run's next turn does;
+  "first request" sends the whole transcript to a kit that has not seen it (a new run over a
+  long history). The requests' tuples are built before the timing: the agent loop's own
+  ``tuple(transcript)`` per turn is not in these figures.
+
 Both compactors walk the transcript back from its end (``units_from_end``), so their work is
 proportional to what they keep, not to the transcript's length.
 
-Each call is timed with the garbage collector off (as ``timeit`` does), best of several.
+The contenders run in turn, one call each, round after round (the collector off during a call,
+as ``timeit`` does); each figure is the median over the rounds with its range, and each ratio
+the median of the ratios taken round by round.
 
     bash benchmarks/compaction/setup.sh      # prints the venv's python
     benchmarks/.envs/compaction/bin/python benchmarks/compaction/bench.py
@@ -21,10 +31,13 @@ Each call is timed with the garbage collector off (as ``timeit`` does), best of 
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import itertools
 import json
+import os
 import platform
+import statistics
 import time
 from collections.abc import Callable
 from collections.abc import Coroutine
@@ -40,7 +53,11 @@ from langchain_core.messages import SystemMessage
 from langchain_core.messages import ToolMessage
 from langchain_core.messages import trim_messages
 
+from agentkit_core import Agent
+from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
 from agentkit_core import ToolCall
 from agentkit_core._tokens import CHARS_PER_TOKEN
 from agentkit_core._tokens import MESSAGE_OVERHEAD
@@ -49,6 +66,8 @@ from agentkit_core.testing import make_test_ctx
 SIZES = (1_000, 10_000, 100_000)
 TOKEN_BUDGET = 8_000
 WINDOW = 100
+#: Rounds at each size; fewer at 100,000 messages, where trim_messages takes seconds.
+ROUNDS = {1_000: 15, 10_000: 11, 100_000: 7}
 
 
 def transcripts(n: int) -> tuple[list[Message], list[BaseMessage]]:
@@ -110,26 +129,73 @@ def run_now(coro: Coroutine[Any, Any, Any]) -> Any:
     raise RuntimeError("the compactor suspended; it is not model-free")
 
 
-def best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Best wall time of ``repeats`` calls (the collector off), in milliseconds; the result."""
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return min(times) * 1000, result
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Wall time of one call (the collector off), in milliseconds; the result."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn()
+        return (time.perf_counter() - start) * 1000, result
+    finally:
+        gc.enable()
 
 
-def contenders(ours: list[Message], theirs: list[BaseMessage]) -> dict[str, Callable[[], Any]]:
-    """Each way of compacting, as a call with no arguments."""
+class StubModel:
+    """A model that answers at once: what is left of a model call is the chain's own work."""
+
+    name = "stub"
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        self.sent = len(request.messages)
+        return ModelResponse(Message.assistant("ok"))
+
+    async def stream(self, request: ModelRequest) -> Any:
+        raise NotImplementedError
+
+
+def kit_call(
+    compactor: str, options: dict[str, Any], loop: asyncio.AbstractEventLoop
+) -> Callable[[tuple[Message, ...]], int]:
+    """One model call through the chain a Kit with ``compactor`` wires; returns what was sent."""
+    model = StubModel()
+    kit = Kit(model=model, compactor=compactor, compactor_options=options)
+    ctx = Agent.from_config(kit.config()).new_context()
+    assert ctx.invoker is not None
+
+    def call(messages: tuple[Message, ...]) -> int:
+        loop.run_until_complete(ctx.invoker.chat(ModelRequest(messages, ctx=ctx)))  # type: ignore[union-attr]
+        return model.sent
+
+    return call
+
+
+def growing(
+    call: Callable[[tuple[Message, ...]], int], ours: list[Message], rounds: int
+) -> Callable[[], int]:
+    """Each call sends the transcript of the call before grown by one round (5 messages)."""
+    base = len(ours) - 5 * (rounds + 1)
+    steps = iter([tuple(ours[: base + 5 * k]) for k in range(rounds + 2)])
+    call(next(steps))  # the run's turns so far
+    return lambda: call(next(steps))
+
+
+def contenders(
+    ours: list[Message], theirs: list[BaseMessage], rounds: int, loop: asyncio.AbstractEventLoop
+) -> dict[str, Callable[[], Any]]:
+    """Each way of compacting, as a call with no arguments (called once a round)."""
     ctx = make_test_ctx()
     truncation = TruncationCompactor(max_tokens=TOKEN_BUDGET)
     window = SlidingWindowCompactor(keep_recent=WINDOW)
+    options = {
+        "truncation": {"max_tokens": TOKEN_BUDGET},
+        "sliding-window": {"keep_recent": WINDOW},
+    }
+    whole = tuple(ours)
+    # one kit per round for "first request": built here, not inside the timing
+    fresh = {
+        name: iter([kit_call(name, o, loop) for _ in range(rounds)]) for name, o in options.items()
+    }
 
     def trim(budget: int, counter: Callable[[list[BaseMessage]], int]) -> Callable[[], Any]:
         return lambda: trim_messages(
@@ -144,6 +210,14 @@ def contenders(ours: list[Message], theirs: list[BaseMessage]) -> dict[str, Call
     return {
         "truncation": lambda: run_now(truncation.compact(ours, ctx)),
         "sliding-window": lambda: run_now(window.compact(ours, ctx)),
+        "kit truncation, next turn": growing(
+            kit_call("truncation", options["truncation"], loop), ours, rounds
+        ),
+        "kit sliding-window, next turn": growing(
+            kit_call("sliding-window", options["sliding-window"], loop), ours, rounds
+        ),
+        "kit truncation, first request": lambda: next(fresh["truncation"])(whole),
+        "kit sliding-window, first request": lambda: next(fresh["sliding-window"])(whole),
         "trim_messages, tokens": trim(TOKEN_BUDGET, count_tokens),
         "trim_messages, count": trim(WINDOW + 1, len),  # the system message counts one here
     }
@@ -152,39 +226,63 @@ def contenders(ours: list[Message], theirs: list[BaseMessage]) -> dict[str, Call
 RATIOS = [
     ("truncation", "trim_messages, tokens"),
     ("sliding-window", "trim_messages, tokens"),
+    ("kit truncation, next turn", "trim_messages, tokens"),
+    ("kit sliding-window, next turn", "trim_messages, tokens"),
+    ("kit truncation, first request", "trim_messages, tokens"),
+    ("kit sliding-window, first request", "trim_messages, tokens"),
     ("sliding-window", "trim_messages, count"),
 ]
+
+
+def spread(values: list[float], fmt: str = ".2f") -> str:
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid:{fmt}} ({low:{fmt}}–{high:{fmt}})"
 
 
 def main() -> None:
     print(
         f"Python {platform.python_version()} on {platform.machine()}, langchain-core "
         f"{version('langchain-core')}; budget {TOKEN_BUDGET} tokens, window {WINDOW} "
-        "messages; best of 7 (3 at 100,000 messages), collector off\n"
+        f"messages; rounds {ROUNDS}, contenders in turn, collector off; "
+        f"load average {os.getloadavg()[0]:.2f} at the start\n"
     )
-    times: dict[int, dict[str, float]] = {}
+    loop = asyncio.new_event_loop()
+    times: dict[int, dict[str, list[float]]] = {}
     for n in SIZES:
         ours, theirs = transcripts(n)
-        results: dict[str, Any] = {}
-        times[n] = {}
-        for name, fn in contenders(ours, theirs).items():
-            times[n][name], results[name] = best(fn, 3 if n >= 100_000 else 7)
-        kept = {name: len(r) for name, r in results.items()}
+        calls = contenders(ours, theirs, ROUNDS[n], loop)
+        times[n] = {name: [] for name in calls}
+        kept: dict[str, int] = {}
+        for _ in range(ROUNDS[n]):
+            for name, fn in calls.items():
+                ms, result = timed(fn)
+                times[n][name].append(ms)
+                kept[name] = result if isinstance(result, int) else len(result)
         print(f"{len(ours):,} messages kept: {kept}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     names = list(times[SIZES[0]])
-    print("\n| messages | " + " | ".join(f"{name} (ms)" for name in names) + " |")
+    print("\nms per call, median (min–max):\n")
+    print("| messages | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for n, row in times.items():
-        print(f"| {n:,} | " + " | ".join(f"{row[name]:.2f}" for name in names) + " |")
-    print("\n| messages | " + " | ".join(f"{a} / {b}" for a, b in RATIOS) + " |")
+        print(f"| {n:,} | " + " | ".join(spread(row[name]) for name in names) + " |")
+    print("\nRatios, median of the per-round ratios (min–max):\n")
+    print("| messages | " + " | ".join(f"{a} / {b}" for a, b in RATIOS) + " |")
     print("|---" * (len(RATIOS) + 1) + "|")
     for n, row in times.items():
-        print(f"| {n:,} | " + " | ".join(f"{row[a] / row[b]:.3f}x" for a, b in RATIOS) + " |")
-    print("\nGrowth per 10x messages (time at 10n / time at n):\n")
+        cells = []
+        for a, b in RATIOS:
+            ratios = [x / y for x, y in zip(row[a], row[b], strict=True)]
+            cells.append(spread(ratios, ".4f").replace(" (", "x (").replace(")", "x)"))
+        print(f"| {n:,} | " + " | ".join(cells) + " |")
+    print("\nGrowth per 10x messages (median time at 10n / median time at n):\n")
     print("| from | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for small, large in itertools.pairwise(SIZES):
-        growth = " | ".join(f"{times[large][k] / times[small][k]:.1f}x" for k in names)
+        growth = " | ".join(
+            f"{statistics.median(times[large][k]) / statistics.median(times[small][k]):.1f}x"
+            for k in names
+        )
         print(f"| {small:,} | {growth} |")
 
 
