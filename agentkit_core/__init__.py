@@ -184,6 +184,12 @@ from ._public import publish as _publish
 from ._recorder import NullRecorder
 from ._recorder import PartsFor
 from ._recorder import Recorder
+from ._redaction import PII_DETECTORS
+from ._redaction import Detector
+from ._redaction import Redacted
+from ._redaction import iban_valid
+from ._redaction import luhn_valid
+from ._redaction import redact_pii
 from ._requests import BuiltRequest
 from ._requests import Grounder
 from ._requests import GroundingAdmit
@@ -255,6 +261,7 @@ __all__ = [
     "ENTRY_COLUMNS",
     "FAILED",
     "ITEM_KINDS",
+    "PII_DETECTORS",
     "POSTGRES_OPTIONS",
     "REASONING",
     "RUNNING",
@@ -285,6 +292,7 @@ __all__ = [
     "CorruptSessionItem",
     "DecodingError",
     "Deferred",
+    "Detector",
     "DynamicToolSource",
     "ElicitationError",
     "Elicitor",
@@ -363,6 +371,7 @@ __all__ = [
     "ProviderResponseError",
     "RecordedInstructions",
     "Recorder",
+    "Redacted",
     "Registration",
     "ReloadablePartSource",
     "Rendered",
@@ -445,6 +454,7 @@ __all__ = [
     "get_tool_source",
     "grant_scope",
     "hookimpl",
+    "iban_valid",
     "import_optional",
     "jsonable",
     "keep_units",
@@ -454,6 +464,7 @@ __all__ = [
     "kit_memory",
     "kit_middlewares",
     "load_policy",
+    "luhn_valid",
     "mask_url",
     "metering",
     "open_checkpoint_store",
@@ -467,6 +478,7 @@ __all__ = [
     "read_kit_options",
     "read_trace_file",
     "recent_units",
+    "redact_pii",
     "render_grounding",
     "render_transcript",
     "repair_transcript",
