@@ -44,6 +44,7 @@ from ._errors import DecodingError
 from ._errors import ElicitationError
 from ._errors import EncodingError
 from ._errors import FoldError
+from ._errors import GuardBlocked
 from ._errors import GuardrailViolation
 from ._errors import HookError
 from ._errors import HookTimeoutError
@@ -86,6 +87,13 @@ from ._fold import render_transcript
 from ._fold import write_summary
 from ._guardrails import Guardrail
 from ._guardrails import egress
+from ._guards import GUARD_NAMESPACE
+from ._guards import ChainedGuard
+from ._guards import Guard
+from ._guards import GuardChain
+from ._guards import GuardDecision
+from ._guards import GuardInput
+from ._guards import build_guard_chain
 from ._hooks import Hooks
 from ._hooks import StopDecision
 from ._hooks import ToolDecision
@@ -112,11 +120,13 @@ from ._kit import Kit
 from ._kit import KitOptions
 from ._kit import kit_compaction
 from ._kit import kit_guardrail
+from ._kit import kit_guards
 from ._kit import kit_hooks
 from ._kit import kit_memory
 from ._kit import kit_middlewares
 from ._lookup import adapt
 from ._lookup import get_compactor
+from ._lookup import get_guard
 from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
@@ -260,6 +270,7 @@ __all__ = [
     "DONE",
     "ENTRY_COLUMNS",
     "FAILED",
+    "GUARD_NAMESPACE",
     "ITEM_KINDS",
     "PII_DETECTORS",
     "POSTGRES_OPTIONS",
@@ -282,6 +293,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BuiltRequest",
+    "ChainedGuard",
     "Checkpoint",
     "CheckpointPort",
     "Checkpointer",
@@ -312,6 +324,11 @@ __all__ = [
     "GroundingAdmit",
     "GroundingRender",
     "GroundingSource",
+    "Guard",
+    "GuardBlocked",
+    "GuardChain",
+    "GuardDecision",
+    "GuardInput",
     "Guardrail",
     "GuardrailViolation",
     "HookError",
@@ -434,6 +451,7 @@ __all__ = [
     "agent_tool",
     "as_middleware",
     "bare_instance",
+    "build_guard_chain",
     "compaction",
     "compaction_units",
     "compose_instructions",
@@ -448,6 +466,7 @@ __all__ = [
     "estimate_tokens",
     "fold_cut",
     "get_compactor",
+    "get_guard",
     "get_guardrail",
     "get_instruction_part",
     "get_plugin_manager",
@@ -460,6 +479,7 @@ __all__ = [
     "keep_units",
     "kit_compaction",
     "kit_guardrail",
+    "kit_guards",
     "kit_hooks",
     "kit_memory",
     "kit_middlewares",

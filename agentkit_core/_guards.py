@@ -1,0 +1,400 @@
+"""Guards: checks of what is sent to a model, what comes back, and each turn.
+
+A :class:`Guard` answers three checks, each with a :class:`GuardDecision` (allow, rewrite with a
+new text and a reason, or block with a reason):
+
+* **input**: each instruction part on its own before the parts are joined, then every message
+  of the whole request as it is about to be sent;
+* **output**: each assistant message as it completes (streamed or not);
+* **turn**: after each turn that ran tools (only allow or block: the turn already happened).
+
+A :class:`GuardChain` runs guards in order, each seeing what the previous left, reports every
+block, every rewrite and every allow that gives a reason as a :class:`Verdict` under the
+``"guard"`` namespace (recorded in the run's session and handed to its verdict observer), and
+checks what each guard returns. A guard that raises blocks (fail closed) unless the chain was
+told to let that guard fail open; either way the choice is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import Final
+from typing import Literal
+
+from ._errors import ConfigError
+from ._errors import GuardBlocked
+from ._errors import HookError
+from ._instructions import InstructionPart
+from ._messages import Message
+from ._verdicts import Verdict
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+    from ._hooks import TurnInfo
+    from ._models import ModelRequest
+    from ._plugins import PluginManager
+
+#: The verdict namespace of every guard verdict.
+GUARD_NAMESPACE: Final = "guard"
+
+GuardAction = Literal["allow", "rewrite", "block"]
+#: The three checks, as verdicts name them (``Verdict.hook``).
+GuardCheck = Literal["input", "output", "turn"]
+
+
+@dataclass(frozen=True, slots=True)
+class GuardDecision:
+    """What a guard answers: ``allow``, ``rewrite`` (``text`` replaces the text) or ``block``.
+
+    ``reason`` says why, in words that never repeat a value the guard hid (``"redacted 1
+    email"``, not the address). A rewrite and a block need one; an allow may give one, and is
+    then recorded too.
+    """
+
+    action: GuardAction
+    text: str = ""
+    reason: str = ""
+
+    ALLOW: ClassVar[GuardDecision]
+
+    @classmethod
+    def allow(cls, reason: str = "") -> GuardDecision:
+        """Let the text through as it is."""
+        return cls("allow", reason=reason)
+
+    @classmethod
+    def rewrite(cls, text: str, reason: str) -> GuardDecision:
+        """Send (or keep) ``text`` in place of what was checked."""
+        return cls("rewrite", text, reason)
+
+    @classmethod
+    def block(cls, reason: str) -> GuardDecision:
+        """Refuse: the request is not sent, or the run ends on the message or turn."""
+        return cls("block", reason=reason)
+
+
+GuardDecision.ALLOW = GuardDecision("allow")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardInput:
+    """One text the input check is asked about.
+
+    In the per-part pass ``part`` is the instruction part's id and ``messages`` is empty. In the
+    pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
+    the guards before this one left them, and ``index`` says which of them ``text`` is the
+    text of (a guard that measures the whole request, a token limit, does it at ``index``
+    0, once per request).
+    """
+
+    text: str
+    part: str = ""
+    messages: tuple[Message, ...] = ()
+    index: int = -1
+
+    @property
+    def whole(self) -> bool:
+        """Whether this is the pass over the whole request (not one instruction part)."""
+        return self.index >= 0
+
+
+class Guard:
+    """A guard: three checks, each answering a :class:`GuardDecision`; the base allows all.
+
+    Subclass it and override the checks you need. Every check must be **synchronous, cheap and
+    a pure function of its input**: no I/O, no state that changes between calls. A guard runs
+    on every instruction part, every message of every request and every answer, and its
+    verdict for a text must be the same each time it sees it (the per-part pass runs at
+    construction and again before every request). ``name`` is how verdicts and errors name the
+    guard; a guard a plugin registered is named by its registration.
+
+    * ``check_input(inp)``: a :class:`GuardInput`: one instruction part, or one message's text
+      in the pass over the whole request. A rewrite replaces that part's or message's text
+      (tool-call arguments are never given to a guard).
+    * ``check_output(message)``: an assistant message as it completes. A rewrite replaces its
+      text in the transcript; a block ends the run with :class:`GuardBlocked`.
+    * ``check_turn(turn)``: a :class:`TurnInfo` after a turn that ran tools. Allow or block
+      only: a block stops the run with the guard's reason; a rewrite is an error.
+    """
+
+    name: str = ""
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        """Allow every input (override to check)."""
+        return GuardDecision.ALLOW
+
+    def check_output(self, message: Message) -> GuardDecision:
+        """Allow every answer (override to check)."""
+        return GuardDecision.ALLOW
+
+    def check_turn(self, turn: TurnInfo) -> GuardDecision:
+        """Allow every turn (override to check)."""
+        return GuardDecision.ALLOW
+
+
+@dataclass(frozen=True, slots=True)
+class ChainedGuard:
+    """One guard of a chain: the guard, its name, and the plugin it came from (or "product")."""
+
+    name: str
+    guard: Guard
+    plugin: str = "product"
+    fail_open: bool = False
+
+
+def with_text(message: Message, text: str) -> Message:
+    """``message`` with ``text`` as its text (its non-text content parts kept, after it)."""
+    if isinstance(message.content, str):
+        return replace(message, content=text)
+    others = tuple(p for p in message.content if p.get("type") != "text")
+    return replace(message, content=({"type": "text", "text": text}, *others))
+
+
+class GuardChain:
+    """Guards run in order, each seeing what the previous left, with their verdicts reported.
+
+    ``guards`` are :class:`Guard` objects, or :class:`ChainedGuard` entries naming their plugin;
+    ``fail_open`` names the guards whose raising lets the text through (recorded as an allow
+    with the error as its reason) instead of blocking. The chain's methods are what a run
+    calls: :meth:`check_part` (a ``LiveInstructions(guard=...)``), :meth:`check_request`,
+    :meth:`check_output` and :meth:`check_turn`.
+    """
+
+    def __init__(
+        self, guards: Iterable[Guard | ChainedGuard], *, fail_open: Collection[str] = ()
+    ) -> None:
+        entries: list[ChainedGuard] = []
+        for guard in guards:
+            entry = guard if isinstance(guard, ChainedGuard) else _product_entry(guard)
+            entries.append(entry)
+        names = [e.name for e in entries]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ConfigError(
+                f"two guards of the chain are named {twice[0]!r}; give each its own name (a "
+                "product guard's name attribute)",
+                value=twice[0],
+                source="guards=",
+            )
+        _only_named(fail_open, names, "guard_fail_open=")
+        self.guards: tuple[ChainedGuard, ...] = tuple(
+            replace(e, fail_open=e.fail_open or e.name in fail_open) for e in entries
+        )
+
+    def __repr__(self) -> str:
+        return f"GuardChain({', '.join(e.name for e in self.guards)})"
+
+    @property
+    def names(self) -> list[str]:
+        """The guards' names, in the order they run."""
+        return [e.name for e in self.guards]
+
+    # ------------------------------------------------------------------ the four passes
+
+    def check_part(self, part: InstructionPart, ctx: RunContext | None = None) -> InstructionPart:
+        """``part`` as every guard's input check leaves it; a block raises :class:`GuardBlocked`.
+
+        ``ctx`` is the run whose verdicts these are; None at construction, where nothing is
+        reported (the first request's pass reports the same verdicts).
+        """
+        text = part.text
+        subject = f"instructions/{part.id}"
+        for entry in self.guards:
+            decision = self._ask(entry, "input", subject, ctx, GuardInput(text, part.id))
+            text = decision.text if decision.action == "rewrite" else text
+        return part if text == part.text else replace(part, text=text)
+
+    def check_request(self, ctx: RunContext | None, request: ModelRequest) -> ModelRequest:
+        """``request`` with every message's text as the guards leave it, in chain order.
+
+        Each guard sees every message of the request (``GuardInput.messages``) as the guards
+        before it left them; a rewrite replaces that message's text. Messages without text (a
+        tool call's arguments) are not given to the guards.
+        """
+        messages = list(request.messages)
+        for entry in self.guards:
+            for i, message in enumerate(messages):
+                text = message.text
+                if not text:
+                    continue
+                inp = GuardInput(text, "", tuple(messages), i)
+                decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                if decision.action == "rewrite":
+                    messages[i] = with_text(message, decision.text)
+        if all(a is b for a, b in zip(messages, request.messages, strict=True)):
+            return request
+        return replace(request, messages=tuple(messages))
+
+    async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
+        """:meth:`check_request` as a ``before_model_call`` hook (for a chain of hooks)."""
+        return self.check_request(ctx, request)
+
+    def check_output(self, ctx: RunContext | None, message: Message, turn: int = 0) -> Message:
+        """``message`` (an assistant message as it completed) as the guards leave it."""
+        text = message.text
+        for entry in self.guards:
+            current = message if text == message.text else with_text(message, text)
+            decision = self._ask(entry, "output", f"turn/{turn}", ctx, current)
+            text = decision.text if decision.action == "rewrite" else text
+        return message if text == message.text else with_text(message, text)
+
+    def check_turn(self, ctx: RunContext | None, turn: TurnInfo) -> str | None:
+        """The reason the run stops after ``turn`` (``"guard NAME: why"``), or None to go on."""
+        for entry in self.guards:
+            decision = self._ask(entry, "turn", f"turn/{turn.turn}", ctx, turn)
+            if decision.action == "block":
+                return f"guard {entry.name!r} ({entry.plugin}): {decision.reason}"
+        return None
+
+    # ------------------------------------------------------------------ one guard, one check
+
+    def _ask(
+        self,
+        entry: ChainedGuard,
+        check: GuardCheck,
+        subject_id: str,
+        ctx: RunContext | None,
+        argument: GuardInput | Message | TurnInfo,
+    ) -> GuardDecision:
+        """``entry``'s answer to ``check`` of ``argument``, checked and reported.
+
+        A block of the input or the output raises :class:`GuardBlocked`; the turn check's is
+        returned (the run stops on it).
+        """
+        where = f"check_{check}"
+        stop = check == "turn"
+        details: dict[str, Any] = {}
+        try:
+            decision = getattr(entry.guard, where)(argument)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            if entry.fail_open:
+                decision = GuardDecision.allow(f"raised {error}; let through (fail open)")
+            else:
+                decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
+            details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        _check_decision(entry, where, decision, turn=stop)
+        assert isinstance(decision, GuardDecision)
+        if decision.action != "allow" or decision.reason:
+            verdict = Verdict(
+                GUARD_NAMESPACE,
+                check,
+                decision.action,
+                subject=check,
+                subject_id=subject_id,
+                rule=entry.name,
+                plugin=entry.plugin,
+                reason=decision.reason,
+                details=details,
+            )
+            if ctx is not None:
+                ctx.report_verdict(verdict)
+        if decision.action == "block" and not stop:
+            raise GuardBlocked(
+                f"guard {entry.name!r} ({entry.plugin}) blocked the {check} at {subject_id}: "
+                f"{decision.reason}",
+                guard=entry.name,
+                check=check,
+                subject=subject_id,
+                reason=decision.reason,
+            )
+        return decision
+
+
+def _check_decision(entry: ChainedGuard, where: str, decision: object, *, turn: bool) -> None:
+    """Refuse what a guard must not answer, naming it."""
+    problem = ""
+    if not isinstance(decision, GuardDecision):
+        problem = f"returned {type(decision).__name__} {decision!r}, not a GuardDecision"
+    elif decision.action not in ("allow", "rewrite", "block"):
+        problem = f"answered the action {decision.action!r}"
+    elif decision.action == "rewrite" and turn:
+        problem = "answered rewrite to the turn check, which can only allow or block"
+    elif decision.action == "rewrite" and not isinstance(decision.text, str):
+        problem = f"rewrote to {type(decision.text).__name__} {decision.text!r}, not a str"
+    elif decision.action != "allow" and not (isinstance(decision.reason, str) and decision.reason):
+        problem = f"answered {decision.action} without a reason"
+    if problem:
+        raise HookError(
+            f"guard {entry.name!r} ({entry.plugin}) {problem} from {where}; a check answers "
+            "GuardDecision.allow(), .rewrite(text, reason) or .block(reason): report it to "
+            "the guard's authors",
+            plugin=entry.plugin,
+            hook=f"guard {entry.name}.{where}",
+            value=decision,
+            allowed="GuardDecision",
+        )
+
+
+def _only_named(given: Iterable[str], names: Sequence[str], where: str) -> None:
+    """Refuse a guard ``where`` names that is not among ``names`` (the chain's guards)."""
+    stray = sorted(set(given) - set(names))
+    if stray:
+        raise ConfigError(
+            f"{where} names the guard {stray[0]!r}, which is not in the chain; its guards: "
+            f"{', '.join(names) or 'none'}",
+            value=stray[0],
+            source=where,
+        )
+
+
+def _product_entry(guard: Guard) -> ChainedGuard:
+    if not isinstance(guard, Guard):
+        raise ConfigError(
+            f"guards= takes installed guards by name or agentkit_core.Guard objects, got "
+            f"{type(guard).__name__} {guard!r}",
+            value=guard,
+            source="guards=",
+        )
+    return ChainedGuard(guard.name or type(guard).__name__, guard)
+
+
+def build_guard_chain(
+    guards: Sequence[str | Guard],
+    *,
+    options: Mapping[str, Mapping[str, Any] | None] | None = None,
+    fail_open: Collection[str] = (),
+    manager: PluginManager | None = None,
+) -> GuardChain:
+    """The chain ``Kit(guards=..., guard_options=..., guard_fail_open=...)`` builds.
+
+    Installed guards named in ``guards`` come first, in the plugin order of the plugins that
+    registered them (registration order within one plugin), each built by :func:`get_guard`
+    with its ``options``; then the product's own :class:`Guard` objects, in the order given.
+    An unknown name lists the installed guards; options for a guard not named are an error.
+    """
+    from ._lookup import get_guard
+    from ._lookup import manager_or_default
+
+    pm = manager_or_default(manager)
+    names = [g for g in guards if isinstance(g, str)]
+    options = dict(options or {})
+    _only_named(options, names, "guard_options=")
+    for name in names:
+        pm.lookup("guards", name)  # an unknown name lists the installed ones
+    order = {reg.name: i for i, reg in enumerate(pm.registrations("guards"))}
+    entries: list[Guard | ChainedGuard] = []
+    for name in sorted(dict.fromkeys(names), key=order.__getitem__):
+        reg = pm.lookup("guards", name)
+        guard = get_guard(name, manager=pm, **dict(options.get(name) or {}))
+        entries.append(ChainedGuard(name, guard, reg.plugin))
+    entries.extend(g for g in guards if not isinstance(g, str))
+    return GuardChain(entries, fail_open=fail_open)
+
+
+def guard_error(exc: GuardBlocked, where: str) -> ConfigError:
+    """A block of an instruction part at construction, as the configuration error it is."""
+    return ConfigError(
+        f"{where}: guard {exc.guard!r} refused {exc.subject}: {exc.reason}; change the part, "
+        "or the guard's configuration",
+        value=exc.subject,
+        source=where,
+    )
