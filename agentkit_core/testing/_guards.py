@@ -26,6 +26,7 @@ from .._guards import GuardDecision
 from .._guards import GuardInput
 from .._hooks import TurnInfo
 from .._messages import Message
+from .._models import ModelRequest
 from .._verdicts import Verdict
 from ._models import ScriptedModel
 
@@ -35,7 +36,8 @@ class GuardConformance:
 
     #: Texts the guard allows on input (a part, a request's message) and on output.
     benign: Sequence[str] = ("hello", "The build passed; 3 tests were skipped.")
-    #: Texts the guard rewrites or blocks on input, each with what no reason may repeat.
+    #: Texts the guard rewrites or blocks on input, each with what no reason may repeat: in a
+    #: request always, as an instruction part alone when it acts on parts.
     triggers: Sequence[tuple[str, Sequence[str]]] = ()
 
     def make_guard(self) -> Guard:
@@ -60,14 +62,21 @@ class GuardConformance:
     def test_triggers_are_acted_on_with_a_reason_that_hides_the_value(self) -> None:
         guard = self.make_guard()
         for text, hidden in self.triggers:
-            for inp in self._inputs(text):
-                decision = guard.check_input(inp)
-                assert decision.action in ("rewrite", "block"), f"{text!r}: {decision}"
-                assert decision.reason, f"{text!r}: a {decision.action} says why"
-                for value in hidden:
-                    assert value not in decision.reason, f"the reason repeats {value!r}"
-                    if decision.action == "rewrite":
-                        assert value not in decision.text, f"the rewrite keeps {value!r}"
+            part = guard.check_input(GuardInput(text, "product"))
+            if part.action != "allow":  # a guard that measures whole requests lets parts pass
+                assert part.reason, f"{text!r}: a {part.action} says why"
+                assert all(value not in part.reason for value in hidden), part.reason
+                if part.action == "rewrite":
+                    assert all(value not in part.text for value in hidden), part.text
+            request = ModelRequest((Message.system("You help."), Message.user(text)))
+            try:
+                sent = GuardChain([guard]).check_request(None, request)
+            except GuardBlocked as exc:
+                assert exc.reason, f"{text!r}: a block says why"
+                assert all(value not in str(exc) for value in hidden), str(exc)
+            else:
+                assert sent.messages[-1].text != text, f"{text!r} was sent as it was"
+                assert all(value not in sent.messages[-1].text for value in hidden)
 
     def test_checks_are_pure(self) -> None:
         guard = self.make_guard()
