@@ -1,0 +1,67 @@
+"""MaxInput and MaxOutput: size limits on what is sent and what is answered."""
+
+from __future__ import annotations
+
+from agentkit_core import ConfigError
+from agentkit_core import Guard
+from agentkit_core import GuardDecision
+from agentkit_core import GuardInput
+from agentkit_core import Message
+from agentkit_core import estimate_tokens
+
+
+def _limit(value: object, name: str, guard: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"guard {guard!r}: {name}={value!r} must be a whole number of at least 1",
+            value=value,
+            source=f"guard_options[{guard!r}]",
+        )
+    return value
+
+
+class MaxInput(Guard):
+    """Refuses a request over ``max_tokens`` (agentkit's estimate, ``estimate_tokens``).
+
+    The whole request is measured once, on the first message the pass gives it; instruction
+    parts on their own are not measured (they are, joined, in the request). The reason says the
+    request's estimate and the limit.
+    """
+
+    name = "max-input"
+
+    def __init__(self, max_tokens: int = 100_000) -> None:
+        self.max_tokens = _limit(max_tokens, "max_tokens", self.name)
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        """Measure the whole request at its first message with text."""
+        if not inp.whole or inp.index != _first_text(inp.messages):
+            return GuardDecision.ALLOW
+        tokens = estimate_tokens(inp.messages)
+        if tokens <= self.max_tokens:
+            return GuardDecision.ALLOW
+        return GuardDecision.block(
+            f"the request is about {tokens} tokens, over max_tokens={self.max_tokens}"
+        )
+
+
+class MaxOutput(Guard):
+    """Refuses an answer longer than ``max_chars`` characters, saying its length and the limit."""
+
+    name = "max-output"
+
+    def __init__(self, max_chars: int = 20_000) -> None:
+        self.max_chars = _limit(max_chars, "max_chars", self.name)
+
+    def check_output(self, message: Message) -> GuardDecision:
+        """Measure the answer's text."""
+        length = len(message.text)
+        if length <= self.max_chars:
+            return GuardDecision.ALLOW
+        return GuardDecision.block(
+            f"the answer is {length} characters, over max_chars={self.max_chars}"
+        )
+
+
+def _first_text(messages: tuple[Message, ...]) -> int:
+    return next((i for i, m in enumerate(messages) if m.text), -1)
