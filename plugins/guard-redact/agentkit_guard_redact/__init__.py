@@ -16,10 +16,14 @@ from agentkit_core import hookimpl
 if TYPE_CHECKING:
     from ._guard import RedactGuard
 
-__all__ = ["GUARD", "RedactGuard", "agentkit_register_guards", "make"]
+__all__ = ["AGENTKIT_PRIORITY", "GUARD", "RedactGuard", "agentkit_register_guards", "make"]
 
 #: The name the guard is registered under (``Kit(guards=["redact"])``).
 GUARD = "redact"
+
+#: Ahead of the guards that refuse (limits, denylists: priority 0), so they judge the text as it
+#: is sent, with its secrets already replaced (see docs/ordering.md).
+AGENTKIT_PRIORITY = 10
 
 
 def __getattr__(name: str) -> Any:
