@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -91,3 +92,28 @@ def test_text_without_pii_comes_back_unchanged(text: str) -> None:
     out = redact_pii(text)
     assert out.text == text
     assert len(out.text) <= len(text)
+
+
+pieces = st.one_of(
+    words,
+    cards,
+    ibans,
+    emails,
+    st.sampled_from(["+44 20 7946 0958", "(555) 123-4567", "030 12345678", "sk-" + "a" * 30]),
+    st.text("0123456789 -.()+@AZ", max_size=12),
+)
+
+
+@given(st.lists(pieces, max_size=12).map(" ".join))
+def test_the_anchored_search_finds_what_a_whole_search_finds(text: str) -> None:
+    for detector in PII_DETECTORS.values():
+        whole = replace(detector, anchor=None)
+        assert [m.span() for m in detector.matches(text)] == [
+            m.span() for m in whole.matches(text)
+        ], detector.kind
+
+
+def test_a_match_longer_than_its_window_is_taken_whole() -> None:
+    token = "eyJ" + "a" * 5000 + ".eyJ" + "b" * 10 + ".sig_value_1"
+    out = redact_pii(f"auth {token} end")
+    assert out.text == "auth [redacted api key] end"
