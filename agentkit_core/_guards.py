@@ -22,12 +22,14 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 from typing import Final
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 from ._errors import ConfigError
 from ._errors import GuardBlocked
@@ -90,15 +92,18 @@ class GuardInput:
 
     In the per-part pass ``part`` is the instruction part's id and ``messages`` is empty. In the
     pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
-    the guards before this one left them, and ``index`` says which of them ``text`` is the
-    text of (a guard that measures the whole request, a token limit, does it at ``index``
-    0, once per request).
+    the guards before this one left them, ``index`` says which of them ``text`` is the text of,
+    and ``first`` is true for the request's first message with text: that is where a guard
+    that measures the whole request (a token limit) does so, once per request. About any
+    other message a guard decides on its ``text`` alone: the chain remembers its answer to a
+    text for the rest of the run and does not ask again (nor record the verdict again).
     """
 
     text: str
     part: str = ""
     messages: tuple[Message, ...] = ()
     index: int = -1
+    first: bool = False
 
     @property
     def whole(self) -> bool:
@@ -149,6 +154,11 @@ class ChainedGuard:
     plugin: str = "product"
     fail_open: bool = False
 
+    def checks(self, check: GuardCheck) -> bool:
+        """Whether the guard has a check of its own for ``check`` (the base one allows all)."""
+        where = f"check_{check}"
+        return getattr(type(self.guard), where, None) is not getattr(Guard, where)
+
 
 def with_text(message: Message, text: str) -> Message:
     """``message`` with ``text`` as its text (its non-text content parts kept, after it)."""
@@ -156,6 +166,48 @@ def with_text(message: Message, text: str) -> Message:
         return replace(message, content=text)
     others = tuple(p for p in message.content if p.get("type") != "text")
     return replace(message, content=({"type": "text", "text": text}, *others))
+
+
+@dataclass
+class _RunMemo:
+    """What a chain's guards answered in one run, so nothing is checked (or recorded) twice.
+
+    ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
+    message's ``id``, the message (kept, so the id stays its own) and its versions before each
+    guard and after the last.
+    """
+
+    parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message]]] = field(default_factory=dict)
+    #: Whether the construction pass's verdicts were reported in this run.
+    built_reported: bool = False
+    #: The run's last request as the chain saw it, for the next, which mostly repeats it.
+    last: _LastRequest | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _LastRequest:
+    """A request's messages, their versions (before each guard, after the last), the views.
+
+    ``snapshots[k]`` is the request as guard ``k`` saw it, ``sent`` as the chain left it.
+    """
+
+    messages: tuple[Message, ...]
+    versions: list[list[Message]]
+    snapshots: list[tuple[Message, ...]]
+    sent: tuple[Message, ...]
+
+
+def _stage(
+    versions: list[list[Message]], k: int, same: int, before: tuple[Message, ...] | None
+) -> tuple[Message, ...]:
+    """The request as guard ``k`` sees it.
+
+    The last request's view of the ``same`` leading messages, then the versions of the others.
+    """
+    if before is None or not same:
+        return tuple(v[k] for v in versions)
+    return (*before[:same], *(v[k] for v in versions[same:]))
 
 
 class GuardChain:
@@ -188,6 +240,10 @@ class GuardChain:
         self.guards: tuple[ChainedGuard, ...] = tuple(
             replace(e, fail_open=e.fail_open or e.name in fail_open) for e in entries
         )
+        #: Each run's remembered answers; a run's go when its context does.
+        self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: The construction pass's last verdicts by part id, with the part's text as left.
+        self._built: dict[str, tuple[str, list[Verdict]]] = {}
 
     def __repr__(self) -> str:
         return f"GuardChain({', '.join(e.name for e in self.guards)})"
@@ -203,13 +259,26 @@ class GuardChain:
         """``part`` as every guard's input check leaves it; a block raises :class:`GuardBlocked`.
 
         ``ctx`` is the run whose verdicts these are; None at construction, where nothing is
-        reported (the first request's pass reports the same verdicts).
+        reported (the run's first request reports the same verdicts). Within a run a part's
+        text is checked once: later requests reuse the answers.
         """
+        memo = self._memo(ctx)
+        pending: list[Verdict] = []
         text = part.text
-        subject = f"instructions/{part.id}"
-        for entry in self.guards:
-            decision = self._ask(entry, "input", subject, ctx, GuardInput(text, part.id))
+        for pos, entry in enumerate(self.guards):
+            if not entry.checks("input"):
+                continue
+            key = (pos, part.id, text)
+            decision = None if memo is None else memo.parts.get(key)
+            if decision is None:
+                inp = GuardInput(text, part.id)
+                subject = f"instructions/{part.id}"
+                decision = self._ask(entry, "input", subject, ctx, inp, pending)
+                if memo is not None:
+                    memo.parts[key] = decision
             text = decision.text if decision.action == "rewrite" else text
+        if ctx is None:  # reported by each run's first request that carries the part
+            self._built[part.id] = (text, pending)
         return part if text == part.text else replace(part, text=text)
 
     def check_request(self, ctx: RunContext | None, request: ModelRequest) -> ModelRequest:
@@ -217,21 +286,86 @@ class GuardChain:
 
         Each guard sees every message of the request (``GuardInput.messages``) as the guards
         before it left them; a rewrite replaces that message's text. Messages without text (a
-        tool call's arguments) are not given to the guards.
+        tool call's arguments) are not given to the guards. Within a run, a message other than
+        the first that an earlier request carried is not checked again: the versions the guards
+        made of it then are reused (see :class:`GuardInput`).
         """
-        messages = list(request.messages)
-        for entry in self.guards:
-            for i, message in enumerate(messages):
-                text = message.text
-                if not text:
-                    continue
-                inp = GuardInput(text, "", tuple(messages), i)
-                decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                if decision.action == "rewrite":
-                    messages[i] = with_text(message, decision.text)
-        if all(a is b for a, b in zip(messages, request.messages, strict=True)):
+        memo = self._memo(ctx)
+        msgs = request.messages
+        if memo is not None and not memo.built_reported:
+            self._report_built(ctx, memo, msgs)
+        first = next((i for i, m in enumerate(msgs) if m.text), -1)
+        last = None if memo is None else memo.last
+        same = 0  # how many leading messages are the last request's (a transcript grows)
+        if last is not None and msgs[: len(last.messages)] == last.messages:
+            same = len(last.messages)  # (a tuple compares identical items without __eq__)
+        # each message's versions: before each guard, and after the last
+        versions: list[list[Message]] = [] if last is None else last.versions[:same]
+        todo: list[int] = []
+        if 0 <= first < same:  # the first message is checked every request
+            versions[first] = [msgs[first]]
+            todo.append(first)
+        for i in range(same, len(msgs)):
+            m = msgs[i]
+            known = None if memo is None or i == first else memo.messages.get(id(m))
+            if known is not None and known[0] is m:
+                versions.append(known[1])
+            else:
+                versions.append([m])
+                todo.append(i)
+        snapshots: list[tuple[Message, ...]] = []
+        for k, entry in enumerate(self.guards):
+            snapshot = _stage(versions, k, same, None if last is None else last.snapshots[k])
+            if 0 <= first < same:
+                snapshot = (*snapshot[:first], versions[first][k], *snapshot[first + 1 :])
+            snapshots.append(snapshot)
+            asks = entry.checks("input")
+            for i in todo:
+                message = versions[i][k]
+                if asks and message.text:
+                    inp = GuardInput(message.text, "", snapshot, i, i == first)
+                    decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                    if decision.action == "rewrite":
+                        message = with_text(message, decision.text)
+                versions[i].append(message)
+        sent = _stage(versions, -1, same, None if last is None else last.sent)
+        if 0 <= first < same:
+            sent = (*sent[:first], versions[first][-1], *sent[first + 1 :])
+        if memo is not None:
+            for i in todo:
+                if i != first:
+                    memo.messages[id(msgs[i])] = (msgs[i], versions[i])
+            memo.last = _LastRequest(msgs, versions, snapshots, sent)
+        if sent == msgs:
             return request
-        return replace(request, messages=tuple(messages))
+        return replace(request, messages=sent)
+
+    def _report_built(
+        self, ctx: RunContext | None, memo: _RunMemo, messages: tuple[Message, ...]
+    ) -> None:
+        """Report the construction pass's verdicts about the parts this request carries.
+
+        A part the run checked itself (instructions composed before every request) is left
+        to that pass; one whose text is not in the request's system message was not sent.
+        """
+        memo.built_reported = True
+        system = messages[0].text if messages and messages[0].role == "system" else ""
+        checked = {key[1] for key in memo.parts}
+        for part_id, (text, verdicts) in self._built.items():
+            if part_id in checked or text not in system:
+                continue
+            for verdict in verdicts:
+                assert ctx is not None
+                ctx.report_verdict(verdict)
+
+    def _memo(self, ctx: RunContext | None) -> _RunMemo | None:
+        """What the guards answered in ``ctx``'s run (None outside a run)."""
+        if ctx is None:
+            return None
+        memo = self._runs.get(ctx)
+        if memo is None:
+            memo = self._runs[ctx] = _RunMemo()
+        return memo
 
     async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
         """:meth:`check_request` as a ``before_model_call`` hook (for a chain of hooks)."""
@@ -241,6 +375,8 @@ class GuardChain:
         """``message`` (an assistant message as it completed) as the guards leave it."""
         text = message.text
         for entry in self.guards:
+            if not entry.checks("output"):
+                continue
             current = message if text == message.text else with_text(message, text)
             decision = self._ask(entry, "output", f"turn/{turn}", ctx, current)
             text = decision.text if decision.action == "rewrite" else text
@@ -249,6 +385,8 @@ class GuardChain:
     def check_turn(self, ctx: RunContext | None, turn: TurnInfo) -> str | None:
         """The reason the run stops after ``turn`` (``"guard NAME: why"``), or None to go on."""
         for entry in self.guards:
+            if not entry.checks("turn"):
+                continue
             decision = self._ask(entry, "turn", f"turn/{turn.turn}", ctx, turn)
             if decision.action == "block":
                 return f"guard {entry.name!r} ({entry.plugin}): {decision.reason}"
@@ -263,10 +401,12 @@ class GuardChain:
         subject_id: str,
         ctx: RunContext | None,
         argument: GuardInput | Message | TurnInfo,
+        pending: list[Verdict] | None = None,
     ) -> GuardDecision:
         """``entry``'s answer to ``check`` of ``argument``, checked and reported.
 
-        A block of the input or the output raises :class:`GuardBlocked`; the turn check's is
+        Outside a run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A
+        block of the input or the output raises :class:`GuardBlocked`; the turn check's is
         returned (the run stops on it).
         """
         where = f"check_{check}"
@@ -274,6 +414,8 @@ class GuardChain:
         details: dict[str, Any] = {}
         try:
             decision = getattr(entry.guard, where)(argument)
+            if decision is GuardDecision.ALLOW:
+                return decision
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             if entry.fail_open:
@@ -297,6 +439,8 @@ class GuardChain:
             )
             if ctx is not None:
                 ctx.report_verdict(verdict)
+            elif pending is not None:
+                pending.append(verdict)
         if decision.action == "block" and not stop:
             raise GuardBlocked(
                 f"guard {entry.name!r} ({entry.plugin}) blocked the {check} at {subject_id}: "

@@ -415,7 +415,7 @@ class Kit:
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
-        if self._guards is not None or any(isinstance(s, LivePartSource) for s in self._sources):
+        if any(isinstance(src, LivePartSource) for src in self._sources):
             first = Hooks.of("instructions", before_model_call=self._live.before_model_call)
             self._hooks = first.merged(self._hooks)
         self._middlewares = kit_middlewares(options, self._manager)

@@ -342,3 +342,13 @@ def test_the_budget_is_measured_before_the_guards() -> None:
 
     kit = Kit(model="test", instructions="x" * 10, instruction_budget=10, guards=[Longer()])
     assert kit.config().instructions == "x" * 10 + " (checked)"
+
+
+async def test_a_message_is_checked_once_a_run_and_its_rewrite_recorded_once() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(
+        [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "done"]
+    )
+    await agent(model, Mask(), verdict_observer=seen.append).run("my secret plan")
+    assert [m.text for m in model.requests[1].messages[:2]] == ["You help.", "my [hidden] plan"]
+    assert [(v.hook, v.subject_id) for v in seen] == [("input", "message/1")]

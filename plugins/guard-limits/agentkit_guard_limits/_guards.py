@@ -7,7 +7,7 @@ from agentkit_core import Guard
 from agentkit_core import GuardDecision
 from agentkit_core import GuardInput
 from agentkit_core import Message
-from agentkit_core import estimate_tokens
+from agentkit_core import estimate_message
 
 
 def _limit(value: object, name: str, guard: str) -> int:
@@ -25,24 +25,37 @@ class MaxInput(Guard):
 
     The whole request is measured once, on the first message the pass gives it; instruction
     parts on their own are not measured (they are, joined, in the request). The reason says the
-    request's estimate and the limit.
+    request's estimate and the limit. The estimate is a pure function of the messages, and a
+    conversation's request repeats the last one's messages before its new ones, so the guard
+    keeps the last request's total and adds only what is new.
     """
 
     name = "max-input"
 
     def __init__(self, max_tokens: int = 100_000) -> None:
         self.max_tokens = _limit(max_tokens, "max_tokens", self.name)
+        self._last: tuple[tuple[Message, ...], int] = ((), 0)
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         """Measure the whole request at its first message with text."""
-        if not inp.whole or inp.index != _first_text(inp.messages):
+        if not inp.first:
             return GuardDecision.ALLOW
-        tokens = estimate_tokens(inp.messages)
+        tokens = self._measure(inp.messages)
         if tokens <= self.max_tokens:
             return GuardDecision.ALLOW
         return GuardDecision.block(
             f"the request is about {tokens} tokens, over max_tokens={self.max_tokens}"
         )
+
+    def _measure(self, messages: tuple[Message, ...]) -> int:
+        """The estimate of ``messages``; a request that extends the last one adds its new ones."""
+        before, total = self._last
+        if messages[: len(before)] == before:
+            total += sum(estimate_message(m) for m in messages[len(before) :])
+        else:
+            total = sum(estimate_message(m) for m in messages)
+        self._last = (messages, total)
+        return total
 
 
 class MaxOutput(Guard):
@@ -61,7 +74,3 @@ class MaxOutput(Guard):
         return GuardDecision.block(
             f"the answer is {length} characters, over max_chars={self.max_chars}"
         )
-
-
-def _first_text(messages: tuple[Message, ...]) -> int:
-    return next((i for i, m in enumerate(messages) if m.text), -1)
