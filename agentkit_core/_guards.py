@@ -94,9 +94,9 @@ class GuardInput:
     pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
     the guards before this one left them, ``index`` says which of them ``text`` is the text of,
     and ``first`` is true for the request's first message with text: that is where a guard
-    that measures the whole request (a token limit) does so, once per request. About any
-    other message a guard decides on its ``text`` alone: the chain remembers its answer to a
-    text for the rest of the run and does not ask again (nor record the verdict again).
+    that measures the whole request (a token limit, declaring ``Guard.measures_request``)
+    does so, every request. Otherwise a guard decides on ``text`` alone: the chain remembers
+    its answer for the rest of the run and does not ask again (nor record the verdict again).
     """
 
     text: str
@@ -131,6 +131,10 @@ class Guard:
     """
 
     name: str = ""
+    #: Whether ``check_input`` measures the whole request (``GuardInput.messages``) at its first
+    #: message, as a token limit does: it is then asked about that message every request.
+    #: Other guards decide on the text alone, and are asked about a text once a run.
+    measures_request: ClassVar[bool] = False
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         """Allow every input (override to check)."""
@@ -207,7 +211,9 @@ def _stage(
     """
     if before is None or not same:
         return tuple(v[k] for v in versions)
-    return (*before[:same], *(v[k] for v in versions[same:]))
+    if same == len(versions):
+        return before[:same]
+    return before[:same] + tuple(v[k] for v in versions[same:])
 
 
 class GuardChain:
@@ -242,6 +248,8 @@ class GuardChain:
         )
         #: Each run's remembered answers; a run's go when its context does.
         self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: Whether a guard measures the whole request (its first message is asked each time).
+        self._measures = any(e.guard.measures_request for e in self.guards)
         #: The construction pass's last verdicts by part id, with the part's text as left.
         self._built: dict[str, tuple[str, list[Verdict]]] = {}
 
@@ -295,6 +303,7 @@ class GuardChain:
         if memo is not None and not memo.built_reported:
             self._report_built(ctx, memo, msgs)
         first = next((i for i, m in enumerate(msgs) if m.text), -1)
+        again = first if self._measures else -1  # asked every request: the whole is measured
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
         if last is not None and msgs[: len(last.messages)] == last.messages:
@@ -302,12 +311,12 @@ class GuardChain:
         # each message's versions: before each guard, and after the last
         versions: list[list[Message]] = [] if last is None else last.versions[:same]
         todo: list[int] = []
-        if 0 <= first < same:  # the first message is checked every request
-            versions[first] = [msgs[first]]
-            todo.append(first)
+        if 0 <= again < same:
+            versions[again] = [msgs[again]]
+            todo.append(again)
         for i in range(same, len(msgs)):
             m = msgs[i]
-            known = None if memo is None or i == first else memo.messages.get(id(m))
+            known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
                 versions.append(known[1])
             else:
@@ -316,24 +325,31 @@ class GuardChain:
         snapshots: list[tuple[Message, ...]] = []
         for k, entry in enumerate(self.guards):
             snapshot = _stage(versions, k, same, None if last is None else last.snapshots[k])
-            if 0 <= first < same:
-                snapshot = (*snapshot[:first], versions[first][k], *snapshot[first + 1 :])
+            if 0 <= again < same:
+                snapshot = (*snapshot[:again], versions[again][k], *snapshot[again + 1 :])
             snapshots.append(snapshot)
             asks = entry.checks("input")
             for i in todo:
                 message = versions[i][k]
                 if asks and message.text:
-                    inp = GuardInput(message.text, "", snapshot, i, i == first)
-                    decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                    key = (k, "", message.text)
+                    # a guard that does not measure the whole says the same of the same text
+                    reuse = memo is not None and i == again and not entry.guard.measures_request
+                    decision = memo.parts.get(key) if reuse and memo is not None else None
+                    if decision is None:
+                        inp = GuardInput(message.text, "", snapshot, i, i == first)
+                        decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                        if reuse and memo is not None:
+                            memo.parts[key] = decision
                     if decision.action == "rewrite":
                         message = with_text(message, decision.text)
                 versions[i].append(message)
         sent = _stage(versions, -1, same, None if last is None else last.sent)
-        if 0 <= first < same:
-            sent = (*sent[:first], versions[first][-1], *sent[first + 1 :])
+        if 0 <= again < same:
+            sent = (*sent[:again], versions[again][-1], *sent[again + 1 :])
         if memo is not None:
             for i in todo:
-                if i != first:
+                if i != again:
                     memo.messages[id(msgs[i])] = (msgs[i], versions[i])
             memo.last = _LastRequest(msgs, versions, snapshots, sent)
         if sent == msgs:

@@ -352,3 +352,24 @@ async def test_a_message_is_checked_once_a_run_and_its_rewrite_recorded_once() -
     await agent(model, Mask(), verdict_observer=seen.append).run("my secret plan")
     assert [m.text for m in model.requests[1].messages[:2]] == ["You help.", "my [hidden] plan"]
     assert [(v.hook, v.subject_id) for v in seen] == [("input", "message/1")]
+
+
+class Counting(Guard):
+    def __init__(self, name: str, measures: bool) -> None:
+        self.name = name
+        self.measures_request = measures  # type: ignore[misc]
+        self.asked: list[tuple[int, bool, int]] = []
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        self.asked.append((inp.index, inp.first, len(inp.messages)))
+        return GuardDecision.ALLOW
+
+
+async def test_only_a_guard_measuring_the_request_is_asked_its_first_message_each_time() -> None:
+    whole, text = Counting("whole", True), Counting("text", False)
+    model = ScriptedModel(
+        [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "done"]
+    )
+    await agent(model, whole, text).run("hi")
+    assert whole.asked == [(0, True, 2), (1, False, 2), (0, True, 4), (3, False, 4)]
+    assert text.asked == [(0, True, 2), (1, False, 2), (3, False, 4)]

@@ -31,6 +31,7 @@ class MaxInput(Guard):
     """
 
     name = "max-input"
+    measures_request = True
 
     def __init__(self, max_tokens: int = 100_000) -> None:
         self.max_tokens = _limit(max_tokens, "max_tokens", self.name)
