@@ -373,3 +373,15 @@ async def test_only_a_guard_measuring_the_request_is_asked_its_first_message_eac
     await agent(model, whole, text).run("hi")
     assert whole.asked == [(0, True, 2), (1, False, 2), (0, True, 4), (3, False, 4)]
     assert text.asked == [(0, True, 2), (1, False, 2), (3, False, 4)]
+
+
+def test_a_kit_file_names_its_guards(tmp_path: Any) -> None:
+    path = tmp_path / "agentkit.toml"
+    path.write_text(
+        '[kit]\nmodel = "test"\nguards = ["upper", "mask"]\nguard_fail_open = ["upper"]\n'
+        "[kit.guard_options.mask]\n",
+        encoding="utf-8",
+    )
+    chain = Kit.from_file(path, manager=manager()).config().guards
+    assert chain is not None and chain.names == ["mask", "upper"]
+    assert [e.fail_open for e in chain.guards] == [False, True]
