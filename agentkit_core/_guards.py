@@ -248,6 +248,12 @@ class GuardChain:
         )
         #: Each run's remembered answers; a run's go when its context does.
         self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: The guards (with their positions) that have a check of their own, by check.
+        self._asking: dict[GuardCheck, list[tuple[int, ChainedGuard]]] = {
+            check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
+            for check in ("input", "output", "turn")
+        }
+        self._asks_input = [e.checks("input") for e in self.guards]
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
         #: The construction pass's last verdicts by part id, with the part's text as left.
@@ -273,9 +279,7 @@ class GuardChain:
         memo = self._memo(ctx)
         pending: list[Verdict] = []
         text = part.text
-        for pos, entry in enumerate(self.guards):
-            if not entry.checks("input"):
-                continue
+        for pos, entry in self._asking["input"]:
             key = (pos, part.id, text)
             decision = None if memo is None else memo.parts.get(key)
             if decision is None:
@@ -328,7 +332,7 @@ class GuardChain:
             if 0 <= again < same:
                 snapshot = (*snapshot[:again], versions[again][k], *snapshot[again + 1 :])
             snapshots.append(snapshot)
-            asks = entry.checks("input")
+            asks = self._asks_input[k]
             for i in todo:
                 message = versions[i][k]
                 if asks and message.text:
@@ -390,9 +394,7 @@ class GuardChain:
     def check_output(self, ctx: RunContext | None, message: Message, turn: int = 0) -> Message:
         """``message`` (an assistant message as it completed) as the guards leave it."""
         text = message.text
-        for entry in self.guards:
-            if not entry.checks("output"):
-                continue
+        for _, entry in self._asking["output"]:
             current = message if text == message.text else with_text(message, text)
             decision = self._ask(entry, "output", f"turn/{turn}", ctx, current)
             text = decision.text if decision.action == "rewrite" else text
@@ -400,9 +402,7 @@ class GuardChain:
 
     def check_turn(self, ctx: RunContext | None, turn: TurnInfo) -> str | None:
         """The reason the run stops after ``turn`` (``"guard NAME: why"``), or None to go on."""
-        for entry in self.guards:
-            if not entry.checks("turn"):
-                continue
+        for _, entry in self._asking["turn"]:
             decision = self._ask(entry, "turn", f"turn/{turn.turn}", ctx, turn)
             if decision.action == "block":
                 return f"guard {entry.name!r} ({entry.plugin}): {decision.reason}"
