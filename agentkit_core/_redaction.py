@@ -34,7 +34,8 @@ class Detector:
     itself. Only the windows of ``reach`` characters around the anchors are then searched, and
     a match that runs to a window's edge is taken up again in the whole text, so the matches
     are the ones a search of the whole text finds. ``reach`` must be at least the length of the
-    longest match on either side of its anchor.
+    longest match on either side of its anchor (``reach_back`` before it, when set: the local
+    part of an e-mail address is at most 64 characters, its domain up to 255).
     """
 
     kind: str
@@ -42,6 +43,8 @@ class Detector:
     check: Callable[[str], bool] | None = None
     anchor: re.Pattern[str] | tuple[str, ...] | None = None
     reach: int = 0
+    #: How far a match may start before its anchor, when that is less than ``reach``.
+    reach_back: int | None = None
 
     @property
     def placeholder(self) -> str:
@@ -91,8 +94,9 @@ class Detector:
         elif self.anchor is not None:
             spans = [m.span() for m in self.anchor.finditer(text)]
         merged: list[tuple[int, int]] = []
+        back = self.reach if self.reach_back is None else self.reach_back
         for start, stop in spans:
-            lo, hi = max(start - self.reach, 0), min(stop + self.reach, len(text))
+            lo, hi = max(start - back, 0), min(stop + self.reach, len(text))
             if merged and lo <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
             else:
@@ -156,6 +160,7 @@ EMAIL: Final = Detector(
     ),
     anchor=("@",),
     reach=320,
+    reach_back=72,
 )
 
 _SEP = r"[ .\-]"
