@@ -89,6 +89,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UnsupportedTypeError",
         "UsageError",
         "VersionConflict",
+        "GuardBlocked",
     ),
     "_evaluator": ("Evaluator",),
     "_fold": (
@@ -104,6 +105,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "write_summary",
     ),
     "_guardrails": ("Guardrail", "egress"),
+    "_guards": (
+        "GUARD_NAMESPACE",
+        "ChainedGuard",
+        "Guard",
+        "GuardChain",
+        "GuardDecision",
+        "GuardInput",
+        "build_guard_chain",
+    ),
     "_hooks": ("Hooks", "StopDecision", "ToolDecision", "TurnInfo"),
     "_instructions": (
         "DEFAULT_ORDER",
@@ -130,6 +140,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "kit_hooks",
         "kit_memory",
         "kit_middlewares",
+        "kit_guards",
     ),
     "_lookup": (
         "adapt",
@@ -144,6 +155,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "resolve_model",
         "resolve_policy",
         "span_exporters",
+        "get_guard",
     ),
     "_memory": (
         "ENTRY_COLUMNS",
@@ -196,6 +208,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_postgres": ("POSTGRES_OPTIONS", "PostgresPool"),
     "_recorder": ("NullRecorder", "PartsFor", "Recorder"),
+    "_redaction": (
+        "PII_DETECTORS",
+        "Detector",
+        "Redacted",
+        "iban_valid",
+        "luhn_valid",
+        "redact_pii",
+    ),
     "_requests": (
         "BuiltRequest",
         "Grounder",
@@ -296,6 +316,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._errors import ElicitationError as ElicitationError
     from ._errors import EncodingError as EncodingError
     from ._errors import FoldError as FoldError
+    from ._errors import GuardBlocked as GuardBlocked
     from ._errors import GuardrailViolation as GuardrailViolation
     from ._errors import HookError as HookError
     from ._errors import HookTimeoutError as HookTimeoutError
@@ -338,6 +359,13 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._fold import write_summary as write_summary
     from ._guardrails import Guardrail as Guardrail
     from ._guardrails import egress as egress
+    from ._guards import GUARD_NAMESPACE as GUARD_NAMESPACE
+    from ._guards import ChainedGuard as ChainedGuard
+    from ._guards import Guard as Guard
+    from ._guards import GuardChain as GuardChain
+    from ._guards import GuardDecision as GuardDecision
+    from ._guards import GuardInput as GuardInput
+    from ._guards import build_guard_chain as build_guard_chain
     from ._hooks import Hooks as Hooks
     from ._hooks import StopDecision as StopDecision
     from ._hooks import ToolDecision as ToolDecision
@@ -364,11 +392,13 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._kit import KitOptions as KitOptions
     from ._kit import kit_compaction as kit_compaction
     from ._kit import kit_guardrail as kit_guardrail
+    from ._kit import kit_guards as kit_guards
     from ._kit import kit_hooks as kit_hooks
     from ._kit import kit_memory as kit_memory
     from ._kit import kit_middlewares as kit_middlewares
     from ._lookup import adapt as adapt
     from ._lookup import get_compactor as get_compactor
+    from ._lookup import get_guard as get_guard
     from ._lookup import get_guardrail as get_guardrail
     from ._lookup import get_instruction_part as get_instruction_part
     from ._lookup import get_tool_source as get_tool_source
@@ -435,6 +465,12 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._recorder import NullRecorder as NullRecorder
     from ._recorder import PartsFor as PartsFor
     from ._recorder import Recorder as Recorder
+    from ._redaction import PII_DETECTORS as PII_DETECTORS
+    from ._redaction import Detector as Detector
+    from ._redaction import Redacted as Redacted
+    from ._redaction import iban_valid as iban_valid
+    from ._redaction import luhn_valid as luhn_valid
+    from ._redaction import redact_pii as redact_pii
     from ._requests import BuiltRequest as BuiltRequest
     from ._requests import Grounder as Grounder
     from ._requests import GroundingAdmit as GroundingAdmit
@@ -499,7 +535,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
 
 #: The modules of ``_EXPORTS`` whose names are published (see ``_publish_loaded``).
 _published: set[str] = set()
-
 
 if not TYPE_CHECKING:  # for type checkers the names are the imports above, and no others:
     # a module __getattr__ they could see would let a misspelt name through unreported

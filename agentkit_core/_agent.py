@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -43,6 +44,8 @@ from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._fold import Folding
 from ._guardrails import egress_for
+from ._guards import Guard
+from ._guards import GuardChain
 from ._hooks import Hooks
 from ._hooks import ToolDecision
 from ._hooks import TurnInfo
@@ -242,6 +245,11 @@ class Agent:
         manager: the plugin manager model strings, guardrail names, output types and (when
             ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
             one.
+        guards: a :class:`GuardChain` (or :class:`Guard` objects, chained in order): every
+            message of each request is checked after the before_model_call hooks, each
+            assistant message as it completes (streamed or not) before it joins the
+            transcript and before the output_guard hooks, and each turn that ran tools before
+            the should_stop_after_turn hooks (see ``docs/guards.md``).
     """
 
     def __init__(
@@ -273,6 +281,7 @@ class Agent:
         policy_engine: str | None = None,
         settings: ModelSettings | None = None,
         description: str = "",
+        guards: GuardChain | Sequence[Guard] | None = None,
     ) -> None:
         check_count(max_turns, "max_turns")
         self.name = name
@@ -308,6 +317,9 @@ class Agent:
         self.recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
+        self.guards = guards if guards is None or isinstance(guards, GuardChain) else None
+        if guards is not None and self.guards is None:
+            self.guards = GuardChain(guards)  # type: ignore[arg-type]
         self._offered: dict[str, Tool] | None = None
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
@@ -359,6 +371,7 @@ class Agent:
             "policy": config.policy,
             "settings": config.settings,
             "max_parallel_tools": config.max_parallel_tools,
+            "guards": config.guards,
         }
         return cls(**{**options, **overrides})
 
@@ -695,6 +708,7 @@ class Agent:
     ) -> AgentResult:
         hooks = self.hooks
         hooked = not hooks.empty
+        guards = self.guards
         rec = ctx.recorder
         assert ctx.invoker is not None
         model = ctx.invoker.model.name
@@ -725,6 +739,8 @@ class Agent:
             )
             if hooked:
                 request = await hooks.run_before_model_call(ctx, request)
+            if guards is not None:
+                request = guards.check_request(ctx, request)
             rec.record_instructions(ctx, request.messages)
             if self._coerce is not None:
                 response = await self._coerce.wrap_model(request, ctx.invoker.chat)
@@ -739,6 +755,11 @@ class Agent:
                     f"model {self.model.name!r} returned an empty answer (no text, no tool "
                     f"calls) on turn {state.turn} of agent {self.name!r}",
                 )
+            if guards is not None and message.text:
+                guarded = guards.check_output(ctx, message, state.turn)
+                if guarded is not message:
+                    message = guarded
+                    response = replace(response, message=message, output=self._reparse(message))
             state.transcript.append(message)
             rec.record_response(
                 ctx,
@@ -771,8 +792,15 @@ class Agent:
                     outcome.pending,
                 )
             await self._persist(ctx, state, "running")
+            info = TurnInfo(state.turn, response, tuple(_results(outcome)))
+            blocked = None if guards is None else guards.check_turn(ctx, info)
+            if blocked is not None:
+                _carry_over(wc, state.transcript, start)
+                await self._persist(ctx, state, "done")
+                return AgentResult(
+                    None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", blocked
+                )
             if hooked:
-                info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
                     ctx.report_verdict(
@@ -795,6 +823,10 @@ class Agent:
             "calling tools; raise max_turns= or give the model a clearer stopping point",
             transcript=list(state.transcript),
         )
+
+    def _reparse(self, message: Message) -> Any:
+        """The typed output of an answer a guard rewrote (None without ``output=``)."""
+        return None if self._adapter is None else self._adapter.parse(message.text)
 
     async def _finish(
         self, ctx: RunContext, state: RunState, wc: WorkingContext, start: int, output: Any

@@ -36,6 +36,7 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │                               its store, run, version and path
     ├── ParseError                  (ValueError) text that does not parse into the declared type
     ├── GuardrailViolation          (ValueError) a URL or output a guardrail refused
+    │   └── GuardBlocked            a guard blocked a request, a part or an answer
     ├── ToolSourceError             an external tool source (an MCP server) failed
     └── ProviderError               the model provider failed
         ├── ProviderHTTPError       a 4xx/5xx answer, with the provider's message
@@ -342,6 +343,21 @@ class GuardrailViolation(AgentkitError, ValueError):
         super().__init__(message)
         self.value = value
         self.reason = reason
+
+
+class GuardBlocked(GuardrailViolation):
+    """A guard blocked what was checked: an instruction part, a request or an answer.
+
+    ``.guard`` names the guard, ``.check`` the check (``"input"``, ``"output"``), ``.subject``
+    what it was about (``"instructions/product"``, ``"message/3"``, ``"turn/2"``) and
+    ``.reason`` the guard's reason; the blocked text itself is never carried.
+    """
+
+    def __init__(self, message: str, *, guard: str, check: str, subject: str, reason: str) -> None:
+        super().__init__(message, reason=reason)
+        self.guard = guard
+        self.check = check
+        self.subject = subject
 
 
 class ToolSourceError(AgentkitError):

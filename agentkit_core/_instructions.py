@@ -9,6 +9,7 @@ an agent by hand, with the same result.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,10 @@ DEFAULT_ORDER: tuple[str, ...] = (PART_PRODUCT, PART_SKILLS, PART_MEMORY, PART_A
 
 #: What joins two parts.
 SEPARATOR = "\n\n"
+
+#: ``guard(part, ctx)``: the part as it is to be sent (its text possibly rewritten); raises to
+#: refuse it. ``ctx`` is the run the composition is for, None at construction.
+PartGuard = Callable[["InstructionPart", "RunContext | None"], "InstructionPart"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +293,12 @@ class LiveInstructions:
     result where the agent put its prompt, the request's first system message. Each run
     composes for itself; ``current`` is the composition of whichever request was last.
     :meth:`parts_for` names the parts of any recent composition, for a recorder.
+
+    ``guard`` (optional, a :class:`GuardChain`'s ``check_part``) is applied to each part on its
+    own after the parts are rendered under the budget and before they are joined, in every
+    composition (the first, each request's, a recompose): so a part a guard rewrote is
+    reported and recorded as it was sent. The budget is measured before the guard, so a
+    rewrite that lengthens a part can take the joined text over it.
     """
 
     #: How many compositions ``parts_for`` remembers (concurrent runs each have theirs).
@@ -299,20 +310,21 @@ class LiveInstructions:
         *,
         order: Sequence[str] | None = None,
         budget: int | None = None,
+        guard: PartGuard | None = None,
     ) -> None:
         self.sources = tuple(sources)
         self.order = None if order is None else tuple(order)
         self.budget = budget
+        self.guard = guard
         self._live = [s for s in self.sources if isinstance(s, LivePartSource)]
         self._recent: OrderedDict[str, Instructions] = OrderedDict()
-        self.current = self._keep(compose_instructions(self.sources, order=order, budget=budget))
+        self.current = self._keep(self._join(self.sources, None))
         self.text = self.current.text
 
     async def compose(self, ctx: RunContext) -> tuple[Instructions, list[PartSource]]:
         """Read the live parts for ``ctx``'s run and compose; returns the views it rendered."""
         views = [await s.read(ctx) if s in self._live else s for s in self.sources]
-        made = compose_instructions(views, order=self.order, budget=self.budget)
-        return self._keep(made), views
+        return self._keep(self._join(views, ctx)), views
 
     async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
         """``request`` with the instructions composed now in place of the prompt."""
@@ -337,9 +349,18 @@ class LiveInstructions:
 
     def recompose(self) -> Instructions:
         """Compose again from what every part holds now (after a reload): the new ``text``."""
-        made = self._keep(compose_instructions(self.sources, order=self.order, budget=self.budget))
+        made = self._keep(self._join(self.sources, None))
         self.text = made.text
         return made
+
+    def _join(self, sources: Sequence[PartSource], ctx: RunContext | None) -> Instructions:
+        """Compose ``sources`` under the budget, guard each part, and join what is left."""
+        made = compose_instructions(sources, order=self.order, budget=self.budget)
+        if self.guard is None:
+            return made
+        parts = tuple(self.guard(p, ctx) for p in made.parts)
+        parts = tuple(p for p in parts if p.text)
+        return Instructions(SEPARATOR.join(p.text for p in parts), parts, made.omissions)
 
     def _keep(self, made: Instructions) -> Instructions:
         self._recent[made.text] = made

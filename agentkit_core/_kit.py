@@ -32,8 +32,13 @@ from ._config import check_count
 from ._config import read_kit_options
 from ._config import unknown_key
 from ._errors import ConfigError
+from ._errors import GuardBlocked
 from ._errors import ToolSourceError
 from ._fold import Folding
+from ._guards import Guard
+from ._guards import GuardChain
+from ._guards import build_guard_chain
+from ._guards import guard_error
 from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._instructions import InstructionPart
@@ -136,6 +141,9 @@ class KitOptions(TypedDict, total=False):
     compactor_options: PluginOptions | None
     guardrail: str | None
     guardrail_options: PluginOptions | None
+    guards: Sequence[str | Guard]
+    guard_options: Mapping[str, PluginOptions | None]
+    guard_fail_open: Sequence[str]
     policy: PolicyEngine | str | os.PathLike[str] | None
     policy_engine: str | None
     middlewares: Sequence[MiddlewareLike]
@@ -194,6 +202,8 @@ class AgentConfig:
     settings: ModelSettings = field(default_factory=lambda: ModelSettings())
     #: How many tool calls of one batch run at once.
     max_parallel_tools: int = 8
+    #: The guards checking each request, answer and turn (``docs/guards.md``); None: none.
+    guards: GuardChain | None = None
 
 
 class Kit:
@@ -231,6 +241,12 @@ class Kit:
             name built with ``guardrail_options`` over its configured settings (the file's
             ``[guardrail.NAME]``, then its environment variables); None takes the one the
             configuration names. The agent checks every tool call with it.
+        guards, guard_options, guard_fail_open: the guards checking every instruction part,
+            request, answer and turn: installed guards by name (``["redact", "max-input"]``),
+            run in plugin order and built with ``guard_options[name]``, then the product's own
+            :class:`Guard` objects in the order given; ``guard_fail_open`` names the guards
+            whose raising lets the text through instead of blocking (see ``docs/guards.md``).
+            A guard that blocks an instruction part is a :class:`ConfigError` here.
         policy, policy_engine: the policy engine that decides every tool call (a
             :class:`PolicyEngine`), or the path of a policy file read by the installed engine
             (``policy_engine=`` names it when several are installed); see ``docs/policy.md``.
@@ -374,9 +390,16 @@ class Kit:
         self._manager: PluginManager = manager_or_default(manager)
         self._model = resolve_model(options.get("model"), manager=self._manager)
         self._sources = self._part_sources(options)
-        self._live = LiveInstructions(
-            self._sources, order=options.get("order"), budget=options.get("instruction_budget")
-        )
+        self._guards = kit_guards(options, self._manager)
+        try:
+            self._live = LiveInstructions(
+                self._sources,
+                order=options.get("order"),
+                budget=options.get("instruction_budget"),
+                guard=None if self._guards is None else self._guards.check_part,
+            )
+        except GuardBlocked as exc:
+            raise guard_error(exc, "Kit(guards=...)") from exc
         self._union_sources = self._tool_sources(options)
         self._union_options: dict[str, Any] = {
             "tool_filter": options.get("tool_filter"),
@@ -453,6 +476,7 @@ class Kit:
             policy=self._policy,
             settings=self._settings.copy(),
             max_parallel_tools=self._max_parallel,
+            guards=self._guards,
         )
 
     def parts(self) -> list[InstructionPart]:
@@ -587,6 +611,7 @@ class Kit:
             "max_turns": self._options.get("max_turns", 10),
             "settings": self._settings,
             "max_parallel_tools": self._max_parallel,
+            "guards": [] if self._guards is None else self._guards.names,
         }
         text = json.dumps(described, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -939,6 +964,40 @@ def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any
             source=where,
         )
     return options
+
+
+def kit_guards(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> GuardChain | None:
+    """The kit's guard chain from ``guards=``, ``guard_options=`` and ``guard_fail_open=``.
+
+    None when ``guards=`` names none; see :func:`build_guard_chain`.
+    """
+    guards = options.get("guards") or ()
+    if isinstance(guards, str):
+        raise ConfigError(
+            f"guards= takes a list of guards, such as ['redact']; got the string {guards!r}",
+            value=guards,
+            source="Kit(guards=)",
+        )
+    if not guards:
+        for key in ("guard_options", "guard_fail_open"):
+            if options.get(key):
+                raise ConfigError(
+                    f"{key}= needs guards= naming the guards it configures",
+                    value=options[key],
+                    source=f"Kit({key}=)",
+                )
+        return None
+    return build_guard_chain(
+        list(guards),
+        options={
+            name: plugin_options(opts, f"guard_options[{name!r}]")
+            for name, opts in (options.get("guard_options") or {}).items()
+        },
+        fail_open=options.get("guard_fail_open") or (),
+        manager=manager,
+    )
 
 
 def kit_guardrail(

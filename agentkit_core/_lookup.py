@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
     from ._compaction import Compactor
     from ._guardrails import Guardrail
+    from ._guards import Guard
     from ._hooks import Hooks
     from ._instructions import PartSource
     from ._memory import MemoryStore
@@ -263,6 +264,24 @@ def resolve_guardrail(
             value=names[0],
             source=where,
         ) from None
+
+
+def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any) -> Guard:
+    """The guard an installed plugin registered as ``name``, built with ``options``.
+
+    An unknown name is an :class:`UnknownNameError` listing the installed guards.
+    """
+    from ._guards import Guard
+
+    made: Guard = build(
+        "guards",
+        name,
+        options,
+        manager,
+        check=lambda g: isinstance(g, Guard),
+        expected="an agentkit_core.Guard (check_input, check_output, check_turn)",
+    )
+    return made
 
 
 def get_instruction_part(

@@ -67,6 +67,7 @@ SEAMS: dict[str, str] = {
     "instruction_parts": "agentkit_register_instruction_parts",
     "policy_engines": "agentkit_register_policy_engines",
     "span_exporters": "agentkit_register_span_exporters",
+    "guards": "agentkit_register_guards",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"

@@ -126,6 +126,13 @@ KINDS: dict[str, Kind] = {
             "Policy",
         ),
         Kind(
+            "guard",
+            "guards",
+            "a guard: withholds configured words from what is sent to the model and answered",
+            'Kit(guards=["$name"], guard_options={"$name": {"words": ["password"]}})',
+            "Guard",
+        ),
+        Kind(
             "hooks",
             None,
             "hooks only: asks a person before a tool that deletes something runs",

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from ._compaction import Compactor
     from ._context import RunContext
     from ._guardrails import Guardrail
+    from ._guards import Guard
     from ._hooks import ToolDecision
     from ._hooks import TurnInfo
     from ._instructions import PartSource
@@ -139,6 +140,8 @@ class RegisterSchemaAdapter(Protocol):
 #: given the plugin manager it was looked up on (see ``docs/plugins.md``).
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
+#: ``factory(**options)``: a guard, built with the options ``Kit(guard_options={name: ...})``.
+GuardFactory: TypeAlias = Callable[..., "Guard"]
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 #: ``loader(path)``: the policy engine a policy file describes.
 PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
@@ -287,6 +290,20 @@ def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
     cannot read. ``load_policy(path)`` and ``Kit(policy="policy.toml")`` use the one engine
     installed, or the one named (``engine=``, ``policy_engine=``); two plugins registering one
     name is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_guards(register: Register[GuardFactory]) -> None:
+    """Offer guards: checks of what is sent to a model, what comes back, and each turn.
+
+    Called once at load. Call ``register(name, factory)`` for each guard: ``factory(**options)``
+    returns an ``agentkit_core.Guard`` (a subclass), built with the options
+    ``Kit(guard_options={name: {...}})`` or ``get_guard(name, **options)`` give; a bad option
+    raises ``ConfigError`` naming it. Users pick guards by name (``Kit(guards=["redact"])``);
+    the chain runs the named guards in plugin order (a plugin's own in the order it registered
+    them), then the product's ``Guard`` objects. Two plugins registering one name is a conflict.
+    A guard's checks are synchronous, pure functions of their input (see ``Guard``).
     """
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_invariants as check_compaction_invariants
     from ._compactors import check_sendable
     from ._compactors import transcripts
+    from ._guards import GuardConformance
     from ._instruction_parts import InstructionPartConformance
     from ._memory import MemoryStoreConformance
     from ._memory import MemoryStoreProcessConformance
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
 _LAZY = {
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
+    "GuardConformance": ("_guards", "GuardConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
     "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
     "MemoryStoreConformance": ("_memory", "MemoryStoreConformance"),
@@ -68,6 +70,7 @@ __all__ = [
     "CheckpointPortConformance",
     "CompactorConformance",
     "DictStore",
+    "GuardConformance",
     "GuardrailConformance",
     "InstructionPartConformance",
     "MemoryStoreConformance",

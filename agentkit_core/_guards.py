@@ -1,0 +1,560 @@
+"""Guards: checks of what is sent to a model, what comes back, and each turn.
+
+A :class:`Guard` answers three checks, each with a :class:`GuardDecision` (allow, rewrite with a
+new text and a reason, or block with a reason):
+
+* **input**: each instruction part on its own before the parts are joined, then every message
+  of the whole request as it is about to be sent;
+* **output**: each assistant message as it completes (streamed or not);
+* **turn**: after each turn that ran tools (only allow or block: the turn already happened).
+
+A :class:`GuardChain` runs guards in order, each seeing what the previous left, reports every
+block, every rewrite and every allow that gives a reason as a :class:`Verdict` under the
+``"guard"`` namespace (recorded in the run's session and handed to its verdict observer), and
+checks what each guard returns. A guard that raises blocks (fail closed) unless the chain was
+told to let that guard fail open; either way the choice is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import Final
+from typing import Literal
+from weakref import WeakKeyDictionary
+
+from ._errors import ConfigError
+from ._errors import GuardBlocked
+from ._errors import HookError
+from ._instructions import InstructionPart
+from ._messages import Message
+from ._verdicts import Verdict
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+    from ._hooks import TurnInfo
+    from ._models import ModelRequest
+    from ._plugins import PluginManager
+
+#: The verdict namespace of every guard verdict.
+GUARD_NAMESPACE: Final = "guard"
+
+GuardAction = Literal["allow", "rewrite", "block"]
+#: The three checks, as verdicts name them (``Verdict.hook``).
+GuardCheck = Literal["input", "output", "turn"]
+
+
+@dataclass(frozen=True, slots=True)
+class GuardDecision:
+    """What a guard answers: ``allow``, ``rewrite`` (``text`` replaces the text) or ``block``.
+
+    ``reason`` says why, in words that never repeat a value the guard hid (``"redacted 1
+    email"``, not the address). A rewrite and a block need one; an allow may give one, and is
+    then recorded too.
+    """
+
+    action: GuardAction
+    text: str = ""
+    reason: str = ""
+
+    ALLOW: ClassVar[GuardDecision]
+
+    @classmethod
+    def allow(cls, reason: str = "") -> GuardDecision:
+        """Let the text through as it is."""
+        return cls("allow", reason=reason)
+
+    @classmethod
+    def rewrite(cls, text: str, reason: str) -> GuardDecision:
+        """Send (or keep) ``text`` in place of what was checked."""
+        return cls("rewrite", text, reason)
+
+    @classmethod
+    def block(cls, reason: str) -> GuardDecision:
+        """Refuse: the request is not sent, or the run ends on the message or turn."""
+        return cls("block", reason=reason)
+
+
+GuardDecision.ALLOW = GuardDecision("allow")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardInput:
+    """One text the input check is asked about.
+
+    In the per-part pass ``part`` is the instruction part's id and ``messages`` is empty. In the
+    pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
+    the guards before this one left them, ``index`` says which of them ``text`` is the text of,
+    and ``first`` is true for the request's first message with text: that is where a guard
+    that measures the whole request (a token limit, declaring ``Guard.measures_request``)
+    does so, every request. Otherwise a guard decides on ``text`` alone: the chain remembers
+    its answer for the rest of the run and does not ask again (nor record the verdict again).
+    """
+
+    text: str
+    part: str = ""
+    messages: tuple[Message, ...] = ()
+    index: int = -1
+    first: bool = False
+
+    @property
+    def whole(self) -> bool:
+        """Whether this is the pass over the whole request (not one instruction part)."""
+        return self.index >= 0
+
+
+class Guard:
+    """A guard: three checks, each answering a :class:`GuardDecision`; the base allows all.
+
+    Subclass it and override the checks you need. Every check must be **synchronous, cheap and
+    a pure function of its input**: no I/O, no state that changes between calls. A guard runs
+    on every instruction part, every message of every request and every answer, and its
+    verdict for a text must be the same each time it sees it (the per-part pass runs at
+    construction and again before every request). ``name`` is how verdicts and errors name the
+    guard; a guard a plugin registered is named by its registration.
+
+    * ``check_input(inp)``: a :class:`GuardInput`: one instruction part, or one message's text
+      in the pass over the whole request. A rewrite replaces that part's or message's text
+      (tool-call arguments are never given to a guard).
+    * ``check_output(message)``: an assistant message as it completes. A rewrite replaces its
+      text in the transcript; a block ends the run with :class:`GuardBlocked`.
+    * ``check_turn(turn)``: a :class:`TurnInfo` after a turn that ran tools. Allow or block
+      only: a block stops the run with the guard's reason; a rewrite is an error.
+    """
+
+    name: str = ""
+    #: Whether ``check_input`` measures the whole request (``GuardInput.messages``) at its first
+    #: message, as a token limit does: it is then asked about that message every request.
+    #: Other guards decide on the text alone, and are asked about a text once a run.
+    measures_request: ClassVar[bool] = False
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        """Allow every input (override to check)."""
+        return GuardDecision.ALLOW
+
+    def check_output(self, message: Message) -> GuardDecision:
+        """Allow every answer (override to check)."""
+        return GuardDecision.ALLOW
+
+    def check_turn(self, turn: TurnInfo) -> GuardDecision:
+        """Allow every turn (override to check)."""
+        return GuardDecision.ALLOW
+
+
+@dataclass(frozen=True, slots=True)
+class ChainedGuard:
+    """One guard of a chain: the guard, its name, and the plugin it came from (or "product")."""
+
+    name: str
+    guard: Guard
+    plugin: str = "product"
+    fail_open: bool = False
+
+    def checks(self, check: GuardCheck) -> bool:
+        """Whether the guard has a check of its own for ``check`` (the base one allows all)."""
+        where = f"check_{check}"
+        return getattr(type(self.guard), where, None) is not getattr(Guard, where)
+
+
+def with_text(message: Message, text: str) -> Message:
+    """``message`` with ``text`` as its text (its non-text content parts kept, after it)."""
+    if isinstance(message.content, str):
+        return replace(message, content=text)
+    others = tuple(p for p in message.content if p.get("type") != "text")
+    return replace(message, content=({"type": "text", "text": text}, *others))
+
+
+@dataclass
+class _RunMemo:
+    """What a chain's guards answered in one run, so nothing is checked (or recorded) twice.
+
+    ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
+    message's ``id``, the message (kept, so the id stays its own) and its versions before each
+    guard and after the last.
+    """
+
+    parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message]]] = field(default_factory=dict)
+    #: Whether the construction pass's verdicts were reported in this run.
+    built_reported: bool = False
+    #: The run's last request as the chain saw it, for the next, which mostly repeats it.
+    last: _LastRequest | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _LastRequest:
+    """A request's messages, their versions (before each guard, after the last), the views.
+
+    ``snapshots[k]`` is the request as guard ``k`` saw it, ``sent`` as the chain left it.
+    """
+
+    messages: tuple[Message, ...]
+    versions: list[list[Message]]
+    snapshots: list[tuple[Message, ...]]
+    sent: tuple[Message, ...]
+
+
+def _stage(
+    versions: list[list[Message]], k: int, same: int, before: tuple[Message, ...] | None
+) -> tuple[Message, ...]:
+    """The request as guard ``k`` sees it.
+
+    The last request's view of the ``same`` leading messages, then the versions of the others.
+    """
+    if before is None or not same:
+        return tuple(v[k] for v in versions)
+    if same == len(versions):
+        return before[:same]
+    return before[:same] + tuple(v[k] for v in versions[same:])
+
+
+class GuardChain:
+    """Guards run in order, each seeing what the previous left, with their verdicts reported.
+
+    ``guards`` are :class:`Guard` objects, or :class:`ChainedGuard` entries naming their plugin;
+    ``fail_open`` names the guards whose raising lets the text through (recorded as an allow
+    with the error as its reason) instead of blocking. The chain's methods are what a run
+    calls: :meth:`check_part` (a ``LiveInstructions(guard=...)``), :meth:`check_request`,
+    :meth:`check_output` and :meth:`check_turn`.
+    """
+
+    def __init__(
+        self, guards: Iterable[Guard | ChainedGuard], *, fail_open: Collection[str] = ()
+    ) -> None:
+        entries: list[ChainedGuard] = []
+        for guard in guards:
+            entry = guard if isinstance(guard, ChainedGuard) else _product_entry(guard)
+            entries.append(entry)
+        names = [e.name for e in entries]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ConfigError(
+                f"two guards of the chain are named {twice[0]!r}; give each its own name (a "
+                "product guard's name attribute)",
+                value=twice[0],
+                source="guards=",
+            )
+        _only_named(fail_open, names, "guard_fail_open=")
+        self.guards: tuple[ChainedGuard, ...] = tuple(
+            replace(e, fail_open=e.fail_open or e.name in fail_open) for e in entries
+        )
+        #: Each run's remembered answers; a run's go when its context does.
+        self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: The guards (with their positions) that have a check of their own, by check.
+        self._asking: dict[GuardCheck, list[tuple[int, ChainedGuard]]] = {
+            check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
+            for check in ("input", "output", "turn")
+        }
+        self._asks_input = [e.checks("input") for e in self.guards]
+        #: Whether a guard measures the whole request (its first message is asked each time).
+        self._measures = any(e.guard.measures_request for e in self.guards)
+        #: The construction pass's last verdicts by part id, with the part's text as left.
+        self._built: dict[str, tuple[str, list[Verdict]]] = {}
+
+    def __repr__(self) -> str:
+        return f"GuardChain({', '.join(e.name for e in self.guards)})"
+
+    @property
+    def names(self) -> list[str]:
+        """The guards' names, in the order they run."""
+        return [e.name for e in self.guards]
+
+    # ------------------------------------------------------------------ the four passes
+
+    def check_part(self, part: InstructionPart, ctx: RunContext | None = None) -> InstructionPart:
+        """``part`` as every guard's input check leaves it; a block raises :class:`GuardBlocked`.
+
+        ``ctx`` is the run whose verdicts these are; None at construction, where nothing is
+        reported (the run's first request reports the same verdicts). Within a run a part's
+        text is checked once: later requests reuse the answers.
+        """
+        memo = self._memo(ctx)
+        pending: list[Verdict] = []
+        text = part.text
+        for pos, entry in self._asking["input"]:
+            key = (pos, part.id, text)
+            decision = None if memo is None else memo.parts.get(key)
+            if decision is None:
+                inp = GuardInput(text, part.id)
+                subject = f"instructions/{part.id}"
+                decision = self._ask(entry, "input", subject, ctx, inp, pending)
+                if memo is not None:
+                    memo.parts[key] = decision
+            text = decision.text if decision.action == "rewrite" else text
+        if ctx is None:  # reported by each run's first request that carries the part
+            self._built[part.id] = (text, pending)
+        return part if text == part.text else replace(part, text=text)
+
+    def check_request(self, ctx: RunContext | None, request: ModelRequest) -> ModelRequest:
+        """``request`` with every message's text as the guards leave it, in chain order.
+
+        Each guard sees every message of the request (``GuardInput.messages``) as the guards
+        before it left them; a rewrite replaces that message's text. Messages without text (a
+        tool call's arguments) are not given to the guards. Within a run, a message other than
+        the first that an earlier request carried is not checked again: the versions the guards
+        made of it then are reused (see :class:`GuardInput`).
+        """
+        memo = self._memo(ctx)
+        msgs = request.messages
+        if memo is not None and not memo.built_reported:
+            self._report_built(ctx, memo, msgs)
+        first = next((i for i, m in enumerate(msgs) if m.text), -1)
+        again = first if self._measures else -1  # asked every request: the whole is measured
+        last = None if memo is None else memo.last
+        same = 0  # how many leading messages are the last request's (a transcript grows)
+        if last is not None and msgs[: len(last.messages)] == last.messages:
+            same = len(last.messages)  # (a tuple compares identical items without __eq__)
+        # each message's versions: before each guard, and after the last
+        versions: list[list[Message]] = [] if last is None else last.versions[:same]
+        todo: list[int] = []
+        if 0 <= again < same:
+            versions[again] = [msgs[again]]
+            todo.append(again)
+        for i in range(same, len(msgs)):
+            m = msgs[i]
+            known = None if memo is None or i == again else memo.messages.get(id(m))
+            if known is not None and known[0] is m:
+                versions.append(known[1])
+            else:
+                versions.append([m])
+                todo.append(i)
+        snapshots: list[tuple[Message, ...]] = []
+        for k, entry in enumerate(self.guards):
+            snapshot = _stage(versions, k, same, None if last is None else last.snapshots[k])
+            if 0 <= again < same:
+                snapshot = (*snapshot[:again], versions[again][k], *snapshot[again + 1 :])
+            snapshots.append(snapshot)
+            asks = self._asks_input[k]
+            for i in todo:
+                message = versions[i][k]
+                if asks and message.text:
+                    key = (k, "", message.text)
+                    # a guard that does not measure the whole says the same of the same text
+                    reuse = memo is not None and i == again and not entry.guard.measures_request
+                    decision = memo.parts.get(key) if reuse and memo is not None else None
+                    if decision is None:
+                        inp = GuardInput(message.text, "", snapshot, i, i == first)
+                        decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                        if reuse and memo is not None:
+                            memo.parts[key] = decision
+                    if decision.action == "rewrite":
+                        message = with_text(message, decision.text)
+                versions[i].append(message)
+        sent = _stage(versions, -1, same, None if last is None else last.sent)
+        if 0 <= again < same:
+            sent = (*sent[:again], versions[again][-1], *sent[again + 1 :])
+        if memo is not None:
+            for i in todo:
+                if i != again:
+                    memo.messages[id(msgs[i])] = (msgs[i], versions[i])
+            memo.last = _LastRequest(msgs, versions, snapshots, sent)
+        if sent == msgs:
+            return request
+        return replace(request, messages=sent)
+
+    def _report_built(
+        self, ctx: RunContext | None, memo: _RunMemo, messages: tuple[Message, ...]
+    ) -> None:
+        """Report the construction pass's verdicts about the parts this request carries.
+
+        A part the run checked itself (instructions composed before every request) is left
+        to that pass; one whose text is not in the request's system message was not sent.
+        """
+        memo.built_reported = True
+        system = messages[0].text if messages and messages[0].role == "system" else ""
+        checked = {key[1] for key in memo.parts}
+        for part_id, (text, verdicts) in self._built.items():
+            if part_id in checked or text not in system:
+                continue
+            for verdict in verdicts:
+                assert ctx is not None
+                ctx.report_verdict(verdict)
+
+    def _memo(self, ctx: RunContext | None) -> _RunMemo | None:
+        """What the guards answered in ``ctx``'s run (None outside a run)."""
+        if ctx is None:
+            return None
+        memo = self._runs.get(ctx)
+        if memo is None:
+            memo = self._runs[ctx] = _RunMemo()
+        return memo
+
+    async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
+        """:meth:`check_request` as a ``before_model_call`` hook (for a chain of hooks)."""
+        return self.check_request(ctx, request)
+
+    def check_output(self, ctx: RunContext | None, message: Message, turn: int = 0) -> Message:
+        """``message`` (an assistant message as it completed) as the guards leave it."""
+        text = message.text
+        for _, entry in self._asking["output"]:
+            current = message if text == message.text else with_text(message, text)
+            decision = self._ask(entry, "output", f"turn/{turn}", ctx, current)
+            text = decision.text if decision.action == "rewrite" else text
+        return message if text == message.text else with_text(message, text)
+
+    def check_turn(self, ctx: RunContext | None, turn: TurnInfo) -> str | None:
+        """The reason the run stops after ``turn`` (``"guard NAME: why"``), or None to go on."""
+        for _, entry in self._asking["turn"]:
+            decision = self._ask(entry, "turn", f"turn/{turn.turn}", ctx, turn)
+            if decision.action == "block":
+                return f"guard {entry.name!r} ({entry.plugin}): {decision.reason}"
+        return None
+
+    # ------------------------------------------------------------------ one guard, one check
+
+    def _ask(
+        self,
+        entry: ChainedGuard,
+        check: GuardCheck,
+        subject_id: str,
+        ctx: RunContext | None,
+        argument: GuardInput | Message | TurnInfo,
+        pending: list[Verdict] | None = None,
+    ) -> GuardDecision:
+        """``entry``'s answer to ``check`` of ``argument``, checked and reported.
+
+        Outside a run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A
+        block of the input or the output raises :class:`GuardBlocked`; the turn check's is
+        returned (the run stops on it).
+        """
+        where = f"check_{check}"
+        stop = check == "turn"
+        details: dict[str, Any] = {}
+        try:
+            decision = getattr(entry.guard, where)(argument)
+            if decision is GuardDecision.ALLOW:
+                return decision
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            if entry.fail_open:
+                decision = GuardDecision.allow(f"raised {error}; let through (fail open)")
+            else:
+                decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
+            details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        _check_decision(entry, where, decision, turn=stop)
+        assert isinstance(decision, GuardDecision)
+        if decision.action != "allow" or decision.reason:
+            verdict = Verdict(
+                GUARD_NAMESPACE,
+                check,
+                decision.action,
+                subject=check,
+                subject_id=subject_id,
+                rule=entry.name,
+                plugin=entry.plugin,
+                reason=decision.reason,
+                details=details,
+            )
+            if ctx is not None:
+                ctx.report_verdict(verdict)
+            elif pending is not None:
+                pending.append(verdict)
+        if decision.action == "block" and not stop:
+            raise GuardBlocked(
+                f"guard {entry.name!r} ({entry.plugin}) blocked the {check} at {subject_id}: "
+                f"{decision.reason}",
+                guard=entry.name,
+                check=check,
+                subject=subject_id,
+                reason=decision.reason,
+            )
+        return decision
+
+
+def _check_decision(entry: ChainedGuard, where: str, decision: object, *, turn: bool) -> None:
+    """Refuse what a guard must not answer, naming it."""
+    problem = ""
+    if not isinstance(decision, GuardDecision):
+        problem = f"returned {type(decision).__name__} {decision!r}, not a GuardDecision"
+    elif decision.action not in ("allow", "rewrite", "block"):
+        problem = f"answered the action {decision.action!r}"
+    elif decision.action == "rewrite" and turn:
+        problem = "answered rewrite to the turn check, which can only allow or block"
+    elif decision.action == "rewrite" and not isinstance(decision.text, str):
+        problem = f"rewrote to {type(decision.text).__name__} {decision.text!r}, not a str"
+    elif decision.action != "allow" and not (isinstance(decision.reason, str) and decision.reason):
+        problem = f"answered {decision.action} without a reason"
+    if problem:
+        raise HookError(
+            f"guard {entry.name!r} ({entry.plugin}) {problem} from {where}; a check answers "
+            "GuardDecision.allow(), .rewrite(text, reason) or .block(reason): report it to "
+            "the guard's authors",
+            plugin=entry.plugin,
+            hook=f"guard {entry.name}.{where}",
+            value=decision,
+            allowed="GuardDecision",
+        )
+
+
+def _only_named(given: Iterable[str], names: Sequence[str], where: str) -> None:
+    """Refuse a guard ``where`` names that is not among ``names`` (the chain's guards)."""
+    stray = sorted(set(given) - set(names))
+    if stray:
+        raise ConfigError(
+            f"{where} names the guard {stray[0]!r}, which is not in the chain; its guards: "
+            f"{', '.join(names) or 'none'}",
+            value=stray[0],
+            source=where,
+        )
+
+
+def _product_entry(guard: Guard) -> ChainedGuard:
+    if not isinstance(guard, Guard):
+        raise ConfigError(
+            f"guards= takes installed guards by name or agentkit_core.Guard objects, got "
+            f"{type(guard).__name__} {guard!r}",
+            value=guard,
+            source="guards=",
+        )
+    return ChainedGuard(guard.name or type(guard).__name__, guard)
+
+
+def build_guard_chain(
+    guards: Sequence[str | Guard],
+    *,
+    options: Mapping[str, Mapping[str, Any] | None] | None = None,
+    fail_open: Collection[str] = (),
+    manager: PluginManager | None = None,
+) -> GuardChain:
+    """The chain ``Kit(guards=..., guard_options=..., guard_fail_open=...)`` builds.
+
+    Installed guards named in ``guards`` come first, in the plugin order of the plugins that
+    registered them (registration order within one plugin), each built by :func:`get_guard`
+    with its ``options``; then the product's own :class:`Guard` objects, in the order given.
+    An unknown name lists the installed guards; options for a guard not named are an error.
+    """
+    from ._lookup import get_guard
+    from ._lookup import manager_or_default
+
+    pm = manager_or_default(manager)
+    names = [g for g in guards if isinstance(g, str)]
+    options = dict(options or {})
+    _only_named(options, names, "guard_options=")
+    for name in names:
+        pm.lookup("guards", name)  # an unknown name lists the installed ones
+    order = {reg.name: i for i, reg in enumerate(pm.registrations("guards"))}
+    entries: list[Guard | ChainedGuard] = []
+    for name in sorted(dict.fromkeys(names), key=order.__getitem__):
+        reg = pm.lookup("guards", name)
+        guard = get_guard(name, manager=pm, **dict(options.get(name) or {}))
+        entries.append(ChainedGuard(name, guard, reg.plugin))
+    entries.extend(g for g in guards if not isinstance(g, str))
+    return GuardChain(entries, fail_open=fail_open)
+
+
+def guard_error(exc: GuardBlocked, where: str) -> ConfigError:
+    """A block of an instruction part at construction, as the configuration error it is."""
+    return ConfigError(
+        f"{where}: guard {exc.guard!r} refused {exc.subject}: {exc.reason}; change the part, "
+        "or the guard's configuration",
+        value=exc.subject,
+        source=where,
+    )

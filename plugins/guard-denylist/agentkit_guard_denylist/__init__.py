@@ -1,0 +1,44 @@
+"""agentkit-guard-denylist: terms and regular expressions refused on input or output.
+
+Registered as the guard ``"denylist"``:
+``Kit(guards=["denylist"], guard_options={"denylist": {"path": "denylist.txt"}})``. The file
+holds one entry a line: a term (matched in any case, as a whole word where it starts or ends
+with a letter or digit), or ``re:`` and a regular expression; ``#`` starts a comment. The guard
+(``_guard``) is imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agentkit_core import hookimpl
+
+if TYPE_CHECKING:
+    from ._guard import Denylist
+
+__all__ = ["GUARD", "Denylist", "agentkit_register_guards", "make"]
+
+#: The name the guard is registered under (``Kit(guards=["denylist"])``).
+GUARD = "denylist"
+
+
+def __getattr__(name: str) -> Any:
+    if name != "Denylist":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._guard import Denylist
+
+    return Denylist
+
+
+def make(**options: Any) -> Denylist:
+    """The guard, built with ``options`` (see :class:`Denylist`)."""
+    from ._guard import Denylist
+
+    return Denylist(**options)
+
+
+@hookimpl
+def agentkit_register_guards(register: Any) -> None:
+    """Offer the denylist guard as ``"denylist"``."""
+    register(GUARD, make)

@@ -1,0 +1,121 @@
+"""Denylist: entries from a file (or given in code), refused where they appear."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentkit_core import ConfigError
+from agentkit_core import Guard
+from agentkit_core import GuardDecision
+from agentkit_core import GuardInput
+from agentkit_core import Message
+
+#: What marks a line of the file as a regular expression.
+REGEX = "re:"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One entry: its pattern, and where it was written (``"denylist.txt:3"``, ``"terms[0]"``)."""
+
+    pattern: str
+    where: str
+
+
+def _term(term: str) -> str:
+    """A term as a pattern: literal, a whole word at an end that is a word character."""
+    start = r"\b" if re.match(r"\w", term) else ""
+    end = r"\b" if re.search(r"\w\Z", term) else ""
+    return f"{start}{re.escape(term)}{end}"
+
+
+def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
+    """The entries of a denylist file; an unreadable file is a ConfigError naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"guard 'denylist': cannot read the denylist file {os.fspath(path)!r}: {exc}",
+            value=os.fspath(path),
+            source="guard_options['denylist']['path']",
+        ) from exc
+    entries = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        where = f"{os.fspath(path)}:{number}"
+        if entry.startswith(REGEX):
+            entries.append(Entry(entry[len(REGEX) :].strip(), where))
+        else:
+            entries.append(Entry(_term(entry), where))
+    return entries
+
+
+class Denylist(Guard):
+    """Blocks an input or an answer in which an entry appears.
+
+    ``path`` is a denylist file (one entry a line: a term, or ``re:`` and a regular expression;
+    ``#`` comments); ``terms`` and ``patterns`` add entries in code. Terms match in any case.
+    ``input`` and ``output`` say which checks refuse. The reason names the entry by where it
+    was written (``"denylist.txt:3"``), not by what it matched, so a refusal never repeats a
+    term a product keeps from its users.
+    """
+
+    name = "denylist"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        terms: Sequence[str] = (),
+        patterns: Sequence[str] = (),
+        input: bool = True,
+        output: bool = True,
+    ) -> None:
+        entries = [] if path is None else read_entries(path)
+        entries += [Entry(_term(t), f"terms[{i}]") for i, t in enumerate(terms)]
+        entries += [Entry(p, f"patterns[{i}]") for i, p in enumerate(patterns)]
+        if not entries:
+            raise ConfigError(
+                "guard 'denylist' has no entries: give path= (a denylist file), terms= or "
+                "patterns=",
+                value=path,
+                source="guard_options['denylist']",
+            )
+        for entry in entries:
+            try:
+                re.compile(entry.pattern)
+            except re.error as exc:
+                raise ConfigError(
+                    f"guard 'denylist': the entry at {entry.where} is not a regular expression "
+                    f"({exc}); fix or escape it",
+                    value=entry.where,
+                    source=entry.where,
+                ) from exc
+        self.entries = tuple(entries)
+        self._pattern = re.compile(
+            "|".join(f"(?P<e{i}>{e.pattern})" for i, e in enumerate(entries)), re.IGNORECASE
+        )
+        self.input = input
+        self.output = output
+
+    def refuses(self, text: str) -> GuardDecision:
+        """Block ``text`` when an entry appears in it, naming the entry's place."""
+        found = self._pattern.search(text)
+        if found is None or found.lastgroup is None:
+            return GuardDecision.ALLOW
+        entry = self.entries[int(found.lastgroup[1:])]
+        return GuardDecision.block(f"matched the denylist entry at {entry.where}")
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        """Refuse an instruction part or a message of the request holding an entry."""
+        return self.refuses(inp.text) if self.input else GuardDecision.ALLOW
+
+    def check_output(self, message: Message) -> GuardDecision:
+        """Refuse an answer holding an entry."""
+        return self.refuses(message.text) if self.output else GuardDecision.ALLOW

@@ -1,0 +1,49 @@
+"""agentkit-guard-limits: a maximum of input tokens per request and of characters per answer.
+
+Registers two guards: ``"max-input"`` (``guard_options={"max-input": {"max_tokens": 8000}}``)
+and ``"max-output"`` (``guard_options={"max-output": {"max_chars": 4000}}``). Each refuses
+with the numbers: what was measured and the limit. The guards (``_guards``) are imported on
+first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agentkit_core import hookimpl
+
+if TYPE_CHECKING:
+    from ._guards import MaxInput
+    from ._guards import MaxOutput
+
+__all__ = ["MaxInput", "MaxOutput", "agentkit_register_guards", "max_input", "max_output"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in ("MaxInput", "MaxOutput"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _guards
+
+    return getattr(_guards, name)
+
+
+def max_input(**options: Any) -> MaxInput:
+    """The input limit, built with ``options`` (see :class:`MaxInput`)."""
+    from ._guards import MaxInput
+
+    return MaxInput(**options)
+
+
+def max_output(**options: Any) -> MaxOutput:
+    """The answer limit, built with ``options`` (see :class:`MaxOutput`)."""
+    from ._guards import MaxOutput
+
+    return MaxOutput(**options)
+
+
+@hookimpl
+def agentkit_register_guards(register: Any) -> None:
+    """Offer ``"max-input"`` and ``"max-output"``, in that order."""
+    register("max-input", max_input)
+    register("max-output", max_output)

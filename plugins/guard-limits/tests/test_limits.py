@@ -1,0 +1,63 @@
+"""The limits in a kit: refused with the numbers, recorded, options checked."""
+
+from __future__ import annotations
+
+import agentkit_guard_limits
+import pytest
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import GuardBlocked
+from agentkit_core import Kit
+from agentkit_core import PluginManager
+from agentkit_core import Verdict
+from agentkit_core.testing import ScriptedModel
+
+
+def manager() -> PluginManager:
+    pm = PluginManager(entry_points=False)
+    pm.register(agentkit_guard_limits, name="limits")
+    return pm
+
+
+def kit(model: ScriptedModel, seen: list[Verdict]) -> Kit:
+    return Kit(
+        model=model,
+        instructions="Be brief.",
+        guards=["max-output", "max-input"],
+        guard_options={"max-input": {"max_tokens": 60}, "max-output": {"max_chars": 20}},
+        manager=manager(),
+        verdict_observer=seen.append,
+    )
+
+
+async def test_a_request_over_the_limit_is_refused_with_the_numbers() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    k = kit(model, seen)
+    assert k.config().guards is not None and k.config().guards.names == ["max-input", "max-output"]
+    with pytest.raises(GuardBlocked, match=r"over max_tokens=60") as err:
+        await Agent.from_config(k.config()).run("word " * 200)
+    assert err.value.guard == "max-input" and err.value.subject == "message/0"
+    assert model.requests == []
+    assert [(v.rule, v.verdict) for v in seen] == [("max-input", "block")]
+    assert "tokens" in seen[0].reason
+
+
+async def test_a_long_answer_is_refused_and_a_short_one_passes() -> None:
+    seen: list[Verdict] = []
+    short = await Agent.from_config(kit(ScriptedModel(["fine"]), seen).config()).run("hi")
+    assert short.output == "fine" and seen == []
+    with pytest.raises(GuardBlocked, match="the answer is 30 characters, over max_chars=20"):
+        await Agent.from_config(kit(ScriptedModel(["x" * 30]), seen).config()).run("hi")
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "many", True])
+def test_a_bad_limit_is_refused_naming_it(bad: object) -> None:
+    with pytest.raises(ConfigError, match=r"guard 'max-input': max_tokens=.* at least 1"):
+        Kit(
+            model="test",
+            guards=["max-input"],
+            guard_options={"max-input": {"max_tokens": bad}},
+            manager=manager(),
+        )

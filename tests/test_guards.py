@@ -1,0 +1,387 @@
+"""The guard seam: the chain, the per-part pass, the request, output and turn checks, verdicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import Guard
+from agentkit_core import GuardBlocked
+from agentkit_core import GuardChain
+from agentkit_core import GuardDecision
+from agentkit_core import GuardInput
+from agentkit_core import HookError
+from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import Sessions
+from agentkit_core import ToolCall
+from agentkit_core import TurnInfo
+from agentkit_core import UnknownNameError
+from agentkit_core import Verdict
+from agentkit_core import build_guard_chain
+from agentkit_core import hookimpl
+from agentkit_core import open_session_store
+from agentkit_core import tool
+from agentkit_core.testing import GuardConformance
+from agentkit_core.testing import ScriptedModel
+
+
+class Mask(Guard):
+    """A reference guard: hides the word "secret", refuses the word "forbidden"."""
+
+    name = "mask"
+
+    def _check(self, text: str) -> GuardDecision:
+        if "forbidden" in text:
+            return GuardDecision.block("a forbidden word")
+        if "secret" in text:
+            return GuardDecision.rewrite(text.replace("secret", "[hidden]"), "hid 1 word")
+        return GuardDecision.ALLOW
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        return self._check(inp.text)
+
+    def check_output(self, message: Message) -> GuardDecision:
+        return self._check(message.text)
+
+
+class TestMask(GuardConformance):
+    triggers = (("the secret is out", ("secret",)), ("a forbidden act", ()))
+
+    def make_guard(self) -> Guard:
+        return Mask()
+
+
+class Upper(Guard):
+    name = "upper"
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        return (
+            GuardDecision.rewrite(inp.text.upper(), "shouted")
+            if inp.text.islower()
+            else (GuardDecision.ALLOW)
+        )
+
+
+class Wrong(Guard):
+    name = "wrong"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def check_input(self, inp: GuardInput) -> Any:
+        return self.answer
+
+    def check_turn(self, turn: TurnInfo) -> Any:
+        return self.answer
+
+
+class Raises(Guard):
+    name = "raises"
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        raise RuntimeError("the detector broke")
+
+
+class Tired(Guard):
+    name = "tired"
+
+    def check_turn(self, turn: TurnInfo) -> GuardDecision:
+        return (
+            GuardDecision.block("one turn of tools is enough")
+            if turn.turn >= 1
+            else (GuardDecision.ALLOW)
+        )
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+def agent(model: ScriptedModel, *guards: Guard, **options: Any) -> Agent:
+    return Agent("guarded", model, "You help.", [lookup], guards=GuardChain(guards), **options)
+
+
+# --------------------------------------------------------------------------- the request
+
+
+async def test_the_request_is_sent_guarded_and_the_verdict_names_the_message() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    result = await agent(model, Mask(), verdict_observer=seen.append).run("my secret plan")
+    assert model.requests[0].messages[-1].text == "my [hidden] plan"
+    assert result.transcript[1].text == "my secret plan"  # the conversation keeps what was typed
+    assert [(v.namespace, v.hook, v.verdict, v.subject_id, v.rule, v.reason) for v in seen] == [
+        ("guard", "input", "rewrite", "message/1", "mask", "hid 1 word")
+    ]
+
+
+async def test_guards_run_in_order_each_on_what_the_previous_left() -> None:
+    model = ScriptedModel(["ok"])
+    await agent(model, Mask(), Upper()).run("my secret plan")
+    assert model.requests[0].messages[-1].text == "MY [HIDDEN] PLAN"
+
+
+async def test_a_blocked_request_is_never_sent() -> None:
+    model = ScriptedModel(["ok"])
+    with pytest.raises(GuardBlocked, match=r"guard 'mask' \(product\) blocked the input") as err:
+        await agent(model, Mask()).run("a forbidden act")
+    assert (err.value.guard, err.value.check, err.value.subject) == ("mask", "input", "message/1")
+    assert model.requests == []
+
+
+async def test_tool_call_arguments_are_not_given_to_guards() -> None:
+    model = ScriptedModel(
+        [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "secret"}')]), "done"]
+    )
+    await agent(model, Mask()).run("look it up")
+    sent = model.requests[1].messages
+    assert sent[2].tool_calls[0].arguments == '{"key": "secret"}'
+    assert "value of [hidden]" in sent[3].text  # a tool result's text is guarded
+
+
+# --------------------------------------------------------------------------- the output
+
+
+async def test_a_rewritten_answer_replaces_the_message_in_the_transcript() -> None:
+    result = await agent(ScriptedModel(["the secret is 42"]), Mask()).run("tell me")
+    assert result.output == "the [hidden] is 42"
+    assert result.transcript[-1].text == "the [hidden] is 42"
+
+
+async def test_a_blocked_answer_ends_the_run_naming_the_guard() -> None:
+    with pytest.raises(
+        GuardBlocked, match=r"guard 'mask' \(product\) blocked the output at turn/1"
+    ):
+        await agent(ScriptedModel(["a forbidden answer"]), Mask()).run("tell me")
+
+
+async def test_a_streamed_answer_is_guarded_as_it_completes() -> None:
+    events = [e async for e in agent(ScriptedModel(["the secret"]), Mask()).run_stream("go")]
+    assert events[-1].result is not None
+    assert events[-1].result.output == "the [hidden]"
+    with pytest.raises(GuardBlocked, match="blocked the output"):
+        async for _ in agent(ScriptedModel(["forbidden"]), Mask()).run_stream("go"):
+            pass
+
+
+async def test_output_guards_run_before_the_output_guard_hooks() -> None:
+    from agentkit_core import Hooks
+
+    seen: list[str] = []
+
+    def hook(message: Message) -> None:
+        seen.append(message.text)
+
+    a = Agent(
+        "g",
+        ScriptedModel(["the secret"]),
+        guards=[Mask()],
+        hooks=Hooks.of("user", output_guard=hook),
+    )
+    await a.run("go")
+    assert seen == ["the [hidden]"]
+
+
+# --------------------------------------------------------------------------- the turn
+
+
+async def test_a_turn_block_stops_the_run_with_the_guard_named() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel([Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')])])
+    result = await agent(model, Tired(), verdict_observer=seen.append).run("go")
+    assert result.status == "stopped"
+    assert result.stop_reason == "guard 'tired' (product): one turn of tools is enough"
+    assert [(v.hook, v.verdict, v.subject_id) for v in seen] == [("turn", "block", "turn/1")]
+
+
+async def test_a_rewrite_from_the_turn_check_is_an_error() -> None:
+    model = ScriptedModel([Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')])])
+    wrong = Wrong(GuardDecision.rewrite("x", "y"))
+    wrong.check_input = Guard.check_input.__get__(wrong)  # type: ignore[method-assign]
+    with pytest.raises(HookError, match="answered rewrite to the turn check"):
+        await agent(model, wrong).run("go")
+
+
+# --------------------------------------------------------------------------- bad guards
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ("allow", "returned str 'allow', not a GuardDecision"),
+        (None, "returned NoneType None, not a GuardDecision"),
+        (GuardDecision("maybe"), "answered the action 'maybe'"),  # type: ignore[arg-type]
+        (GuardDecision("block"), "answered block without a reason"),
+        (GuardDecision("rewrite", 3, "r"), "rewrote to int 3, not a str"),  # type: ignore[arg-type]
+    ],
+)
+async def test_a_wrong_answer_is_an_error_naming_the_guard(answer: Any, problem: str) -> None:
+    with pytest.raises(HookError, match=rf"guard 'wrong' \(product\) {problem}") as err:
+        await agent(ScriptedModel(["ok"]), Wrong(answer)).run("go")
+    assert err.value.plugin == "product"
+
+
+async def test_a_guard_that_raises_blocks_and_the_choice_is_recorded() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    with pytest.raises(GuardBlocked, match="raised RuntimeError: the detector broke; refused"):
+        await agent(model, Raises(), verdict_observer=seen.append).run("go")
+    assert model.requests == []
+    assert seen[-1].verdict == "block"
+    assert dict(seen[-1].details) == {"error": "RuntimeError", "fail_open": False}
+
+
+async def test_a_fail_open_guard_lets_the_text_through_and_says_so() -> None:
+    seen: list[Verdict] = []
+    chain = GuardChain([Raises()], fail_open=["raises"])
+    a = Agent("g", ScriptedModel(["ok"]), "You help.", guards=chain, verdict_observer=seen.append)
+    assert (await a.run("go")).output == "ok"
+    assert {(v.verdict, v.details["fail_open"]) for v in seen} == {("allow", True)}
+    assert "let through (fail open)" in seen[0].reason
+
+
+def test_a_chain_refuses_a_fail_open_name_it_does_not_have_and_a_name_twice() -> None:
+    with pytest.raises(ConfigError, match=r"fail_open= names the guard 'redact'.*guards: mask"):
+        GuardChain([Mask()], fail_open=["redact"])
+    with pytest.raises(ConfigError, match="two guards of the chain are named 'mask'"):
+        GuardChain([Mask(), Mask()])
+    with pytest.raises(ConfigError, match=r"by name or agentkit_core\.Guard objects"):
+        GuardChain(["mask"])  # type: ignore[list-item]
+
+
+# --------------------------------------------------------------------------- plugins and the kit
+
+
+class Plugin:
+    def __init__(self, name: str, *guards: str, priority: int = 0) -> None:
+        self.AGENTKIT_NAME = name
+        self.AGENTKIT_PRIORITY = priority
+        self.guards = guards
+
+    @hookimpl
+    def agentkit_register_guards(self, register: Any) -> None:
+        for name in self.guards:
+            register(name, Mask if name.startswith("mask") else Upper)
+
+
+def manager() -> PluginManager:
+    return PluginManager(
+        entry_points=False,
+        plugins=[Plugin("late", "upper"), Plugin("early", "mask", "mask-2", priority=5)],
+    )
+
+
+def test_the_chain_is_in_plugin_order_then_the_products() -> None:
+    class Mine(Guard):
+        name = "mine"
+
+    chain = build_guard_chain([Mine(), "upper", "mask-2", "mask"], manager=manager())
+    assert chain.names == ["mask", "mask-2", "upper", "mine"]
+    assert [e.plugin for e in chain.guards] == ["early", "early", "late", "product"]
+
+
+def test_an_unknown_guard_lists_the_installed_ones() -> None:
+    with pytest.raises(UnknownNameError, match=r"no guard named 'redcat'.*mask, mask-2, upper"):
+        Kit(model="test", guards=["redcat"], manager=manager())
+    with pytest.raises(ConfigError, match="guard_options= names the guard 'upper'"):
+        Kit(model="test", guards=["mask"], guard_options={"upper": {}}, manager=manager())
+    with pytest.raises(ConfigError, match="guard_fail_open= needs guards="):
+        Kit(model="test", guard_fail_open=["mask"], manager=manager())
+
+
+def test_a_part_a_guard_blocks_is_an_error_from_the_kit() -> None:
+    with pytest.raises(ConfigError, match=r"guard 'mask' refused instructions/product: a forbid"):
+        Kit(model="test", instructions="a forbidden prompt", guards=["mask"], manager=manager())
+
+
+async def test_each_part_is_guarded_before_the_join_and_recorded_as_sent() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    kit = Kit(
+        model=model,
+        instructions="keep the secret",
+        guards=["mask"],
+        manager=manager(),
+        verdict_observer=seen.append,
+    )
+    assert kit.config().instructions == "keep the [hidden]"
+    assert [(p.id, p.text) for p in kit.parts()] == [("product", "keep the [hidden]")]
+    async with Sessions(await open_session_store("memory://")) as sessions:
+        recorder = await Recorder.start(sessions, parts=kit.parts_for)
+        config = kit.config()
+        run = Agent.from_config(config, recorder=recorder)
+        await run.run("hello")
+        await recorder.flush()
+        items = await sessions.path(recorder.session_id)
+    assert model.requests[0].messages[0].text == "keep the [hidden]"
+    parts = [i.body for i in items if i.kind == "instructions"]
+    assert parts and "secret" not in str(parts)
+    verdicts = [i.body for i in items if i.kind == "verdict"]
+    assert [
+        (b["hook"], b["decision"], b["subject_id"], b["rule"], b["source"]) for b in verdicts
+    ] == [("input", "rewrite", "instructions/product", "mask", "early")]
+    assert [v.subject_id for v in seen] == ["instructions/product"]
+
+
+def test_the_budget_is_measured_before_the_guards() -> None:
+    class Longer(Guard):
+        name = "longer"
+
+        def check_input(self, inp: GuardInput) -> GuardDecision:
+            if inp.whole:
+                return GuardDecision.ALLOW
+            return GuardDecision.rewrite(inp.text + " (checked)", "noted")
+
+    kit = Kit(model="test", instructions="x" * 10, instruction_budget=10, guards=[Longer()])
+    assert kit.config().instructions == "x" * 10 + " (checked)"
+
+
+async def test_a_message_is_checked_once_a_run_and_its_rewrite_recorded_once() -> None:
+    seen: list[Verdict] = []
+    model = ScriptedModel(
+        [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "done"]
+    )
+    await agent(model, Mask(), verdict_observer=seen.append).run("my secret plan")
+    assert [m.text for m in model.requests[1].messages[:2]] == ["You help.", "my [hidden] plan"]
+    assert [(v.hook, v.subject_id) for v in seen] == [("input", "message/1")]
+
+
+class Counting(Guard):
+    def __init__(self, name: str, measures: bool) -> None:
+        self.name = name
+        self.measures_request = measures  # type: ignore[misc]
+        self.asked: list[tuple[int, bool, int]] = []
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        self.asked.append((inp.index, inp.first, len(inp.messages)))
+        return GuardDecision.ALLOW
+
+
+async def test_only_a_guard_measuring_the_request_is_asked_its_first_message_each_time() -> None:
+    whole, text = Counting("whole", True), Counting("text", False)
+    model = ScriptedModel(
+        [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "done"]
+    )
+    await agent(model, whole, text).run("hi")
+    assert whole.asked == [(0, True, 2), (1, False, 2), (0, True, 4), (3, False, 4)]
+    assert text.asked == [(0, True, 2), (1, False, 2), (3, False, 4)]
+
+
+def test_a_kit_file_names_its_guards(tmp_path: Any) -> None:
+    path = tmp_path / "agentkit.toml"
+    path.write_text(
+        '[kit]\nmodel = "test"\nguards = ["upper", "mask"]\nguard_fail_open = ["upper"]\n'
+        "[kit.guard_options.mask]\n",
+        encoding="utf-8",
+    )
+    chain = Kit.from_file(path, manager=manager()).config().guards
+    assert chain is not None and chain.names == ["mask", "upper"]
+    assert [e.fail_open for e in chain.guards] == [False, True]
