@@ -694,7 +694,12 @@ class Agent:
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         hooks = self.hooks
-        hooked = not hooks.empty
+        # A field no plugin or user implements is not folded at all (its fold would return its
+        # argument unchanged): the loop pays only for the fields someone has an opinion on.
+        # The tool-call fields are checked where they are folded (_run_calls, _call).
+        turn_hooks, transform_hooks = bool(hooks.before_turn), bool(hooks.transform)
+        model_hooks, output_hooks = bool(hooks.before_model_call), bool(hooks.output_guard)
+        stop_hooks = bool(hooks.should_stop_after_turn)
         rec = ctx.recorder
         assert ctx.invoker is not None
         model = ctx.invoker.model.name
@@ -703,10 +708,11 @@ class Agent:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
             tools = await self._current_tools()
-            if hooked:
+            if turn_hooks:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
                 state.transcript.extend(added)
                 rec.record_messages(ctx, added, source="before_turn")
+            if transform_hooks:
                 messages = await hooks.run_transform(ctx, state.transcript)
             else:
                 messages = state.transcript
@@ -723,7 +729,7 @@ class Agent:
                 ctx=ctx,
                 metadata={} if sink is None else {STREAM_SINK: sink},
             )
-            if hooked:
+            if model_hooks:
                 request = await hooks.run_before_model_call(ctx, request)
             rec.record_instructions(ctx, request.messages)
             if self._coerce is not None:
@@ -749,7 +755,7 @@ class Agent:
             )
             if not message.tool_calls:
                 value = response.output if self._adapter is not None else message.text
-                if hooked:
+                if output_hooks:
                     message = await hooks.run_output_guard(ctx, message)
                     if self._adapter is None:
                         value = message.text
@@ -771,7 +777,7 @@ class Agent:
                     outcome.pending,
                 )
             await self._persist(ctx, state, "running")
-            if hooked:
+            if stop_hooks:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:

@@ -102,6 +102,20 @@ class Guardrail(ABC):
             self.check_url(url)
             await self.url_check(url)
 
+    def check_arguments_offline(self, arguments: Any) -> tuple[str, ...]:
+        """The part of :meth:`check_arguments` that needs no I/O, without awaiting anything.
+
+        Every URL found in ``arguments`` (the same rule, :func:`find_urls`) goes through
+        :meth:`check_url`; the first refusal raises :class:`GuardrailViolation`. Returns the
+        URLs found, each still owed :meth:`url_check`: a guardrail whose ``url_check`` does
+        nothing (no resolving check configured) is done here, and a caller on a hot path (a
+        before-tool-call hook) need not make and await a coroutine.
+        """
+        urls = tuple(find_urls(arguments))
+        for url in urls:
+            self.check_url(url)
+        return urls
+
 
 # A URL: a scheme followed by a slash or backslash ("http://x", "file:/etc/passwd", "http:\\x"),
 # or a scheme that clients read even without one ("http:127.0.0.1").
