@@ -901,6 +901,10 @@ class Agent:
         Calls to tools that are not ``sequential`` run concurrently (at most
         ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
         """
+        if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
+            only = calls[0]
+            done = await self._call(only, tools, ctx, decisions[0] if decisions else None)
+            return [Message.tool(only.id, done.content, name=only.name, is_error=done.is_error)]
         results: list[ToolResult | None] = [None] * len(calls)
         limit = asyncio.Semaphore(self.max_parallel_tools)
 
