@@ -55,13 +55,11 @@ def agentkit_before_tool_call(
     if ctx.guardrail is not None:
         return None  # the agent's egress() checks every call with the run's guardrail
     try:
-        arguments = call.parsed_arguments()
+        if DEFAULT.checks_need_io:
+            return _check_resolving(call.parsed_arguments())
+        DEFAULT.check_call_offline(call)
     except json.JSONDecodeError:
         return None  # the loop reports bad arguments itself
-    if DEFAULT.checks_need_io:
-        return _check_resolving(arguments)
-    try:
-        DEFAULT.check_arguments_offline(arguments)
     except GuardrailViolation as exc:
         return _denied(exc)
     return None

@@ -9,6 +9,7 @@ import unicodedata
 import pytest
 from agentkit_guardrail_web import WebGuardrail
 from agentkit_guardrail_web import scan_injection
+from agentkit_guardrail_web._framing import CACHED_CHARS
 from agentkit_guardrail_web._framing import escape_payload
 from agentkit_guardrail_web._framing import frame
 from agentkit_guardrail_web._framing import fresh_nonce
@@ -306,3 +307,16 @@ def test_no_payload_reads_as_a_delimiter_once_escaped(parts: list[str]) -> None:
 def test_a_payload_without_the_delimiter_word_is_never_changed(parts: list[str]) -> None:
     payload = "".join(parts)
     assert escape_payload(payload) is payload
+
+
+@given(st.lists(st.one_of(_INTERESTING, st.text(max_size=8)), max_size=12).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_a_remembered_scan_frames_like_a_fresh_one(text: str) -> None:
+    # Short payloads have their escaping and markers remembered; a long one is scanned anew
+    # each time. Both frame exactly as the public functions say, the second time as the first.
+    long = text + " " * CACHED_CHARS
+    for payload in (text, text, long):
+        flags = scan_injection(payload)
+        warning = f"[warning: possible prompt injection in this data: {', '.join(flags)}]\n"
+        body = f"{warning if flags else ''}{escape_payload(payload)}"
+        assert frame(payload, nonce="n1").split("\n", 1)[1] == f"{body}\n<<END UNTRUSTED id=n1>>"
