@@ -707,7 +707,12 @@ class Agent:
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         hooks = self.hooks
-        hooked = not hooks.empty
+        # A field no plugin or user implements is not folded at all (its fold would return its
+        # argument unchanged): the loop pays only for the fields someone has an opinion on.
+        # The tool-call fields are checked where they are folded (_run_calls, _call).
+        turn_hooks, transform_hooks = bool(hooks.before_turn), bool(hooks.transform)
+        model_hooks, output_hooks = bool(hooks.before_model_call), bool(hooks.output_guard)
+        stop_hooks = bool(hooks.should_stop_after_turn)
         guards = self.guards
         rec = ctx.recorder
         assert ctx.invoker is not None
@@ -717,10 +722,11 @@ class Agent:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
             tools = await self._current_tools()
-            if hooked:
+            if turn_hooks:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
                 state.transcript.extend(added)
                 rec.record_messages(ctx, added, source="before_turn")
+            if transform_hooks:
                 messages = await hooks.run_transform(ctx, state.transcript)
             else:
                 messages = state.transcript
@@ -737,7 +743,7 @@ class Agent:
                 ctx=ctx,
                 metadata={} if sink is None else {STREAM_SINK: sink},
             )
-            if hooked:
+            if model_hooks:
                 request = await hooks.run_before_model_call(ctx, request)
             if guards is not None:
                 request = guards.check_request(ctx, request)
@@ -770,7 +776,7 @@ class Agent:
             )
             if not message.tool_calls:
                 value = response.output if self._adapter is not None else message.text
-                if hooked:
+                if output_hooks:
                     message = await hooks.run_output_guard(ctx, message)
                     if self._adapter is None:
                         value = message.text
@@ -792,7 +798,8 @@ class Agent:
                     outcome.pending,
                 )
             await self._persist(ctx, state, "running")
-            info = TurnInfo(state.turn, response, tuple(_results(outcome)))
+            if guards is not None or stop_hooks:
+                info = TurnInfo(state.turn, response, tuple(_results(outcome)))
             blocked = None if guards is None else guards.check_turn(ctx, info)
             if blocked is not None:
                 _carry_over(wc, state.transcript, start)
@@ -800,7 +807,7 @@ class Agent:
                 return AgentResult(
                     None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", blocked
                 )
-            if hooked:
+            if stop_hooks:
                 stop = await hooks.run_should_stop_after_turn(ctx, info)
                 if stop is not None:
                     ctx.report_verdict(
@@ -927,6 +934,10 @@ class Agent:
         Calls to tools that are not ``sequential`` run concurrently (at most
         ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
         """
+        if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
+            only = calls[0]
+            done = await self._call(only, tools, ctx, decisions[0] if decisions else None)
+            return [Message.tool(only.id, done.content, name=only.name, is_error=done.is_error)]
         results: list[ToolResult | None] = [None] * len(calls)
         limit = asyncio.Semaphore(self.max_parallel_tools)
 

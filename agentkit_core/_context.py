@@ -121,6 +121,9 @@ class Invoker:
         self.ctx = ctx
         self.deadline = check_deadline(deadline)
         self._chat = chain_model(self.middlewares, self._call_model)
+        #: The tool-call chain around each ``end`` it was asked for, built once (an agent passes
+        #: the same bound method on every call).
+        self._tool_chains: dict[CallTool, CallTool] = {}
 
     async def _call_model(self, request: ModelRequest) -> ModelResponse:
         sink = request.metadata.get(STREAM_SINK)
@@ -162,7 +165,10 @@ class Invoker:
 
     async def call_tool(self, invocation: ToolInvocation, end: CallTool) -> ToolResult:
         """Run one tool invocation through the tool-call chain, ending at ``end``."""
-        return await chain_tool(self.middlewares, end)(invocation)
+        chain = self._tool_chains.get(end)
+        if chain is None:
+            chain = self._tool_chains[end] = chain_tool(self.middlewares, end)
+        return await chain(invocation)
 
     def bind(self, ctx: RunContext) -> Invoker:
         """The same model, chain and deadline, attached to another run."""

@@ -20,12 +20,14 @@ from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterator
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
 from ._messages import Message
+from ._messages import ToolCall
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import ToolInvocation
@@ -101,6 +103,33 @@ class Guardrail(ABC):
         for url in find_urls(arguments):
             self.check_url(url)
             await self.url_check(url)
+
+    def check_arguments_offline(self, arguments: Any) -> tuple[str, ...]:
+        """The part of :meth:`check_arguments` that needs no I/O, without awaiting anything.
+
+        Every URL found in ``arguments`` (the same rule, :func:`find_urls`) goes through
+        :meth:`check_url`; the first refusal raises :class:`GuardrailViolation`. Returns the
+        URLs found, each still owed :meth:`url_check`: a guardrail whose ``url_check`` does
+        nothing (no resolving check configured) is done here, and a caller on a hot path (a
+        before-tool-call hook) need not make and await a coroutine.
+        """
+        urls = tuple(find_urls(arguments))
+        for url in urls:
+            self.check_url(url)
+        return urls
+
+    def check_call_offline(self, call: ToolCall) -> tuple[str, ...]:
+        """:meth:`check_arguments_offline` on ``call``'s decoded arguments.
+
+        The URLs a call's arguments hold are found once per distinct argument text
+        (:func:`urls_in_call`), so a call the model repeats is not decoded and walked again;
+        each URL still goes through :meth:`check_url`. Raises ``json.JSONDecodeError`` when
+        the arguments are not JSON, like :meth:`ToolCall.parsed_arguments`.
+        """
+        urls = urls_in_call(call)
+        for url in urls:
+            self.check_url(url)
+        return urls
 
 
 # A URL: a scheme followed by a slash or backslash ("http://x", "file:/etc/passwd", "http:\\x"),
@@ -250,6 +279,28 @@ def find_urls(value: Any) -> Iterator[str]:
                 reason="too many values to check",
             )
     return iter(found)
+
+
+#: Argument texts up to this many characters have their URLs remembered (:func:`urls_in_call`).
+CACHED_ARGUMENTS_CHARS = 2048
+
+
+def urls_in_call(call: ToolCall) -> tuple[str, ...]:
+    """``find_urls`` of ``call``'s decoded arguments, as a tuple.
+
+    Remembered per argument text (the last 1,024 distinct texts of up to
+    :data:`CACHED_ARGUMENTS_CHARS` characters): the answer depends on the text alone, and a
+    tuple of strings cannot be changed by whoever reads it. Raises ``json.JSONDecodeError``
+    on arguments that are not JSON (never remembered).
+    """
+    if len(call.arguments) > CACHED_ARGUMENTS_CHARS:
+        return tuple(find_urls(call.parsed_arguments()))
+    return _urls_in_text(call.arguments)
+
+
+@lru_cache(maxsize=1024)
+def _urls_in_text(arguments: str) -> tuple[str, ...]:
+    return tuple(find_urls(ToolCall("", "", arguments).parsed_arguments()))
 
 
 def _plain(text: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ._errors import ProviderError
@@ -83,8 +84,6 @@ class _Retry(Middleware):
         self.max_delay = max_delay
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
-        import asyncio
-
         for attempt in range(1, self.attempts + 1):
             try:
                 return await call_next(request)

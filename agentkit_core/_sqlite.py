@@ -13,6 +13,7 @@ a busy database sends it to the worker) and the loop waits only for the commit's
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import queue
 import threading
@@ -26,6 +27,7 @@ from urllib.parse import parse_qsl
 
 from ._errors import ConfigError
 from ._errors import StorageError
+from ._threads import answer
 from ._urls import mask_url
 
 if TYPE_CHECKING:
@@ -320,14 +322,7 @@ class _Worker:
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
             loop, future, fn, args = job
-            try:
-                result, error = fn(*args), None
-            except BaseException as exc:  # handed to the awaiting task, raised there
-                result, error = None, exc
-            try:
-                loop.call_soon_threadsafe(_settle, future, result, error)
-            except RuntimeError:  # that loop is closed; nobody is waiting any more
-                pass
+            answer(loop, future, functools.partial(fn, *args))
 
     def stop(self) -> None:
         self._jobs.put(None)
@@ -348,12 +343,3 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     """SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock; nothing was written."""
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
     return code in (5, 6) if code is not None else "locked" in str(exc)
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)

@@ -148,9 +148,9 @@ class FunctionTool(Tool):
         if self.is_async:
             value = await self.fn(**kwargs)
         elif self.blocking:
-            import asyncio
+            from ._threads import run_in_thread
 
-            value = await asyncio.to_thread(self.fn, **kwargs)
+            value = await run_in_thread(self.fn, **kwargs)
         else:
             value = self.fn(**kwargs)
         return as_tool_result(value)

@@ -15,9 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from collections.abc import Iterator
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -199,22 +197,15 @@ class Trace:
         if self.exporters:
             self._tell("on_end", span)
 
-    @contextmanager
     def span(
         self, name: str, payload: dict[str, Any] | None = None, **attributes: Any
-    ) -> Iterator[Span]:
-        """Open a span for the duration of the block; it becomes :func:`current_span`."""
-        span = self.open(name, payload, **attributes)
-        token = _current.set(span)
-        try:
-            yield span
-        except BaseException as exc:
-            self.close(span, exc)
-            raise
-        else:
-            self.close(span)
-        finally:
-            _current.reset(token)
+    ) -> _SpanScope:
+        """Open a span for the duration of the block; it becomes :func:`current_span`.
+
+        ``with trace.span(...) as span:`` -- an exception leaving the block is recorded on the
+        span and goes on.
+        """
+        return _SpanScope(self, name, payload, attributes)
 
     def step(self, name: str, **attributes: Any) -> Span:
         """Open a span that lasts until the next ``step`` under the same span, or its end.
@@ -259,6 +250,34 @@ class Trace:
 
     def export(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.spans]
+
+
+class _SpanScope:
+    """The context manager :meth:`Trace.span` returns (a class: a turn opens several)."""
+
+    __slots__ = ("_args", "_span", "_token", "_trace")
+
+    def __init__(
+        self,
+        trace: Trace,
+        name: str,
+        payload: dict[str, Any] | None,
+        attributes: dict[str, Any],
+    ) -> None:
+        self._trace = trace
+        self._args = (name, payload, attributes)
+
+    def __enter__(self) -> Span:
+        name, payload, attributes = self._args
+        span = self._span = self._trace.open(name, payload, **attributes)
+        self._token = _current.set(span)
+        return span
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        try:
+            self._trace.close(self._span, exc)
+        finally:
+            _current.reset(self._token)
 
 
 def current_span() -> Span:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Guardrail
@@ -15,6 +19,7 @@ from agentkit_core import GuardrailViolation
 from agentkit_core import PluginError
 from agentkit_core import RunContext
 from agentkit_core import Tool
+from agentkit_core import ToolCall
 from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
 from agentkit_core import UnknownNameError
@@ -24,7 +29,9 @@ from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core import reset_plugin_manager
+from agentkit_core._guardrails import CACHED_ARGUMENTS_CHARS
 from agentkit_core._guardrails import find_urls
+from agentkit_core._guardrails import urls_in_call
 from agentkit_core.testing import GuardrailConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
@@ -263,3 +270,36 @@ class LiteralOnly(Guardrail):
 class TestLiteralOnlyGuardrail(GuardrailConformance):
     def make_guardrail(self) -> Guardrail:
         return LiteralOnly()
+
+
+# ---------------------------------------------------------------------- the remembered URLs
+
+_json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**33), 2**33),
+    st.sampled_from(
+        ["http://10.0.0.1/", "example.com", "localhost:8080", "127.1", "2130706433", "a b",
+         "https://example.com/x?y=%2F", '{"u": "http://[::1]/"}', "see http://x.y/z here", ""]
+    ),
+    st.text(max_size=12),
+)  # fmt: skip
+_json_value = st.recursive(
+    _json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(arguments=st.dictionaries(st.text(max_size=6), _json_value, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_remembered_urls_of_a_call_are_the_urls_found_anew(arguments: Any) -> None:
+    text = json.dumps(arguments)
+    call = ToolCall("c", "t", text)
+    expected = tuple(find_urls(call.parsed_arguments()))
+    assert urls_in_call(call) == expected  # the first time (remembered now)
+    assert urls_in_call(ToolCall("d", "u", text)) == expected  # remembered: the same answer
+    padded = ToolCall("c", "t", text + " " * CACHED_ARGUMENTS_CHARS)  # too long to remember
+    assert urls_in_call(padded) == expected

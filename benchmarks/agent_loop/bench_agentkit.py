@@ -1,4 +1,8 @@
-"""agentkit: an Agent with the default middlewares (tracing, metering, retry) on ScriptedModel."""
+"""agentkit, core only: an Agent with the default middlewares on ScriptedModel, ``hooks=Hooks()``.
+
+``--tools def-thread`` runs the plain tools with ``blocking=True`` (on a worker thread, as the
+peers run a ``def`` tool), the like-for-like row.
+"""
 
 from __future__ import annotations
 
@@ -18,16 +22,22 @@ from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import ToolCall
+from agentkit_core import Usage
+from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 
+#: What the stub reports, as a provider does (so nothing estimates tokens for it).
+USAGE = Usage(100, 10, 1)
 
-def step(request: ModelRequest) -> Message:
-    """One scripted step: the tool the recorder says is next, or the answer."""
+
+def step(request: ModelRequest) -> ModelResponse:
+    """One scripted step: the tool the recorder says is next, or the answer, with usage."""
     planned = REC.step()
     if planned is None:
-        return Message.assistant(ANSWER)
+        return ModelResponse(Message.assistant(ANSWER), USAGE, "stop", "scripted")
     name, args = planned
-    return Message.assistant("", (ToolCall(f"call_{len(REC.model_in)}", name, json.dumps(args)),))
+    call = ToolCall(f"call_{len(REC.model_in)}", name, json.dumps(args))
+    return ModelResponse(Message.assistant("", (call,)), USAGE, "tool_calls", "scripted")
 
 
 class StampedScript(ScriptedModel):
@@ -40,16 +50,22 @@ class StampedScript(ScriptedModel):
 
 
 def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
-    """The run; ``options`` go to the Agent (benchmarks/observability passes exporters=)."""
+    """The run, core only (``hooks=Hooks()``: no plugin's hook is folded).
+
+    ``options`` go to the Agent over that (benchmarks/observability passes exporters=;
+    ``hooks=None`` takes every installed plugin's hooks, as an Agent does by default).
+    """
     model = StampedScript([step] * 1000, name="scripted")
+    functions = tools(kind)
+    if kind == "def-thread":  # like the peers: each call on a worker thread
+        functions = tuple(tool(fn, blocking=True) for fn in functions)
     agent = Agent(
         "bench",
         model,
         "You are a benchmark.",
-        tools(kind),
-        hooks=Hooks(),
+        functions,
         max_turns=1000,
-        **options,
+        **{"hooks": Hooks(), **options},
     )
 
     async def run(turns: int) -> object:
@@ -62,4 +78,4 @@ def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
 
 
 if __name__ == "__main__":
-    main(make, "agentkit", "agentkit-core")
+    main(make, "agentkit, core only", "agentkit-core")

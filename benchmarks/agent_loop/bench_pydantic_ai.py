@@ -1,4 +1,9 @@
-"""pydantic-ai: Agent.run on a FunctionModel."""
+"""pydantic-ai: Agent.run on a FunctionModel whose function is async and reports usage.
+
+At its best: a plain ``def`` function would run on a worker thread (the hop counted against
+pydantic-ai), and a response without usage makes FunctionModel estimate tokens over the whole
+transcript after each call; a real provider causes neither.
+"""
 
 from __future__ import annotations
 
@@ -17,17 +22,20 @@ from pydantic_ai.messages import TextPart
 from pydantic_ai.messages import ToolCallPart
 from pydantic_ai.models.function import AgentInfo
 from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.usage import RequestUsage
 from pydantic_ai.usage import UsageLimits
 
 
-def stub(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+async def stub(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     planned = REC.step()
+    usage = RequestUsage(input_tokens=100, output_tokens=10)
     if planned is None:
-        response = ModelResponse(parts=[TextPart(ANSWER)])
+        response = ModelResponse(parts=[TextPart(ANSWER)], usage=usage)
     else:
         name, args = planned
         response = ModelResponse(
-            parts=[ToolCallPart(name, args, tool_call_id=f"call_{len(REC.model_in)}")]
+            parts=[ToolCallPart(name, args, tool_call_id=f"call_{len(REC.model_in)}")],
+            usage=usage,
         )
     REC.model_done()
     return response

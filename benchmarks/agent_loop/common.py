@@ -114,6 +114,7 @@ for _fn, _plain in zip(ASYNC_TOOLS, SYNC_TOOLS, strict=True):
 
 
 def tools(kind: str) -> tuple[Callable[..., object], ...]:
+    """The tools of a kind: ``async``, or ``def`` (``def-thread``: the same, run off the loop)."""
     return ASYNC_TOOLS if kind == "async" else SYNC_TOOLS
 
 
@@ -125,7 +126,7 @@ def main(
     ``dist`` is the distribution whose version the figures are for (None: Python's).
     """
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tools", choices=("async", "def"), default="async")
+    parser.add_argument("--tools", choices=("async", "def", "def-thread"), default="async")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--turns", type=int, default=40)
     args = parser.parse_args()
@@ -157,9 +158,9 @@ def main(
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         return {
-            "framework": framework,
+            "framework": framework if args.tools != "def-thread" else f"{framework}, blocking=True",
             "version": importlib.metadata.version(dist) if dist else platform.python_version(),
-            "tools": args.tools,
+            "tools": "def" if args.tools == "def-thread" else args.tools,
             "turns_1_20_us": statistics.median(first),
             "turns_21_40_us": statistics.median(second),
             "whole_run_us_per_turn": statistics.median(whole),

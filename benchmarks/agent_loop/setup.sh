@@ -2,8 +2,13 @@
 # One venv per framework for the agent-loop benchmark. Fast when the venvs exist already.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-# agentkit: the core alone, so no installed plugin (a guardrail's hook) adds work to the loop.
-bench_env agent_loop-agentkit -e "$root"
+# agentkit the way the README installs it: core and every plugin under plugins/ (editable), so
+# every shipped plugin is discovered; the benchmark also measures core alone (hooks=Hooks()).
+ours=(-e "$root")
+for p in "$root"/plugins/*/; do
+  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
+done
+bench_env agent_loop-agentkit "${ours[@]}"
 bench_env agent_loop-pydantic-ai "pydantic-ai-slim>=1.0"
 bench_env agent_loop-openai-agents "openai-agents>=0.3"
 bench_env agent_loop-langgraph "langgraph>=0.6" "langchain-core>=0.3"

@@ -1,35 +1,36 @@
 """The web guardrail's cost per tool call, on the path an agent runs it.
 
-Run: python benchmarks/check_url/bench_tool_call.py [--rounds N]
+Run: python benchmarks/check_url/bench_tool_call.py [--rounds N]   (in a venv with every plugin)
 
 One tool call: the before_tool_call fold of the plugin's hooks, the invoker's tool chain (the
 default middlewares, and the agent's egress() with the guardrail where the agent has one), and
 the after_tool_call fold that frames the result. Three calls: tiny (``{"text": "hello"}`` ->
 ``HELLO``), typical (a URL, headers and a query -> 500 bytes of prose), html (-> 2 KB of
-markup). Printed: CPU microseconds per call (best of N rounds of 1,000 calls; CPU time, so a
-busy machine inflates it less than wall time), with the guardrail and without it (no hooks, no
-egress). The script runs against older trees too (before ``guardrail=`` existed the hooks did
-the whole job), which is how the before/after figures in RESULTS.md were taken.
+markup). Three set-ups: core only (no plugin hooks, no egress), every installed plugin's hooks
+as an ``Agent(...)`` folds them by default (the README's install, no guardrail configured: the
+web plugin's hooks check and frame with its defaults), and the same with ``guardrail="web"``
+(the agent's ``egress()`` checks, the hooks frame). Printed: CPU microseconds per call (CPU
+time, so a busy machine inflates it less than wall time) and each set-up's excess over core
+only within the same round, median and range over interleaved rounds of 1,000 calls.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import json
+import os
+import statistics
 import time
 from typing import Any
 
-import agentkit_guardrail_web
-
 from agentkit_core import Hooks
-from agentkit_core import PluginConfig
-from agentkit_core import PluginManager
 from agentkit_core import Tool
 from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
 from agentkit_core import default_middlewares
+from agentkit_core import egress
+from agentkit_core import get_guardrail
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call
@@ -58,55 +59,95 @@ class Echo(Tool):
         return ToolResult("unused")
 
 
-async def per_call(guarded: bool, arguments: dict[str, Any], text: str, rounds: int) -> float:
-    """CPU microseconds of one guarded (or bare) tool call, best of ``rounds``."""
+VARIANTS = ("core only", "installed, no guardrail configured", "installed, guardrail='web'")
+
+
+#: Distinct calls cycled through by a "fresh" call: more than the guardrail's caches hold.
+FRESH = 1500
+
+
+async def make_call(variant: str, arguments: dict[str, Any], text: str, fresh: bool) -> Any:
+    """One tool call as an agent makes it, in ``variant``: a coroutine function to time.
+
+    ``fresh``: each call's arguments and result differ from the last :data:`FRESH` calls', so
+    nothing is served from a cache (the repeated call is the agent-loop benchmark's case).
+    """
     middlewares = list(default_middlewares())
     hooks = Hooks()
     options: dict[str, Any] = {}
-    if guarded:
-        pm = PluginManager(
-            entry_points=False, plugins=[agentkit_guardrail_web], config=PluginConfig()
-        )
-        hooks = Hooks.from_plugins(pm)
-        if "guardrail" in inspect.signature(make_test_ctx).parameters:
-            from agentkit_core import egress
-
-            guard = agentkit_guardrail_web.WebGuardrail()
+    if variant != "core only":
+        hooks = Hooks.from_plugins()  # every installed plugin, as Agent(...) folds them
+        if variant.endswith("'web'"):
+            guard = get_guardrail("web")
             middlewares.append(egress(guard))
             options["guardrail"] = guard
     ctx = make_test_ctx(ScriptedModel([]), middlewares=middlewares, **options)
     assert ctx.invoker is not None
-    call, tool, result = tool_call("t", json.dumps(arguments)), Echo("t"), ToolResult(text)
-
-    async def end(invocation: ToolInvocation) -> ToolResult:
-        return result
+    tool = Echo("t")
+    made = [
+        (tool_call("t", json.dumps({**arguments, "n": i})), ToolResult(f"{text} #{i}"))
+        for i in range(FRESH if fresh else 1)
+    ]
+    turn = iter(range(1 << 62))
 
     async def one() -> None:
-        await hooks.run_before_tool_call(ctx, call)
+        call, result = made[next(turn) % len(made)]
+
+        async def end(invocation: ToolInvocation) -> ToolResult:
+            return result
+
+        if hooks.before_tool_call:
+            await hooks.run_before_tool_call(ctx, call)
         out = await ctx.invoker.call_tool(ToolInvocation(call, tool, arguments, ctx), end)  # type: ignore[union-attr]
-        await hooks.run_after_tool_call(ctx, call, out)
+        if hooks.after_tool_call:
+            await hooks.run_after_tool_call(ctx, call, out)
 
     for _ in range(300):
         await one()
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.process_time_ns()
-        for _ in range(1000):
-            await one()
-        best = min(best, (time.process_time_ns() - t0) / 1000 / 1000)
-    return best
+    return one
+
+
+async def cpu_us(one: Any, calls: int = 1000) -> float:
+    t0 = time.process_time_ns()
+    for _ in range(calls):
+        await one()
+    return (time.process_time_ns() - t0) / 1000 / calls
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    print("| call | bare µs | with the web guardrail µs | the guardrail's own µs |")
+    loads: list[float] = []
+    print(
+        "| call | core only µs | installed, no guardrail configured: µs / the guardrail's own "
+        "| installed, guardrail='web': µs / the guardrail's own |"
+    )
     print("|---|---:|---:|---:|")
-    for name, (arguments, text) in CALLS.items():
-        bare = await per_call(False, arguments, text, args.rounds)
-        guarded = await per_call(True, arguments, text, args.rounds)
-        print(f"| {name} | {bare:.1f} | {guarded:.1f} | {guarded - bare:.1f} |")
+    for (name, (arguments, text)), fresh in (
+        (item, fresh) for fresh in (False, True) for item in CALLS.items()
+    ):
+        name = f"{name}, {'each call new' if fresh else 'repeated'}"
+        ones = {v: await make_call(v, arguments, text, fresh) for v in VARIANTS}
+        got: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        own: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        for r in range(args.rounds):
+            loads.append(os.getloadavg()[0])
+            order = VARIANTS[r % 3 :] + VARIANTS[: r % 3]  # rotated each round
+            times = {v: await cpu_us(ones[v]) for v in order}
+            for v in VARIANTS:
+                got[v].append(times[v])
+                own[v].append(times[v] - times["core only"])
+        cells = [f"{spread(got[v])} / {spread(own[v])}" for v in VARIANTS[1:]]
+        print(f"| {name} | {spread(got['core only'])} | {cells[0]} | {cells[1]} |")
+    print(
+        f"\nCPU µs per call, median (range) over {args.rounds} interleaved rounds of 1,000 calls; "
+        f"load average {min(loads):.1f}–{max(loads):.1f}."
+    )
 
 
 if __name__ == "__main__":

@@ -5,12 +5,16 @@ Every contender writes one snapshot per transaction into a fresh WAL database at
 run, one file). The bare loop is what one would write by hand: ``json.dumps`` and an INSERT in
 autocommit mode. langgraph-checkpoint-sqlite's savers are used as shipped (``put``/``aput`` of a
 checkpoint whose channel values hold the state), their connection's ``synchronous`` set to the
-same value. Rounds alternate the contenders; the figure is the median round.
+same value. agentkit opens its store by URL (``Checkpointer.open``), so the plugin manager
+discovers every installed plugin (the venv holds all of them, as the README installs them).
+Rounds interleave the contenders, in an order rotated each round; each ratio to the bare loop is
+taken within its round, and the table gives medians and ranges over the rounds, with the load
+average.
 
     python benchmarks/checkpoints/bench_sqlite.py [snapshots] [rounds]
 
-Needs agentkit-core, agentkit-checkpoint-sqlite and langgraph-checkpoint-sqlite in one
-environment (see setup.sh).
+Needs agentkit-core, the plugins and langgraph-checkpoint-sqlite in one environment (see
+setup.sh).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import asyncio
 import functools
 import json
 import multiprocessing as mp
+import os
 import sqlite3
 import statistics
 import sys
@@ -138,7 +143,7 @@ def langgraph_async(path: Path, sync: str, n: int, run: str, ready: Callable[[],
 Contender = Callable[[Path, str, int, str, Callable[[], object]], Span]
 CONTENDERS: dict[str, Contender] = {
     "bare sqlite3 loop": bare,
-    "agentkit checkpoint-sqlite": agentkit,
+    "agentkit, writes=thread": agentkit,
     "agentkit, writes=inline": functools.partial(agentkit, writes="inline"),
     "langgraph SqliteSaver": langgraph_sync,
     "langgraph AsyncSqliteSaver": langgraph_async,
@@ -188,6 +193,12 @@ def concurrent(name: str, sync: str, n: int, tmp: Path, writers: int = 4) -> flo
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    names = list(CONTENDERS)
+    loads: list[float] = []
+    print(
+        "| mode | synchronous | contender | snapshots/s | × bare loop (per round) |\n"
+        "|---|---|---|---:|---:|"
+    )
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         for mode, measure, count in (
@@ -196,14 +207,28 @@ def main() -> None:
         ):
             for sync in ("FULL", "NORMAL"):
                 rates: dict[str, list[float]] = {name: [] for name in CONTENDERS}
-                for _ in range(rounds):
-                    for name in CONTENDERS:
-                        rates[name].append(measure(name, sync, count, tmp))
-                base = statistics.median(rates["bare sqlite3 loop"])
-                print(f"\n{mode}, synchronous={sync}, {count} snapshots per writer:")
-                for name, values in rates.items():
-                    rate = statistics.median(values)
-                    print(f"  {name:28} {rate:9.0f}/s  {rate / base:5.2f}x bare")
+                ratios: dict[str, list[float]] = {name: [] for name in CONTENDERS}
+                for r in range(rounds):
+                    loads.append(os.getloadavg()[0])
+                    order = names[r % len(names) :] + names[: r % len(names)]  # rotated
+                    got = {name: measure(name, sync, count, tmp) for name in order}
+                    for name, rate in got.items():
+                        rates[name].append(rate)
+                        ratios[name].append(rate / got["bare sqlite3 loop"])
+                for name in names:
+                    rate, ratio = rates[name], ratios[name]
+                    print(
+                        f"| {mode} | {sync} | {name} | {statistics.median(rate):,.0f} "
+                        f"({min(rate):,.0f}–{max(rate):,.0f}) | {statistics.median(ratio):.2f}x "
+                        f"({min(ratio):.2f}–{max(ratio):.2f}) |",
+                        flush=True,
+                    )
+    print(
+        f"\n{rounds} interleaved rounds (contender order rotated each round), {n} snapshots "
+        f"sequentially, {n // 2} per writer with 4 writers; load average "
+        f"{min(loads):.1f}–{max(loads):.1f}; SQLite {sqlite3.sqlite_version}, Python "
+        f"{sys.version.split()[0]}."
+    )
 
 
 if __name__ == "__main__":

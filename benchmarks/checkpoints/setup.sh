@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# A venv for the checkpoint benchmarks: agentkit-core and checkpoint-sqlite (editable) beside
-# langgraph-checkpoint-sqlite, the peer they are compared with.
+# A venv for the checkpoint benchmarks: agentkit-core and every plugin (editable, as the README
+# installs them) beside langgraph-checkpoint-sqlite, the peer they are compared with.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-bench_env checkpoints-langgraph -e "$root" -e "$root/plugins/checkpoint-sqlite" \
-  "langgraph-checkpoint-sqlite>=3.1"
+ours=(-e "$root")
+for p in "$root"/plugins/*/; do
+  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
+done
+bench_env checkpoints-langgraph "${ours[@]}" "langgraph-checkpoint-sqlite>=3.1"
 echo "$root/benchmarks/.envs/checkpoints-langgraph/bin/python"

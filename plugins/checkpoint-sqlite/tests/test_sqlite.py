@@ -104,6 +104,32 @@ async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: 
     await store.aclose()
 
 
+async def test_a_put_held_past_busy_timeout_fails_writes_nothing_and_never_holds_the_loop(
+    tmp_path: Path,
+) -> None:
+    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?busy_timeout=300")
+    other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock past the timeout
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.ensure_future(tick())
+    with pytest.raises(StorageError, match=r"runs.db' failed: database is locked"):
+        await store.put(REC)
+    ticker.cancel()
+    assert ticks >= 10  # the event loop ran while the put waited
+    other.execute("COMMIT")
+    other.close()
+    assert await store.versions("r", "agent") == []
+    assert await store.put(REC)  # the lock is free: written
+    await store.aclose()
+
+
 @pytest.mark.parametrize(
     "url",
     [

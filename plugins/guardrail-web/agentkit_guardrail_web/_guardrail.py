@@ -243,6 +243,25 @@ class WebGuardrail(Guardrail):
         for check in self._url_checks:
             await check(url)
 
+    @property
+    def checks_need_io(self) -> bool:
+        """Whether a URL also goes through a check that may do I/O (``resolve``, ``url_check``).
+
+        Without one, :meth:`check_arguments_offline` is the whole check.
+        """
+        return bool(self._url_checks)
+
+    async def check_arguments(self, arguments: Any) -> None:
+        """Every URL in a tool call's ``arguments`` checked; the first refusal raises.
+
+        Without a check that does I/O this is :meth:`check_arguments_offline`, with no
+        coroutine per URL; with one, each URL is checked and then resolved in turn.
+        """
+        if self._url_checks:
+            await super().check_arguments(arguments)
+        else:
+            self.check_arguments_offline(arguments)
+
     def fetcher(self, **options: Any) -> SafeFetcher:
         """A :class:`SafeFetcher` bound to this guardrail.
 

@@ -16,6 +16,7 @@ default ``WebGuardrail()`` to runs that have none:
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Any
 
 from agentkit_core import GuardrailViolation
@@ -41,22 +42,39 @@ def agentkit_register_guardrails(register: Any) -> None:
 
 
 @hookimpl
-async def agentkit_before_tool_call(ctx: RunContext, call: ToolCall) -> ToolDecision | None:
+def agentkit_before_tool_call(
+    ctx: RunContext, call: ToolCall
+) -> ToolDecision | Awaitable[ToolDecision | None] | None:
     """Deny a call holding a URL the default guardrail refuses, in a run without a guardrail.
 
-    No opinion otherwise: a run with a guardrail is checked by the agent's egress().
+    No opinion otherwise: a run with a guardrail is checked by the agent's egress(). The
+    defaults need no I/O, so the hook decides without a coroutine (a synchronous hook is
+    folded without the async hooks' deadline); were they to resolve names, it would return
+    one.
     """
     if ctx.guardrail is not None:
         return None  # the agent's egress() checks every call with the run's guardrail
     try:
-        arguments = call.parsed_arguments()
+        if DEFAULT.checks_need_io:
+            return _check_resolving(call.parsed_arguments())
+        DEFAULT.check_call_offline(call)
     except json.JSONDecodeError:
         return None  # the loop reports bad arguments itself
+    except GuardrailViolation as exc:
+        return _denied(exc)
+    return None
+
+
+async def _check_resolving(arguments: Any) -> ToolDecision | None:
     try:
         await DEFAULT.check_arguments(arguments)
     except GuardrailViolation as exc:
-        return ToolDecision.deny(f"web guardrail: {exc}")
+        return _denied(exc)
     return None
+
+
+def _denied(exc: GuardrailViolation) -> ToolDecision:
+    return ToolDecision.deny(f"web guardrail: {exc}")
 
 
 @hookimpl

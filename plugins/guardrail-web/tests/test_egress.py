@@ -297,3 +297,47 @@ async def test_a_forbidden_host_is_refused_however_it_is_nested_or_encoded(argum
 @settings(max_examples=400, deadline=None)
 async def test_benign_data_is_never_refused(arguments: Any) -> None:
     await WebGuardrail(egress_allow=ALLOW).check_arguments({"arguments": arguments})
+
+
+async def _refusal(check: Any) -> str | None:
+    """The refusal ``check()`` raises (its message), or None when it passes."""
+    try:
+        result = check()
+        if result is not None and hasattr(result, "__await__"):
+            await result
+    except GuardrailViolation as exc:
+        return str(exc)
+    return None
+
+
+class _Recording(Guardrail):
+    """A guardrail without I/O of its own, refusing every URL: the base class's two paths."""
+
+    def check_url(self, url: str) -> None:
+        raise GuardrailViolation(f"URL {url!r} refused", value=url)
+
+
+@given(arguments=st.one_of(hidden(), nest(benign_leaf)))
+@settings(max_examples=300, deadline=None)
+async def test_the_offline_check_refuses_exactly_what_check_arguments_refuses(
+    arguments: Any,
+) -> None:
+    # Without a check that does I/O, the offline path is the whole check: the same URLs are
+    # found (find_urls, one rule) and the same first refusal is raised.
+    for guard in (WebGuardrail(egress_allow=ALLOW), WebGuardrail(), _Recording()):
+        offline = await _refusal(lambda g=guard: g.check_arguments_offline(arguments))
+        reference = await _refusal(lambda g=guard: Guardrail.check_arguments(g, arguments))
+        assert offline == reference
+        assert await _refusal(lambda g=guard: g.check_arguments(arguments)) == reference
+
+
+async def test_a_guardrail_that_resolves_still_awaits_its_url_check() -> None:
+    seen: list[str] = []
+
+    async def record(url: str) -> None:
+        seen.append(url)
+
+    guard = WebGuardrail(url_check=record)
+    assert guard.checks_need_io and not WebGuardrail().checks_need_io
+    await guard.check_arguments({"url": "https://example.com/a"})
+    assert seen == ["https://example.com/a"]
