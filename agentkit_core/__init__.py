@@ -24,7 +24,14 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "_agent": ("Agent", "AgentResult", "RunState"),
     "_agent_tool": ("AgentTool", "agent_tool"),
-    "_executor": ("Executor", "InProcessExecutor", "StepKind", "get_executor", "resolve_executor"),
+    "_executor": (
+        "Executor",
+        "InProcessExecutor",
+        "StepKind",
+        "get_executor",
+        "resolve_executor",
+        "timed_step",
+    ),
     "_checkpoint": (
         "DONE",
         "FAILED",
@@ -355,6 +362,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._executor import StepKind as StepKind
     from ._executor import get_executor as get_executor
     from ._executor import resolve_executor as resolve_executor
+    from ._executor import timed_step as timed_step
     from ._fold import SUMMARY as SUMMARY
     from ._fold import SUMMARY_HEADER as SUMMARY_HEADER
     from ._fold import SUMMARY_INSTRUCTIONS as SUMMARY_INSTRUCTIONS
