@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "_agent": ("Agent", "AgentResult", "RunState"),
     "_agent_tool": ("AgentTool", "agent_tool"),
+    "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
     "_executor": (
         "Executor",
         "InProcessExecutor",
@@ -303,6 +304,9 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._checkpoint import StoreBridge as StoreBridge
     from ._checkpoint import StoredCheckpoint as StoredCheckpoint
     from ._checkpoint import resolve_checkpointer as resolve_checkpointer
+    from ._cli_run import add_agent_arguments as add_agent_arguments
+    from ._cli_run import file_kit_options as file_kit_options
+    from ._cli_run import kit_options_from_args as kit_options_from_args
     from ._compaction import Compactor as Compactor
     from ._compaction import compaction as compaction
     from ._config import PluginConfig as PluginConfig

@@ -3,11 +3,14 @@
 Registers the run executor ``"dbos"``: ``Kit(executor="dbos", executor_options={"database":
 "sqlite:///runs.sqlite", "queue": "agentkit"})``. Each run is a DBOS workflow whose model calls
 and tool calls are steps, so a run interrupted at any point resumes after a restart from its
-last completed step. dbos is imported when a run starts, never at plugin load.
+last completed step. Adds the commands ``agentkit worker``, ``agentkit submit``,
+``agentkit result`` and ``agentkit cancel``. dbos is imported when a run starts, never at
+plugin load.
 """
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DBOSExecutor",
     "RunHandle",
+    "agentkit_register_commands",
     "agentkit_register_executors",
     "dbos_executor",
 ]
@@ -60,3 +64,11 @@ def _factory(
 def agentkit_register_executors(register: Any) -> None:
     """Offer the ``"dbos"`` executor."""
     register("dbos", _factory)
+
+
+@hookimpl
+def agentkit_register_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``agentkit worker``, ``submit``, ``result`` and ``cancel``."""
+    from ._cli import add_commands
+
+    add_commands(cli)
