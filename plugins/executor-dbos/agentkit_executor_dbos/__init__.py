@@ -52,6 +52,7 @@ def _factory(
     step_timeout: float | None = None,
     worker_id: str = "local",
     app: str = "agentkit",
+    approval_timeout: float = 86_400.0,
 ) -> DBOSExecutor:
     """The registered factory: its keywords are the options the host checks.
 

@@ -37,6 +37,7 @@ from agentkit_core import Executor
 from agentkit_core import RunError
 from agentkit_core import StepKind
 from agentkit_core import StorageError
+from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import mask_url
 
@@ -50,6 +51,9 @@ WORKFLOW = "agentkit.run"
 #: The default system database: a SQLite file in the working directory.
 DEFAULT_DATABASE = "sqlite:///agentkit-runs.sqlite"
 DEFAULT_QUEUE = "agentkit"
+#: The topic approvals are sent to a run on, and the event holding its calls waiting for them.
+APPROVALS = "agentkit.approvals"
+PENDING = "agentkit.pending"
 
 #: The id of the current execution of a workflow (a fresh one each time a run is started or
 #: recovered): what tells a recorded marker of an earlier execution from this one's.
@@ -166,6 +170,8 @@ class DBOSExecutor(Executor):
         worker_id: this process's identity among the workers: a restarted worker with the same
             id recovers the runs the previous one left unfinished (default ``"local"``).
         app: the DBOS application name the workflows belong to.
+        approval_timeout: seconds a suspended run waits in its workflow for approvals
+            (:meth:`approve`) before it ends ``"suspended"`` (default a day).
     """
 
     name = "dbos"
@@ -179,6 +185,7 @@ class DBOSExecutor(Executor):
         step_timeout: float | None = None,
         worker_id: str = "local",
         app: str = "agentkit",
+        approval_timeout: float = 86_400.0,
     ) -> None:
         from agentkit_core import InProcessExecutor
 
@@ -197,6 +204,9 @@ class DBOSExecutor(Executor):
         self.step_timeout = InProcessExecutor(step_timeout=step_timeout).step_timeout
         self.worker_id = _check_name(worker_id, "worker_id")
         self.app = _check_name(app, "app")
+        waited = InProcessExecutor(step_timeout=approval_timeout).step_timeout
+        assert waited is not None
+        self.approval_timeout = waited
         self._client: DBOSClient | None = None
 
     def __repr__(self) -> str:
@@ -349,6 +359,18 @@ class DBOSExecutor(Executor):
         """Cancel the run ``run_id`` from any process: it stops at its next step."""
         await self.client().cancel_workflow_async(run_id)
 
+    async def approve(self, run_id: str, approvals: Any) -> None:
+        """Answer the calls the suspended run ``run_id`` waits on, from any process.
+
+        ``approvals`` takes what ``Agent.resume`` takes: a mapping of call id to True/False,
+        the approved call ids, or :class:`~agentkit_core.Approval` values. A call left out is
+        put to the policy and hooks again (refused when they still ask).
+        """
+        if isinstance(approvals, str):
+            approvals = [approvals]
+        answer = dict(approvals) if isinstance(approvals, dict) else list(approvals)
+        await self.client().send_async(run_id, answer, APPROVALS)
+
 
 @final
 @dataclass(frozen=True)
@@ -392,6 +414,18 @@ class RunHandle:
     async def cancel(self) -> None:
         """Cancel the run: it stops at its next step."""
         await self.executor.cancel(self.run_id)
+
+    async def pending(self, wait: float = 0.0) -> list[ToolCall]:
+        """The calls the run waits on a person's approval for (none: it is not waiting).
+
+        ``wait`` seconds: how long to wait for the run to reach an approval.
+        """
+        calls = await self.executor.client().get_event_async(self.run_id, PENDING, wait)
+        return list(calls or [])
+
+    async def approve(self, approvals: Any) -> None:
+        """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
+        await self.executor.approve(self.run_id, approvals)
 
 
 async def _mark(execution: str) -> str:

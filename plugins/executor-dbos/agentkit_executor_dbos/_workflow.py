@@ -10,10 +10,15 @@ import uuid
 
 from dbos import DBOS
 
+from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
+from agentkit_core import RunContext
+from agentkit_core import resolve_checkpointer
 
 from ._executor import _EXECUTION
+from ._executor import APPROVALS
+from ._executor import PENDING
 from ._executor import RUNTIME
 from ._executor import WORKFLOW
 
@@ -33,7 +38,42 @@ async def agentkit_run(agent: str, task: str) -> AgentResult:
     run_id = DBOS.workflow_id
     assert run_id is not None
     token = _EXECUTION.set(uuid.uuid4().hex)  # this execution, told from earlier ones
+    store: dict[str, str] = {}
     try:
-        return await served.run(task, ctx=served.new_context(run_id))
+        result = await served.run(task, ctx=_context(served, run_id, store))
+        while result.status == "suspended":  # a call waits for a person: wait durably
+            await DBOS.set_event_async(PENDING, list(result.pending))
+            executor = RUNTIME.executor
+            timeout = executor.approval_timeout if executor is not None else 86_400.0
+            answer = await DBOS.recv_async(APPROVALS, timeout_seconds=timeout)
+            if answer is None:  # nobody answered in time: the run ends suspended
+                return result
+            await DBOS.set_event_async(PENDING, [])
+            result = await served.resume(run_id, answer, ctx=_context(served, run_id, store))
+        return result
     finally:
         _EXECUTION.reset(token)
+
+
+class _Store:
+    """The run's key-value store (``ctx.store``) when the agent has no checkpointer of its own.
+
+    What a suspended run is resumed from; rebuilt by replaying the workflow, so it needs no
+    durability of its own.
+    """
+
+    def __init__(self, data: dict[str, str]) -> None:
+        self.data = data
+
+    async def get(self, key: str) -> str | None:
+        return self.data.get(key)
+
+    async def put(self, key: str, value: str) -> None:
+        self.data[key] = value
+
+
+def _context(agent: Agent, run_id: str, store: dict[str, str]) -> RunContext:
+    ctx = agent.new_context(run_id)
+    if resolve_checkpointer(agent.checkpointer, ctx) is None:
+        ctx.store = _Store(store)
+    return ctx

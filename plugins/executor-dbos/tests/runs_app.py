@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from agentkit_core import Agent
+from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
@@ -26,6 +27,7 @@ from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
 from agentkit_core import Usage
 from agentkit_core import tool
 
@@ -93,6 +95,13 @@ async def charge(amount: int, ctx: RunContext) -> str:
     return f"charged {amount}"
 
 
+def ask_about_charges(ctx: RunContext, call: ToolCall) -> ToolDecision:
+    """With RUNS_ASK set, every charge waits for a person's approval."""
+    if call.name == "charge":
+        return ToolDecision("ask", "a charge needs a person", "runs")
+    return ToolDecision("allow")
+
+
 def agent(executor: object) -> Agent:
     # no installed plugins: their hooks (an untrusted-output frame with a fresh id) would make
     # an interrupted run's transcript differ from an uninterrupted one's for reasons not ours
@@ -102,6 +111,9 @@ def agent(executor: object) -> Agent:
         tools=[lookup, charge],
         executor=executor,  # type: ignore[arg-type]
         manager=PluginManager(entry_points=False),
+        hooks=Hooks.of("runs", before_tool_call=ask_about_charges)
+        if os.environ.get("RUNS_ASK")
+        else None,
     )
 
 
