@@ -17,14 +17,17 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import quote
 
 from agentkit_core import Agent
+from agentkit_core import Checkpointer
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
 from agentkit_core import RunContext
+from agentkit_core import StoreBridge
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
@@ -102,6 +105,29 @@ def ask_about_charges(ctx: RunContext, call: ToolCall) -> ToolDecision:
     return ToolDecision("allow")
 
 
+class FileStore:
+    """A key-value store of one file per key: the runs' checkpoints."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def get(self, key: str) -> str | None:
+        path = self.root / quote(key, safe="")
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    async def put(self, key: str, value: str) -> None:
+        path = self.root / quote(key, safe="")
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(value, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def checkpointer(logs: Path) -> Checkpointer:
+    root = logs / "checkpoints"
+    root.mkdir(exist_ok=True)
+    return Checkpointer(StoreBridge(FileStore(root)))
+
+
 def agent(executor: object) -> Agent:
     # no installed plugins: their hooks (an untrusted-output frame with a fresh id) would make
     # an interrupted run's transcript differ from an uninterrupted one's for reasons not ours
@@ -111,6 +137,7 @@ def agent(executor: object) -> Agent:
         tools=[lookup, charge],
         executor=executor,  # type: ignore[arg-type]
         manager=PluginManager(entry_points=False),
+        checkpointer=checkpointer(LOGS),
         hooks=Hooks.of("runs", before_tool_call=ask_about_charges)
         if os.environ.get("RUNS_ASK")
         else None,

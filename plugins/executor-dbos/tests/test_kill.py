@@ -55,6 +55,17 @@ def test_a_killed_worker_resumes_every_run_from_its_last_step(tmp_path: Path) ->
         stop(worker)
         executor.close()
 
+    # checkpoints record as before: each run's latest is DONE, holding its whole transcript
+    from runs_app import checkpointer
+
+    async def latest(run_id: str) -> tuple[str, int]:
+        saved = await checkpointer(tmp_path).resume(run_id, include_terminal=True)
+        assert saved is not None
+        return saved.status, len(saved.state["transcript"])
+
+    for run_id, run in results.items():
+        assert asyncio.run(latest(run_id)) == ("done", len(run.transcript)), run_id
+
     reference = results["reference"]
     assert reference.status == "done" and reference.output == "charged 1 and 2"
     assert effects(tmp_path, "reference") == ["charge 1", "charge 2"]
