@@ -10,6 +10,7 @@ import pytest
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
+from agentkit_core import StorageError
 from agentkit_core.testing import TestModel
 
 
@@ -50,3 +51,19 @@ def test_agent_run_outside_a_workflow_says_how_to_start_one(tmp_path: Path) -> N
     agent = Agent.from_config(kit.config())
     with pytest.raises(ConfigError, match=r"outside a DBOS workflow.*executor.run"):
         asyncio.run(agent.run("hello"))
+
+
+UNREACHABLE = "postgresql://nobody:secret@127.0.0.1:1/runs"
+
+
+def test_a_database_that_cannot_be_reached_is_named_without_its_password() -> None:
+    from agentkit_executor_dbos import DBOSExecutor
+
+    executor = DBOSExecutor(database=UNREACHABLE)
+    with pytest.raises(StorageError, match=r"postgresql://nobody:\*\*\*@127.0.0.1:1/runs") as info:
+        asyncio.run(executor.submit("hello"))
+    assert "secret" not in str(info.value)
+    agent = Agent("a", TestModel(), executor=executor)
+    with pytest.raises(StorageError, match=r"cannot start DBOS on postgresql://nobody:\*\*\*@"):
+        asyncio.run(executor.run(agent, "hello"))
+    executor.close()
