@@ -34,6 +34,8 @@ from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import Executor
+from agentkit_core import ModelResponse
+from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import StepKind
 from agentkit_core import StorageError
@@ -58,6 +60,11 @@ PENDING = "agentkit.pending"
 #: The id of the current execution of a workflow (a fresh one each time a run is started or
 #: recovered): what tells a recorded marker of an earlier execution from this one's.
 _EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("agentkit_dbos_execution")
+#: The context of the run the workflow is running: a replayed model step's usage is added to it,
+#: as the metering middleware added it when the step ran.
+RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+    "agentkit_dbos_run_context", default=None
+)
 
 
 def check_database(url: Any) -> str:
@@ -244,13 +251,20 @@ class DBOSExecutor(Executor):
         if marker is not None:
             started = await marker.run_async({"name": f"start {name}"}, _mark, execution)
 
+        ran = False
+
         async def body() -> T:
+            nonlocal ran
+            ran = True
             if started != execution:  # an earlier execution started it and never finished
                 result: Any = ToolResult.error(_unknown_outcome(name))
                 return result  # type: ignore[no-any-return]
             return await timed_step(name, call, self.step_timeout)
 
-        return await body_at.run_async({"name": name}, body)
+        result = await body_at.run_async({"name": name}, body)
+        if not ran and kind == "model":
+            _count_replayed(result)
+        return result
 
     # ------------------------------------------------------------------ runs
 
@@ -426,6 +440,14 @@ class RunHandle:
     async def approve(self, approvals: Any) -> None:
         """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
         await self.executor.approve(self.run_id, approvals)
+
+
+def _count_replayed(result: Any) -> None:
+    """Add a replayed model step's usage to the run, as running it did (the run's budget too)."""
+    ctx = RUN_CONTEXT.get()
+    response = result[0] if isinstance(result, tuple) else result
+    if ctx is not None and isinstance(response, ModelResponse):
+        ctx.add_usage(response.usage)
 
 
 async def _mark(execution: str) -> str:

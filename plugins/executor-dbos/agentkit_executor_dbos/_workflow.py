@@ -19,6 +19,7 @@ from agentkit_core import resolve_checkpointer
 from ._executor import _EXECUTION
 from ._executor import APPROVALS
 from ._executor import PENDING
+from ._executor import RUN_CONTEXT
 from ._executor import RUNTIME
 from ._executor import WORKFLOW
 
@@ -76,4 +77,5 @@ def _context(agent: Agent, run_id: str, store: dict[str, str]) -> RunContext:
     ctx = agent.new_context(run_id)
     if resolve_checkpointer(agent.checkpointer, ctx) is None:
         ctx.store = _Store(store)
+    RUN_CONTEXT.set(ctx)  # the workflow's task: a replayed model step's usage goes here
     return ctx

@@ -90,6 +90,8 @@ def test_a_killed_worker_resumes_every_run_from_its_last_step(tmp_path: Path) ->
             ]
         else:
             assert run.transcript == reference.transcript, point
+            # the replayed model calls count, as the ones run did: the same usage
+            assert run.usage == reference.usage, point
             # the step in flight when the worker died ran again, after the restart
             assert progress.count(point) == 2, (point, progress)
             # no completed step ran twice: each model call and charge started once
