@@ -3,9 +3,8 @@
 Registers the run executor ``"dbos"``: ``Kit(executor="dbos", executor_options={"database":
 "sqlite:///runs.sqlite", "queue": "agentkit"})``. Each run is a DBOS workflow whose model calls
 and tool calls are steps, so a run interrupted at any point resumes after a restart from its
-last completed step. Adds the commands ``agentkit worker``, ``agentkit submit``,
-``agentkit result`` and ``agentkit cancel``. dbos is imported when a run starts, never at
-plugin load.
+last completed step. Adds the commands ``agentkit worker``, ``submit``, ``result``,
+``cancel`` and ``approve``. dbos is imported when a run starts, never at plugin load.
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ def agentkit_register_executors(register: Any) -> None:
 
 @hookimpl
 def agentkit_register_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``agentkit worker``, ``submit``, ``result`` and ``cancel``."""
+    """Add ``agentkit worker``, ``submit``, ``result``, ``cancel`` and ``approve``."""
     from ._cli import add_commands
 
     add_commands(cli)

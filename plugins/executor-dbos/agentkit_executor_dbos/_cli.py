@@ -1,4 +1,4 @@
-"""The commands: ``agentkit worker``, ``agentkit submit``, ``agentkit result``, ``agentkit cancel``.
+"""The commands: ``agentkit worker``, ``submit``, ``result``, ``cancel`` and ``approve``.
 
 A worker builds its agent as ``agentkit run`` does (``--model``, ``--tools MODULE:ATTR``, the
 kit settings of the project's ``agentkit.toml``) and works the queue; ``submit`` enqueues a run
@@ -80,6 +80,21 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     _executor_arguments(cancel, queue=False)
     cancel.add_argument("run_id", metavar="RUN_ID")
     cancel.set_defaults(func=_cancel)
+
+    approve = cli.add_parser(
+        "approve",
+        help="list or answer the calls a durable run waits on (executor dbos)",
+        description="With no --allow/--deny, print the calls RUN_ID waits on a person's "
+        "approval for (id, tool, arguments; none: it is not waiting). Otherwise answer them: "
+        "the run goes on in its worker. A call left out is put to the policy again.",
+    )
+    _executor_arguments(approve, queue=False)
+    approve.add_argument("run_id", metavar="RUN_ID")
+    approve.add_argument("--allow", action="append", default=[], metavar="CALL_ID")
+    approve.add_argument("--deny", action="append", default=[], metavar="CALL_ID")
+    approve.add_argument("--by", default="", help="who decides, for the record (human:alice)")
+    approve.add_argument("--reason", default="", help="what the model reads for a refusal")
+    approve.set_defaults(func=_approve)
 
 
 def _executor_arguments(parser: argparse.ArgumentParser, *, queue: bool = True) -> None:
@@ -207,4 +222,27 @@ def _cancel(args: argparse.Namespace) -> int:
     finally:
         executor.close()
     print(f"cancelled {args.run_id}", file=sys.stderr)
+    return 0
+
+
+def _approve(args: argparse.Namespace) -> int:
+    from agentkit_core import Approval
+
+    args.command_name = "approve"
+    executor = _executor(args)
+    answers = [Approval(c, True, args.by) for c in args.allow]
+    answers += [Approval(c, False, args.by, args.reason) for c in args.deny]
+
+    async def act() -> None:
+        handle = executor.handle(args.run_id)
+        if answers:
+            await handle.approve(answers)
+            return
+        for call in await handle.pending():
+            print(f"{call.id}\t{call.name}\t{call.arguments}")
+
+    try:
+        asyncio.run(act())
+    finally:
+        executor.close()
     return 0

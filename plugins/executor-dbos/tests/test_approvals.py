@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from agentkit_executor_dbos import DBOSExecutor
+from workers import agentkit
 from workers import kill
 from workers import start
 from workers import stop
@@ -32,9 +33,16 @@ def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
         kill(worker)
         worker = start(database, tmp_path, env=ASK)
 
+        # another process lists the waiting call and approves it: the CLI
+        db = ["--executor", "dbos", "--database", database]
+        listed = agentkit(tmp_path, "approve", *db, "asks")
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.split("\t")[:2] == ["call_2", "charge"]
+        given = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_2", "--by", "human:ann")
+        assert given.returncode == 0, given.stderr
+
         async def answer() -> AgentResult:
             handle = executor.handle("asks")
-            await handle.approve({"call_2": True})
             for _ in range(600):  # until the run waits on its next charge
                 calls = await handle.pending(wait=0.1)
                 if [c.id for c in calls] == ["call_4"]:

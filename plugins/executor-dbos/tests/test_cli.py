@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from workers import agentkit
 from workers import stop
 
 TOOLS = '''
@@ -20,16 +21,6 @@ def note(text: str) -> str:
 
 TOOLS = [note]
 '''
-
-
-def agentkit(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentkit_core", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_submit_then_a_worker_runs_it_and_result_prints_it(tmp_path: Path) -> None:

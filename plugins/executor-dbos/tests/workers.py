@@ -1,4 +1,4 @@
-"""Worker processes for the tests: start ``runs_app.py``, wait for a line, SIGKILL."""
+"""Processes for the tests: workers (``runs_app.py``) to start, wait on and SIGKILL; the CLI."""
 
 from __future__ import annotations
 
@@ -41,6 +41,17 @@ def wait_for_line(
             raise AssertionError(f"the worker exited ({proc.returncode}) before {line!r}")
         time.sleep(0.01)
     raise AssertionError(f"{path} never held {line!r}")
+
+
+def agentkit(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``agentkit ARGV...`` as a process of its own, in ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentkit_core", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def kill(proc: subprocess.Popen[bytes]) -> None:
