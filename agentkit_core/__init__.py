@@ -24,6 +24,15 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "_agent": ("Agent", "AgentResult", "RunState"),
     "_agent_tool": ("AgentTool", "agent_tool"),
+    "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
+    "_executor": (
+        "Executor",
+        "InProcessExecutor",
+        "StepKind",
+        "get_executor",
+        "resolve_executor",
+        "timed_step",
+    ),
     "_checkpoint": (
         "DONE",
         "FAILED",
@@ -85,6 +94,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolDefinitionError",
         "ToolSourceError",
         "ToolTimeoutError",
+        "StepTimeoutError",
         "UnknownNameError",
         "UnsupportedTypeError",
         "UsageError",
@@ -294,6 +304,9 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._checkpoint import StoreBridge as StoreBridge
     from ._checkpoint import StoredCheckpoint as StoredCheckpoint
     from ._checkpoint import resolve_checkpointer as resolve_checkpointer
+    from ._cli_run import add_agent_arguments as add_agent_arguments
+    from ._cli_run import file_kit_options as file_kit_options
+    from ._cli_run import kit_options_from_args as kit_options_from_args
     from ._compaction import Compactor as Compactor
     from ._compaction import compaction as compaction
     from ._config import PluginConfig as PluginConfig
@@ -338,6 +351,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._errors import SessionConflict as SessionConflict
     from ._errors import SessionNotFound as SessionNotFound
     from ._errors import SlowHookWarning as SlowHookWarning
+    from ._errors import StepTimeoutError as StepTimeoutError
     from ._errors import StorageError as StorageError
     from ._errors import ToolDefinitionError as ToolDefinitionError
     from ._errors import ToolSourceError as ToolSourceError
@@ -347,6 +361,12 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._errors import UsageError as UsageError
     from ._errors import VersionConflict as VersionConflict
     from ._evaluator import Evaluator as Evaluator
+    from ._executor import Executor as Executor
+    from ._executor import InProcessExecutor as InProcessExecutor
+    from ._executor import StepKind as StepKind
+    from ._executor import get_executor as get_executor
+    from ._executor import resolve_executor as resolve_executor
+    from ._executor import timed_step as timed_step
     from ._fold import SUMMARY as SUMMARY
     from ._fold import SUMMARY_HEADER as SUMMARY_HEADER
     from ._fold import SUMMARY_INSTRUCTIONS as SUMMARY_INSTRUCTIONS

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -42,6 +43,8 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
+from ._executor import Executor
+from ._executor import resolve_executor
 from ._fold import Folding
 from ._guardrails import egress_for
 from ._guards import Guard
@@ -250,6 +253,9 @@ class Agent:
             assistant message as it completes (streamed or not) before it joins the
             transcript and before the output_guard hooks, and each turn that ran tools before
             the should_stop_after_turn hooks (see ``docs/guards.md``).
+        executor: the :class:`Executor` each model call and tool call of a run runs on as a
+            step (``"model:<turn>"``, ``"tool:<name>:<call id>"``), or an executor's name;
+            None is the in-process one (see ``docs/durable.md``).
     """
 
     def __init__(
@@ -282,6 +288,7 @@ class Agent:
         settings: ModelSettings | None = None,
         description: str = "",
         guards: GuardChain | Sequence[Guard] | None = None,
+        executor: Executor | str | None = None,
     ) -> None:
         check_count(max_turns, "max_turns")
         self.name = name
@@ -321,6 +328,7 @@ class Agent:
         if guards is not None and self.guards is None:
             self.guards = GuardChain(guards)  # type: ignore[arg-type]
         self._offered: dict[str, Tool] | None = None
+        self.executor = resolve_executor(executor, manager=manager, source="Agent(executor=)")
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
@@ -372,6 +380,7 @@ class Agent:
             "settings": config.settings,
             "max_parallel_tools": config.max_parallel_tools,
             "guards": config.guards,
+            "executor": config.executor,
         }
         return cls(**{**options, **overrides})
 
@@ -748,13 +757,19 @@ class Agent:
             if guards is not None:
                 request = guards.check_request(ctx, request)
             rec.record_instructions(ctx, request.messages)
+            chat = ctx.invoker.chat
             if self._coerce is not None:
-                response = await self._coerce.wrap_model(request, ctx.invoker.chat)
-                repairs = request.metadata.pop(REPAIRS, ())
+                response, repairs = await self.executor.step(
+                    f"model:{state.turn}",
+                    partial(_coerced, self._coerce, request, chat),
+                    kind="model",
+                )
                 state.transcript.extend(repairs)
                 rec.record_messages(ctx, repairs, source="repair", model=model)
             else:
-                response = await ctx.invoker.chat(request)
+                response = await self.executor.step(
+                    f"model:{state.turn}", partial(chat, request), kind="model"
+                )
             message = response.message
             if not message.tool_calls and not message.text.strip():
                 raise ProviderResponseError(
@@ -1002,7 +1017,12 @@ class Agent:
             )
         assert ctx.invoker is not None
         invocation = ToolInvocation(call, tool, arguments, ctx)
-        return await ctx.invoker.call_tool(invocation, self._run_tool)
+        return await self.executor.step(
+            f"tool:{call.name}:{call.id}",
+            partial(ctx.invoker.call_tool, invocation, self._run_tool),
+            kind="tool",
+            idempotent=tool.idempotent or not tool.side_effects,
+        )
 
     async def _run_tool(self, invocation: ToolInvocation) -> ToolResult:
         tool = invocation.tool
@@ -1019,6 +1039,12 @@ class Agent:
             raise
         except Exception as exc:  # a tool's failure is the model's to see, not a crash
             return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
+
+
+async def _coerced(coerce: Any, request: ModelRequest, chat: Any) -> tuple[Any, list[Message]]:
+    """One typed-output model step: the response and the repair messages it took."""
+    response = await coerce.wrap_model(request, chat)
+    return response, list(request.metadata.pop(REPAIRS, ()))
 
 
 @dataclass(frozen=True, slots=True)

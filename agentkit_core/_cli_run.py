@@ -45,47 +45,8 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
         "here win.",
     )
     run.add_argument("task", nargs="?", default="", help="what the agent should do")
-    run.add_argument(
-        "--model",
-        default=None,
-        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL, then the "
-        "file's model; with none of them, a demo run on the built-in TestModel)",
-    )
-    run.add_argument(
-        "--tools",
-        action="append",
-        default=[],
-        metavar="MODULE:ATTR",
-        help="a tool, typed function or list of them to offer (repeatable)",
-    )
-    run.add_argument(
-        "--mcp",
-        action="append",
-        default=[],
-        metavar="COMMAND",
-        help="an MCP server (command line or URL) whose tools to offer, besides the file's "
-        "(repeatable)",
-    )
-    run.add_argument(
-        "--compactor",
-        metavar="NAME",
-        help="an installed compactor (agentkit plugins list shows them); the file's "
-        "compactor_options apply when the file names the same one",
-    )
+    add_agent_arguments(run)
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
-    run.add_argument("--prompt", default=None, help="the system prompt (the file's instructions)")
-    run.add_argument(
-        "--max-turns", type=_positive, default=None, help="model calls allowed (default 10)"
-    )
-    run.add_argument(
-        "--temperature", type=float, help="the model's sampling temperature (ModelSettings)"
-    )
-    run.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help="the most tokens the model's answer may take (ModelSettings.max_tokens)",
-    )
     run.add_argument(
         "--session",
         metavar="URL",
@@ -95,6 +56,57 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     )
     add_show_arguments(run)
     run.set_defaults(func=_run)
+
+
+def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options that build the agent (``--model``, ``--tools``, ``--prompt``...).
+
+    What ``agentkit run`` takes besides the task; a plugin's command that runs agents (``agentkit
+    worker``) adds the same, and :func:`kit_options_from_args` turns them, over the project
+    file's kit settings, into Kit options.
+    """
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL, then the "
+        "file's model; with none of them, a demo run on the built-in TestModel)",
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:ATTR",
+        help="a tool, typed function or list of them to offer (repeatable)",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="an MCP server (command line or URL) whose tools to offer, besides the file's "
+        "(repeatable)",
+    )
+    parser.add_argument(
+        "--compactor",
+        metavar="NAME",
+        help="an installed compactor (agentkit plugins list shows them); the file's "
+        "compactor_options apply when the file names the same one",
+    )
+    parser.add_argument(
+        "--prompt", default=None, help="the system prompt (the file's instructions)"
+    )
+    parser.add_argument(
+        "--max-turns", type=_positive, default=None, help="model calls allowed (default 10)"
+    )
+    parser.add_argument(
+        "--temperature", type=float, help="the model's sampling temperature (ModelSettings)"
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="the most tokens the model's answer may take (ModelSettings.max_tokens)",
+    )
 
 
 def load_object(spec: str, what: str) -> Any:
@@ -179,8 +191,12 @@ def model_choice(given: str | None, options: dict[str, Any]) -> str:
     return "test"
 
 
-def kit_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The Kit options for this run: the file's kit settings, then the command line."""
+def kit_options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The Kit options of a command: the project file's kit settings, then the command line.
+
+    ``args`` holds what :func:`add_agent_arguments` added, and ``args.plugin_manager`` (the
+    CLI sets it): the kit is built on that manager.
+    """
     options, where = file_kit_options()
     options = dict(options)
     options["model"] = model_choice(args.model, options)
@@ -219,7 +235,7 @@ def _run(args: argparse.Namespace) -> int:
             value=args.task,
             source="TASK",
         )
-    options = kit_options(args)
+    options = kit_options_from_args(args)
     if args.session:
         options["session"] = args.session
         if args.resume:

@@ -239,6 +239,8 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
     "guards": NAMES,
     "guard_options": TABLES,
     "guard_fail_open": NAMES,
+    "executor": STR,
+    "executor_options": TABLE,
     "policy": STR,
     "policy_engine": STR,
     "max_turns": INT,

@@ -20,6 +20,7 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     │   ├── BudgetExceeded
     │   ├── OutputValidationError   typed output still invalid after the repair retries
     │   ├── ToolTimeoutError        (TimeoutError)
+    │   ├── StepTimeoutError        (TimeoutError) an executor's step overran its timeout
     │   ├── PendingToolCallError    a request would end on tool calls still waiting for results
     │   ├── FoldError               a summary the fold cannot use (caught and recorded by it)
     │   └── ElicitationError        no elicitor configured, or the person declined
@@ -183,6 +184,26 @@ class OutputValidationError(RunError):
 
 class ToolTimeoutError(RunError, TimeoutError):
     """A tool did not return within its timeout."""
+
+
+class StepTimeoutError(RunError, TimeoutError):
+    """A run executor's step (a model call or a tool call) overran the executor's step timeout.
+
+    ``.step`` names the step (``"model:2"``, ``"tool:search:call_1"``), ``.timeout`` the limit.
+    """
+
+    def __init__(self, message: str, *, step: str, timeout: float) -> None:
+        super().__init__(message)
+        self.step = step
+        self.timeout = timeout
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled by a durable executor that records a run's error (keywords are not args)
+        return (_step_timeout, (str(self), self.step, self.timeout))
+
+
+def _step_timeout(message: str, step: str, timeout: float) -> StepTimeoutError:
+    return StepTimeoutError(message, step=step, timeout=timeout)
 
 
 class PendingToolCallError(RunError):

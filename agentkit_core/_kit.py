@@ -34,6 +34,8 @@ from ._config import unknown_key
 from ._errors import ConfigError
 from ._errors import GuardBlocked
 from ._errors import ToolSourceError
+from ._executor import Executor
+from ._executor import resolve_executor
 from ._fold import Folding
 from ._guards import Guard
 from ._guards import GuardChain
@@ -144,6 +146,8 @@ class KitOptions(TypedDict, total=False):
     guards: Sequence[str | Guard]
     guard_options: Mapping[str, PluginOptions | None]
     guard_fail_open: Sequence[str]
+    executor: Executor | str | None
+    executor_options: PluginOptions | None
     policy: PolicyEngine | str | os.PathLike[str] | None
     policy_engine: str | None
     middlewares: Sequence[MiddlewareLike]
@@ -204,6 +208,9 @@ class AgentConfig:
     max_parallel_tools: int = 8
     #: The guards checking each request, answer and turn (``docs/guards.md``); None: none.
     guards: GuardChain | None = None
+    #: Runs each model call and tool call of a run as a step (``docs/durable.md``); None: the
+    #: in-process executor.
+    executor: Executor | None = None
 
 
 class Kit:
@@ -247,6 +254,10 @@ class Kit:
             :class:`Guard` objects in the order given; ``guard_fail_open`` names the guards
             whose raising lets the text through instead of blocking (see ``docs/guards.md``).
             A guard that blocks an instruction part is a :class:`ConfigError` here.
+        executor, executor_options: what runs each model call and tool call of a run: an
+            :class:`Executor`, or an executor by name (``"in-process"``, the default, or an
+            installed one such as ``"dbos"``) built with ``executor_options``; an unknown name
+            or option is an error here (see ``docs/durable.md``).
         policy, policy_engine: the policy engine that decides every tool call (a
             :class:`PolicyEngine`), or the path of a policy file read by the installed engine
             (``policy_engine=`` names it when several are installed); see ``docs/policy.md``.
@@ -428,6 +439,16 @@ class Kit:
         )
         self.regranted: list[GrantReport] = []
         self._settings = check_settings(options.get("settings"), "Kit(settings=)")
+        self._executor = (
+            None
+            if options.get("executor") is None and options.get("executor_options") is None
+            else resolve_executor(
+                options.get("executor"),
+                options.get("executor_options"),
+                manager=self._manager,
+                source="Kit(executor=)",
+            )
+        )
         self._max_parallel = check_count(
             options.get("max_parallel_tools", 8), "Kit(max_parallel_tools=)"
         )
@@ -477,6 +498,7 @@ class Kit:
             settings=self._settings.copy(),
             max_parallel_tools=self._max_parallel,
             guards=self._guards,
+            executor=self._executor,
         )
 
     def parts(self) -> list[InstructionPart]:

@@ -68,6 +68,7 @@ SEAMS: dict[str, str] = {
     "policy_engines": "agentkit_register_policy_engines",
     "span_exporters": "agentkit_register_span_exporters",
     "guards": "agentkit_register_guards",
+    "executors": "agentkit_register_executors",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"

@@ -133,6 +133,13 @@ KINDS: dict[str, Kind] = {
             "Guard",
         ),
         Kind(
+            "executor",
+            "executors",
+            "a run executor: runs each model call and tool call as a step, noting its name",
+            'Kit(executor="$name", executor_options={"step_timeout": 30})',
+            "Executor",
+        ),
+        Kind(
             "hooks",
             None,
             "hooks only: asks a person before a tool that deletes something runs",

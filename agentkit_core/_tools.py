@@ -48,6 +48,9 @@ class Tool:
         sequential: True when the tool must not run alongside others in one batch.
         side_effects: True when calling it acts on the world (egress checks these).
         timeout: seconds a call may take before it becomes a tool error; None for no limit.
+        idempotent: True when running one call twice acts on the world as running it once.
+            A durable executor re-runs an interrupted call only of such a tool (or of one
+            without ``side_effects``); see ``docs/durable.md``.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Tool:
     sequential: bool = False
     side_effects: bool = True
     timeout: float | None = None
+    idempotent: bool = False
 
     def __init__(
         self,
@@ -66,6 +70,7 @@ class Tool:
         sequential: bool = False,
         side_effects: bool = True,
         timeout: float | None = None,
+        idempotent: bool = False,
     ) -> None:
         self.name = name
         self.description = description
@@ -73,6 +78,7 @@ class Tool:
         self.sequential = sequential
         self.side_effects = side_effects
         self.timeout = timeout
+        self.idempotent = idempotent
 
     @property
     def spec(self) -> ToolSpec:
@@ -107,6 +113,7 @@ class FunctionTool(Tool):
         side_effects: bool = True,
         timeout: float | None = None,
         blocking: bool = False,
+        idempotent: bool = False,
     ) -> None:
         from ._tool_schema import signature_model
 
@@ -123,6 +130,7 @@ class FunctionTool(Tool):
             sequential=sequential,
             side_effects=side_effects,
             timeout=timeout,
+            idempotent=idempotent,
         )
 
     async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
@@ -192,6 +200,7 @@ def tool(
     side_effects: bool = True,
     timeout: float | None = None,
     blocking: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 

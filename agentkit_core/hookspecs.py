@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
     from ._compaction import Compactor
     from ._context import RunContext
+    from ._executor import Executor
     from ._guardrails import Guardrail
     from ._guards import Guard
     from ._hooks import ToolDecision
@@ -142,6 +143,8 @@ CompactorFactory: TypeAlias = Callable[..., "Compactor"]
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 #: ``factory(**options)``: a guard, built with the options ``Kit(guard_options={name: ...})``.
 GuardFactory: TypeAlias = Callable[..., "Guard"]
+#: ``factory(**options)``: a run executor, built with ``Kit(executor_options=...)``.
+ExecutorFactory: TypeAlias = Callable[..., "Executor"]
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 #: ``loader(path)``: the policy engine a policy file describes.
 PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
@@ -304,6 +307,22 @@ def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     the chain runs the named guards in plugin order (a plugin's own in the order it registered
     them), then the product's ``Guard`` objects. Two plugins registering one name is a conflict.
     A guard's checks are synchronous, pure functions of their input (see ``Guard``).
+    """
+
+
+@hookspec
+def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
+    """Offer run executors: how a run's model calls and tool calls are executed.
+
+    Called once at load. Call ``register(name, factory)`` for each executor:
+    ``factory(**options)`` returns an ``agentkit_core.Executor`` (a subclass), built with the
+    options ``Kit(executor=name, executor_options={...})`` or ``get_executor(name, **options)``
+    give. The host checks the options against the factory's keyword parameters first and
+    refuses an unknown one with a ``ConfigError``; the factory raises ``ConfigError`` naming
+    a bad value (a database URL it cannot use). The factory must not connect or start
+    anything: that happens when a run is started or a worker serves. ``"in-process"`` is
+    core's own executor and cannot be registered; an unknown name is an ``UnknownNameError``
+    listing the installed ones. Two plugins registering one name is a conflict.
     """
 
 

@@ -36,6 +36,7 @@ from agentkit_core import agent_tool
 from agentkit_core import compaction
 from agentkit_core import compose_instructions
 from agentkit_core import get_compactor
+from agentkit_core import get_executor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
 from agentkit_core import load_policy
@@ -107,6 +108,8 @@ def full_options(root: Path) -> dict[str, Any]:
         "description": "Answers in full.",
         "settings": {"temperature": 0.2, "stop": "END"},
         "max_parallel_tools": 3,
+        "executor": "in-process",
+        "executor_options": {"step_timeout": 30},
     }
 
 
@@ -123,6 +126,8 @@ def describe(config: AgentConfig) -> dict[str, Any]:
             value = [(type(m).__name__, _settings(m)) for m in value]
         elif f.name == "compaction":
             value = (type(value).__name__, value.budget, value.keep_recent, value.model.name)
+        elif f.name == "executor":
+            value = (type(value).__name__, vars(value))
         elif f.name in ("guardrail", "policy"):
             value = (type(value).__name__, repr(value))
         out[f.name] = value
@@ -183,6 +188,7 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
         ),
         verdict_observer=observe,
         policy=load_policy(tmp_path / "policy.toml", manager=pm),
+        executor=get_executor("in-process", manager=pm, step_timeout=30),
     )
     assert describe(manual) == describe(kit.config())
     assert kit.config().manager is pm

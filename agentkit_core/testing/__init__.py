@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_invariants as check_compaction_invariants
     from ._compactors import check_sendable
     from ._compactors import transcripts
+    from ._executors import ExecutorConformance
     from ._guards import GuardConformance
     from ._instruction_parts import InstructionPartConformance
     from ._memory import MemoryStoreConformance
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
 _LAZY = {
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
+    "ExecutorConformance": ("_executors", "ExecutorConformance"),
     "GuardConformance": ("_guards", "GuardConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
     "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
@@ -70,6 +72,7 @@ __all__ = [
     "CheckpointPortConformance",
     "CompactorConformance",
     "DictStore",
+    "ExecutorConformance",
     "GuardConformance",
     "GuardrailConformance",
     "InstructionPartConformance",

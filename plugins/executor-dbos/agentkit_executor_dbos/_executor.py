@@ -1,0 +1,464 @@
+"""The DBOS executor: an agent run is a DBOS workflow, its model and tool calls DBOS steps.
+
+DBOS keeps the workflow's state in its system database (SQLite for one machine, PostgreSQL for
+many workers sharing queues). A run interrupted at any point is recovered by the next worker
+started with the same ``worker_id``: DBOS runs the workflow again from the start, and every step
+already recorded returns its recorded result instead of running, so no completed model call or
+tool call runs twice.
+
+A tool call that is neither ``idempotent`` nor free of ``side_effects`` is two steps: a marker
+(recording which execution of the workflow started it), then the call. An execution that finds
+the marker written by an earlier execution and the call not recorded knows the call was
+interrupted mid-way: it does not run it again, and records a tool error saying its outcome is
+unknown, which the model reads.
+
+dbos is imported when a run starts, a worker serves or a handle is asked for, never at plugin
+load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
+from typing import final
+
+from agentkit_core import Agent
+from agentkit_core import AgentResult
+from agentkit_core import ConfigError
+from agentkit_core import Executor
+from agentkit_core import ModelResponse
+from agentkit_core import RunContext
+from agentkit_core import RunError
+from agentkit_core import StepKind
+from agentkit_core import StorageError
+from agentkit_core import ToolCall
+from agentkit_core import ToolResult
+from agentkit_core import mask_url
+
+if TYPE_CHECKING:
+    from dbos import DBOSClient
+
+T = TypeVar("T")
+
+#: The workflow every agent run is (its name in the system database).
+WORKFLOW = "agentkit.run"
+#: The default system database: a SQLite file in the working directory.
+DEFAULT_DATABASE = "sqlite:///agentkit-runs.sqlite"
+DEFAULT_QUEUE = "agentkit"
+#: The topic approvals are sent to a run on, and the event holding its calls waiting for them.
+APPROVALS = "agentkit.approvals"
+PENDING = "agentkit.pending"
+
+#: The id of the current execution of a workflow (a fresh one each time a run is started or
+#: recovered): what tells a recorded marker of an earlier execution from this one's.
+_EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("agentkit_dbos_execution")
+#: The context of the run the workflow is running: a replayed model step's usage is added to it,
+#: as the metering middleware added it when the step ran.
+RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+    "agentkit_dbos_run_context", default=None
+)
+
+
+def check_database(url: Any) -> str:
+    """``url`` if DBOS can keep its state there (``sqlite:///PATH`` or ``postgresql://...``)."""
+    source = "executor_options['database']"
+    if not isinstance(url, str) or not url:
+        raise ConfigError(
+            f"{source} takes a database URL (sqlite:///runs.sqlite or "
+            f"postgresql://user@host/db), got {url!r}",
+            value=url,
+            source=source,
+        )
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme == "sqlite" and url.startswith("sqlite:///") and len(url) > len("sqlite:///"):
+        return url
+    if scheme in ("postgresql", "postgres") and len(url) > len(scheme) + 3:
+        return "postgresql" + url[len(scheme) :]
+    hint = (
+        f"write sqlite:///{url}"
+        if not scheme
+        else "DBOS keeps its state in SQLite (sqlite:///PATH) or PostgreSQL "
+        "(postgresql://user@host:port/db)"
+    )
+    raise ConfigError(
+        f"{source} {mask_url(url)!r} is not a database DBOS can use; {hint}",
+        value=mask_url(url),
+        source=source,
+    )
+
+
+def _check_name(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"executor_options[{what!r}] takes a non-empty name, got {value!r}",
+            value=value,
+            source=f"executor_options[{what!r}]",
+        )
+    return value
+
+
+class _Runtime:
+    """The one DBOS of this process: launched once, on one database, serving named agents."""
+
+    def __init__(self) -> None:
+        self.database: str | None = None
+        self.agents: dict[str, Agent] = {}
+        self.executor: DBOSExecutor | None = None
+
+    def launch(self, executor: DBOSExecutor, queues: Iterable[str]) -> None:
+        from dbos import DBOS
+
+        from . import _workflow  # noqa: F401 - registers the workflow before launch
+
+        if self.database is not None:
+            if self.database != executor.database:
+                raise ConfigError(
+                    f"DBOS already runs on {mask_url(self.database)} in this process; one "
+                    f"process has one DBOS system database, so an executor on "
+                    f"{mask_url(executor.database)} cannot start here (close the other first)",
+                    value=mask_url(executor.database),
+                    source="executor_options['database']",
+                )
+            return
+        config: dict[str, Any] = {
+            "name": executor.app,
+            "system_database_url": executor.database,
+            "executor_id": executor.worker_id,
+            "log_level": "WARNING",
+            "notification_listener_polling_interval_sec": 0.05,
+        }
+        try:
+            DBOS(config=config)  # type: ignore[arg-type]
+            DBOS.listen_queues(list(queues))
+            DBOS.launch()
+        except Exception as exc:
+            DBOS.destroy(destroy_registry=False)
+            raise StorageError(
+                f"cannot start DBOS on {mask_url(executor.database)}: "
+                f"{type(exc).__name__}: {exc}; check the URL in executor_options['database'] "
+                "and that the server is up"
+            ) from exc
+        self.database = executor.database
+        self.executor = executor
+
+    def close(self) -> None:
+        if self.database is None:
+            return
+        from dbos import DBOS
+
+        DBOS.destroy(destroy_registry=False)
+        self.database = None
+        self.executor = None
+        self.agents.clear()
+
+
+RUNTIME = _Runtime()
+
+
+@final
+class DBOSExecutor(Executor):
+    """Runs each agent run as a DBOS workflow whose model and tool calls are DBOS steps.
+
+    Args:
+        database: the DBOS system database: ``sqlite:///PATH`` (one machine) or
+            ``postgresql://user@host:port/db`` (many workers sharing queues).
+        queue: the queue :meth:`submit` enqueues on and :meth:`serve` takes runs from.
+        concurrency: runs one worker process runs at once (None: no limit).
+        step_timeout: seconds one step may take before the run fails with a
+            ``StepTimeoutError`` naming the step; None for no limit.
+        worker_id: this process's identity among the workers: a restarted worker with the same
+            id recovers the runs the previous one left unfinished (default ``"local"``).
+        app: the DBOS application name the workflows belong to.
+        approval_timeout: seconds a suspended run waits in its workflow for approvals
+            (:meth:`approve`) before it ends ``"suspended"`` (default a day).
+    """
+
+    name = "dbos"
+
+    def __init__(
+        self,
+        *,
+        database: str = DEFAULT_DATABASE,
+        queue: str = DEFAULT_QUEUE,
+        concurrency: int | None = None,
+        step_timeout: float | None = None,
+        worker_id: str = "local",
+        app: str = "agentkit",
+        approval_timeout: float = 86_400.0,
+    ) -> None:
+        from agentkit_core import InProcessExecutor
+
+        self.database = check_database(database)
+        self.queue = _check_name(queue, "queue")
+        if concurrency is not None and (
+            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        ):
+            raise ConfigError(
+                f"executor_options['concurrency'] takes a whole number of at least 1 or None, "
+                f"got {concurrency!r}",
+                value=concurrency,
+                source="executor_options['concurrency']",
+            )
+        self.concurrency = concurrency
+        self.step_timeout = InProcessExecutor(step_timeout=step_timeout).step_timeout
+        self.worker_id = _check_name(worker_id, "worker_id")
+        self.app = _check_name(app, "app")
+        waited = InProcessExecutor(step_timeout=approval_timeout).step_timeout
+        assert waited is not None
+        self.approval_timeout = waited
+        self._client: DBOSClient | None = None
+
+    def __repr__(self) -> str:
+        return f"<DBOSExecutor {mask_url(self.database)} queue={self.queue!r}>"
+
+    # ------------------------------------------------------------------ steps
+
+    async def step(
+        self,
+        name: str,
+        call: Callable[[], Awaitable[T]],
+        *,
+        kind: StepKind,
+        idempotent: bool = True,
+    ) -> T:
+        """Run ``call`` as the DBOS step ``name`` of the current workflow (recorded once)."""
+        from dbos import DBOS
+
+        from agentkit_core import timed_step
+
+        if DBOS.workflow_id is None:
+            raise ConfigError(
+                f"step {name!r} ran outside a DBOS workflow: a run on the dbos executor starts "
+                "through executor.run(agent, task), executor.submit(task) or a worker "
+                "(agentkit worker), not agent.run()",
+                value=name,
+                source="DBOSExecutor.step",
+            )
+        # Both step ids are drawn now, before any await, so tool calls run side by side get
+        # the same ids in every execution of the workflow.
+        marker = None if idempotent else DBOS.reserve_step()
+        body_at = DBOS.reserve_step()
+        execution = _EXECUTION.get("")
+        started = execution
+        if marker is not None:
+            started = await marker.run_async({"name": f"start {name}"}, _mark, execution)
+
+        ran = False
+
+        async def body() -> T:
+            nonlocal ran
+            ran = True
+            if started != execution:  # an earlier execution started it and never finished
+                result: Any = ToolResult.error(_unknown_outcome(name))
+                return result  # type: ignore[no-any-return]
+            return await timed_step(name, call, self.step_timeout)
+
+        result = await body_at.run_async({"name": name}, body)
+        if not ran and kind == "model":
+            _count_replayed(result)
+        return result
+
+    # ------------------------------------------------------------------ runs
+
+    async def run(self, agent: Agent, task: str, *, run_id: str | None = None) -> AgentResult:
+        """Run ``agent`` on ``task`` as a durable workflow in this process; wait for its result."""
+        from dbos import DBOS
+        from dbos import SetWorkflowID
+
+        from ._workflow import agentkit_run
+
+        self.register(agent)
+        RUNTIME.launch(self, queues=())
+        with SetWorkflowID(run_id or str(uuid.uuid4())):
+            handle: Any = await DBOS.start_workflow_async(agentkit_run, agent.name, task)
+        result: AgentResult = await handle.get_result()
+        return result
+
+    def register(self, agent: Agent) -> None:
+        """Serve ``agent`` (by its name) in this process's runs; its executor must be this."""
+        if agent.executor is not self:
+            raise ConfigError(
+                f"agent {agent.name!r} runs on {agent.executor!r}, not on {self!r}: build it "
+                "with executor=this executor (Kit(executor='dbos', ...) does)",
+                value=agent,
+                source="DBOSExecutor.register",
+            )
+        known = RUNTIME.agents.get(agent.name)
+        if known is not None and known is not agent:
+            raise ConfigError(
+                f"an agent named {agent.name!r} is already served in this process; give each "
+                "agent its own name=",
+                value=agent.name,
+                source="DBOSExecutor.register",
+            )
+        RUNTIME.agents[agent.name] = agent
+        RUNTIME.executor = self
+
+    async def serve(
+        self, agents: Agent | Iterable[Agent], *, stop: asyncio.Event | None = None
+    ) -> None:
+        """Work the queue: run the queued runs of ``agents`` until ``stop`` is set (or forever).
+
+        Before taking new runs, DBOS recovers the runs an earlier worker with this
+        ``worker_id`` left unfinished.
+        """
+        from dbos import DBOS
+
+        for agent in [agents] if isinstance(agents, Agent) else list(agents):
+            self.register(agent)
+        RUNTIME.launch(self, queues=[self.queue])
+        await DBOS.register_queue_async(
+            self.queue, worker_concurrency=self.concurrency, on_conflict="always_update"
+        )
+        await (stop or asyncio.Event()).wait()
+
+    def close(self) -> None:
+        """Stop DBOS in this process (runs in flight stay recorded for recovery)."""
+        if self._client is not None:
+            self._client.destroy()
+            self._client = None
+        if RUNTIME.executor is self or RUNTIME.executor is None:
+            RUNTIME.close()
+
+    # ------------------------------------------------------------------ from any process
+
+    def client(self) -> DBOSClient:
+        """A DBOS client on the database: it enqueues and reads runs without serving any."""
+        if self._client is None:
+            from dbos import DBOSClient
+
+            try:
+                client = DBOSClient(system_database_url=self.database)
+                # a submit may come before any worker made the tables: make them (idempotent)
+                client._sys_db.run_migrations()
+                self._client = client
+            except Exception as exc:
+                raise StorageError(
+                    f"cannot open the DBOS database {mask_url(self.database)}: "
+                    f"{type(exc).__name__}: {exc}; check executor_options['database']"
+                ) from exc
+        return self._client
+
+    async def submit(
+        self, task: str, *, agent: str = "agent", run_id: str | None = None
+    ) -> RunHandle:
+        """Enqueue a run of the agent named ``agent`` on ``task``; a worker runs it.
+
+        Returns its :class:`RunHandle` at once. A ``run_id`` already taken attaches to that run
+        instead of starting another (so a retried submit runs once).
+        """
+        from dbos import EnqueueOptions
+
+        options: EnqueueOptions = {
+            "workflow_name": WORKFLOW,
+            "queue_name": self.queue,
+            "workflow_id": run_id or str(uuid.uuid4()),
+        }
+        handle: Any = await self.client().enqueue_async(options, agent, task)
+        return RunHandle(handle.get_workflow_id(), self)
+
+    def handle(self, run_id: str) -> RunHandle:
+        """The handle of the run ``run_id`` (submitted by any process)."""
+        return RunHandle(run_id, self)
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel the run ``run_id`` from any process: it stops at its next step."""
+        await self.client().cancel_workflow_async(run_id)
+
+    async def approve(self, run_id: str, approvals: Any) -> None:
+        """Answer the calls the suspended run ``run_id`` waits on, from any process.
+
+        ``approvals`` takes what ``Agent.resume`` takes: a mapping of call id to True/False,
+        the approved call ids, or :class:`~agentkit_core.Approval` values. A call left out is
+        put to the policy and hooks again (refused when they still ask).
+        """
+        if isinstance(approvals, str):
+            approvals = [approvals]
+        answer = dict(approvals) if isinstance(approvals, dict) else list(approvals)
+        await self.client().send_async(run_id, answer, APPROVALS)
+
+
+@final
+@dataclass(frozen=True)
+class RunHandle:
+    """A submitted run: its id, its status, and its result awaited from any process."""
+
+    run_id: str
+    executor: DBOSExecutor
+
+    async def status(self) -> str:
+        """DBOS's status of the run: ENQUEUED, PENDING, SUCCESS, ERROR, CANCELLED..."""
+        handle: Any = await self.executor.client().retrieve_workflow_async(self.run_id)
+        return str((await handle.get_status()).status)
+
+    async def result(self, timeout: float | None = None) -> AgentResult:
+        """The run's result, waiting for it (at most ``timeout`` seconds: then a TimeoutError).
+
+        A run that failed raises its error; a cancelled run is a :class:`RunError`.
+        """
+        from dbos._error import DBOSAwaitedWorkflowCancelledError
+
+        client = self.executor.client()
+        try:
+            handle: Any = await client.retrieve_workflow_async(self.run_id)
+        except Exception as exc:
+            raise RunError(
+                f"no run {self.run_id!r} in {mask_url(self.executor.database)}: {exc}"
+            ) from exc
+        try:
+            result: AgentResult = await asyncio.wait_for(handle.get_result(), timeout)
+        except DBOSAwaitedWorkflowCancelledError as exc:
+            raise RunError(f"run {self.run_id!r} was cancelled") from exc
+        except asyncio.TimeoutError:
+            raise TimeoutError(
+                f"run {self.run_id!r} did not finish within {timeout} s (it is "
+                f"{await self.status()}); wait longer, or start a worker on queue "
+                f"{self.executor.queue!r}"
+            ) from None
+        return result
+
+    async def cancel(self) -> None:
+        """Cancel the run: it stops at its next step."""
+        await self.executor.cancel(self.run_id)
+
+    async def pending(self, wait: float = 0.0) -> list[ToolCall]:
+        """The calls the run waits on a person's approval for (none: it is not waiting).
+
+        ``wait`` seconds: how long to wait for the run to reach an approval.
+        """
+        calls = await self.executor.client().get_event_async(self.run_id, PENDING, wait)
+        return list(calls or [])
+
+    async def approve(self, approvals: Any) -> None:
+        """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
+        await self.executor.approve(self.run_id, approvals)
+
+
+def _count_replayed(result: Any) -> None:
+    """Add a replayed model step's usage to the run, as running it did (the run's budget too)."""
+    ctx = RUN_CONTEXT.get()
+    response = result[0] if isinstance(result, tuple) else result
+    if ctx is not None and isinstance(response, ModelResponse):
+        ctx.add_usage(response.usage)
+
+
+async def _mark(execution: str) -> str:
+    """The marker step: which execution started the step after it."""
+    return execution
+
+
+def _unknown_outcome(name: str) -> str:
+    tool = name.split(":")[1] if name.count(":") >= 2 else name
+    return (
+        f"the call {name!r} was interrupted mid-way (its worker stopped) and tool {tool!r} is "
+        "not idempotent, so it was not run again: whether it acted is unknown. Check its "
+        "effect before calling it again."
+    )

@@ -1,0 +1,81 @@
+"""The one DBOS workflow: an agent run, by the agent's name and the task.
+
+Imported (and so registered with DBOS) before DBOS launches in a process that runs or serves
+runs; a process that only submits or reads results never imports it.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from dbos import DBOS
+
+from agentkit_core import Agent
+from agentkit_core import AgentResult
+from agentkit_core import ConfigError
+from agentkit_core import RunContext
+from agentkit_core import resolve_checkpointer
+
+from ._executor import _EXECUTION
+from ._executor import APPROVALS
+from ._executor import PENDING
+from ._executor import RUN_CONTEXT
+from ._executor import RUNTIME
+from ._executor import WORKFLOW
+
+
+@DBOS.workflow(name=WORKFLOW)
+async def agentkit_run(agent: str, task: str) -> AgentResult:
+    """Run the agent named ``agent`` on ``task``; the run's id is the workflow's."""
+    served = RUNTIME.agents.get(agent)
+    if served is None:
+        raise ConfigError(
+            f"this worker serves no agent named {agent!r} (it serves: "
+            f"{', '.join(sorted(RUNTIME.agents)) or 'none'}); submit with agent= one of them, "
+            "or start a worker for it",
+            value=agent,
+            source="DBOSExecutor.submit(agent=)",
+        )
+    run_id = DBOS.workflow_id
+    assert run_id is not None
+    token = _EXECUTION.set(uuid.uuid4().hex)  # this execution, told from earlier ones
+    store: dict[str, str] = {}
+    try:
+        result = await served.run(task, ctx=_context(served, run_id, store))
+        while result.status == "suspended":  # a call waits for a person: wait durably
+            await DBOS.set_event_async(PENDING, list(result.pending))
+            executor = RUNTIME.executor
+            timeout = executor.approval_timeout if executor is not None else 86_400.0
+            answer = await DBOS.recv_async(APPROVALS, timeout_seconds=timeout)
+            if answer is None:  # nobody answered in time: the run ends suspended
+                return result
+            await DBOS.set_event_async(PENDING, [])
+            result = await served.resume(run_id, answer, ctx=_context(served, run_id, store))
+        return result
+    finally:
+        _EXECUTION.reset(token)
+
+
+class _Store:
+    """The run's key-value store (``ctx.store``) when the agent has no checkpointer of its own.
+
+    What a suspended run is resumed from; rebuilt by replaying the workflow, so it needs no
+    durability of its own.
+    """
+
+    def __init__(self, data: dict[str, str]) -> None:
+        self.data = data
+
+    async def get(self, key: str) -> str | None:
+        return self.data.get(key)
+
+    async def put(self, key: str, value: str) -> None:
+        self.data[key] = value
+
+
+def _context(agent: Agent, run_id: str, store: dict[str, str]) -> RunContext:
+    ctx = agent.new_context(run_id)
+    if resolve_checkpointer(agent.checkpointer, ctx) is None:
+        ctx.store = _Store(store)
+    RUN_CONTEXT.set(ctx)  # the workflow's task: a replayed model step's usage goes here
+    return ctx

@@ -1,0 +1,161 @@
+"""A worker for the tests: a deterministic model and two tools that log what they did.
+
+``python runs_app.py DATABASE LOGDIR [WORKER_ID [CONCURRENCY]]`` serves the agent ``"runs"`` on
+the queue ``"runs"`` until killed. The model answers as a function of the request (how many
+answers it already gave), so a run recovered after a crash asks the same things; a model call
+and each tool write what they are doing to ``LOGDIR/<run id>.progress`` (the test kills the
+worker when a given line appears) and the side effect of ``charge`` to
+``LOGDIR/<run id>.effects`` (what the test counts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import quote
+
+from agentkit_core import Agent
+from agentkit_core import Checkpointer
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
+from agentkit_core import PluginManager
+from agentkit_core import RunContext
+from agentkit_core import StoreBridge
+from agentkit_core import StreamEvent
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
+from agentkit_core import Usage
+from agentkit_core import tool
+
+#: The model's answers, one per turn: (tool, arguments) or the final text.
+SCRIPT: list[tuple[str, dict[str, object]] | str] = [
+    ("lookup", {"key": "a"}),
+    ("charge", {"amount": 1}),
+    ("lookup", {"key": "b"}),
+    ("charge", {"amount": 2}),
+    "charged 1 and 2",
+]
+LOGS = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(".")
+DELAY = float(os.environ.get("RUNS_DELAY", "0.15"))
+WORKER = os.environ.get("RUNS_WORKER", str(os.getpid()))
+
+
+def note(run_id: str, line: str, kind: str = "progress") -> None:
+    with open(LOGS / f"{run_id}.{kind}", "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+class TurnModel:
+    """Answers ``SCRIPT[n]`` where n is how many answers the request already holds."""
+
+    name = "turns"
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        turn = sum(1 for m in request.messages if m.role == "assistant")
+        run_id = request.ctx.run_id if request.ctx is not None else "?"
+        note(run_id, f"model {turn + 1} start")
+        await asyncio.sleep(DELAY)
+        step = SCRIPT[turn]
+        if isinstance(step, str):
+            message = Message.assistant(step)
+        else:
+            name, args = step
+            message = Message.assistant("", [ToolCall(f"call_{turn + 1}", name, json.dumps(args))])
+        note(run_id, f"model {turn + 1} done")
+        return ModelResponse(message, Usage(10, 5, 1), "stop", self.name)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        yield StreamEvent("done", response=await self.request(request))
+
+
+@tool(idempotent=True)
+async def lookup(key: str, ctx: RunContext) -> str:
+    """Look a key up (no effect: safe to run again)."""
+    note(ctx.run_id, f"lookup {key} start")
+    await asyncio.sleep(DELAY)
+    note(ctx.run_id, f"lookup {key} done")
+    return f"value of {key}"
+
+
+@tool
+async def charge(amount: int, ctx: RunContext) -> str:
+    """Charge an amount (an effect: must happen once)."""
+    note(ctx.run_id, f"charge {amount} start")
+    await asyncio.sleep(DELAY)
+    note(ctx.run_id, f"charge {amount} by {WORKER}", "effects")
+    note(ctx.run_id, f"charge {amount} effect")
+    await asyncio.sleep(DELAY)
+    note(ctx.run_id, f"charge {amount} done")
+    return f"charged {amount}"
+
+
+def ask_about_charges(ctx: RunContext, call: ToolCall) -> ToolDecision:
+    """With RUNS_ASK set, every charge waits for a person's approval."""
+    if call.name == "charge":
+        return ToolDecision("ask", "a charge needs a person", "runs")
+    return ToolDecision("allow")
+
+
+class FileStore:
+    """A key-value store of one file per key: the runs' checkpoints."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def get(self, key: str) -> str | None:
+        path = self.root / quote(key, safe="")
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    async def put(self, key: str, value: str) -> None:
+        path = self.root / quote(key, safe="")
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(value, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def checkpointer(logs: Path) -> Checkpointer:
+    root = logs / "checkpoints"
+    root.mkdir(exist_ok=True)
+    return Checkpointer(StoreBridge(FileStore(root)))
+
+
+def agent(executor: object) -> Agent:
+    # no installed plugins: their hooks (an untrusted-output frame with a fresh id) would make
+    # an interrupted run's transcript differ from an uninterrupted one's for reasons not ours
+    return Agent(
+        "runs",
+        TurnModel(),
+        tools=[lookup, charge],
+        executor=executor,  # type: ignore[arg-type]
+        manager=PluginManager(entry_points=False),
+        checkpointer=checkpointer(LOGS),
+        hooks=Hooks.of("runs", before_tool_call=ask_about_charges)
+        if os.environ.get("RUNS_ASK")
+        else None,
+    )
+
+
+def main() -> None:
+    from agentkit_executor_dbos import DBOSExecutor
+
+    worker_id = sys.argv[3] if len(sys.argv) > 3 else "local"
+    concurrency = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    executor = DBOSExecutor(
+        database=sys.argv[1], queue="runs", worker_id=worker_id, concurrency=concurrency
+    )
+    print("serving", flush=True)
+    asyncio.run(executor.serve(agent(executor)))
+
+
+if __name__ == "__main__":
+    time.sleep(0)
+    main()

@@ -1,0 +1,62 @@
+"""An ask waits durably in the workflow and is answered from another process."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agentkit_executor_dbos import DBOSExecutor
+from workers import agentkit
+from workers import kill
+from workers import start
+from workers import stop
+
+from agentkit_core import AgentResult
+
+ASK = {"RUNS_ASK": "1", "RUNS_DELAY": "0.02"}
+
+
+def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
+    tmp_path: Path,
+) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    worker = start(database, tmp_path, env=ASK)
+    try:
+
+        async def first() -> list[str]:
+            handle = await executor.submit("charge twice", agent="runs", run_id="asks")
+            return [c.id for c in await handle.pending(wait=60)]
+
+        assert asyncio.run(first()) == ["call_2"]
+        # the worker dies while the run waits; its successor waits on
+        kill(worker)
+        worker = start(database, tmp_path, env=ASK)
+
+        # another process lists the waiting call and approves it: the CLI
+        db = ["--executor", "dbos", "--database", database]
+        listed = agentkit(tmp_path, "approve", *db, "asks")
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.split("\t")[:2] == ["call_2", "charge"]
+        given = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_2", "--by", "human:ann")
+        assert given.returncode == 0, given.stderr
+
+        async def answer() -> AgentResult:
+            handle = executor.handle("asks")
+            for _ in range(600):  # until the run waits on its next charge
+                calls = await handle.pending(wait=0.1)
+                if [c.id for c in calls] == ["call_4"]:
+                    break
+            await handle.approve({"call_4": False})
+            return await handle.result(timeout=60)
+
+        result = asyncio.run(answer())
+    finally:
+        stop(worker)
+        executor.close()
+    assert result.status == "done"
+    tools = {m.tool_call_id: m for m in result.transcript if m.role == "tool"}
+    assert "charged 1" in tools["call_2"].content and not tools["call_2"].is_error
+    assert tools["call_4"].is_error and "refused" in tools["call_4"].content
+    effects = (tmp_path / "asks.effects").read_text(encoding="utf-8").splitlines()
+    assert [line.rsplit(" by ", 1)[0] for line in effects] == ["charge 1"]

@@ -1,0 +1,107 @@
+"""SIGKILL a worker at chosen points of a run, restart it: the run completes, effects once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from agentkit_executor_dbos import DBOSExecutor
+from workers import kill
+from workers import start
+from workers import stop
+from workers import wait_for_line
+
+from agentkit_core import AgentResult
+
+#: Where the worker is killed (the line it has just written), and what the run must show.
+KILL_POINTS = [
+    "model 2 start",  # a model call in flight
+    "lookup b start",  # an idempotent tool call in flight: run again
+    "model 4 start",  # between steps: lookup b recorded, charge 2 not started
+    "charge 1 effect",  # a non-idempotent call mid-way, its effect done: not run again
+]
+
+
+def effects(logs: Path, run_id: str) -> list[str]:
+    path = logs / f"{run_id}.effects"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return [line.rsplit(" by ", 1)[0] for line in lines]
+
+
+def test_a_killed_worker_resumes_every_run_from_its_last_step(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    results: dict[str, AgentResult] = {}
+
+    async def submit(run_id: str) -> None:
+        await executor.submit("charge twice", agent="runs", run_id=run_id)
+
+    async def result(run_id: str) -> None:
+        results[run_id] = await executor.handle(run_id).result(timeout=90)
+
+    worker = start(database, tmp_path)
+    try:
+        asyncio.run(submit("reference"))
+        asyncio.run(result("reference"))
+        for i, point in enumerate(KILL_POINTS):
+            run_id = f"killed-{i}"
+            asyncio.run(submit(run_id))
+            wait_for_line(tmp_path / f"{run_id}.progress", point, worker)
+            kill(worker)
+            worker = start(database, tmp_path)  # same worker id: it recovers the run
+            asyncio.run(result(run_id))
+    finally:
+        stop(worker)
+        executor.close()
+
+    # checkpoints record as before: each run's latest is DONE, holding its whole transcript
+    from runs_app import checkpointer
+
+    async def latest(run_id: str) -> tuple[str, int]:
+        saved = await checkpointer(tmp_path).resume(run_id, include_terminal=True)
+        assert saved is not None
+        return saved.status, len(saved.state["transcript"])
+
+    for run_id, run in results.items():
+        assert asyncio.run(latest(run_id)) == ("done", len(run.transcript)), run_id
+
+    reference = results["reference"]
+    assert reference.status == "done" and reference.output == "charged 1 and 2"
+    assert effects(tmp_path, "reference") == ["charge 1", "charge 2"]
+    for i, point in enumerate(KILL_POINTS):
+        run = results[f"killed-{i}"]
+        assert run.status == "done", point
+        # each charge acted exactly once, however the run was interrupted
+        assert effects(tmp_path, f"killed-{i}") == ["charge 1", "charge 2"], point
+        progress = (tmp_path / f"killed-{i}.progress").read_text(encoding="utf-8").splitlines()
+        if point.startswith("charge"):
+            # the interrupted charge was not run again: the model was told its outcome is unknown
+            assert progress.count("charge 1 start") == 1
+            told = [m for m in run.transcript if m.role == "tool" and m.tool_call_id == "call_2"]
+            assert told[0].is_error and "unknown" in told[0].content
+            same = [
+                m for m in run.transcript if m.tool_call_id != "call_2" and m.role != "assistant"
+            ]
+            assert same == [
+                m
+                for m in reference.transcript
+                if m.tool_call_id != "call_2" and m.role != "assistant"
+            ]
+        else:
+            assert run.transcript == reference.transcript, point
+            # the replayed model calls count, as the ones run did: the same usage
+            assert run.usage == reference.usage, point
+            # the step in flight when the worker died ran again, after the restart
+            assert progress.count(point) == 2, (point, progress)
+            # no completed step ran twice: each model call and charge started once
+            for line in ("model 1 start", "charge 1 start", "charge 2 start", "model 5 start"):
+                assert progress.count(line) == 1, (point, line, progress)
+
+
+@pytest.mark.parametrize("url", ["runs.sqlite", "mysql://db/runs", "sqlite://", ""])
+def test_a_database_dbos_cannot_use_is_named_with_the_fix(url: str) -> None:
+    from agentkit_core import ConfigError
+
+    with pytest.raises(ConfigError, match="executor_options\\['database'\\]"):
+        DBOSExecutor(database=url)

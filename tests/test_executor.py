@@ -1,0 +1,56 @@
+"""The executor seam: core's in-process executor, lookup by name, Kit options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import Executor
+from agentkit_core import InProcessExecutor
+from agentkit_core import Kit
+from agentkit_core import UnknownNameError
+from agentkit_core import get_executor
+from agentkit_core.testing import ExecutorConformance
+from agentkit_core.testing import TestModel
+
+
+class TestInProcessExecutor(ExecutorConformance):
+    def make_executor(self, **options: Any) -> Executor:
+        return InProcessExecutor(**options)
+
+
+def test_the_default_executor_is_in_process() -> None:
+    agent = Agent(model=TestModel())
+    assert isinstance(agent.executor, InProcessExecutor)
+    assert Kit(model=TestModel()).config().executor is None  # the agent's default
+
+
+def test_kit_builds_the_named_executor_with_its_options() -> None:
+    kit = Kit(model=TestModel(), executor="in-process", executor_options={"step_timeout": 5})
+    executor = kit.config().executor
+    assert isinstance(executor, InProcessExecutor) and executor.step_timeout == 5.0
+
+
+def test_an_unknown_executor_lists_the_installed_ones() -> None:
+    with pytest.raises(UnknownNameError, match=r"'nope'.*in-process") as info:
+        Kit(model=TestModel(), executor="nope")
+    assert "in-process" in info.value.available
+
+
+def test_an_unknown_option_is_named_with_the_options_there_are() -> None:
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) 'databse'.*step_timeout"):
+        get_executor("in-process", databse="x")
+
+
+@pytest.mark.parametrize("bad", [0, -1, "5", True])
+def test_a_bad_step_timeout_is_refused(bad: object) -> None:
+    with pytest.raises(ConfigError, match="step_timeout"):
+        Kit(model=TestModel(), executor_options={"step_timeout": bad})
+
+
+def test_options_with_an_executor_object_are_refused() -> None:
+    with pytest.raises(ConfigError, match="options build a named executor"):
+        Kit(model=TestModel(), executor=InProcessExecutor(), executor_options={"step_timeout": 1})
