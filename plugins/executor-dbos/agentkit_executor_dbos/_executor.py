@@ -413,15 +413,19 @@ class RunHandle:
             raise RunError(
                 f"no run {self.run_id!r} in {mask_url(self.executor.database)}: {exc}"
             ) from exc
+        cancelled = f"run {self.run_id!r} was cancelled"
         try:
             result: AgentResult = await asyncio.wait_for(handle.get_result(), timeout)
         except DBOSAwaitedWorkflowCancelledError as exc:
-            raise RunError(f"run {self.run_id!r} was cancelled") from exc
+            raise RunError(cancelled) from exc
         except asyncio.TimeoutError:
+            # a short wait can end before DBOS's first poll saw the cancellation
+            status = await self.status()
+            if status == "CANCELLED":
+                raise RunError(cancelled) from None
             raise TimeoutError(
-                f"run {self.run_id!r} did not finish within {timeout} s (it is "
-                f"{await self.status()}); wait longer, or start a worker on queue "
-                f"{self.executor.queue!r}"
+                f"run {self.run_id!r} did not finish within {timeout} s (it is {status}); wait "
+                f"longer, or start a worker on queue {self.executor.queue!r}"
             ) from None
         return result
 

@@ -12,6 +12,8 @@ from workers import kill
 from workers import start
 from workers import stop
 
+from agentkit_core import AgentResult
+
 RUNS = 100
 FAST = {"RUNS_DELAY": "0.02"}
 
@@ -26,12 +28,14 @@ def test_three_workers_share_a_queue_and_a_killed_ones_runs_complete_once(
         for run_id in ids:
             await executor.submit("charge twice", agent="runs", run_id=run_id)
 
-    async def results() -> list[str]:
-        done = await asyncio.gather(*(executor.handle(i).result(timeout=240) for i in ids))
-        return [r.status for r in done]
+    async def results() -> list[AgentResult]:
+        return list(await asyncio.gather(*(executor.handle(i).result(timeout=240) for i in ids)))
 
     def finished() -> int:
         return sum(1 for i in ids if "charge 2" in _effects(tmp_path, i))
+
+    def worked(worker: str) -> bool:
+        return any(f" by {worker}\n" in _effects(tmp_path, i) for i in ids)
 
     asyncio.run(submit())
     workers = {
@@ -40,27 +44,36 @@ def test_three_workers_share_a_queue_and_a_killed_ones_runs_complete_once(
     }
     try:
         end = time.monotonic() + 120
-        while finished() < RUNS // 3 and time.monotonic() < end:
+        # on a loaded machine a worker can start late: kill w2 once it has done some work
+        while (finished() < RUNS // 3 or not worked("w2")) and time.monotonic() < end:
             time.sleep(0.05)
         kill(workers["w2"])
         # a worker that comes back with the dead one's id recovers the runs it held
         time.sleep(1)
         workers["w2"] = start(pg_dsn, tmp_path, "w2", "4", env={**FAST, "RUNS_WORKER": "w2b"})
-        statuses = asyncio.run(results())
+        done = asyncio.run(results())
     finally:
         for proc in workers.values():
             stop(proc)
         executor.close()
-    assert statuses == ["done"] * RUNS
+    assert [r.status for r in done] == ["done"] * RUNS
     by: Counter[str] = Counter()
-    for run_id in ids:
-        lines = (tmp_path / f"{run_id}.effects").read_text(encoding="utf-8").splitlines()
-        # each run charged exactly once for each charge, whatever worker ran it
-        assert [line.rsplit(" by ", 1)[0] for line in lines] == ["charge 1", "charge 2"], run_id
+    told_unknown = 0
+    for run_id, run in zip(ids, done, strict=True):
+        lines = _effects(tmp_path, run_id).splitlines()
+        charges = [line.rsplit(" by ", 1)[0] for line in lines]
+        unknown = [m for m in run.transcript if m.role == "tool" and "unknown" in m.content]
+        # no charge ever ran twice, whatever worker ran it; a charge the kill cut off mid-call
+        # was not run again: the model was told its outcome is unknown (it may have acted)
+        assert sorted(set(charges)) == charges, run_id
+        assert set(charges) <= {"charge 1", "charge 2"}, run_id
+        assert len(charges) == 2 or (len(charges) == 1 and len(unknown) == 1), (run_id, charges)
+        told_unknown += len(unknown)
         by.update(line.rsplit(" by ", 1)[1] for line in lines)
+    # only the calls in flight on the killed worker (it runs 4 at a time) can be unknown
+    assert told_unknown <= 4
     # the runs were spread over the workers, the survivors going on after the kill
     assert by["w1"] > 0 and by["w2"] > 0 and by["w3"] > 0, by
-    assert sum(by.values()) == 2 * RUNS
 
 
 def _effects(logs: Path, run_id: str) -> str:
