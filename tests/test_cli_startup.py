@@ -34,7 +34,6 @@ NOT_YET_LAZY = {
     "agentkit_instructions_skills",
     "agentkit_mcp_client",
     "agentkit_mcp_server",
-    "agentkit_model_openai",
     "agentkit_schema_attrs",
     "agentkit_schema_dataclass",
     "agentkit_schema_jsonschema",
