@@ -32,8 +32,6 @@ NOT_YET_LAZY = {
     "agentkit_compactor_truncation",
     "agentkit_guardrail_web",
     "agentkit_instructions_skills",
-    "agentkit_mcp_client",
-    "agentkit_mcp_server",
     "agentkit_schema_attrs",
     "agentkit_schema_dataclass",
     "agentkit_schema_jsonschema",
