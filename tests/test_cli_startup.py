@@ -34,9 +34,7 @@ ALLOWED = {
 NOT_YET_LAZY = {
     "agentkit_checkpoint_memory",
     "agentkit_compactor_importance",
-    "agentkit_compactor_sliding_window",
     "agentkit_compactor_summarization",
-    "agentkit_compactor_truncation",
     "agentkit_instructions_skills",
     "agentkit_schema_attrs",
     "agentkit_schema_dataclass",
