@@ -32,10 +32,8 @@ ALLOWED = {
 #: or ``_invoke``) or their own implementation at import time. Strict xfail: converting one makes
 #: its test pass, and the entry must then be removed here. Issue 22.
 NOT_YET_LAZY = {
-    "agentkit_checkpoint_memory",
     "agentkit_compactor_importance",
     "agentkit_compactor_summarization",
-    "agentkit_instructions_skills",
     "agentkit_schema_attrs",
     "agentkit_schema_dataclass",
     "agentkit_schema_jsonschema",
