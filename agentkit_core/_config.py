@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigError
-from ._hooks import FIELDS
+from ._hookfields import FIELDS
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")

@@ -36,6 +36,9 @@ from ._errors import HookTimeoutError
 from ._errors import RunError
 from ._errors import SlowHookWarning
 from ._errors import UsageError
+from ._hookfields import ARGUMENTS as ARGUMENTS
+from ._hookfields import FIELDS as FIELDS
+from ._hookfields import declared_arguments as declared_arguments
 from ._messages import Message
 from ._messages import ToolCall
 from ._models import ModelRequest
@@ -49,27 +52,6 @@ if TYPE_CHECKING:
 
 #: One implementation: who contributed it, and the function.
 HookImpl = tuple[str, Callable[..., Any]]
-
-FIELDS: tuple[str, ...] = (
-    "before_model_call",
-    "before_tool_call",
-    "after_tool_call",
-    "output_guard",
-    "should_stop_after_turn",
-    "before_turn",
-    "transform",
-)
-
-#: The arguments each field's hook is called with, in its hookspec's order.
-ARGUMENTS: dict[str, tuple[str, ...]] = {
-    "before_model_call": ("ctx", "request"),
-    "before_tool_call": ("ctx", "call"),
-    "after_tool_call": ("ctx", "call", "result"),
-    "output_guard": ("ctx", "message"),
-    "should_stop_after_turn": ("ctx", "turn"),
-    "before_turn": ("ctx", "info"),
-    "transform": ("ctx", "transcript"),
-}
 
 #: Seconds an async hook may take before it is cancelled (``Hooks(timeout=...)``).
 DEFAULT_TIMEOUT = 30.0
@@ -199,47 +181,8 @@ _RULES: dict[str, _Rule] = {
     ),
 }
 
-#: Contested hook name -> its field.
-FIELD_OF_HOOK: dict[str, str] = {rule.hook: name for name, rule in _RULES.items()}
-
 
 # ---------------------------------------------------------------------- calling convention
-
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-def declared_arguments(field_name: str, fn: Callable[..., Any]) -> tuple[str, ...]:
-    """The arguments ``fn`` is called with as a ``field_name`` hook: the names it declares.
-
-    pluggy's rule (``HookImpl.argnames``): the positional parameters without a default, each of
-    which must be one of the hook's arguments. Read with :func:`inspect.signature`, so a bound
-    method, a ``functools.partial`` or a callable object works as well as a function. A
-    problem raises ``TypeError`` saying what to change.
-    """
-    spec = ARGUMENTS[field_name]
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{fn!r} is not a function whose parameters can be read ({exc})") from None
-    names: list[str] = []
-    for param in signature.parameters.values():
-        if param.default is not param.empty:
-            continue
-        if param.kind in _POSITIONAL:
-            names.append(param.name)
-        elif param.kind is param.KEYWORD_ONLY:
-            raise TypeError(
-                f"keyword-only parameter {param.name!r} has no default, and the hook passes "
-                "arguments by position; make it a plain parameter or give it a default"
-            )
-    unknown = [n for n in names if n not in spec]
-    if unknown:
-        raise TypeError(
-            f"takes {', '.join(map(repr, unknown))}, which agentkit_{field_name} does not "
-            f"pass; name the parameters after its arguments ({', '.join(spec)}: any of them, "
-            "in any order)"
-        )
-    return tuple(names)
 
 
 def _caller(fn: Callable[..., Any], names: tuple[str, ...], spec: tuple[str, ...]) -> Any:

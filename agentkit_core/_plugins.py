@@ -49,8 +49,8 @@ from ._errors import ConfigError
 from ._errors import PluginConflictError
 from ._errors import PluginLoadError
 from ._errors import UnknownNameError
-from ._hooks import FIELD_OF_HOOK
-from ._hooks import declared_arguments
+from ._hookfields import FIELD_OF_HOOK
+from ._hookfields import declared_arguments
 from ._ordering import read_declarations
 from ._ordering import resolve_order
 

@@ -7,11 +7,14 @@ the process lives. Records are immutable text, exactly what a durable store keep
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import StorageError
-from agentkit_core import StoredCheckpoint
 from agentkit_core import hookimpl
+
+if TYPE_CHECKING:
+    from agentkit_core import StoredCheckpoint
 
 __all__ = ["MemoryCheckpointStore"]
 

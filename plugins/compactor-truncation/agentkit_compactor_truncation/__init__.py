@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Estimator
-from agentkit_core import Message
-from agentkit_core import RunContext
 from agentkit_core import estimate_tokens
 from agentkit_core import hookimpl
 from agentkit_core import keep_units
 from agentkit_core import recent_units
 from agentkit_core import units_from_end
 from agentkit_core import within_budget
+
+if TYPE_CHECKING:
+    from agentkit_core import Estimator
+    from agentkit_core import Message
+    from agentkit_core import RunContext
 
 __all__ = ["TruncationCompactor"]
 

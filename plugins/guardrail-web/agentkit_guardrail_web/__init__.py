@@ -8,21 +8,33 @@ environment); installing the plugin also makes it take part in the before/after 
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._framing import scan_injection
-from ._guardrail import ResolvingURLCheck
-from ._guardrail import WebGuardrail
-from ._guardrail import WebSettings
-from ._guardrail import resolving_url_check
-from ._guardrail import system_resolver
 from ._hooks import agentkit_after_tool_call
 from ._hooks import agentkit_before_tool_call
 from ._hooks import agentkit_register_guardrails
+from ._settings import WebSettings
 
 if TYPE_CHECKING:
-    from ._fetch import SafeFetcher
+    from ._fetch import SafeFetcher as SafeFetcher
+    from ._framing import scan_injection as scan_injection
+    from ._guardrail import ResolvingURLCheck as ResolvingURLCheck
+    from ._guardrail import WebGuardrail as WebGuardrail
+    from ._guardrail import resolving_url_check as resolving_url_check
+    from ._guardrail import system_resolver as system_resolver
+
+#: Public name -> the private module defining it, imported on first access (so loading the
+#: plugin, as ``agentkit plugins list`` does, imports none of them; ``SafeFetcher`` needs httpx).
+_LAZY = {
+    "SafeFetcher": "._fetch",
+    "scan_injection": "._framing",
+    "ResolvingURLCheck": "._guardrail",
+    "WebGuardrail": "._guardrail",
+    "resolving_url_check": "._guardrail",
+    "system_resolver": "._guardrail",
+}
 
 __all__ = [
     "ResolvingURLCheck",
@@ -39,8 +51,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "SafeFetcher":
-        from ._fetch import SafeFetcher
-
-        return SafeFetcher
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Guardrail
@@ -112,23 +111,6 @@ class ResolvingURLCheck:
 
 #: The shipped resolving check, with the system resolver and no private networks allowed.
 resolving_url_check = ResolvingURLCheck()
-
-
-class WebSettings(TypedDict, total=False):
-    """The web guardrail's settings: ``[guardrail.web]`` keys, ``AGENTKIT_WEB_*`` variables.
-
-    The variable of a key is ``AGENTKIT_WEB_`` and the key in upper case; a list is written
-    comma-separated there (``AGENTKIT_WEB_EGRESS_ALLOW=example.com,python.org``), a flag as
-    ``1``/``0``. See :class:`WebGuardrail` for what each does.
-    """
-
-    egress_allow: list[str]
-    resolve: bool
-    redact_tool_output: bool
-    allow_private_networks: list[str]
-    flag_injections: bool
-    fetch_deadline: float
-    max_body_bytes: int
 
 
 class WebGuardrail(Guardrail):

@@ -15,30 +15,50 @@ default ``WebGuardrail()`` to runs that have none:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import GuardrailViolation
-from agentkit_core import RunContext
-from agentkit_core import ToolCall
-from agentkit_core import ToolDecision
-from agentkit_core import ToolResult
 from agentkit_core import hookimpl
 
-from ._guardrail import WebGuardrail
-from ._guardrail import WebSettings
+from ._settings import WebSettings
+
+if TYPE_CHECKING:
+    from agentkit_core import RunContext
+    from agentkit_core import ToolCall
+    from agentkit_core import ToolDecision
+    from agentkit_core import ToolResult
+
+    from ._guardrail import WebGuardrail
 
 #: The prefix of the web guardrail's environment variables (``AGENTKIT_WEB_EGRESS_ALLOW``...).
 ENV_PREFIX = "AGENTKIT_WEB_"
 
-#: What the hooks apply to a run without a guardrail: the secure defaults, no allow list.
-DEFAULT = WebGuardrail()
+
+@functools.cache
+def default_guardrail() -> WebGuardrail:
+    """What the hooks apply to a run without a guardrail: the secure defaults, no allow list.
+
+    Built on the first hook call, so that loading the plugin imports no guardrail.
+    """
+    from ._guardrail import WebGuardrail
+
+    return WebGuardrail()
+
+
+def _web_guardrail(**options: Any) -> WebGuardrail:
+    """``WebGuardrail(**options)``, the guardrail module imported on the first call."""
+    from ._guardrail import WebGuardrail
+
+    return WebGuardrail(**options)
 
 
 @hookimpl
 def agentkit_register_guardrails(register: Any) -> None:
-    register("web", WebGuardrail, settings=WebSettings, env_prefix=ENV_PREFIX)
+    register("web", _web_guardrail, settings=WebSettings, env_prefix=ENV_PREFIX)
 
 
 @hookimpl
@@ -54,10 +74,11 @@ def agentkit_before_tool_call(
     """
     if ctx.guardrail is not None:
         return None  # the agent's egress() checks every call with the run's guardrail
+    default = default_guardrail()
     try:
-        if DEFAULT.checks_need_io:
+        if default.checks_need_io:
             return _check_resolving(call.parsed_arguments())
-        DEFAULT.check_call_offline(call)
+        default.check_call_offline(call)
     except json.JSONDecodeError:
         return None  # the loop reports bad arguments itself
     except GuardrailViolation as exc:
@@ -67,18 +88,20 @@ def agentkit_before_tool_call(
 
 async def _check_resolving(arguments: Any) -> ToolDecision | None:
     try:
-        await DEFAULT.check_arguments(arguments)
+        await default_guardrail().check_arguments(arguments)
     except GuardrailViolation as exc:
         return _denied(exc)
     return None
 
 
 def _denied(exc: GuardrailViolation) -> ToolDecision:
+    from agentkit_core import ToolDecision
+
     return ToolDecision.deny(f"web guardrail: {exc}")
 
 
 @hookimpl
 def agentkit_after_tool_call(ctx: RunContext, call: ToolCall, result: ToolResult) -> ToolResult:
     """The result framed as untrusted data by the run's guardrail (redacted first if set to)."""
-    guardrail = ctx.guardrail or DEFAULT
+    guardrail = ctx.guardrail or default_guardrail()
     return guardrail.process_tool_result(result)

@@ -19,17 +19,19 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Grant
 from agentkit_core import Omission
 from agentkit_core import Rendered
-from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolResult
-from agentkit_core import grant_scope
 from agentkit_core import hookimpl
+
+if TYPE_CHECKING:
+    from agentkit_core import Grant
+    from agentkit_core import RunContext
 
 __all__ = ["GRANT_PREFIX", "PART_ID", "Skill", "Skills", "parse_allowed_tools"]
 
@@ -152,6 +154,8 @@ class _ReadSkill(Tool):
             return ToolResult.error(f"no skill named {name!r}; the skills are: {known}")
         structured: dict[str, Any] = {"name": skill.name, "location": skill.location}
         if skill.allowed_tools and ctx.policy is not None:
+            from agentkit_core import grant_scope  # imports the policy machinery: on use only
+
             grant = self.catalogue.grant_for(skill, scope=grant_scope(ctx), run=ctx.run_id)
             report = ctx.policy.grant(grant, ctx)
             structured["granted"] = list(report.granted)
@@ -215,6 +219,8 @@ class Skills:
 
     def grant_for(self, skill: Skill, *, scope: str = "", run: str = "") -> Grant:
         """The grant reading ``skill`` makes: its allowed-tools, trusted or not, and its digest."""
+        from agentkit_core import Grant  # imports the policy machinery: on use only
+
         return Grant(
             f"{GRANT_PREFIX}{skill.name}",
             skill.allowed_tools,

@@ -6,18 +6,34 @@ connected, so ``agentkit plugins list`` stays fast.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
 
-from ._connection import DEFAULT_CALL_TIMEOUT
-from ._connection import DEFAULT_REQUEST_TIMEOUT
-from ._connection import STDERR_TAIL_BYTES
-from ._connection import ServerParams
-from ._source import MCPServerSource
-from ._source import MCPTool
-from ._source import MCPToolSource
-from ._source import to_tool_result
+if TYPE_CHECKING:
+    from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
+    from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
+    from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
+    from ._connection import ServerParams as ServerParams
+    from ._source import MCPServerSource as MCPServerSource
+    from ._source import MCPTool as MCPTool
+    from ._source import MCPToolSource as MCPToolSource
+    from ._source import to_tool_result as to_tool_result
+
+#: Public name -> the private module defining it, imported on first access (so loading the
+#: plugin, as ``agentkit plugins list`` does, imports none of them).
+_LAZY = {
+    "DEFAULT_CALL_TIMEOUT": "._connection",
+    "DEFAULT_REQUEST_TIMEOUT": "._connection",
+    "STDERR_TAIL_BYTES": "._connection",
+    "ServerParams": "._connection",
+    "MCPServerSource": "._source",
+    "MCPTool": "._source",
+    "MCPToolSource": "._source",
+    "to_tool_result": "._source",
+}
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
@@ -34,7 +50,14 @@ __all__ = [
 @hookimpl
 def agentkit_register_tool_sources(register: Any) -> None:
     """Offer ``mcp``: ``factory(servers=[...], **options)`` builds an :class:`MCPToolSource`."""
-    register("mcp", MCPToolSource)
+    register("mcp", _mcp_tool_source)
+
+
+def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
+    """``MCPToolSource(*args, **options)``, the client modules imported on the first call."""
+    from ._source import MCPToolSource
+
+    return MCPToolSource(*args, **options)
 
 
 @hookimpl
@@ -43,3 +66,12 @@ def agentkit_register_commands(cli: Any) -> None:
     from ._cli import add_commands
 
     add_commands(cli)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

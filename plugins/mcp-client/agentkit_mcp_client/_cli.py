@@ -8,7 +8,6 @@ plugin registers ``mcp`` itself, so either plugin alone or both together work.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
 import json
 import sys
@@ -31,6 +30,8 @@ def add_commands(cli: Any) -> None:
 
 
 def _tools_command(args: argparse.Namespace) -> int:
+    import asyncio
+
     print(json.dumps(asyncio.run(list_server_tools(args.server, args.timeout)), indent=2))
     return 0
 

@@ -6,18 +6,31 @@ Nothing of the ``mcp`` SDK is imported until a server is built.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import importlib
 import importlib.util
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
 from agentkit_core import hookimpl
 
-from ._serve import DEFAULT_PORT
-from ._serve import as_tools
-from ._serve import build_server
-from ._serve import load_tools
-from ._serve import serve_tools
+#: The HTTP port ``serve_tools`` and ``agentkit mcp serve`` listen on by default.
+DEFAULT_PORT = 8765
+
+if TYPE_CHECKING:
+    from ._serve import as_tools as as_tools
+    from ._serve import build_server as build_server
+    from ._serve import load_tools as load_tools
+    from ._serve import serve_tools as serve_tools
+
+#: Public name -> the private module defining it, imported on first access (so loading the
+#: plugin, as ``agentkit plugins list`` does, imports none of them).
+_LAZY = {
+    "as_tools": "._serve",
+    "build_server": "._serve",
+    "load_tools": "._serve",
+    "serve_tools": "._serve",
+}
 
 __all__ = [
     "DEFAULT_PORT",
@@ -48,6 +61,11 @@ def add_serve_command(mcp_subparsers: Any) -> None:
 
 
 def _serve_command(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ._serve import load_tools
+    from ._serve import serve_tools
+
     tools = load_tools(args.tools)
     transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
     try:
@@ -78,3 +96,12 @@ def agentkit_register_commands(cli: Any) -> None:
     mcp = cli.add_parser("mcp", help="serve agentkit tools over MCP")
     sub = mcp.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
     add_serve_command(sub)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -19,11 +19,12 @@ from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import agent_tool
 
+from . import DEFAULT_PORT
+
 if TYPE_CHECKING:
     import mcp
     import mcp_types
 
-DEFAULT_PORT = 8765
 
 #: Seconds an HTTP server waits for open client streams when it is stopped.
 SHUTDOWN_GRACE = 2

@@ -7,20 +7,38 @@ first request, so listing plugins stays fast.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
 
-from ._model import OpenAIModel
-from ._model import retry_after
-from ._wire import IGNORED_SETTINGS
-from ._wire import WIRE
-from ._wire import message_from_openai
-from ._wire import message_to_openai
-from ._wire import messages_from_openai
-from ._wire import messages_to_openai
-from ._wire import settings_to_openai
-from ._wire import usage_from_openai
+if TYPE_CHECKING:
+    from ._model import OpenAIModel as OpenAIModel
+    from ._model import retry_after as retry_after
+    from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
+    from ._wire import WIRE as WIRE
+    from ._wire import message_from_openai as message_from_openai
+    from ._wire import message_to_openai as message_to_openai
+    from ._wire import messages_from_openai as messages_from_openai
+    from ._wire import messages_to_openai as messages_to_openai
+    from ._wire import settings_to_openai as settings_to_openai
+    from ._wire import usage_from_openai as usage_from_openai
+
+#: Public name -> the private module defining it, imported on first access (so loading the
+#: plugin, as ``agentkit plugins list`` does, imports neither).
+_LAZY = {
+    "OpenAIModel": "._model",
+    "retry_after": "._model",
+    "IGNORED_SETTINGS": "._wire",
+    "WIRE": "._wire",
+    "message_from_openai": "._wire",
+    "message_to_openai": "._wire",
+    "messages_from_openai": "._wire",
+    "messages_to_openai": "._wire",
+    "settings_to_openai": "._wire",
+    "usage_from_openai": "._wire",
+}
 
 __all__ = [
     "IGNORED_SETTINGS",
@@ -39,4 +57,20 @@ __all__ = [
 @hookimpl
 def agentkit_register_models(register: Any) -> None:
     """Offer the ``openai`` prefix."""
-    register("openai", OpenAIModel)
+    register("openai", _openai_model)
+
+
+def _openai_model(model: str, **options: Any) -> OpenAIModel:
+    """``OpenAIModel(model, **options)``, the model module imported on the first call."""
+    from ._model import OpenAIModel
+
+    return OpenAIModel(model, **options)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
