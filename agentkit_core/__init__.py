@@ -141,6 +141,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "order_sources",
     ),
     "_invoke": ("default_middlewares", "metering", "retry", "tracing"),
+    "_lazy": ("lazy_attributes",),
     "_kit": (
         "AgentConfig",
         "Kit",
@@ -416,6 +417,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._kit import kit_hooks as kit_hooks
     from ._kit import kit_memory as kit_memory
     from ._kit import kit_middlewares as kit_middlewares
+    from ._lazy import lazy_attributes as lazy_attributes
     from ._lookup import adapt as adapt
     from ._lookup import get_compactor as get_compactor
     from ._lookup import get_guard as get_guard

@@ -8,9 +8,9 @@ environment); installing the plugin also makes it take part in the before/after 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
-from typing import Any
+
+from agentkit_core import lazy_attributes
 
 from ._hooks import agentkit_after_tool_call
 from ._hooks import agentkit_before_tool_call
@@ -50,10 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

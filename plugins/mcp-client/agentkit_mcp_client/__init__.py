@@ -6,11 +6,11 @@ connected, so ``agentkit plugins list`` stays fast.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
+from agentkit_core import lazy_attributes
 
 if TYPE_CHECKING:
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
@@ -68,10 +68,4 @@ def agentkit_register_commands(cli: Any) -> None:
     add_commands(cli)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

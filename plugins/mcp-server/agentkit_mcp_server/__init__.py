@@ -13,6 +13,7 @@ from typing import Any
 from typing import Literal
 
 from agentkit_core import hookimpl
+from agentkit_core import lazy_attributes
 
 #: The HTTP port ``serve_tools`` and ``agentkit mcp serve`` listen on by default.
 DEFAULT_PORT = 8765
@@ -98,10 +99,4 @@ def agentkit_register_commands(cli: Any) -> None:
     add_serve_command(sub)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

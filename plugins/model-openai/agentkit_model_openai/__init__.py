@@ -7,11 +7,11 @@ first request, so listing plugins stays fast.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
+from agentkit_core import lazy_attributes
 
 if TYPE_CHECKING:
     from ._model import OpenAIModel as OpenAIModel
@@ -67,10 +67,4 @@ def _openai_model(model: str, **options: Any) -> OpenAIModel:
     return OpenAIModel(model, **options)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
