@@ -192,16 +192,16 @@ def get_executor(
         check_options(InProcessExecutor, options, source)
         return InProcessExecutor(**options)
     pm = manager_or_default(manager)
-    names = [reg.name for reg in pm.registrations("executors")]
-    if name not in names:
-        available = (IN_PROCESS, *names)
+    try:
+        reg = pm.lookup("executors", name)
+    except UnknownNameError as exc:  # core's own executor is no plugin's: name it too
         raise UnknownNameError(
-            f"no run executor named {name!r}; the installed executors are: "
-            f"{', '.join(available)} (install one, e.g. pip install agentkit-executor-dbos)",
+            f"{exc}; core's own executor is {IN_PROCESS!r} (for durable runs, pip install "
+            "agentkit-executor-dbos)",
             name=name,
-            available=available,
-        )
-    check_options(pm.lookup("executors", name).value, options, source)
+            available=(IN_PROCESS, *exc.available),
+        ) from None
+    check_options(reg.value, options, source)
     made: Executor = build(
         "executors",
         name,
