@@ -221,7 +221,8 @@ class Policy(PolicyEngine):
         """The policy a TOML policy file describes (see ``docs/policy.md``)."""
         from ._file import read_policy
 
-        return read_policy(Path(path), cwd=cwd)
+        read = read_policy(Path(path))
+        return cls(read.rules, default=read.default, tools=read.tools, cwd=cwd, path=path)
 
     def __repr__(self) -> str:
         where = f", path={self.path!r}" if self.path else ""

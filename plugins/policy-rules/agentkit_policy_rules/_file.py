@@ -7,11 +7,10 @@ then the key within it. A key written in an inline table is found on the line th
 
 from __future__ import annotations
 
-import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
@@ -19,13 +18,12 @@ from agentkit_core import ConfigError
 from ._rules import FILE_KEYS
 from ._rules import Keys
 from ._rules import Problem
+from ._rules import Rule
+from ._rules import ToolSettings
 from ._rules import check_keys
 from ._rules import check_verdict
 from ._rules import rule_from_table
 from ._rules import tools_from_table
-
-if TYPE_CHECKING:
-    from ._engine import Policy
 
 _HEADER = re.compile(r"^\s*\[")
 _RULES = re.compile(r"^\s*\[\[\s*rules\s*\]\]")
@@ -33,10 +31,17 @@ _RULES = re.compile(r"^\s*\[\[\s*rules\s*\]\]")
 _OUTSIDE_RULE = re.compile(r"^\s*\[(?!\s*rules\s*\.)")
 
 
-def read_policy(path: Path, *, cwd: str | os.PathLike[str] | None = None) -> Policy:
-    """The :class:`Policy` the file at ``path`` describes."""
-    from ._engine import Policy
+@dataclass(frozen=True)
+class PolicyFile:
+    """What a policy file says: the arguments ``Policy`` is built from."""
 
+    rules: list[Rule]
+    default: str
+    tools: dict[str, ToolSettings]
+
+
+def read_policy(path: Path) -> PolicyFile:
+    """What the file at ``path`` says, checked whole (a ``ConfigError`` names file and line)."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
@@ -63,7 +68,7 @@ def read_policy(path: Path, *, cwd: str | os.PathLike[str] | None = None) -> Pol
         default = check_verdict(data.get("default", "ask"), ("default",))
     except Problem as problem:
         raise problem.error(f"{path}:{_line(lines, problem.keys)}") from None
-    return Policy(rules, default=default, tools=tools, cwd=cwd, path=path)
+    return PolicyFile(rules, default, tools)
 
 
 def _line(lines: list[str], keys: Keys) -> int:
