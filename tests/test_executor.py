@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
@@ -11,6 +12,9 @@ from agentkit_core import ConfigError
 from agentkit_core import Executor
 from agentkit_core import InProcessExecutor
 from agentkit_core import Kit
+from agentkit_core import SessionConflict
+from agentkit_core import SessionNotFound
+from agentkit_core import StepTimeoutError
 from agentkit_core import UnknownNameError
 from agentkit_core import get_executor
 from agentkit_core.testing import ExecutorConformance
@@ -54,3 +58,19 @@ def test_a_bad_step_timeout_is_refused(bad: object) -> None:
 def test_options_with_an_executor_object_are_refused() -> None:
     with pytest.raises(ConfigError, match="options build a named executor"):
         Kit(model=TestModel(), executor=InProcessExecutor(), executor_options={"step_timeout": 1})
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        SessionConflict("lost", session_id="s", after="a", leaf="b"),
+        SessionNotFound("gone", session_id="s", item_id="i"),
+        StepTimeoutError("slow", step="model:1", timeout=2.0),
+        ConfigError("bad", value=[1], source="here"),
+        UnknownNameError("who", name="x", available=("y",)),
+    ],
+)
+def test_an_error_a_durable_executor_records_comes_back_whole(error: Exception) -> None:
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is type(error) and str(again) == str(error)
+    assert again.__dict__ == error.__dict__
