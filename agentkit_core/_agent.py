@@ -546,7 +546,8 @@ class Agent:
         on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
-        await ctx.recorder.begin(ctx, task)
+        executor = self.executor
+        await ctx.recorder.begin(ctx, task, steps=executor if executor.durable else None)
         if ctx.parent is None or self._exporters is not None:  # a child's go to its parent's
             ctx.trace.attach(self.exporters)
         token = _current_run.set(ctx)

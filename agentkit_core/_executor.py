@@ -20,6 +20,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 from typing import TypeVar
 from typing import final
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: What a step runs: one model call or one tool call.
-StepKind = Literal["model", "tool"]
+#: What a step runs: one model call, one tool call, or one batch appended to the run's session.
+StepKind = Literal["model", "tool", "session"]
 
 #: The name of the built-in executor (core's, not a plugin's).
 IN_PROCESS = "in-process"
@@ -50,9 +51,13 @@ class Executor:
 
     Attributes:
         name: the name the executor is registered under (``"in-process"``, ``"dbos"``).
+        durable: True when a step's result is recorded and a run run again after a crash gets
+            it back without running the step: the run's session batches are then steps too
+            (``"session:<n>"``), so a replayed run does not append them again.
     """
 
     name: str = ""
+    durable: ClassVar[bool] = False
 
     async def step(
         self,
@@ -65,10 +70,11 @@ class Executor:
         """Run one step of a run and return what ``call()`` returns.
 
         Args:
-            name: the step's name, unique within the run and the same when the run is run
-                again from the start: ``"model:<turn>"`` or ``"tool:<tool>:<call id>"``.
+            name: the step's name, the same when the run is run again from the start:
+                ``"model:<turn>"``, ``"tool:<tool>:<call id>"``, or (on a durable executor)
+                ``"session:start"`` and ``"session:<n>"``.
             call: makes the step's awaitable; called at most once per execution of the run.
-            kind: ``"model"`` or ``"tool"``.
+            kind: ``"model"``, ``"tool"`` or ``"session"``.
             idempotent: False when running the step twice would act on the world twice (a
                 tool whose ``idempotent`` is False and that has ``side_effects``). A durable
                 executor must not silently run again such a step it finds interrupted.

@@ -182,6 +182,7 @@ class DBOSExecutor(Executor):
     """
 
     name = "dbos"
+    durable = True
 
     def __init__(
         self,
