@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import uuid
+from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -39,9 +40,12 @@ from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import StepKind
 from agentkit_core import StorageError
+from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import mask_url
+
+from ._stream import STREAM
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
@@ -260,6 +264,9 @@ class DBOSExecutor(Executor):
             if started != execution:  # an earlier execution started it and never finished
                 result: Any = ToolResult.error(_unknown_outcome(name))
                 return result  # type: ignore[no-any-return]
+            stream = STREAM.get() if kind == "model" else None
+            if stream is not None:  # a streamed run: the call's events go out as they come
+                return await stream.during(timed_step(name, call, self.step_timeout))
             return await timed_step(name, call, self.step_timeout)
 
         result = await body_at.run_async({"name": name}, body)
@@ -349,12 +356,13 @@ class DBOSExecutor(Executor):
         return self._client
 
     async def submit(
-        self, task: str, *, agent: str = "agent", run_id: str | None = None
+        self, task: str, *, agent: str = "agent", run_id: str | None = None, stream: bool = False
     ) -> RunHandle:
         """Enqueue a run of the agent named ``agent`` on ``task``; a worker runs it.
 
         Returns its :class:`RunHandle` at once. A ``run_id`` already taken attaches to that run
-        instead of starting another (so a retried submit runs once).
+        instead of starting another (so a retried submit runs once). ``stream=True`` streams
+        its model calls and publishes their events for :meth:`RunHandle.stream`.
         """
         from dbos import EnqueueOptions
 
@@ -363,7 +371,8 @@ class DBOSExecutor(Executor):
             "queue_name": self.queue,
             "workflow_id": run_id or str(uuid.uuid4()),
         }
-        handle: Any = await self.client().enqueue_async(options, agent, task)
+        args = (agent, task, True) if stream else (agent, task)
+        handle: Any = await self.client().enqueue_async(options, *args)
         return RunHandle(handle.get_workflow_id(), self)
 
     def handle(self, run_id: str) -> RunHandle:
@@ -429,6 +438,20 @@ class RunHandle:
                 f"longer, or start a worker on queue {self.executor.queue!r}"
             ) from None
         return result
+
+    def stream(self, timeout: float | None = None) -> AsyncIterator[StreamEvent]:
+        """The run's events as the worker makes them, from any process, then its result.
+
+        A run submitted with ``stream=True`` publishes each model call's ``"text"``,
+        ``"tool_call"`` and ``"done"`` events; the last event is ``"result"`` (its
+        :class:`AgentResult`), and a run that failed or was cancelled raises instead, as
+        :meth:`result` does (``timeout`` bounds that wait). Reading starts at the first event,
+        whenever it is called. A recovered run streams on: a replayed call publishes nothing
+        again, and a call cut off by the crash publishes its events again from its start.
+        """
+        from ._stream import read
+
+        return read(self, timeout)
 
     async def cancel(self) -> None:
         """Cancel the run: it stops at its next step."""

@@ -83,7 +83,14 @@ class TurnModel:
         return ModelResponse(message, Usage(10, 5, 1), "stop", self.name)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        yield StreamEvent("done", response=await self.request(request))
+        """The answer's words as text deltas, or its calls, then the answer."""
+        response = await self.request(request)
+        for call in response.message.tool_calls:
+            yield StreamEvent("tool_call", tool_call=call)
+        for word in response.message.text.split():
+            await asyncio.sleep(DELAY / 5)
+            yield StreamEvent("text", text=word + " ")
+        yield StreamEvent("done", response=response)
 
 
 @tool(idempotent=True)
