@@ -32,6 +32,7 @@ from ._errors import UnknownNameError
 if TYPE_CHECKING:
     from ._agent import Agent
     from ._agent import AgentResult
+    from ._context import RunContext
     from ._plugins import PluginManager
 
 T = TypeVar("T")
@@ -119,6 +120,37 @@ async def timed_step(name: str, call: Callable[[], Awaitable[T]], timeout: float
             timeout=timeout,
         )
     return task.result()
+
+
+def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: Any) -> None:
+    """What a durable executor does for a step that returned its recorded result unrun.
+
+    The run gets what running the step gave it besides its result: a model call's usage is
+    added (so the run's usage and budget count it, as an uninterrupted run's do), and a model
+    or tool call gets its ``model_call`` / ``tool_call`` span, stamped from the recorded result
+    and marked ``replayed=True`` (it takes no time: the call ran in an earlier execution, whose
+    own span was made there). A session step gets neither.
+    """
+    from ._invoke import _size
+    from ._invoke import _stamp
+    from ._models import ModelResponse
+    from ._tools import ToolResult
+
+    if kind == "model":
+        response = result[0] if isinstance(result, tuple) else result  # (answer, repairs)
+        if isinstance(response, ModelResponse):
+            ctx.add_usage(response.usage)
+            payload: dict[str, Any] = {"response": response.message}
+            with ctx.trace.span("model_call", payload, step=name, replayed=True) as span:
+                _stamp(span, response)
+    elif kind == "tool" and isinstance(result, ToolResult):
+        _, tool, call_id = name.split(":", 2) if name.count(":") >= 2 else ("", name, "")
+        payload = {"result": result.content}  # its arguments: in the replayed model call
+        with ctx.trace.span(
+            "tool_call", payload, tool=tool, call_id=call_id, replayed=True
+        ) as span:
+            span.set("is_error", result.is_error)
+            span.set("result_chars", _size(result.content))
 
 
 @final

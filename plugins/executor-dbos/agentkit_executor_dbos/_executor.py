@@ -35,7 +35,6 @@ from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import Executor
-from agentkit_core import ModelResponse
 from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import StepKind
@@ -44,6 +43,7 @@ from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import mask_url
+from agentkit_core import replayed_step
 
 from ._stream import STREAM
 
@@ -64,8 +64,8 @@ PENDING = "agentkit.pending"
 #: The id of the current execution of a workflow (a fresh one each time a run is started or
 #: recovered): what tells a recorded marker of an earlier execution from this one's.
 _EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("agentkit_dbos_execution")
-#: The context of the run the workflow is running: a replayed model step's usage is added to it,
-#: as the metering middleware added it when the step ran.
+#: The context of the run the workflow is running: a replayed step's usage and span go to it
+#: (``replayed_step``), as the middlewares added them when the step ran.
 RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
     "agentkit_dbos_run_context", default=None
 )
@@ -270,8 +270,9 @@ class DBOSExecutor(Executor):
             return await timed_step(name, call, self.step_timeout)
 
         result = await body_at.run_async({"name": name}, body)
-        if not ran and kind == "model":
-            _count_replayed(result)
+        ctx = RUN_CONTEXT.get()
+        if not ran and ctx is not None:
+            replayed_step(ctx, name, kind, result)
         return result
 
     # ------------------------------------------------------------------ runs
@@ -468,14 +469,6 @@ class RunHandle:
     async def approve(self, approvals: Any) -> None:
         """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
         await self.executor.approve(self.run_id, approvals)
-
-
-def _count_replayed(result: Any) -> None:
-    """Add a replayed model step's usage to the run, as running it did (the run's budget too)."""
-    ctx = RUN_CONTEXT.get()
-    response = result[0] if isinstance(result, tuple) else result
-    if ctx is not None and isinstance(response, ModelResponse):
-        ctx.add_usage(response.usage)
 
 
 async def _mark(execution: str) -> str:

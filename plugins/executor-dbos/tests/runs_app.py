@@ -5,10 +5,12 @@ the queue ``"runs"`` until killed. The model answers as a function of the reques
 answers it already gave), so a run recovered after a crash asks the same things; a model call
 and each tool write what they are doing to ``LOGDIR/<run id>.progress`` (the test kills the
 worker when a given line appears) and the side effect of ``charge`` to
-``LOGDIR/<run id>.effects`` (what the test counts). With ``RUNS_SESSION=PATH`` the agent records
-the session ``"runs"`` in that SQLite file, and each append to it writes ``session append N``
-(the run's Nth append, in any process) to the progress file, then waits a moment: a kill there
-lands between the append and DBOS recording the step that made it.
+``LOGDIR/<run id>.effects`` (what the test counts); each model and tool call span ends as a
+line ``<name> ran`` or ``<name> replayed`` of ``LOGDIR/<run id>.spans``. With
+``RUNS_SESSION=PATH`` the agent records the session ``"runs"`` in that SQLite file, and each
+append to it writes ``session append N`` (the run's Nth append, in any process) to the progress
+file, then waits a moment: a kill there lands between the append and DBOS recording the step
+that made it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from agentkit_core import SessionInfo
 from agentkit_core import SessionItem
 from agentkit_core import Sessions
 from agentkit_core import SessionStore
+from agentkit_core import Span
+from agentkit_core import SpanExporter
 from agentkit_core import StoreBridge
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
@@ -144,6 +148,15 @@ def checkpointer(logs: Path) -> Checkpointer:
     return Checkpointer(StoreBridge(FileStore(root)))
 
 
+class SpanLines(SpanExporter):
+    """Writes each model and tool call span's end to ``LOGDIR/<run id>.spans``."""
+
+    def on_end(self, span: Span) -> None:
+        if span.name in ("model_call", "tool_call") and span.run_id:
+            how = "replayed" if span.attributes.get("replayed") else "ran"
+            note(span.run_id, f"{span.name} {how}", "spans")
+
+
 class NotingStore:
     """A session store that notes each append of a run in its progress file, then waits."""
 
@@ -205,6 +218,7 @@ def agent(executor: object, recorder: Recorder | None = None) -> Agent:
         manager=PluginManager(entry_points=False),
         checkpointer=checkpointer(LOGS),
         recorder=recorder,
+        exporters=[SpanLines()],
         hooks=Hooks.of("runs", before_tool_call=ask_about_charges)
         if os.environ.get("RUNS_ASK")
         else None,

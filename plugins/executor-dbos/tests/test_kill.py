@@ -6,6 +6,7 @@ The worker records a session too: each run's items are in it once, as an uninter
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,16 @@ def test_a_killed_worker_resumes_every_run_from_its_last_step(tmp_path: Path) ->
                 assert appends(progress) == appends(reference_progress), progress
             else:
                 assert progress.count(point) == 2, (point, progress)
+        if point == "model 4 start":
+            # every call ran once and made its span; the restarted worker's replay of the three
+            # calls before it made a span each too, marked replayed
+            spans = (tmp_path / f"killed-{i}.spans").read_text(encoding="utf-8").splitlines()
+            assert Counter(spans) == {
+                "model_call ran": 5,
+                "model_call replayed": 3,
+                "tool_call ran": 4,
+                "tool_call replayed": 3,
+            }
             # no completed step ran twice: each model call and charge started once
             for line in ("model 1 start", "charge 1 start", "charge 2 start", "model 5 start"):
                 assert progress.count(line) == 1, (point, line, progress)
