@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 from typing import TypeVar
 
 from agentkit_core import AgentResult
+from agentkit_core import RunError
 from agentkit_core import StreamEvent
+from agentkit_core import mask_url
 
 if TYPE_CHECKING:
     from ._executor import RunHandle
@@ -86,10 +88,20 @@ async def finish(result: AgentResult) -> None:
 
 async def read(handle: RunHandle, timeout: float | None) -> AsyncIterator[StreamEvent]:
     """The events of the run of ``handle``, then its ``"result"`` (see ``RunHandle.stream``)."""
+    from dbos._error import DBOSNonExistentWorkflowError
+
     client = handle.executor.client()
     ended = False
-    async for event in client.read_stream_async(handle.run_id, EVENTS, polling_interval_sec=0.05):
-        ended = isinstance(event, StreamEvent) and event.kind == "result"
-        yield event
+    events = client.read_stream_async(handle.run_id, EVENTS, polling_interval_sec=0.05)
+    try:
+        async for event in events:
+            ended = isinstance(event, StreamEvent) and event.kind == "result"
+            yield event
+    except DBOSNonExistentWorkflowError as exc:
+        where = mask_url(handle.executor.database)
+        raise RunError(
+            f"no run {handle.run_id!r} in {where}: nothing to stream; check the run id (agentkit "
+            "submit prints it) and executor_options['database']"
+        ) from exc
     if not ended:  # not streamed, failed or cancelled: its result, or its error
         yield StreamEvent("result", result=await handle.result(timeout))

@@ -12,6 +12,7 @@ from workers import start
 from workers import stop
 from workers import wait_for_line
 
+from agentkit_core import ConfigError
 from agentkit_core import RunError
 from agentkit_core import StreamEvent
 
@@ -79,11 +80,13 @@ def test_a_run_not_streamed_gives_its_result_and_a_failed_one_its_error(tmp_path
     executor = DBOSExecutor(database=database, queue="runs")
     worker = start(database, tmp_path)
 
-    async def main() -> tuple[list[StreamEvent], RunError]:
+    async def main() -> tuple[list[StreamEvent], ConfigError]:
+        with pytest.raises(RunError, match="no run 'nope' in sqlite:///"):
+            [e async for e in executor.handle("nope").stream()]
         await executor.submit("charge twice", agent="runs", run_id="plain")
         plain = [e async for e in executor.handle("plain").stream(timeout=90)]
         await executor.submit("x", agent="nobody", run_id="failing", stream=True)
-        with pytest.raises(Exception) as failed:
+        with pytest.raises(ConfigError) as failed:
             [e async for e in executor.handle("failing").stream(timeout=90)]
         return plain, failed.value
 
