@@ -30,6 +30,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "InProcessExecutor",
         "StepKind",
         "get_executor",
+        "replayed_step",
         "resolve_executor",
         "timed_step",
     ),
@@ -366,6 +367,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._executor import InProcessExecutor as InProcessExecutor
     from ._executor import StepKind as StepKind
     from ._executor import get_executor as get_executor
+    from ._executor import replayed_step as replayed_step
     from ._executor import resolve_executor as resolve_executor
     from ._executor import timed_step as timed_step
     from ._fold import SUMMARY as SUMMARY

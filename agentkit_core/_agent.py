@@ -434,12 +434,16 @@ class Agent:
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
 
         ``settings`` go over the agent's own for this run's model requests, key by key.
+        ``on_event`` is called, in the call's own task, with each of the model's stream events
+        (the model calls are then streamed; ``"text"``, ``"tool_call"``, ``"done"``): what a
+        durable executor publishes a run's stream from. :meth:`run_stream` yields them instead.
         """
-        return await self._run(task, ctx, wc, None, settings)
+        return await self._run(task, ctx, wc, on_event, settings)
 
     async def run_stream(
         self,
@@ -546,7 +550,8 @@ class Agent:
         on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
         like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
         """
-        await ctx.recorder.begin(ctx, task)
+        executor = self.executor
+        await ctx.recorder.begin(ctx, task, steps=executor if executor.durable else None)
         if ctx.parent is None or self._exporters is not None:  # a child's go to its parent's
             ctx.trace.attach(self.exporters)
         token = _current_run.set(ctx)
@@ -586,6 +591,7 @@ class Agent:
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
@@ -598,6 +604,7 @@ class Agent:
         verdict naming who gave it (``"person"`` when the approvals name no one).
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
+        ``on_event`` is as for :meth:`run`.
         """
         merged = self._settings_for(settings)
         ctx = ctx if ctx is not None else self.new_context(run_id)
@@ -705,7 +712,9 @@ class Agent:
 
         pending = suspended and state.pending
         wc = wc if wc is not None else WorkingContext()
-        return await self._drive(state, ctx, wc, merged, settle=settle if pending else None)
+        return await self._drive(
+            state, ctx, wc, merged, on_event, settle=settle if pending else None
+        )
 
     async def _loop(
         self,

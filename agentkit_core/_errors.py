@@ -59,6 +59,20 @@ from typing import Any
 class AgentkitError(Exception):
     """Base class of every error agentkit raises."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled by a durable executor that records a step's or a run's error: the keyword
+        # fields are attributes, not args, so the default (cls(*args)) would not rebuild it
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[AgentkitError], args: tuple[Any, ...], fields: dict[str, Any]) -> Any:
+    import inspect
+
+    takes = inspect.signature(cls.__init__).parameters
+    error = cls(*args, **{name: value for name, value in fields.items() if name in takes})
+    error.__dict__.update(fields)
+    return error
+
 
 class UsageError(AgentkitError):
     """The caller configured or called something wrongly."""
@@ -196,14 +210,6 @@ class StepTimeoutError(RunError, TimeoutError):
         super().__init__(message)
         self.step = step
         self.timeout = timeout
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # pickled by a durable executor that records a run's error (keywords are not args)
-        return (_step_timeout, (str(self), self.step, self.timeout))
-
-
-def _step_timeout(message: str, step: str, timeout: float) -> StepTimeoutError:
-    return StepTimeoutError(message, step=step, timeout=timeout)
 
 
 class PendingToolCallError(RunError):

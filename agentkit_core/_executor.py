@@ -20,6 +20,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 from typing import TypeVar
 from typing import final
@@ -31,12 +32,13 @@ from ._errors import UnknownNameError
 if TYPE_CHECKING:
     from ._agent import Agent
     from ._agent import AgentResult
+    from ._context import RunContext
     from ._plugins import PluginManager
 
 T = TypeVar("T")
 
-#: What a step runs: one model call or one tool call.
-StepKind = Literal["model", "tool"]
+#: What a step runs: one model call, one tool call, or one batch appended to the run's session.
+StepKind = Literal["model", "tool", "session"]
 
 #: The name of the built-in executor (core's, not a plugin's).
 IN_PROCESS = "in-process"
@@ -50,9 +52,13 @@ class Executor:
 
     Attributes:
         name: the name the executor is registered under (``"in-process"``, ``"dbos"``).
+        durable: True when a step's result is recorded and a run run again after a crash gets
+            it back without running the step: the run's session batches are then steps too
+            (``"session:<n>"``), so a replayed run does not append them again.
     """
 
     name: str = ""
+    durable: ClassVar[bool] = False
 
     async def step(
         self,
@@ -65,10 +71,11 @@ class Executor:
         """Run one step of a run and return what ``call()`` returns.
 
         Args:
-            name: the step's name, unique within the run and the same when the run is run
-                again from the start: ``"model:<turn>"`` or ``"tool:<tool>:<call id>"``.
+            name: the step's name, the same when the run is run again from the start:
+                ``"model:<turn>"``, ``"tool:<tool>:<call id>"``, or (on a durable executor)
+                ``"session:start"`` and ``"session:<n>"``.
             call: makes the step's awaitable; called at most once per execution of the run.
-            kind: ``"model"`` or ``"tool"``.
+            kind: ``"model"``, ``"tool"`` or ``"session"``.
             idempotent: False when running the step twice would act on the world twice (a
                 tool whose ``idempotent`` is False and that has ``side_effects``). A durable
                 executor must not silently run again such a step it finds interrupted.
@@ -113,6 +120,37 @@ async def timed_step(name: str, call: Callable[[], Awaitable[T]], timeout: float
             timeout=timeout,
         )
     return task.result()
+
+
+def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: Any) -> None:
+    """What a durable executor does for a step that returned its recorded result unrun.
+
+    The run gets what running the step gave it besides its result: a model call's usage is
+    added (so the run's usage and budget count it, as an uninterrupted run's do), and a model
+    or tool call gets its ``model_call`` / ``tool_call`` span, stamped from the recorded result
+    and marked ``replayed=True`` (it takes no time: the call ran in an earlier execution, whose
+    own span was made there). A session step gets neither.
+    """
+    from ._invoke import _size
+    from ._invoke import _stamp
+    from ._models import ModelResponse
+    from ._tools import ToolResult
+
+    if kind == "model":
+        response = result[0] if isinstance(result, tuple) else result  # (answer, repairs)
+        if isinstance(response, ModelResponse):
+            ctx.add_usage(response.usage)
+            payload: dict[str, Any] = {"response": response.message}
+            with ctx.trace.span("model_call", payload, step=name, replayed=True) as span:
+                _stamp(span, response)
+    elif kind == "tool" and isinstance(result, ToolResult):
+        _, tool, call_id = name.split(":", 2) if name.count(":") >= 2 else ("", name, "")
+        payload = {"result": result.content}  # its arguments: in the replayed model call
+        with ctx.trace.span(
+            "tool_call", payload, tool=tool, call_id=call_id, replayed=True
+        ) as span:
+            span.set("is_error", result.is_error)
+            span.set("result_chars", _size(result.content))
 
 
 @final

@@ -26,10 +26,12 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
+from ._encoder import encode_state
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
 from ._instructions import InstructionPart
@@ -51,6 +53,7 @@ from ._verdicts import Verdict
 
 if TYPE_CHECKING:
     from ._context import RunContext
+    from ._executor import Executor
     from ._hooks import ToolDecision
 
 #: ``(instructions text) -> (parts, omissions)`` when the parts join to that text, else None:
@@ -60,6 +63,10 @@ PartsFor = Callable[[str], "tuple[Sequence[InstructionPart], Sequence[Omission]]
 
 #: The redacted body's reason.
 SECRET_TAINT = "secret_taint"
+
+
+async def _same(value: str | None) -> str | None:
+    return value
 
 
 class Recorder:
@@ -98,6 +105,8 @@ class Recorder:
         self._active: str | None = None
         self._sent: list[str] | None = None
         self._tainted: bool = parent is not None and parent._tainted
+        self._steps: Executor | None = None  # the durable executor of the recording run
+        self._flushes = 0
 
     # ------------------------------------------------------------------ opening
 
@@ -213,12 +222,17 @@ class Recorder:
 
     # ------------------------------------------------------------------ the run's bracket
 
-    async def begin(self, ctx: RunContext, task: Message | None = None) -> None:
+    async def begin(
+        self, ctx: RunContext, task: Message | None = None, *, steps: Executor | None = None
+    ) -> None:
         """Claim the recorder for ``ctx``'s run and write its first items (the task).
 
         Writing at once detects another process that continued the session meanwhile
         (:class:`SessionConflict`) before the model is called. A second run claiming the
         recorder while another records is a :class:`SessionConflict` naming both.
+
+        ``steps`` is the run's executor when it is durable: each batch of the run is then its
+        step, so a run replayed after a crash records each item once (see :meth:`_rewind`).
         """
         if self._active is not None and self._active != ctx.run_id:
             raise SessionConflict(
@@ -230,6 +244,8 @@ class Recorder:
             )
         self._active = ctx.run_id
         try:
+            if steps is not None:
+                await self._rewind(steps)
             model = ctx.invoker.model.name if ctx.invoker is not None else ""
             header = self.state.header
             if model and header.model and model != header.model:
@@ -238,13 +254,47 @@ class Recorder:
                 self.record_user(ctx, task)
             await self.flush()
         except BaseException:
-            self._active = None
+            self._active = self._steps = None
             raise
 
     def end(self, ctx: RunContext) -> None:
         """Release the recorder after ``ctx``'s run (its last flush is the loop's)."""
         if self._active == ctx.run_id:
-            self._active = None
+            self._active = self._steps = None
+
+    async def _rewind(self, steps: Executor) -> None:
+        """Go back to the leaf the run began at the first time it ran (a step of its own).
+
+        A run replayed after a crash finds the session holding what it recorded before (and
+        this recorder, opened since, at its end): its replayed batches return the items they
+        wrote, and a batch written but not recorded as its step is found in place
+        (:meth:`_append_once`), so the path ends as an uninterrupted run's.
+        """
+        self._steps, self._flushes = steps, 0
+        began = await steps.step("session:start", partial(_same, self._leaf), kind="session")
+        if began is None or began == self._leaf:
+            return
+        path = await self.sessions.path(self.session_id, to=began)
+        self.state = SessionState.replay(self.session_id, path)
+        for item in self._buffer:
+            self.state.feed(item.kind, item.body)
+        self._leaf, self._sent = began, None
+
+    async def _append_once(self, after: str, batch: list[NewItem]) -> str:
+        """Append ``batch`` after ``after``, or find it there already; the new leaf's id.
+
+        A batch is found when the items after ``after`` are the batch itself: an execution of
+        the run that died between the append and the recording of its step wrote them.
+        """
+        try:
+            return (await self.sessions.append(self.session_id, after, batch))[-1].id
+        except SessionConflict:
+            path = await self.sessions.path(self.session_id)
+            at = next((i for i, item in enumerate(path) if item.id == after), len(path))
+            tail = [(item.kind, item.body_json) for item in path[at + 1 :]]
+            if not tail or tail != [(n.kind, encode_state(n.body)) for n in batch]:
+                raise
+            return path[-1].id
 
     async def flush(self) -> None:
         """Append what was recorded since the last flush, in one batch after the leaf.
@@ -267,13 +317,21 @@ class Recorder:
                         f"session {self.session_id!r} has no item to append after",
                         session_id=self.session_id,
                     )
-                written = await self.sessions.append(self.session_id, self._leaf, batch)
+                if self._steps is None:
+                    leaf = (await self.sessions.append(self.session_id, self._leaf, batch))[-1].id
+                else:
+                    self._flushes += 1
+                    leaf = await self._steps.step(
+                        f"session:{self._flushes}",
+                        partial(self._append_once, self._leaf, batch),
+                        kind="session",
+                    )
             except SessionConflict:
                 raise
             except BaseException:
                 self._buffer[:0] = batch
                 raise
-            self._leaf = self.state.leaf = written[-1].id
+            self._leaf = self.state.leaf = leaf
 
     # ------------------------------------------------------------------ recording
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
@@ -11,8 +12,17 @@ from agentkit_core import ConfigError
 from agentkit_core import Executor
 from agentkit_core import InProcessExecutor
 from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import ModelResponse
+from agentkit_core import SessionConflict
+from agentkit_core import SessionNotFound
+from agentkit_core import StepTimeoutError
+from agentkit_core import ToolCall
+from agentkit_core import ToolResult
 from agentkit_core import UnknownNameError
+from agentkit_core import Usage
 from agentkit_core import get_executor
+from agentkit_core import replayed_step
 from agentkit_core.testing import ExecutorConformance
 from agentkit_core.testing import TestModel
 
@@ -54,3 +64,44 @@ def test_a_bad_step_timeout_is_refused(bad: object) -> None:
 def test_options_with_an_executor_object_are_refused() -> None:
     with pytest.raises(ConfigError, match="options build a named executor"):
         Kit(model=TestModel(), executor=InProcessExecutor(), executor_options={"step_timeout": 1})
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        SessionConflict("lost", session_id="s", after="a", leaf="b"),
+        SessionNotFound("gone", session_id="s", item_id="i"),
+        StepTimeoutError("slow", step="model:1", timeout=2.0),
+        ConfigError("bad", value=[1], source="here"),
+        UnknownNameError("who", name="x", available=("y",)),
+    ],
+)
+def test_an_error_a_durable_executor_records_comes_back_whole(error: Exception) -> None:
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is type(error) and str(again) == str(error)
+    assert again.__dict__ == error.__dict__
+
+
+def test_a_replayed_step_counts_its_usage_and_makes_a_span_marked_replayed() -> None:
+    agent = Agent("a", TestModel())
+    ctx = agent.new_context("run-1")
+    answer = Message.assistant("", [ToolCall("c1", "add", "{}")])
+    response = ModelResponse(answer, Usage(7, 3, 1), "tool_calls", "m")
+    with ctx.trace.span("run"):
+        replayed_step(ctx, "model:1", "model", (response, []))
+        replayed_step(ctx, "tool:add:c1", "tool", ToolResult.error("boom"))
+        replayed_step(ctx, "session:1", "session", "item-id")
+    assert (ctx.usage.input_tokens, ctx.usage.output_tokens) == (7, 3)
+    [model] = ctx.trace.find("model_call")
+    assert model.attributes["replayed"] is True and model.parent == "run"
+    assert model.attributes["tool_call_names"] == ["add"]
+    assert model.attributes["input_tokens"] == 7 and model.payload["response"] == answer
+    [called] = ctx.trace.find("tool_call")
+    assert called.attributes == {
+        "tool": "add",
+        "call_id": "c1",
+        "replayed": True,
+        "is_error": True,
+        "result_chars": 4,
+    }
+    assert [s.name for s in ctx.trace.spans] == ["run", "model_call", "tool_call"]

@@ -57,6 +57,23 @@ async def test_events_of_every_model_call_then_the_result() -> None:
     assert len(model.requests) == 2
 
 
+async def test_on_event_gets_the_events_run_stream_yields_in_the_call_s_own_task() -> None:
+    def script() -> ScriptedModel:
+        call = tool_call("add", '{"a": 2, "b": 3}', "c1")
+        return ScriptedModel([Message.assistant("", [call]), "five"])
+
+    streamed = await collect(Agent("s", script(), tools=[add], hooks=NO_HOOKS), "add")
+    seen: list[tuple[StreamEvent, asyncio.Task[object] | None]] = []
+    agent = Agent("s", script(), tools=[add], hooks=NO_HOOKS)
+    run = asyncio.ensure_future(
+        agent.run("add", on_event=lambda e: seen.append((e, asyncio.current_task())))
+    )
+    result = await run
+    assert [e for e, _ in seen] == [e for e in streamed if e.kind != "result"]
+    assert {task for _, task in seen} == {run}
+    assert result.output == "five"
+
+
 async def test_typed_output_streams_partials_that_grow() -> None:
     answer = Plan(title="trip", steps=["pack", "drive", "arrive"]).model_dump_json()
     agent = Agent("s", ScriptedModel([answer]), output=Plan, hooks=NO_HOOKS)

@@ -14,6 +14,7 @@ import asyncio
 import sys
 from typing import Any
 
+from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import add_agent_arguments
 
@@ -57,6 +58,11 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default=DEFAULT_AGENT,
         help=f"the name of the agent the workers serve (default {DEFAULT_AGENT!r})",
     )
+    submit.add_argument(
+        "--stream",
+        action="store_true",
+        help="stream the run's model calls and publish their events (agentkit result --stream)",
+    )
     submit.set_defaults(func=_submit)
 
     result = cli.add_parser(
@@ -69,6 +75,12 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     result.add_argument("run_id", metavar="RUN_ID")
     result.add_argument(
         "--wait", type=float, default=0.0, metavar="SECONDS", help="wait this long (default 0)"
+    )
+    result.add_argument(
+        "--stream",
+        action="store_true",
+        help="print the text of a run submitted with --stream as it comes (until the run "
+        "ends, or --wait seconds when given)",
     )
     result.set_defaults(func=_result)
 
@@ -181,7 +193,10 @@ def _submit(args: argparse.Namespace) -> int:
             source="TASK",
         )
     try:
-        handle = asyncio.run(executor.submit(args.task, agent=args.agent, run_id=args.run_id))
+        submitted = executor.submit(
+            args.task, agent=args.agent, run_id=args.run_id, stream=args.stream
+        )
+        handle = asyncio.run(submitted)
     finally:
         executor.close()
     print(handle.run_id)
@@ -194,8 +209,28 @@ def _result(args: argparse.Namespace) -> int:
 
     async def read() -> int:
         handle = executor.handle(args.run_id)
+        streamed = False
+
+        async def follow() -> AgentResult:
+            nonlocal streamed
+            async for event in handle.stream():
+                if event.kind == "text":
+                    print(event.text, end="", flush=True)
+                    streamed = True
+                elif event.kind == "result":
+                    result: AgentResult = event.result
+            return result
+
         try:
-            result = await handle.result(timeout=max(args.wait, 0.001))
+            if args.stream:
+                try:
+                    result = await asyncio.wait_for(follow(), args.wait or None)
+                except TimeoutError:
+                    raise TimeoutError(
+                        f"run {args.run_id!r} did not finish within {args.wait} s"
+                    ) from None
+            else:
+                result = await handle.result(timeout=max(args.wait, 0.001))
         except TimeoutError as exc:
             print(f"agentkit: {exc}", file=sys.stderr)
             return NOT_FINISHED
@@ -205,7 +240,7 @@ def _result(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
-        print(result.output)
+        print("" if streamed else result.output)
         return 0
 
     try:

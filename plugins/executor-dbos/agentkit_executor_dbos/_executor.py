@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import uuid
+from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -34,14 +35,17 @@ from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import Executor
-from agentkit_core import ModelResponse
 from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import StepKind
 from agentkit_core import StorageError
+from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import mask_url
+from agentkit_core import replayed_step
+
+from ._stream import STREAM
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
@@ -60,8 +64,8 @@ PENDING = "agentkit.pending"
 #: The id of the current execution of a workflow (a fresh one each time a run is started or
 #: recovered): what tells a recorded marker of an earlier execution from this one's.
 _EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("agentkit_dbos_execution")
-#: The context of the run the workflow is running: a replayed model step's usage is added to it,
-#: as the metering middleware added it when the step ran.
+#: The context of the run the workflow is running: a replayed step's usage and span go to it
+#: (``replayed_step``), as the middlewares added them when the step ran.
 RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
     "agentkit_dbos_run_context", default=None
 )
@@ -182,6 +186,7 @@ class DBOSExecutor(Executor):
     """
 
     name = "dbos"
+    durable = True
 
     def __init__(
         self,
@@ -259,11 +264,15 @@ class DBOSExecutor(Executor):
             if started != execution:  # an earlier execution started it and never finished
                 result: Any = ToolResult.error(_unknown_outcome(name))
                 return result  # type: ignore[no-any-return]
+            stream = STREAM.get() if kind == "model" else None
+            if stream is not None:  # a streamed run: the call's events go out as they come
+                return await stream.during(timed_step(name, call, self.step_timeout))
             return await timed_step(name, call, self.step_timeout)
 
         result = await body_at.run_async({"name": name}, body)
-        if not ran and kind == "model":
-            _count_replayed(result)
+        ctx = RUN_CONTEXT.get()
+        if not ran and ctx is not None:
+            replayed_step(ctx, name, kind, result)
         return result
 
     # ------------------------------------------------------------------ runs
@@ -348,12 +357,13 @@ class DBOSExecutor(Executor):
         return self._client
 
     async def submit(
-        self, task: str, *, agent: str = "agent", run_id: str | None = None
+        self, task: str, *, agent: str = "agent", run_id: str | None = None, stream: bool = False
     ) -> RunHandle:
         """Enqueue a run of the agent named ``agent`` on ``task``; a worker runs it.
 
         Returns its :class:`RunHandle` at once. A ``run_id`` already taken attaches to that run
-        instead of starting another (so a retried submit runs once).
+        instead of starting another (so a retried submit runs once). ``stream=True`` streams
+        its model calls and publishes their events for :meth:`RunHandle.stream`.
         """
         from dbos import EnqueueOptions
 
@@ -362,7 +372,8 @@ class DBOSExecutor(Executor):
             "queue_name": self.queue,
             "workflow_id": run_id or str(uuid.uuid4()),
         }
-        handle: Any = await self.client().enqueue_async(options, agent, task)
+        args = (agent, task, True) if stream else (agent, task)
+        handle: Any = await self.client().enqueue_async(options, *args)
         return RunHandle(handle.get_workflow_id(), self)
 
     def handle(self, run_id: str) -> RunHandle:
@@ -429,6 +440,20 @@ class RunHandle:
             ) from None
         return result
 
+    def stream(self, timeout: float | None = None) -> AsyncIterator[StreamEvent]:
+        """The run's events as the worker makes them, from any process, then its result.
+
+        A run submitted with ``stream=True`` publishes each model call's ``"text"``,
+        ``"tool_call"`` and ``"done"`` events; the last event is ``"result"`` (its
+        :class:`AgentResult`), and a run that failed or was cancelled raises instead, as
+        :meth:`result` does (``timeout`` bounds that wait). Reading starts at the first event,
+        whenever it is called. A recovered run streams on: a replayed call publishes nothing
+        again, and a call cut off by the crash publishes its events again from its start.
+        """
+        from ._stream import read
+
+        return read(self, timeout)
+
     async def cancel(self) -> None:
         """Cancel the run: it stops at its next step."""
         await self.executor.cancel(self.run_id)
@@ -444,14 +469,6 @@ class RunHandle:
     async def approve(self, approvals: Any) -> None:
         """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
         await self.executor.approve(self.run_id, approvals)
-
-
-def _count_replayed(result: Any) -> None:
-    """Add a replayed model step's usage to the run, as running it did (the run's budget too)."""
-    ctx = RUN_CONTEXT.get()
-    response = result[0] if isinstance(result, tuple) else result
-    if ctx is not None and isinstance(response, ModelResponse):
-        ctx.add_usage(response.usage)
 
 
 async def _mark(execution: str) -> str:

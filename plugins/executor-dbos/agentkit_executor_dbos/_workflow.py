@@ -22,11 +22,17 @@ from ._executor import PENDING
 from ._executor import RUN_CONTEXT
 from ._executor import RUNTIME
 from ._executor import WORKFLOW
+from ._stream import STREAM
+from ._stream import RunStream
+from ._stream import finish
 
 
 @DBOS.workflow(name=WORKFLOW)
-async def agentkit_run(agent: str, task: str) -> AgentResult:
-    """Run the agent named ``agent`` on ``task``; the run's id is the workflow's."""
+async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResult:
+    """Run the agent named ``agent`` on ``task``; the run's id is the workflow's.
+
+    ``stream``: publish the run's events (``_stream``).
+    """
     served = RUNTIME.agents.get(agent)
     if served is None:
         raise ConfigError(
@@ -39,20 +45,27 @@ async def agentkit_run(agent: str, task: str) -> AgentResult:
     run_id = DBOS.workflow_id
     assert run_id is not None
     token = _EXECUTION.set(uuid.uuid4().hex)  # this execution, told from earlier ones
+    events = RunStream() if stream else None
+    streaming = STREAM.set(events)
+    on_event = None if events is None else events.put
     store: dict[str, str] = {}
     try:
-        result = await served.run(task, ctx=_context(served, run_id, store))
+        result = await served.run(task, ctx=_context(served, run_id, store), on_event=on_event)
         while result.status == "suspended":  # a call waits for a person: wait durably
             await DBOS.set_event_async(PENDING, list(result.pending))
             executor = RUNTIME.executor
             timeout = executor.approval_timeout if executor is not None else 86_400.0
             answer = await DBOS.recv_async(APPROVALS, timeout_seconds=timeout)
             if answer is None:  # nobody answered in time: the run ends suspended
-                return result
+                break
             await DBOS.set_event_async(PENDING, [])
-            result = await served.resume(run_id, answer, ctx=_context(served, run_id, store))
+            ctx = _context(served, run_id, store)
+            result = await served.resume(run_id, answer, ctx=ctx, on_event=on_event)
+        if events is not None:
+            await finish(result)
         return result
     finally:
+        STREAM.reset(streaming)
         _EXECUTION.reset(token)
 
 

@@ -5,7 +5,12 @@ the queue ``"runs"`` until killed. The model answers as a function of the reques
 answers it already gave), so a run recovered after a crash asks the same things; a model call
 and each tool write what they are doing to ``LOGDIR/<run id>.progress`` (the test kills the
 worker when a given line appears) and the side effect of ``charge`` to
-``LOGDIR/<run id>.effects`` (what the test counts).
+``LOGDIR/<run id>.effects`` (what the test counts); each model and tool call span ends as a
+line ``<name> ran`` or ``<name> replayed`` of ``LOGDIR/<run id>.spans``. With
+``RUNS_SESSION=PATH`` the agent records the session ``"runs"`` in that SQLite file, and each
+append to it writes ``session append N`` (the run's Nth append, in any process) to the progress
+file, then waits a moment: a kill there lands between the append and DBOS recording the step
+that made it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,7 +32,14 @@ from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
+from agentkit_core import Recorder
 from agentkit_core import RunContext
+from agentkit_core import SessionInfo
+from agentkit_core import SessionItem
+from agentkit_core import Sessions
+from agentkit_core import SessionStore
+from agentkit_core import Span
+from agentkit_core import SpanExporter
 from agentkit_core import StoreBridge
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
@@ -74,7 +87,14 @@ class TurnModel:
         return ModelResponse(message, Usage(10, 5, 1), "stop", self.name)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        yield StreamEvent("done", response=await self.request(request))
+        """The answer's words as text deltas, or its calls, then the answer."""
+        response = await self.request(request)
+        for call in response.message.tool_calls:
+            yield StreamEvent("tool_call", tool_call=call)
+        for word in response.message.text.split():
+            await asyncio.sleep(DELAY / 5)
+            yield StreamEvent("text", text=word + " ")
+        yield StreamEvent("done", response=response)
 
 
 @tool(idempotent=True)
@@ -128,7 +148,66 @@ def checkpointer(logs: Path) -> Checkpointer:
     return Checkpointer(StoreBridge(FileStore(root)))
 
 
-def agent(executor: object) -> Agent:
+class SpanLines(SpanExporter):
+    """Writes each model and tool call span's end to ``LOGDIR/<run id>.spans``."""
+
+    def on_end(self, span: Span) -> None:
+        if span.name in ("model_call", "tool_call") and span.run_id:
+            how = "replayed" if span.attributes.get("replayed") else "ran"
+            note(span.run_id, f"{span.name} {how}", "spans")
+
+
+class NotingStore:
+    """A session store that notes each append of a run in its progress file, then waits."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+        self.url = store.url
+
+    async def append(self, items: Sequence[SessionItem]) -> bool:
+        written = await self.store.append(items)
+        body = items[-1].body
+        run_id = body.get("run") if isinstance(body, dict) else None
+        if written and isinstance(run_id, str):
+            progress = LOGS / f"{run_id}.progress"
+            lines = progress.read_text(encoding="utf-8").splitlines() if progress.exists() else []
+            note(run_id, f"session append {sum(line.startswith('session') for line in lines) + 1}")
+            await asyncio.sleep(DELAY)
+        return written
+
+    async def create(self, items: Sequence[SessionItem]) -> bool:
+        return await self.store.create(items)
+
+    async def item(self, item_id: str) -> SessionItem | None:
+        return await self.store.item(item_id)
+
+    async def leaf(self, session_id: str) -> SessionItem | None:
+        return await self.store.leaf(session_id)
+
+    async def path(self, item_id: str) -> list[SessionItem]:
+        return await self.store.path(item_id)
+
+    async def info(self, session_id: str) -> SessionInfo | None:
+        return await self.store.info(session_id)
+
+    async def sessions(self) -> list[SessionInfo]:
+        return await self.store.sessions()
+
+    async def aclose(self) -> None:
+        await self.store.aclose()
+
+
+async def recorder(path: str | None) -> Recorder | None:
+    """The recorder of the session ``"runs"`` in the SQLite file ``path`` (None: no session)."""
+    if not path:
+        return None
+    from agentkit_session_sqlite import open_store
+
+    sessions = Sessions(NotingStore(await open_store(f"sqlite:///{path}")))
+    return await Recorder.open(sessions, "runs", {"model": "turns"})
+
+
+def agent(executor: object, recorder: Recorder | None = None) -> Agent:
     # no installed plugins: their hooks (an untrusted-output frame with a fresh id) would make
     # an interrupted run's transcript differ from an uninterrupted one's for reasons not ours
     return Agent(
@@ -138,6 +217,8 @@ def agent(executor: object) -> Agent:
         executor=executor,  # type: ignore[arg-type]
         manager=PluginManager(entry_points=False),
         checkpointer=checkpointer(LOGS),
+        recorder=recorder,
+        exporters=[SpanLines()],
         hooks=Hooks.of("runs", before_tool_call=ask_about_charges)
         if os.environ.get("RUNS_ASK")
         else None,
@@ -153,7 +234,11 @@ def main() -> None:
         database=sys.argv[1], queue="runs", worker_id=worker_id, concurrency=concurrency
     )
     print("serving", flush=True)
-    asyncio.run(executor.serve(agent(executor)))
+
+    async def serve() -> None:
+        await executor.serve(agent(executor, await recorder(os.environ.get("RUNS_SESSION"))))
+
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":

@@ -41,10 +41,16 @@ def test_submit_then_a_worker_runs_it_and_result_prints_it(tmp_path: Path) -> No
     )
     try:
         done = agentkit(tmp_path, "result", *db, "run-1", "--wait", "90")
+        task = ["--queue", "cli", "--id", "run-s", "--stream", "take a note"]
+        assert agentkit(tmp_path, "submit", *db, *task).returncode == 0
+        streamed = agentkit(tmp_path, "result", *db, "run-s", "--stream")
     finally:
         stop(worker)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "TestModel answer after 1 tool result(s) (note)"
+    # the text as it came: the same answer, printed in the deltas the model streamed
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout == "TestModel answer after 1 tool result(s) (note)\n"
 
 
 def test_a_cancelled_run_reports_it(tmp_path: Path) -> None:
