@@ -10,9 +10,10 @@ has not finished (exit 3). The executor's options come from ``executor_options``
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
+from collections.abc import Coroutine
 from typing import Any
+from typing import TypeVar
 
 from agentkit_core import ConfigError
 from agentkit_core import add_agent_arguments
@@ -21,6 +22,8 @@ from agentkit_core import add_agent_arguments
 DEFAULT_AGENT = "cli"
 #: ``agentkit result`` when the run has not finished within ``--wait``.
 NOT_FINISHED = 3
+
+T = TypeVar("T")
 
 
 def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,6 +100,13 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     approve.set_defaults(func=_approve)
 
 
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, imported here: listing plugins builds these commands' parsers."""
+    import asyncio
+
+    return asyncio.run(work)
+
+
 def _executor_arguments(parser: argparse.ArgumentParser, *, queue: bool = True) -> None:
     parser.add_argument(
         "--executor", default="dbos", help="the run executor (dbos: the one these commands serve)"
@@ -167,7 +177,7 @@ def _worker(args: argparse.Namespace) -> int:
             finally:
                 executor.close()
 
-    asyncio.run(serve())
+    _run(serve())
     return 0
 
 
@@ -181,7 +191,7 @@ def _submit(args: argparse.Namespace) -> int:
             source="TASK",
         )
     try:
-        handle = asyncio.run(executor.submit(args.task, agent=args.agent, run_id=args.run_id))
+        handle = _run(executor.submit(args.task, agent=args.agent, run_id=args.run_id))
     finally:
         executor.close()
     print(handle.run_id)
@@ -209,7 +219,7 @@ def _result(args: argparse.Namespace) -> int:
         return 0
 
     try:
-        return asyncio.run(read())
+        return _run(read())
     finally:
         executor.close()
 
@@ -218,7 +228,7 @@ def _cancel(args: argparse.Namespace) -> int:
     args.command_name = "cancel"
     executor = _executor(args)
     try:
-        asyncio.run(executor.cancel(args.run_id))
+        _run(executor.cancel(args.run_id))
     finally:
         executor.close()
     print(f"cancelled {args.run_id}", file=sys.stderr)
@@ -242,7 +252,7 @@ def _approve(args: argparse.Namespace) -> int:
             print(f"{call.id}\t{call.name}\t{call.arguments}")
 
     try:
-        asyncio.run(act())
+        _run(act())
     finally:
         executor.close()
     return 0
