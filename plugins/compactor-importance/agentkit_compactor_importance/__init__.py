@@ -83,7 +83,7 @@ class ImportanceFilteringCompactor:
         self.instructions = instructions
         self.estimate = estimate
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, the turns the filterer keeps, the newest turn."""
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
@@ -94,7 +94,7 @@ class ImportanceFilteringCompactor:
         outer = current_span()
         with ctx.trace.span("compaction", compactor="importance") as span:
 
-            def skip(reason: str) -> list[Message]:
+            def skip(reason: str) -> Sequence[Message]:
                 for s in (outer, span):
                     s.set("compaction_skipped", reason)
                 return messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -83,7 +84,7 @@ class SummarizationCompactor:
         self.instructions = instructions
         self.estimate = estimate
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, one summary of the older middle, the recent tail."""
         units = compaction_units(messages, self.estimate)
         if within_budget(units, self.max_tokens):
@@ -95,7 +96,7 @@ class SummarizationCompactor:
         outer = current_span()
         with ctx.trace.span("compaction", compactor="summarization") as span:
 
-            def skip(reason: str) -> list[Message]:
+            def skip(reason: str) -> Sequence[Message]:
                 for s in (outer, span):
                     s.set("compaction_skipped", reason)
                 return messages
