@@ -10,7 +10,6 @@ one line on stderr and exit 2; an unreadable entry is listed as such, and the ex
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shlex
@@ -82,6 +81,8 @@ def _help(parser: argparse.ArgumentParser) -> int:
 def _with_memory(args: argparse.Namespace, work: Callable[[Memory], Awaitable[int]]) -> int:
     url = args.store or os.environ.get(MEMORY_STORE_ENV, "").strip() or DEFAULT_MEMORY_STORE
     bound = getattr(args, "max_entry_bytes", DEFAULT_MAX_ENTRY_BYTES)
+
+    import asyncio  # here, not at the top: listing plugins builds this parser
 
     async def main() -> int:
         memory = await Memory.open(url, manager=args.plugin_manager, max_entry_bytes=bound)

@@ -11,7 +11,6 @@ the file apply here too.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import os
 import sys
@@ -241,6 +240,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.resume:
             options["resume"] = args.resume
     output = load_object(args.output, "--output") if args.output else None
+    import asyncio  # here, not at the top: listing plugins builds this parser
+
     try:
         return asyncio.run(_run_kit(args, options, output))
     except MaxTurnsExceeded as exc:

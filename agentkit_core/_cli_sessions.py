@@ -11,7 +11,6 @@ forms are for people.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -73,6 +72,8 @@ def _with_sessions(args: argparse.Namespace, work: Callable[[Sessions], Awaitabl
             f"{STORE_ENV}",
             source="--store",
         )
+
+    import asyncio  # here, not at the top: listing plugins builds this parser
 
     async def main() -> int:
         async with await Sessions.open(url, manager=args.plugin_manager) as sessions:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -44,6 +43,8 @@ def _view(args: argparse.Namespace) -> int:
     from ._view import render_html
 
     if args.store:
+        import asyncio  # here, not at the top: listing plugins builds this parser
+
         views = [asyncio.run(_checkpoint_view(args.run, args.store, args.plugin_manager))]
         name = args.run
     elif Path(args.run).is_file():

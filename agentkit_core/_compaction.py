@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Protocol
+from typing import overload
 from typing import runtime_checkable
 
 from ._errors import PendingToolCallError
@@ -43,9 +44,53 @@ class Compactor(Protocol):
     message verbatim, is the input with messages left out (and summaries added), holds no tool
     result without the call it answers and no call without its result (pairs found by id, so
     whatever sits between them), and is never empty.
+
+    ``messages`` is a read-only sequence over the request (not a copy: a compactor pays for
+    what it reads); a slice of it is a list. A compactor that edits in place copies first.
     """
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]: ...
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]: ...
+
+
+class _Transcript(Sequence[Message]):
+    """The messages a compactor gets: a read-only view, copying nothing.
+
+    Compactors used to get a list copy of every request, a cost in the transcript's length
+    (2-3 ms at 100,000 messages) whatever they keep. Slicing still gives a list, so one that
+    slices and joins (``messages[:1] + [summary]``) works as it did.
+    """
+
+    __slots__ = ("_messages",)
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return list(self._messages[index])
+        return self._messages[index]
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self._messages)
+
+    def __reversed__(self) -> Iterator[Message]:
+        return reversed(self._messages)
+
+    def __add__(self, other: Sequence[Message]) -> list[Message]:
+        return [*self._messages, *other]
+
+    def __radd__(self, other: Sequence[Message]) -> list[Message]:
+        return [*other, *self._messages]
+
+    def __repr__(self) -> str:
+        return f"<transcript of {len(self._messages)} messages>"
 
 
 # Set while a compactor runs, so the model calls it makes (a summary, a filter) pass the
@@ -64,20 +109,25 @@ def compacting() -> Iterator[None]:
 
 
 async def run_compactor(
-    compactor: Compactor, messages: list[Message], ctx: RunContext
-) -> list[Message]:
-    """``compactor.compact(messages, ctx)``, marked so its own model calls are not compacted."""
+    compactor: Compactor, messages: Sequence[Message], ctx: RunContext
+) -> Sequence[Message]:
+    """``compactor.compact`` on a read-only view of ``messages``, not on a copy.
+
+    ``messages`` itself comes back when the compactor returns the view; the call is marked so
+    the compactor's own model calls are not compacted.
+    """
+    view = _Transcript(messages)
     with compacting():
-        return await compactor.compact(messages, ctx)
+        after = await compactor.compact(view, ctx)
+    return messages if after is view else after
 
 
 class _Compaction(Middleware):
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor
-        # Per run: the last request's messages and their estimate. A run's next request is
-        # that transcript with new messages after it, so its count costs only the new ones;
-        # without this, the span's token count estimated every message of every request,
-        # the dropped ones too (a cost in the transcript's length, not in what is kept).
+        # Per run: the last request's messages and their estimate, when that was known
+        # without reading what was dropped. A run's next request is that transcript with new
+        # messages after it, so its count costs only the new ones.
         self._counted: weakref.WeakKeyDictionary[RunContext, tuple[tuple[Message, ...], int]] = (
             weakref.WeakKeyDictionary()
         )
@@ -91,33 +141,50 @@ class _Compaction(Middleware):
         after: Sequence[Message] = before
         ctx = request.ctx
         if ctx is not None:
-            # the compactor gets a list of its own (it may be changed); nothing else copies or
-            # reads the whole transcript: only what is kept and what the compactor looks at
-            after = await run_compactor(self.compactor, list(before), ctx)
+            # nothing copies or reads the whole transcript: only what is kept, what is new
+            # since the run's last request and what the compactor looks at
+            after = await run_compactor(self.compactor, before, ctx)
             reason = _rejection(before, after)
             if reason is not None:
                 span.set("compaction_rejected", reason)
                 after = before
             else:
+                kept = estimate_tokens(after)
                 span.set("compaction_messages_before", len(before))
                 span.set("compaction_messages_after", len(after))
-                span.set("compaction_tokens_before", self._tokens(ctx, before))
-                span.set("compaction_tokens_after", estimate_tokens(after))
+                tokens = self._tokens_before(ctx, before, after, kept)
+                if tokens is not None:
+                    span.set("compaction_tokens_before", tokens)
+                span.set("compaction_tokens_after", kept)
         sent = tuple(repaired(after, span))
         if sent == before:
             return await call_next(request)
         return await call_next(replace(request, messages=sent))
 
-    def _tokens(self, ctx: RunContext, messages: Sequence[Message]) -> int:
-        """``estimate_tokens(messages)``, counting only what followed the run's last request."""
-        if type(messages) is not tuple:  # a list may have changed since: count it all
-            return estimate_tokens(messages)
-        last = self._counted.get(ctx)
-        if last is not None and _starts_with(messages, last[0]):
-            tokens = last[1] + estimate_tokens(messages[len(last[0]) :])
+    def _tokens_before(
+        self,
+        ctx: RunContext,
+        before: Sequence[Message],
+        after: Sequence[Message],
+        kept: int,
+    ) -> int | None:
+        """The estimate of the whole request if it is known without reading what was dropped.
+
+        It is when nothing was dropped (``kept``), or when the request extends the run's last
+        one whose estimate was known (that, plus the new messages). Otherwise ``None``: a run's
+        first request over a long history would estimate every message only for the span.
+        """
+        tokens: int | None = None
+        if after is before:
+            tokens = kept
         else:
-            tokens = estimate_tokens(messages)
-        self._counted[ctx] = (messages, tokens)
+            last = self._counted.get(ctx)
+            if last is not None and type(before) is tuple and _starts_with(before, last[0]):
+                tokens = last[1] + estimate_tokens(before[len(last[0]) :])
+        if tokens is not None and type(before) is tuple:  # a list may change after the call
+            self._counted[ctx] = (before, tokens)
+        else:
+            self._counted.pop(ctx, None)
         return tokens
 
 
@@ -178,7 +245,9 @@ def compaction(compactor: Compactor) -> Middleware:
 
     A rewrite that returns no messages, or that drops or alters the leading system message,
     is refused: the request goes on whole and the span says why (``compaction_rejected``).
-    The span also records message and token counts before and after. Whatever the compactor
+    The span also records the message counts before and after, the estimate of what is sent
+    (``compaction_tokens_after``) and, when it is known without reading the messages dropped,
+    of the whole request (``compaction_tokens_before``). Whatever the compactor
     returned (or when it is refused or skips), what no provider accepts is dropped before the
     request leaves (orphaned results, calls with no result; ``compaction_repaired`` on the
     span), and a request that ends on calls still waiting for their result is refused with

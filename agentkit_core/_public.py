@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import importlib
 import inspect
 import sys
 import typing
@@ -11,6 +10,8 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from types import FunctionType
 from typing import Any
+
+import agentkit_core  # noqa: F401  (a deferred hint, see ``pin``, is evaluated here)
 
 
 def publish(
@@ -27,7 +28,10 @@ def publish(
     first pinned to the module it was written in, as a ``ForwardRef`` that evaluates there.
     ``namespace`` holds the objects being published (those names resolve from ``module``);
     ``where`` names the module that defines each other public name, for an annotation its own
-    module imports only for the type checker (a circular import): that module is imported.
+    module imports only for the type checker (a circular import). If that module is not loaded,
+    the hint becomes ``agentkit_core.<name>``, evaluated in this module: resolving it loads the
+    module then, so publishing ``ModelRequest`` does not import ``RunContext``'s module (and
+    asyncio) for a hint nobody may read.
     """
     pinned: dict[tuple[str, str], typing.ForwardRef] = {}
 
@@ -35,8 +39,9 @@ def publish(
         if not isinstance(value, str) or value in namespace or hasattr(builtins, value):
             return value  # resolves as well from the public module
         if where and value in where and not hasattr(sys.modules.get(home), value):
-            home = where[value]  # so the hint resolves, that module must be loaded
-            importlib.import_module(home)
+            home = where[value]
+            if home not in sys.modules:  # loaded by the package's __getattr__ when evaluated
+                value, home = f"{module}.{value}", __name__
         ref = pinned.get((home, value))
         if ref is None:
             ref = typing.ForwardRef(value, is_argument=False, is_class=True, module=home)

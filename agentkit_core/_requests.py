@@ -139,9 +139,9 @@ class RequestBuilder:
         if wc.prefix is None or self.reground_every_turn:
             wc.prefix = await self._prefix(task, ctx)
         wc.messages.append(Message.user(task))
-        tail = wc.messages
+        tail: Sequence[Message] = wc.messages
         if self.compactor is not None:
-            tail = await run_compactor(self.compactor, list(tail), ctx)
+            tail = await run_compactor(self.compactor, tail, ctx)
         messages = (*wc.prefix, *tail)
         approx = estimate_tokens(messages)
         if self.budget_check is not None:

@@ -22,22 +22,11 @@ import pytest
 #: guardrail-web keeps its hookimpls in ``_hooks`` and the settings TypedDict it declares at
 #: registration in ``_settings``: registration, not the guardrail (``_guardrail``, ``_framing``).
 ALLOWED = {
+    "agentkit_executor_dbos._cli",
     "agentkit_mcp_client._cli",
     "agentkit_policy_rules._cli",
     "agentkit_guardrail_web._hooks",
     "agentkit_guardrail_web._settings",
-}
-
-#: Entry modules that still import core's run machinery (asyncio through ``agentkit_core._context``
-#: or ``_invoke``) or their own implementation at import time. Strict xfail: converting one makes
-#: its test pass, and the entry must then be removed here. Issue 22.
-NOT_YET_LAZY = {
-    "agentkit_compactor_importance",
-    "agentkit_compactor_summarization",
-    "agentkit_schema_attrs",
-    "agentkit_schema_dataclass",
-    "agentkit_schema_jsonschema",
-    "agentkit_schema_pydantic",
 }
 
 _PRIVATE = re.compile(r"agentkit_(?!core\.)\w+\._\w+")
@@ -87,24 +76,11 @@ def test_hook_fields_match_the_folding_rules() -> None:
 _ENTRY_MODULES = sorted({ep.value.split(":")[0] for ep in entry_points(group="agentkit")})
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason="not yet lazy (issue 22)"))
-        if m in NOT_YET_LAZY
-        else m
-        for m in _ENTRY_MODULES
-    ],
-)
+@pytest.mark.parametrize("module", _ENTRY_MODULES)
 def test_entry_module_imports_no_implementation(module: str) -> None:
     assert _heavy(_modules_after(f"import {module}")) == set()
 
 
-@pytest.mark.xfail(
-    bool(NOT_YET_LAZY & set(_ENTRY_MODULES)),
-    strict=True,
-    reason="plugins in NOT_YET_LAZY still import their implementation (issue 22)",
-)
 def test_plugins_list_imports_no_implementation() -> None:
     """The whole command, every installed plugin loaded, as `agentkit plugins list` runs it."""
     modules = _modules_after(

@@ -32,7 +32,10 @@ from agentkit_core.testing import make_test_ctx
 
 
 class Rewrite:
-    """A compactor that returns whatever ``fn`` makes of the messages, recording what it saw."""
+    """A compactor that returns whatever ``fn`` makes of the messages, recording what it saw.
+
+    Typed as compactors were before the protocol took a Sequence (a list in, a list out): such
+    a third-party compactor that indexes, slices and joins must still work."""
 
     def __init__(self, fn: Callable[[list[Message]], list[Message]]) -> None:
         self.fn = fn
@@ -83,13 +86,39 @@ async def test_an_unsafe_rewrite_is_refused_and_the_request_goes_whole(
 
 
 async def test_the_span_records_message_and_token_counts_before_and_after() -> None:
+    """A run's first request, compacted: the whole request's estimate is not known without
+    reading what was dropped, so the span leaves it out (issue 22)."""
     model, span, whole = await run(get_compactor("truncation", max_tokens=200))
     sent = list(model.requests[0].messages)
     assert sent[0] == whole[0] and sent[-1] == whole[-1] and len(sent) < len(whole)
     assert span["compaction_messages_before"] == len(whole)
     assert span["compaction_messages_after"] == len(sent)
-    assert span["compaction_tokens_before"] == estimate_tokens(whole)
+    assert "compaction_tokens_before" not in span
     assert span["compaction_tokens_after"] == estimate_tokens(sent) <= 200
+    assert "compaction_rejected" not in span
+
+
+async def test_a_request_nothing_is_dropped_from_counts_its_tokens_before() -> None:
+    model, span, whole = await run(get_compactor("truncation", max_tokens=100_000))
+    assert list(model.requests[0].messages) == whole
+    assert span["compaction_tokens_before"] == span["compaction_tokens_after"]
+    assert span["compaction_tokens_after"] == estimate_tokens(whole)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda ms: ms[:1] + ms[-3:],  # slices are lists: joined as lists were
+        lambda ms: [ms[0], *ms[len(ms) - 3 :]],
+        lambda ms: ms[:1] + [m for m in reversed(ms) if m.role == "user"][:1] + ms[-2:],
+    ],
+)
+async def test_a_compactor_written_for_a_list_indexes_slices_and_joins_the_view(
+    fn: Callable[[list[Message]], list[Message]],
+) -> None:
+    model, span, whole = await run(Rewrite(fn))
+    sent = list(model.requests[0].messages)
+    assert sent[0] == whole[0] and sent[-2:] == whole[-2:] and len(sent) < len(whole)
     assert "compaction_rejected" not in span
 
 

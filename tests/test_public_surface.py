@@ -188,10 +188,14 @@ print(message.content, result.output)
 
 def test_a_hint_naming_a_module_not_yet_loaded_resolves_on_first_use() -> None:
     """``ToolInvocation.ctx`` is a ``RunContext``, which its module imports only for the type
-    checker: first use of ``ToolInvocation`` alone must still give resolvable hints."""
+    checker: first use of ``ToolInvocation`` alone must still give resolvable hints, and load
+    ``RunContext``'s module (and asyncio) only when they are read (issue 22)."""
     code = """
+import sys
 import typing
 import agentkit_core
+agentkit_core.ToolInvocation, agentkit_core.ModelRequest
+assert "agentkit_core._context" not in sys.modules and "asyncio" not in sys.modules
 hints = typing.get_type_hints(agentkit_core.ToolInvocation)
 assert hints["ctx"] is agentkit_core.RunContext, hints
 assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"

@@ -28,6 +28,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from .._compaction import compaction
+from .._compaction import run_compactor
 from .._context import RunContext
 from .._errors import PendingToolCallError
 from .._errors import RunError
@@ -152,11 +153,10 @@ class CompactorConformance:
         return make_test_ctx()
 
     def _compact(self, budget: int, messages: list[Message]) -> list[Message]:
+        """The compactor's result for ``messages``, given as the middleware gives them."""
         compactor = self.make_compactor(budget)
-        result: list[Message] = asyncio.run(
-            compactor.compact(list(messages), self.make_ctx(messages))
-        )
-        return result
+        ctx = self.make_ctx(messages)
+        return list(asyncio.run(run_compactor(compactor, tuple(messages), ctx)))
 
     def _sent(self, budget: int, messages: list[Message]) -> list[Message]:
         """What the ``compaction()`` middleware sends for ``messages``."""

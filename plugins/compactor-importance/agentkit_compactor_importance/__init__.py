@@ -7,16 +7,13 @@ import re
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
-from agentkit_core import Estimator
 from agentkit_core import Message
-from agentkit_core import Model
 from agentkit_core import ModelRequest
-from agentkit_core import PluginManager
-from agentkit_core import RunContext
 from agentkit_core import compaction_units
 from agentkit_core import current_span
 from agentkit_core import hookimpl
@@ -25,11 +22,17 @@ from agentkit_core import render_transcript
 from agentkit_core import resolve_model
 from agentkit_core import strip_code_fence
 
+if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
+    from agentkit_core import Estimator
+    from agentkit_core import Model
+    from agentkit_core import PluginManager
+    from agentkit_core import RunContext
+
 __all__ = ["INSTRUCTIONS", "Filterer", "ImportanceFilteringCompactor"]
 
 #: ``async (turns, ctx) -> indices``: which of ``turns`` (0-based) must be kept. Each turn is
 #: the messages of one unit: a message, or a tool call with all of its results.
-Filterer = Callable[[list[list[Message]], RunContext], Awaitable[Sequence[int]]]
+Filterer = Callable[[list[list[Message]], "RunContext"], Awaitable[Sequence[int]]]
 
 #: The system message of the filtering request when a model chooses.
 INSTRUCTIONS = (
@@ -80,7 +83,7 @@ class ImportanceFilteringCompactor:
         self.instructions = instructions
         self.estimate = estimate
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, the turns the filterer keeps, the newest turn."""
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
@@ -91,7 +94,7 @@ class ImportanceFilteringCompactor:
         outer = current_span()
         with ctx.trace.span("compaction", compactor="importance") as span:
 
-            def skip(reason: str) -> list[Message]:
+            def skip(reason: str) -> Sequence[Message]:
                 for s in (outer, span):
                     s.set("compaction_skipped", reason)
                 return messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -36,7 +37,7 @@ class SlidingWindowCompactor:
             )
         self.keep_recent = keep_recent
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message and the most recent turns that fit the window."""
         leading = 1 if messages and messages[0].role == "system" else 0
         if len(messages) - leading <= self.keep_recent:

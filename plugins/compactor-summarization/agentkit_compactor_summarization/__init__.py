@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import SUMMARY_HEADER
 from agentkit_core import SUMMARY_INSTRUCTIONS
 from agentkit_core import ConfigError
-from agentkit_core import Estimator
 from agentkit_core import FoldError
 from agentkit_core import Message
-from agentkit_core import Model
-from agentkit_core import PluginManager
-from agentkit_core import RunContext
 from agentkit_core import Summarizer
 from agentkit_core import compaction_units
 from agentkit_core import current_span
@@ -23,6 +21,12 @@ from agentkit_core import keep_units
 from agentkit_core import resolve_model
 from agentkit_core import within_budget
 from agentkit_core import write_summary
+
+if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
+    from agentkit_core import Estimator
+    from agentkit_core import Model
+    from agentkit_core import PluginManager
+    from agentkit_core import RunContext
 
 __all__ = ["HEADER", "INSTRUCTIONS", "SummarizationCompactor", "Summarizer"]
 
@@ -80,7 +84,7 @@ class SummarizationCompactor:
         self.instructions = instructions
         self.estimate = estimate
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, one summary of the older middle, the recent tail."""
         units = compaction_units(messages, self.estimate)
         if within_budget(units, self.max_tokens):
@@ -92,7 +96,7 @@ class SummarizationCompactor:
         outer = current_span()
         with ctx.trace.span("compaction", compactor="summarization") as span:
 
-            def skip(reason: str) -> list[Message]:
+            def skip(reason: str) -> Sequence[Message]:
                 for s in (outer, span):
                     s.set("compaction_skipped", reason)
                 return messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -36,7 +37,7 @@ class TruncationCompactor:
         self.max_tokens = max_tokens
         self.estimate = estimate
 
-    async def compact(self, messages: list[Message], ctx: RunContext) -> list[Message]:
+    async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message and the newest turns that fit the budget."""
         if within_budget(units_from_end(messages, self.estimate), self.max_tokens):
             return messages

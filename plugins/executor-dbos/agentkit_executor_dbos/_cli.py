@@ -10,18 +10,24 @@ has not finished (exit 3). The executor's options come from ``executor_options``
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
-from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import add_agent_arguments
+
+if TYPE_CHECKING:
+    from agentkit_core import AgentResult
 
 #: The agent a worker serves and a submit names when neither says: the CLI kit's own name.
 DEFAULT_AGENT = "cli"
 #: ``agentkit result`` when the run has not finished within ``--wait``.
 NOT_FINISHED = 3
+
+T = TypeVar("T")
 
 
 def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,6 +115,13 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     approve.set_defaults(func=_approve)
 
 
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, imported here: listing plugins builds these commands' parsers."""
+    import asyncio
+
+    return asyncio.run(work)
+
+
 def _executor_arguments(parser: argparse.ArgumentParser, *, queue: bool = True) -> None:
     parser.add_argument(
         "--executor", default="dbos", help="the run executor (dbos: the one these commands serve)"
@@ -179,7 +192,7 @@ def _worker(args: argparse.Namespace) -> int:
             finally:
                 executor.close()
 
-    asyncio.run(serve())
+    _run(serve())
     return 0
 
 
@@ -193,10 +206,9 @@ def _submit(args: argparse.Namespace) -> int:
             source="TASK",
         )
     try:
-        submitted = executor.submit(
-            args.task, agent=args.agent, run_id=args.run_id, stream=args.stream
+        handle = _run(
+            executor.submit(args.task, agent=args.agent, run_id=args.run_id, stream=args.stream)
         )
-        handle = asyncio.run(submitted)
     finally:
         executor.close()
     print(handle.run_id)
@@ -208,6 +220,8 @@ def _result(args: argparse.Namespace) -> int:
     executor = _executor(args)
 
     async def read() -> int:
+        import asyncio
+
         handle = executor.handle(args.run_id)
         streamed = False
 
@@ -244,7 +258,7 @@ def _result(args: argparse.Namespace) -> int:
         return 0
 
     try:
-        return asyncio.run(read())
+        return _run(read())
     finally:
         executor.close()
 
@@ -253,7 +267,7 @@ def _cancel(args: argparse.Namespace) -> int:
     args.command_name = "cancel"
     executor = _executor(args)
     try:
-        asyncio.run(executor.cancel(args.run_id))
+        _run(executor.cancel(args.run_id))
     finally:
         executor.close()
     print(f"cancelled {args.run_id}", file=sys.stderr)
@@ -277,7 +291,7 @@ def _approve(args: argparse.Namespace) -> int:
             print(f"{call.id}\t{call.name}\t{call.arguments}")
 
     try:
-        asyncio.run(act())
+        _run(act())
     finally:
         executor.close()
     return 0
