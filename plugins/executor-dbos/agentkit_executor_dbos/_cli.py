@@ -30,7 +30,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="work a durable run queue (executor dbos)",
         description="Run the queued runs of a DBOS queue. The agent is built as agentkit run "
         "builds it: kit settings from agentkit.toml, the options given here on top. A worker "
-        "restarted with the same --worker-id first recovers the runs its predecessor left.",
+        "restarted with the same --worker-id first recovers the runs its predecessor left; the "
+        "workers still serving recover a dead worker's runs once its beat is --takeover-after "
+        "seconds old.",
     )
     _executor_arguments(worker)
     worker.add_argument(
@@ -40,6 +42,19 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--worker-id",
         default=None,
         help="this worker's identity (default 'local'); give each of several workers its own",
+    )
+    worker.add_argument(
+        "--heartbeat",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between this worker's beats in the database (default 2)",
+    )
+    worker.add_argument(
+        "--takeover-after",
+        type=float,
+        metavar="SECONDS",
+        help="seconds without a beat after which the serving workers take a worker for dead "
+        "and recover its runs (default 30; at least 3 heartbeats)",
     )
     add_agent_arguments(worker)
     worker.set_defaults(func=_worker)
@@ -126,6 +141,8 @@ def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) ->
         "queue": getattr(args, "queue", None),
         "concurrency": getattr(args, "concurrency", None),
         "worker_id": getattr(args, "worker_id", None),
+        "heartbeat": getattr(args, "heartbeat", None),
+        "takeover_after": getattr(args, "takeover_after", None),
     }
     options.update({k: v for k, v in given.items() if v is not None})
     return options

@@ -4,7 +4,8 @@ DBOS keeps the workflow's state in its system database (SQLite for one machine, 
 many workers sharing queues). A run interrupted at any point is recovered by the next worker
 started with the same ``worker_id``: DBOS runs the workflow again from the start, and every step
 already recorded returns its recorded result instead of running, so no completed model call or
-tool call runs twice.
+tool call runs twice. A worker that dies is also taken over by the workers still serving the
+queue (``_liveness``): they recover its runs without a restart.
 
 A tool call that is neither ``idempotent`` nor free of ``side_effects`` is two steps: a marker
 (recording which execution of the workflow started it), then the call. An execution that finds
@@ -45,6 +46,8 @@ from agentkit_core import mask_url
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
+
+    from ._liveness import Liveness
 
 T = TypeVar("T")
 
@@ -112,6 +115,7 @@ class _Runtime:
         self.database: str | None = None
         self.agents: dict[str, Agent] = {}
         self.executor: DBOSExecutor | None = None
+        self.liveness: Liveness | None = None
 
     def launch(self, executor: DBOSExecutor, queues: Iterable[str]) -> None:
         from dbos import DBOS
@@ -149,15 +153,45 @@ class _Runtime:
         self.database = executor.database
         self.executor = executor
 
+    def watch(self, executor: DBOSExecutor) -> Liveness:
+        """Beat for this serving worker and take over dead ones (once per process)."""
+        if self.liveness is None:
+            from dbos import DBOS
+
+            from ._liveness import Liveness
+
+            liveness = Liveness(
+                executor.database,
+                app=executor.app,
+                worker_id=executor.worker_id,
+                version=DBOS.application_version,
+                heartbeat=executor.heartbeat,
+                takeover_after=executor.takeover_after,
+                # DBOS's recovery of other executors' runs: what its documented admin endpoint
+                # POST /dbos-workflow-recovery calls (the installed dbos ships no admin
+                # server). Each PENDING run of the dead executor goes back to ENQUEUED on its
+                # own queue (a run started by executor.run, on none, goes to DBOS's internal
+                # queue, which every DBOS process dequeues); the update is guarded by the dead
+                # executor id, so a second recovery of a run already dequeued does nothing.
+                recover=DBOS._recover_pending_workflows,
+                in_flight=executor._holds_runs,
+            )
+            liveness.start()
+            self.liveness = liveness
+        return self.liveness
+
     def close(self) -> None:
         if self.database is None:
             return
         from dbos import DBOS
 
         DBOS.destroy(destroy_registry=False)
+        liveness, self.liveness = self.liveness, None
         self.database = None
         self.executor = None
         self.agents.clear()
+        if liveness is not None:  # after DBOS stopped: no run can start past this check
+            liveness.stop()
 
 
 RUNTIME = _Runtime()
@@ -179,6 +213,10 @@ class DBOSExecutor(Executor):
         app: the DBOS application name the workflows belong to.
         approval_timeout: seconds a suspended run waits in its workflow for approvals
             (:meth:`approve`) before it ends ``"suspended"`` (default a day).
+        heartbeat: seconds between a serving worker's beats in the system database.
+        takeover_after: seconds without a beat after which the serving workers take a worker
+            for dead and recover its runs (at least 3 heartbeats). A worker stalled that long
+            is taken over while it may still run: keep it above the longest stall.
     """
 
     name = "dbos"
@@ -193,8 +231,12 @@ class DBOSExecutor(Executor):
         worker_id: str = "local",
         app: str = "agentkit",
         approval_timeout: float = 86_400.0,
+        heartbeat: float = 2.0,
+        takeover_after: float = 30.0,
     ) -> None:
         from agentkit_core import InProcessExecutor
+
+        from ._liveness import check_liveness
 
         self.database = check_database(database)
         self.queue = _check_name(queue, "queue")
@@ -214,6 +256,7 @@ class DBOSExecutor(Executor):
         waited = InProcessExecutor(step_timeout=approval_timeout).step_timeout
         assert waited is not None
         self.approval_timeout = waited
+        self.heartbeat, self.takeover_after = check_liveness(heartbeat, takeover_after)
         self._client: DBOSClient | None = None
 
     def __repr__(self) -> str:
@@ -308,7 +351,9 @@ class DBOSExecutor(Executor):
         """Work the queue: run the queued runs of ``agents`` until ``stop`` is set (or forever).
 
         Before taking new runs, DBOS recovers the runs an earlier worker with this
-        ``worker_id`` left unfinished.
+        ``worker_id`` left unfinished. While serving, the worker beats every ``heartbeat``
+        seconds and recovers the runs of any worker of its application whose beat is older than
+        ``takeover_after``; :meth:`close` removes its beat.
         """
         from dbos import DBOS
 
@@ -318,15 +363,28 @@ class DBOSExecutor(Executor):
         await DBOS.register_queue_async(
             self.queue, worker_concurrency=self.concurrency, on_conflict="always_update"
         )
+        await asyncio.to_thread(RUNTIME.watch, self)
         await (stop or asyncio.Event()).wait()
 
     def close(self) -> None:
         """Stop DBOS in this process (runs in flight stay recorded for recovery)."""
+        if RUNTIME.executor is self or RUNTIME.executor is None:
+            RUNTIME.close()
         if self._client is not None:
             self._client.destroy()
             self._client = None
-        if RUNTIME.executor is self or RUNTIME.executor is None:
-            RUNTIME.close()
+
+    def _holds_runs(self) -> bool:
+        """Whether runs this worker started are unfinished (asked after DBOS stopped here)."""
+        held = self.client().list_workflows(
+            status="PENDING",
+            executor_id=self.worker_id,
+            application_name=self.app,
+            limit=1,
+            load_input=False,
+            load_output=False,
+        )
+        return bool(held)
 
     # ------------------------------------------------------------------ from any process
 

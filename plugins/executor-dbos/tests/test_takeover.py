@@ -1,0 +1,205 @@
+"""A killed worker's runs are taken over by the workers still serving, with no restart."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from agentkit_executor_dbos import DBOSExecutor
+from hypothesis import given
+from hypothesis import strategies as st
+from workers import agentkit
+from workers import kill
+from workers import start
+from workers import stop
+from workers import wait_for_line
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import Hooks
+from agentkit_core import Kit
+from agentkit_core import ToolDecision
+from agentkit_core import tool
+from agentkit_core.testing import TestModel
+
+#: Beats fast enough for a test, with room for a loaded machine's stalls.
+LIVENESS = {"RUNS_HEARTBEAT": "0.2", "RUNS_TAKEOVER_AFTER": "2"}
+
+
+def rows(database: Path) -> set[str]:
+    """The worker ids with a row in the liveness table (none before a worker made it)."""
+    if not database.exists():
+        return set()
+    with closing(sqlite3.connect(database)) as db:
+        made = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'agentkit_workers'").fetchall()
+        if not made:
+            return set()
+        return {row[0] for row in db.execute("SELECT worker_id FROM agentkit_workers")}
+
+
+def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "runs.sqlite"
+    database = f"sqlite:///{file}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    env = {**LIVENESS, "RUNS_DELAY": "0.4"}
+    workers = {w: start(database, tmp_path, w, "1", env={**env, "RUNS_WORKER": w}) for w in "ab"}
+    progress = tmp_path / "taken.progress"
+
+    async def owner() -> str:
+        """The worker running the run, and the queue it came from: its own every time."""
+        handle = await executor.client().retrieve_workflow_async("taken")
+        status = await handle.get_status()
+        assert status.queue_name == "runs"
+        return str(status.executor_id)
+
+    try:
+        asyncio.run(executor.submit("charge twice", agent="runs", run_id="taken"))
+        # killed mid-way through a non-idempotent call whose effect is done
+        wait_for_line(progress, "charge 1 effect", workers["a"])
+        dead = asyncio.run(owner())
+        survivor = "b" if dead == "a" else "a"
+        kill(workers[dead])
+        # the survivor's first new step; its worker id is back: it must not run the run too
+        wait_for_line(progress, "model 3 start", workers[survivor], timeout=60)
+        assert asyncio.run(owner()) == survivor
+        workers[dead] = start(database, tmp_path, dead, "1", env={**env, "RUNS_WORKER": "late"})
+        run = asyncio.run(executor.handle("taken").result(timeout=90))
+        assert rows(file) >= {survivor}
+    finally:
+        for proc in workers.values():
+            stop(proc)
+        executor.close()
+
+    assert run.status == "done" and run.output == "charged 1 and 2"
+    effects = (tmp_path / "taken.effects").read_text(encoding="utf-8").splitlines()
+    assert effects == [f"charge 1 by {dead}", f"charge 2 by {survivor}"]
+    # the charge cut off mid-call was not run again: the model was told its outcome is unknown
+    told = [m for m in run.transcript if m.role == "tool" and m.tool_call_id == "call_2"]
+    assert told[0].is_error and "unknown" in told[0].content
+    lines = progress.read_text(encoding="utf-8").splitlines()
+    for line in ("model 1 start", "charge 1 start", "model 3 start", "charge 2 start"):
+        assert lines.count(line) == 1, (line, lines)
+
+
+def test_a_run_started_in_a_killed_worker_by_executor_run_is_taken_over_too(
+    tmp_path: Path,
+) -> None:
+    # it was on no queue: DBOS's recovery puts it on its internal queue, which every worker
+    # dequeues from
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    env = {**LIVENESS, "RUNS_DELAY": "0.1"}
+    dead = start(database, tmp_path, "a", env={**env, "RUNS_WORKER": "a", "RUNS_DIRECT": "own"})
+    survivor = start(database, tmp_path, "b", env={**env, "RUNS_WORKER": "b"})
+    try:
+        wait_for_line(tmp_path / "own.progress", "charge 1 effect", dead)
+        kill(dead)
+        run = asyncio.run(executor.handle("own").result(timeout=90))
+    finally:
+        stop(dead)
+        stop(survivor)
+        executor.close()
+    assert run.status == "done"
+    effects = (tmp_path / "own.effects").read_text(encoding="utf-8").splitlines()
+    assert effects == ["charge 1 by a", "charge 2 by b"]
+
+
+@tool
+def publish(text: str) -> str:
+    """Publish a text (a person approves it first)."""
+    return "published"
+
+
+@pytest.mark.parametrize("holding", [False, True])
+def test_a_worker_that_stops_removes_its_beat_unless_it_holds_runs(
+    tmp_path: Path, holding: bool
+) -> None:
+    # a run waiting for an approval is held: the row stays, so the survivors take the run over
+    file = tmp_path / "runs.sqlite"
+    executor = DBOSExecutor(database=f"sqlite:///{file}", worker_id="w", heartbeat=0.1)
+    asks = Hooks.of("t", before_tool_call=lambda ctx, call: ToolDecision("ask", "a person", "t"))
+    agent = Agent("held", TestModel(), tools=[publish], executor=executor, hooks=asks)
+    seen: list[set[str]] = []
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        serving = asyncio.create_task(executor.serve(agent, stop=stop))
+        while "w" not in rows(file):
+            await asyncio.sleep(0.05)
+        if holding:
+            handle = await executor.submit("publish it", agent="held")
+            assert await handle.pending(wait=60)
+        seen.append(rows(file))
+        stop.set()
+        await serving
+
+    try:
+        asyncio.run(asyncio.wait_for(serve(), 120))
+    finally:
+        executor.close()
+    assert seen == [{"w"}]
+    assert rows(file) == ({"w"} if holding else set())
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"heartbeat": 0}, r"'heartbeat'\] takes a number of seconds of at least 0.05, got 0"),
+        ({"heartbeat": "2"}, r"'heartbeat'\] .* got '2'"),
+        ({"takeover_after": math.nan}, r"'takeover_after'\] .* got nan"),
+        ({"heartbeat": 2, "takeover_after": 5}, r"at least 3 heartbeats .*raise takeover_after"),
+        ({"takeover_after": True}, r"'takeover_after'\] .* got True"),
+    ],
+)
+def test_a_bad_liveness_option_is_named_with_the_fix(
+    options: dict[str, object], named: str
+) -> None:
+    with pytest.raises(ConfigError, match=named):
+        Kit(model=TestModel(), executor="dbos", executor_options=options)
+
+
+seconds = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-10, 10_000),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=3),
+)
+
+
+@given(heartbeat=seconds, takeover_after=seconds)
+def test_liveness_options_are_taken_exactly_when_they_can_work(
+    heartbeat: object, takeover_after: object
+) -> None:
+    def sane(value: object) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value) if math.isfinite(value) and value >= 0.05 else None
+
+    beat, after = sane(heartbeat), sane(takeover_after)
+    works = beat is not None and after is not None and after >= 3 * beat
+    try:
+        executor = DBOSExecutor(heartbeat=heartbeat, takeover_after=takeover_after)  # type: ignore[arg-type]
+    except ConfigError as exc:
+        assert not works
+        bad = "heartbeat" if beat is None else "takeover_after"
+        assert exc.source == f"executor_options[{bad!r}]"
+        assert repr(heartbeat if bad == "heartbeat" else takeover_after) in str(exc)
+    else:
+        assert works
+        assert (executor.heartbeat, executor.takeover_after) == (heartbeat, takeover_after)
+
+
+def test_the_worker_command_refuses_a_takeover_shorter_than_three_beats(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    ran = agentkit(
+        tmp_path, "worker", "--database", database, "--heartbeat", "1", "--takeover-after", "2"
+    )
+    assert ran.returncode == 2, ran.stderr
+    assert "'takeover_after'" in ran.stderr and "raise takeover_after" in ran.stderr
