@@ -391,13 +391,13 @@ class DBOSExecutor(Executor):
     def client(self) -> DBOSClient:
         """A DBOS client on the database: it enqueues and reads runs without serving any."""
         if self._client is None:
+            from dbos import DBOS
             from dbos import DBOSClient
 
             try:
-                client = DBOSClient(system_database_url=self.database)
                 # a submit may come before any worker made the tables: make them (idempotent)
-                client._sys_db.run_migrations()
-                self._client = client
+                DBOS.migrate(self.database)
+                self._client = DBOSClient(system_database_url=self.database)
             except Exception as exc:
                 raise StorageError(
                     f"cannot open the DBOS database {mask_url(self.database)}: "
