@@ -7,8 +7,10 @@ the beat it read, so exactly one claimant wins) and has DBOS recover the dead ex
 runs, which go back to their queue and are dequeued by whichever worker is free. A takeover cut
 short by the claimant's own death leaves the row stale again, so another survivor claims it.
 
-There is no fencing: a worker stalled (not dead) past ``takeover_after`` is taken over while it
-may still run its runs; it notices at its next beat and logs it. Hence a conservative default.
+There is no fencing of the work: a worker stalled (not dead) past ``takeover_after`` is taken
+over while it may still be in a call. DBOS refuses its records of the recovered runs from then on
+(recovery revokes its ownership), so it goes no further in them, but a call it had in flight
+completes. It notices at its next beat and logs it. Hence a conservative default.
 """
 
 from __future__ import annotations
@@ -237,9 +239,9 @@ class Liveness:
         )
         if beat.rowcount != 1:
             _log.warning(
-                "worker %r was taken for dead (no beat for %s s): the runs it held were "
-                "recovered by another worker and may run twice; raise takeover_after above the "
-                "longest stall of a worker",
+                "worker %r was taken for dead (no beat for %s s): another worker recovered the "
+                "runs it held, and a call it had in flight may have acted alongside; raise "
+                "takeover_after above the longest stall of a worker",
                 self.worker_id,
                 self.takeover_ms / 1000,
             )

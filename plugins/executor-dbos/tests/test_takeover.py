@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+import signal
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentkit_executor_dbos import DBOSExecutor
@@ -85,6 +88,42 @@ def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
     lines = progress.read_text(encoding="utf-8").splitlines()
     for line in ("model 1 start", "charge 1 start", "model 3 start", "charge 2 start"):
         assert lines.count(line) == 1, (line, lines)
+
+
+def test_a_stalled_worker_taken_for_dead_cannot_record_past_the_takeover(tmp_path: Path) -> None:
+    # no fencing of the work: the stalled worker's call in flight acts when it wakes, but DBOS
+    # refuses its records from the takeover on, so it goes no further and nothing acts twice
+    file = tmp_path / "runs.sqlite"
+    database = f"sqlite:///{file}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    env = {**LIVENESS, "RUNS_DELAY": "0.4"}
+    workers = {w: start(database, tmp_path, w, "1", env={**env, "RUNS_WORKER": w}) for w in "ab"}
+    progress = tmp_path / "stalled.progress"
+    try:
+        asyncio.run(executor.submit("charge twice", agent="runs", run_id="stalled"))
+        wait_for_line(progress, "charge 1 start", workers["a"])
+        handle: Any = asyncio.run(executor.client().retrieve_workflow_async("stalled"))
+        stalled = str(asyncio.run(handle.get_status()).executor_id)
+        survivor = "b" if stalled == "a" else "a"
+        workers[stalled].send_signal(signal.SIGSTOP)
+        wait_for_line(progress, "model 3 start", workers[survivor], timeout=60)
+        workers[stalled].send_signal(signal.SIGCONT)
+        run = asyncio.run(executor.handle("stalled").result(timeout=90))
+        wait_for_line(progress, "charge 1 done", workers[stalled])
+        time.sleep(1)  # what it would do next, were its records taken
+    finally:
+        for proc in workers.values():
+            stop(proc)
+        executor.close()
+    assert run.status == "done"
+    effects = (tmp_path / "stalled.effects").read_text(encoding="utf-8").splitlines()
+    assert sorted(effects) == sorted([f"charge 1 by {stalled}", f"charge 2 by {survivor}"])
+    told = [m for m in run.transcript if m.role == "tool" and m.tool_call_id == "call_2"]
+    assert told[0].is_error and "unknown" in told[0].content
+    lines = progress.read_text(encoding="utf-8").splitlines()
+    assert lines.count("model 3 start") == 1 and lines.count("charge 1 start") == 1, lines
+    noticed = (tmp_path / f"worker-{stalled}.err").read_text(encoding="utf-8")
+    assert "was taken for dead" in noticed
 
 
 def test_a_run_started_in_a_killed_worker_by_executor_run_is_taken_over_too(
