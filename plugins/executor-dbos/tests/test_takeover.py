@@ -6,8 +6,11 @@ import asyncio
 import math
 import signal
 import sqlite3
+import subprocess
 import time
+from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,40 +47,64 @@ def rows(database: Path) -> set[str]:
         return {row[0] for row in db.execute("SELECT worker_id FROM agentkit_workers")}
 
 
-def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
-    tmp_path: Path,
-) -> None:
-    file = tmp_path / "runs.sqlite"
-    database = f"sqlite:///{file}"
-    executor = DBOSExecutor(database=database, queue="runs")
+@dataclass
+class Pair:
+    """Workers ``a`` and ``b`` on one SQLite file, one run at a time each, slow enough to be
+    caught mid-run; and an executor to submit with."""
+
+    database: str
+    executor: DBOSExecutor
+    workers: dict[str, subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[Pair]:
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     env = {**LIVENESS, "RUNS_DELAY": "0.4"}
     workers = {w: start(database, tmp_path, w, "1", env={**env, "RUNS_WORKER": w}) for w in "ab"}
-    progress = tmp_path / "taken.progress"
-
-    async def owner() -> str:
-        """The worker running the run, and the queue it came from: its own every time."""
-        handle = await executor.client().retrieve_workflow_async("taken")
-        status = await handle.get_status()
-        assert status.queue_name == "runs"
-        return str(status.executor_id)
-
+    executor = DBOSExecutor(database=database, queue="runs")
     try:
-        asyncio.run(executor.submit("charge twice", agent="runs", run_id="taken"))
-        # killed mid-way through a non-idempotent call whose effect is done
-        wait_for_line(progress, "charge 1 effect", workers["a"])
-        dead = asyncio.run(owner())
-        survivor = "b" if dead == "a" else "a"
-        kill(workers[dead])
-        # the survivor's first new step; its worker id is back: it must not run the run too
-        wait_for_line(progress, "model 3 start", workers[survivor], timeout=60)
-        assert asyncio.run(owner()) == survivor
-        workers[dead] = start(database, tmp_path, dead, "1", env={**env, "RUNS_WORKER": "late"})
-        run = asyncio.run(executor.handle("taken").result(timeout=90))
-        assert rows(file) >= {survivor}
+        yield Pair(database, executor, workers)
     finally:
         for proc in workers.values():
             stop(proc)
         executor.close()
+
+
+def holder(executor: DBOSExecutor, run_id: str) -> str:
+    """The worker running the run (which came from its own queue, however often recovered)."""
+
+    async def status() -> Any:
+        handle = await executor.client().retrieve_workflow_async(run_id)
+        return await handle.get_status()
+
+    now = asyncio.run(status())
+    assert now.queue_name == "runs"
+    return str(now.executor_id)
+
+
+def caught(pair: Pair, logs: Path, run_id: str, line: str) -> tuple[str, str]:
+    """Submit ``run_id``; once its progress holds ``line``: (its worker, the other worker)."""
+    asyncio.run(pair.executor.submit("charge twice", agent="runs", run_id=run_id))
+    wait_for_line(logs / f"{run_id}.progress", line, pair.workers["a"])
+    held = holder(pair.executor, run_id)
+    return held, "b" if held == "a" else "a"
+
+
+def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
+    pair: Pair, tmp_path: Path
+) -> None:
+    progress = tmp_path / "taken.progress"
+    # killed mid-way through a non-idempotent call whose effect is done
+    dead, survivor = caught(pair, tmp_path, "taken", "charge 1 effect")
+    kill(pair.workers[dead])
+    # the survivor's first new step; its worker id is back: it must not run the run too
+    wait_for_line(progress, "model 3 start", pair.workers[survivor], timeout=60)
+    assert holder(pair.executor, "taken") == survivor
+    env = {**LIVENESS, "RUNS_WORKER": "late"}
+    pair.workers[dead] = start(pair.database, tmp_path, dead, "1", env=env)
+    run = asyncio.run(pair.executor.handle("taken").result(timeout=90))
+    assert rows(tmp_path / "runs.sqlite") >= {survivor}
 
     assert run.status == "done" and run.output == "charged 1 and 2"
     effects = (tmp_path / "taken.effects").read_text(encoding="utf-8").splitlines()
@@ -90,31 +117,19 @@ def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
         assert lines.count(line) == 1, (line, lines)
 
 
-def test_a_stalled_worker_taken_for_dead_cannot_record_past_the_takeover(tmp_path: Path) -> None:
+def test_a_stalled_worker_taken_for_dead_cannot_record_past_the_takeover(
+    pair: Pair, tmp_path: Path
+) -> None:
     # no fencing of the work: the stalled worker's call in flight acts when it wakes, but DBOS
     # refuses its records from the takeover on, so it goes no further and nothing acts twice
-    file = tmp_path / "runs.sqlite"
-    database = f"sqlite:///{file}"
-    executor = DBOSExecutor(database=database, queue="runs")
-    env = {**LIVENESS, "RUNS_DELAY": "0.4"}
-    workers = {w: start(database, tmp_path, w, "1", env={**env, "RUNS_WORKER": w}) for w in "ab"}
     progress = tmp_path / "stalled.progress"
-    try:
-        asyncio.run(executor.submit("charge twice", agent="runs", run_id="stalled"))
-        wait_for_line(progress, "charge 1 start", workers["a"])
-        handle: Any = asyncio.run(executor.client().retrieve_workflow_async("stalled"))
-        stalled = str(asyncio.run(handle.get_status()).executor_id)
-        survivor = "b" if stalled == "a" else "a"
-        workers[stalled].send_signal(signal.SIGSTOP)
-        wait_for_line(progress, "model 3 start", workers[survivor], timeout=60)
-        workers[stalled].send_signal(signal.SIGCONT)
-        run = asyncio.run(executor.handle("stalled").result(timeout=90))
-        wait_for_line(progress, "charge 1 done", workers[stalled])
-        time.sleep(1)  # what it would do next, were its records taken
-    finally:
-        for proc in workers.values():
-            stop(proc)
-        executor.close()
+    stalled, survivor = caught(pair, tmp_path, "stalled", "charge 1 start")
+    pair.workers[stalled].send_signal(signal.SIGSTOP)
+    wait_for_line(progress, "model 3 start", pair.workers[survivor], timeout=60)
+    pair.workers[stalled].send_signal(signal.SIGCONT)
+    run = asyncio.run(pair.executor.handle("stalled").result(timeout=90))
+    wait_for_line(progress, "charge 1 done", pair.workers[stalled])
+    time.sleep(1)  # what it would do next, were its records taken
     assert run.status == "done"
     effects = (tmp_path / "stalled.effects").read_text(encoding="utf-8").splitlines()
     assert sorted(effects) == sorted([f"charge 1 by {stalled}", f"charge 2 by {survivor}"])
