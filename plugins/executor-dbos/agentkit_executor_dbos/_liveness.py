@@ -154,15 +154,17 @@ class Liveness:
             if not self.in_flight():
                 with self.engine.begin() as c:
                     c.execute(sa.delete(WORKERS).where(*self._mine()))
-            else:
-                _log.warning(
-                    "worker %r stopped with runs in flight: a worker still serving takes them "
-                    "over once its beat is %s s old (or restart it with the same worker_id)",
-                    self.worker_id,
-                    self.takeover_ms / 1000,
-                )
+                return
+        except Exception:  # unsure what it holds: the row stays, as for runs in flight
+            _log.warning("worker %r could not check its runs", self.worker_id, exc_info=True)
         finally:
             self.engine.dispose()
+        _log.warning(
+            "worker %r stopped holding runs: a worker still serving takes them over once its "
+            "beat is %s s old (or restart it with the same worker_id)",
+            self.worker_id,
+            self.takeover_ms / 1000,
+        )
 
     # ------------------------------------------------------------------ the thread
 
