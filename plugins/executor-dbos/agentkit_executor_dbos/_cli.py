@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from typing import Any
 
@@ -179,8 +180,12 @@ def _worker(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            # SIGTERM (a supervisor's stop, a redeploy) stops it as Ctrl-C does: closed, so its
+            # beat is removed when it holds no run, rather than left for a takeover
+            stop = asyncio.Event()
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
             try:
-                await executor.serve(agent)
+                await executor.serve(agent, stop=stop)
             finally:
                 executor.close()
 

@@ -7,6 +7,7 @@ import math
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -199,6 +200,28 @@ def test_a_worker_that_stops_removes_its_beat_unless_it_holds_runs(
         executor.close()
     assert seen == [{"w"}]
     assert rows(file) == ({"w"} if holding else set())
+
+
+def test_agentkit_worker_stops_on_sigterm_and_removes_its_beat(tmp_path: Path) -> None:
+    file = tmp_path / "runs.sqlite"
+    database = f"sqlite:///{file}"
+    argv = ["--database", database, "--worker-id", "w", "--heartbeat", "0.1", "--model", "test"]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "agentkit_core", "worker", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + 60
+        while "w" not in rows(file) and time.monotonic() < end and worker.poll() is None:
+            time.sleep(0.05)
+        assert rows(file) == {"w"}
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=60) == 0
+    finally:
+        stop(worker)
+    assert rows(file) == set()
 
 
 @pytest.mark.parametrize(
