@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -106,6 +107,42 @@ def _check_name(value: Any, what: str) -> str:
             source=f"executor_options[{what!r}]",
         )
     return value
+
+
+#: takeover_after is at least this many heartbeats: a worker that misses two is not taken for dead.
+BEATS = 3
+MIN_HEARTBEAT = 0.05
+
+
+def check_liveness(heartbeat: Any, takeover_after: Any) -> tuple[float, float]:
+    """``(heartbeat, takeover_after)`` in seconds, refused with the fix when they cannot work."""
+    beat = _seconds(heartbeat, "heartbeat", MIN_HEARTBEAT)
+    after = _seconds(takeover_after, "takeover_after", MIN_HEARTBEAT * BEATS)
+    if after < BEATS * beat:
+        raise ConfigError(
+            f"executor_options['takeover_after'] ({takeover_after!r} s) must be at least "
+            f"{BEATS} heartbeats ({BEATS} x {heartbeat!r} s), or a worker that misses a beat "
+            "or two is taken for dead while it runs; raise takeover_after or lower heartbeat",
+            value=takeover_after,
+            source="executor_options['takeover_after']",
+        )
+    return beat, after
+
+
+def _seconds(value: Any, name: str, least: float) -> float:
+    source = f"executor_options[{name!r}]"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < least
+    ):
+        raise ConfigError(
+            f"{source} takes a number of seconds of at least {least:g}, got {value!r}",
+            value=value,
+            source=source,
+        )
+    return float(value)
 
 
 class _Runtime:
@@ -235,8 +272,6 @@ class DBOSExecutor(Executor):
         takeover_after: float = 30.0,
     ) -> None:
         from agentkit_core import InProcessExecutor
-
-        from ._liveness import check_liveness
 
         self.database = check_database(database)
         self.queue = _check_name(queue, "queue")

@@ -16,22 +16,13 @@ completes. It notices at its next beat and logs it. Hence a conservative default
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
 
-from agentkit_core import ConfigError
-
 _log = logging.getLogger("agentkit.executor_dbos")
-
-DEFAULT_HEARTBEAT = 2.0
-DEFAULT_TAKEOVER_AFTER = 30.0
-#: takeover_after is at least this many beats: a worker that misses two is not taken for dead.
-BEATS = 3
-MIN_HEARTBEAT = 0.05
 
 TABLE = "agentkit_workers"
 _METADATA = sa.MetaData()
@@ -47,37 +38,6 @@ WORKERS = sa.Table(
     #: the survivor taking the worker over (None while it is alive)
     sa.Column("taken_by", sa.String(255), nullable=True),
 )
-
-
-def check_liveness(heartbeat: Any, takeover_after: Any) -> tuple[float, float]:
-    """``(heartbeat, takeover_after)`` in seconds, refused with the fix when they cannot work."""
-    beat = _seconds(heartbeat, "heartbeat", MIN_HEARTBEAT)
-    after = _seconds(takeover_after, "takeover_after", MIN_HEARTBEAT * BEATS)
-    if after < BEATS * beat:
-        raise ConfigError(
-            f"executor_options['takeover_after'] ({takeover_after!r} s) must be at least "
-            f"{BEATS} heartbeats ({BEATS} x {heartbeat!r} s), or a worker that misses a beat "
-            "or two is taken for dead while it runs; raise takeover_after or lower heartbeat",
-            value=takeover_after,
-            source="executor_options['takeover_after']",
-        )
-    return beat, after
-
-
-def _seconds(value: Any, name: str, least: float) -> float:
-    source = f"executor_options[{name!r}]"
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < least
-    ):
-        raise ConfigError(
-            f"{source} takes a number of seconds of at least {least:g}, got {value!r}",
-            value=value,
-            source=source,
-        )
-    return float(value)
 
 
 def engine_for(database: str) -> sa.Engine:
