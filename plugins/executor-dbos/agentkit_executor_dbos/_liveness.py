@@ -131,19 +131,19 @@ class Liveness:
     def _loop(self) -> None:
         while not self._stop.wait(self.heartbeat):
             try:
-                self.tick()
+                self._tick()
             except Exception:  # the database may be down a while: beat again next time
                 _log.warning("worker %r could not beat", self.worker_id, exc_info=True)
                 self._steady_since = None
 
-    def tick(self) -> list[str]:
-        """Beat once, then take over the workers found dead; the ids taken over."""
+    def _tick(self) -> None:
+        """Beat once, then take over the workers found dead."""
         with self.engine.begin() as c:
             now = self._beat(c)
         # After a gap in our own beats (the database was away, or this process stalled) the
         # others' beats are stale too: wait one takeover_after of steady beats before judging.
         if self._steady_since is None or now - self._steady_since < self.takeover_ms:
-            return []
+            return
         with self.engine.begin() as c:
             dead = c.execute(
                 sa.select(WORKERS.c.worker_id, WORKERS.c.seen).where(
@@ -153,9 +153,10 @@ class Liveness:
                     WORKERS.c.seen < now - self.takeover_ms,
                 )
             ).all()
-        return [worker for worker, seen in dead if self._take_over(worker, seen)]
+        for worker, seen in dead:
+            self._take_over(worker, seen)
 
-    def _take_over(self, worker: str, seen: int) -> bool:
+    def _take_over(self, worker: str, seen: int) -> None:
         with self.engine.begin() as c:
             claimed = self._clock(c)
             won = c.execute(
@@ -165,7 +166,7 @@ class Liveness:
                 .values(seen=claimed, taken_by=self.worker_id)
             ).rowcount
         if won != 1:  # another survivor claimed it, or it beat again
-            return False
+            return
         _log.warning(
             "worker %r missed its beats for over %s s: worker %r recovers its runs",
             worker,
@@ -182,7 +183,6 @@ class Liveness:
                     WORKERS.c.taken_by == self.worker_id,
                 )
             )
-        return True
 
     # ------------------------------------------------------------------ statements
 
