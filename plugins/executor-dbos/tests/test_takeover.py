@@ -85,11 +85,19 @@ def holder(executor: DBOSExecutor, run_id: str) -> str:
 
 
 def caught(pair: Pair, logs: Path, run_id: str, line: str) -> tuple[str, str]:
-    """Submit ``run_id``; once its progress holds ``line``: (its worker, the other worker)."""
+    """Submit ``run_id``; once its progress holds ``line``, freeze its worker (SIGSTOP) there.
+
+    Returns (its worker, the other worker). Both are frozen while the holder is looked up, so a
+    loaded machine cannot let the run go past ``line`` first.
+    """
     asyncio.run(pair.executor.submit("charge twice", agent="runs", run_id=run_id))
     wait_for_line(logs / f"{run_id}.progress", line, pair.workers["a"])
+    for proc in pair.workers.values():
+        proc.send_signal(signal.SIGSTOP)
     held = holder(pair.executor, run_id)
-    return held, "b" if held == "a" else "a"
+    other = "b" if held == "a" else "a"
+    pair.workers[other].send_signal(signal.SIGCONT)
+    return held, other
 
 
 def test_a_surviving_worker_finishes_a_killed_workers_run_without_a_restart(
@@ -125,7 +133,6 @@ def test_a_stalled_worker_taken_for_dead_cannot_record_past_the_takeover(
     # refuses its records from the takeover on, so it goes no further and nothing acts twice
     progress = tmp_path / "stalled.progress"
     stalled, survivor = caught(pair, tmp_path, "stalled", "charge 1 start")
-    pair.workers[stalled].send_signal(signal.SIGSTOP)
     wait_for_line(progress, "model 3 start", pair.workers[survivor], timeout=60)
     pair.workers[stalled].send_signal(signal.SIGCONT)
     run = asyncio.run(pair.executor.handle("stalled").result(timeout=90))
