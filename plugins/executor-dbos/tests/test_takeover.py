@@ -156,7 +156,7 @@ def test_a_run_started_in_a_killed_worker_by_executor_run_is_taken_over_too(
     # dequeues from
     database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     executor = DBOSExecutor(database=database, queue="runs")
-    env = {**LIVENESS, "RUNS_DELAY": "0.1"}
+    env = {**LIVENESS, "RUNS_DELAY": "0.2"}
     dead = start(database, tmp_path, "a", env={**env, "RUNS_WORKER": "a", "RUNS_DIRECT": "own"})
     survivor = start(database, tmp_path, "b", env={**env, "RUNS_WORKER": "b"})
     try:
