@@ -52,6 +52,8 @@ def _factory(
     worker_id: str = "local",
     app: str = "agentkit",
     approval_timeout: float = 86_400.0,
+    heartbeat: float = 2.0,
+    takeover_after: float = 30.0,
 ) -> DBOSExecutor:
     """The registered factory: its keywords are the options the host checks.
 

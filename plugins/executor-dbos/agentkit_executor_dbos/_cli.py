@@ -37,7 +37,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="work a durable run queue (executor dbos)",
         description="Run the queued runs of a DBOS queue. The agent is built as agentkit run "
         "builds it: kit settings from agentkit.toml, the options given here on top. A worker "
-        "restarted with the same --worker-id first recovers the runs its predecessor left.",
+        "restarted with the same --worker-id first recovers the runs its predecessor left; the "
+        "workers still serving recover a dead worker's runs once its beat is --takeover-after "
+        "seconds old.",
     )
     _executor_arguments(worker)
     worker.add_argument(
@@ -47,6 +49,19 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--worker-id",
         default=None,
         help="this worker's identity (default 'local'); give each of several workers its own",
+    )
+    worker.add_argument(
+        "--heartbeat",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between this worker's beats in the database (default 2)",
+    )
+    worker.add_argument(
+        "--takeover-after",
+        type=float,
+        metavar="SECONDS",
+        help="seconds without a beat after which the serving workers take a worker for dead "
+        "and recover its runs (default 30; at least 3 heartbeats)",
     )
     add_agent_arguments(worker)
     worker.set_defaults(func=_worker)
@@ -151,6 +166,8 @@ def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) ->
         "queue": getattr(args, "queue", None),
         "concurrency": getattr(args, "concurrency", None),
         "worker_id": getattr(args, "worker_id", None),
+        "heartbeat": getattr(args, "heartbeat", None),
+        "takeover_after": getattr(args, "takeover_after", None),
     }
     options.update({k: v for k, v in given.items() if v is not None})
     return options
@@ -177,6 +194,9 @@ def _worker(args: argparse.Namespace) -> int:
     options["executor_options"] = _executor_options(args, options)
 
     async def serve() -> None:
+        import asyncio
+        import signal
+
         async with await Kit.open(**options) as kit:
             agent = Agent.from_config(kit.config())
             executor = agent.executor
@@ -187,8 +207,12 @@ def _worker(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            # SIGTERM (a supervisor's stop, a redeploy) stops it as Ctrl-C does: closed, so its
+            # beat is removed when it holds no run, rather than left for a takeover
+            stop = asyncio.Event()
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
             try:
-                await executor.serve(agent)
+                await executor.serve(agent, stop=stop)
             finally:
                 executor.close()
 

@@ -4,7 +4,8 @@ DBOS keeps the workflow's state in its system database (SQLite for one machine, 
 many workers sharing queues). A run interrupted at any point is recovered by the next worker
 started with the same ``worker_id``: DBOS runs the workflow again from the start, and every step
 already recorded returns its recorded result instead of running, so no completed model call or
-tool call runs twice.
+tool call runs twice. A worker that dies is also taken over by the workers still serving the
+queue (``_liveness``): they recover its runs without a restart.
 
 A tool call that is neither ``idempotent`` nor free of ``side_effects`` is two steps: a marker
 (recording which execution of the workflow started it), then the call. An execution that finds
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import uuid
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
@@ -49,6 +51,8 @@ from ._stream import STREAM
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
+
+    from ._liveness import Liveness
 
 T = TypeVar("T")
 
@@ -109,6 +113,42 @@ def _check_name(value: Any, what: str) -> str:
     return value
 
 
+#: takeover_after is at least this many heartbeats: a worker that misses two is not taken for dead.
+BEATS = 3
+MIN_HEARTBEAT = 0.05
+
+
+def check_liveness(heartbeat: Any, takeover_after: Any) -> tuple[float, float]:
+    """``(heartbeat, takeover_after)`` in seconds, refused with the fix when they cannot work."""
+    beat = _seconds(heartbeat, "heartbeat", MIN_HEARTBEAT)
+    after = _seconds(takeover_after, "takeover_after", MIN_HEARTBEAT * BEATS)
+    if after < BEATS * beat:
+        raise ConfigError(
+            f"executor_options['takeover_after'] ({takeover_after!r} s) must be at least "
+            f"{BEATS} heartbeats ({BEATS} x {heartbeat!r} s), or a worker that misses a beat "
+            "or two is taken for dead while it runs; raise takeover_after or lower heartbeat",
+            value=takeover_after,
+            source="executor_options['takeover_after']",
+        )
+    return beat, after
+
+
+def _seconds(value: Any, name: str, least: float) -> float:
+    source = f"executor_options[{name!r}]"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < least
+    ):
+        raise ConfigError(
+            f"{source} takes a number of seconds of at least {least:g}, got {value!r}",
+            value=value,
+            source=source,
+        )
+    return float(value)
+
+
 class _Runtime:
     """The one DBOS of this process: launched once, on one database, serving named agents."""
 
@@ -116,6 +156,7 @@ class _Runtime:
         self.database: str | None = None
         self.agents: dict[str, Agent] = {}
         self.executor: DBOSExecutor | None = None
+        self.liveness: Liveness | None = None
 
     def launch(self, executor: DBOSExecutor, queues: Iterable[str]) -> None:
         from dbos import DBOS
@@ -153,15 +194,45 @@ class _Runtime:
         self.database = executor.database
         self.executor = executor
 
+    def watch(self, executor: DBOSExecutor) -> Liveness:
+        """Beat for this serving worker and take over dead ones (once per process)."""
+        if self.liveness is None:
+            from dbos import DBOS
+
+            from ._liveness import Liveness
+
+            liveness = Liveness(
+                executor.database,
+                app=executor.app,
+                worker_id=executor.worker_id,
+                version=DBOS.application_version,
+                heartbeat=executor.heartbeat,
+                takeover_after=executor.takeover_after,
+                # DBOS's recovery of other executors' runs: what its documented admin endpoint
+                # POST /dbos-workflow-recovery calls (the installed dbos ships no admin
+                # server). Each PENDING run of the dead executor goes back to ENQUEUED on its
+                # own queue (a run started by executor.run, on none, goes to DBOS's internal
+                # queue, which every DBOS process dequeues); the update is guarded by the dead
+                # executor id, so a second recovery of a run already dequeued does nothing.
+                recover=DBOS._recover_pending_workflows,
+                in_flight=executor._holds_runs,
+            )
+            liveness.start()
+            self.liveness = liveness
+        return self.liveness
+
     def close(self) -> None:
         if self.database is None:
             return
         from dbos import DBOS
 
         DBOS.destroy(destroy_registry=False)
+        liveness, self.liveness = self.liveness, None
         self.database = None
         self.executor = None
         self.agents.clear()
+        if liveness is not None:  # after DBOS stopped: no run can start past this check
+            liveness.stop()
 
 
 RUNTIME = _Runtime()
@@ -183,6 +254,10 @@ class DBOSExecutor(Executor):
         app: the DBOS application name the workflows belong to.
         approval_timeout: seconds a suspended run waits in its workflow for approvals
             (:meth:`approve`) before it ends ``"suspended"`` (default a day).
+        heartbeat: seconds between a serving worker's beats in the system database.
+        takeover_after: seconds without a beat after which the serving workers take a worker
+            for dead and recover its runs (at least 3 heartbeats). A worker stalled that long
+            is taken over while it may still run: keep it above the longest stall.
     """
 
     name = "dbos"
@@ -198,6 +273,8 @@ class DBOSExecutor(Executor):
         worker_id: str = "local",
         app: str = "agentkit",
         approval_timeout: float = 86_400.0,
+        heartbeat: float = 2.0,
+        takeover_after: float = 30.0,
     ) -> None:
         from agentkit_core import InProcessExecutor
 
@@ -219,6 +296,7 @@ class DBOSExecutor(Executor):
         waited = InProcessExecutor(step_timeout=approval_timeout).step_timeout
         assert waited is not None
         self.approval_timeout = waited
+        self.heartbeat, self.takeover_after = check_liveness(heartbeat, takeover_after)
         self._client: DBOSClient | None = None
 
     def __repr__(self) -> str:
@@ -317,7 +395,9 @@ class DBOSExecutor(Executor):
         """Work the queue: run the queued runs of ``agents`` until ``stop`` is set (or forever).
 
         Before taking new runs, DBOS recovers the runs an earlier worker with this
-        ``worker_id`` left unfinished.
+        ``worker_id`` left unfinished. While serving, the worker beats every ``heartbeat``
+        seconds and recovers the runs of any worker of its application whose beat is older than
+        ``takeover_after``; :meth:`close` removes its beat.
         """
         from dbos import DBOS
 
@@ -327,28 +407,41 @@ class DBOSExecutor(Executor):
         await DBOS.register_queue_async(
             self.queue, worker_concurrency=self.concurrency, on_conflict="always_update"
         )
+        await asyncio.to_thread(RUNTIME.watch, self)
         await (stop or asyncio.Event()).wait()
 
     def close(self) -> None:
         """Stop DBOS in this process (runs in flight stay recorded for recovery)."""
+        if RUNTIME.executor is self or RUNTIME.executor is None:
+            RUNTIME.close()
         if self._client is not None:
             self._client.destroy()
             self._client = None
-        if RUNTIME.executor is self or RUNTIME.executor is None:
-            RUNTIME.close()
+
+    def _holds_runs(self) -> bool:
+        """Whether runs this worker started are unfinished (asked after DBOS stopped here)."""
+        held = self.client().list_workflows(
+            status="PENDING",
+            executor_id=self.worker_id,
+            application_name=self.app,
+            limit=1,
+            load_input=False,
+            load_output=False,
+        )
+        return bool(held)
 
     # ------------------------------------------------------------------ from any process
 
     def client(self) -> DBOSClient:
         """A DBOS client on the database: it enqueues and reads runs without serving any."""
         if self._client is None:
+            from dbos import DBOS
             from dbos import DBOSClient
 
             try:
-                client = DBOSClient(system_database_url=self.database)
                 # a submit may come before any worker made the tables: make them (idempotent)
-                client._sys_db.run_migrations()
-                self._client = client
+                DBOS.migrate(self.database)
+                self._client = DBOSClient(system_database_url=self.database)
             except Exception as exc:
                 raise StorageError(
                     f"cannot open the DBOS database {mask_url(self.database)}: "

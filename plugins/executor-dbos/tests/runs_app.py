@@ -1,7 +1,8 @@
 """A worker for the tests: a deterministic model and two tools that log what they did.
 
 ``python runs_app.py DATABASE LOGDIR [WORKER_ID [CONCURRENCY]]`` serves the agent ``"runs"`` on
-the queue ``"runs"`` until killed. The model answers as a function of the request (how many
+the queue ``"runs"`` until killed (with ``RUNS_DIRECT=RUN_ID``, also runs that run itself, as
+``executor.run`` does). The model answers as a function of the request (how many
 answers it already gave), so a run recovered after a crash asks the same things; a model call
 and each tool write what they are doing to ``LOGDIR/<run id>.progress`` (the test kills the
 worker when a given line appears) and the side effect of ``charge`` to
@@ -230,15 +231,33 @@ def main() -> None:
 
     worker_id = sys.argv[3] if len(sys.argv) > 3 else "local"
     concurrency = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    liveness = {  # RUNS_HEARTBEAT / RUNS_TAKEOVER_AFTER: seconds, for the takeover tests
+        option: float(os.environ[name])
+        for option, name in (
+            ("heartbeat", "RUNS_HEARTBEAT"),
+            ("takeover_after", "RUNS_TAKEOVER_AFTER"),
+        )
+        if name in os.environ
+    }
     executor = DBOSExecutor(
-        database=sys.argv[1], queue="runs", worker_id=worker_id, concurrency=concurrency
+        database=sys.argv[1],
+        queue="runs",
+        worker_id=worker_id,
+        concurrency=concurrency,
+        **liveness,  # type: ignore[arg-type]
     )
     print("serving", flush=True)
+    direct = os.environ.get("RUNS_DIRECT")  # also run this run id in-process (executor.run)
 
-    async def serve() -> None:
-        await executor.serve(agent(executor, await recorder(os.environ.get("RUNS_SESSION"))))
+    async def work() -> None:
+        served = agent(executor, await recorder(os.environ.get("RUNS_SESSION")))
+        serving = asyncio.ensure_future(executor.serve(served))
+        await asyncio.sleep(0)  # serve launches DBOS, listening to the queue
+        if direct:
+            await executor.run(served, "charge twice", run_id=direct)
+        await serving
 
-    asyncio.run(serve())
+    asyncio.run(work())
 
 
 if __name__ == "__main__":
