@@ -273,7 +273,7 @@ class RunContext:
         self.guardrail = guardrail
         self.scratchpad = Scratchpad()
         self.usage = Usage()
-        self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
+        self.trace = Trace(run_id=self.run_id, tainted=self._is_tainted)
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = policy
@@ -329,6 +329,10 @@ class RunContext:
                 value=value,
                 source="RunContext.secret_tainted",
             )
+
+    def _is_tainted(self) -> bool:
+        """:attr:`secret_tainted` as a function, for the trace to ask at each span's ends."""
+        return self._tainted
 
     def taint(self) -> None:
         """Mark this run, and every run above it, secret-tainted."""

@@ -37,8 +37,7 @@ class _Tracing(Middleware):
             "tool_call", payload, tool=invocation.tool.name, call_id=invocation.call.id
         ) as span:
             result = await call_next(invocation)
-            span.set("is_error", result.is_error)
-            span.set("result_chars", _size(result.content))
+            span.attributes.update(is_error=result.is_error, result_chars=_size(result.content))
             payload["result"] = result.content
             return result
 
@@ -51,12 +50,15 @@ def _size(content: str | tuple[dict[str, Any], ...]) -> int:
 
 
 def _stamp(span: Span, response: ModelResponse) -> None:
-    span.set("model", response.model)
-    span.set("input_tokens", response.usage.input_tokens)
-    span.set("output_tokens", response.usage.output_tokens)
-    span.set("finish_reason", response.finish_reason)
-    span.set("tool_call_ids", [call.id for call in response.message.tool_calls])
-    span.set("tool_call_names", [call.name for call in response.message.tool_calls])
+    calls = response.message.tool_calls
+    span.attributes.update(
+        model=response.model,
+        input_tokens=response.usage.input_tokens,
+        output_tokens=response.usage.output_tokens,
+        finish_reason=response.finish_reason,
+        tool_call_ids=[call.id for call in calls],
+        tool_call_names=[call.name for call in calls],
+    )
 
 
 class _Metering(Middleware):
