@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-import sys
 import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._deadline import within
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
@@ -153,7 +153,7 @@ class Invoker:
         if self.deadline is None:
             return await self._chat(request)
         try:
-            return await _within(self._chat(request), self.deadline)
+            return await within(self._chat(request), self.deadline)
         except asyncio.TimeoutError:
             raise ModelDeadlineExceeded(
                 f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
@@ -173,18 +173,6 @@ class Invoker:
     def bind(self, ctx: RunContext) -> Invoker:
         """The same model, chain and deadline, attached to another run."""
         return Invoker(self.model, self.middlewares, ctx=ctx, deadline=self.deadline)
-
-
-if sys.version_info >= (3, 11):
-
-    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
-        async with asyncio.timeout(seconds):  # no task of its own, unlike wait_for
-            return await call
-
-else:  # pragma: no cover - Python 3.10
-
-    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
-        return await asyncio.wait_for(call, seconds)
 
 
 def check_deadline(deadline: float | None) -> float | None:
