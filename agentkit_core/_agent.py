@@ -44,6 +44,7 @@ from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._executor import Executor
+from ._executor import InProcessExecutor
 from ._executor import resolve_executor
 from ._fold import Folding
 from ._guardrails import egress_for
@@ -69,6 +70,7 @@ from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelSettings
 from ._models import StreamEvent
+from ._models import ToolSpec
 from ._output import REPAIRS
 from ._output import output_coerce
 from ._output import output_request
@@ -727,10 +729,19 @@ class Agent:
         assert ctx.invoker is not None
         model = ctx.invoker.model.name
         start = len(state.transcript)
+        # The tools' specs are read once per set of tools: a fixed list's once per run, a
+        # union's each turn (it returns a new set each time).
+        offered: dict[str, Tool] | None = None
+        specs: tuple[ToolSpec, ...] = ()
         while state.turn < self.max_turns:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
-            tools = await self._current_tools()
+            if self._union is None and self.policy is None:
+                tools = self._tools
+            else:
+                tools = await self._current_tools()
+            if tools is not offered:
+                offered, specs = tools, tuple(t.spec for t in tools.values())
             if turn_hooks:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
                 state.transcript.extend(added)
@@ -746,7 +757,7 @@ class Agent:
                     start = -1
             request = ModelRequest(
                 tuple(messages),
-                tuple(t.spec for t in tools.values()),
+                specs,
                 self._output_request,
                 settings=settings.copy(),
                 ctx=ctx,
@@ -766,6 +777,8 @@ class Agent:
                 )
                 state.transcript.extend(repairs)
                 rec.record_messages(ctx, repairs, source="repair", model=model)
+            elif self._steps_inline():
+                response = await chat(request)
             else:
                 response = await self.executor.step(
                     f"model:{state.turn}", partial(chat, request), kind="model"
@@ -865,13 +878,15 @@ class Agent:
         """
         if ctx.checkpoint_at is None:
             checkpointer = resolve_checkpointer(self.checkpointer, ctx)
-            run_id, namespace = ctx.run_id, "agent"
-            metadata = {"agent": self.name}
         else:  # a child agent's run: under its parent's run, in its own namespace
             checkpointer = resolve_checkpointer(None, ctx)
-            run_id, namespace = ctx.checkpoint_at
-            metadata = {"agent": self.name, "run_id": ctx.run_id}
         if checkpointer is not None:
+            if ctx.checkpoint_at is None:
+                run_id, namespace = ctx.run_id, "agent"
+                metadata = {"agent": self.name}
+            else:
+                run_id, namespace = ctx.checkpoint_at
+                metadata = {"agent": self.name, "run_id": ctx.run_id}
             state.scratchpad = dict(ctx.scratchpad)
             await checkpointer.snapshot(
                 run_id, state, status, metadata, namespace=namespace, ctx=ctx
@@ -904,17 +919,19 @@ class Agent:
     async def _run_calls(
         self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
     ) -> list[Message] | _Suspend:
-        decisions: list[ToolDecision | None] = [None] * len(calls)
-        if self.policy is not None or self.hooks.before_tool_call:
-            decisions = [await self._decide(ctx, c) for c in calls]
-            asks = [
-                c
-                for c, d in zip(calls, decisions, strict=True)
-                if d is not None and d.kind == "ask"
-            ]
-            if asks:
-                reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
-                return _Suspend(tuple(asks), "; ".join(reasons))
+        if self.policy is None and not self.hooks.before_tool_call:
+            return await self.execute(calls, tools, ctx)
+        decisions: list[ToolDecision | None] = []
+        asks: list[ToolCall] = []
+        reasons: list[str] = []
+        for call in calls:
+            decision = await self._decide(ctx, call)
+            decisions.append(decision)
+            if decision.kind == "ask":
+                asks.append(call)
+                reasons.append(f"{decision.source}: {decision.reason}")
+        if asks:
+            return _Suspend(tuple(asks), "; ".join(reasons))
         return await self.execute(calls, tools, ctx, decisions)
 
     async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
@@ -931,10 +948,12 @@ class Agent:
                 decision = fold_decisions(decision, hooked)
             if decision is None:
                 decision = ToolDecision("allow")
-            span.set("decision", decision.kind)
-            span.set("source", decision.source)
-            span.set("reason", decision.reason)
-            span.set("rule", decision.rule)
+            span.attributes.update(
+                decision=decision.kind,
+                source=decision.source,
+                reason=decision.reason,
+                rule=decision.rule,
+            )
             return decision
 
     async def execute(
@@ -1017,12 +1036,23 @@ class Agent:
             )
         assert ctx.invoker is not None
         invocation = ToolInvocation(call, tool, arguments, ctx)
+        if self._steps_inline():
+            return await ctx.invoker.call_tool(invocation, self._run_tool)
         return await self.executor.step(
             f"tool:{call.name}:{call.id}",
             partial(ctx.invoker.call_tool, invocation, self._run_tool),
             kind="tool",
             idempotent=tool.idempotent or not tool.side_effects,
         )
+
+    def _steps_inline(self) -> bool:
+        """Whether a step is a plain await: what the in-process executor does without a timeout.
+
+        Then a step needs no name and no callable made for it (a model call and a tool call a
+        turn).
+        """
+        executor = self.executor
+        return type(executor) is InProcessExecutor and executor.step_timeout is None
 
     async def _run_tool(self, invocation: ToolInvocation) -> ToolResult:
         tool = invocation.tool
