@@ -940,10 +940,13 @@ class Agent:
         Each reports its own verdict: the policy with the rule that decided, the hooks' fold
         when it is more than a bare allow. The folded decision is traced as a ``verdict`` span.
         """
-        with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
+        hooks = self.hooks
+        trace = ctx.trace  # _enter/_exit: a `with trace.span` without the scope object
+        span, token = trace._enter("verdict", None, {"tool": call.name, "call_id": call.id})
+        try:
             decision = None if self.policy is None else self.policy.check(ctx, call)
-            if self.hooks.before_tool_call:
-                hooked = await self.hooks.run_before_tool_call(ctx, call)
+            if hooks.before_tool_call:
+                hooked = await hooks.run_before_tool_call(ctx, call)
                 _report_decision(ctx, call, hooked)
                 decision = fold_decisions(decision, hooked)
             if decision is None:
@@ -954,7 +957,11 @@ class Agent:
                 reason=decision.reason,
                 rule=decision.rule,
             )
-            return decision
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return decision
 
     async def execute(
         self,
@@ -971,7 +978,7 @@ class Agent:
         if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
             only = calls[0]
             done = await self._call(only, tools, ctx, decisions[0] if decisions else None)
-            return [Message.tool(only.id, done.content, name=only.name, is_error=done.is_error)]
+            return [Message("tool", done.content, (), only.id, only.name, done.is_error)]
         results: list[ToolResult | None] = [None] * len(calls)
         limit = asyncio.Semaphore(self.max_parallel_tools)
 

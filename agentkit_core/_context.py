@@ -33,6 +33,7 @@ from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._models import StreamEvent
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._tools import ToolResult
@@ -125,10 +126,16 @@ class Invoker:
         #: the same bound method on every call).
         self._tool_chains: dict[CallTool, CallTool] = {}
 
-    async def _call_model(self, request: ModelRequest) -> ModelResponse:
+    def _call_model(self, request: ModelRequest) -> Awaitable[ModelResponse]:
+        """The chain's end: the model's own awaitable, or the stream fed to the request's sink."""
         sink = request.metadata.get(STREAM_SINK)
         if sink is None:
-            return await self.model.request(request)
+            return self.model.request(request)
+        return self._streamed(request, sink)
+
+    async def _streamed(
+        self, request: ModelRequest, sink: Callable[[StreamEvent], None]
+    ) -> ModelResponse:
         response = None
         async for event in self.model.stream(request):
             sink(event)

@@ -24,22 +24,35 @@ class _Tracing(Middleware):
         ctx = request.ctx
         if ctx is None:
             return await call_next(request)
+        # trace._enter/_exit rather than ``with trace.span``: the same span, two calls fewer
         payload: dict[str, Any] = {"request": request.messages}
-        with ctx.trace.span("model_call", payload, messages=len(request.messages)) as span:
+        trace = ctx.trace
+        span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
+        try:
             response = await call_next(request)
             _stamp(span, response)
             payload["response"] = response.message
-            return response
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
         payload: dict[str, Any] = {"arguments": invocation.arguments}
-        with invocation.ctx.trace.span(
-            "tool_call", payload, tool=invocation.tool.name, call_id=invocation.call.id
-        ) as span:
+        trace = invocation.ctx.trace
+        span, token = trace._enter(
+            "tool_call", payload, {"tool": invocation.tool.name, "call_id": invocation.call.id}
+        )
+        try:
             result = await call_next(invocation)
             span.attributes.update(is_error=result.is_error, result_chars=_size(result.content))
             payload["result"] = result.content
-            return result
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return result
 
 
 def _size(content: str | tuple[dict[str, Any], ...]) -> int:

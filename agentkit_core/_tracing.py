@@ -231,6 +231,25 @@ class Trace:
         if self.exporters:
             self._tell("on_end", span)
 
+    def _enter(
+        self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]
+    ) -> tuple[Span, contextvars.Token[Span | None]]:
+        """What ``with span(...)`` does on entry, for core's hot paths: open, make current.
+
+        ``attributes`` is kept as the span's own dict. End it with :meth:`_exit`.
+        """
+        span = self._open(name, payload, attributes)
+        return span, _current.set(span)
+
+    def _exit(
+        self, span: Span, token: contextvars.Token[Span | None], exc: BaseException | None
+    ) -> None:
+        """What ``with span(...)`` does on exit: close with ``exc``, then restore the current."""
+        try:
+            self.close(span, exc)
+        finally:
+            _current.reset(token)
+
     def span(
         self, name: str, payload: dict[str, Any] | None = None, **attributes: Any
     ) -> _SpanScope:
@@ -305,15 +324,12 @@ class _SpanScope:
         self._attributes = attributes
 
     def __enter__(self) -> Span:
-        span = self._span = self._trace._open(self._name, self._payload, self._attributes)
-        self._token = _current.set(span)
+        span, self._token = self._trace._enter(self._name, self._payload, self._attributes)
+        self._span = span
         return span
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
-        try:
-            self._trace.close(self._span, exc)
-        finally:
-            _current.reset(self._token)
+        self._trace._exit(self._span, self._token, exc)
 
 
 def current_span() -> Span:
