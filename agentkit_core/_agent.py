@@ -755,13 +755,13 @@ class Agent:
                 messages = await self.compaction.apply(ctx, state, view)
                 if messages is not view:  # it folded: the conversation takes the whole tail
                     start = -1
-            request = ModelRequest(
+            request = ModelRequest(  # messages, tools, output, settings, ctx, metadata
                 tuple(messages),
                 specs,
                 self._output_request,
-                settings=settings.copy(),
-                ctx=ctx,
-                metadata={} if sink is None else {STREAM_SINK: sink},
+                settings.copy(),
+                ctx,
+                {} if sink is None else {STREAM_SINK: sink},
             )
             if model_hooks:
                 request = await hooks.run_before_model_call(ctx, request)
