@@ -345,8 +345,11 @@ class RunContext:
         if self.parent is not None:
             self.parent.add_usage(usage)
         self.usage = self.usage + usage
+        budget = self.budget
+        if type(budget) is Budget and budget.max_tokens is None and budget.max_requests is None:
+            return  # no limit to check (the usual run): no call and no handler a model call
         try:
-            self.budget.check(self.usage)
+            budget.check(self.usage)
         except BudgetExceeded as exc:
             exc.run_id = self.run_id
             raise

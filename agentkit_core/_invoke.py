@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from operator import attrgetter
 from typing import Any
 
 from ._errors import ProviderError
@@ -62,15 +63,20 @@ def _size(content: str | tuple[dict[str, Any], ...]) -> int:
     return sum(len(str(part.get("text", ""))) for part in content)
 
 
+_ID = attrgetter("id")
+_NAME = attrgetter("name")
+
+
 def _stamp(span: Span, response: ModelResponse) -> None:
     calls = response.message.tool_calls
+    usage = response.usage
     span.attributes.update(
         model=response.model,
-        input_tokens=response.usage.input_tokens,
-        output_tokens=response.usage.output_tokens,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
         finish_reason=response.finish_reason,
-        tool_call_ids=[call.id for call in calls],
-        tool_call_names=[call.name for call in calls],
+        tool_call_ids=list(map(_ID, calls)),  # no comprehension's frame, twice a model call
+        tool_call_names=list(map(_NAME, calls)),
     )
 
 

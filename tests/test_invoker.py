@@ -246,6 +246,20 @@ async def test_budget_is_enforced_by_metering() -> None:
         await ctx.invoker.chat(REQUEST)
 
 
+async def test_a_budget_of_its_own_is_checked_though_it_sets_neither_limit() -> None:
+    class Calls(Budget):
+        def check(self, usage: Usage) -> None:
+            if usage.requests > 1:
+                raise BudgetExceeded(f"a second call ({usage.requests}) is one too many")
+
+    ctx = make_test_ctx(ScriptedModel(["a", "b"]), budget=Calls())
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(REQUEST)
+    with pytest.raises(BudgetExceeded, match="one too many") as info:
+        await ctx.invoker.chat(REQUEST)
+    assert info.value.run_id == ctx.run_id
+
+
 async def test_middleware_order_first_is_outermost() -> None:
     order: list[str] = []
 
