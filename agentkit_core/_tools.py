@@ -143,8 +143,8 @@ class FunctionTool(Tool):
         kwargs: dict[str, Any] = {}
         if self._has_args:
             assert self._model is not None
-            try:
-                validated = self._model.model_validate(arguments)
+            try:  # model_validate with its defaults, without its Python frame
+                validated = self._model.__pydantic_validator__.validate_python(arguments)
             except self._invalid as exc:
                 problems = "; ".join(
                     f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
