@@ -81,6 +81,7 @@ from ._policy import PolicyEngine
 from ._policy import fold_decisions
 from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
+from ._recorder import NullRecorder
 from ._recorder import Recorder
 from ._recorder import decision_verdict
 from ._requests import Prompt
@@ -726,6 +727,9 @@ class Agent:
         stop_hooks = bool(hooks.should_stop_after_turn)
         guards = self.guards
         rec = ctx.recorder
+        # The null recorder's methods do nothing: the loop skips calling them three times a
+        # turn (exactly NullRecorder; any other recorder, a subclass too, is called).
+        recording = type(rec) is not NullRecorder
         assert ctx.invoker is not None
         model = ctx.invoker.model.name
         start = len(state.transcript)
@@ -767,7 +771,8 @@ class Agent:
                 request = await hooks.run_before_model_call(ctx, request)
             if guards is not None:
                 request = guards.check_request(ctx, request)
-            rec.record_instructions(ctx, request.messages)
+            if recording:
+                rec.record_instructions(ctx, request.messages)
             chat = ctx.invoker.chat
             if self._coerce is not None:
                 response, repairs = await self.executor.step(
@@ -795,13 +800,14 @@ class Agent:
                     message = guarded
                     response = replace(response, message=message, output=self._reparse(message))
             state.transcript.append(message)
-            rec.record_response(
-                ctx,
-                message,
-                model=model,
-                usage=response.usage,
-                finish_reason=response.finish_reason,
-            )
+            if recording:
+                rec.record_response(
+                    ctx,
+                    message,
+                    model=model,
+                    usage=response.usage,
+                    finish_reason=response.finish_reason,
+                )
             if not message.tool_calls:
                 value = response.output if self._adapter is not None else message.text
                 if output_hooks:
@@ -812,7 +818,8 @@ class Agent:
             outcome = await self._run_calls(message.tool_calls, tools, ctx)
             if isinstance(outcome, list):
                 state.transcript.extend(outcome)
-                rec.record_messages(ctx, outcome, source="tool")
+                if recording:
+                    rec.record_messages(ctx, outcome, source="tool")
             else:
                 state.pending = list(message.tool_calls)
                 await self._persist(ctx, state, "suspended")
@@ -893,6 +900,8 @@ class Agent:
             await checkpointer.snapshot(
                 run_id, state, status, metadata, namespace=namespace, ctx=ctx
             )
+        if type(ctx.recorder) is NullRecorder:
+            return  # nothing to flush
         if status != "failed":
             await ctx.recorder.flush()
         else:
