@@ -958,8 +958,9 @@ class Agent:
             decision = None if self.policy is None else self.policy.check(ctx, call)
             if hooks.before_tool_call:
                 hooked = await hooks.run_before_tool_call(ctx, call)
-                _report_decision(ctx, call, hooked)
-                decision = fold_decisions(decision, hooked)
+                if hooked.kind != "allow" or hooked.reason or hooked.source:
+                    ctx.report_verdict(decision_verdict(call, hooked))  # a bare allow: nothing
+                decision = hooked if decision is None else fold_decisions(decision, hooked)
             if decision is None:
                 decision = ToolDecision("allow")
             span.attributes.update(
@@ -1138,12 +1139,6 @@ def _answers(
         answer = given if isinstance(given, Approval) else Approval(str(given))
         out[answer.call] = answer
     return out
-
-
-def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) -> None:
-    """Report the before_tool_call fold's decision on ``call``; a bare allow says nothing."""
-    if decision.kind != "allow" or decision.reason or decision.source:
-        ctx.report_verdict(decision_verdict(call, decision))
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:
