@@ -44,6 +44,7 @@ from ._errors import MaxTurnsExceeded
 from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._executor import Executor
+from ._executor import InProcessExecutor
 from ._executor import resolve_executor
 from ._fold import Folding
 from ._guardrails import egress_for
@@ -69,6 +70,7 @@ from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelSettings
 from ._models import StreamEvent
+from ._models import ToolSpec
 from ._output import REPAIRS
 from ._output import output_coerce
 from ._output import output_request
@@ -79,6 +81,7 @@ from ._policy import PolicyEngine
 from ._policy import fold_decisions
 from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
+from ._recorder import NullRecorder
 from ._recorder import Recorder
 from ._recorder import decision_verdict
 from ._requests import Prompt
@@ -733,13 +736,25 @@ class Agent:
         stop_hooks = bool(hooks.should_stop_after_turn)
         guards = self.guards
         rec = ctx.recorder
+        # The null recorder's methods do nothing: the loop skips calling them three times a
+        # turn (exactly NullRecorder; any other recorder, a subclass too, is called).
+        recording = type(rec) is not NullRecorder
         assert ctx.invoker is not None
         model = ctx.invoker.model.name
         start = len(state.transcript)
+        # The tools' specs are read once per set of tools: a fixed list's once per run, a
+        # union's each turn (it returns a new set each time).
+        offered: dict[str, Tool] | None = None
+        specs: tuple[ToolSpec, ...] = ()
         while state.turn < self.max_turns:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
-            tools = await self._current_tools()
+            if self._union is None and self.policy is None:
+                tools = self._tools
+            else:
+                tools = await self._current_tools()
+            if tools is not offered:
+                offered, specs = tools, tuple(t.spec for t in tools.values())
             if turn_hooks:
                 added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
                 state.transcript.extend(added)
@@ -753,19 +768,20 @@ class Agent:
                 messages = await self.compaction.apply(ctx, state, view)
                 if messages is not view:  # it folded: the conversation takes the whole tail
                     start = -1
-            request = ModelRequest(
+            request = ModelRequest(  # messages, tools, output, settings, ctx, metadata
                 tuple(messages),
-                tuple(t.spec for t in tools.values()),
+                specs,
                 self._output_request,
-                settings=settings.copy(),
-                ctx=ctx,
-                metadata={} if sink is None else {STREAM_SINK: sink},
+                settings.copy(),
+                ctx,
+                {} if sink is None else {STREAM_SINK: sink},
             )
             if model_hooks:
                 request = await hooks.run_before_model_call(ctx, request)
             if guards is not None:
                 request = guards.check_request(ctx, request)
-            rec.record_instructions(ctx, request.messages)
+            if recording:
+                rec.record_instructions(ctx, request.messages)
             chat = ctx.invoker.chat
             if self._coerce is not None:
                 response, repairs = await self.executor.step(
@@ -775,6 +791,8 @@ class Agent:
                 )
                 state.transcript.extend(repairs)
                 rec.record_messages(ctx, repairs, source="repair", model=model)
+            elif self._steps_inline():
+                response = await chat(request)
             else:
                 response = await self.executor.step(
                     f"model:{state.turn}", partial(chat, request), kind="model"
@@ -791,13 +809,14 @@ class Agent:
                     message = guarded
                     response = replace(response, message=message, output=self._reparse(message))
             state.transcript.append(message)
-            rec.record_response(
-                ctx,
-                message,
-                model=model,
-                usage=response.usage,
-                finish_reason=response.finish_reason,
-            )
+            if recording:
+                rec.record_response(
+                    ctx,
+                    message,
+                    model=model,
+                    usage=response.usage,
+                    finish_reason=response.finish_reason,
+                )
             if not message.tool_calls:
                 value = response.output if self._adapter is not None else message.text
                 if output_hooks:
@@ -808,7 +827,8 @@ class Agent:
             outcome = await self._run_calls(message.tool_calls, tools, ctx)
             if isinstance(outcome, list):
                 state.transcript.extend(outcome)
-                rec.record_messages(ctx, outcome, source="tool")
+                if recording:
+                    rec.record_messages(ctx, outcome, source="tool")
             else:
                 state.pending = list(message.tool_calls)
                 await self._persist(ctx, state, "suspended")
@@ -872,19 +892,25 @@ class Agent:
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        if ctx.checkpoint_at is None:
-            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
-            run_id, namespace = ctx.run_id, "agent"
-            metadata = {"agent": self.name}
-        else:  # a child agent's run: under its parent's run, in its own namespace
+        if ctx.checkpoint_at is not None:  # a child agent's run: under its parent's run
             checkpointer = resolve_checkpointer(None, ctx)
-            run_id, namespace = ctx.checkpoint_at
-            metadata = {"agent": self.name, "run_id": ctx.run_id}
+        elif self.checkpointer is None and ctx.checkpointer is None and ctx.store is None:
+            checkpointer = None  # what resolve_checkpointer finds: nothing, after every turn
+        else:
+            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
         if checkpointer is not None:
+            if ctx.checkpoint_at is None:
+                run_id, namespace = ctx.run_id, "agent"
+                metadata = {"agent": self.name}
+            else:
+                run_id, namespace = ctx.checkpoint_at
+                metadata = {"agent": self.name, "run_id": ctx.run_id}
             state.scratchpad = dict(ctx.scratchpad)
             await checkpointer.snapshot(
                 run_id, state, status, metadata, namespace=namespace, ctx=ctx
             )
+        if type(ctx.recorder) is NullRecorder:
+            return  # nothing to flush
         if status != "failed":
             await ctx.recorder.flush()
         else:
@@ -913,17 +939,19 @@ class Agent:
     async def _run_calls(
         self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
     ) -> list[Message] | _Suspend:
-        decisions: list[ToolDecision | None] = [None] * len(calls)
-        if self.policy is not None or self.hooks.before_tool_call:
-            decisions = [await self._decide(ctx, c) for c in calls]
-            asks = [
-                c
-                for c, d in zip(calls, decisions, strict=True)
-                if d is not None and d.kind == "ask"
-            ]
-            if asks:
-                reasons = [f"{d.source}: {d.reason}" for d in decisions if d and d.kind == "ask"]
-                return _Suspend(tuple(asks), "; ".join(reasons))
+        if self.policy is None and not self.hooks.before_tool_call:
+            return await self.execute(calls, tools, ctx)
+        decisions: list[ToolDecision | None] = []
+        asks: list[ToolCall] = []
+        reasons: list[str] = []
+        for call in calls:
+            decision = await self._decide(ctx, call)
+            decisions.append(decision)
+            if decision.kind == "ask":
+                asks.append(call)
+                reasons.append(f"{decision.source}: {decision.reason}")
+        if asks:
+            return _Suspend(tuple(asks), "; ".join(reasons))
         return await self.execute(calls, tools, ctx, decisions)
 
     async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
@@ -932,19 +960,29 @@ class Agent:
         Each reports its own verdict: the policy with the rule that decided, the hooks' fold
         when it is more than a bare allow. The folded decision is traced as a ``verdict`` span.
         """
-        with ctx.trace.span("verdict", tool=call.name, call_id=call.id) as span:
+        hooks = self.hooks
+        trace = ctx.trace  # _enter/_exit: a `with trace.span` without the scope object
+        span, token = trace._enter("verdict", None, {"tool": call.name, "call_id": call.id})
+        try:
             decision = None if self.policy is None else self.policy.check(ctx, call)
-            if self.hooks.before_tool_call:
-                hooked = await self.hooks.run_before_tool_call(ctx, call)
-                _report_decision(ctx, call, hooked)
-                decision = fold_decisions(decision, hooked)
+            if hooks.before_tool_call:
+                hooked = await hooks.run_before_tool_call(ctx, call)
+                if hooked.kind != "allow" or hooked.reason or hooked.source:
+                    ctx.report_verdict(decision_verdict(call, hooked))  # a bare allow: nothing
+                decision = hooked if decision is None else fold_decisions(decision, hooked)
             if decision is None:
                 decision = ToolDecision("allow")
-            span.set("decision", decision.kind)
-            span.set("source", decision.source)
-            span.set("reason", decision.reason)
-            span.set("rule", decision.rule)
-            return decision
+            span.attributes.update(
+                decision=decision.kind,
+                source=decision.source,
+                reason=decision.reason,
+                rule=decision.rule,
+            )
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return decision
 
     async def execute(
         self,
@@ -961,7 +999,7 @@ class Agent:
         if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
             only = calls[0]
             done = await self._call(only, tools, ctx, decisions[0] if decisions else None)
-            return [Message.tool(only.id, done.content, name=only.name, is_error=done.is_error)]
+            return [Message("tool", done.content, (), only.id, only.name, done.is_error)]
         results: list[ToolResult | None] = [None] * len(calls)
         limit = asyncio.Semaphore(self.max_parallel_tools)
 
@@ -1026,12 +1064,23 @@ class Agent:
             )
         assert ctx.invoker is not None
         invocation = ToolInvocation(call, tool, arguments, ctx)
+        if self._steps_inline():
+            return await ctx.invoker.call_tool(invocation, self._run_tool)
         return await self.executor.step(
             f"tool:{call.name}:{call.id}",
             partial(ctx.invoker.call_tool, invocation, self._run_tool),
             kind="tool",
             idempotent=tool.idempotent or not tool.side_effects,
         )
+
+    def _steps_inline(self) -> bool:
+        """Whether a step is a plain await: what the in-process executor does without a timeout.
+
+        Then a step needs no name and no callable made for it (a model call and a tool call a
+        turn).
+        """
+        executor = self.executor
+        return type(executor) is InProcessExecutor and executor.step_timeout is None
 
     async def _run_tool(self, invocation: ToolInvocation) -> ToolResult:
         tool = invocation.tool
@@ -1099,12 +1148,6 @@ def _answers(
         answer = given if isinstance(given, Approval) else Approval(str(given))
         out[answer.call] = answer
     return out
-
-
-def _report_decision(ctx: RunContext, call: ToolCall, decision: ToolDecision) -> None:
-    """Report the before_tool_call fold's decision on ``call``; a bare allow says nothing."""
-    if decision.kind != "allow" or decision.reason or decision.source:
-        ctx.report_verdict(decision_verdict(call, decision))
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

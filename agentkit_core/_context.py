@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-import sys
 import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._deadline import within
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
@@ -33,6 +33,7 @@ from ._models import STREAM_SINK
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._models import StreamEvent
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._tools import ToolResult
@@ -125,10 +126,16 @@ class Invoker:
         #: the same bound method on every call).
         self._tool_chains: dict[CallTool, CallTool] = {}
 
-    async def _call_model(self, request: ModelRequest) -> ModelResponse:
+    def _call_model(self, request: ModelRequest) -> Awaitable[ModelResponse]:
+        """The chain's end: the model's own awaitable, or the stream fed to the request's sink."""
         sink = request.metadata.get(STREAM_SINK)
         if sink is None:
-            return await self.model.request(request)
+            return self.model.request(request)
+        return self._streamed(request, sink)
+
+    async def _streamed(
+        self, request: ModelRequest, sink: Callable[[StreamEvent], None]
+    ) -> ModelResponse:
         response = None
         async for event in self.model.stream(request):
             sink(event)
@@ -153,7 +160,7 @@ class Invoker:
         if self.deadline is None:
             return await self._chat(request)
         try:
-            return await _within(self._chat(request), self.deadline)
+            return await within(self._chat(request), self.deadline)
         except asyncio.TimeoutError:
             raise ModelDeadlineExceeded(
                 f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
@@ -173,18 +180,6 @@ class Invoker:
     def bind(self, ctx: RunContext) -> Invoker:
         """The same model, chain and deadline, attached to another run."""
         return Invoker(self.model, self.middlewares, ctx=ctx, deadline=self.deadline)
-
-
-if sys.version_info >= (3, 11):
-
-    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
-        async with asyncio.timeout(seconds):  # no task of its own, unlike wait_for
-            return await call
-
-else:  # pragma: no cover - Python 3.10
-
-    async def _within(call: Awaitable[ModelResponse], seconds: float) -> ModelResponse:
-        return await asyncio.wait_for(call, seconds)
 
 
 def check_deadline(deadline: float | None) -> float | None:
@@ -273,7 +268,7 @@ class RunContext:
         self.guardrail = guardrail
         self.scratchpad = Scratchpad()
         self.usage = Usage()
-        self.trace = Trace(run_id=self.run_id, tainted=lambda: self.secret_tainted)
+        self.trace = Trace(run_id=self.run_id, tainted=self._is_tainted)
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = policy
@@ -330,6 +325,10 @@ class RunContext:
                 source="RunContext.secret_tainted",
             )
 
+    def _is_tainted(self) -> bool:
+        """:attr:`secret_tainted` as a function, for the trace to ask at each span's ends."""
+        return self._tainted
+
     def taint(self) -> None:
         """Mark this run, and every run above it, secret-tainted."""
         ctx: RunContext | None = self
@@ -346,8 +345,11 @@ class RunContext:
         if self.parent is not None:
             self.parent.add_usage(usage)
         self.usage = self.usage + usage
+        budget = self.budget
+        if type(budget) is Budget and budget.max_tokens is None and budget.max_requests is None:
+            return  # no limit to check (the usual run): no call and no handler a model call
         try:
-            self.budget.check(self.usage)
+            budget.check(self.usage)
         except BudgetExceeded as exc:
             exc.run_id = self.run_id
             raise

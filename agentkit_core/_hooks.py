@@ -97,6 +97,10 @@ class ToolDecision:
         return cls("deny", reason, rule=rule)
 
 
+#: The fold's start: no hook has an opinion (frozen, so one serves every call).
+_ALLOW = ToolDecision("allow", "", "")
+
+
 @dataclass(frozen=True, slots=True)
 class StopDecision:
     """Why a run stopped after a turn, and which hook said so."""
@@ -436,7 +440,7 @@ class Hooks:
 
     async def run_before_tool_call(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
         """Every one is asked; deny wins over ask over allow; the first of the winning kind."""
-        best = ToolDecision("allow", "", "")
+        best = _ALLOW
         for source, out in await self._fold("before_tool_call", (ctx, call)):
             decision = ToolDecision(out) if isinstance(out, str) else out  # type: ignore[arg-type]
             if DECISION_RANK[decision.kind] > DECISION_RANK[best.kind]:

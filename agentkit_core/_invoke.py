@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from operator import attrgetter
 from typing import Any
 
 from ._errors import ProviderError
@@ -24,23 +25,35 @@ class _Tracing(Middleware):
         ctx = request.ctx
         if ctx is None:
             return await call_next(request)
+        # trace._enter/_exit rather than ``with trace.span``: the same span, two calls fewer
         payload: dict[str, Any] = {"request": request.messages}
-        with ctx.trace.span("model_call", payload, messages=len(request.messages)) as span:
+        trace = ctx.trace
+        span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
+        try:
             response = await call_next(request)
             _stamp(span, response)
             payload["response"] = response.message
-            return response
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
         payload: dict[str, Any] = {"arguments": invocation.arguments}
-        with invocation.ctx.trace.span(
-            "tool_call", payload, tool=invocation.tool.name, call_id=invocation.call.id
-        ) as span:
+        trace = invocation.ctx.trace
+        span, token = trace._enter(
+            "tool_call", payload, {"tool": invocation.tool.name, "call_id": invocation.call.id}
+        )
+        try:
             result = await call_next(invocation)
-            span.set("is_error", result.is_error)
-            span.set("result_chars", _size(result.content))
+            span.attributes.update(is_error=result.is_error, result_chars=_size(result.content))
             payload["result"] = result.content
-            return result
+        except BaseException as exc:
+            trace._exit(span, token, exc)
+            raise
+        trace._exit(span, token, None)
+        return result
 
 
 def _size(content: str | tuple[dict[str, Any], ...]) -> int:
@@ -50,13 +63,21 @@ def _size(content: str | tuple[dict[str, Any], ...]) -> int:
     return sum(len(str(part.get("text", ""))) for part in content)
 
 
+_ID = attrgetter("id")
+_NAME = attrgetter("name")
+
+
 def _stamp(span: Span, response: ModelResponse) -> None:
-    span.set("model", response.model)
-    span.set("input_tokens", response.usage.input_tokens)
-    span.set("output_tokens", response.usage.output_tokens)
-    span.set("finish_reason", response.finish_reason)
-    span.set("tool_call_ids", [call.id for call in response.message.tool_calls])
-    span.set("tool_call_names", [call.name for call in response.message.tool_calls])
+    calls = response.message.tool_calls
+    usage = response.usage
+    span.attributes.update(
+        model=response.model,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        finish_reason=response.finish_reason,
+        tool_call_ids=list(map(_ID, calls)),  # no comprehension's frame, twice a model call
+        tool_call_names=list(map(_NAME, calls)),
+    )
 
 
 class _Metering(Middleware):

@@ -98,7 +98,9 @@ def chain_tool(middlewares: Sequence[Middleware], end: CallTool) -> CallTool:
 
 
 def _bind(wrap: Callable[[Any, Any], Awaitable[Any]], nxt: Any) -> Any:
-    async def call(arg: Any) -> Any:
-        return await wrap(arg, nxt)
+    """``wrap`` with ``nxt`` as its ``call_next``: its awaitable, with no coroutine around it."""
+
+    def call(arg: Any) -> Any:
+        return wrap(arg, nxt)
 
     return call

@@ -529,7 +529,10 @@ class Recorder:
 
 
 class NullRecorder(Recorder):
-    """The recorder without a session: every method does nothing, so no caller branches."""
+    """The recorder without a session: every method does nothing.
+
+    Callers need not branch; the agent loop does, on its hot path, for exactly this class.
+    """
 
     enabled: ClassVar[bool] = False
 

@@ -13,6 +13,8 @@ from typing import overload
 from ._models import ToolSpec
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from ._context import RunContext
 
 
@@ -123,6 +125,10 @@ class FunctionTool(Tool):
         summary, model, self._ctx_param = signature_model(fn)
         self._model = model
         self._has_args = bool(model.model_fields) if model is not None else False
+        if self._has_args:
+            from pydantic import ValidationError
+
+            self._invalid: type[ValidationError] = ValidationError
         super().__init__(
             name or fn.__name__,
             description if description is not None else summary,
@@ -136,18 +142,17 @@ class FunctionTool(Tool):
     async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
         kwargs: dict[str, Any] = {}
         if self._has_args:
-            from pydantic import ValidationError
-
             assert self._model is not None
-            try:
-                validated = self._model.model_validate(arguments)
-            except ValidationError as exc:
+            try:  # model_validate with its defaults, without its Python frame
+                validated = self._model.__pydantic_validator__.validate_python(arguments)
+            except self._invalid as exc:
                 problems = "; ".join(
                     f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                     for e in exc.errors()
                 )
                 return ToolResult.error(f"invalid arguments for tool {self.name!r}: {problems}")
-            kwargs = {k: getattr(validated, k) for k in self._model.model_fields}
+            # every field, defaults filled in (the model forbids extra keys): the call's kwargs
+            kwargs = dict(validated.__dict__)
         elif arguments:
             unexpected = ", ".join(sorted(arguments))
             return ToolResult.error(f"tool {self.name!r} takes no arguments, got {unexpected}")
@@ -175,8 +180,20 @@ def _schema_of(model: Any) -> dict[str, Any]:
     return schema
 
 
+#: ``json.dumps(data, ensure_ascii=False)`` without building an encoder per call (``dumps``
+#: reuses its cached one only when every option is the default).
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+#: Return types that are JSON data already: ``to_jsonable_python`` would return them as they are.
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def as_tool_result(value: Any) -> ToolResult:
     """A tool's return value as a result: text as is, anything else as JSON."""
+    kind = type(value)
+    if kind is str:
+        return ToolResult(value)
+    if kind in _SCALARS:
+        return ToolResult(_encode(value), structured=value)
     if isinstance(value, ToolResult):
         return value
     if isinstance(value, str):
@@ -184,7 +201,7 @@ def as_tool_result(value: Any) -> ToolResult:
     from pydantic_core import to_jsonable_python
 
     data = to_jsonable_python(value)
-    return ToolResult(json.dumps(data, ensure_ascii=False), structured=data)
+    return ToolResult(_encode(data), structured=data)
 
 
 @overload

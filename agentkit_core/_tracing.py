@@ -13,11 +13,12 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
-import time
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from time import perf_counter
+from time import time_ns
 from typing import Any
 
 _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
@@ -27,8 +28,27 @@ _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
 _log = logging.getLogger("agentkit.tracing")
 
 
+#: Span ids drawn ahead: one read of the system's random source makes this many.
+_ID_BATCH = 256
+_ids: list[str] = []
+
+
 def _new_id() -> str:
-    return os.urandom(8).hex()
+    """A fresh span id: 64 random bits as 16 hex digits, never handed out twice.
+
+    Drawn :data:`_ID_BATCH` at a time (a system call per span was a tenth of a span's cost);
+    ``list.pop`` hands each out once, also across threads, and a forked child draws its own.
+    """
+    try:
+        return _ids.pop()
+    except IndexError:
+        raw = os.urandom(8 * _ID_BATCH).hex()
+        _ids.extend([raw[i : i + 16] for i in range(16, len(raw), 16)])
+        return raw[:16]
+
+
+if hasattr(os, "register_at_fork"):  # a forked child never reuses its parent's ids
+    os.register_at_fork(after_in_child=_ids.clear)
 
 
 def _untainted() -> bool:
@@ -44,16 +64,17 @@ class Span:
     ``error_plugin`` names the plugin an error came from, when the error says so.
     """
 
+    # Trace._open passes the fields up to ``tainted`` by position: keep their order.
     name: str
     attributes: dict[str, Any] = field(default_factory=dict)
-    start: float = field(default_factory=time.perf_counter)
+    start: float = field(default_factory=perf_counter)
     end: float | None = None
     parent: str | None = None
     error: str | None = None
     span_id: str = field(default_factory=_new_id)
     parent_id: str | None = None
     run_id: str | None = None
-    start_ns: int = field(default_factory=time.time_ns)
+    start_ns: int = field(default_factory=time_ns)
     end_ns: int | None = None
     payload: dict[str, Any] = field(default_factory=dict)
     tainted: bool = False
@@ -168,15 +189,26 @@ class Trace:
 
     def open(self, name: str, payload: dict[str, Any] | None = None, **attributes: Any) -> Span:
         """A new span under the current one, told to the exporters; close it with :meth:`close`."""
+        return self._open(name, payload, attributes)
+
+    def _open(self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]) -> Span:
+        """:meth:`open` with the attributes dict the span keeps (the caller's own, not copied)."""
         parent = _current.get()
+        # every field in order, none left to a default factory: a turn opens several spans
         span = Span(
             name,
             attributes,
-            parent=parent.name if parent else None,
-            parent_id=parent.span_id if parent else None,
-            run_id=self.run_id,
-            payload=payload if payload is not None else {},
-            tainted=self.tainted(),
+            perf_counter(),
+            None,
+            parent.name if parent else None,
+            None,
+            _new_id(),
+            parent.span_id if parent else None,
+            self.run_id,
+            time_ns(),
+            None,
+            payload if payload is not None else {},
+            self.tainted(),
         )
         self.spans.append(span)
         if self.exporters:
@@ -185,17 +217,38 @@ class Trace:
 
     def close(self, span: Span, exc: BaseException | None = None) -> None:
         """End ``span`` (after any step still open under it), recording ``exc`` if given."""
-        self._end_step(span, exc)
+        if span.open_step is not None:
+            self._end_step(span, exc)
         if exc is not None:
             span.error = f"{type(exc).__name__}: {exc}"
             span.error_type = type(exc).__name__
             plugin = getattr(exc, "plugin", None)
             span.error_plugin = plugin if isinstance(plugin, str) and plugin else None
-        span.end = time.perf_counter()
-        span.end_ns = time.time_ns()
-        span.tainted = span.tainted or self.tainted()
+        span.end = perf_counter()
+        span.end_ns = time_ns()
+        if not span.tainted:
+            span.tainted = self.tainted()
         if self.exporters:
             self._tell("on_end", span)
+
+    def _enter(
+        self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]
+    ) -> tuple[Span, contextvars.Token[Span | None]]:
+        """What ``with span(...)`` does on entry, for core's hot paths: open, make current.
+
+        ``attributes`` is kept as the span's own dict. End it with :meth:`_exit`.
+        """
+        span = self._open(name, payload, attributes)
+        return span, _current.set(span)
+
+    def _exit(
+        self, span: Span, token: contextvars.Token[Span | None], exc: BaseException | None
+    ) -> None:
+        """What ``with span(...)`` does on exit: close with ``exc``, then restore the current."""
+        try:
+            self.close(span, exc)
+        finally:
+            _current.reset(token)
 
     def span(
         self, name: str, payload: dict[str, Any] | None = None, **attributes: Any
@@ -217,8 +270,9 @@ class Trace:
         if current is None:
             return Span(name, attributes)
         enclosing = self._step_of.get(current.span_id, current)
-        self._end_step(enclosing)
-        span = self.open(name, **attributes)
+        if enclosing.open_step is not None:
+            self._end_step(enclosing)
+        span = self._open(name, None, attributes)
         enclosing.open_step = (span, _current.set(span))
         self._step_of[span.span_id] = enclosing
         return span
@@ -255,7 +309,7 @@ class Trace:
 class _SpanScope:
     """The context manager :meth:`Trace.span` returns (a class: a turn opens several)."""
 
-    __slots__ = ("_args", "_span", "_token", "_trace")
+    __slots__ = ("_attributes", "_name", "_payload", "_span", "_token", "_trace")
 
     def __init__(
         self,
@@ -265,19 +319,17 @@ class _SpanScope:
         attributes: dict[str, Any],
     ) -> None:
         self._trace = trace
-        self._args = (name, payload, attributes)
+        self._name = name
+        self._payload = payload
+        self._attributes = attributes
 
     def __enter__(self) -> Span:
-        name, payload, attributes = self._args
-        span = self._span = self._trace.open(name, payload, **attributes)
-        self._token = _current.set(span)
+        span, self._token = self._trace._enter(self._name, self._payload, self._attributes)
+        self._span = span
         return span
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
-        try:
-            self._trace.close(self._span, exc)
-        finally:
-            _current.reset(self._token)
+        self._trace._exit(self._span, self._token, exc)
 
 
 def current_span() -> Span:

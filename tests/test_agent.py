@@ -322,3 +322,32 @@ def test_run_sync_on_the_test_model_asked_for_by_name() -> None:
     result = Agent("sync", "test", hooks=NO_HOOKS).run_sync("hello")
     assert result.output.startswith("TestModel answer")
     assert json.loads(json.dumps(result.run_id))
+
+
+def test_a_recorder_deriving_from_the_null_one_is_still_told_of_every_turn() -> None:
+    # the loop skips the null recorder's no-op calls, and only for that exact class
+    from agentkit_core._recorder import NullRecorder
+
+    class Counting(NullRecorder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[str] = []
+
+        def record_response(self, *args: Any, **kwargs: Any) -> None:
+            self.calls.append("response")
+
+        def record_messages(self, *args: Any, **kwargs: Any) -> None:
+            self.calls.append(kwargs["source"])
+
+        async def flush(self) -> None:
+            self.calls.append("flush")
+
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    counting = Counting()
+    script = ScriptedModel([Message.assistant("", (tool_call("echo", '{"text": "a"}'),)), "done"])
+    agent = Agent(model=script, tools=[echo], hooks=Hooks(), recorder=counting)
+    assert agent.run_sync("go").output == "done"
+    assert counting.calls == ["response", "tool", "flush", "response", "flush"]

@@ -23,7 +23,9 @@ from agentkit_core import UnknownNameError
 from agentkit_core import Usage
 from agentkit_core import get_executor
 from agentkit_core import replayed_step
+from agentkit_core import tool
 from agentkit_core.testing import ExecutorConformance
+from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel
 
 
@@ -105,3 +107,35 @@ def test_a_replayed_step_counts_its_usage_and_makes_a_span_marked_replayed() -> 
         "result_chars": 4,
     }
     assert [s.name for s in ctx.trace.spans] == ["run", "model_call", "tool_call"]
+
+
+class Steps(Executor):
+    """Runs each step in the run's task, as the in-process executor does, noting its name."""
+
+    name = "steps"
+
+    def __init__(self) -> None:
+        self.names: list[tuple[str, str, bool]] = []
+
+    async def step(self, name: str, call: Any, *, kind: Any, idempotent: bool = True) -> Any:
+        self.names.append((name, kind, idempotent))
+        return await call()
+
+
+async def test_an_executor_of_its_own_sees_every_step_of_a_run() -> None:
+    # the in-process executor's steps are plain awaits; any other executor gets each step
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    script = ScriptedModel(
+        [Message.assistant("", (ToolCall("c1", "shout", '{"text": "a"}'),)), "ok"]
+    )
+    steps = Steps()
+    agent = Agent(model=script, tools=[tool(shout, idempotent=True)], executor=steps)
+    assert (await agent.run("go")).output == "ok"
+    assert steps.names == [
+        ("model:1", "model", True),
+        ("tool:shout:c1", "tool", True),
+        ("model:2", "model", True),
+    ]

@@ -156,6 +156,78 @@ async def test_the_deadline_covers_retries_and_their_waits() -> None:
     assert len(model.requests) <= 3
 
 
+class Slow:
+    """Answers after ``seconds``."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        await asyncio.sleep(self.seconds)
+        return ModelResponse(Message.assistant("late but in time"))
+
+    async def stream(self, request: ModelRequest) -> Any:
+        yield  # pragma: no cover
+
+
+async def test_concurrent_calls_each_keep_their_own_deadline() -> None:
+    # A long deadline armed first must not delay a shorter one started after it, and the
+    # shorter one expiring must not touch a call still within its own.
+    patient = Invoker(Slow(0.4), deadline=30)
+    hasty = Invoker(Hung(), deadline=0.1)
+    started = time.monotonic()
+    long_call = asyncio.ensure_future(patient.chat(REQUEST))
+    await asyncio.sleep(0)
+    with pytest.raises(ModelDeadlineExceeded):
+        await hasty.chat(REQUEST)
+    assert time.monotonic() - started < 0.35
+    assert (await long_call).message.text == "late but in time"
+
+
+async def test_calls_after_one_another_each_get_the_whole_deadline() -> None:
+    # the first call's timer is still armed when the next starts: it must not end the next early
+    invoker = Invoker(Slow(0.15), deadline=0.25)
+    for _ in range(3):
+        assert (await invoker.chat(REQUEST)).message.text == "late but in time"
+    with pytest.raises(ModelDeadlineExceeded):
+        await Invoker(Hung(), deadline=0.1).chat(REQUEST)
+
+
+async def test_a_cancellation_from_outside_stays_a_cancellation() -> None:
+    call = asyncio.ensure_future(Invoker(Hung(), deadline=30).chat(REQUEST))
+    await asyncio.sleep(0.05)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+
+
+async def test_a_task_goes_on_after_its_call_timed_out() -> None:
+    # the deadline's cancellation is taken back: the task is not left marked as cancelling
+    async def run() -> str:
+        with pytest.raises(ModelDeadlineExceeded):
+            await Invoker(Hung(), deadline=0.05).chat(REQUEST)
+        task = asyncio.current_task()
+        assert task is not None and task.cancelling() == 0
+        await asyncio.sleep(0.01)
+        return "went on"
+
+    assert await asyncio.ensure_future(run()) == "went on"
+
+
+async def test_a_deadline_inside_another_call_ends_only_the_inner_call() -> None:
+    inner = Invoker(Hung(), deadline=0.05)
+
+    async def asks_another_model(request: ModelRequest, call_next: Any) -> ModelResponse:
+        with pytest.raises(ModelDeadlineExceeded):
+            await inner.chat(request)
+        return await call_next(request)
+
+    outer = Invoker(ScriptedModel(["outer answer"]), [asks_another_model], deadline=5)
+    assert (await outer.chat(REQUEST)).message.text == "outer answer"
+
+
 async def test_the_run_context_passes_its_deadline_on() -> None:
     ctx = RunContext(model=Hung(), model_deadline=0.2)
     assert ctx.invoker is not None and ctx.invoker.deadline == 0.2
@@ -172,6 +244,20 @@ async def test_budget_is_enforced_by_metering() -> None:
     assert ctx.invoker is not None
     with pytest.raises(BudgetExceeded, match="used 1100 of 1000"):
         await ctx.invoker.chat(REQUEST)
+
+
+async def test_a_budget_of_its_own_is_checked_though_it_sets_neither_limit() -> None:
+    class Calls(Budget):
+        def check(self, usage: Usage) -> None:
+            if usage.requests > 1:
+                raise BudgetExceeded(f"a second call ({usage.requests}) is one too many")
+
+    ctx = make_test_ctx(ScriptedModel(["a", "b"]), budget=Calls())
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(REQUEST)
+    with pytest.raises(BudgetExceeded, match="one too many") as info:
+        await ctx.invoker.chat(REQUEST)
+    assert info.value.run_id == ctx.run_id
 
 
 async def test_middleware_order_first_is_outermost() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +285,26 @@ def test_a_step_outside_any_span_is_detached() -> None:
         ("end", "turn", 2),
         ("end", "outer", None),
     ]
+
+
+def test_span_ids_are_unique_hex_and_a_forked_child_draws_its_own() -> None:
+    trace = Trace(run_id="r")
+    ids = [trace.open(f"s{i}").span_id for i in range(2000)]  # several batches drawn ahead
+    assert len(set(ids)) == len(ids)
+    assert all(len(i) == 16 and int(i, 16) >= 0 for i in ids)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        os.close(read)
+        child = [Trace().open("c").span_id for _ in range(300)]
+        os.write(write, json.dumps(child).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child_ids = json.loads(pipe.read())
+    os.waitpid(pid, 0)
+    later = [trace.open("s").span_id for _ in range(300)]
+    assert len(child_ids) == 300 and not set(child_ids) & set(later)
 
 
 # ---------------------------------------------------------------------- the trace file
