@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -63,9 +64,16 @@ def test_three_workers_share_a_queue_and_a_killed_ones_runs_complete_once(
         # on a loaded machine a worker can start late: kill w2 once it has done some work
         while (finished() < RUNS // 3 or not worked("w2")) and time.monotonic() < end:
             time.sleep(0.05)
+        # freeze w2 and read what it holds; kill it holding some (between runs it holds none),
+        # so the survivors have runs to take over; it is not restarted
+        while True:
+            workers["w2"].send_signal(signal.SIGSTOP)
+            orphans = asyncio.run(held("w2"))
+            if orphans or time.monotonic() > end:
+                break
+            workers["w2"].send_signal(signal.SIGCONT)
+            time.sleep(0.02)
         kill(workers["w2"])
-        # what it held when it died (nobody takes it over before takeover_after); not restarted
-        orphans = asyncio.run(held("w2"))
         done = asyncio.run(results())
         ended = asyncio.run(finishers(orphans))
     finally:
