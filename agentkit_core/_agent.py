@@ -892,12 +892,10 @@ class Agent:
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        if ctx.checkpoint_at is not None:  # a child agent's run: under its parent's run
-            checkpointer = resolve_checkpointer(None, ctx)
-        elif self.checkpointer is None and ctx.checkpointer is None and ctx.store is None:
-            checkpointer = None  # what resolve_checkpointer finds: nothing, after every turn
-        else:
+        if ctx.checkpoint_at is None:
             checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+        else:  # a child agent's run: under its parent's run, in its own namespace
+            checkpointer = resolve_checkpointer(None, ctx)
         if checkpointer is not None:
             if ctx.checkpoint_at is None:
                 run_id, namespace = ctx.run_id, "agent"
