@@ -85,7 +85,7 @@ class Guardrail(ABC):
                 else part
                 for part in result.content
             )
-        return ToolResult(content, is_error=result.is_error, structured=result.structured)
+        return ToolResult(content, result.is_error, result.structured)
 
     def tool_text(self, text: str) -> str:
         """One text of tool output as the model should read it; default :meth:`wrap_tool_output`.

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Awaitable
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -101,34 +100,8 @@ def _denied(exc: GuardrailViolation) -> ToolDecision:
     return ToolDecision.deny(f"web guardrail: {exc}")
 
 
-@functools.cache
-def _default_frame() -> Callable[[str, ToolResult], ToolResult] | None:
-    """What the default guardrail's ``process_tool_result`` makes of a text result.
-
-    None when it also redacts. Taken once: the hook runs on every tool call.
-    """
-    default = default_guardrail()
-    if default.redact_tool_output:
-        return None
-    from agentkit_core import ToolResult
-
-    from ._framing import frame
-
-    flag = default.flag_injections
-
-    def framed(text: str, result: ToolResult) -> ToolResult:
-        return ToolResult(frame(text, flag=flag), result.is_error, result.structured)
-
-    return framed
-
-
 @hookimpl
 def agentkit_after_tool_call(ctx: RunContext, call: ToolCall, result: ToolResult) -> ToolResult:
     """The result framed as untrusted data by the run's guardrail (redacted first if set to)."""
     guardrail = ctx.guardrail
-    if guardrail is None:
-        framed, content = _default_frame(), result.content
-        if framed is not None and isinstance(content, str):
-            return framed(content, result)
-        guardrail = default_guardrail()
-    return guardrail.process_tool_result(result)
+    return (default_guardrail() if guardrail is None else guardrail).process_tool_result(result)
