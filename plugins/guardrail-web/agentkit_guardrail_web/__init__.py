@@ -20,20 +20,20 @@ from ._settings import WebSettings
 if TYPE_CHECKING:
     from ._fetch import SafeFetcher as SafeFetcher
     from ._framing import scan_injection as scan_injection
-    from ._guardrail import ResolvingURLCheck as ResolvingURLCheck
     from ._guardrail import WebGuardrail as WebGuardrail
-    from ._guardrail import resolving_url_check as resolving_url_check
-    from ._guardrail import system_resolver as system_resolver
+    from ._resolve import ResolvingURLCheck as ResolvingURLCheck
+    from ._resolve import resolving_url_check as resolving_url_check
+    from ._resolve import system_resolver as system_resolver
 
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them; ``SafeFetcher`` needs httpx).
 _LAZY = {
     "SafeFetcher": "._fetch",
     "scan_injection": "._framing",
-    "ResolvingURLCheck": "._guardrail",
+    "ResolvingURLCheck": "._resolve",
     "WebGuardrail": "._guardrail",
-    "resolving_url_check": "._guardrail",
-    "system_resolver": "._guardrail",
+    "resolving_url_check": "._resolve",
+    "system_resolver": "._resolve",
 }
 
 __all__ = [

@@ -16,7 +16,9 @@ gzip bomb stops before it inflates), and redirect bodies that are never read.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from typing import Any
+from typing import Protocol
 
 import anyio
 import httpcore
@@ -24,10 +26,11 @@ import httpx
 
 from agentkit_core import ConfigError
 
-from ._guardrail import Resolver
-from ._guardrail import ResolvingURLCheck
-from ._guardrail import WebGuardrail
+from ._resolve import Resolver
+from ._resolve import ResolvingURLCheck
 from ._url import DEFAULT_PORTS
+from ._url import IPNetwork
+from ._url import Target
 from ._url import refuse
 
 #: Defaults of :class:`SafeFetcher`: seconds for a whole fetch, and bytes of a decoded body.
@@ -155,6 +158,23 @@ class _Body:
         )
 
 
+class HopChecks(Protocol):
+    """What a fetcher asks of its guardrail on every hop (a :class:`WebGuardrail` answers)."""
+
+    @property
+    def allow_private_networks(self) -> Sequence[IPNetwork]:
+        """Networks a hop may reach although they are not global."""
+        ...
+
+    def inspect(self, url: str) -> Target:
+        """The URL's target after every check that needs no DNS; raises to refuse."""
+        ...
+
+    async def url_check(self, url: str) -> None:
+        """The guardrail's checks that need I/O; raises to refuse."""
+        ...
+
+
 class SafeFetcher:
     """Fetches URLs for tools under a :class:`WebGuardrail`.
 
@@ -178,7 +198,7 @@ class SafeFetcher:
 
     def __init__(
         self,
-        guardrail: WebGuardrail,
+        guardrail: HopChecks,
         *,
         resolver: Resolver | None = None,
         max_redirects: int = 5,
