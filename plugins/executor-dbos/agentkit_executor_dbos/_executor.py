@@ -20,7 +20,7 @@ load.
 from __future__ import annotations
 
 import asyncio
-import contextvars
+import functools
 import math
 import uuid
 from collections.abc import AsyncIterator
@@ -37,7 +37,6 @@ from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import Executor
-from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import StepKind
 from agentkit_core import StorageError
@@ -47,32 +46,22 @@ from agentkit_core import ToolResult
 from agentkit_core import mask_url
 from agentkit_core import replayed_step
 
+from ._runtime import APPROVALS
+from ._runtime import EXECUTION
+from ._runtime import PENDING
+from ._runtime import RUN_CONTEXT
+from ._runtime import RUNTIME
+from ._runtime import WORKFLOW
 from ._stream import STREAM
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
 
-    from ._liveness import Liveness
-
 T = TypeVar("T")
 
-#: The workflow every agent run is (its name in the system database).
-WORKFLOW = "agentkit.run"
 #: The default system database: a SQLite file in the working directory.
 DEFAULT_DATABASE = "sqlite:///agentkit-runs.sqlite"
 DEFAULT_QUEUE = "agentkit"
-#: The topic approvals are sent to a run on, and the event holding its calls waiting for them.
-APPROVALS = "agentkit.approvals"
-PENDING = "agentkit.pending"
-
-#: The id of the current execution of a workflow (a fresh one each time a run is started or
-#: recovered): what tells a recorded marker of an earlier execution from this one's.
-_EXECUTION: contextvars.ContextVar[str] = contextvars.ContextVar("agentkit_dbos_execution")
-#: The context of the run the workflow is running: a replayed step's usage and span go to it
-#: (``replayed_step``), as the middlewares added them when the step ran.
-RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
-    "agentkit_dbos_run_context", default=None
-)
 
 
 def check_database(url: Any) -> str:
@@ -147,95 +136,6 @@ def _seconds(value: Any, name: str, least: float) -> float:
             source=source,
         )
     return float(value)
-
-
-class _Runtime:
-    """The one DBOS of this process: launched once, on one database, serving named agents."""
-
-    def __init__(self) -> None:
-        self.database: str | None = None
-        self.agents: dict[str, Agent] = {}
-        self.executor: DBOSExecutor | None = None
-        self.liveness: Liveness | None = None
-
-    def launch(self, executor: DBOSExecutor, queues: Iterable[str]) -> None:
-        from dbos import DBOS
-
-        from . import _workflow  # noqa: F401 - registers the workflow before launch
-
-        if self.database is not None:
-            if self.database != executor.database:
-                raise ConfigError(
-                    f"DBOS already runs on {mask_url(self.database)} in this process; one "
-                    f"process has one DBOS system database, so an executor on "
-                    f"{mask_url(executor.database)} cannot start here (close the other first)",
-                    value=mask_url(executor.database),
-                    source="executor_options['database']",
-                )
-            return
-        config: dict[str, Any] = {
-            "name": executor.app,
-            "system_database_url": executor.database,
-            "executor_id": executor.worker_id,
-            "log_level": "WARNING",
-            "notification_listener_polling_interval_sec": 0.05,
-        }
-        try:
-            DBOS(config=config)  # type: ignore[arg-type]
-            DBOS.listen_queues(list(queues))
-            DBOS.launch()
-        except Exception as exc:
-            DBOS.destroy(destroy_registry=False)
-            raise StorageError(
-                f"cannot start DBOS on {mask_url(executor.database)}: "
-                f"{type(exc).__name__}: {exc}; check the URL in executor_options['database'] "
-                "and that the server is up"
-            ) from exc
-        self.database = executor.database
-        self.executor = executor
-
-    def watch(self, executor: DBOSExecutor) -> Liveness:
-        """Beat for this serving worker and take over dead ones (once per process)."""
-        if self.liveness is None:
-            from dbos import DBOS
-
-            from ._liveness import Liveness
-
-            liveness = Liveness(
-                executor.database,
-                app=executor.app,
-                worker_id=executor.worker_id,
-                version=DBOS.application_version,
-                heartbeat=executor.heartbeat,
-                takeover_after=executor.takeover_after,
-                # DBOS's recovery of other executors' runs: what its documented admin endpoint
-                # POST /dbos-workflow-recovery calls (the installed dbos ships no admin
-                # server). Each PENDING run of the dead executor goes back to ENQUEUED on its
-                # own queue (a run started by executor.run, on none, goes to DBOS's internal
-                # queue, which every DBOS process dequeues); the update is guarded by the dead
-                # executor id, so a second recovery of a run already dequeued does nothing.
-                recover=DBOS._recover_pending_workflows,
-                in_flight=executor._holds_runs,
-            )
-            liveness.start()
-            self.liveness = liveness
-        return self.liveness
-
-    def close(self) -> None:
-        if self.database is None:
-            return
-        from dbos import DBOS
-
-        DBOS.destroy(destroy_registry=False)
-        liveness, self.liveness = self.liveness, None
-        self.database = None
-        self.executor = None
-        self.agents.clear()
-        if liveness is not None:  # after DBOS stopped: no run can start past this check
-            liveness.stop()
-
-
-RUNTIME = _Runtime()
 
 
 @final
@@ -329,7 +229,7 @@ class DBOSExecutor(Executor):
         # the same ids in every execution of the workflow.
         marker = None if idempotent else DBOS.reserve_step()
         body_at = DBOS.reserve_step()
-        execution = _EXECUTION.get("")
+        execution = EXECUTION.get("")
         started = execution
         if marker is not None:
             started = await marker.run_async({"name": f"start {name}"}, _mark, execution)
@@ -363,7 +263,7 @@ class DBOSExecutor(Executor):
         from ._workflow import agentkit_run
 
         self.register(agent)
-        RUNTIME.launch(self, queues=())
+        self._launch(queues=())
         with SetWorkflowID(run_id or str(uuid.uuid4())):
             handle: Any = await DBOS.start_workflow_async(agentkit_run, agent.name, task)
         result: AgentResult = await handle.get_result()
@@ -387,7 +287,8 @@ class DBOSExecutor(Executor):
                 source="DBOSExecutor.register",
             )
         RUNTIME.agents[agent.name] = agent
-        RUNTIME.executor = self
+        RUNTIME.owner = self
+        RUNTIME.approval_timeout = self.approval_timeout
 
     async def serve(
         self, agents: Agent | Iterable[Agent], *, stop: asyncio.Event | None = None
@@ -403,16 +304,30 @@ class DBOSExecutor(Executor):
 
         for agent in [agents] if isinstance(agents, Agent) else list(agents):
             self.register(agent)
-        RUNTIME.launch(self, queues=[self.queue])
+        self._launch(queues=[self.queue])
         await DBOS.register_queue_async(
             self.queue, worker_concurrency=self.concurrency, on_conflict="always_update"
         )
-        await asyncio.to_thread(RUNTIME.watch, self)
+        await asyncio.to_thread(
+            functools.partial(
+                RUNTIME.watch,
+                heartbeat=self.heartbeat,
+                takeover_after=self.takeover_after,
+                in_flight=self._holds_runs,
+            )
+        )
         await (stop or asyncio.Event()).wait()
+
+    def _launch(self, queues: Iterable[str]) -> None:
+        from . import _workflow  # noqa: F401 - registers the workflow before DBOS launches
+
+        RUNTIME.launch(
+            self, database=self.database, app=self.app, worker_id=self.worker_id, queues=queues
+        )
 
     def close(self) -> None:
         """Stop DBOS in this process (runs in flight stay recorded for recovery)."""
-        if RUNTIME.executor is self or RUNTIME.executor is None:
+        if RUNTIME.owner is self or RUNTIME.owner is None:
             RUNTIME.close()
         if self._client is not None:
             self._client.destroy()
@@ -545,7 +460,8 @@ class RunHandle:
         """
         from ._stream import read
 
-        return read(self, timeout)
+        executor = self.executor
+        return read(executor.client, self.run_id, executor.database, lambda: self.result(timeout))
 
     async def cancel(self) -> None:
         """Cancel the run: it stops at its next step."""

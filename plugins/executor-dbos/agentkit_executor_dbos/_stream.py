@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
@@ -26,7 +27,7 @@ from agentkit_core import StreamEvent
 from agentkit_core import mask_url
 
 if TYPE_CHECKING:
-    from ._executor import RunHandle
+    from dbos import DBOSClient
 
 T = TypeVar("T")
 
@@ -98,23 +99,30 @@ async def finish(result: AgentResult) -> None:
     await DBOS.close_stream_async(EVENTS)
 
 
-async def read(handle: RunHandle, timeout: float | None) -> AsyncIterator[StreamEvent]:
-    """The events of the run of ``handle``, then its ``"result"`` (see ``RunHandle.stream``)."""
+async def read(
+    client: Callable[[], DBOSClient],
+    run_id: str,
+    database: str,
+    result: Callable[[], Awaitable[AgentResult]],
+) -> AsyncIterator[StreamEvent]:
+    """The events of run ``run_id``, then its ``"result"`` (see ``RunHandle.stream``).
+
+    ``client`` gives the DBOS client of the run's ``database``; ``result`` waits for the run's
+    result, for a run that ends without streaming one.
+    """
     from dbos._error import DBOSNonExistentWorkflowError
 
-    client = handle.executor.client()
     ended = False
-    events = client.read_stream_async(handle.run_id, EVENTS, polling_interval_sec=0.05)
+    events = client().read_stream_async(run_id, EVENTS, polling_interval_sec=0.05)
     try:
         async for batch in events:
             for event in batch:
                 ended = event.kind == "result"
                 yield event
     except DBOSNonExistentWorkflowError as exc:
-        where = mask_url(handle.executor.database)
         raise RunError(
-            f"no run {handle.run_id!r} in {where}: nothing to stream; check the run id (agentkit "
-            "submit prints it) and executor_options['database']"
+            f"no run {run_id!r} in {mask_url(database)}: nothing to stream; check the run id "
+            "(agentkit submit prints it) and executor_options['database']"
         ) from exc
     if not ended:  # not streamed, failed or cancelled: its result, or its error
-        yield StreamEvent("result", result=await handle.result(timeout))
+        yield StreamEvent("result", result=await result())

@@ -16,12 +16,12 @@ from agentkit_core import ConfigError
 from agentkit_core import RunContext
 from agentkit_core import resolve_checkpointer
 
-from ._executor import _EXECUTION
-from ._executor import APPROVALS
-from ._executor import PENDING
-from ._executor import RUN_CONTEXT
-from ._executor import RUNTIME
-from ._executor import WORKFLOW
+from ._runtime import APPROVALS
+from ._runtime import EXECUTION
+from ._runtime import PENDING
+from ._runtime import RUN_CONTEXT
+from ._runtime import RUNTIME
+from ._runtime import WORKFLOW
 from ._stream import STREAM
 from ._stream import RunStream
 from ._stream import finish
@@ -44,7 +44,7 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
         )
     run_id = DBOS.workflow_id
     assert run_id is not None
-    token = _EXECUTION.set(uuid.uuid4().hex)  # this execution, told from earlier ones
+    token = EXECUTION.set(uuid.uuid4().hex)  # this execution, told from earlier ones
     events = RunStream() if stream else None
     streaming = STREAM.set(events)
     on_event = None if events is None else events.put
@@ -53,9 +53,7 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
         result = await served.run(task, ctx=_context(served, run_id, store), on_event=on_event)
         while result.status == "suspended":  # a call waits for a person: wait durably
             await DBOS.set_event_async(PENDING, list(result.pending))
-            executor = RUNTIME.executor
-            timeout = executor.approval_timeout if executor is not None else 86_400.0
-            answer = await DBOS.recv_async(APPROVALS, timeout_seconds=timeout)
+            answer = await DBOS.recv_async(APPROVALS, timeout_seconds=RUNTIME.approval_timeout)
             if answer is None:  # nobody answered in time: the run ends suspended
                 break
             await DBOS.set_event_async(PENDING, [])
@@ -66,7 +64,7 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
         return result
     finally:
         STREAM.reset(streaming)
-        _EXECUTION.reset(token)
+        EXECUTION.reset(token)
 
 
 class _Store:
