@@ -31,6 +31,7 @@ from ._encoder import encode_state
 from ._errors import ConfigError
 from ._errors import DecodingError
 from ._errors import VersionConflict
+from ._records import quick_init
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
@@ -50,6 +51,7 @@ _SKIPPED: Final = '{"skipped": "secret_taint"}'
 TERMINAL: Final = (DONE, FAILED, TAINTED)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class StoredCheckpoint:
     """One record as a store keeps it: text only, so every backend stores the same thing.

@@ -43,6 +43,7 @@ from ._messages import Message
 from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._records import quick_init
 from ._tools import ToolResult
 from ._tracing import Span
 
@@ -71,6 +72,7 @@ PASSED_THROUGH: tuple[type[BaseException], ...] = (
 DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolDecision:
     """A before_tool_call verdict: ``allow``, ``ask`` (a person approves) or ``deny``.
@@ -109,6 +111,7 @@ class StopDecision:
     source: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnInfo:
     """What the turn hooks receive: the turn number (from 1); after a turn, what it did."""

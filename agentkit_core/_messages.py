@@ -13,12 +13,15 @@ from dataclasses import field
 from typing import Any
 from typing import Literal
 
+from ._records import quick_init
+
 Role = Literal["system", "user", "assistant", "tool"]
 #: Message content: plain text, or OpenAI-style content parts (``{"type": "text", ...}``,
 #: ``{"type": "image_url", ...}``) for multimodal tool results and user turns.
 Content = str | tuple[dict[str, Any], ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A model's request to call one tool. ``arguments`` is the raw JSON text the model sent."""
@@ -32,6 +35,7 @@ class ToolCall:
         return json.loads(self.arguments) if self.arguments.strip() else {}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One chat message: system, user, assistant (possibly with tool calls) or a tool result."""
@@ -70,6 +74,7 @@ class Message:
         return "".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token and request counts; usages add up with ``+``."""

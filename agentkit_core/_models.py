@@ -17,6 +17,7 @@ from typing import runtime_checkable
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
+from ._records import quick_init
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -82,6 +83,7 @@ class OutputSchema:
     strict: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
     """One call to a model. Middlewares pass on a changed copy (``dataclasses.replace``).
@@ -99,6 +101,7 @@ class ModelRequest:
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelResponse:
     """A model's answer: one assistant message, the usage it cost, and why it stopped."""
@@ -111,6 +114,7 @@ class ModelResponse:
     output: Any = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class StreamEvent:
     """One event of a streamed answer.

@@ -11,6 +11,7 @@ from typing import Any
 from typing import overload
 
 from ._models import ToolSpec
+from ._records import quick_init
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from ._context import RunContext
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool call produced.

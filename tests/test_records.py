@@ -1,0 +1,102 @@
+"""The quick initialisers of core's frozen records, checked against dataclasses' own."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import pickle
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Message
+from agentkit_core import ModelRequest
+from agentkit_core import ToolCall
+from agentkit_core import ToolResult
+from agentkit_core import Usage
+from agentkit_core._records import quick_init
+
+
+def _shape() -> Any:
+    @dataclass(frozen=True, slots=True)
+    class Shape:
+        a: Any
+        b: Any = 2
+        c: list[Any] = field(default_factory=list)
+        d: Any = None
+
+    return Shape
+
+
+Plain = _shape()
+Quick = quick_init(_shape())
+
+values = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers()))
+
+
+def _built(cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    try:
+        made = cls(*args, **kwargs)
+    except TypeError as exc:
+        return ("TypeError", str(exc))
+    return ("ok", [getattr(made, f.name) for f in dataclasses.fields(made)])
+
+
+@settings(max_examples=300)
+@given(
+    args=st.lists(values, max_size=5).map(tuple),
+    kwargs=st.dictionaries(st.sampled_from(["a", "b", "c", "d", "e"]), values, max_size=3),
+)
+def test_a_quick_init_takes_and_refuses_what_the_dataclass_init_does(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    assert _built(Quick, args, kwargs) == _built(Plain, args, kwargs)
+
+
+def test_a_quick_record_keeps_everything_else_the_dataclass_made() -> None:
+    one, two = Quick(1), Quick(1)
+    assert one == two and hash(Quick(1, 2, (), 3)) == hash(Quick(1, 2, (), 3))
+    assert one.c is not two.c  # a factory default is made per instance
+    assert repr(one).endswith("Shape(a=1, b=2, c=[], d=None)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.a = 2
+    assert dataclasses.replace(one, b=5) == Quick(1, 5)
+    assert str(inspect.signature(Quick)) == str(inspect.signature(Plain))
+
+
+def test_core_records_survive_pickling_and_replace() -> None:
+    message = Message("assistant", "hi", (ToolCall("c1", "search", '{"q": 1}'),))
+    assert pickle.loads(pickle.dumps(message)) == message
+    assert dataclasses.replace(message, content="bye").content == "bye"
+    assert Usage(1, 2, 3) + Usage(1, 1, 1) == Usage(2, 3, 4)
+    assert ToolResult("x") == ToolResult("x", False, None)
+    assert ModelRequest(()).metadata is not ModelRequest(()).metadata
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: dataclass(slots=True)(type("Open", (), {"__annotations__": {"a": int}})),
+        lambda: dataclass(frozen=True)(type("NoSlots", (), {"__annotations__": {"a": int}})),
+        lambda: type("NotADataclass", (), {}),
+        lambda: dataclass(frozen=True, slots=True, kw_only=True)(
+            type("KwOnly", (), {"__annotations__": {"a": int}})
+        ),
+        lambda: dataclass(frozen=True, slots=True)(
+            type(
+                "PostInit",
+                (),
+                {"__annotations__": {"a": int}, "__post_init__": lambda self: None},
+            )
+        ),
+    ],
+)
+def test_quick_init_refuses_a_class_it_would_get_wrong(make: Any) -> None:
+    cls = make()
+    with pytest.raises(TypeError, match=f"not {cls.__qualname__}"):
+        quick_init(cls)
