@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
+from json.scanner import make_scanner
 from typing import Any
 from typing import Literal
 
@@ -19,6 +20,9 @@ Role = Literal["system", "user", "assistant", "tool"]
 #: Message content: plain text, or OpenAI-style content parts (``{"type": "text", ...}``,
 #: ``{"type": "image_url", ...}``) for multimodal tool results and user turns.
 Content = str | tuple[dict[str, Any], ...]
+
+#: The scanner ``json.loads`` ends in (its default decoder's), called directly.
+_scan = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # as JSONDecoder makes its own
 
 
 @quick_init
@@ -32,7 +36,12 @@ class ToolCall:
 
     def parsed_arguments(self) -> Any:
         """The arguments decoded from JSON; raises ``json.JSONDecodeError`` on bad JSON."""
-        return json.loads(self.arguments) if self.arguments.strip() else {}
+        text = self.arguments
+        try:  # json.loads's own scanner, without its three Python layers (two thirds of its cost)
+            value, end = _scan(text, 0)
+        except StopIteration:  # not a JSON value at its first character: json.loads says why
+            return json.loads(text) if text.strip() else {}
+        return value if end == len(text) else json.loads(text)  # trailing space, or extra data
 
 
 @quick_init

@@ -1,9 +1,15 @@
-"""The quick initialisers of core's frozen records, checked against dataclasses' own."""
+"""The quick initialisers of core's frozen records, and ToolCall's argument decoding.
+
+Both replace a library path on the turn's hot path (dataclasses' frozen ``__init__``,
+``json.loads``'s Python layers), so each is checked against the path it replaces, on
+generated inputs.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import pickle
 from dataclasses import dataclass
 from dataclasses import field
@@ -100,3 +106,36 @@ def test_quick_init_refuses_a_class_it_would_get_wrong(make: Any) -> None:
     cls = make()
     with pytest.raises(TypeError, match=f"not {cls.__qualname__}"):
         quick_init(cls)
+
+
+def _reference(text: str) -> tuple[str, Any]:
+    try:
+        return ("ok", json.loads(text) if text.strip() else {})
+    except json.JSONDecodeError as exc:
+        return ("error", str(exc))
+
+
+def _parsed(text: str) -> tuple[str, Any]:
+    try:
+        return ("ok", ToolCall("c1", "tool", text).parsed_arguments())
+    except json.JSONDecodeError as exc:
+        return ("error", str(exc))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+edges = st.sampled_from(["", " ", "\n\t", "x", "}", " 1", ","])
+
+
+@settings(max_examples=500)
+@given(
+    text=st.one_of(
+        st.tuples(edges, json_values.map(json.dumps), edges).map("".join),
+        st.text(max_size=20),
+    )
+)
+def test_parsed_arguments_decodes_and_refuses_as_json_loads(text: str) -> None:
+    assert _parsed(text) == _reference(text)
