@@ -970,12 +970,11 @@ class Agent:
                 decision = hooked if decision is None else fold_decisions(decision, hooked)
             if decision is None:
                 decision = ToolDecision("allow")
-            span.attributes.update(
-                decision=decision.kind,
-                source=decision.source,
-                reason=decision.reason,
-                rule=decision.rule,
-            )
+            attributes = span.attributes  # item by item: update(**...) costs twice as much
+            attributes["decision"] = decision.kind
+            attributes["source"] = decision.source
+            attributes["reason"] = decision.reason
+            attributes["rule"] = decision.rule
         except BaseException as exc:
             trace._exit(span, token, exc)
             raise
