@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
+from ._trace_file import collector_paused
+
 #: Payloads longer than this (in characters) start collapsed.
 COLLAPSE_AT = 400
 
@@ -59,6 +61,7 @@ def _error(span: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@collector_paused()
 def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One run view per ``run`` span of ``spans`` (a trace file's), in start order."""
     by_id = {s["span_id"]: s for s in spans if isinstance(s.get("span_id"), str)}
@@ -518,6 +521,7 @@ def _render_run(view: dict[str, Any], out: list[str]) -> None:
     out.append("</article>")
 
 
+@collector_paused()
 def render_html(views: Iterable[dict[str, Any]], title: str) -> str:
     """One self-contained page showing every run view: nothing in it is fetched."""
     out = [

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import html
 import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
+from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import TraceFile
 from agentkit_core import read_trace_file
@@ -178,3 +181,24 @@ def test_no_hooks_means_no_verdicts_but_every_call(tmp_path: Path) -> None:
     (view,) = views_from_spans(read_trace_file(trace))
     (row,) = view["turns"][0]["tools"]
     assert row["verdict"] is None and row["result"] == "account of bo"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_and_viewing_a_trace_leave_the_garbage_collector_as_they_found_it(
+    tmp_path: Path, enabled: bool
+) -> None:
+    """The three pause the cyclic collector while they work (a long trace's full passes cost
+    more than the work) and hand it back as it was, also when they raise."""
+    trace = tmp_path / "run.jsonl"
+    asyncio.run(traced_runs(trace))
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        views = views_from_spans(read_trace_file(trace))
+        assert gc.isenabled() is enabled
+        assert "<html" in render_html(views, "run") and gc.isenabled() is enabled
+        with pytest.raises(ConfigError):
+            read_trace_file(tmp_path / "missing.jsonl")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
