@@ -2,8 +2,9 @@
 
 The agent of ``benchmarks/agent_loop/bench_agentkit.py`` (a scripted model calling one tool a
 turn, 40 turns), with ``guards=`` the chain of ``redact``, ``max-input`` and ``denylist`` (a
-file of ten terms) when ``--guards`` is given. Prints agent_loop's JSON line.
-python benchmarks/guards/bench_turn.py [--guards] --tools async --runs 20 --turns 40
+file of ten terms) when ``--guards`` is given, and every installed plugin's hooks when
+``--installed`` is (core only otherwise, ``hooks=Hooks()``). Prints agent_loop's JSON line.
+python benchmarks/guards/bench_turn.py [--guards] [--installed] --tools async --runs 20 --turns 40
 """
 
 from __future__ import annotations
@@ -33,9 +34,14 @@ def chain() -> object:
 
 
 if __name__ == "__main__":
-    guarded = "--guards" in sys.argv
-    if guarded:
+    options: dict[str, object] = {}
+    label = "agentkit"
+    if "--installed" in sys.argv:  # every installed plugin's hooks, as an Agent has by default
+        sys.argv.remove("--installed")
+        options["hooks"] = None
+        label += ", every plugin installed"
+    if "--guards" in sys.argv:
         sys.argv.remove("--guards")
-        main(functools.partial(make, guards=chain()), "agentkit + 3 guards", "agentkit-core")
-    else:
-        main(make, "agentkit", "agentkit-core")
+        options["guards"] = chain()
+        label += " + 3 guards"
+    main(functools.partial(make, **options), label, "agentkit-core")
