@@ -2,7 +2,8 @@
 
 ``BENCH_EXPORTER``: ``none`` (no exporter), ``otel`` (the tracing-otel plugin on a batch
 processor and a no-op exporter), ``otel-content`` (the same, recording content), ``file`` (a
-trace file on /dev/null).
+trace file on /dev/null). ``BENCH_HOOKS``: ``installed`` (every installed plugin's hooks, an
+Agent's default) or ``core`` (``hooks=Hooks()``, the default).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from common import main
 from agentkit_core import TraceFile
 
 KIND = os.environ.get("BENCH_EXPORTER", "none")
+#: ``hooks=None`` takes every installed plugin's hooks; ``make`` passes ``Hooks()`` otherwise.
+HOOKS: dict[str, Any] = {"hooks": None} if os.environ.get("BENCH_HOOKS") == "installed" else {}
 
 
 def exporters() -> list[Any]:
@@ -35,5 +38,7 @@ def exporters() -> list[Any]:
 
 if __name__ == "__main__":
     main(
-        lambda kind: make(kind, exporters=exporters()), f"agentkit exporter={KIND}", "agentkit-core"
+        lambda kind: make(kind, exporters=exporters(), **HOOKS),
+        f"agentkit exporter={KIND}",
+        "agentkit-core",
     )
