@@ -12,6 +12,7 @@ from workers import start
 from workers import stop
 from workers import wait_for_line
 
+from agentkit_core import AgentResult
 from agentkit_core import ConfigError
 from agentkit_core import RunError
 from agentkit_core import StreamEvent
@@ -98,3 +99,39 @@ def test_a_run_not_streamed_gives_its_result_and_a_failed_one_its_error(tmp_path
     assert [e.kind for e in plain] == ["result"]
     assert plain[0].result.output == "charged 1 and 2"
     assert "no agent named 'nobody'" in str(error)
+
+
+def test_a_streamed_run_streams_on_across_the_approvals_it_waits_for(tmp_path: Path) -> None:
+    """The stream stays open while the run waits for a person, and goes on once answered."""
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    worker = start(database, tmp_path, env={"RUNS_ASK": "1", "RUNS_DELAY": "0.02"})
+
+    async def main() -> tuple[list[StreamEvent], list[str], AgentResult]:
+        handle = await executor.submit("charge twice", agent="runs", run_id="asks", stream=True)
+        reader = asyncio.ensure_future(follow(executor, "asks", []))
+        asked = [c.id for c in await handle.pending(wait=60)]
+        await handle.approve({"call_2": True})
+        for _ in range(600):  # until the run waits on its next charge
+            calls = await handle.pending(wait=0.1)
+            if calls and calls[0].id != "call_2":
+                asked.append(calls[0].id)
+                break
+        await handle.approve({asked[-1]: False})
+        return await reader, asked, await handle.result(timeout=60)
+
+    try:
+        events, asked, result = asyncio.run(main())
+    finally:
+        stop(worker)
+        executor.close()
+    assert asked == ["call_2", "call_4"]
+    assert result.status == "done" and events[-1].kind == "result"
+    assert events[-1].result.transcript == result.transcript
+    # every model call streamed once, before and after each wait, in the transcript's order
+    answers = [m for m in result.transcript if m.role == "assistant"]
+    assert [e.kind for e in events].count("done") == len(answers)
+    streamed = [e.tool_call.id for e in events if e.kind == "tool_call" and e.tool_call]
+    assert streamed == [c.id for m in answers for c in m.tool_calls]
+    tools = {m.tool_call_id: m for m in result.transcript if m.role == "tool"}
+    assert not tools["call_2"].is_error and tools["call_4"].is_error
