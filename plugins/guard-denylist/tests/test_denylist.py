@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 
 import agentkit_guard_denylist
 import pytest
 from agentkit_guard_denylist import Denylist
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
@@ -80,3 +86,38 @@ def test_bad_configuration_is_refused_naming_where(tmp_path: Path) -> None:
         Denylist(tmp_path / "missing.txt")
     with pytest.raises(ConfigError, match="has no entries"):
         Denylist()
+
+
+def _reference(guard: Denylist, text: str) -> str | None:
+    """The entry an alternation of every entry's own pattern names first: what
+    ``combined`` must agree with."""
+    plain = "|".join(f"(?P<e{i}>{e.pattern})" for i, e in enumerate(guard.entries))
+    found = re.search(plain, text, re.IGNORECASE)
+    return None if found is None else guard.entries[int(found.lastgroup[1:])].where
+
+
+def _named(guard: Denylist, text: str) -> str | None:
+    decision = guard.check_input(GuardInput(text))
+    return None if decision.action == "allow" else decision.reason.rsplit(" ", 1)[-1]
+
+
+pieces = st.sampled_from(["cat", "Cat", "concat", "-", " ", "é", "x1", "ACME-123", "_", "ß", "."])
+lines = st.one_of(
+    st.sampled_from(["cat", "x1", "-dash", "dash-", "é", "ß", "a.b", "_u", "ſ"]),
+    st.sampled_from([r"\bACME-\d{3,}\b", "con|cat", r"x\d", r"(c)at"]).map("re:".__add__),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=st.lists(lines, min_size=1, max_size=8), text=st.lists(pieces, max_size=12))
+@example(entries=["cat", "re:(c)at"], text=["cat"])  # a term, then a pattern, at one place
+@example(entries=["re:(c)at", "x1", "cat"], text=["x1 cat"])
+@example(entries=["cat"], text=["concat"])
+def test_the_combined_pattern_names_the_entry_each_entry_alone_would(
+    entries: list[str], text: list[str]
+) -> None:
+    """Terms and regular expressions in any order: sharing a word boundary reorders nothing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        guard = Denylist(write(Path(tmp), "\n".join(entries) + "\n"))
+    said = "".join(text)
+    assert _named(guard, said) == _reference(guard, said)
