@@ -36,6 +36,7 @@ from ._errors import GuardBlocked
 from ._errors import HookError
 from ._instructions import InstructionPart
 from ._messages import Message
+from ._records import quick_init
 from ._verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ GuardAction = Literal["allow", "rewrite", "block"]
 GuardCheck = Literal["input", "output", "turn"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GuardDecision:
     """What a guard answers: ``allow``, ``rewrite`` (``text`` replaces the text) or ``block``.
@@ -86,6 +88,7 @@ class GuardDecision:
 GuardDecision.ALLOW = GuardDecision("allow")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GuardInput:
     """One text the input check is asked about.

@@ -34,13 +34,19 @@ def quick_init(cls: T) -> T:
     """
     params = getattr(cls, "__dataclass_params__", None)
     fields = dataclasses.fields(cls) if params is not None else ()
+    generated = cls.__init__  # type: ignore[misc]
+    code = getattr(generated, "__code__", None)
+    # what the dataclass's own __init__ takes: every field, positionally, and nothing else
+    # (an InitVar would be one more, an init=False field one fewer, a kw_only field keyword-only)
+    takes = () if code is None else code.co_varnames[1 : code.co_argcount]
     if (
         params is None
         or not params.frozen
         or "__slots__" not in cls.__dict__
         or hasattr(cls, "__post_init__")
-        or len(fields) != len(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-        or any(not f.init or f.kw_only for f in fields)
+        or code is None
+        or code.co_kwonlyargcount
+        or list(takes) != [f.name for f in fields]
     ):
         raise TypeError(
             f"quick_init takes a frozen dataclass with slots and plain positional fields, not "
@@ -65,7 +71,6 @@ def quick_init(cls: T) -> T:
     source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body) + "\n"
     exec(source, env)  # as dataclasses itself makes __init__
     init = env["__init__"]
-    generated = cls.__init__  # type: ignore[misc]
     init.__qualname__ = generated.__qualname__  # type: ignore[attr-defined]
     init.__module__ = generated.__module__
     init.__annotations__ = dict(generated.__annotations__)  # type: ignore[attr-defined]

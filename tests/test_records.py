@@ -11,9 +11,11 @@ import dataclasses
 import inspect
 import json
 import pickle
+from dataclasses import InitVar
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import ClassVar
 
 import pytest
 from hypothesis import given
@@ -94,6 +96,16 @@ def test_core_records_survive_pickling_and_replace() -> None:
             type("KwOnly", (), {"__annotations__": {"a": int}})
         ),
         lambda: dataclass(frozen=True, slots=True)(
+            type("InitOnly", (), {"__annotations__": {"a": int, "b": InitVar[int]}})
+        ),
+        lambda: dataclass(frozen=True, slots=True)(
+            type(
+                "NotInInit",
+                (),
+                {"__annotations__": {"a": int, "b": int}, "b": field(default=1, init=False)},
+            )
+        ),
+        lambda: dataclass(frozen=True, slots=True)(
             type(
                 "PostInit",
                 (),
@@ -106,6 +118,18 @@ def test_quick_init_refuses_a_class_it_would_get_wrong(make: Any) -> None:
     cls = make()
     with pytest.raises(TypeError, match=f"not {cls.__qualname__}"):
         quick_init(cls)
+
+
+def test_a_class_variable_is_no_field_to_write() -> None:
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Decision:
+        kind: str
+        reason: str = ""
+        DEFAULT: ClassVar[Decision]
+
+    Decision.DEFAULT = Decision("allow")
+    assert Decision("deny", "no") == Decision("deny", reason="no") != Decision.DEFAULT
 
 
 def _reference(text: str) -> tuple[str, Any]:
