@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -84,6 +85,32 @@ def holder(executor: DBOSExecutor, run_id: str) -> str:
     return str(now.executor_id)
 
 
+def freeze(workers: Iterable[subprocess.Popen[bytes]], database: Path) -> None:
+    """Stop ``workers`` (SIGSTOP) at a moment none of them holds a lock on ``database``.
+
+    DBOS keeps its SQLite file in rollback-journal mode, and a worker writes to it every beat:
+    one stopped inside a transaction would keep every other process from reading or writing
+    it, and the test would wait forever. So they are let go for an instant and stopped again
+    until a probe can take the file's exclusive lock (and gives it back at once); their runs'
+    steps sleep far longer than that instant.
+    """
+    for _ in range(200):
+        for proc in workers:
+            proc.send_signal(signal.SIGSTOP)
+        with closing(sqlite3.connect(database, timeout=0, isolation_level=None)) as probe:
+            try:
+                probe.execute("BEGIN EXCLUSIVE")
+            except sqlite3.OperationalError:
+                pass  # locked: a worker stopped mid-transaction
+            else:
+                probe.execute("ROLLBACK")
+                return
+        for proc in workers:
+            proc.send_signal(signal.SIGCONT)
+        time.sleep(0.005)
+    raise AssertionError(f"the workers never let go of {database}")
+
+
 def caught(pair: Pair, logs: Path, run_id: str, line: str) -> tuple[str, str]:
     """Submit ``run_id``; once its progress holds ``line``, freeze its worker (SIGSTOP) there.
 
@@ -92,8 +119,7 @@ def caught(pair: Pair, logs: Path, run_id: str, line: str) -> tuple[str, str]:
     """
     asyncio.run(pair.executor.submit("charge twice", agent="runs", run_id=run_id))
     wait_for_line(logs / f"{run_id}.progress", line, pair.workers["a"])
-    for proc in pair.workers.values():
-        proc.send_signal(signal.SIGSTOP)
+    freeze(pair.workers.values(), Path(pair.database.removeprefix("sqlite:///")))
     held = holder(pair.executor, run_id)
     other = "b" if held == "a" else "a"
     pair.workers[other].send_signal(signal.SIGCONT)
@@ -287,3 +313,32 @@ def test_the_worker_command_refuses_a_takeover_shorter_than_three_beats(tmp_path
     )
     assert ran.returncode == 2, ran.stderr
     assert "'takeover_after'" in ran.stderr and "raise takeover_after" in ran.stderr
+
+
+def test_workers_are_frozen_only_when_none_holds_the_database(tmp_path: Path) -> None:
+    """The freeze the takeover tests use waits out a worker stopped inside a transaction."""
+    database = tmp_path / "busy.sqlite"
+    sqlite3.connect(database).close()
+    holds = (
+        "import sqlite3, sys, time\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "print('ready', flush=True)\n"
+        "while True:\n"
+        "    db.execute('BEGIN EXCLUSIVE'); time.sleep(0.02); db.execute('ROLLBACK')\n"
+        "    time.sleep(0.002)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", holds, str(database)], stdout=subprocess.PIPE
+    ) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+            for _ in range(5):
+                freeze([proc], database)
+                with closing(sqlite3.connect(database, timeout=0, isolation_level=None)) as probe:
+                    probe.execute("BEGIN EXCLUSIVE")  # free while the holder is stopped
+                    probe.execute("ROLLBACK")
+                proc.send_signal(signal.SIGCONT)
+                time.sleep(0.01)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+            proc.kill()
