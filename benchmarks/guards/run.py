@@ -7,6 +7,7 @@ python benchmarks/guards/run.py          # in the environment with the guard plu
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -58,7 +59,8 @@ called again, less the tool's own time), without guards and with the chain of `r
 `max-input` and `denylist` (ten entries, one a regular expression), with every installed
 plugin's hooks (an `Agent`'s default, as the README installs agentkit) and with core only
 (`hooks=Hooks()`). Each figure is µs per turn: the median of {repeats} alternating processes
-per case, each the median over {runs} runs.
+per case (the range in brackets; a ratio is taken between the processes of one repeat), each
+the median over {runs} runs; load average {load}.
 
 {turn_table}
 
@@ -82,6 +84,11 @@ turn 1 and 4.6x at turn 40 in the first version). What is left is flat over 40 t
 `benchmarks/agent_loop` (~2 ms here)."""
 
 
+def _spread(values: list[float], form: str) -> str:
+    """The median, and the range in brackets."""
+    return f"{statistics.median(values):{form}} ({min(values):{form}}–{max(values):{form}})"
+
+
 def run(python: str | Path, *args: str) -> dict[str, object]:
     out = subprocess.run([str(python), *args], cwd=HERE, capture_output=True, text=True, check=True)
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -98,7 +105,9 @@ def main() -> None:
     }
     turns: dict[str, list[dict[str, object]]] = {case: [] for case in cases}
     turn_args = ["--runs", str(RUNS), "--turns", str(TURNS)]
+    loads: list[float] = []
     for _ in range(REPEATS):
+        loads.append(os.getloadavg()[0])
         ours.append(run(sys.executable, "bench_redact_agentkit.py", str(ROUNDS), str(N))["ms"])
         theirs.append(run(LANGCHAIN, "bench_redact_langchain.py", str(ROUNDS), str(N))["ms"])
         for case, flags in cases.items():
@@ -118,12 +127,17 @@ def main() -> None:
     table.append("|---|---|---:|---:|---:|")
     for label, bare in (("every plugin installed", "installed"), ("core only", "bare")):
         guarded = "guarded" if bare == "bare" else "installed_guarded"
-        for half, turns_label in (("first", "1–20"), ("second", "21–40")):
-            without, with_guards = figures[f"{bare}_{half}"], figures[f"{guarded}_{half}"]
-            ratios[f"{bare}_{half}"] = with_guards / without
+        for half, key, turns_label in (
+            ("first", "turns_1_20_us", "1–20"),
+            ("second", "turns_21_40_us", "21–40"),
+        ):
+            without = [float(r[key]) for r in turns[bare]]  # type: ignore[arg-type]
+            with_guards = [float(r[key]) for r in turns[guarded]]  # type: ignore[arg-type]
+            pairs = [g / b for g, b in zip(with_guards, without, strict=True)]  # same repeat
+            ratios[f"{bare}_{half}"] = statistics.median(pairs)
             table.append(
-                f"| {label} | {turns_label} | {without:.1f} | {with_guards:.1f} "
-                f"| **{with_guards / without:.2f}x** |"
+                f"| {label} | {turns_label} | {_spread(without, '.1f')} "
+                f"| {_spread(with_guards, '.1f')} | **{_spread(pairs, '.2f')}x** |"
             )
     redact_ratio = ours_ms / theirs_ms
     worst = max(ratios["installed_first"], ratios["installed_second"])
@@ -159,6 +173,7 @@ def main() -> None:
         redact_ratio=redact_ratio,
         redact_verdict="Met." if redact_ratio <= 0.3 else "Missed; see benchmarks/README.md.",
         turn_table="\n".join(table),
+        load=f"{min(loads):.1f}–{max(loads):.1f}",
         turn_verdict="Met." if worst <= 1.3 else why,
     )
     (HERE / "RESULTS.md").write_text(text, encoding="utf-8")

@@ -66,36 +66,47 @@ def main() -> None:
     args = parser.parse_args()
     figures: dict[tuple[str, str], list[float]] = {(label, x): [] for label, _, _, x in CASES}
     versions: dict[str, str] = {}
+    loads: list[float] = []
     for _ in range(args.rounds):
+        loads.append(os.getloadavg()[0])
         for label, env, script, exporter in CASES:
             hooks = "installed" if label == INSTALLED else "core"
             options = ("--runs", str(args.runs), "--turns", "40")
             data = one(env, script, exporter, *options, hooks=hooks)
             figures[(label, exporter)].append(float(data["whole_run_us_per_turn"]))
             versions[env] = str(data["version"])
-    per_turn = {key: statistics.median(values) for key, values in figures.items()}
+    loads.append(os.getloadavg()[0])
     floor = one("agentkit-all", "sdk_floor.py")["sdk_us_per_turn"]
     if args.viewer is not None:
         viewer = json.loads(args.viewer.read_text())
     else:
         viewer = one("agentkit-all", "viewer.py")
-    write(per_turn, floor, viewer, versions, args)
+    write(figures, floor, viewer, versions, args, loads)
     print((HERE / "RESULTS.md").read_text())
 
 
+def _spread(values: list[float], form: str) -> str:
+    """The median, and the range in brackets."""
+    return f"{statistics.median(values):{form}} ({min(values):{form}}–{max(values):{form}})"
+
+
 def write(
-    per_turn: dict[tuple[str, str], float],
+    figures: dict[tuple[str, str], list[float]],
     floor: float,
     viewer: dict[str, Any],
     versions: dict[str, str],
     args: argparse.Namespace,
+    loads: list[float],
 ) -> None:
+    per_turn = {key: statistics.median(values) for key, values in figures.items()}
     lines = [
         "# Observability: tracing overhead, the viewer on long runs",
         "",
         f"CPython {platform.python_version()}, agentkit-core {versions.get('agentkit-all')}, "
         f"pydantic-ai-slim {versions.get('pydantic-ai')}; the shared 2-core machine. "
-        f"{args.rounds} rounds of {args.runs} runs of 20 and 40 turns per case; medians.",
+        f"{args.rounds} interleaved rounds of {args.runs} runs of 20 and 40 turns per case; "
+        f"each cell the median over the rounds and the range, each ratio taken within its "
+        f"round; load average {min(loads):.1f}–{max(loads):.1f}.",
         "",
         "## Per-turn overhead with OpenTelemetry on a no-op exporter",
         "",
@@ -103,9 +114,11 @@ def write(
         "|---|---|---:|---:|",
     ]
     for label, _, _, exporter in CASES:
-        base = per_turn[(label, "none")]
-        value = per_turn[(label, exporter)]
-        lines.append(f"| {label} | {exporter} | {value:.1f} | {value / base:.2f}x |")
+        values = figures[(label, exporter)]
+        ratios = [v / b for v, b in zip(values, figures[(label, "none")], strict=True)]
+        lines.append(
+            f"| {label} | {exporter} | {_spread(values, ',.1f')} | {_spread(ratios, '.2f')}x |"
+        )
     sizes = viewer["sizes"]
     assert isinstance(sizes, dict)
     lines += [

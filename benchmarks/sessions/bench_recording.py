@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import statistics
 import sys
@@ -113,6 +114,8 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
         "ratio": statistics.median(ratios),
         "q1": ratios[len(ratios) // 4],
         "q3": ratios[(3 * len(ratios)) // 4],
+        "low": ratios[0],
+        "high": ratios[-1],
     }
 
 
@@ -147,6 +150,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     started = datetime.now(timezone.utc)
+    loads = [os.getloadavg()[0]]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for setup, hooks in (("every plugin installed", None), ("core only", Hooks())):
@@ -163,33 +167,35 @@ def main() -> None:
                 print(f"{label}: {row} ({time.perf_counter() - t0:.1f} s)", flush=True)
                 rows.append((label, row))
     null = null_cost()
+    loads.append(os.getloadavg()[0])
     bare = rows[0][1]["bare"]
     print(f"NullRecorder calls per turn: {null:.2f} us ({null / bare:.1%} of a turn)")
     if args.write:
-        write(rows, null, args, started)
+        write(rows, null, args, started, loads)
 
 
 def write(rows: list[tuple[str, dict[str, float]]], null: float, args: argparse.Namespace,
-          started: datetime) -> None:  # fmt: skip
+          started: datetime, loads: list[float]) -> None:  # fmt: skip
     memory = rows[0][1]
     met = "met" if memory["ratio"] <= TARGET else "missed"
     lines = [
         "# Sessions: per-turn overhead of recording on the agent loop",
         "",
         f"Measured {started:%Y-%m-%d %H:%M} UTC on {platform.machine()}, 2 CPUs (shared), Python "
-        f"{platform.python_version()}, by `python benchmarks/sessions/bench_recording.py --runs "
-        f"{args.runs} --turns {args.turns} --write`.",
+        f"{platform.python_version()}, load average {min(loads):.1f}–{max(loads):.1f}, by "
+        f"`python benchmarks/sessions/bench_recording.py --runs {args.runs} --turns "
+        f"{args.turns} --write`.",
         "",
         __doc__.split("\n\n")[1].replace("\n", " "),
         "",
         "| agentkit | store | µs/turn without a session | µs/turn recording | ratio (median) "
-        "| middle half |",
-        "|---|---|---:|---:|---:|---:|",
+        "| middle half | range |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for label, row in rows:
         lines.append(
             f"| {label} | {row['bare']:.1f} | {row['recorded']:.1f} | **{row['ratio']:.2f}x** | "
-            f"{row['q1']:.2f}–{row['q3']:.2f}x |"
+            f"{row['q1']:.2f}–{row['q3']:.2f}x | {row['low']:.2f}–{row['high']:.2f}x |"
         )
     lines += [
         "",
