@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Sequence
@@ -52,17 +53,12 @@ def combined(entries: Sequence[Entry]) -> str:
     search for, and a ten-term list over a framed tool result cost over four times as much.
     """
     parts: list[str] = []
-    words: list[str] = []
-    for index, entry in enumerate(entries):
-        if entry.word_start:
-            words.append(f"(?P<e{index}>{entry.pattern[len(_WORD_START) :]})")
-            continue
-        if words:
-            parts.append(f"{_WORD_START}(?:{'|'.join(words)})")
-            words = []
-        parts.append(f"(?P<e{index}>{entry.pattern})")
-    if words:
-        parts.append(f"{_WORD_START}(?:{'|'.join(words)})")
+    for word_start, run in itertools.groupby(enumerate(entries), key=lambda e: e[1].word_start):
+        if word_start:
+            rest = "|".join(f"(?P<e{i}>{e.pattern[len(_WORD_START) :]})" for i, e in run)
+            parts.append(f"{_WORD_START}(?:{rest})")
+        else:
+            parts.extend(f"(?P<e{i}>{e.pattern})" for i, e in run)
     return "|".join(parts)
 
 
