@@ -46,6 +46,7 @@ from agentkit_core import ToolResult
 from agentkit_core import mask_url
 from agentkit_core import replayed_step
 
+from ._runtime import APPROVAL_TIMEOUT
 from ._runtime import APPROVALS
 from ._runtime import EXECUTION
 from ._runtime import PENDING
@@ -172,7 +173,7 @@ class DBOSExecutor(Executor):
         step_timeout: float | None = None,
         worker_id: str = "local",
         app: str = "agentkit",
-        approval_timeout: float = 86_400.0,
+        approval_timeout: float = APPROVAL_TIMEOUT,
         heartbeat: float = 2.0,
         takeover_after: float = 30.0,
     ) -> None:

@@ -29,7 +29,8 @@ WORKFLOW = "agentkit.run"
 #: The topic approvals are sent to a run on, and the event holding its calls waiting for them.
 APPROVALS = "agentkit.approvals"
 PENDING = "agentkit.pending"
-#: How long a suspended run waits for approvals when no executor of this process says.
+#: How long a suspended run waits for approvals: the default of DBOSExecutor(approval_timeout=).
+#: (The plugin's registered factory repeats it, so that loading the plugin imports no module.)
 APPROVAL_TIMEOUT = 86_400.0
 
 #: The id of the current execution of a workflow (a fresh one each time a run is started or
