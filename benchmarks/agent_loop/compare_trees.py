@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -78,10 +80,6 @@ def main() -> None:
                 print(
                     f"round {r + 1}: {label}, {tree}: {got[label, tree][-1]:.1f}", file=sys.stderr
                 )
-
-    def spread(values: list[float], fmt: str) -> str:
-        mid = format(statistics.median(values), fmt)
-        return f"{mid} ({format(min(values), fmt)}–{format(max(values), fmt)})"
 
     print(f"| agentkit ({args.tools} tools), µs/turn 1–20 | {args.commit} | this tree | ratio |")
     print("|---|---:|---:|---:|")

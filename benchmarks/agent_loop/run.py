@@ -23,6 +23,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 HERE = Path(__file__).resolve().parent
 ENVS = HERE.parent / ".envs"
 FLOOR = "plain asyncio loop"
@@ -102,12 +105,6 @@ def measure(script: str, env: str, kind: str, runs: int) -> tuple[Row, str]:
     if proc.returncode != 0:
         raise SystemExit(f"{script} --tools {kind} failed:\n{proc.stderr}")
     return Row(**json.loads(proc.stdout.strip().splitlines()[-1])), proc.stderr.strip()
-
-
-def spread(values: list[float], fmt: str) -> str:
-    """``median (min–max)`` of ``values`` in ``fmt``."""
-    mid = format(statistics.median(values), fmt)
-    return f"{mid} ({format(min(values), fmt)}–{format(max(values), fmt)})"
 
 
 def table(rounds: list[list[Row]], kind: str) -> list[str]:

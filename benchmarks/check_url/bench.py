@@ -15,14 +15,18 @@ import argparse
 import ipaddress
 import os
 import random
-import statistics
+import sys
 import time
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from agentkit_core import GuardrailViolation
 from agentkit_core import get_guardrail
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
 
 N = 10_000
 SEED = 7
@@ -125,11 +129,6 @@ def time_checker(check: Callable[[str], object], urls: list[str]) -> float:
     for url in urls:
         check(url)
     return time.perf_counter() - start
-
-
-def spread(values: list[float], fmt: str) -> str:
-    mid = format(statistics.median(values), fmt)
-    return f"{mid} ({format(min(values), fmt)}–{format(max(values), fmt)})"
 
 
 def main() -> None:

@@ -20,8 +20,9 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from agentkit_core import Hooks
@@ -34,6 +35,9 @@ from agentkit_core import get_guardrail
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
 
 CALLS: dict[str, tuple[dict[str, Any], str]] = {
     "tiny": ({"text": "hello"}, "HELLO"),
@@ -114,10 +118,6 @@ async def cpu_us(one: Any, calls: int = 1000) -> float:
     return (time.process_time_ns() - t0) / 1000 / calls
 
 
-def spread(values: list[float]) -> str:
-    return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
@@ -142,8 +142,8 @@ async def main() -> None:
             for v in VARIANTS:
                 got[v].append(times[v])
                 own[v].append(times[v] - times["core only"])
-        cells = [f"{spread(got[v])} / {spread(own[v])}" for v in VARIANTS[1:]]
-        print(f"| {name} | {spread(got['core only'])} | {cells[0]} | {cells[1]} |")
+        cells = [f"{spread(got[v], '.1f')} / {spread(own[v], '.1f')}" for v in VARIANTS[1:]]
+        print(f"| {name} | {spread(got['core only'], '.1f')} | {cells[0]} | {cells[1]} |")
     print(
         f"\nCPU µs per call, median (range) over {args.rounds} interleaved rounds of 1,000 calls; "
         f"load average {min(loads):.1f}–{max(loads):.1f}."

@@ -38,10 +38,12 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from collections.abc import Coroutine
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from agentkit_compactor_sliding_window import SlidingWindowCompactor
@@ -62,6 +64,9 @@ from agentkit_core import ToolCall
 from agentkit_core._tokens import CHARS_PER_TOKEN
 from agentkit_core._tokens import MESSAGE_OVERHEAD
 from agentkit_core.testing import make_test_ctx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
 
 SIZES = (1_000, 10_000, 100_000)
 TOKEN_BUDGET = 8_000
@@ -232,11 +237,6 @@ RATIOS = [
     ("kit sliding-window, first request", "trim_messages, tokens"),
     ("sliding-window", "trim_messages, count"),
 ]
-
-
-def spread(values: list[float], fmt: str = ".2f") -> str:
-    low, mid, high = min(values), statistics.median(values), max(values)
-    return f"{mid:{fmt}} ({low:{fmt}}–{high:{fmt}})"
 
 
 def main() -> None:

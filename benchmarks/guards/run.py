@@ -17,6 +17,9 @@ from datetime import timezone
 from importlib.metadata import version
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 HERE = Path(__file__).resolve().parent
 LANGCHAIN = HERE.parent / ".envs" / "guards-langchain" / "bin" / "python"
 REPEATS = 5
@@ -84,11 +87,6 @@ turn 1 and 4.6x at turn 40 in the first version). What is left is flat over 40 t
 `benchmarks/agent_loop` (~2 ms here)."""
 
 
-def _spread(values: list[float], form: str) -> str:
-    """The median, and the range in brackets."""
-    return f"{statistics.median(values):{form}} ({min(values):{form}}–{max(values):{form}})"
-
-
 def run(python: str | Path, *args: str) -> dict[str, object]:
     out = subprocess.run([str(python), *args], cwd=HERE, capture_output=True, text=True, check=True)
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -136,8 +134,8 @@ def main() -> None:
             pairs = [g / b for g, b in zip(with_guards, without, strict=True)]  # same repeat
             ratios[f"{bare}_{half}"] = statistics.median(pairs)
             table.append(
-                f"| {label} | {turns_label} | {_spread(without, '.1f')} "
-                f"| {_spread(with_guards, '.1f')} | **{_spread(pairs, '.2f')}x** |"
+                f"| {label} | {turns_label} | {spread(without, '.1f')} "
+                f"| {spread(with_guards, '.1f')} | **{spread(pairs, '.2f')}x** |"
             )
     redact_ratio = ours_ms / theirs_ms
     worst = max(ratios["installed_first"], ratios["installed_second"])

@@ -23,6 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 HERE = Path(__file__).resolve().parent
 ENVS = HERE.parent / ".envs"
 INSTALLED = "agentkit, every plugin installed"
@@ -85,11 +88,6 @@ def main() -> None:
     print((HERE / "RESULTS.md").read_text())
 
 
-def _spread(values: list[float], form: str) -> str:
-    """The median, and the range in brackets."""
-    return f"{statistics.median(values):{form}} ({min(values):{form}}–{max(values):{form}})"
-
-
 def write(
     figures: dict[tuple[str, str], list[float]],
     floor: float,
@@ -117,7 +115,7 @@ def write(
         values = figures[(label, exporter)]
         ratios = [v / b for v, b in zip(values, figures[(label, "none")], strict=True)]
         lines.append(
-            f"| {label} | {exporter} | {_spread(values, ',.1f')} | {_spread(ratios, '.2f')}x |"
+            f"| {label} | {exporter} | {spread(values, ',.1f')} | {spread(ratios, '.2f')}x |"
         )
     sizes = viewer["sizes"]
     assert isinstance(sizes, dict)

@@ -19,6 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 HERE = Path(__file__).resolve().parent
 PYDANTIC_AI = HERE.parent / ".envs" / "agent_loop-pydantic-ai" / "bin" / "python"
 AGENTKIT = str(Path(sys.executable).parent / "agentkit")
@@ -48,13 +51,6 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
         raise SystemExit(f"{cmd} exited {proc.returncode}: {proc.stderr.read().decode()}")
     proc.stderr.close()
     return wall, usage.ru_utime + usage.ru_stime
-
-
-def spread(values: list[float], fmt: str) -> str:
-    median, low, high = (
-        format(v, fmt) for v in (statistics.median(values), min(values), max(values))
-    )
-    return f"{median} ({low}–{high})"
 
 
 def main() -> None:
