@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from functools import partial
+from time import perf_counter
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -956,29 +957,38 @@ class Agent:
         """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
 
         Each reports its own verdict: the policy with the rule that decided, the hooks' fold
-        when it is more than a bare allow. The folded decision is traced as a ``verdict`` span.
+        when it is more than a bare allow. The folded decision is traced as a ``verdict`` span
+        when one was reported (or deciding raised); a call nobody had an opinion on gets none,
+        as in a run without hooks or policy.
         """
         hooks = self.hooks
-        trace = ctx.trace  # _enter/_exit: a `with trace.span` without the scope object
-        span, token = trace._enter("verdict", None, {"tool": call.name, "call_id": call.id})
+        since = perf_counter()
         try:
             decision = None if self.policy is None else self.policy.check(ctx, call)
             if hooks.before_tool_call:
                 hooked = await hooks.run_before_tool_call(ctx, call)
                 if hooked.kind != "allow" or hooked.reason or hooked.source:
-                    ctx.report_verdict(decision_verdict(call, hooked))  # a bare allow: nothing
+                    ctx.report_verdict(decision_verdict(call, hooked))
+                elif decision is None:
+                    return hooked  # a bare allow, and no policy: nothing to trace
                 decision = hooked if decision is None else fold_decisions(decision, hooked)
-            if decision is None:
-                decision = ToolDecision("allow")
-            attributes = span.attributes  # item by item: update(**...) costs twice as much
-            attributes["decision"] = decision.kind
-            attributes["source"] = decision.source
-            attributes["reason"] = decision.reason
-            attributes["rule"] = decision.rule
         except BaseException as exc:
-            trace._exit(span, token, exc)
+            ctx.trace.record("verdict", {"tool": call.name, "call_id": call.id}, since, exc)
             raise
-        trace._exit(span, token, None)
+        if decision is None:  # resuming, with neither policy nor hooks
+            return ToolDecision("allow")
+        ctx.trace.record(
+            "verdict",
+            {
+                "tool": call.name,
+                "call_id": call.id,
+                "decision": decision.kind,
+                "source": decision.source,
+                "reason": decision.reason,
+                "rule": decision.rule,
+            },
+            since,
+        )
         return decision
 
     async def execute(

@@ -191,21 +191,34 @@ class Trace:
         """A new span under the current one, told to the exporters; close it with :meth:`close`."""
         return self._open(name, payload, attributes)
 
-    def _open(self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]) -> Span:
-        """:meth:`open` with the attributes dict the span keeps (the caller's own, not copied)."""
+    def _open(
+        self,
+        name: str,
+        payload: dict[str, Any] | None,
+        attributes: dict[str, Any],
+        since: float | None = None,
+    ) -> Span:
+        """:meth:`open` with the attributes dict the span keeps (the caller's own, not copied).
+
+        ``since`` (a ``perf_counter`` reading) backdates the start: see :meth:`record`.
+        """
         parent = _current.get()
+        start, start_ns = perf_counter(), time_ns()
+        if since is not None:
+            start_ns -= int((start - since) * 1e9)
+            start = since
         # every field in order, none left to a default factory: a turn opens several spans
         span = Span(
             name,
             attributes,
-            perf_counter(),
+            start,
             None,
             parent.name if parent else None,
             None,
             _new_id(),
             parent.span_id if parent else None,
             self.run_id,
-            time_ns(),
+            start_ns,
             None,
             payload if payload is not None else {},
             self.tainted(),
@@ -230,6 +243,23 @@ class Trace:
             span.tainted = self.tainted()
         if self.exporters:
             self._tell("on_end", span)
+
+    def record(
+        self,
+        name: str,
+        attributes: dict[str, Any],
+        since: float,
+        exc: BaseException | None = None,
+    ) -> Span:
+        """A span for work that has just ended: from ``since`` (a ``perf_counter`` reading) to now.
+
+        For work worth a span only once its outcome is known (a tool call's verdict, when
+        someone had one): it sits under the current span, and exporters hear of its start and
+        end together. Spans opened during the work are not under it.
+        """
+        span = self._open(name, None, attributes, since)
+        self.close(span, exc)
+        return span
 
     def _enter(
         self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]

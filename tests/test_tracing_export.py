@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agentkit_core import RunContext
 from agentkit_core import Span
 from agentkit_core import SpanExporter
 from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
 from agentkit_core import Trace
 from agentkit_core import TraceFile
 from agentkit_core import hookimpl
@@ -66,17 +68,8 @@ def test_a_run_tells_its_exporters_of_every_span_in_a_tree() -> None:
     agent = Agent("a", model, tools=[echo], hooks=HOOKS, exporters=[recorder])
     result = asyncio.run(agent.run("go"))
     started = [s.name for kind, s in recorder.events if kind == "start"]
-    assert started == [
-        "run",
-        "turn",
-        "model_call",
-        "verdict",
-        "verdict",
-        "tool_call",
-        "tool_call",
-        "turn",
-        "model_call",
-    ]
+    # the hooks had no opinion on either call: no verdict span, as in a run without hooks
+    assert started == ["run", "turn", "model_call", "tool_call", "tool_call", "turn", "model_call"]
     ended = {s.span_id: s for kind, s in recorder.events if kind == "end"}
     assert len(ended) == len(started)  # every span ended, once
     run = next(s for s in ended.values() if s.name == "run")
@@ -111,11 +104,72 @@ def test_verdicts_say_the_decision_and_who_made_it() -> None:
     assert verdicts["delete"]["decision"] == "deny"
     assert verdicts["delete"]["source"] == "policy"
     assert verdicts["transfer"]["decision"] == "ask"
-    assert verdicts["lookup"]["decision"] == "allow"
+    assert "lookup" not in verdicts  # allowed with no opinion from anyone: nothing to trace
     run = next(s for kind, s in recorder.events if kind == "end" and s.name == "run")
     assert run.attributes["status"] == "suspended"
     assert run.attributes["pending"] == ["t3c0"]
     assert "a person approves transfers" in run.attributes["stop_reason"]
+
+
+def test_a_verdict_span_covers_the_deciding_and_sits_under_the_turn() -> None:
+    async def slow_deny(ctx: Any, call: ToolCall) -> ToolDecision:
+        await asyncio.sleep(0.05)
+        return ToolDecision.deny("not today")
+
+    recorder = Recorder()
+    hooks = Hooks.of("gate", before_tool_call=slow_deny)
+    agent = Agent(
+        "a", ScriptedModel([calls("x"), "done"]), tools=[echo], hooks=hooks, exporters=[recorder]
+    )
+    asyncio.run(agent.run("go"))
+    names = [(kind, s.name) for kind, s in recorder.events]
+    at = names.index(("start", "verdict"))
+    assert names[at + 1] == ("end", "verdict")  # told of both once the decision is known
+    verdict = recorder.events[at][1]
+    turn = next(s for kind, s in recorder.events if s.name == "turn")
+    model = next(s for kind, s in recorder.events if s.name == "model_call")
+    assert verdict.parent_id == turn.span_id
+    assert verdict.attributes == {
+        "tool": "echo",
+        "call_id": "c0",
+        "decision": "deny",
+        "source": "gate",
+        "reason": "not today",
+        "rule": "",
+    }
+    # its start is when deciding began, after the model call ended, not when it was recorded
+    assert verdict.duration is not None and verdict.duration >= 0.05
+    assert model.end_ns is not None and verdict.end_ns is not None
+    assert model.end_ns <= verdict.start_ns <= verdict.end_ns - 50_000_000
+
+
+def test_a_hook_that_raises_leaves_a_verdict_span_with_the_error() -> None:
+    def broken(ctx: Any, call: ToolCall) -> None:
+        raise RuntimeError("the gate fell off")
+
+    recorder = Recorder()
+    hooks = Hooks.of("gate", before_tool_call=broken)
+    agent = Agent(
+        "a", ScriptedModel([calls("x"), "done"]), tools=[echo], hooks=hooks, exporters=[recorder]
+    )
+    with pytest.raises(PluginError):
+        asyncio.run(agent.run("go"))
+    [verdict] = [s for kind, s in recorder.events if kind == "end" and s.name == "verdict"]
+    assert verdict.attributes == {"tool": "echo", "call_id": "c0"}
+    assert verdict.error_type == "HookError" and "the gate fell off" in (verdict.error or "")
+    assert verdict.error_plugin == "gate"
+
+
+def test_a_recorded_span_is_backdated_to_its_start() -> None:
+    recorder = Recorder()
+    trace = Trace(run_id="r", exporters=[recorder])
+    since = time.perf_counter()
+    time.sleep(0.02)
+    span = trace.record("check", {"n": 1}, since)
+    assert span.start == since and span.end is not None and span.end - since >= 0.02
+    assert span.end_ns is not None and span.end_ns - span.start_ns >= 20_000_000
+    assert [kind for kind, _ in recorder.events] == ["start", "end"]
+    assert trace.spans == [span] and span.error is None
 
 
 def test_an_error_is_on_the_span_with_the_plugin_that_raised_it() -> None:

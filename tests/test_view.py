@@ -47,7 +47,7 @@ def test_a_trace_gives_each_run_its_turns_calls_verdicts_and_pending(tmp_path: P
     assert all(t["duration_s"] is not None for t in bank["turns"])
     rows = {row["name"]: row for turn in bank["turns"] for row in turn["tools"]}
     assert rows["lookup"]["result"] == "account of ann" and rows["lookup"]["duration_s"] >= 0
-    assert rows["lookup"]["verdict"] == "allow"
+    assert rows["lookup"]["verdict"] is None  # no one had an opinion: no verdict span
     assert rows["delete"]["verdict"] == "deny by policy: nothing is deleted"
     assert rows["delete"]["is_error"] and "denied by policy" in rows["delete"]["result"]
     assert rows["delete"]["arguments"] == {"path": "/etc/passwd"}  # from the model's answer
