@@ -20,6 +20,7 @@ import reprlib
 import sys
 import warnings
 from collections.abc import Callable
+from collections.abc import Coroutine
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -436,10 +437,13 @@ class Hooks:
 
     # -------------------------------------------------------------- the folds
 
-    async def run_before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
+    # The chains return the fold's own coroutine (no second one to await on a hot path).
+
+    def run_before_model_call(
+        self, ctx: RunContext, request: ModelRequest
+    ) -> Coroutine[Any, Any, ModelRequest]:
         """Each in order, each sees the request the previous left."""
-        result: ModelRequest = await self._fold("before_model_call", (ctx, request))
-        return result
+        return self._fold("before_model_call", (ctx, request))
 
     async def run_before_tool_call(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
         """Every one is asked; deny wins over ask over allow; the first of the winning kind."""
@@ -450,17 +454,15 @@ class Hooks:
                 best = ToolDecision(decision.kind, decision.reason, source, decision.rule)
         return best
 
-    async def run_after_tool_call(
+    def run_after_tool_call(
         self, ctx: RunContext, call: ToolCall, result: ToolResult
-    ) -> ToolResult:
+    ) -> Coroutine[Any, Any, ToolResult]:
         """Each in order may replace the result."""
-        out: ToolResult = await self._fold("after_tool_call", (ctx, call, result))
-        return out
+        return self._fold("after_tool_call", (ctx, call, result))
 
-    async def run_output_guard(self, ctx: RunContext, message: Message) -> Message:
+    def run_output_guard(self, ctx: RunContext, message: Message) -> Coroutine[Any, Any, Message]:
         """Each in order sees the message the previous left."""
-        out: Message = await self._fold("output_guard", (ctx, message))
-        return out
+        return self._fold("output_guard", (ctx, message))
 
     async def run_should_stop_after_turn(
         self, ctx: RunContext, turn: TurnInfo
@@ -473,14 +475,15 @@ class Hooks:
         """Every one's messages, concatenated in order."""
         return [m for _, out in await self._fold("before_turn", (ctx, info)) for m in out]
 
-    async def run_transform(self, ctx: RunContext, transcript: list[Message]) -> list[Message]:
+    def run_transform(
+        self, ctx: RunContext, transcript: list[Message]
+    ) -> Coroutine[Any, Any, list[Message]]:
         """A pipeline in order; each sees the transcript the previous returned.
 
         The first hook gets a copy: a hook that trims its list in place cannot touch the run's
         own transcript (the one checkpoints save).
         """
-        out: list[Message] = await self._fold("transform", (ctx, list(transcript)))
-        return out
+        return self._fold("transform", (ctx, list(transcript)))
 
     async def _fold(self, name: str, args: tuple[Any, ...]) -> Any:
         """Call one field's implementations in order and combine what they return.
@@ -493,8 +496,11 @@ class Hooks:
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, Any]] = []
+        chained = args[slot]  # what a chain hands on: rebuilt into args only if a hook follows
         mark = perf_counter()
         for plan in self._plans[name]:
+            if chained is not args[slot]:
+                args = (*args[:slot], chained, *args[slot + 1 :])
             try:
                 out: Any = plan.call(*args)
                 now = perf_counter()  # an async def has only made its coroutine so far
@@ -517,16 +523,13 @@ class Hooks:
             if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
             if kind == "chain":
-                if rule.copy:
-                    out = list(out)
-                if out is not args[slot]:
-                    args = (*args[:slot], out, *args[slot + 1 :])
+                chained = list(out) if rule.copy else out
             elif kind == "first":
                 return plan.source, out
             else:
                 found.append((plan.source, out))
         if kind == "chain":
-            return args[slot]
+            return chained
         return found if kind == "all" else None
 
     async def _await(self, plan: _Plan, rule: _Rule, pending: Any, ctx: Any, start: float) -> Any:

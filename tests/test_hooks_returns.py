@@ -194,3 +194,34 @@ def test_the_old_silent_cases_are_errors_now() -> None:
     hooks = Hooks.of("policy", before_tool_call=lambda: "maybe")
     with pytest.raises(HookError, match=r"returned 'maybe' \(str\); allowed: a ToolDecision, "):
         fold(hooks, "before_tool_call")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=6))
+def test_a_chain_hands_each_hook_what_the_last_replacement_left(
+    hooks: list[tuple[bool, bool]],
+) -> None:
+    """Each hook sees the result the last non-None return left; the fold returns the last."""
+    seen: list[ToolResult] = []
+
+    def make(i: int, replaces: bool, is_async: bool) -> Any:
+        def sync(ctx: Any, call: ToolCall, result: ToolResult) -> ToolResult | None:
+            seen.append(result)
+            return ToolResult(f"{result.content}+{i}") if replaces else None
+
+        async def coro(ctx: Any, call: ToolCall, result: ToolResult) -> ToolResult | None:
+            return sync(ctx, call, result)
+
+        return coro if is_async else sync
+
+    fns = [make(i, replaces, is_async) for i, (replaces, is_async) in enumerate(hooks)]
+    out = asyncio.run(
+        Hooks.of(after_tool_call=fns).run_after_tool_call(make_test_ctx(), CALL, RESULT)
+    )
+    expected = "r"
+    for i, ((replaces, _), got) in enumerate(zip(hooks, seen, strict=True)):
+        assert got.content == expected
+        if replaces:
+            expected = f"{expected}+{i}"
+    assert out.content == expected
+    assert (out is RESULT) == (not any(replaces for replaces, _ in hooks))
