@@ -236,7 +236,8 @@ class Checkpointer:
             return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
         text = encode_state(state)
         meta = encode_state({} if metadata is None else metadata, root="metadata")
-        return _decoded(await self._put_next(key, status, text, meta, now.isoformat()), self.store)
+        record = await self._put_next(key, status, text, meta, now.isoformat())
+        return _decoded(record, self.store, now)
 
     async def _put_next(
         self, key: tuple[str, str], status: str, state: str, metadata: str, stamp: str
@@ -306,7 +307,7 @@ class Checkpointer:
                 value=now,
                 source="Checkpointer(clock=...)",
             )
-        return now.astimezone(timezone.utc)
+        return now if now.tzinfo is timezone.utc else now.astimezone(timezone.utc)
 
     async def _latest_version(self, run_id: str, namespace: str) -> int:
         latest = await self.port.latest(run_id, namespace)
@@ -324,9 +325,13 @@ def _tainted(ctx: Any) -> bool:
     )
 
 
-def _decoded(record: StoredCheckpoint, store: str) -> Checkpoint:
+def _decoded(
+    record: StoredCheckpoint, store: str, created_at: datetime | None = None
+) -> Checkpoint:
+    """``record`` as a Checkpoint; ``created_at`` is its stamp as a datetime, when known."""
     try:
-        created_at = datetime.fromisoformat(record.created_at)
+        if created_at is None:
+            created_at = datetime.fromisoformat(record.created_at)
     except (TypeError, ValueError):
         raise _corrupt(
             store,

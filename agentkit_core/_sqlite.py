@@ -266,24 +266,25 @@ class SqliteFile:
         nothing outside one. After it, the file is checked to be still the one opened (a
         write into a deleted file would be lost while reporting success).
         """
-        result = await self._write(fn)
-        self._check_file()
-        return result
-
-    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         import sqlite3
 
-        if self._inline is not None and self._inline_lock.acquire(blocking=False):
+        inline = self._inline
+        if inline is not None and self._inline_lock.acquire(blocking=False):
             try:
-                return fn(self._inline)
+                result = fn(inline)
             except sqlite3.Error as exc:
-                if self._inline.in_transaction:
-                    self._inline.rollback()
+                if inline.in_transaction:
+                    inline.rollback()
                 if not (isinstance(exc, sqlite3.OperationalError) and _busy(exc)):
                     raise StorageError(f"{self.name} failed: {exc}") from exc
+            else:
+                self._check_file()
+                return result
             finally:
                 self._inline_lock.release()
-        return await self._call(lambda: fn(self._db()))
+        result = await self._call(lambda: fn(self._db()))
+        self._check_file()
+        return result
 
     async def aclose(self) -> None:
         """Close the connections and stop the worker thread; closing twice is harmless."""

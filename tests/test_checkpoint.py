@@ -63,6 +63,9 @@ async def test_the_clock_stamps_each_snapshot_in_utc() -> None:
         assert second.created_at - first.created_at == timedelta(seconds=1)
         stored = await cp.port.get("r", "agent", 2)
         assert stored is not None and stored.created_at == "2026-12-03T07:00:02+00:00"
+        read = await cp.resume("r")  # what a snapshot returns is what reading it gives
+        assert read is not None and read.created_at == second.created_at
+        assert read.created_at.tzinfo is second.created_at.tzinfo is timezone.utc
 
 
 async def test_a_naive_clock_is_refused() -> None:

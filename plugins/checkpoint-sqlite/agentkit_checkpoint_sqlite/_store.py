@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS agentkit_checkpoints (
 """
 _COLUMNS = "run_id, namespace, version, status, state, metadata, created_at"
 _KEY = "run_id = ? AND namespace = ?"
+_INSERT = f"INSERT INTO agentkit_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
 class SqliteCheckpointStore:
@@ -55,10 +56,7 @@ class SqliteCheckpointStore:
 
         def insert(conn: sqlite3.Connection) -> bool:
             try:
-                conn.execute(
-                    f"INSERT INTO agentkit_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
+                conn.execute(_INSERT, row)
             except sqlite3.IntegrityError:
                 return False
             return True
