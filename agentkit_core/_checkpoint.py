@@ -235,7 +235,7 @@ class Checkpointer:
                 self._marked.add(key)
             return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
         text = encode_state(state)
-        meta = encode_state({} if metadata is None else metadata, root="metadata")
+        meta = "{}" if metadata is None else encode_state(metadata, root="metadata")
         record = await self._put_next(key, status, text, meta, now.isoformat())
         return _decoded(record, self.store, now)
 
