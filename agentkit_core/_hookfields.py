@@ -12,6 +12,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from ._once import per_arguments
+
 FIELDS: tuple[str, ...] = (
     "before_model_call",
     "before_tool_call",
@@ -42,6 +44,7 @@ FIELD_OF_HOOK: dict[str, str] = {f"agentkit_{name}": name for name in FIELDS}
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
+@per_arguments
 def declared_arguments(field_name: str, fn: Callable[..., Any]) -> tuple[str, ...]:
     """The arguments ``fn`` is called with as a ``field_name`` hook: the names it declares.
 
@@ -49,6 +52,9 @@ def declared_arguments(field_name: str, fn: Callable[..., Any]) -> tuple[str, ..
     which must be one of the hook's arguments. Read with :func:`inspect.signature`, so a bound
     method, a ``functools.partial`` or a callable object works as well as a function. A
     problem raises ``TypeError`` saying what to change.
+
+    Read once per hashable ``fn``: every Kit and Agent builds its Hooks from the same plugin
+    functions, and reading a signature is most of that.
     """
     spec = ARGUMENTS[field_name]
     try:

@@ -19,6 +19,7 @@ from typing import Any
 from ._errors import ConfigError
 from ._errors import PluginError
 from ._errors import UnknownNameError
+from ._once import per_arguments
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
@@ -133,8 +134,12 @@ def call_factory(reg: Registration, pm: PluginManager, *args: Any, **options: An
     return reg.value(*args, **options)
 
 
+@per_arguments
 def _declares_manager(factory: Callable[..., Any]) -> bool:
-    """Whether ``factory`` takes a ``manager`` keyword: like pluggy, it gets only what it names."""
+    """Whether ``factory`` takes a ``manager`` keyword: like pluggy, it gets only what it names.
+
+    Read once per hashable factory: a Kit calls several on every construction.
+    """
     try:
         parameters = inspect.signature(factory).parameters
     except (TypeError, ValueError):  # a builtin without a signature declares nothing
