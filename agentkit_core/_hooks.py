@@ -432,6 +432,8 @@ class Hooks:
 
     def merged(self, other: Hooks) -> Hooks:
         """Both sets: this one's implementations first, then ``other``'s; this one's limits."""
+        if other.empty:  # nothing to add (a kit without hooks of its own): no plans to redo
+            return self
         fields = {n: getattr(self, n) + getattr(other, n) for n in FIELDS}
         return Hooks(**fields, timeout=self.timeout, slow=self.slow)
 
