@@ -489,9 +489,10 @@ def layered_settings(
     if env_prefix:
         env = os.environ if environ is None else environ
         variables = {env_prefix + key.upper(): key for key in schema}
-        for variable, text in env.items():
+        for variable in env:  # the names only: os.environ decodes a value when it is read
             if not variable.startswith(env_prefix):
                 continue
+            text = env[variable]
             key = variables.get(variable)
             if key is None:
                 raise unknown_key(variable, variables, "the environment")
