@@ -321,6 +321,11 @@ class LiveInstructions:
         self.current = self._keep(self._join(self.sources, None))
         self.text = self.current.text
 
+    @property
+    def live_sources(self) -> tuple[LivePartSource, ...]:
+        """The sources read again before every request (the :class:`LivePartSource` ones)."""
+        return tuple(self._live)
+
     async def compose(self, ctx: RunContext) -> tuple[Instructions, list[PartSource]]:
         """Read the live parts for ``ctx``'s run and compose; returns the views it rendered."""
         views = [await s.read(ctx) if s in self._live else s for s in self.sources]

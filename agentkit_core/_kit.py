@@ -45,7 +45,6 @@ from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._instructions import InstructionPart
 from ._instructions import LiveInstructions
-from ._instructions import LivePartSource
 from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
@@ -426,7 +425,7 @@ class Kit:
             mcp["servers"] = [*mcp.get("servers", ()), *options["mcp"]]
             self._pending_sources["mcp"] = mcp
         self._hooks = kit_hooks(self._manager, options)
-        if any(isinstance(src, LivePartSource) for src in self._sources):
+        if self._live.live_sources:
             first = Hooks.of("instructions", before_model_call=self._live.before_model_call)
             self._hooks = first.merged(self._hooks)
         self._middlewares = kit_middlewares(options, self._manager)
@@ -617,7 +616,7 @@ class Kit:
 
     def fingerprint(self) -> str:
         """A digest of what the kit assembles: model, parts, tools, hooks, middlewares, settings."""
-        live = {src.source for src in self._sources if isinstance(src, LivePartSource)}
+        live = {src.source for src in self._live.live_sources}
         described = {
             "name": self._options.get("name", "agent"),
             "model": self._model.name,
