@@ -249,8 +249,15 @@ class SqliteFile:
             )
         return self._conn
 
-    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """``fn(connection)`` on the worker thread, once the file is checked to be ours."""
+    async def read(self, fn: Callable[[sqlite3.Connection], T], *, point: bool = False) -> T:
+        """``fn(connection)`` on the worker thread, once the file is checked to be ours.
+
+        ``point=True`` is for a read of a row or two by key: it runs as :meth:`write` does,
+        inline when the database is free, since the hop to the worker would cost more than
+        the read. A scan stays on the worker, so a big one never holds up the event loop.
+        """
+        if point:
+            return await self.write(fn)
 
         def checked() -> T:
             self._check_file()
@@ -264,7 +271,8 @@ class SqliteFile:
         ``fn`` may be tried inline first and, when that finds the database busy, once more on
         the worker: a transaction it opened is rolled back in between, so it must write
         nothing outside one. After it, the file is checked to be still the one opened (a
-        write into a deleted file would be lost while reporting success).
+        write into a deleted file would be lost while reporting success). Point reads
+        (``read(fn, point=True)``) take this path too.
         """
         import sqlite3
 

@@ -65,7 +65,7 @@ class SqliteCheckpointStore:
 
     async def _one(self, where: str, args: tuple[Any, ...]) -> StoredCheckpoint | None:
         query = f"SELECT {_COLUMNS} FROM agentkit_checkpoints WHERE {where}"
-        row = await self.db.read(lambda conn: conn.execute(query, args).fetchone())
+        row = await self.db.read(lambda conn: conn.execute(query, args).fetchone(), point=True)
         return None if row is None else StoredCheckpoint(*row)
 
     async def latest(self, run_id: str, namespace: str) -> StoredCheckpoint | None:

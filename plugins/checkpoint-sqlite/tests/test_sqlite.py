@@ -104,6 +104,32 @@ async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: 
     await store.aclose()
 
 
+@pytest.mark.parametrize("writes", ["inline", "thread"])
+async def test_reads_answer_from_what_is_committed_while_another_writer_holds_the_lock(
+    tmp_path: Path, writes: str
+) -> None:
+    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes={writes}")
+    assert await store.put(REC)
+    other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute(
+        "INSERT INTO agentkit_checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ("r", "agent", 2, "running", "{}", "{}", REC.created_at),
+    )
+    # point reads (inline when the store's own connection is free) and a scan (the worker)
+    latest, got, versions = await asyncio.wait_for(
+        asyncio.gather(
+            store.latest("r", "agent"), store.get("r", "agent", 2), store.versions("r", "agent")
+        ),
+        5,
+    )
+    assert (latest, got, versions) == (REC, None, [1])
+    other.execute("COMMIT")
+    other.close()
+    assert await store.latest("r", "agent") == replace(REC, version=2, state="{}")
+    await store.aclose()
+
+
 async def test_a_put_held_past_busy_timeout_fails_writes_nothing_and_never_holds_the_loop(
     tmp_path: Path,
 ) -> None:

@@ -44,7 +44,8 @@ class SqliteMemoryStore:
     """A :class:`~agentkit_core.MemoryStore` over one SQLite file (a :class:`SqliteFile`).
 
     Open it with ``open_memory_store("sqlite:///memory.db")``. Writes are one statement each,
-    run inline when the database is free; reads run on the file's worker thread.
+    run inline when the database is free, as are reads of one key; a scope's listing is read
+    on the file's worker thread.
     """
 
     def __init__(self, db: SqliteFile, url: str) -> None:
@@ -72,13 +73,17 @@ class SqliteMemoryStore:
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry's row, or None."""
         query = f"{_SELECT} WHERE scope = ? AND title = ? AND {_LIVE}"
-        row = await self.db.read(lambda conn: conn.execute(query, (scope, title)).fetchone())
+        row = await self.db.read(
+            lambda conn: conn.execute(query, (scope, title)).fetchone(), point=True
+        )
         return None if row is None else stored_entry(row, self.url)
 
     async def forgotten(self, scope: str, title: str) -> int:
         """The version of the key's forgotten row (empty body), or 0."""
         query = f"SELECT version FROM {TABLE} WHERE scope = ? AND title = ? AND body = ''"
-        row = await self.db.read(lambda conn: conn.execute(query, (scope, title)).fetchone())
+        row = await self.db.read(
+            lambda conn: conn.execute(query, (scope, title)).fetchone(), point=True
+        )
         return row[0] if row is not None and isinstance(row[0], int) else 0
 
     async def put(self, entry: MemoryEntry, expected: int) -> bool:
