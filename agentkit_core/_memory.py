@@ -383,14 +383,19 @@ class Memory:
         """
         scope, title = check_scope(scope), check_title(title)
         text = check_body(body, self.max_entry_bytes)
+        expected = base or 0
         while True:
             if base is None:
                 expected = await self._version(scope, title)
-            else:  # a writer that saw no entry writes over a forgotten one, never a live one
-                expected = base or await self.store.forgotten(scope, title)
             entry = MemoryEntry(scope, title, text, expected + 1, utc_stamp(), session)
             if await self.store.put(entry, expected):
                 return entry
+            if base == 0 and expected == 0:
+                # The key is taken. A writer that saw no entry writes over a forgotten one,
+                # never a live one; asked only now, so a new key costs one write.
+                expected = await self.store.forgotten(scope, title)
+                if expected:
+                    continue
             if base is not None:
                 raise await self._conflict(scope, title, base, "saving")
 

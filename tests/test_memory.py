@@ -140,6 +140,7 @@ async def test_concurrent_based_writes_one_wins_the_rest_see_it(memory: Memory) 
     assert all(c.current == won[0] for c in lost)
 
 
+@pytest.mark.parametrize("url", ["file://{}/mem", "sqlite:///{}/mem.db"])
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(
@@ -152,14 +153,14 @@ async def test_concurrent_based_writes_one_wins_the_rest_see_it(memory: Memory) 
 @example(steps=[("a", "save"), ("b", "save"), ("b", "forget"), ("b", "save"), ("a", "save")])
 @example(steps=[("a", "save"), ("b", "save"), ("b", "forget"), ("b", "save"), ("a", "patch")])
 def test_two_writers_never_overwrite_each_other_unseen(
-    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str]]
+    tmp_path_factory: pytest.TempPathFactory, url: str, steps: list[tuple[str, str]]
 ) -> None:
     """Each writer writes based on what it last saw; every write that lands replaced exactly
     the text its writer had seen, and a refused one shows the writer the current text."""
 
     async def run() -> None:
         path = tmp_path_factory.mktemp("two")
-        async with await Memory.open(f"file://{path}/mem") as memory:
+        async with await Memory.open(url.format(path)) as memory:
             seen: dict[str, MemoryEntry | None] = {"a": None, "b": None}
             for n, (who, op) in enumerate(steps):
                 before = await memory.get("user", "k")
