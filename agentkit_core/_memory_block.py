@@ -237,7 +237,7 @@ class MemoryBlock:
         self._owns = owns
         self._snapshot = _Snapshot()
         self._last: tuple[object, Rendered, _Outcome] | None = None  # key, the last render
-        self._parts: dict[tuple[str, str], tuple[MemoryEntry, int, InstructionPart]] = {}
+        self._parts: dict[tuple[str, str], _EntryPart] = {}
         self._runs: OrderedDict[str, _RunMemory] = OrderedDict()
         self.manifest = MemoryManifest()
         self.tools: Sequence[Tool] = (
@@ -358,7 +358,7 @@ class MemoryBlock:
         heads = [f"## {s}" + (" (read-only)" if s in self.read_only else "") for s in self.scopes]
         sep = _size(SEPARATOR)
         entry_parts = self._entry_parts(snap.entries, sep)
-        costs = [cost for _, cost, _ in entry_parts]
+        costs = [p[1] for p in entry_parts]
         total, broken = len(snap.entries), len(snap.corrupt)
         # the heading, each scope's heading, the usage paragraph, and the summary's separator
         fixed = _size(HEADING) + sum(sep + _size(h) for h in heads) + 2 * sep + _size(self._usage)
@@ -373,7 +373,7 @@ class MemoryBlock:
                 room = bound - fixed - longest
                 if room < 0:
                     return self._dropped(snap, costs, omissions, fixed)
-                keep = self._fit(snap, costs, room)
+                keep = self._fit(entry_parts, costs, room)
         parts = [InstructionPart(PART_MEMORY, HEADING, SOURCE)]
         shown: list[tuple[str, str, int]] = []
         omitted: list[tuple[str, str, int]] = []
@@ -381,13 +381,13 @@ class MemoryBlock:
         for scope, head in zip(self.scopes, heads, strict=True):
             parts.append(InstructionPart(f"{PART_MEMORY}/{scope}", head, SOURCE))
             while at < total and snap.entries[at].scope == scope:
-                entry, cost, part = entry_parts[at]
+                _, _, part, over, _, line = entry_parts[at]
                 if keep is None or keep[at]:
                     parts.append(part)
-                    shown.append((scope, entry.title, entry.version))
+                    shown.append(line)
                 else:
-                    omitted.append((scope, entry.title, entry.version))
-                    omissions.append(Omission(PART_MEMORY, SOURCE, part.id, "over budget", cost))
+                    omitted.append(line)
+                    omissions.append(over)
                 at += 1
         summary = self._summary(len(shown), total, broken)
         parts.append(InstructionPart(PART_SUMMARY, summary, SOURCE))
@@ -411,38 +411,36 @@ class MemoryBlock:
         manifest = _manifest((), omitted, True, "")
         return Rendered("", tuple(omissions)), _Outcome(manifest, snap, frozenset())
 
-    def _entry_parts(
-        self, entries: Sequence[MemoryEntry], sep: int
-    ) -> list[tuple[MemoryEntry, int, InstructionPart]]:
-        """Each entry with its cost (separator included) and part, reused while it is unchanged.
+    def _entry_parts(self, entries: Sequence[MemoryEntry], sep: int) -> list[_EntryPart]:
+        """What each entry renders to (see :data:`_EntryPart`), reused while it is unchanged.
 
-        After a write only the written entry's text is made again; the stores hand back the
-        same entry object for every unchanged one.
+        After a write only the written entry's is made again; the stores hand back the same
+        entry object for every unchanged one.
         """
         before = self._parts
-        now: dict[tuple[str, str], tuple[MemoryEntry, int, InstructionPart]] = {}
-        made: list[tuple[MemoryEntry, int, InstructionPart]] = []
+        now: dict[tuple[str, str], _EntryPart] = {}
+        made: list[_EntryPart] = []
         for entry in entries:
             key = (entry.scope, entry.title)
             kept = before.get(key)
             if kept is None or kept[0] is not entry:
                 text = _entry_text(entry)
+                cost = sep + _size(text)
                 part = InstructionPart(part_id(entry.scope, entry.title), text, SOURCE)
-                kept = (entry, sep + _size(text), part)
+                over = Omission(PART_MEMORY, SOURCE, part.id, "over budget", cost)
+                line = (entry.scope, entry.title, entry.version)
+                kept = (entry, cost, part, over, (entry.updated_at, entry.version), line)
             now[key] = kept
             made.append(kept)
         self._parts = now
         return made
 
     @staticmethod
-    def _fit(snap: _Snapshot, costs: list[int], room: int) -> list[bool]:
+    def _fit(entry_parts: list[_EntryPart], costs: list[int], room: int) -> list[bool]:
         """Which entries fit ``room``: the most recently written first, then each next that fits."""
         keep = [False] * len(costs)
-        order = sorted(
-            range(len(costs)),
-            key=lambda i: (snap.entries[i].updated_at, snap.entries[i].version),
-            reverse=True,
-        )
+        recency = [p[4] for p in entry_parts]
+        order = sorted(range(len(costs)), key=recency.__getitem__, reverse=True)
         for i in order:
             if costs[i] <= room:
                 keep[i] = True
@@ -473,6 +471,14 @@ class MemoryBlock:
 
     def __repr__(self) -> str:
         return f"<MemoryBlock {self.memory.store.url} scopes={list(self.scopes)}>"
+
+
+#: An entry as the block renders it, kept while the entry is unchanged: the entry, its cost
+#: (separator included), its part, its omission when over budget, its recency (the budget
+#: keeps the most recent) and its line in the manifest.
+_EntryPart = tuple[
+    MemoryEntry, int, InstructionPart, Omission, tuple[str, int], tuple[str, str, int]
+]
 
 
 def _manifest(
