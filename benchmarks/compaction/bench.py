@@ -26,7 +26,7 @@ as ``timeit`` does); each figure is the median over the rounds with its range, a
 the median of the ratios taken round by round.
 
     bash benchmarks/compaction/setup.sh      # prints the venv's python
-    benchmarks/.envs/compaction/bin/python benchmarks/compaction/bench.py
+    benchmarks/.envs/compaction-all/bin/python benchmarks/compaction/bench.py
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ replaces the transcript once per summary), the agent's own calls, and the tokens
 model, the agent's requests and the summary requests apart.
 
     bash benchmarks/compaction/setup.sh
-    benchmarks/.envs/compaction/bin/python benchmarks/compaction/fold.py
+    benchmarks/.envs/compaction-all/bin/python benchmarks/compaction/fold.py
 """
 
 from __future__ import annotations

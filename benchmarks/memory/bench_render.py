@@ -14,9 +14,11 @@ The budget is set to half the full block, so every call leaves half the entries 
 the budget path. Two cases: memory unchanged between calls (most calls: the stores hand back
 the same entry objects for unchanged rows and files, and the block reuses its last render
 for the very same entries), and one entry saved before every call (untimed), so every call
-renders anew. The two contenders take turns, call by call, and each round's ratio is ours
-over the floor's time; the reported ratio is the median round's, and "per entry" shows the
-growth from 100 to 10,000 entries (linear: flat per entry).
+renders anew. The two contenders take turns, call by call (who goes first alternates), and
+each round's ratio is ours over the floor's time. The script prints the tables' rows: each
+figure is the median over the rounds with the range, "per entry" (ours, median) shows the
+growth from 100 to 10,000 entries (linear: flat per entry), and the load average is noted.
+Run it in the venv of ``setup.sh``: core and every plugin, as the README installs them.
 
     python benchmarks/memory/bench_render.py [calls] [rounds]
 """
@@ -24,6 +26,7 @@ growth from 100 to 10,000 entries (linear: flat per entry).
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import statistics
 import sys
@@ -43,6 +46,9 @@ from agentkit_core import ModelRequest
 from agentkit_core import TextPart
 from agentkit_core import open_memory_store
 from agentkit_core.testing import make_test_ctx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
 
 SIZES = (100, 1_000, 10_000)
 BODY = "The user prefers small commits, one change each, with the why in the message. " * 2
@@ -145,26 +151,33 @@ async def bench(kind: str, tmp: Path, n: int, calls: int, rounds: int, moves: bo
         if r:
             rows.append(got)
     await ours.block.aclose()
-    floor_t = statistics.median(f for f, _ in rows)
-    ours_t = statistics.median(o for _, o in rows)
-    ratio = statistics.median(o / f for f, o in rows)
+    per_entry = statistics.median(o for _, o in rows) / n * 1e6
     print(
-        f"  {kind:6} {n:6d} entries  floor {floor_t * 1e3:8.2f} ms  ours {ours_t * 1e3:8.2f} ms"
-        f"  ({ours_t / n * 1e6:5.2f} µs/entry)  ratio {ratio:.2f}x"
+        f"| {'SQLite' if kind == 'sqlite' else 'files'} | {n:,} "
+        f"| {spread([f * 1e3 for f, _ in rows])} ms | {spread([o * 1e3 for _, o in rows])} ms "
+        f"| {per_entry:.1f} µs | {spread([o / f for f, o in rows])}x |",
+        flush=True,
     )
 
 
 def main() -> None:
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    print(f"render + budget per model call, {calls} calls a round, median of {rounds} rounds")
+    loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp_dir:
         for moves in (False, True):
-            print("an entry saved before every call" if moves else "memory unchanged between calls")
+            case = "an entry saved before every call" if moves else "memory unchanged between calls"
+            print(f"\n{case}:\n\n| store | entries | floor | agentkit | per entry | ratio |")
+            print("|---|---:|---:|---:|---:|---:|")
             for kind in ("sqlite", "files"):
                 for n in SIZES:
                     each = max(3, calls * 100 // n)
                     asyncio.run(bench(kind, Path(tmp_dir), n, each, rounds, moves))
+                    loads.append(os.getloadavg()[0])
+    print(
+        f"\n{rounds} rounds after a warm-up, {calls} calls a round at 100 entries (fewer as the "
+        f"scope grows); load average {min(loads):.1f}–{max(loads):.1f}."
+    )
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ first reads the entry. The bare loop is what one would write by hand against the
 (created by the store, so the same columns and key) at the same pragmas: a timestamp and the
 same INSERT / UPDATE on the calling thread, and for a patch a SELECT, the count check and the
 replace first. The two take turns, one write each (who goes first alternates), each on its own
-file; a round's figure is writes over the time spent in that contender's writes, and the ratio
-is the median round's.
+file; a round's figure is writes over the time spent in that contender's writes, and its ratio
+is ours over the bare loop's. The script prints the table's rows, each figure the median over
+the rounds with the range, and the load average. Run it in the venv of ``setup.sh``: core and
+every plugin, as the README installs them.
 
     python benchmarks/memory/bench_write.py [writes] [rounds]
 """
@@ -19,8 +21,8 @@ is the median round's.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -32,9 +34,13 @@ from pathlib import Path
 from agentkit_core import Memory
 from agentkit_core import open_memory_store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 TABLE = "agentkit_memory_entries"
 BODY = "The user prefers small commits, one change each, with the why in it. " * 4 + "Ship Fridays."
 PASSAGES = ("Ship Fridays", "Ship Mondays")  # a patch swaps one for the other, back and forth
+WRITES = {"new": "save, new entry", "over": "save over, based on a version", "patch": "patch"}
 
 
 def now() -> str:
@@ -129,22 +135,26 @@ async def bench(tmp: Path, kind: str, n: int, rounds: int) -> None:
         await ours.memory.aclose()
         if r:
             rates.append(got)
-    ratios = sorted(o / b for b, o in rates)
-    each = ", ".join(f"{x:.2f}" for x in ratios)
     print(
-        f"  {kind:6} bare {statistics.median(b for b, _ in rates):6.0f}/s  "
-        f"ours {statistics.median(o for _, o in rates):6.0f}/s  "
-        f"ratio per round {each}: median {statistics.median(ratios):.2f}x"
+        f"| {WRITES[kind]} | {spread([b for b, _ in rates], ',.0f')}/s "
+        f"| {spread([o for _, o in rates], ',.0f')}/s | {spread([o / b for b, o in rates])}x |",
+        flush=True,
     )
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    print(f"memory-sqlite writes/s, synchronous=FULL, {n} writes a round, {rounds} rounds")
+    loads = [os.getloadavg()[0]]
+    print("| write | bare loop | agentkit | × bare loop (per round) |\n|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp_dir:
-        for kind in ("new", "over", "patch"):
+        for kind in WRITES:
             asyncio.run(bench(Path(tmp_dir), kind, n, rounds))
+            loads.append(os.getloadavg()[0])
+    print(
+        f"\n{rounds} rounds of {n} writes after a warm-up, synchronous=FULL; load average "
+        f"{min(loads):.1f}–{max(loads):.1f}."
+    )
 
 
 if __name__ == "__main__":

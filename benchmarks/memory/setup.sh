@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# A venv for the memory benchmarks: agentkit-core and the memory-files/-sqlite plugins
-# (editable). The floors they compare with are plain Python (sqlite3, file reads): no peer.
+# A venv for the memory benchmarks: agentkit-core and every plugin (editable), as the README
+# installs them. The floors they compare with are plain Python (sqlite3, file reads): no peer.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-bench_env memory -e "$root" -e "$root/plugins/memory-files" -e "$root/plugins/memory-sqlite"
-echo "$root/benchmarks/.envs/memory/bin/python"
+ours=(-e "$root")
+for p in "$root"/plugins/*/; do
+  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
+done
+bench_env memory-all "${ours[@]}"
+echo "$root/benchmarks/.envs/memory-all/bin/python"
