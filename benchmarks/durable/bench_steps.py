@@ -7,9 +7,13 @@ Both run in one process on one DBOS instance and one SQLite system database, rou
 - agentkit: ``DBOSExecutor.run(agent, task)``: the agent loop with a model and a tool, each
   model call and tool call a DBOS step.
 
-Measured twice: with an idempotent tool (21 DBOS steps a run each way), and with a tool that is
-not idempotent, where agentkit puts a marker step before each call and the bare workflow does
-the same (31 each). Prints one JSON line per case: microseconds per DBOS step and the ratio.
+agentkit runs twice over: with every installed plugin's hooks (an Agent's default, as the
+README installs agentkit) and with core only (``PluginManager(entry_points=False)``). Measured
+with an idempotent tool (21 DBOS steps a run each way), and with a tool that is not idempotent,
+where agentkit puts a marker step before each call and the bare workflow does the same (31
+each). Rounds take turns (bare, every plugin, core only); each ratio to bare is taken within its
+round. Prints one JSON line per case: microseconds per DBOS step and the ratios, each the median
+over the rounds with the range, and the load average.
 ``python bench_steps.py [DIR]`` (DIR holds the database; default a temporary directory).
 """
 
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
+import os
 import sys
 import tempfile
 import time
@@ -44,6 +48,9 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import tool
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
+from _report import spread
+
 
 class WorkloadModel:
     """The workload's model for agentkit."""
@@ -65,14 +72,19 @@ class WorkloadModel:
         yield StreamEvent("done", response=await self.request(request))
 
 
-def _agent(executor: Any, idempotent: bool) -> Agent:
+#: How agentkit runs: as installed (every plugin's hooks) and core only.
+SETUPS = ("every plugin installed", "core only")
+
+
+def _agent(executor: Any, idempotent: bool, setup: str) -> Agent:
+    core_only = {"manager": PluginManager(entry_points=False)} if setup == "core only" else {}
     return Agent(
-        f"bench-{idempotent}",
+        f"bench-{idempotent}-{setup.replace(' ', '-')}",
         WorkloadModel(),
         tools=[tool(add, idempotent=idempotent)],
         executor=executor,
         max_turns=100,
-        manager=PluginManager(entry_points=False),
+        **core_only,
     )
 
 
@@ -80,43 +92,50 @@ async def main(folder: Path) -> list[dict[str, Any]]:
     from agentkit_executor_dbos import DBOSExecutor
 
     executor = DBOSExecutor(database=f"sqlite:///{folder / 'bench.sqlite'}")
-    agents = {True: _agent(executor, True), False: _agent(executor, False)}
+    agents = {(i, s): _agent(executor, i, s) for i in (True, False) for s in SETUPS}
 
-    async def agentkit_round(idempotent: bool) -> float:
+    async def agentkit_round(idempotent: bool, setup: str) -> float:
         start = time.perf_counter()
         for _ in range(RUNS):
             run_id = str(uuid.uuid4())
-            result = await executor.run(agents[idempotent], "add", run_id=run_id)
+            result = await executor.run(agents[idempotent, setup], "add", run_id=run_id)
             assert result.output.startswith("added")
         return time.perf_counter() - start
 
     out = []
     try:
-        for idempotent in (True, False):  # warm both paths (the first launches DBOS)
-            await agentkit_round(idempotent)
+        for idempotent in (True, False):  # warm every path (the first launches DBOS)
+            for setup in SETUPS:
+                await agentkit_round(idempotent, setup)
             await bare_round(not idempotent, RUNS)
         for idempotent in (True, False):
+            loads = [os.getloadavg()[0]]
             bare: list[float] = []
-            ours: list[float] = []
+            ours: dict[str, list[float]] = {s: [] for s in SETUPS}
             for _ in range(ROUNDS):
                 bare.append(await bare_round(not idempotent, RUNS))
-                ours.append(await agentkit_round(idempotent))
+                for setup in SETUPS:
+                    ours[setup].append(await agentkit_round(idempotent, setup))
+                loads.append(os.getloadavg()[0])
             steps = STEPS if idempotent else STEPS + TURNS
             per_step = 1e6 / (RUNS * steps)
-            bare_us = statistics.median(bare) * per_step
-            ours_us = statistics.median(ours) * per_step
-            out.append(
-                {
-                    "bench": "per-step",
-                    "tool": "idempotent" if idempotent else "not idempotent (marker step)",
-                    "dbos_steps_per_run": steps,
-                    "runs_per_round": RUNS,
-                    "rounds": ROUNDS,
-                    "bare_dbos_us_per_step": round(bare_us, 1),
-                    "agentkit_dbos_us_per_step": round(ours_us, 1),
-                    "ratio": round(ours_us / bare_us, 3),
-                }
-            )
+            line: dict[str, Any] = {
+                "bench": "per-step",
+                "tool": "idempotent" if idempotent else "not idempotent (marker step)",
+                "dbos_steps_per_run": steps,
+                "runs_per_round": RUNS,
+                "rounds": ROUNDS,
+                "bare_dbos_us_per_step": spread([b * per_step for b in bare], ",.0f"),
+            }
+            for setup in SETUPS:
+                line[f"agentkit_us_per_step ({setup})"] = spread(
+                    [o * per_step for o in ours[setup]], ",.0f"
+                )
+                line[f"ratio ({setup})"] = spread(
+                    [o / b for o, b in zip(ours[setup], bare, strict=True)], ".3f"
+                )
+            line["load"] = f"{min(loads):.1f}–{max(loads):.1f}"
+            out.append(line)
     finally:
         executor.close()
     return out
@@ -125,4 +144,4 @@ async def main(folder: Path) -> list[dict[str, Any]]:
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         for line in asyncio.run(main(Path(sys.argv[1] if len(sys.argv) > 1 else tmp))):
-            print(json.dumps(line))
+            print(json.dumps(line, ensure_ascii=False))
