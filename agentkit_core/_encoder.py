@@ -4,14 +4,20 @@
 :func:`encode_state` for the table. A value it cannot encode raises :class:`EncodingError`
 naming where it sits (``state["items"][3].when``) before anything is written anywhere.
 
-Encoding runs :func:`json.dumps` with a ``default`` hook, so plain dicts and lists cost what
-``json`` costs; only when that fails does a second walk locate the offending value.
+Encoding runs orjson when it is installed (the checkpoint store plugins install it), else
+CPython's C JSON encoder, both with one ``default`` hook for the types beyond JSON's and both
+writing compact JSON. orjson is several times faster but writes NaN as ``null`` and refuses some
+values ``json`` takes (integers beyond 64 bits, non-string keys, subclasses of the JSON types):
+the values are checked for NaN and infinity first, and whatever orjson refuses goes to ``json``,
+so what is encoded, and what is refused, is the same either way. Only when ``json`` fails too
+does a second walk locate the offending value.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import math
 import sys
@@ -43,7 +49,7 @@ _ENCODABLE = (
 
 
 def encode_state(obj: Any, *, root: str = "state") -> str:
-    """``obj`` as JSON text.
+    """``obj`` as compact JSON text (orjson's when it is installed, see the module docstring).
 
     =========================================  ==============================================
     in                                         back from :func:`decode_state`
@@ -277,11 +283,13 @@ def _type_name(value: Any) -> str:
     )
 
 
-_ENCODER = json.JSONEncoder(default=_default, allow_nan=False, ensure_ascii=False)
+_ENCODER = json.JSONEncoder(
+    default=_default, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+)
 
 
-def _make_encode() -> Callable[[Any], str]:
-    """The encoding function: CPython's C encoder, made once.
+def _make_json_encode() -> Callable[[Any], str]:
+    """The json encoding function: CPython's C encoder, made once.
 
     ``JSONEncoder.encode`` makes it anew on every call, and that set-up is most of the cost of a
     small value. It checks no cycles itself: one ends in RecursionError, which
@@ -290,9 +298,10 @@ def _make_encode() -> Callable[[Any], str]:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - Pythons without the C accelerator
         return _ENCODER.encode
-    # markers, default, string encoder, indent, separators, sort_keys, skipkeys, allow_nan
+    # markers, default, string encoder, indent, key separator, item separator, sort_keys,
+    # skipkeys, allow_nan
     iterencode = make(
-        None, _default, json.encoder.encode_basestring, None, ": ", ", ", False, False, False
+        None, _default, json.encoder.encode_basestring, None, ":", ",", False, False, False
     )
 
     def encode(obj: Any) -> str:
@@ -301,4 +310,74 @@ def _make_encode() -> Callable[[Any], str]:
     return encode
 
 
-_encode = _make_encode()
+_json_encode = _make_json_encode()
+
+#: The types that hold no float: a walk for NaN passes over them.
+_NO_FLOAT = frozenset({str, int, bool, type(None)})
+
+
+def _finite(value: Any) -> None:
+    """Raise ValueError at a NaN or infinity in ``value``'s JSON containers and enum values.
+
+    What orjson encodes itself is what this walks; a value it hands to ``default`` is walked
+    as ``default`` returns it (see :func:`_orjson_encode`).
+    """
+    kind = type(value)
+    if kind is dict:
+        items: Any = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind is float:
+        if value - value != 0.0:  # inf - inf and nan - nan are NaN; any finite float gives 0
+            raise ValueError(f"{value!r} has no JSON form")
+        return
+    elif isinstance(value, Enum):
+        _finite(value.value)
+        return
+    else:
+        return
+    for item in items:
+        if type(item) not in _NO_FLOAT:
+            _finite(item)
+
+
+@functools.cache
+def _orjson_encode() -> Callable[[Any], str] | None:
+    """The encoding by orjson, held to what :func:`_json_encode` writes; None without orjson.
+
+    Imported on the first encoding, so importing agentkit_core never loads it. The passthrough
+    options send dataclasses, dates and subclasses of the JSON types to ``default``, as
+    ``json`` would treat them (or to ``json`` itself, when ``default`` refuses a subclass).
+    """
+    try:
+        import orjson
+    except ImportError:
+        return None
+    dumps = orjson.dumps
+    options = (
+        orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+
+    def default(value: Any) -> Any:
+        converted = _default(value)
+        _finite(converted)
+        return converted
+
+    def encode(obj: Any) -> str:
+        _finite(obj)
+        return dumps(obj, default=default, option=options).decode()
+
+    return encode
+
+
+def _encode(obj: Any) -> str:
+    """``obj`` as compact JSON text: orjson's when it takes the value, else ``json``'s."""
+    fast = _orjson_encode()
+    if fast is not None:
+        try:
+            return fast(obj)
+        except (TypeError, ValueError, RecursionError):
+            pass  # json encodes what orjson refuses (big ints, int keys...) or says why not
+    return _json_encode(obj)

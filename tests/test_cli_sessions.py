@@ -97,7 +97,7 @@ def test_show_is_a_readable_transcript_with_verdicts_and_folds(store: Store) -> 
     assert [line.split()[0] for line in body] == [i.id for i in store.items]
     assert "user" in body[1] and "Weather in Paris?" in body[1]
     assert 'assistant: Checking. weather({"city": "Paris"})' in body[2]
-    assert '"decision": "allow"' in body[3] and '"rule": "r3"' in body[3]
+    assert '"decision":"allow"' in body[3] and '"rule":"r3"' in body[3]
     assert "18°C" in body[4]
     assert "fold" in body[5] and "asked about the weather" in body[5]
     fork = store.run("show", "branch").stdout.splitlines()

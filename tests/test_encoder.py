@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import enum
 import json
 import math
@@ -219,3 +220,136 @@ def test_bad_base64_never_decodes_silently(b64: str) -> None:
             decode_state(text)
     else:
         assert decode_state(text) == {"b": want}
+
+
+class Ratio(float):
+    """A float subclass: orjson refuses it, json writes it as a float."""
+
+
+class Number(enum.Enum):
+    NAN = math.nan
+    HALF = 0.5
+
+
+_floats = st.floats(allow_nan=True, allow_infinity=True)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)  # past 64 bits: orjson refuses those
+    | _floats
+    | st.text(max_size=8)
+    | st.sampled_from([Colour.RED, Level.HIGH, Number.HALF, Number.NAN, Usage(1, 2, 1)])
+    | st.builds(Ratio, _floats)
+    | st.datetimes()
+    | st.binary(max_size=4)
+)
+_keys = st.text(max_size=4) | st.integers(-3, 3) | st.booleans() | st.none()
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_keys, inner, max_size=4)
+        | st.frozensets(st.integers(-5, 5) | st.text(max_size=2), max_size=3)
+        | st.builds(Event, inner, st.just(("t",)))
+        | st.builds(Point, st.integers(0, 9), inner)
+        | st.builds(lambda m: Message("user", "x", metadata={"m": m}), inner)
+    ),
+    max_leaves=12,
+)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = [1.5]
+    for _ in range(depth):
+        value = {"x": value}
+    return value
+
+
+def _cycle() -> Any:
+    value: dict[str, Any] = {}
+    value["self"] = [value]
+    return value
+
+
+class Text(str):
+    pass
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+#: Shapes at the edges of what orjson takes: subclasses, big ints, key types, depth, cycles.
+ODD_SHAPES = [
+    collections.OrderedDict(b=1, a=[2.5]),
+    collections.defaultdict(list, a=[1]),
+    collections.Counter("abca"),
+    Pair(1, math.inf),
+    Pair(1, 2.5),
+    Text("plain"),
+    {Text("k"): 1},
+    Ratio(2.5),
+    [Ratio(math.nan)],
+    2**64,
+    -(2**63) - 1,
+    {2: "a", 2.5: "b", True: "c", None: "d"},
+    {(1, 2): "tuple key"},
+    _nested(200),
+    _nested(400),
+    _cycle(),
+    {"s": "\x00\x1f\x7f\u2028\ud800"},
+    Level.HIGH,
+    {"e": Number.HALF},
+]
+
+
+def _outcome(encode: Any, value: Any) -> tuple[str, Any]:
+    try:
+        return "text", encode(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return "error", type(exc)
+
+
+def _encodes_as_json_does(value: Any) -> None:
+    """With orjson installed the encoding takes its path; what it writes and refuses is json's."""
+    from agentkit_core._encoder import _encode
+    from agentkit_core._encoder import _json_encode
+    from agentkit_core._encoder import _orjson_encode
+
+    assert _orjson_encode() is not None  # the plugins' test environment installs orjson
+    fast, plain = _outcome(_encode, value), _outcome(_json_encode, value)
+    assert fast[0] == plain[0], (value, fast, plain)
+    if fast[0] == "text":
+        assert json.loads(fast[1]) == json.loads(plain[1])
+        assert decode_state(fast[1]) == decode_state(plain[1])
+        if "e" not in plain[1].replace("true", "").replace("false", ""):
+            assert fast[1] == plain[1]  # only a float's exponent may be written differently
+
+
+@given(_values)
+def test_orjson_and_json_encode_and_refuse_the_same_values(value: Any) -> None:
+    _encodes_as_json_does(value)
+
+
+@pytest.mark.parametrize("value", ODD_SHAPES, ids=range(len(ODD_SHAPES)))
+def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
+    _encodes_as_json_does(value)
+
+
+@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 4))
+def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> None:
+    """orjson would write NaN as null: the walk before it and around ``default`` refuses it."""
+    from agentkit_core._encoder import _orjson_encode
+
+    fast = _orjson_encode()
+    assert fast is not None
+    placed = [
+        {"a": [1, {"b": bad}]},
+        (None, bad),
+        Event(when={"x": [bad]}),
+        Message("user", "x", metadata={"score": bad}),
+        {"n": Number.NAN},
+    ][where]
+    with pytest.raises((TypeError, ValueError)):
+        fast(placed)
+    with pytest.raises(EncodingError, match="cannot encode state"):
+        encode_state(placed)
