@@ -4,7 +4,7 @@
 :func:`encode_state` for the table. A value it cannot encode raises :class:`EncodingError`
 naming where it sits (``state["items"][3].when``) before anything is written anywhere.
 
-Encoding runs orjson when it is installed (the checkpoint store plugins install it), else
+Encoding runs orjson when it is installed (the checkpoint and session stores install it), else
 CPython's C JSON encoder, both with one ``default`` hook for the types beyond JSON's and both
 writing compact JSON. orjson is several times faster but writes NaN as ``null`` and refuses some
 values ``json`` takes (integers beyond 64 bits, non-string keys, subclasses of the JSON types):
