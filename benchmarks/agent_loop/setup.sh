@@ -2,13 +2,9 @@
 # One venv per framework for the agent-loop benchmark. Fast when the venvs exist already.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-# agentkit the way the README installs it: core and every plugin under plugins/ (editable), so
-# every shipped plugin is discovered; the benchmark also measures core alone (hooks=Hooks()).
-ours=(-e "$root")
-for p in "$root"/plugins/*/; do
-  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
-done
-bench_env agent_loop-agentkit "${ours[@]}"
+# agentkit as the README installs it (every plugin discovered); the benchmark also measures core
+# alone (hooks=Hooks()).
+bench_env agent_loop-agentkit "${every_plugin[@]}"
 bench_env agent_loop-pydantic-ai "pydantic-ai-slim>=1.0"
 bench_env agent_loop-openai-agents "openai-agents>=0.3"
 bench_env agent_loop-langgraph "langgraph>=0.6" "langchain-core>=0.3"

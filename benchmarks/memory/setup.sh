@@ -3,9 +3,5 @@
 # installs them. The floors they compare with are plain Python (sqlite3, file reads): no peer.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-ours=(-e "$root")
-for p in "$root"/plugins/*/; do
-  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
-done
-bench_env memory-all "${ours[@]}"
+bench_env memory-all "${every_plugin[@]}"
 echo "$root/benchmarks/.envs/memory-all/bin/python"

@@ -4,10 +4,6 @@
 # resume benchmark compares with.
 set -euo pipefail
 . "$(dirname "$0")/../_env.sh"
-ours=(-e "$root")
-for p in "$root"/plugins/*/; do
-  [ -f "$p/pyproject.toml" ] && ours+=(-e "${p%/}")
-done
-bench_env sessions-langgraph "${ours[@]}" "langgraph>=1.0" "langgraph-checkpoint-sqlite>=3.0" \
+bench_env sessions-langgraph "${every_plugin[@]}" "langgraph>=1.0" "langgraph-checkpoint-sqlite>=3.0" \
   "langgraph-checkpoint-postgres>=3.0" "psycopg[binary]>=3.1" "psycopg-pool>=3.2"
 echo "$root/benchmarks/.envs/sessions-langgraph/bin/python"
