@@ -13,6 +13,7 @@ before it (median and range).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -91,7 +92,7 @@ async def main(folder: Path) -> dict[str, Any]:
         run_id = str(uuid.uuid4())
         with SetWorkflowID(run_id):
             await durable_run("add")
-        with sqlite3.connect(folder / "bench.sqlite") as db:
+        with contextlib.closing(sqlite3.connect(folder / "bench.sqlite")) as db:
             query = "SELECT count(*) FROM operation_outputs WHERE workflow_uuid = ?"
             return int(db.execute(query, (run_id,)).fetchone()[0])
 
