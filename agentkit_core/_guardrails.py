@@ -133,10 +133,12 @@ class Guardrail(ABC):
 
 
 # A URL: a scheme followed by a slash or backslash ("http://x", "file:/etc/passwd", "http:\\x"),
-# or a scheme that clients read even without one ("http:127.0.0.1").
-_WHOLE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]|(?i:https?|wss?|ftp|file):")
+# or a scheme that clients read even without one ("http:127.0.0.1"). A scheme has two characters
+# at least: a single letter before the colon is a Windows drive (C:\Users, D:/data), a file path
+# no client fetches.
+_WHOLE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:[/\\]|(?i:https?|wss?|ftp|file):")
 # URLs embedded in free text; stops at whitespace, quotes and angle brackets.
-_EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[/\\]{2}[^\s\"'<>`]*")
+_EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:[/\\]{2}[^\s\"'<>`]*")
 # A scheme-less host as a client that prepends "http://" reads it: [//]host[:port][/path].
 _HOST_SHAPE = re.compile(r"(//)?(\[[^\]/]*\]|[^\s/?#\\@:\[\]]+)(?::(\d{1,5}))?([/?#]\S*)?\Z")
 _NUMBER_PART = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+\Z")
@@ -173,16 +175,24 @@ def _number_text(text: str) -> int | None:
         return None
 
 
+def _clock(host: str, port: str, path: str | None) -> bool:
+    """Whether ``host:port`` reads as a time of day ("00:30", "0:45"), not as a host and port."""
+    return path is None and len(host) <= 2 and host.isdigit() and len(port) == 2 and int(port) < 60
+
+
 def host_url(text: str) -> str | None:
     """``text`` read as a client that prepends ``http://`` reads it, when it names a host.
 
     The rule (see docs/guardrails.md): the whole string, stripped, is ``[//]host[:port][/path]``
     and host is an IPv6 literal (bracketed, or bare with a digit), a dotted address of four
     parts in any radix or with a hex part, a short dotted address (``127.1``) or a single-label
-    name given with a port or ``//``, a single number (decimal, hex, octal) whose address is
-    loopback/private/link-local/shared, ``localhost``, or a dotted name whose last label is
-    alphabetic (``example.com``, ``db.internal``). After an ``@`` (an e-mail address) only an
-    address or ``localhost`` counts. Returns the URL to check, or None.
+    name given with a port or ``//`` (one letter and a port is a Windows drive-relative path,
+    ``C:0``), a single number (decimal, hex, octal) whose address is loopback/private/
+    link-local/shared, zero (the unspecified address, which reaches this host) given with a
+    port or ``//`` unless it reads as a time of day (``00:30``), ``localhost``, or a dotted name
+    whose last label is alphabetic (``example.com``, ``db.internal``). The IPv6 unspecified
+    address ``::`` counts bare too. After an ``@`` (an e-mail address) only an address or
+    ``localhost`` counts. Returns the URL to check, or None.
     """
     s = text.strip()
     if not s.isascii():
@@ -205,8 +215,8 @@ def host_url(text: str) -> str | None:
             ipaddress.IPv6Address(bare)
         except ValueError:
             return None
-        if not any(c.isdigit() for c in bare):
-            return None
+        if not any(c.isdigit() for c in bare) and bare != "::":
+            return None  # "dead::beef" is data; "::" is the unspecified address, this host
         return f"http://[{head}]{rest[len(head) :]}"
     match = _HOST_SHAPE.match(s)
     if match is None:
@@ -220,6 +230,9 @@ def host_url(text: str) -> str | None:
     if all(_NUMBER_PART.fullmatch(label) for label in labels):
         if len(labels) == 1:
             number = _number_text(labels[0])
+            if number == 0:  # the unspecified address: a connection to it reaches this host
+                given = slashes or (port is not None and not _clock(host, port, path))
+                return url if given else None
             return url if number is not None and _reachable_private(number) else None
         four = len(labels) == 4 or any(label[:2] == "0x" for label in labels)
         return url if four or explicit or path else None
@@ -228,6 +241,8 @@ def host_url(text: str) -> str | None:
     if not all(_NAME_LABEL.match(label) for label in labels):
         return None
     if len(labels) == 1:
+        if len(host) == 1 and not slashes:
+            return None  # a drive letter: "C:0" is a drive-relative path
         return url if explicit or labels[0] == "localhost" else None
     last = labels[-1]
     return url if len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) else None

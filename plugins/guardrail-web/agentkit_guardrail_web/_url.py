@@ -39,7 +39,7 @@ _LOCAL_HOSTS = frozenset({"ip6-localhost", "ip6-loopback"})
 
 # IPv4 ranges that are not globally reachable unicast (IANA special-purpose registry).
 _V4_BLOCKS: tuple[tuple[str, str], ...] = (
-    ("0.0.0.0/8", "'this network' (unspecified)"),
+    ("0.0.0.0/8", "'this network' (unspecified: 0.0.0.0 reaches this host, like loopback)"),
     ("10.0.0.0/8", "private"),
     ("100.64.0.0/10", "shared address space (carrier-grade NAT)"),
     ("127.0.0.0/8", "loopback"),
@@ -68,7 +68,7 @@ _V6_BLOCKS: tuple[tuple[IPNetwork, str], ...] = (
     (ipaddress.IPv6Network("3fff::/20"), "documentation"),
 )
 _V6_NAMED: tuple[tuple[IPNetwork, str], ...] = (
-    (ipaddress.IPv6Network("::/128"), "unspecified"),
+    (ipaddress.IPv6Network("::/128"), "unspecified (it reaches this host, like loopback)"),
     (ipaddress.IPv6Network("::1/128"), "loopback"),
     (ipaddress.IPv6Network("::/96"), "deprecated IPv4-compatible"),
     (ipaddress.IPv6Network("64:ff9b:1::/48"), "local-use NAT64"),
