@@ -15,7 +15,8 @@ from typing import Final
 
 MASK: Final = "***"
 
-_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+# Two characters at least: one letter and a colon is a Windows drive (C:\data), not a scheme.
+_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):")
 # A key=value pair whose value is a secret, in a query string or a libpq key=value string: the
 # key starts the text or follows ? & ; or a blank; the value is quoted, or runs to & ; # or a
 # blank.
@@ -58,6 +59,9 @@ def mask_url(url: Any) -> str:
 
 def url_scheme(url: Any) -> str:
     """The scheme of ``url``, lower-cased; "" when it has none (or is not a string).
+
+    A Windows drive path (``C:/data/agents.db``, ``D:x``) has none: a scheme is two
+    characters at least.
 
     RFC 3986's grammar, by hand: ``urlsplit`` raises on some malformed URLs (``[::1``), and its
     message would have to be masked in turn.
