@@ -1,7 +1,8 @@
 """A run's trace as a JSON Lines file: what ``agentkit run --trace FILE`` writes and ``view`` reads.
 
 The first line is a header (``{"agentkit_trace": 1, ...}``); every other line is one ended
-span, as :meth:`Span.to_dict` gives it with its payload (None once the run is secret-tainted).
+span, as :meth:`Span.to_dict` gives it with its payload (None once the run is secret-tainted)
+and its exported attributes and error (capped; text withheld once the run is secret-tainted).
 Children end before their parents, so readers order spans by ``start_ns``.
 
 A model call's request repeats the whole transcript so far, so writing it whole would make the

@@ -6,14 +6,22 @@ step lines) is told when each span starts and ends. A span's ``attributes`` are 
 (names, counts, ids); its ``payload`` holds references to what was sent and received (messages,
 arguments, results), which an exporter serializes only when it records content at all, and
 never once the run is secret-tainted.
+
+Some attributes quote what a person or the model wrote (a blocked URL, the tool names a model
+asked for, a hook's reason). Exporters record attributes through one rule,
+:func:`export_attributes`: an attribute is *safe* (a number, a flag, or a name in
+:data:`SAFE_ATTRIBUTES`) or *text*, a tainted span's text attributes are withheld as its
+payload is, and every string is capped at :data:`ATTRIBUTE_LIMIT` characters.
 """
 
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
 import os
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -55,6 +63,127 @@ def _untainted() -> bool:
     return False
 
 
+#: The most characters an exported attribute value (or a span's error) holds. A longer string is
+#: cut to fit, a marker saying how much was cut in place of its end (a 5,000,000-character
+#: reason keeps its first 4,064 and ``…[cut 4,995,936 chars]``); a longer list keeps the items
+#: that fit and ends with ``…[cut N items]``. Long enough for any error message or reason a
+#: person reads; a value past it is data that belongs in the payload.
+ATTRIBUTE_LIMIT = 4096
+
+#: What a secret-tainted span exports in place of a text attribute (each item, for a list).
+WITHHELD = "(withheld: the run is secret-tainted)"
+
+#: Attribute names that never hold what a person or a model wrote: ids, names from the agent's
+#: own configuration (the agent, a registered tool, a plugin, a policy rule), and values from a
+#: fixed vocabulary (a status, a decision, a finish reason). Numbers and booleans are safe under
+#: any name. Every other attribute is text, withheld from a tainted span's export: an attribute
+#: a plugin adds is text unless it is a number or a flag.
+SAFE_ATTRIBUTES = frozenset(
+    {
+        "agent",
+        "status",
+        "pending",
+        "model",
+        "finish_reason",
+        "tool_call_ids",
+        "step",
+        "tool",
+        "call_id",
+        "decision",
+        "source",
+        "rule",
+        "guardrail",
+        "hook",
+        "plugin",
+        "function",
+    }
+)
+
+#: Per span name, names safe elsewhere that this span fills from the model's own words: a
+#: verdict is on the call the model asked for, whose name need not be any tool's.
+_TEXT_ON: dict[str, frozenset[str]] = {"verdict": frozenset({"tool"})}
+_NO_TEXT: frozenset[str] = frozenset()
+
+#: Room kept at the end of a cut string for its marker (the longest count fits).
+_MARK_ROOM = 32
+
+
+def export_attributes(name: str, attributes: Mapping[str, Any], tainted: bool) -> dict[str, Any]:
+    """The attributes of a span called ``name`` as an exporter may record them.
+
+    Numbers, flags and None pass as they are. When ``tainted``, every text attribute (see
+    :data:`SAFE_ATTRIBUTES`) becomes :data:`WITHHELD`, item by item for a list, so a
+    secret a person answered cannot ride out in a URL, a tool name or a reason. Every other
+    value is capped at :data:`ATTRIBUTE_LIMIT`. A reader may apply it again to spans it reads
+    (a trace file an older version wrote): what it returned stays within the same bounds.
+    """
+    text_here = _TEXT_ON.get(name, _NO_TEXT)
+    out: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if value is None or isinstance(value, bool | int | float):
+            out[key] = value
+        elif tainted and (key not in SAFE_ATTRIBUTES or key in text_here):
+            out[key] = (
+                _bounded_list([WITHHELD] * len(value))
+                if isinstance(value, list | tuple)
+                else WITHHELD
+            )
+        else:
+            out[key] = _bounded(value)
+    return out
+
+
+def export_error(error: str | None, error_type: str | None, tainted: bool) -> str | None:
+    """A span's ``error`` as an exporter may record it: capped, and withheld when ``tainted``.
+
+    An error's message often quotes its input (the URL refused, the arguments that did not
+    parse); its type is kept.
+    """
+    if error is None:
+        return None
+    if tainted:
+        return f"{error_type or 'error'}: {WITHHELD}"
+    return _cut(error, ATTRIBUTE_LIMIT)
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` in at most ``room`` characters: as it is, or its start and a cut marker."""
+    if len(text) <= room:
+        return text
+    keep = max(room - _MARK_ROOM, 0)
+    return f"{text[:keep]}…[cut {len(text) - keep:,} chars]"
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` capped at :data:`ATTRIBUTE_LIMIT` characters (its JSON's, if not text)."""
+    if isinstance(value, str):
+        return _cut(value, ATTRIBUTE_LIMIT)
+    if isinstance(value, list | tuple) and all(
+        v is None or isinstance(v, str | bool | int | float) for v in value
+    ):
+        return _bounded_list(value)
+    text = json.dumps(jsonable(value), ensure_ascii=False)
+    return value if len(text) <= ATTRIBUTE_LIMIT else _cut(text, ATTRIBUTE_LIMIT)
+
+
+def _bounded_list(items: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
+    """A list of scalars whose items hold at most :data:`ATTRIBUTE_LIMIT` characters in all."""
+    sizes = [len(v) if isinstance(v, str) else len(str(v)) for v in items]
+    if sum(sizes) <= ATTRIBUTE_LIMIT:
+        return items
+    left = ATTRIBUTE_LIMIT - _MARK_ROOM  # room for the items marker
+    out: list[Any] = []
+    for item, size in zip(items, sizes, strict=True):
+        if size > left:
+            if isinstance(item, str) and left > _MARK_ROOM:
+                out.append(_cut(item, left))
+            break
+        out.append(item)
+        left -= size
+    out.append(f"…[cut {len(items) - len(out):,} items]")
+    return out
+
+
 @dataclass(slots=True)
 class Span:
     """A named, timed unit of work with attributes (``compaction_rejected``, token counts...).
@@ -88,6 +217,17 @@ class Span:
     def set(self, key: str, value: Any) -> None:
         self.attributes[key] = value
 
+    def exported_attributes(self) -> dict[str, Any]:
+        """The attributes as exporters record them: capped, text withheld once tainted.
+
+        An exporter reads these, never :attr:`attributes` (see :func:`export_attributes`).
+        """
+        return export_attributes(self.name, self.attributes, self.tainted)
+
+    def exported_error(self) -> str | None:
+        """:attr:`error` as exporters record it: capped, its message withheld once tainted."""
+        return export_error(self.error, self.error_type, self.tainted)
+
     @property
     def duration(self) -> float | None:
         return None if self.end is None else self.end - self.start
@@ -97,21 +237,23 @@ class Span:
     ) -> dict[str, Any]:
         """The span as JSON-ready data, for exporters.
 
-        With ``content`` the payload (``payload`` if given, else the span's) is included,
-        JSON-encoded, unless the run was secret-tainted when the span ended (then ``payload``
-        is None and ``tainted`` says why).
+        Attributes and error are the exported ones (:meth:`exported_attributes`); ``tainted``
+        says whether the run was secret-tainted when the span ended. With ``content`` the
+        payload (``payload`` if given, else the span's) is included, JSON-encoded, unless the
+        span is tainted (then ``payload`` is None).
         """
         data: dict[str, Any] = {
             "name": self.name,
             "span_id": self.span_id,
             "parent_id": self.parent_id,
             "run_id": self.run_id,
-            "attributes": jsonable(self.attributes),
+            "attributes": jsonable(self.exported_attributes()),
             "start_ns": self.start_ns,
             "end_ns": self.end_ns,
             "duration_s": self.duration,
             "parent": self.parent,
-            "error": self.error,
+            "error": self.exported_error(),
+            "tainted": self.tainted,
         }
         if self.error is not None:
             data["error_type"] = self.error_type
@@ -119,7 +261,6 @@ class Span:
         if content:
             chosen = self.payload if payload is None else payload
             data["payload"] = None if self.tainted else jsonable(chosen)
-            data["tainted"] = self.tainted
         return data
 
 
@@ -143,7 +284,12 @@ class SpanExporter:
         """``span`` has opened: name, attributes given at the start, payload, parent."""
 
     def on_end(self, span: Span) -> None:
-        """``span`` has ended: its attributes, error and ``end_ns`` are final."""
+        """``span`` has ended: its attributes, error and ``end_ns`` are final.
+
+        Record :meth:`Span.exported_attributes` and :meth:`Span.exported_error`, not the raw
+        ones: they are capped, and withhold what a person or the model wrote once the run is
+        secret-tainted.
+        """
 
 
 def check_exporters(exporters: Sequence[SpanExporter]) -> list[SpanExporter]:

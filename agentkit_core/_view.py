@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._trace_file import collector_paused
+from ._tracing import export_attributes
+from ._tracing import export_error
 
 #: Payloads longer than this (in characters) start collapsed.
 COLLAPSE_AT = 400
@@ -61,9 +63,34 @@ def _error(span: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _as_exported(span: dict[str, Any]) -> dict[str, Any]:
+    """``span`` (a trace file's) with its attributes and error as exporters record them.
+
+    This version's files already hold only those; a file an older version or another writer
+    made may hold a tainted span's text, or a value of any size, which the page must not show.
+    """
+    attributes = span.get("attributes")
+    error = span.get("error")
+    tainted = bool(span.get("tainted"))
+    return {
+        **span,
+        "attributes": export_attributes(
+            str(span.get("name")), attributes if isinstance(attributes, dict) else {}, tainted
+        ),
+        "error": export_error(
+            None if error is None else str(error), span.get("error_type"), tainted
+        ),
+    }
+
+
 @collector_paused()
 def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One run view per ``run`` span of ``spans`` (a trace file's), in start order."""
+    """One run view per ``run`` span of ``spans`` (a trace file's), in start order.
+
+    Attributes and errors are shown as exporters record them (:func:`export_attributes`),
+    whoever wrote the file.
+    """
+    spans = [_as_exported(span) for span in spans]
     by_id = {s["span_id"]: s for s in spans if isinstance(s.get("span_id"), str)}
     runs = [s for s in spans if s.get("name") == "run"]
     views: dict[str, dict[str, Any]] = {}

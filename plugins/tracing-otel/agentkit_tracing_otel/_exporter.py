@@ -5,7 +5,9 @@ parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent 
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
 checks and folds keep agentkit's names. Every agentkit attribute rides along as
 ``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, model, token usage, tool name
-and call id.
+and call id. Attributes and error messages are the ones core exports
+(``Span.exported_attributes``): capped in size, and what a person or the model wrote withheld
+once the run is secret-tainted.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ class OTelExporter(SpanExporter):
         parent = self._live.get(span.parent_id) if span.parent_id else None
         attributes = _START.get(span.name)
         self._live[span.span_id] = self.tracer.start_span(
-            _name(span),
+            _name(span.name, span.exported_attributes()),
             context=None if parent is None else set_span_in_context(parent),
             kind=_CLIENT if span.name == "model_call" else _INTERNAL,
             start_time=span.start_ns,
@@ -111,19 +113,22 @@ class OTelExporter(SpanExporter):
         otel = self._live.pop(span.span_id, None)
         if otel is None:
             return
+        exported = span.exported_attributes()
         if span.name in _RENAMED:
-            otel.update_name(_name(span))
-        attributes = _end_attributes(span)
+            otel.update_name(_name(span.name, exported))
+        attributes = _end_attributes(span, exported)
         if self.capture_content and not span.tainted:
             cache = self._encoded.setdefault(span.run_id, {})
-            attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
+            attributes.update(
+                _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
+            )
         if span.name == "run":
             self._encoded.pop(span.run_id, None)
         if span.error is not None:
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
                 attributes["agentkit.error.plugin"] = span.error_plugin
-            otel.set_status(Status(StatusCode.ERROR, span.error))
+            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
         otel.set_attributes(attributes)
         otel.end(end_time=span.end_ns)
 
@@ -138,17 +143,17 @@ _INTERNAL = trace.SpanKind.INTERNAL
 _RENAMED = frozenset({"run", "model_call", "tool_call", "turn"})
 
 
-def _name(span: Span) -> str:
-    a = span.attributes
-    if span.name == "run":
+def _name(name: str, a: dict[str, Any]) -> str:
+    """The OpenTelemetry name of a span called ``name`` with the exported attributes ``a``."""
+    if name == "run":
         return f"invoke_agent {a.get('agent', '')}".strip()
-    if span.name == "model_call":
+    if name == "model_call":
         return f"chat {a.get('model', '')}".strip()
-    if span.name == "tool_call":
+    if name == "tool_call":
         return f"execute_tool {a.get('tool', '')}".strip()
-    if span.name == "turn":
+    if name == "turn":
         return f"turn {a.get('turn', '')}".strip()
-    return span.name
+    return name
 
 
 #: The attributes a span starts with: its GenAI operation.
@@ -182,10 +187,11 @@ _GENAI: dict[str, dict[str, tuple[str, ...]]] = {
 _SCALARS = (str, bool, int, float)
 
 
-def _end_attributes(span: Span) -> dict[str, Any]:
+def _end_attributes(span: Span, exported: dict[str, Any]) -> dict[str, Any]:
+    """The OpenTelemetry attributes of ``span`` from its ``exported`` ones, content left out."""
     genai = _GENAI.get(span.name, {})
     out: dict[str, Any] = {}
-    for key, value in span.attributes.items():
+    for key, value in exported.items():
         if value is None or key in _CONTENT_ATTRIBUTES:
             continue
         names = genai.get(key)
@@ -201,8 +207,11 @@ def _end_attributes(span: Span) -> dict[str, Any]:
     return out
 
 
-def _content_attributes(span: Span, messages: Any) -> dict[str, Any]:
-    """``span``'s content as attributes; ``messages(list)`` encodes a list of messages."""
+def _content_attributes(span: Span, exported: dict[str, Any], messages: Any) -> dict[str, Any]:
+    """``span``'s content as attributes; ``messages(list)`` encodes a list of messages.
+
+    Content attributes among the ``exported`` ones (capped) come from there.
+    """
     p = span.payload
     out: dict[str, Any] = {}
     if span.name == "model_call":
@@ -222,8 +231,8 @@ def _content_attributes(span: Span, messages: Any) -> dict[str, Any]:
             out["agentkit.output"] = _content(p["output"])
     elif span.name == "fold" and p.get("summary") is not None:
         out["agentkit.fold.summary"] = _content(p["summary"])
-    for key in _CONTENT_ATTRIBUTES & span.attributes.keys():
-        out[f"agentkit.{key}"] = _value(span.attributes[key])
+    for key in _CONTENT_ATTRIBUTES & exported.keys():
+        out[f"agentkit.{key}"] = _value(exported[key])
     return out
 
 
