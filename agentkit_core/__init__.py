@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "_agent": ("Agent", "AgentResult", "RunState"),
     "_agent_tool": ("AgentTool", "agent_tool"),
+    "_approvals": ("Approval",),
     "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
     "_executor": (
         "Executor",
@@ -62,6 +63,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_encoder": ("decode_state", "encode_state"),
     "_errors": (
         "AgentkitError",
+        "ApprovalRefused",
         "BudgetExceeded",
         "ConfigError",
         "CorruptMemoryEntry",
@@ -210,7 +212,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_partial": ("PartialJSONParser", "partial_json"),
     "_plugins": ("PluginManager", "Registration", "get_plugin_manager", "reset_plugin_manager"),
     "_policy": (
-        "Approval",
         "Deferred",
         "Grant",
         "Grantor",
@@ -294,6 +295,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._agent import RunState as RunState
     from ._agent_tool import AgentTool as AgentTool
     from ._agent_tool import agent_tool as agent_tool
+    from ._approvals import Approval as Approval
     from ._checkpoint import DONE as DONE
     from ._checkpoint import FAILED as FAILED
     from ._checkpoint import RUNNING as RUNNING
@@ -323,6 +325,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._encoder import decode_state as decode_state
     from ._encoder import encode_state as encode_state
     from ._errors import AgentkitError as AgentkitError
+    from ._errors import ApprovalRefused as ApprovalRefused
     from ._errors import BudgetExceeded as BudgetExceeded
     from ._errors import ConfigError as ConfigError
     from ._errors import CorruptMemoryEntry as CorruptMemoryEntry
@@ -477,7 +480,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._plugins import Registration as Registration
     from ._plugins import get_plugin_manager as get_plugin_manager
     from ._plugins import reset_plugin_manager as reset_plugin_manager
-    from ._policy import Approval as Approval
     from ._policy import Deferred as Deferred
     from ._policy import Grant as Grant
     from ._policy import Grantor as Grantor

@@ -16,8 +16,6 @@ import os
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
-from collections.abc import Iterable
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -28,6 +26,12 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from ._approvals import Answers
+from ._approvals import Approval
+from ._approvals import answers_of
+from ._approvals import decided_again
+from ._approvals import refusal_verdicts
+from ._approvals import settle as settle_call
 from ._checkpoint import SUSPENDED
 from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
@@ -39,6 +43,7 @@ from ._context import Elicitor
 from ._context import RunContext
 from ._context import _current_run
 from ._context import check_deadline
+from ._errors import ApprovalRefused
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
@@ -77,7 +82,6 @@ from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
-from ._policy import Approval
 from ._policy import PolicyEngine
 from ._policy import fold_decisions
 from ._policy import grant_scope
@@ -137,6 +141,11 @@ class RunState:
     transcript: list[Message]
     turn: int = 0
     pending: list[ToolCall] = field(default_factory=list)
+    #: What the run decided on each pending call when it suspended, by call id (``"ask"``,
+    #: ``"allow"``, ``"deny"``): only an ask takes a person's answer. Empty in a checkpoint
+    #: written before it was kept; then every pending call is taken as held, and the deny of
+    #: one is still kept by deciding it again at resume.
+    verdicts: dict[str, str] = field(default_factory=dict)
     #: The transcript's length when its last fold failed; no new fold until the fold's cut
     #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
     fold_backoff: int | None = None
@@ -185,11 +194,18 @@ def _restored(saved: Checkpoint) -> RunState:
     if not isinstance(scratchpad, dict):
         path = 'state["scratchpad"]'
         raise saved.corrupt(f"{path} holds {type(scratchpad).__name__}, expected dict", path)
+    verdicts = data.get("verdicts") or {}
+    if not isinstance(verdicts, dict) or not all(
+        isinstance(v, str) and v in ("allow", "ask", "deny") for v in verdicts.values()
+    ):
+        path = 'state["verdicts"]'
+        raise saved.corrupt(f"{path} holds {verdicts!r}, expected call ids to decisions", path)
     return RunState(
         data["task"],
         list(data["transcript"]),
         data["turn"],
         list(data["pending"]),
+        {str(k): v for k, v in verdicts.items()},
         backoff,
         dict(scratchpad),
     )
@@ -223,7 +239,8 @@ class Agent:
         middlewares: after the default tracing and metering; the first is the outermost.
         hooks: the contested-field hooks; None means the installed plugins' hooks.
         max_parallel_tools: how many tool calls of one batch run at once (at least 1).
-        tool_timeout: seconds a tool call may take when the tool sets no timeout of its own.
+        tool_timeout: seconds a tool call may take when the tool sets no timeout of its own
+            (default 300; None for no limit); past it the call is a tool error the model reads.
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
             after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
@@ -275,7 +292,7 @@ class Agent:
         middlewares: Sequence[MiddlewareLike] = (),
         hooks: Hooks | None = None,
         max_parallel_tools: int = 8,
-        tool_timeout: float | None = None,
+        tool_timeout: float | None = 300.0,
         output_retries: int = 2,
         checkpointer: Any = None,
         elicitor: Elicitor | None = None,
@@ -590,7 +607,7 @@ class Agent:
     async def resume(
         self,
         run_id: str,
-        approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None = None,
+        approvals: Answers = None,
         *,
         ctx: RunContext | None = None,
         wc: WorkingContext | None = None,
@@ -643,7 +660,8 @@ class Agent:
         elif ctx.recorder.enabled:  # the run in progress at the session's leaf
             session = ctx.recorder.state
             transcript = ctx.recorder.run_transcript(run_id, self.model.name)
-            state = RunState(session.task, transcript, session.turns, list(session.pending))
+            calls = list(session.pending)
+            state = RunState(session.task, transcript, session.turns, calls, session.decisions)
             suspended = True
         else:
             raise ConfigError(
@@ -653,65 +671,54 @@ class Agent:
                 value=run_id,
                 source="Agent.resume",
             )
-        answers = _answers(approvals)
-        unknown = sorted(set(answers) - {c.id for c in state.pending})
-        if unknown:
-            raise ConfigError(
-                f"approvals name calls that are not pending in run {run_id!r}: "
-                f"{', '.join(unknown)}; pending: "
-                f"{', '.join(c.id for c in state.pending) or 'none'}",
-                value=unknown,
+        held = state.pending if suspended else []
+        ctx = self._bind(ctx)
+        try:
+            answers = Approval.checked(
+                approvals,
+                held,
+                run_id=run_id,
+                decisions=state.verdicts or None,
                 source="Agent.resume",
             )
-        ctx = self._bind(ctx)
+        except ApprovalRefused as refused:  # on the record, and nothing of the run moves
+            for verdict in refusal_verdicts(refused, answers_of(approvals), held):
+                ctx.report_verdict(verdict)
+            if type(ctx.recorder) is not NullRecorder:
+                await ctx.recorder.flush()
+            raise
+        tools = await self._current_tools()
+        approved = {c for c, a in answers.items() if a.approved}
+        missing = [c for c in held if c.id in approved and c.name not in tools]
+        if missing:
+            raise ConfigError(
+                f"cannot run the approved call {missing[0].id!r} of run {run_id!r}: agent "
+                f"{self.name!r} has no tool {missing[0].name!r} (its tools: "
+                f"{', '.join(sorted(tools)) or 'none'}); resume with the tools the run was "
+                "started with, or refuse the call",
+                value=missing[0].id,
+                source="Agent.resume",
+            )
         ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
 
         async def settle() -> None:
-            refused = ToolDecision("deny", "refused by a person", "approval")
+            # A call the person answered is checked against the policy again (a deny it now
+            # makes stands); any other is decided again in full. A checkpoint that does not say
+            # what was decided on each call has every call decided again in full.
             rec = ctx.recorder
-            tools = await self._current_tools()
-            decisions: list[ToolDecision | None] = []
+            recorded = bool(state.verdicts)
+            decisions = []
             for call in state.pending:
                 answer = answers.get(call.id)
-                if answer is not None:
-                    decision = "allow" if answer.approved else "deny"
-                    ctx.report_verdict(
-                        Verdict(
-                            "approval",
-                            "approval",
-                            decision,
-                            call.name,
-                            call.id,
-                            reason=answer.reason,
-                            by=answer.by or "person",
-                        )
-                    )
-                    if answer.approved:
-                        decisions.append(None)
-                    elif answer.by or answer.reason:
-                        why = answer.reason or f"refused by {answer.by}"
-                        decisions.append(ToolDecision("deny", why, "approval"))
-                    else:
-                        decisions.append(refused)
-                    continue
-                asked = await self._decide(ctx, call)
-                if asked.kind == "ask":
-                    asked = refused
-                    ctx.report_verdict(
-                        Verdict(
-                            "approval",
-                            "approval",
-                            "deny",
-                            call.name,
-                            call.id,
-                            reason="no approval given",
-                        )
-                    )
-                decisions.append(None if asked.kind == "allow" else asked)
+                if answer is not None and recorded:
+                    now = decided_again(self.policy, call, grant_scope(ctx))
+                else:
+                    now = await self._decide(ctx, call)
+                decisions.append(settle_call(ctx, call, now, answer))
             outcome = await self.execute(state.pending, tools, ctx, decisions)
             state.transcript.extend(outcome)
             rec.record_messages(ctx, outcome, source="tool")
-            state.pending = []
+            state.pending, state.verdicts = [], {}
             await self._persist(ctx, state, "running")
 
         pending = suspended and state.pending
@@ -832,6 +839,7 @@ class Agent:
                     rec.record_messages(ctx, outcome, source="tool")
             else:
                 state.pending = list(message.tool_calls)
+                state.verdicts = outcome.verdicts
                 await self._persist(ctx, state, "suspended")
                 return AgentResult(
                     None,
@@ -950,7 +958,10 @@ class Agent:
                 asks.append(call)
                 reasons.append(f"{decision.source}: {decision.reason}")
         if asks:
-            return _Suspend(tuple(asks), "; ".join(reasons))
+            verdicts: dict[str, str] = {
+                c.id: d.kind for c, d in zip(calls, decisions, strict=True) if d
+            }
+            return _Suspend(tuple(asks), "; ".join(reasons), verdicts)
         return await self.execute(calls, tools, ctx, decisions)
 
     async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
@@ -1116,6 +1127,7 @@ async def _coerced(coerce: Any, request: ModelRequest, chat: Any) -> tuple[Any, 
 class _Suspend:
     pending: tuple[ToolCall, ...]
     reason: str
+    verdicts: dict[str, str]
 
 
 async def _gather(one: Any, indexes: list[int]) -> None:
@@ -1138,23 +1150,6 @@ def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> No
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
         wc.messages[:] = transcript[prefix:]
-
-
-def _answers(
-    approvals: Mapping[str, bool] | Iterable[str | Approval] | Approval | None,
-) -> dict[str, Approval]:
-    """``agent.resume``'s approvals, in any of their shapes, as one Approval per call id."""
-    if approvals is None:
-        return {}
-    if isinstance(approvals, str | Approval):
-        approvals = [approvals]
-    if isinstance(approvals, Mapping):
-        return {str(k): Approval(str(k), bool(v)) for k, v in approvals.items()}
-    out: dict[str, Approval] = {}
-    for given in approvals:
-        answer = given if isinstance(given, Approval) else Approval(str(given))
-        out[answer.call] = answer
-    return out
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

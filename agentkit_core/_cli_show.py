@@ -251,6 +251,34 @@ def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = Non
     return EXIT_DONE if result.status == "done" else EXIT_NOT_DONE
 
 
+#: The options that build the agent and keep its run, as ``agentkit run`` was given them: a
+#: resume must build the same agent (the same tools above all), or an approved call finds no
+#: tool to run.
+_REBUILD = (
+    ("model", "--model"),
+    ("tools", "--tools"),
+    ("mcp", "--mcp"),
+    ("compactor", "--compactor"),
+    ("prompt", "--prompt"),
+    ("max_turns", "--max-turns"),
+    ("temperature", "--temperature"),
+    ("max_tokens", "--max-tokens"),
+    ("output", "--output"),
+    ("store", "--store"),
+)
+
+
+def _agent_options(args: argparse.Namespace) -> list[str]:
+    """The command-line words that rebuild the agent of ``args`` and find its run."""
+    words: list[str] = []
+    for attr, flag in _REBUILD:
+        value = getattr(args, attr, None)
+        for each in value if isinstance(value, list) else [value]:
+            if each is not None and each != "":
+                words += [flag, str(each)]
+    return words
+
+
 def _tell_pending(args: argparse.Namespace, result: Any) -> None:
     err = sys.stderr
     print(f"agentkit: run {result.run_id} suspended: {result.stop_reason}", file=err)
@@ -258,9 +286,9 @@ def _tell_pending(args: argparse.Namespace, result: Any) -> None:
         print(f"agentkit:   pending {call.id}: {call.name} {_short(call.arguments)}", file=err)
     ids = " ".join(f"--approve {shlex.quote(c.id)}" for c in result.pending)
     if args.store:
-        store = shlex.quote(args.store)
+        again = " ".join(shlex.quote(word) for word in _agent_options(args))
         print(
-            f"agentkit: approve with: agentkit run --store {store} --resume "
+            f"agentkit: approve with: agentkit run {again} --resume "
             f"{shlex.quote(result.run_id)} {ids} (--deny CALL_ID refuses one)",
             file=err,
         )

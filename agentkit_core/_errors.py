@@ -6,6 +6,7 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
     AgentkitError
     ├── UsageError                  the caller configured or called something wrongly
     │   ├── ConfigError             (ValueError) a bad option, file or environment value
+    │   │   └── ApprovalRefused     an answer for a call that is not waiting on an ask
     │   ├── ToolDefinitionError     (TypeError) a tool that cannot be built, or a duplicate name
     │   ├── UnknownNameError        (LookupError) a name no installed plugin registered
     │   └── UnsupportedTypeError    (TypeError) a type no schema flavour accepts
@@ -85,6 +86,21 @@ class ConfigError(UsageError, ValueError):
         super().__init__(message)
         self.value = value
         self.source = source
+
+
+class ApprovalRefused(ConfigError):
+    """Answers given for calls that are not waiting on an *ask* in the run being resumed.
+
+    Only a call the policy and hooks asked a person about can be approved or refused; a call
+    they denied stays denied, one they allowed needs no answer, and an id the run never held
+    names nothing. ``.refused`` maps each refused call id to its verdict in the run
+    (``"deny"``, ``"allow"``, or ``"unknown"`` for an id the run does not hold). Nothing of the
+    run changed: resume it again with answers for the calls it holds.
+    """
+
+    def __init__(self, message: str, *, refused: dict[str, str], source: str) -> None:
+        super().__init__(message, value=sorted(refused), source=source)
+        self.refused = refused
 
 
 class ToolDefinitionError(UsageError, TypeError):

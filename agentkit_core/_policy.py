@@ -33,6 +33,7 @@ from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
+from ._approvals import Approval as Approval
 from ._errors import ConfigError
 from ._hooks import DECISION_RANK
 from ._hooks import ToolDecision
@@ -62,21 +63,6 @@ def grant_scope(ctx: RunContext) -> str:
 
 #: Entries of a grant an engine would not take, each with the reason.
 Refusals = tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """An answer to a held call: run it (``approved``) or refuse it, and who said so.
-
-    ``by`` names who decided, in the record's words: ``"human:alice"`` for a person,
-    ``"policy"`` for the policy engine releasing a call it now decides itself. ``reason`` is
-    what the model sees when the call is refused.
-    """
-
-    call: str
-    approved: bool = True
-    by: str = ""
-    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

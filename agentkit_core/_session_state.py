@@ -209,6 +209,8 @@ class SessionState:
     _answered: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook answered "ask" for.
     _asked: set[str] = field(default_factory=set, repr=False)
+    #: The ids of the pending calls a hook or the policy denied (a deny outweighs an ask).
+    _denied: set[str] = field(default_factory=set, repr=False)
     #: The grants in force, by (scope, source).
     _grants: dict[tuple[str, str], Verdict] = field(default_factory=dict, repr=False)
 
@@ -229,8 +231,19 @@ class SessionState:
 
     @property
     def held(self) -> tuple[ToolCall, ...]:
-        """The pending calls waiting for a person's approval."""
-        return tuple(c for c in self.pending if c.id in self._asked)
+        """The pending calls waiting for a person's approval: asked about, and denied by none."""
+        return tuple(c for c in self.pending if c.id in self._asked - self._denied)
+
+    @property
+    def decisions(self) -> dict[str, str]:
+        """The decision on each pending call, by id, as the before_tool_call verdicts fold it.
+
+        A deny outweighs an ask, an ask an allow; a call no verdict names was allowed.
+        """
+        return {
+            c.id: "deny" if c.id in self._denied else "ask" if c.id in self._asked else "allow"
+            for c in self.pending
+        }
 
     def working_context(self, model: str | None = None) -> WorkingContext:
         """A ``WorkingContext`` that continues the conversation with a new task.
@@ -308,8 +321,8 @@ class SessionState:
             hook, decision = body.get("hook"), body.get("decision")
             if hook == "should_stop_after_turn" and decision == "stop":
                 self._finish_run()
-            elif hook == "before_tool_call" and decision == "ask":
-                self._asked.add(str(body.get("call")))
+            elif hook == "before_tool_call" and decision in ("ask", "deny"):
+                (self._asked if decision == "ask" else self._denied).add(str(body.get("call")))
             elif hook in ("grant", "revoke"):
                 self._grant(body)
         elif kind == "fold":
@@ -342,7 +355,7 @@ class SessionState:
         if body.get("source") == "repair":
             return
         if message.tool_calls:
-            self._answered, self._asked = set(), set()
+            self._answered, self._asked, self._denied = set(), set(), set()
             self.pending = message.tool_calls
         else:
             self._finish_run()
@@ -364,7 +377,7 @@ class SessionState:
         self.run_messages = []
         self.turns = 0
         self.pending = ()
-        self._answered, self._asked = set(), set()
+        self._answered, self._asked, self._denied = set(), set(), set()
 
     def _fold(self, fold: Any) -> None:
         """Put a fold's summary in place of the messages it folded (a failed fold: nothing)."""

@@ -87,9 +87,11 @@ def test_a_suspended_run_says_what_waits_and_the_command_that_approves_it(
     approve = next(line for line in proc.stderr.splitlines() if "approve with:" in line)
     command = shlex.split(approve.split("approve with: ", 1)[1].split(" (--deny")[0])
     assert command[:2] == ["agentkit", "run"] and "--approve" in command
-    again = agentkit(*command[1:], *TOOLS, "--model", "test", pythonpath=[policy_site])
+    # pasted as shown, with nothing added: it carries the tools and model the run needs
+    again = agentkit(*command[1:], pythonpath=[policy_site])
     assert again.returncode == 0, again.stderr
     assert "TestModel answer" in again.stdout
+    assert "unknown tool" not in again.stdout + again.stderr
     # the checkpointed run is viewable from its store
     run_id = command[command.index("--resume") + 1]
     page = tmp_path / "page.html"

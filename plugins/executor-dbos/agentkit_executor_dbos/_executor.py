@@ -35,6 +35,7 @@ from typing import final
 
 from agentkit_core import Agent
 from agentkit_core import AgentResult
+from agentkit_core import Approval
 from agentkit_core import ConfigError
 from agentkit_core import Executor
 from agentkit_core import RunError
@@ -398,12 +399,13 @@ class DBOSExecutor(Executor):
 
         ``approvals`` takes what ``Agent.resume`` takes: a mapping of call id to True/False,
         the approved call ids, or :class:`~agentkit_core.Approval` values. A call left out is
-        put to the policy and hooks again (refused when they still ask).
+        put to the policy and hooks again (refused when they still ask). An answer for a call
+        the run does not wait on (one it denied or allowed itself, an unknown id, a run not
+        waiting) is an :class:`~agentkit_core.ApprovalRefused`, and nothing is sent.
         """
-        if isinstance(approvals, str):
-            approvals = [approvals]
-        answer = dict(approvals) if isinstance(approvals, dict) else list(approvals)
-        await self.client().send_async(run_id, answer, APPROVALS)
+        held = await self.handle(run_id).pending()
+        answers = Approval.checked(approvals, held, run_id=run_id, source="DBOSExecutor.approve")
+        await self.client().send_async(run_id, list(answers.values()), APPROVALS)
 
 
 @final

@@ -7,13 +7,18 @@ runs; a process that only submits or reads results never imports it.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
+from typing import Any
 
 from dbos import DBOS
 
 from agentkit_core import Agent
 from agentkit_core import AgentResult
+from agentkit_core import Approval
+from agentkit_core import ApprovalRefused
 from agentkit_core import ConfigError
 from agentkit_core import RunContext
+from agentkit_core import ToolCall
 from agentkit_core import resolve_checkpointer
 
 from ._runtime import APPROVALS
@@ -56,15 +61,29 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
             answer = await DBOS.recv_async(APPROVALS, timeout_seconds=RUNTIME.approval_timeout)
             if answer is None:  # nobody answered in time: the run ends suspended
                 break
-            await DBOS.set_event_async(PENDING, [])
+            if _accepted(answer, result.pending, run_id):  # else the list stays up
+                await DBOS.set_event_async(PENDING, [])
             ctx = _context(served, run_id, store)
-            result = await served.resume(run_id, answer, ctx=ctx, on_event=on_event)
+            try:
+                result = await served.resume(run_id, answer, ctx=ctx, on_event=on_event)
+            except ApprovalRefused:  # an answer sent around approve()'s check: the run
+                continue  # put the refusal on its record and waits on for its calls
+
         if events is not None:
             await finish(result)
         return result
     finally:
         STREAM.reset(streaming)
         EXECUTION.reset(token)
+
+
+def _accepted(answer: Any, held: Sequence[ToolCall], run_id: str) -> bool:
+    """Whether ``Agent.resume`` takes ``answer`` for the calls ``held`` (it says why not)."""
+    try:
+        Approval.checked(answer, held, run_id=run_id)
+    except ApprovalRefused:
+        return False
+    return True
 
 
 class _Store:

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from agentkit_executor_dbos import DBOSExecutor
+from agentkit_executor_dbos._runtime import APPROVALS
 from workers import agentkit
 from workers import kill
 from workers import start
@@ -38,6 +39,18 @@ def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
         listed = agentkit(tmp_path, "approve", *db, "asks")
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.split("\t")[:2] == ["call_2", "charge"]
+        # an id the run does not hold for approval: refused, nothing sent, the run waits on
+        stray = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_1", "--allow", "x")
+        assert stray.returncode == 2, stray.stderr
+        assert "'call_1' is not a call run 'asks' holds for approval" in stray.stderr
+
+        async def around_the_check() -> list[str]:
+            # sent past approve(): the run refuses it itself, and still lists its call
+            await executor.client().send_async("asks", {"ghost": True}, APPROVALS)
+            await asyncio.sleep(1.0)
+            return [c.id for c in await executor.handle("asks").pending(wait=5)]
+
+        assert asyncio.run(around_the_check()) == ["call_2"]
         given = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_2", "--by", "human:ann")
         assert given.returncode == 0, given.stderr
 
