@@ -11,13 +11,15 @@ raises by one. Two layers, as for sessions:
   on from there, and a writer that saw the entry before it was forgotten cannot mistake the
   new one for it.
 * :class:`Memory`, what the memory block, its tools and the CLI use: it checks scope names,
-  titles and bodies (the per-entry bound), stamps versions and times, and turns a lost
+  titles and bodies (the per-entry bound), refuses a new title that passes for one the scope
+  holds (:func:`check_new_title`), stamps versions and times, and turns a lost
   compare-and-set into a :class:`MemoryConflict` carrying the entry as it now is, so no write
   silently replaces one its writer never saw.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -32,6 +34,10 @@ from typing import runtime_checkable
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
 from ._errors import MemoryConflict
+from ._framing import escape_untrusted
+from ._framing import frame_untrusted
+from ._framing import hidden
+from ._framing import keyed_nonce
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
@@ -173,6 +179,52 @@ def check_title(title: object, where: str = "title") -> str:
     return text
 
 
+def title_key(title: str) -> str:
+    """``title`` as a reader tells titles apart; no two titles of a scope share one.
+
+    NFKC, hidden characters dropped, casefolded (then NFKC again), blank runs one space.
+    """
+    text = "".join(c for c in unicodedata.normalize("NFKC", title) if not hidden(c))
+    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
+
+
+def check_new_title(title: str, scope: str, existing: Sequence[str]) -> None:
+    """Refuse ``title`` as a new key of ``scope`` (titles ``existing``) that passes for another.
+
+    Refused: the :func:`title_key` of an existing title (it differs only in width, case,
+    compatibility forms, invisible characters or blank runs; the error names both), a hidden
+    character (a zero-width space, joiner, bidi control, variation selector...), or text that
+    reads as the marker entries are framed with.
+    """
+    key = title_key(title)
+    other = next((t for t in existing if t != title and title_key(t) == key), None)
+    if other is not None:
+        raise ConfigError(
+            f"title {title!r} looks like {other!r}, already in scope {scope!r}: the two are "
+            "the same once width, case, compatibility forms and invisible characters are set "
+            f"aside; to change that entry save it as {other!r}, else choose a title that reads "
+            "differently",
+            value=title,
+            source="title",
+        )
+    unseen = [c for c in title if hidden(c)]
+    if unseen:
+        names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in unseen)
+        raise ConfigError(
+            f"title {title!r} holds invisible characters ({names}); a title must read as it "
+            "is stored: write it without them",
+            value=title,
+            source="title",
+        )
+    if escape_untrusted(title) is not title:
+        raise ConfigError(
+            f"title {title!r} reads as the UNTRUSTED marker that memory entries are framed "
+            "with; choose another title",
+            value=title,
+            source="title",
+        )
+
+
 def check_body(body: object, max_bytes: int, where: str = "body") -> str:
     """``body`` as stored: Unix line ends, no surrounding blanks, within ``max_bytes``."""
     if not isinstance(body, str):
@@ -207,6 +259,45 @@ def check_body(body: object, max_bytes: int, where: str = "body") -> str:
 def utc_stamp() -> str:
     """The time written on an entry: now, ISO-8601 in UTC."""
     return datetime.now(timezone.utc).isoformat()
+
+
+# What str.splitlines breaks a line at.
+_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+# What may stand in a frame's source as it is; anything else is shown quoted.
+_PLAIN = re.compile(r"[A-Za-z0-9_.:@/+-]{1,200}")
+
+
+def _plain(value: str) -> str:
+    """``value`` fit for a line of ours: as it is, or quoted, no line break or angle bracket."""
+    if _PLAIN.fullmatch(value):
+        return value
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def entry_source(entry: MemoryEntry) -> str:
+    """Where ``entry`` came from, as recorded: its scope, version, day and writer."""
+    day = entry.time.date().isoformat()
+    who = (
+        f"by a run of session {_plain(entry.session)}"
+        if entry.session
+        else "with no session recorded (by a person, or a run without one)"
+    )
+    return f"memory scope {_plain(entry.scope)}, version {entry.version}, written {day} {who}"
+
+
+def render_entry(entry: MemoryEntry) -> str:
+    """``entry`` as the model reads it: a ``### title`` line, then its body framed as data.
+
+    The frame (:func:`frame_untrusted`, the one tool output gets) says where the entry came
+    from, and its nonce is keyed on the whole entry, so a rendering is the same while the
+    entry is. No body can end its frame or add a line of the block's own.
+    """
+    source = entry_source(entry)
+    nonce = keyed_nonce(f"{source}\n{entry.title}\n{entry.body}")
+    title = entry.title
+    # a title made by hand (a file's name) may hold a line break: it is shown quoted
+    title = json.dumps(title) if any(c in _BREAKS for c in title) else escape_untrusted(title)
+    return f"### {title}\n{frame_untrusted(entry.body, source=source, nonce=nonce)}"
 
 
 #: The columns of a database row holding an entry, in :func:`stored_entry`'s order.
@@ -379,10 +470,16 @@ class Memory:
 
         ``base=None`` writes over whatever is there (for a person editing, who has just read
         it); a writer that showed someone the entry passes the version it showed. Returns the
-        entry as stored.
+        entry as stored. A title the scope does not hold yet is checked by
+        :func:`check_new_title`: one that could pass for another is refused.
         """
         scope, title = check_scope(scope), check_title(title)
         text = check_body(body, self.max_entry_bytes)
+        if not base:  # perhaps a new title: refused when it passes for another
+            listing = await self.store.entries(scope)
+            titles = [e.title for e in listing.entries]
+            if title not in titles:
+                check_new_title(title, scope, titles)
         expected = base or 0
         while True:
             if base is None:
@@ -528,6 +625,6 @@ def moved(current: MemoryEntry | None, scope: str, title: str, base: int, action
     by = f" by session {current.session}" if current.session else ""
     return (
         f"{action} {title!r} in scope {scope!r} was refused: it was based on {seen}, but the "
-        f"entry is at version {current.version} (written {current.updated_at}{by}). Its "
-        f"current text:\n{current.body}\nBase your change on this text and write it again."
+        f"entry is at version {current.version} (written {current.updated_at}{by}). It reads "
+        f"now:\n{render_entry(current)}\nBase your change on this text and write it again."
     )
