@@ -7,6 +7,7 @@ compactor or hook that wants a change builds a new message instead of editing on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
@@ -21,8 +22,33 @@ Role = Literal["system", "user", "assistant", "tool"]
 #: ``{"type": "image_url", ...}``) for multimodal tool results and user turns.
 Content = str | tuple[dict[str, Any], ...]
 
-#: The scanner ``json.loads`` ends in (its default decoder's), called directly.
-_scan = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # as JSONDecoder makes its own
+
+class DuplicateKeyError(json.JSONDecodeError):
+    """Tool-call arguments that name one key twice in an object.
+
+    JSON leaves such a text's meaning open: Python keeps the last value, other readers the
+    first, so a policy could decide on one value while a server runs the other.
+    """
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return value
+
+
+#: The scanner ``json.loads`` ends in, refusing a key twice in one object, called directly.
+_scan = make_scanner(json.JSONDecoder(object_pairs_hook=_unique))  # type: ignore[arg-type]
 
 
 @quick_init
@@ -35,13 +61,31 @@ class ToolCall:
     arguments: str = "{}"
 
     def parsed_arguments(self) -> Any:
-        """The arguments decoded from JSON; raises ``json.JSONDecodeError`` on bad JSON."""
+        """The arguments decoded from JSON; raises ``json.JSONDecodeError`` on bad JSON.
+
+        An object naming a key twice is bad JSON here (:class:`DuplicateKeyError`, whose
+        ``msg`` names the key), so that what decides on the call and what runs it read one value.
+        """
         text = self.arguments
         try:  # json.loads's own scanner, without its three Python layers (two thirds of its cost)
-            value, end = _scan(text, 0)
-        except StopIteration:  # not a JSON value at its first character: json.loads says why
-            return json.loads(text) if text.strip() else {}
-        return value if end == len(text) else json.loads(text)  # trailing space, or extra data
+            try:
+                value, end = _scan(text, 0)
+            except StopIteration:  # not a JSON value at its first character: json.loads says why
+                return _loads(text) if text.strip() else {}
+            return value if end == len(text) else _loads(text)  # trailing space, or extra data
+        except _Duplicate as twice:
+            raise _duplicate(text, twice.key) from None
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_unique)
+
+
+def _duplicate(text: str, key: str) -> DuplicateKeyError:
+    """The error for ``key`` named twice: at its second spelling as a key when written plainly."""
+    spellings = "|".join(re.escape(json.dumps(key, ensure_ascii=a)) for a in (False, True))
+    keys = [m.start() for m in re.finditer(f"(?:{spellings})\\s*:", text)]
+    return DuplicateKeyError(f"duplicate key {key!r}", text, keys[1] if len(keys) > 1 else 0)
 
 
 @quick_init
