@@ -107,6 +107,8 @@ _NO_TEXT: frozenset[str] = frozenset()
 #: Room kept at the end of a cut string for its marker (the longest count fits).
 _MARK_ROOM = 32
 
+_NUMBERS = (bool, int, float)
+
 
 def export_attributes(name: str, attributes: Mapping[str, Any], tainted: bool) -> dict[str, Any]:
     """The attributes of a span called ``name`` as an exporter may record them.
@@ -120,14 +122,14 @@ def export_attributes(name: str, attributes: Mapping[str, Any], tainted: bool) -
     text_here = _TEXT_ON.get(name, _NO_TEXT)
     out: dict[str, Any] = {}
     for key, value in attributes.items():
-        if value is None or isinstance(value, bool | int | float):
+        if value is None or isinstance(value, _NUMBERS):
             out[key] = value
         elif tainted and (key not in SAFE_ATTRIBUTES or key in text_here):
             out[key] = (
-                _bounded_list([WITHHELD] * len(value))
-                if isinstance(value, list | tuple)
-                else WITHHELD
+                _bounded([WITHHELD] * len(value)) if isinstance(value, (list, tuple)) else WITHHELD
             )
+        elif type(value) is str and len(value) <= ATTRIBUTE_LIMIT:
+            out[key] = value  # the common case, first
         else:
             out[key] = _bounded(value)
     return out
@@ -155,25 +157,34 @@ def _cut(text: str, room: int) -> str:
 
 
 def _bounded(value: Any) -> Any:
-    """``value`` capped at :data:`ATTRIBUTE_LIMIT` characters (its JSON's, if not text)."""
+    """``value`` capped at :data:`ATTRIBUTE_LIMIT` characters (its JSON's, if not text).
+
+    A list of scalars (ids, names) is capped by the characters of its items, whole items
+    kept; any other value by its JSON, which becomes the string kept when too long.
+    """
     if isinstance(value, str):
         return _cut(value, ATTRIBUTE_LIMIT)
-    if isinstance(value, list | tuple) and all(
-        v is None or isinstance(v, str | bool | int | float) for v in value
-    ):
-        return _bounded_list(value)
+    if isinstance(value, (list, tuple)):
+        total = 0
+        for item in value:
+            if isinstance(item, str):
+                total += len(item)
+            elif item is None or isinstance(item, _NUMBERS):
+                total += len(str(item))
+            else:
+                break
+        else:
+            return value if total <= ATTRIBUTE_LIMIT else _cut_list(value)
     text = json.dumps(jsonable(value), ensure_ascii=False)
     return value if len(text) <= ATTRIBUTE_LIMIT else _cut(text, ATTRIBUTE_LIMIT)
 
 
-def _bounded_list(items: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...]:
-    """A list of scalars whose items hold at most :data:`ATTRIBUTE_LIMIT` characters in all."""
-    sizes = [len(v) if isinstance(v, str) else len(str(v)) for v in items]
-    if sum(sizes) <= ATTRIBUTE_LIMIT:
-        return items
+def _cut_list(items: Sequence[Any]) -> list[Any]:
+    """The first of ``items`` (scalars) that fit the limit, and a marker saying how many not."""
     left = ATTRIBUTE_LIMIT - _MARK_ROOM  # room for the items marker
     out: list[Any] = []
-    for item, size in zip(items, sizes, strict=True):
+    for item in items:
+        size = len(item) if isinstance(item, str) else len(str(item))
         if size > left:
             if isinstance(item, str) and left > _MARK_ROOM:
                 out.append(_cut(item, left))
