@@ -21,9 +21,22 @@ class AgentTool(Tool):
     caller's elicitor, and secret taint flows both ways. Its own budget only narrows that:
     running out of it is the call's error, which the parent's model sees. When the calling run
     records a session, the child's run is recorded in a session of its own, linked to it.
+
+    Nesting is limited by ``Budget.max_depth`` (5 levels below a run by default) of every run
+    above the child: a child past one fails that run with :class:`BudgetExceeded` naming the
+    chain of agents, so an agent that reaches itself again stops. The child's whole run is one
+    tool call of its caller: ``timeout`` bounds it, grandchildren included (None: the calling
+    agent's ``tool_timeout``, 300 s by default).
     """
 
-    def __init__(self, agent: Any, *, name: str | None = None, description: str | None = None):
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+    ):
         super().__init__(
             name or agent.name,
             description
@@ -35,6 +48,7 @@ class AgentTool(Tool):
                 "required": ["task"],
                 "additionalProperties": False,
             },
+            timeout=timeout,
         )
         self.agent = agent
 
@@ -62,6 +76,12 @@ class AgentTool(Tool):
         return ToolResult(json.dumps(data, ensure_ascii=False), structured=data)
 
 
-def agent_tool(agent: Any, *, name: str | None = None, description: str | None = None) -> Tool:
-    """A child agent as a tool named after it (or ``name``)."""
-    return AgentTool(agent, name=name, description=description)
+def agent_tool(
+    agent: Any,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+) -> Tool:
+    """A child agent as a tool named after it (or ``name``); see :class:`AgentTool`."""
+    return AgentTool(agent, name=name, description=description, timeout=timeout)

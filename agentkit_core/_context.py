@@ -75,12 +75,37 @@ class Scratchpad(dict[str, Any]):
         return self[key]
 
 
+#: Levels of child agents that may nest below a run whose budget sets no other ``max_depth``:
+#: a parent, its children and theirs make two; five leaves room for real delegation trees and
+#: still stops an agent that calls itself before it has used more than a few runs' worth.
+DEFAULT_MAX_DEPTH = 5
+
+
 @dataclass(slots=True)
 class Budget:
-    """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`."""
+    """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`.
+
+    ``max_depth`` is how many levels of child agents may nest below the run (0: it starts
+    none; :data:`DEFAULT_MAX_DEPTH` by default). A child run is checked against the budget of
+    every run above it, so the tightest applies, and the run whose limit it passed fails.
+    """
 
     max_tokens: int | None = None
     max_requests: int | None = None
+    max_depth: int | None = DEFAULT_MAX_DEPTH
+
+    def __post_init__(self) -> None:
+        depth = self.max_depth
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
+        ):
+            raise ConfigError(
+                f"Budget(max_depth={depth!r}) must be a whole number of levels, 0 or more (0: "
+                f"the run starts no child agent), or None for no limit; the default is "
+                f"{DEFAULT_MAX_DEPTH}",
+                value=depth,
+                source="Budget(max_depth=)",
+            )
 
     def check(self, usage: Usage) -> None:
         if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
@@ -251,6 +276,10 @@ class RunContext:
         self.run_id = run_id or uuid.uuid4().hex
         #: The run that started this one (a child agent's caller), or None.
         self.parent = parent
+        #: How many runs are above this one: 0 for a run nobody started, 1 for its child...
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        #: The agent this run is a child run of (set by :meth:`bind_to_parent`), else None.
+        self.agent_name: str | None = None
         self._tainted = parent is not None and parent.secret_tainted
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
@@ -297,6 +326,8 @@ class RunContext:
                 f"run {self.run_id!r} has no parent to bind to; build it with parent=",
                 source="RunContext.bind_to_parent",
             )
+        self.agent_name = name
+        self._check_depth()
         from ._checkpoint import resolve_checkpointer  # which imports this module
 
         checkpointer = resolve_checkpointer(None, parent)
@@ -307,6 +338,32 @@ class RunContext:
         if parent.elicitor is not None:
             self.elicitor = parent.elicitor
         self.trace.attach(parent.trace.exporters)
+
+    def _check_depth(self) -> None:
+        """Refuse this child run if it nests deeper than a run above it allows (``max_depth``).
+
+        The outermost run whose limit it passes is the one that fails, as with spending: the
+        :class:`BudgetExceeded` carries its ``run_id`` and names every run from the root down.
+        """
+        runs: list[RunContext] = []
+        run: RunContext | None = self
+        while run is not None:
+            runs.append(run)
+            run = run.parent
+        runs.reverse()
+        for above in runs[:-1]:
+            limit = above.budget.max_depth
+            levels = self.depth - above.depth
+            if limit is not None and levels > limit:
+                chain = " -> ".join(map(_label, runs))
+                exc = BudgetExceeded(
+                    f"child agent {self.agent_name!r} would nest {levels} deep below "
+                    f"{_label(above)!r} (run {above.run_id}), past its Budget(max_depth="
+                    f"{limit}): {chain}; an agent that reaches itself again needs a task that "
+                    "ends, or raise Budget(max_depth=...) on that agent"
+                )
+                exc.run_id = above.run_id
+                raise exc
 
     @property
     def secret_tainted(self) -> bool:
@@ -408,6 +465,19 @@ class RunContext:
 
     def __repr__(self) -> str:
         return f"<RunContext run_id={self.run_id!r}>"
+
+
+def _label(run: RunContext) -> str:
+    """The agent ``run`` is a run of, as a chain of runs names it.
+
+    A child run is bound with its name; an agent writes its name on a root run's ``run`` span.
+    """
+    if run.agent_name is not None:
+        return run.agent_name
+    for span in run.trace.spans:
+        if span.name == "run" and "agent" in span.attributes:
+            return str(span.attributes["agent"])
+    return f"run {run.run_id}"
 
 
 def _name_of(fn: Any) -> str:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
+from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
@@ -24,7 +25,10 @@ from agentkit_core import ModelResponse
 from agentkit_core import RunContext
 from agentkit_core import Span
 from agentkit_core import SpanExporter
+from agentkit_core import Tool
+from agentkit_core import ToolUnion
 from agentkit_core import Usage
+from agentkit_core import agent_tool
 from agentkit_core import open_checkpoint_store
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
@@ -46,6 +50,11 @@ def delegate(task: str = "dig", call_id: str = "c1", to: str = "helper") -> Mess
 def answer(text: str, tokens: int) -> ModelResponse:
     """An answer that cost ``tokens`` output tokens."""
     return ModelResponse(Message.assistant(text), Usage(0, tokens, 1))
+
+
+def free(message: Message) -> ModelResponse:
+    """``message`` at no cost."""
+    return ModelResponse(message, Usage(0, 0, 1))
 
 
 def calling(name: str, tokens: int, call_id: str) -> ModelResponse:
@@ -318,3 +327,219 @@ async def test_a_child_given_its_own_exporters_tells_them_too() -> None:
     await parent.run("go")
     child_runs = [s for s in parents.ended if s.name == "run" and s.attributes["agent"] == "helper"]
     assert [s.span_id for s in own.ended if s.name == "run"] == [child_runs[0].span_id]
+
+
+# ----------------------------------------------------------------- depth, and every level's limits
+
+
+def levels(ctx: RunContext) -> int:
+    """How many runs are above ``ctx``'s."""
+    return 0 if ctx.parent is None else 1 + levels(ctx.parent)
+
+
+def network(
+    successors: list[int | None], limits: list[int | None] | None = None, **options: Any
+) -> tuple[list[Agent], list[tuple[str, int]], list[tuple[str, str]]]:
+    """Agents ``a0``, ``a1``... where ``a<i>`` hands every task to ``a<successors[i]>`` (or,
+    with None, answers it) and answers once its child has; ``a<i>`` runs under
+    ``Budget(max_depth=limits[i])``. Returns the agents, each run's ``(agent, depth)`` as its
+    model is first asked, and each ``(agent, tool result)`` a model read."""
+    runs: list[tuple[str, int]] = []
+    results: list[tuple[str, str]] = []
+    unions = [ToolUnion([]) for _ in successors]
+    agents = []
+    for i, successor in enumerate(successors):
+        name = f"a{i}"
+
+        def step(request: ModelRequest, name: str = name, successor: int | None = successor) -> Any:
+            last = request.messages[-1]
+            if last.role == "tool":
+                results.append((name, last.text))
+                return f"{name} done"
+            assert request.ctx is not None
+            runs.append((name, levels(request.ctx)))
+            return "leaf" if successor is None else delegate(to=f"a{successor}")
+
+        budget = Budget() if limits is None else Budget(max_depth=limits[i])
+        model = ScriptedModel([step] * 50)
+        agents.append(Agent(name, model, "", unions[i], hooks=Hooks(), budget=budget, **options))
+    for union, successor in zip(unions, successors, strict=True):
+        if successor is not None:
+            union.add("child", [agent_tool(agents[successor])])
+    return agents, runs, results
+
+
+async def test_an_agent_offered_to_itself_stops_at_the_default_depth() -> None:
+    """Nested without end before (200,000 runs); now the root's budget allows 5 levels."""
+    [a], runs, _ = network([0], max_turns=2)
+    ctx = a.new_context()
+    with pytest.raises(BudgetExceeded) as caught:
+        await a.run("go", ctx=ctx)
+    assert Budget().max_depth == 5  # docs/kit.md says so
+    assert runs == [("a0", depth) for depth in range(6)]  # the root and five levels below
+    message = str(caught.value)
+    assert f": {' -> '.join(['a0'] * 7)};" in message
+    assert "child agent 'a0' would nest 6 deep below 'a0'" in message
+    assert f"(run {ctx.run_id}), past its Budget(max_depth=5)" in message
+    assert caught.value.run_id == ctx.run_id  # the root's limit: the root's run fails
+
+
+async def test_the_chain_names_each_agent_on_the_way_down() -> None:
+    agents, runs, _ = network([1, 2, 0], [2, None, None])
+    with pytest.raises(BudgetExceeded, match=r": a0 -> a1 -> a2 -> a0; "):
+        await agents[0].run("go")
+    assert runs == [("a0", 0), ("a1", 1), ("a2", 2)]
+
+
+async def test_a_limit_in_the_middle_fails_that_child_and_its_caller_carries_on() -> None:
+    agents, runs, results = network([1, 2, None], [None, 0, None])
+    result = await agents[0].run("go")
+    assert result.output == "a0 done"
+    assert runs == [("a0", 0), ("a1", 1)]  # a2 never ran
+    [(reader, text)] = results
+    assert reader == "a0" and text.startswith("a1 ran out of its own budget: child agent 'a2'")
+    assert ": a0 -> a1 -> a2;" in text
+
+
+async def test_max_depth_none_lifts_the_limit() -> None:
+    def step(request: ModelRequest) -> Any:
+        assert request.ctx is not None
+        if request.messages[-1].role == "tool":
+            return "up"
+        return "bottom" if levels(request.ctx) == 8 else delegate(to="deep")
+
+    union = ToolUnion([])
+    unlimited = Budget(max_depth=None)
+    deep = Agent("deep", ScriptedModel([step] * 20), "", union, hooks=Hooks(), budget=unlimited)
+    union.add("self", [agent_tool(deep)])
+    assert (await deep.run("go")).output == "up"
+
+
+@pytest.mark.parametrize("bad", [-1, True, 2.5, "3"])
+def test_max_depth_must_be_a_whole_number_of_levels(bad: Any) -> None:
+    with pytest.raises(ConfigError, match=rf"Budget\(max_depth={bad!r}\) must be a whole number"):
+        Budget(max_depth=bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    graph=st.integers(1, 4).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.none() | st.integers(0, n - 1), min_size=n, max_size=n),
+            st.integers(0, 4),
+            st.lists(st.none() | st.integers(0, 4), min_size=n - 1, max_size=n - 1),
+        )
+    )
+)
+def test_nesting_never_passes_a_limit_and_the_error_names_the_chain(
+    graph: tuple[list[int | None], int, list[int | None]],
+) -> None:
+    """Random agent graphs (cycles included) and limits: the runs follow the graph down until a
+    child would pass the limit of a run above it; the outermost such run fails, naming the
+    chain from the root to the refused child."""
+    successors, root_limit, limits = graph
+    limits = [root_limit, *limits]
+    path = [0]  # the agents of the runs, root first; then who is refused, and whose limit
+    refused: tuple[int, int] | None = None
+    while (child := successors[path[-1]]) is not None:
+        depth = len(path)
+        over = [i for i, a in enumerate(path) if (m := limits[a]) is not None and depth - i > m]
+        if over:
+            refused = (child, over[0])
+            break
+        path.append(child)
+
+    agents, runs, results = network(successors, limits)
+    ctx = agents[0].new_context()
+
+    async def run() -> BudgetExceeded | None:
+        try:
+            await agents[0].run("go", ctx=ctx)
+        except BudgetExceeded as exc:
+            return exc
+        return None
+
+    error = asyncio.run(run())
+    assert runs == [(f"a{a}", depth) for depth, a in enumerate(path)]
+    if refused is None:
+        assert error is None
+        return
+    child, owner = refused
+    chain = " -> ".join(f"a{a}" for a in [*path, child])
+    if owner == 0:
+        assert error is not None and error.run_id == ctx.run_id
+        assert f": {chain};" in str(error)
+    else:  # the owner's run failed; its caller's model read why, and every run then ended
+        assert error is None
+        caller, failed = f"a{path[owner - 1]}", f"a{path[owner]}"
+        reason = f"{failed} ran out of its own budget: child agent 'a{child}'"
+        assert any(r == caller and t.startswith(reason) and f": {chain};" in t for r, t in results)
+
+
+async def test_a_grandchilds_spending_past_the_roots_budget_fails_the_root() -> None:
+    leaf = Agent("leaf", ScriptedModel([answer("never mind", 100)]), "", hooks=Hooks())
+    mid = Agent.from_config(
+        Kit(model=ScriptedModel([free(delegate(to="leaf")), "mid done"]), agents=[leaf]).config(),
+        name="mid",
+        hooks=Hooks(),
+    )
+    root_model = ScriptedModel([ModelResponse(delegate(to="mid"), Usage(0, 10, 1)), "never"])
+    root = parent_of(mid, root_model, budget=Budget(max_tokens=50))
+    ctx = root.new_context()
+    with pytest.raises(BudgetExceeded, match="used 110 of 50") as caught:
+        await root.run("go", ctx=ctx)
+    assert caught.value.run_id == ctx.run_id
+    assert len(root_model.requests) == 1  # the root asked its model nothing after
+    assert ctx.usage.total_tokens == 110
+
+
+def hanging(cancelled: asyncio.Event) -> Tool:
+    """A tool ``hang`` that waits for ever; ``cancelled`` is set when it is cancelled."""
+
+    @tool
+    async def hang() -> str:
+        """Wait for ever."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cancelled.set()
+        return "never"
+
+    return hang
+
+
+async def test_an_ancestors_tool_timeout_stops_a_grandchild() -> None:
+    """The child's whole run is one tool call of the root: the root's timeout ends the
+    grandchild's tool, although neither the child nor the grandchild has a timeout."""
+    cancelled = asyncio.Event()
+    leaf_model = ScriptedModel([calling("hang", 1, "h1")])
+    leaf = Agent("leaf", leaf_model, "", [hanging(cancelled)], hooks=Hooks(), tool_timeout=None)
+    mid = Agent.from_config(
+        Kit(model=ScriptedModel([delegate(to="leaf")]), agents=[leaf]).config(),
+        name="mid",
+        hooks=Hooks(),
+        tool_timeout=None,
+    )
+    root = parent_of(mid, ScriptedModel([delegate(to="mid"), "gave up"]), tool_timeout=0.2)
+    result = await asyncio.wait_for(root.run("go"), 10)
+    assert result.output == "gave up"
+    assert cancelled.is_set()
+    failed = next(m for m in result.transcript if m.role == "tool")
+    assert failed.is_error and failed.text == "tool 'mid' timed out after 0.2 s"
+
+
+async def test_agent_tool_timeout_bounds_the_childs_whole_run() -> None:
+    cancelled = asyncio.Event()
+    child_model = ScriptedModel([calling("hang", 1, "h1")])
+    child = Agent("slow", child_model, "", [hanging(cancelled)], hooks=Hooks(), tool_timeout=None)
+    parent = Agent(
+        "p",
+        ScriptedModel([delegate(to="slow"), "ok"]),
+        "",
+        [agent_tool(child, timeout=0.1)],
+        hooks=Hooks(),
+        tool_timeout=None,
+    )
+    result = await asyncio.wait_for(parent.run("go"), 10)
+    failed = next(m for m in result.transcript if m.role == "tool")
+    assert failed.text == "tool 'slow' timed out after 0.1 s" and cancelled.is_set()
