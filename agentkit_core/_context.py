@@ -11,6 +11,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
+from types import EllipsisType
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -207,15 +208,27 @@ class Invoker:
         return Invoker(self.model, self.middlewares, ctx=ctx, deadline=self.deadline)
 
 
-def check_deadline(deadline: float | None) -> float | None:
+#: Seconds :meth:`RunContext.elicit` waits for a person's answer before
+#: :class:`ElicitationError`. Three times a tool's default: a person reads the question,
+#: perhaps looks something up or asks someone, while a run that waits holds its task and
+#: connections; a question that may wait longer belongs in an approval (the run suspends).
+DEFAULT_ELICIT_TIMEOUT = 900.0
+
+
+def check_deadline(
+    deadline: float | None,
+    name: str = "model_deadline",
+    default: float = DEFAULT_MODEL_DEADLINE,
+) -> float | None:
+    """``deadline`` in seconds, or None for none; anything else is refused, naming ``name``."""
     if deadline is None:
         return None
     if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline > 0:
         raise ConfigError(
-            f"model_deadline={deadline!r} must be a positive number of seconds (or None for "
-            f"no deadline; the default is {DEFAULT_MODEL_DEADLINE:g})",
+            f"{name}={deadline!r} must be a positive number of seconds (or None for no "
+            f"deadline; the default is {default:g})",
             value=deadline,
-            source="model_deadline=",
+            source=f"{name}=",
         )
     return float(deadline)
 
@@ -272,6 +285,7 @@ class RunContext:
         grant_scope: str | None = None,
         parent: RunContext | None = None,
         model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
+        elicit_timeout: float | None = DEFAULT_ELICIT_TIMEOUT,
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         #: The run that started this one (a child agent's caller), or None.
@@ -283,6 +297,7 @@ class RunContext:
         self._tainted = parent is not None and parent.secret_tainted
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
+        self.elicit_timeout = elicit_timeout
         if invoker is not None:
             self.invoker: Invoker | None = invoker.bind(self)
         elif model is not None:
@@ -337,6 +352,7 @@ class RunContext:
             self.checkpoint_at = (root, f"{namespace}/{name}:{self.run_id}")
         if parent.elicitor is not None:
             self.elicitor = parent.elicitor
+            self.elicit_timeout = parent.elicit_timeout
         self.trace.attach(parent.trace.exporters)
 
     def _check_depth(self) -> None:
@@ -364,6 +380,20 @@ class RunContext:
                 )
                 exc.run_id = above.run_id
                 raise exc
+
+    @property
+    def elicit_timeout(self) -> float | None:
+        """Seconds :meth:`elicit` waits for an answer unless a call says otherwise (None: no limit).
+
+        A child run that asks through its parent's elicitor takes the parent's.
+        """
+        return self._elicit_timeout
+
+    @elicit_timeout.setter
+    def elicit_timeout(self, seconds: float | None) -> None:
+        self._elicit_timeout = check_deadline(
+            seconds, "RunContext.elicit_timeout", DEFAULT_ELICIT_TIMEOUT
+        )
 
     @property
     def secret_tainted(self) -> bool:
@@ -433,23 +463,37 @@ class RunContext:
         return Invoker(model, self.invoker.middlewares, ctx=self, deadline=self.invoker.deadline)
 
     async def elicit(
-        self, question: str, schema: dict[str, Any] | None = None, *, secret: bool = False
+        self,
+        question: str,
+        schema: dict[str, Any] | None = None,
+        *,
+        secret: bool = False,
+        timeout: float | EllipsisType | None = ...,
     ) -> Any:
         """Ask a person through the configured elicitor and return the answer.
 
-        An answer to a ``secret=True`` question marks the run secret-tainted, so no checkpoint
-        of it is ever written. The question, who answered (the elicitor's name) and the answer
-        (never a secret one's) are recorded in the run's session.
+        The elicitor has ``timeout`` seconds to answer (``...``: the run's
+        :attr:`elicit_timeout`, :data:`DEFAULT_ELICIT_TIMEOUT` unless set; None: no limit);
+        past it the question is withdrawn (the elicitor's call cancelled) and
+        :class:`ElicitationError` raised. An answer to a ``secret=True`` question marks the run
+        secret-tainted, so no checkpoint of it is ever written. The question, who answered
+        (the elicitor's name) and the answer (never a secret one's) are recorded in the run's
+        session.
         """
         if self.elicitor is None:
             raise ElicitationError(
                 f"cannot ask {question!r}: this run has no elicitor; pass elicitor= to the "
                 "RunContext (or the agent) to let a person answer"
             )
+        if timeout is ...:
+            seconds = self.elicit_timeout
+        else:
+            seconds = check_deadline(timeout, "ctx.elicit timeout", DEFAULT_ELICIT_TIMEOUT)
         by = _name_of(self.elicitor)
         with self.trace.span("elicit", question=question, secret=secret):
             try:
-                answer = await self.elicitor(question, schema, secret)
+                asked = self.elicitor(question, schema, secret)
+                answer = await (asked if seconds is None else _answered(asked, question, seconds))
             except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
                 self.recorder.record_elicitation(
@@ -465,6 +509,18 @@ class RunContext:
 
     def __repr__(self) -> str:
         return f"<RunContext run_id={self.run_id!r}>"
+
+
+async def _answered(asked: Awaitable[Any], question: str, seconds: float) -> Any:
+    """The answer ``asked`` gives within ``seconds``, else :class:`ElicitationError`."""
+    try:
+        return await within(asked, seconds)
+    except asyncio.TimeoutError:
+        raise ElicitationError(
+            f"no answer to {question!r} within {seconds:g} s, the question's deadline; the "
+            "question was withdrawn. Give a person longer with ctx.elicit(..., timeout=) or "
+            "RunContext.elicit_timeout (None for no limit)"
+        ) from None
 
 
 def _label(run: RunContext) -> str:
