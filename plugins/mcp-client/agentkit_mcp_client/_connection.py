@@ -402,9 +402,13 @@ class Connection:
                 f"{self.label}: no answer while {doing} within {deadline:g} s "
                 f"({_mcp_error_text(leaf)}); the server stays connected"
             )
-        if isinstance(leaf, ValidationError):
+        if getattr(leaf, "data", None) is _MALFORMED:  # a reply _misshapen could route
+            why: str | None = str(getattr(leaf, "message", leaf))
+        else:
+            why = _first(leaf) if isinstance(leaf, ValidationError) else None
+        if why is not None:
             return ToolSourceError(
-                f"{self.label}: the server's answer to {doing} is malformed: {_first(leaf)}"
+                f"{self.label}: the server's answer to {doing} is malformed: {why}"
             )
         # -32000 is both what servers send for their own errors and what the SDK reports when
         # the transport closed: over stdio the transport says which (did stdout end?).
@@ -487,7 +491,11 @@ async def _stdio_transport(
 
 
 class _Watched:
-    """A transport's read stream that notes, in ``watch.ended``, when it ends."""
+    """A transport's read stream that notes, in ``watch.ended``, when it ends.
+
+    It also turns a reply the transport could not parse into an error for the request it
+    answers (see ``_misshapen``).
+    """
 
     def __init__(self, stream: Any, watch: _Watch) -> None:
         self._stream = stream
@@ -497,10 +505,13 @@ class _Watched:
         import anyio
 
         try:
-            return await self._stream.receive()
+            item = await self._stream.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._watch.ended = True
             raise
+        if isinstance(item, Exception):
+            return _misshapen(item) or item
+        return item
 
     def __aiter__(self) -> _Watched:
         return self
@@ -569,9 +580,58 @@ async def _end_group(pgid: int) -> None:
             await anyio.sleep(0.02)
 
 
+class _Malformed:
+    """Marks the error ``_misshapen`` made, so it is reported as malformed, not as sent."""
+
+
+_MALFORMED = _Malformed()
+
+
+def _misshapen(exc: Exception) -> Any:
+    """A reply the transport could not parse, as a JSON-RPC error for the request it answers.
+
+    The SDK drops a line that is not a valid JSON-RPC message (``"result": "text"``), and the
+    request it answers would wait out its whole deadline. When the line is a JSON object with
+    an ``id`` and no ``method`` it is a reply to that request, which then fails at once.
+    None for anything else (no id to route it by: the SDK drops it as before).
+    """
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return None
+    problems = exc.errors(include_url=False)
+    reply = next(
+        (
+            p["input"]
+            for p in problems
+            if isinstance(p.get("input"), dict) and "id" in p["input"] and "jsonrpc" in p["input"]
+        ),
+        None,
+    )
+    if reply is None or "method" in reply:
+        return None
+    request_id = reply["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    # The union's branch the reply meant: an error if it has "error", a result otherwise.
+    meant = "JSONRPCError" if "error" in reply else "JSONRPCResponse"
+    own = [{**p, "loc": p["loc"][1:]} for p in problems if p.get("loc", ())[:1] == (meant,)]
+    error = mcp_types.ErrorData(
+        code=mcp_types.PARSE_ERROR, message=_first_problem(own or problems), data=_MALFORMED
+    )
+    return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
 def _first(error: Any) -> str:
     """A pydantic ValidationError in one line: how many problems, and the first."""
-    problems = error.errors()
+    return _first_problem(error.errors())
+
+
+def _first_problem(problems: Sequence[Mapping[str, Any]]) -> str:
+    """Pydantic's problems in one line: how many, and the first."""
     first = problems[0]
     where = ".".join(str(part) for part in first.get("loc", ())) or "the result"
     got = repr(first.get("input"))

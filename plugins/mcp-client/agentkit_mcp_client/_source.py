@@ -264,20 +264,39 @@ class MCPToolSource:
         return list(self._servers.values())
 
     async def list_tools(self) -> list[Tool]:
-        """Every server's tools; two servers offering one name is a conflict naming both."""
+        """Every server's tools; two servers offering one name is a conflict naming both.
+
+        A server removed while the listing runs drops out of it, tools already listed
+        included; the other servers' tools stand.
+        """
         if self._closed:
             raise ToolSourceError("this MCP tool source is closed; create a new one")
         if not self._started:
             await self.start()
+        listed: list[tuple[MCPServerSource, list[Tool]]] = []
+        for server in list(self._servers.values()):
+            try:
+                listed.append((server, await server.list_tools()))
+            except ToolSourceError:
+                if self._connected(server):
+                    raise
+        if self._closed:
+            raise ToolSourceError("this MCP tool source was closed while listing tools")
         tools: list[Tool] = []
         taken: dict[str, str] = {}
-        for server in list(self._servers.values()):
-            for tool in await server.list_tools():
+        for server, found in listed:
+            if not self._connected(server):
+                continue
+            for tool in found:
                 if tool.name in taken:
                     raise ToolConflictError(ToolConflict(tool.name, taken[tool.name], server.label))
                 taken[tool.name] = server.label
                 tools.append(tool)
         return tools
+
+    def _connected(self, server: MCPServerSource) -> bool:
+        """Whether ``server`` is still one of this source's (``remove`` drops it first)."""
+        return self._servers.get(server.label) is server
 
     async def aclose(self) -> None:
         """Close every server at once: calls in flight end with an error; no process is left."""

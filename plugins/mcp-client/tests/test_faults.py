@@ -7,6 +7,8 @@ misbehaves at the protocol level; ``servers/spawner.py`` starts a helper of its 
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 import uuid
 
@@ -15,6 +17,10 @@ import pytest
 from agentkit_mcp_client import DEFAULT_CALL_TIMEOUT
 from agentkit_mcp_client import DEFAULT_REQUEST_TIMEOUT
 from agentkit_mcp_client import MCPToolSource
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from mcp_client_helpers import toy
 
 from agentkit_core import ConfigError
@@ -123,3 +129,98 @@ async def test_closing_ends_the_server_s_whole_process_group(how: str) -> None:
     while helpers(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert helpers(marker) == []
+
+
+# A reply of the wrong shape, and servers removed while a listing runs -------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "problem"),
+    [
+        ("shapeless", "result: Input should be an object, got 'a string where an object belongs'"),
+        ("shapeless_error", "error: Input should be an object, got 'the database is locked'"),
+    ],
+)
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_a_reply_that_is_not_an_object_fails_the_call_at_once(
+    protocol: str, tool: str, problem: str
+) -> None:
+    """A JSON-RPC ``result`` or ``error`` that is a string is no message the SDK can route: it
+    used to be dropped, and the call waited out its 300 s deadline."""
+    async with MCPToolSource([toy("rogue.py")], protocol=protocol) as source:
+        tools = await tools_of(source)
+        started = time.monotonic()
+        with pytest.raises(
+            ToolSourceError,
+            match=rf"mcp:#1 python: the server's answer to calling tool '{tool}' is malformed: "
+            + re.escape(problem),
+        ):
+            await tools[tool].invoke({}, None)
+        assert time.monotonic() - started < 5
+        assert (await tools["ok"].invoke({}, None)).content == "ok"  # still connected
+
+
+async def test_a_listing_answered_with_the_wrong_shape_fails_at_once() -> None:
+    async with MCPToolSource([toy("rogue.py") + " shapeless-list"]) as source:
+        started = time.monotonic()
+        with pytest.raises(
+            ToolSourceError,
+            match=r"mcp:#1 python: the server's answer to listing tools is malformed: "
+            r"result: Input should be an object, got 'a string where an object belongs'",
+        ):
+            await source.list_tools()
+        assert time.monotonic() - started < 5
+
+
+TOY_TOOLS = ["ask", "die", "echo", "fail", "picture", "sleep"]
+ROGUE_TOOLS = ["app_error", "freeze", "hologram", "malformed", "ok", "shapeless", "shapeless_error"]
+
+
+async def listing_with_removals(servers: list[tuple[str, bool]], removed: set[int]) -> None:
+    """List the tools of ``servers`` (command, is it the slow lister) and, once the slow
+    server has been asked, remove the servers numbered in ``removed``; the listing must hold
+    exactly the tools of the others."""
+    asked = asyncio.Event()
+    source = MCPToolSource(stderr=lambda chunk: asked.set() if "listing" in chunk else None)
+    async with source:
+        labels = [
+            await source.add(command, prefix=f"s{n}_") for n, (command, _) in enumerate(servers)
+        ]
+        listing = asyncio.create_task(source.list_tools())
+        await asyncio.wait_for(asked.wait(), 10)
+        await asyncio.gather(*(source.remove(labels[n]) for n in removed))
+        tools = await asyncio.wait_for(listing, 10)
+        expected = sorted(
+            f"s{n}_{name}"
+            for n, (_, slow) in enumerate(servers)
+            if n not in removed
+            for name in (ROGUE_TOOLS if slow else TOY_TOOLS)
+        )
+        assert sorted(t.name for t in tools) == expected
+        assert source.labels == [label for n, label in enumerate(labels) if n not in removed]
+
+
+SLOW = f"{toy('rogue.py')} slow-list"
+
+
+@pytest.mark.parametrize(
+    "removed",
+    [{0}, {1}, {2}, {0, 1, 2}],
+    ids=["listed-before", "being-listed", "listed-after", "all"],
+)
+async def test_a_server_removed_mid_listing_drops_out_of_that_listing_only(
+    removed: set[int],
+) -> None:
+    await listing_with_removals([(toy(), False), (SLOW, True), (toy(), False)], removed)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    count=st.integers(min_value=1, max_value=3),
+)
+async def test_removals_mid_listing_never_fail_the_others(data: st.DataObject, count: int) -> None:
+    slow_at = data.draw(st.integers(min_value=0, max_value=count - 1), label="slow server")
+    removed = data.draw(st.sets(st.integers(min_value=0, max_value=count - 1)), label="removed")
+    servers = [(SLOW, True) if n == slow_at else (toy(), False) for n in range(count)]
+    await listing_with_removals(servers, removed)

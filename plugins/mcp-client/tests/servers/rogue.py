@@ -1,15 +1,23 @@
 """A hand-written stdio JSON-RPC MCP server (no SDK) whose tools misbehave at the protocol level.
 
 Tools: ok (a text result), app_error (a JSON-RPC application error, -32000), malformed (a
-result whose content is not a list), hologram (a content block of an unknown type), freeze
-(the whole server stops: it never answers or reads anything again).
+result whose content is not a list), hologram (a content block of an unknown type), shapeless
+(a JSON-RPC result that is a string, not an object), shapeless_error (a JSON-RPC error that is a
+string), freeze (the whole server stops: it never
+answers or reads anything again).
+
+An optional argument changes how it answers tools/list: ``shapeless-list`` answers with a
+string result; ``slow-list`` writes "listing" to stderr and answers 2 s later, or as soon as
+more input arrives (its stdin closing when the client removes it, a cancellation).
 """
 
 import json
+import select
 import sys
 import time
 
-TOOLS = ["ok", "app_error", "malformed", "hologram", "freeze"]
+TOOLS = ["ok", "app_error", "malformed", "hologram", "shapeless", "shapeless_error", "freeze"]
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 
 
 def send(message):
@@ -35,6 +43,10 @@ def call(request):
         result(request, {"content": "not a list"})
     elif name == "hologram":
         result(request, {"content": [{"type": "hologram", "data": "3d"}]})
+    elif name == "shapeless":
+        result(request, "a string where an object belongs")
+    elif name == "shapeless_error":
+        send({"jsonrpc": "2.0", "id": request["id"], "error": "the database is locked"})
     elif name == "freeze":
         print("rogue: freezing", file=sys.stderr, flush=True)
         while True:
@@ -57,7 +69,12 @@ def main():
                     "serverInfo": {"name": "rogue", "version": "1"},
                 },
             )
+        elif method == "tools/list" and MODE == "shapeless-list":
+            result(request, "a string where an object belongs")
         elif method == "tools/list":
+            if MODE == "slow-list":
+                print("listing", file=sys.stderr, flush=True)
+                select.select([sys.stdin], [], [], 2)
             schema = {"type": "object", "properties": {}}
             result(request, {"tools": [{"name": n, "inputSchema": schema} for n in TOOLS]})
         elif method == "tools/call":
