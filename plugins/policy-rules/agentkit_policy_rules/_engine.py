@@ -41,6 +41,8 @@ from ._shell import split_command
 _CACHE = 4096
 _GLOB = re.compile(r"[*?\[]")
 _RANK = {v: i for i, v in enumerate(VERDICTS)}
+#: The rule a call whose arguments cannot be read is denied by.
+UNREADABLE = "unreadable-arguments"
 #: A grant entry: ``name`` or ``name(specifier)``.
 _ENTRY = re.compile(r"\s*([^()\s]+)\s*(?:\((.*)\))?\s*", re.S)
 
@@ -56,7 +58,7 @@ class _Compiled:
 
     def matches(
         self,
-        raw: Mapping[str, Any] | None,
+        raw: Mapping[str, Any],
         segments: Mapping[str, Segment],
         label: str | None,
         strict: bool,
@@ -69,7 +71,7 @@ class _Compiled:
             elif not self.source.fullmatch(label):
                 return False
         for argument, matcher in self.checks:
-            if raw is None or argument not in raw:
+            if argument not in raw:
                 found = None
             else:
                 value = segments.get(argument, raw[argument]) if matcher.splits else raw[argument]
@@ -145,12 +147,20 @@ class RuleSet:
         return found
 
 
-def _arguments(call: ToolCall) -> dict[str, Any] | None:
+def _arguments(call: ToolCall) -> dict[str, Any] | str:
+    """``call``'s arguments as the tool would get them, or why they cannot be read.
+
+    They are decoded as the agent decodes them before it runs a tool, which refuses what is
+    not one JSON object, and an object naming a key twice (readers differ on which value
+    counts, so the rules could read one value while the tool gets the other).
+    """
     try:
-        parsed = json.loads(call.arguments or "{}")
-    except (ValueError, RecursionError):
-        return None
-    return parsed if isinstance(parsed, dict) else None
+        parsed = call.parsed_arguments()
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg} at position {exc.pos}"
+    except RecursionError:
+        return "nested too deeply"
+    return parsed if isinstance(parsed, dict) else f"a JSON {type(parsed).__name__}, not an object"
 
 
 class Policy(PolicyEngine):
@@ -232,12 +242,20 @@ class Policy(PolicyEngine):
     # ------------------------------------------------------------------ PolicyEngine
 
     def evaluate(self, call: ToolCall, source: str | None, grants: Sequence[Any]) -> ToolDecision:
+        raw = _arguments(call)
+        if isinstance(raw, str):
+            return ToolDecision(
+                "deny",
+                f"the arguments of {call.name!r} cannot be read ({raw}): no rule can tell what "
+                "the call would do",
+                self.name,
+                UNREADABLE,
+            )
         sets = [self._set.for_tool(call.name)]
         sets += [g.for_tool(call.name) for g in grants]
         sets = [s for s in sets if not s.empty]
         if not sets:
             return self._default(call, named=False)
-        raw = _arguments(call)
         best: ToolDecision | None = None
         for segments, shown in _subjects(raw, [a for s in sets for a in s.splits]):
             decision = self._subject(call, raw, segments, shown, sets, source)
@@ -305,7 +323,7 @@ class Policy(PolicyEngine):
     def _subject(
         self,
         call: ToolCall,
-        raw: dict[str, Any] | None,
+        raw: dict[str, Any],
         segments: Mapping[str, Segment],
         shown: str,
         sets: list[_ToolRules],
@@ -399,15 +417,13 @@ def _specified(kind: str, text: str) -> str:
     return text
 
 
-def _subjects(
-    raw: dict[str, Any] | None, splits: list[str]
-) -> Iterable[tuple[dict[str, Segment], str]]:
+def _subjects(raw: dict[str, Any], splits: list[str]) -> Iterable[tuple[dict[str, Segment], str]]:
     """The call's subjects: one per combination of the split arguments' segments.
 
     Each is the segments by argument and how a reason shows it (`` `git push` ``). An argument
     that cannot be read as a command gives no segment, so prefix matchers cannot tell.
     """
-    if raw is None or not splits:
+    if not splits:
         return [({}, "")]
     columns: list[list[tuple[str, Segment]]] = []
     for argument in dict.fromkeys(splits):

@@ -111,17 +111,24 @@ def test_reasons_name_the_rule_the_tool_and_the_command() -> None:
     assert "the policy's default is ask" in policy.would(call("other")).reason
 
 
-def test_unreadable_arguments_never_allow_through_a_matcher() -> None:
+def test_unreadable_arguments_are_denied_whatever_the_rules() -> None:
+    """The agent refuses to run them, and no rule can tell what they would do."""
     policy = Policy(
         [
             Rule("allow", "bash", id="ls", match={"command": {"prefix": "ls"}}),
             Rule("allow", "read", id="reads"),
         ],
-        default="deny",
+        default="allow",
     )
-    for broken in ("not json", "[1]", '"ls"'):
-        assert policy.would(ToolCall("c", "bash", broken)).kind == "deny"
-        assert policy.would(ToolCall("c", "read", broken)).kind == "allow"  # a bare rule
+    for broken in ("not json", "[1]", '"ls"', '{"command": "ls", "command": "rm -rf /"}'):
+        for tool in ("bash", "read", "unnamed"):  # a matcher, a bare rule, the default
+            decision = policy.would(ToolCall("c", tool, broken))
+            assert (decision.kind, decision.rule) == ("deny", "unreadable-arguments")
+    decision = policy.would(ToolCall("c", "bash", '{"command": "ls", "command": "rm -rf /"}'))
+    assert decision.reason == (
+        "the arguments of 'bash' cannot be read (duplicate key 'command' at position 18): "
+        "no rule can tell what the call would do"
+    )
 
 
 def test_unmatched_tools_and_globs_are_warnings(tmp_path: object) -> None:
