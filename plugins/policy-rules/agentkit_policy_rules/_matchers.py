@@ -70,13 +70,11 @@ class Prefix(Matcher):
         if not isinstance(value, Segment):
             return None
         if strict:
-            return value.plain and any(value.words[: len(p)] == p for p in self._words)
-        words, wrapped, opaque = value.lenient()
-        for p in self._words:
-            starts = range(len(words) - len(p) + 1) if wrapped else range(1)
-            if any(words[s : s + len(p)] == p for s in starts):
-                return True
-        return None if opaque else False
+            return any(value.starts_with(p) for p in self._words)
+        reading = value.lenient()
+        if any(reading.begins(p) for p in self._words):
+            return True
+        return None if reading.opaque else False
 
     def describe(self) -> Any:
         return list(self.prefixes)

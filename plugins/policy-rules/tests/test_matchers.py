@@ -110,7 +110,7 @@ def test_an_allow_prefix_reads_each_command_strictly(command: str, expected: str
         ('sh -c "git push"', "ask"),
         ("bash -lc 'git push'", "ask"),
         ("eval git push", "ask"),
-        ("$GIT push", "ask"),
+        ("$GIT push", "deny"),  # may become any words: git push among them
         ("git push 'unclosed", "ask"),
         ("echo git push", "ask"),  # the default: echo is not git
         ('echo "git push"', "ask"),
@@ -128,8 +128,8 @@ def test_an_argument_that_is_no_command_is_never_allowed_by_a_prefix() -> None:
     for value in (3, None, ["git", "status"], {"c": 1}):
         assert bash(policy, value) == "ask"  # the deny rule cannot tell
     assert verdict(policy, "bash", {}) == "ask"  # missing
-    assert verdict(policy, "bash", "not json") == "ask"
-    assert verdict(policy, "bash", "[1, 2]") == "ask"
+    assert verdict(policy, "bash", "not json") == "deny"  # unreadable: see test_engine.py
+    assert verdict(policy, "bash", "[1, 2]") == "deny"
     strict = Policy([Rule("allow", "bash", match={"command": {"prefix": "ls"}})])
     for value in (3, None, ["ls"]):
         assert bash(strict, value) == "ask"
