@@ -117,6 +117,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "render_transcript",
         "write_summary",
     ),
+    "_framing": ("fold_lookalikes", "escape_untrusted", "frame_untrusted"),
     "_guardrails": ("Guardrail", "egress"),
     "_guards": (
         "GUARD_NAMESPACE",
@@ -383,6 +384,9 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._fold import fold_cut as fold_cut
     from ._fold import render_transcript as render_transcript
     from ._fold import write_summary as write_summary
+    from ._framing import escape_untrusted as escape_untrusted
+    from ._framing import fold_lookalikes as fold_lookalikes
+    from ._framing import frame_untrusted as frame_untrusted
     from ._guardrails import Guardrail as Guardrail
     from ._guardrails import egress as egress
     from ._guards import GUARD_NAMESPACE as GUARD_NAMESPACE

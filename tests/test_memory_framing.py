@@ -29,9 +29,9 @@ from agentkit_core import MemoryConflict
 from agentkit_core import MemoryEntry
 from agentkit_core import Message
 from agentkit_core import ModelRequest
+from agentkit_core import escape_untrusted
+from agentkit_core import frame_untrusted
 from agentkit_core import open_memory_store
-from agentkit_core._framing import escape_untrusted
-from agentkit_core._framing import frame_untrusted
 from agentkit_core.testing import make_test_ctx
 
 HEAD = re.compile(
@@ -361,3 +361,8 @@ def test_escaping_is_done_once_and_a_frame_has_one_start_and_one_end(text: str) 
     framed = reader(frame_untrusted(text, source="memory", notes=["[a note]"]))
     assert len(DELIMITER.findall(framed)) == 2
     assert DELIMITER.search(framed.rsplit("\n", 1)[1])  # the second is the last line
+
+
+def test_fresh_nonces_drawn_in_batches_are_never_handed_out_twice() -> None:
+    nonces = [HEAD.search(frame_untrusted("x")).group(1) for _ in range(1000)]  # type: ignore[union-attr]
+    assert len(set(nonces)) == len(nonces)  # many batches of 64

@@ -10,12 +10,12 @@ import pytest
 from agentkit_guardrail_web import WebGuardrail
 from agentkit_guardrail_web import scan_injection
 from agentkit_guardrail_web._framing import CACHED_CHARS
-from agentkit_guardrail_web._framing import escape_payload
 from agentkit_guardrail_web._framing import frame
-from agentkit_guardrail_web._framing import fresh_nonce
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+
+from agentkit_core import escape_untrusted as escape_payload
 
 _OPEN = re.compile(r"<<\s*untrusted\s+id=([0-9a-f]+)")
 _CLOSE = re.compile(r"<<\s*end\s+untrusted")
@@ -44,12 +44,6 @@ def test_every_call_gets_a_fresh_nonce() -> None:
     guard = WebGuardrail()
     nonces = {re.search(r"id=([0-9a-f]+)", guard.wrap_tool_output("x")).group(1) for _ in range(50)}  # type: ignore[union-attr]
     assert len(nonces) == 50
-
-
-def test_nonces_drawn_in_batches_are_never_handed_out_twice() -> None:
-    nonces = [fresh_nonce() for _ in range(1000)]  # many batches
-    assert len(set(nonces)) == len(nonces)
-    assert all(re.fullmatch(r"[0-9a-f]{16}", n) for n in nonces)
 
 
 _INTERESTING = st.sampled_from(
