@@ -10,7 +10,10 @@ certificate checks, since httpcore hands the URL's host to ``start_tls``.
 
 A fetch is also bounded: one total deadline over every hop and the body (a slow drip or an
 endless body stops), a maximum body size counted while streaming and after decompression (a
-gzip bomb stops before it inflates), and redirect bodies that are never read.
+gzip bomb stops before it inflates), and redirect bodies that are never read. Whatever goes
+wrong on the wire (no connection, a timeout, a reply that is not HTTP, a flood of headers, a
+cut or undecodable body) comes out as the one documented error, a GuardrailViolation naming
+the URL, what happened and what to do, with httpx's error as its cause.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import httpcore
 import httpx
 
 from agentkit_core import ConfigError
+from agentkit_core import GuardrailViolation
 
 from ._resolve import Resolver
 from ._resolve import ResolvingURLCheck
@@ -39,6 +43,9 @@ DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 #: The encodings a body may come in (and the only ones asked for).
 ACCEPT_ENCODING = "gzip, deflate"
 _READ = 64 * 1024
+#: At most this much of httpx's own message is quoted in an error: it may quote the server's
+#: bytes (an illegal status line), which are the server's to choose.
+_DETAIL_CHARS = 200
 
 
 class _PinnedBackend(httpcore.AsyncNetworkBackend):
@@ -98,7 +105,7 @@ class _Body:
         self.parts: list[bytes] = []
         self.size = 0
         self.raw = 0
-        coding = encoding.strip().lower()
+        coding = self.coding = encoding.strip().lower()
         if coding in ("", "identity"):
             self._inflate: Any = None
         elif coding in ("gzip", "x-gzip"):
@@ -130,7 +137,11 @@ class _Body:
                 self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, no wrapper
                 self._inflate_all(data)
         except zlib.error as exc:
-            raise httpx.DecodingError(f"the body of {self.url!r} does not decode: {exc}") from exc
+            raise refuse(
+                self.url,
+                f"the body is declared {self.coding!r} but does not decode ({exc}); the server "
+                "sent a broken body, so use another URL or try again later",
+            ) from exc
         self._may_be_raw = False
 
     def _inflate_all(self, data: bytes) -> None:
@@ -192,7 +203,9 @@ class SafeFetcher:
     Use it as ``async with guardrail.fetcher() as fetch: response = await fetch.get(url)``.
     A refused hop raises :class:`~agentkit_core.GuardrailViolation` before any connection to
     it is made; so do a malformed redirect ``Location``, a passed deadline, a body over the
-    limit and an encoding other than gzip or deflate. The response's body is read and decoded;
+    limit and an encoding other than gzip or deflate, and so does every failure on the wire
+    (no connection, a timeout, a reply that is not HTTP, a cut or undecodable body), naming
+    the hop's URL, with httpx's error as ``__cause__``. The response's body is read and decoded;
     ``response.history`` holds the redirects that were followed, their bodies never read.
     """
 
@@ -219,6 +232,7 @@ class SafeFetcher:
             resolver, allow_private_networks=guardrail.allow_private_networks
         )
         self.max_redirects = max_redirects
+        self.timeout = timeout
         self.deadline = deadline
         self.max_body_bytes = max_body_bytes
         self._backend = _PinnedBackend()
@@ -276,14 +290,17 @@ class SafeFetcher:
         history: list[httpx.Response] = []
         while True:
             await self._admit(request)
-            response = await self._client.send(request, stream=True, follow_redirects=False)
-            next_request = response.next_request
-            if next_request is None:
-                try:
-                    return await self._read(response, history)
-                finally:
-                    await response.aclose()
-            await response.aclose()  # a redirect's body is never read
+            try:
+                response = await self._client.send(request, stream=True, follow_redirects=False)
+                next_request = response.next_request
+                if next_request is None:
+                    try:
+                        return await self._read(response, history)
+                    finally:
+                        await response.aclose()
+                await response.aclose()  # a redirect's body is never read
+            except httpx.RequestError as exc:
+                raise self._failed(str(request.url) if history else url, exc) from exc
             history.append(response)
             if len(history) > self.max_redirects:
                 raise refuse(
@@ -291,6 +308,31 @@ class SafeFetcher:
                     f"more than {self.max_redirects} redirects (last to {str(next_request.url)!r})",
                 )
             request = next_request
+
+    def _failed(self, url: str, exc: httpx.RequestError) -> GuardrailViolation:
+        """The documented error for a hop that failed on the wire: what happened, what to do."""
+        detail = str(exc) or type(exc).__name__
+        if len(detail) > _DETAIL_CHARS:
+            detail = f"{detail[:_DETAIL_CHARS]}... [{len(detail) - _DETAIL_CHARS} more characters]"
+        detail = f"{type(exc).__name__}: {detail}"
+        if isinstance(exc, httpx.TimeoutException):
+            what = (
+                f"the server did not answer within timeout={self.timeout} s ({detail}); raise "
+                "timeout, or try again later"
+            )
+        elif isinstance(exc, httpx.ConnectError):
+            what = (
+                f"no connection could be made ({detail}); check that the host is up and the "
+                "port is right, or try again later"
+            )
+        elif isinstance(exc, httpx.RemoteProtocolError):
+            what = (
+                f"the server's reply could not be read as HTTP ({detail}); it is cut short, "
+                "garbled or has too many headers: use another URL, or try again later"
+            )
+        else:
+            what = f"the fetch failed ({detail}); try again later or use another URL"
+        return refuse(url, what)
 
     async def _read(
         self, response: httpx.Response, history: list[httpx.Response]
