@@ -51,6 +51,32 @@ def file_name(title: str) -> str:
     return "".join(out) + SUFFIX
 
 
+def scope_problem(scope: object) -> str | None:
+    """Why ``scope`` is not one plain directory name, as this store's scopes are; None if it is.
+
+    The store checks this itself, whoever calls it: a scope with a separator, a NUL, a leading
+    dot (``.``, ``..``, the store's own ``.lock``) or an absolute path would put files outside
+    the store's directory, or among its own. Symbolic links are checked where the store meets
+    the file system (:meth:`FileMemoryStore._directory`).
+    """
+    if not isinstance(scope, str):
+        return f"is a {type(scope).__name__}, not a string"
+    if not scope:
+        return "is empty"
+    bad = next((c for c in ("/", "\\", "\x00") if c in scope), None)
+    if bad is not None:
+        return f"holds {bad!r}"
+    if scope.startswith("."):
+        return "starts with '.'"
+    try:
+        size = len(os.fsencode(scope))
+    except UnicodeEncodeError:
+        return "holds a character no file name can hold"
+    if size > MAX_NAME:
+        return f"makes a directory name of {size} bytes, over the {MAX_NAME} a file system allows"
+    return None
+
+
 def title_of(name: str) -> str:
     """The title a file name stands for (the inverse of :func:`file_name`)."""
     return unquote(name[: -len(SUFFIX)], errors="strict")
@@ -218,18 +244,47 @@ class FileMemoryStore:
         except OSError as exc:
             raise StorageError(f"the memory store {self.url} failed: {exc}") from exc
 
+    def _directory(self, scope: str) -> Path:
+        """The scope's directory; :class:`ConfigError` unless it is one inside the root.
+
+        A scope directory may be a link to another directory inside the root, never to one
+        outside it (nor to the root itself).
+        """
+        problem = scope_problem(scope) or self._link_out(self.root / scope)
+        if problem is not None:
+            raise ConfigError(
+                f"scope {scope!r} {problem}; a scope of the memory store {self.url} is one "
+                f"plain directory name inside {str(self.root)!r}, such as 'user' or 'project'",
+                value=scope,
+                source="scope",
+            )
+        return self.root / scope
+
+    def _link_out(self, directory: Path) -> str | None:
+        """What is wrong with ``directory`` when it is a link out of the root; else None."""
+        if not directory.is_symlink():
+            return None
+        home, real = os.path.realpath(self.root), os.path.realpath(directory)
+        if real != home and Path(real).is_relative_to(home):
+            return None
+        return f"is a link to {real!r}, which is not inside the store's directory"
+
     def _scopes(self) -> list[str]:
         if not self.root.is_dir():
             return []
         found = []
         for d in sorted(os.scandir(self.root), key=lambda d: d.name):
             if d.is_dir() and not d.name.startswith("."):
+                try:
+                    self._directory(d.name)
+                except ConfigError:  # a link out of the root: not one of this store's scopes
+                    continue
                 if any(n.endswith(SUFFIX) and not n.startswith(".") for n in os.listdir(d.path)):
                     found.append(d.name)
         return found
 
     def _entries(self, scope: str) -> MemoryListing:
-        directory = self.root / scope
+        directory = self._directory(scope)
         if not directory.is_dir():
             return MemoryListing(())
         entries: list[MemoryEntry] = []
@@ -285,7 +340,7 @@ class FileMemoryStore:
                 value=title,
                 source="title",
             )
-        return self.root / scope / name
+        return self._directory(scope) / name
 
     def _current(self, scope: str, path: Path) -> MemoryEntry | CorruptMemoryEntry | None:
         try:
@@ -307,7 +362,8 @@ class FileMemoryStore:
 
     def _locked(self) -> int:
         self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        # never through a link: opening it would create its target, wherever that is
+        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
         return fd
 
