@@ -1,8 +1,14 @@
-"""RedactGuard: core's detectors run over every part, request message and answer."""
+"""RedactGuard: core's detectors run over every part, request message and answer.
+
+The detectors read a normalised view of the text (``_normal``) and what they find is redacted
+in the text as written. A tool result is read together with the request's other tool results,
+so a secret split between two results is found, and each result loses its own part of it.
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from collections.abc import Sequence
 
 from agentkit_core import PII_DETECTORS
@@ -11,7 +17,14 @@ from agentkit_core import Guard
 from agentkit_core import GuardDecision
 from agentkit_core import GuardInput
 from agentkit_core import Message
-from agentkit_core import redact_pii
+from agentkit_core import Redacted
+
+from ._normal import View
+
+#: How much of the request's other tool results is read around a tool result, on each side:
+#: a secret split between results is found when its other parts lie within this many
+#: characters of the result's edges.
+CONTEXT = 4096
 
 
 class RedactGuard(Guard):
@@ -24,8 +37,15 @@ class RedactGuard(Guard):
     value. A redaction is settled: the placeholders match no detector, so a second pass
     changes nothing.
 
-    Redacting is a pure function of the text, so the guard keeps the last ``cache`` results:
-    a conversation's earlier messages, checked again on every request, cost a lookup.
+    The detectors read the text normalised (NFKC, invisible characters removed, dashes as
+    ``-``, whitespace runs as one space), and a match is replaced over the whole span of the
+    written text it came from. A tool result of a request is read between the request's other
+    tool results (:data:`CONTEXT` characters of them on each side, joined with nothing
+    between), and the parts of a match that lie in it are replaced in it.
+
+    Redacting is a pure function of the text (and of the tool results around it), so the guard
+    keeps the last ``cache`` results: a conversation's earlier messages, checked again on
+    every request, cost a lookup.
     """
 
     name = "redact"
@@ -51,30 +71,64 @@ class RedactGuard(Guard):
         self.detectors = tuple(PII_DETECTORS[k] for k in PII_DETECTORS if k in chosen)
         self.input = input
         self.output = output
-        self._cache: OrderedDict[str, GuardDecision] = OrderedDict()
+        self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
         self._size = cache
 
-    def redact(self, text: str) -> GuardDecision:
-        """Allow ``text`` when it holds nothing to hide, else rewrite it redacted."""
-        found = self._cache.get(text)
+    def redact(self, text: str, before: str = "", after: str = "") -> GuardDecision:
+        """Allow ``text`` when it holds nothing to hide, else rewrite it redacted.
+
+        ``before`` and ``after`` are read with it (joined with nothing between), and only
+        ``text``'s own part of a match that runs into them is replaced.
+        """
+        key = (before, text, after) if before or after else text
+        found = self._cache.get(key)
         if found is not None:
-            self._cache.move_to_end(text)
+            self._cache.move_to_end(key)
             return found
-        out = redact_pii(text, self.detectors)
-        decision = (
-            GuardDecision.rewrite(out.text, f"redacted {out.summary()}")
-            if out.changed
-            else GuardDecision.ALLOW
-        )
+        decision = self._redaction(before, text, after)
         if self._size:
-            self._cache[text] = decision
+            self._cache[key] = decision
             if len(self._cache) > self._size:
                 self._cache.popitem(last=False)
         return decision
 
+    def _redaction(self, before: str, text: str, after: str) -> GuardDecision:
+        lo, hi = len(before), len(before) + len(text)
+        view = View.of(before + text + after)
+        spans: list[tuple[int, int, str]] = []
+        counts: dict[str, int] = {}
+        for detector in self.detectors:
+            found = detector.matches(view.text)
+            for match in found:
+                mine = [
+                    (max(start, lo) - lo, min(end, hi) - lo, detector.placeholder)
+                    for start, end in view.source(match.start(), match.end())
+                    if start < hi and end > lo
+                ]
+                if mine:
+                    spans += mine
+                    counts[detector.kind] = counts.get(detector.kind, 0) + 1
+            if found:  # the next detector reads the placeholders, as redact_pii's do
+                view = view.edited((m.start(), m.end(), detector.placeholder) for m in found)
+        if not spans:
+            return GuardDecision.ALLOW
+        return GuardDecision.rewrite(
+            _replaced(text, spans), f"redacted {Redacted(text, counts).summary()}"
+        )
+
     def check_input(self, inp: GuardInput) -> GuardDecision:
-        """Redact an instruction part or a message of the request."""
-        return self.redact(inp.text) if self.input else GuardDecision.ALLOW
+        """Redact an instruction part or a message of the request.
+
+        A tool result is read between the request's other tool results.
+        """
+        if not self.input:
+            return GuardDecision.ALLOW
+        if inp.whole and inp.messages[inp.index].role == "tool":
+            earlier = _tool_texts(reversed(inp.messages[: inp.index]))
+            later = _tool_texts(inp.messages[inp.index + 1 :])
+            before = "".join(reversed(earlier))[-CONTEXT:]
+            return self.redact(inp.text, before, "".join(later)[:CONTEXT])
+        return self.redact(inp.text)
 
     def check_output(self, message: Message) -> GuardDecision:
         """Redact an answer."""
@@ -83,3 +137,30 @@ class RedactGuard(Guard):
     def __repr__(self) -> str:
         kinds = [d.kind for d in self.detectors]
         return f"<RedactGuard kinds={kinds} input={self.input} output={self.output}>"
+
+
+def _tool_texts(messages: Iterable[Message]) -> list[str]:
+    """The texts of the tool results among ``messages``, as many as make :data:`CONTEXT`."""
+    texts: list[str] = []
+    size = 0
+    for message in messages:
+        if size >= CONTEXT:
+            break
+        if message.role == "tool":
+            texts.append(message.text)
+            size += len(texts[-1])
+    return texts
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each span replaced by its placeholder; overlapping spans make one."""
+    pieces: list[str] = []
+    at = 0
+    for start, end, placeholder in sorted(spans):
+        if start < at:  # inside the span just replaced: widen it
+            at = max(at, end)
+            continue
+        pieces += [text[at:start], placeholder]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
