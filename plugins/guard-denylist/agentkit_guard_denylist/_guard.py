@@ -1,4 +1,9 @@
-"""Denylist: entries from a file (or given in code), refused where they appear."""
+"""Denylist: entries from a file (or given in code), refused where they appear.
+
+Entries are matched in the normal form of the text (``_normal``): a term written with a tab,
+a no-break space or a line break between its words, a zero-width character inside it,
+fullwidth letters or a Unicode hyphen is still the term.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from agentkit_core import Guard
 from agentkit_core import GuardDecision
 from agentkit_core import GuardInput
 from agentkit_core import Message
+
+from ._normal import normal
 
 #: What marks a line of the file as a regular expression.
 REGEX = "re:"
@@ -35,8 +42,19 @@ class Entry:
     word_start: bool = False
 
 
-def _term(term: str, where: str) -> Entry:
-    """A term as an entry: literal, a whole word at an end that is a word character."""
+def _term(written: str, where: str) -> Entry:
+    """A term as an entry: literal in normal form, a whole word at an end that is a word character.
+
+    A term that is nothing in normal form (only invisible characters) is a ConfigError.
+    """
+    term = normal(written).strip()
+    if not term:
+        raise ConfigError(
+            f"guard 'denylist': the term at {where} ({written!r}) is empty once its invisible "
+            "characters and spaces are dropped, and would match every text; remove it",
+            value=written,
+            source=where,
+        )
     start = re.match(r"\w", term) is not None
     end = r"\b" if re.search(r"\w\Z", term) else ""
     pattern = f"{_WORD_START if start else ''}{re.escape(term)}{end}"
@@ -90,6 +108,10 @@ class Denylist(Guard):
 
     ``path`` is a denylist file (one entry a line: a term, or ``re:`` and a regular expression;
     ``#`` comments); ``terms`` and ``patterns`` add entries in code. Terms match in any case.
+    Entries are searched for in the normal form of the text (NFKC, invisible characters
+    dropped, dashes as ``-``, each whitespace run one space; see ``_normal``), terms written
+    in that form too; a regular expression that finds nothing there is tried on the text as
+    written as well. Input and output are checked alike.
     ``input`` and ``output`` say which checks refuse. The reason names the entry by where it
     was written (``"denylist.txt:3"``), not by what it matched, so a refusal never repeats a
     term a product keeps from its users.
@@ -133,7 +155,10 @@ class Denylist(Guard):
 
     def refuses(self, text: str) -> GuardDecision:
         """Block ``text`` when an entry appears in it, naming the entry's place."""
-        found = self._pattern.search(text)
+        seen = normal(text)
+        found = self._pattern.search(seen)
+        if found is None and seen != text:  # a pattern written for what the form drops
+            found = self._pattern.search(text)
         if found is None or found.lastgroup is None:
             return GuardDecision.ALLOW
         entry = self.entries[int(found.lastgroup[1:])]

@@ -1,0 +1,48 @@
+"""The normal form a denylist's entries are matched in, on input and output alike.
+
+A listed term must not slip through because it was written with a tab, a line break or a
+no-break space between its words, a zero-width character inside it, fullwidth letters or a
+Unicode hyphen. So the guard matches in a normal form of the text, in which
+
+* compatibility forms are folded (NFKC: fullwidth letters and digits are plain ones);
+* invisible characters are gone: the default-ignorable code points (zero-width space and
+  joiners, word joiner, soft hyphen, byte order mark, direction controls, variation
+  selectors, tags) and the control characters that are not whitespace;
+* every dash (Unicode's dash punctuation and the minus sign) is ``-``;
+* every run of whitespace is one space.
+
+agentkit-guard-redact reads texts in the same form (with a map back to the text, which a guard
+that only refuses does not need) and carries its own copy of the two character classes below
+(plugins never import each other); keep them in step.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: What the normal form drops: Unicode's default-ignorable code points, and the control
+#: characters that are not whitespace (whitespace is collapsed, not dropped).
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+"
+)
+#: What the normal form writes as ``-``: Unicode's dash punctuation (category Pd) and the
+#: minus sign.
+DASH = re.compile(
+    "[\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d\u301c"
+    "\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\U00010ead]"
+)
+#: A stretch of whitespace written as one space (a lone space is already one).
+_SPACES = re.compile(r"\s(?:\s+|(?<! ))")
+#: The ASCII a text already in normal form may hold: printable characters and the space.
+_PLAIN = bytes(range(0x20, 0x7F))
+
+
+def normal(text: str) -> str:
+    """``text`` in the normal form entries are matched in (see the module)."""
+    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN) and "  " not in text:
+        return text  # the common case, told at C speed
+    text = DASH.sub("-", INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
+    return _SPACES.sub(" ", text)
