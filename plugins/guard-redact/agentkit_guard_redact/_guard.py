@@ -24,7 +24,7 @@ from ._normal import View
 #: How much of the request's other tool results is read around a tool result, on each side:
 #: a secret split between results is found when its other parts lie within this many
 #: characters of the result's edges.
-CONTEXT = 4096
+CONTEXT = 1024
 
 
 class RedactGuard(Guard):
@@ -123,7 +123,7 @@ class RedactGuard(Guard):
         """
         if not self.input:
             return GuardDecision.ALLOW
-        if inp.whole and inp.messages[inp.index].role == "tool":
+        if 0 <= inp.index < len(inp.messages) and inp.messages[inp.index].role == "tool":
             earlier = _tool_texts(reversed(inp.messages[: inp.index]))
             later = _tool_texts(inp.messages[inp.index + 1 :])
             before = "".join(reversed(earlier))[-CONTEXT:]
