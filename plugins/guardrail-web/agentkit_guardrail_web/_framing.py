@@ -131,14 +131,45 @@ def _words(folded: str) -> list[str] | None:
 
 
 _ROLE_PREFIX = re.compile(r"(?m)^[ \t]*(?:system|assistant|developer)[ \t]*:")
+# Fake role markers written as markdown, matched on folded text at a line start (after blanks
+# and quote marks). A role that is never a plain heading word ("system", "developer",
+# "assistant") counts alone or before a colon; "user" and "human" only before a colon, since
+# "## User" heads ordinary documentation. "## System requirements" is not a role marker.
+_STRONG = r"(?:system|developer|assistant)"
+_ANY_ROLE = r"(?:system|developer|assistant|user|human)"
+_QUALIFIED = r"(?:[ \t]+(?:message|prompt|instructions?|note|override|update))?[ \t]*"
+_EMPHASIS = r"[*_]{1,3}[ \t]*"
 _MARKDOWN_ROLE = re.compile(
-    r"(?m)^[ \t>]*(?:#{1,6}[ \t]*|[*_]{1,3}[ \t]*|\[)(?:system|developer|assistant)"
-    r"(?:[ \t]+(?:message|prompt|instructions?|note|override))?[ \t]*[*_:\]]*[ \t]*$"
+    r"(?m)^[ \t>]*(?:"
+    rf"#{{1,6}}[ \t]*(?:{_STRONG}{_QUALIFIED}(?::|$)|{_ANY_ROLE}{_QUALIFIED}:)"  # ## System:
+    rf"|{_EMPHASIS}{_ANY_ROLE}{_QUALIFIED}:[ \t]*[*_]{{1,3}}"  # **SYSTEM:**
+    rf"|{_EMPHASIS}{_ANY_ROLE}{_QUALIFIED}[*_]{{1,3}}[ \t]*:"  # **User**:
+    rf"|{_EMPHASIS}{_STRONG}{_QUALIFIED}[*_]{{0,3}}[ \t]*$"  # > **SYSTEM PROMPT**
+    rf"|\[{_STRONG}{_QUALIFIED}\][ \t]*:?[ \t]*$"  # [system]
+    r")"
 )
+# A link whose text is a role and whose target is a fragment: "[system](#error_state)", the
+# form of the published Bing Chat injections. A table of contents links a heading to its own
+# anchor ("[System](#system)"); that is left alone.
+_ROLE_LINK = re.compile(rf"\[[ \t]*({_ANY_ROLE})[ \t]*\]\([ \t]*#([^)\s]*)[ \t]*\)")
 _ROLE_JSON = re.compile(r"""["']role["'][ \t]*:[ \t]*["'](?:system|developer)["']""")
+# The control tokens of chat templates, matched on folded text (NFKC turns DeepSeek's
+# fullwidth bars into "|"): ChatML and Phi (<|im_start|>, <|user|>, <|end|>), Llama 3
+# (<|start_header_id|>, <|eot_id|>, <|begin_of_text|>), DeepSeek (<｜User｜>,
+# <｜begin▁of▁sentence｜>), Command R and gpt-oss (<|START_OF_TURN_TOKEN|>, <|channel|>): any
+# <|name|>; role tags (<system>, </user>); Gemma's <start_of_turn>/<end_of_turn>; Llama 2's
+# and Mistral's [INST], [/INST], <<SYS>>, [SYSTEM_PROMPT], [TOOL_CALLS], [TOOL_RESULTS]...
+# An opening role tag without a bar, or a bracketed word, right after a name is code: a
+# generic (List<User>) or an index (items[inst]); a closing one (text</system>) is not.
+_TAG_NAMES = r"(?:system|assistant|user|developer|im_start|im_end|endoftext)"
+_BRACKET_NAMES = r"(?:inst|system_prompt|available_tools|tool_calls|tool_results)"
 _ROLE_TAG = re.compile(
-    r"<\|?\s*/?\s*(?:system|assistant|user|developer|im_start|im_end|endoftext)\s*\|?>"
-    r"|\[/?inst\]|<<\s*/?sys\s*>>"
+    r"<\|[a-z][a-z0-9_.\u2581-]{0,47}\|>"
+    rf"|<\|\s*/?\s*{_TAG_NAMES}\s*\|?>"
+    rf"|<\s*/\s*{_TAG_NAMES}\s*\|?>|(?<!\w)<\s*{_TAG_NAMES}\s*\|?>"
+    r"|<(?:start|end)_of_turn>"
+    rf"|\[/{_BRACKET_NAMES}\]|(?<!\w)\[{_BRACKET_NAMES}\]"
+    r"|<<\s*/?sys\s*>>"
 )
 _LINK = re.compile(r"!?\[([^\]\n]{1,120})\]\(\s*[^)\s]{1,500}[^)\n]*\)")
 # A link that alarms: a failure state and a call to act on it, or "click here".
@@ -152,6 +183,33 @@ _ACT = re.compile(
 )
 
 
+def _may_hold_tag(folded: str, people: bool) -> bool:
+    """Whether ``folded`` holds a piece of some chat-template token; most text holds none."""
+    if "<" not in folded and "[" not in folded:
+        return False
+    return (
+        people
+        or "<|" in folded
+        or "sys" in folded
+        or "inst]" in folded
+        or "_of_turn>" in folded
+        or "tool" in folded
+        or "im_" in folded
+        or "endoftext" in folded
+    )
+
+
+def _role_link(folded: str) -> bool:
+    """A link from a role name to a fragment that is not the role's own heading anchor."""
+    if "](" not in folded:
+        return False
+    for match in _ROLE_LINK.finditer(folded):
+        role, anchor = match.groups()
+        if anchor.rstrip("-0123456789") != role:  # "#system", "#system-1": a contents entry
+            return True
+    return False
+
+
 def _alarming(label: str) -> bool:
     return "click here" in label or bool(_STATE.search(label) and _ACT.search(label))
 
@@ -163,9 +221,11 @@ def scan_injection(text: str) -> tuple[str, ...]:
     """Names of the prompt-injection markers seen in ``text``; advisory, for the warning line.
 
     ``instruction-override`` ("ignore all previous instructions", also misspelled, spaced out
-    or in leetspeak), ``role-prefix`` (``system:`` at a line start), ``markdown-role``
-    (``### System``, ``**Developer:**``), ``role-json`` (``{"role": "system"...}``),
-    ``role-tag`` (``<|im_start|>``, ``[INST]``), ``persona-switch`` ("you are now", "from now
+    or in leetspeak), ``role-prefix`` (``system:`` at a line start), ``markdown-role`` (a role
+    claimed in markdown: ``## System:``, ``### assistant``, ``**SYSTEM:**``,
+    ``[system](#error_state)``), ``role-json`` (``{"role": "system"...}``), ``role-tag`` (a
+    chat template's control token: ``<|im_start|>``, ``<|eot_id|>``, ``<start_of_turn>``,
+    ``[INST]``, ``<<SYS>>``, ``<｜User｜>``...), ``persona-switch`` ("you are now", "from now
     on"), ``fake-error-link`` (a markdown link whose text alarms: "Session expired, sign in"),
     ``react-trace`` (two or more of ``Thought:``/``Action:``/``Observation:`` lines), and
     ``delimiter-lookalike`` (something that reads as the frame's delimiter).
@@ -183,12 +243,12 @@ def _markers(text: str, lookalike: bool) -> tuple[str, ...]:
     roles = "system" in folded or "assistant" in folded or "developer" in folded
     if roles and _ROLE_PREFIX.search(folded):
         found.append("role-prefix")
-    if roles and _MARKDOWN_ROLE.search(folded):
+    people = roles or "user" in folded or "human" in folded
+    if people and (_MARKDOWN_ROLE.search(folded) or _role_link(folded)):
         found.append("markdown-role")
     if "role" in folded and _ROLE_JSON.search(folded):
         found.append("role-json")
-    tags = roles or "user" in folded or "im_" in folded or "inst]" in folded or "sys" in folded
-    if tags and ("<" in folded or "[" in folded) and _ROLE_TAG.search(folded):
+    if _may_hold_tag(folded, people) and _ROLE_TAG.search(folded):
         found.append("role-tag")
     if words is not None and _has_phrase(words):
         found.append("persona-switch")
