@@ -14,8 +14,8 @@ from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._http import retry_after as retry_after
     from ._model import OpenAIModel as OpenAIModel
-    from ._model import retry_after as retry_after
     from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
     from ._wire import WIRE as WIRE
     from ._wire import message_from_openai as message_from_openai
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: plugin, as ``agentkit plugins list`` does, imports neither).
 _LAZY = {
     "OpenAIModel": "._model",
-    "retry_after": "._model",
+    "retry_after": "._http",
     "IGNORED_SETTINGS": "._wire",
     "WIRE": "._wire",
     "message_from_openai": "._wire",

@@ -11,13 +11,9 @@ and gives up at once when that is longer than its cap (``retry(max_delay=...)``)
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from dataclasses import field
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -26,12 +22,14 @@ from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
 from agentkit_core import ProviderResponseError
 from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 
+from ._http import HTTPModel
+from ._http import provider_error_text
+from ._http import sse_data
 from ._wire import message_from_openai
 from ._wire import messages_to_openai
 from ._wire import settings_to_openai
@@ -40,12 +38,8 @@ from ._wire import usage_from_openai
 if TYPE_CHECKING:
     import httpx
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: HTTP statuses worth another attempt: timeouts, conflicts, rate limits and server errors.
-RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
-
-class OpenAIModel:
+class OpenAIModel(HTTPModel):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
     ``base_url`` and ``api_key`` default to ``$OPENAI_BASE_URL`` (else the OpenAI API) and
@@ -73,24 +67,16 @@ class OpenAIModel:
         client: httpx.AsyncClient | None = None,
         max_tokens_field: str = "max_completion_tokens",
     ) -> None:
-        if not model:
-            raise ConfigError("the openai model needs a model name, as in 'openai:gpt-4o-mini'")
-        source = "base_url=" if base_url is not None else "$OPENAI_BASE_URL"
-        base = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL", "")
-        base = (base or DEFAULT_BASE_URL).rstrip("/")
-        if not base.startswith(("http://", "https://")):
-            raise ConfigError(
-                f"{source} {base!r} is not an http(s) URL; set it to the server's API root, "
-                "such as http://localhost:11434/v1",
-                value=base,
-                source=source,
-            )
-        if not timeout > 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        self.model = model
-        self.name = f"openai:{model}"
-        self.url = f"{base}/chat/completions"
-        self.timeout = timeout
+        super().__init__(
+            "openai",
+            "chat/completions",
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            headers=headers,
+            client=client,
+        )
         if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
             raise ConfigError(
                 f"max_tokens_field must be 'max_completion_tokens' or 'max_tokens', got "
@@ -100,48 +86,6 @@ class OpenAIModel:
             )
         self.max_tokens_field = max_tokens_field
         self.supports_structured_output = structured_output
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-        self.headers = {"Accept": "application/json", **(headers or {})}
-        if key:
-            self.headers["Authorization"] = f"Bearer {key}"
-        self._client = client
-        self._owned: httpx.AsyncClient | None = None
-        self._depth = 0
-
-    def __repr__(self) -> str:
-        return f"OpenAIModel({self.model!r}, url={self.url!r})"
-
-    # ------------------------------------------------------------------ connections
-
-    async def __aenter__(self) -> OpenAIModel:
-        if self._client is None and self._owned is None:
-            import httpx
-
-            self._owned = httpx.AsyncClient()
-        self._depth += 1
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the connection pool opened by ``async with`` (a passed-in client stays open)."""
-        owned, self._owned = self._owned, None
-        if owned is not None:
-            await owned.aclose()
-
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[httpx.AsyncClient]:
-        shared = self._client or self._owned
-        if shared is not None:
-            yield shared
-            return
-        import httpx
-
-        async with httpx.AsyncClient() as client:
-            yield client
 
     # ------------------------------------------------------------------ the wire
 
@@ -182,16 +126,6 @@ class OpenAIModel:
             body["stream_options"] = {"include_usage": True}
         return body
 
-    def _timeout(self, request: ModelRequest) -> float:
-        value = request.settings.get("timeout", self.timeout)
-        if not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(
-                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
-                value=value,
-                source="ModelRequest.settings",
-            )
-        return float(value)
-
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the whole answer."""
         import httpx
@@ -218,7 +152,7 @@ class OpenAIModel:
     def _parse(self, data: Any) -> ModelResponse:
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            error = _provider_message(data)
+            error = provider_error_text(data)
             raise ProviderResponseError(
                 f"{self.name}: the answer from {self.url} has no choices"
                 + (f": {error}" if error else f": {json.dumps(data)[:200]}")
@@ -259,7 +193,7 @@ class OpenAIModel:
                     if response.status_code >= 400:
                         await response.aread()
                         raise self._http_error(response)
-                    async for data in _sse_data(response.aiter_lines()):
+                    async for data in sse_data(response.aiter_lines()):
                         if data == "[DONE]":
                             state.done = True
                             break
@@ -294,7 +228,7 @@ class OpenAIModel:
         if chunk.get("error"):
             raise ProviderError(
                 f"{self.name}: the provider reported an error mid-stream: "
-                f"{_provider_message(chunk)}"
+                f"{provider_error_text(chunk)}"
             )
         try:
             return state.feed(chunk)
@@ -302,66 +236,6 @@ class OpenAIModel:
             raise ProviderResponseError(
                 f"{self.name}: a stream event from {self.url} is malformed ({exc}): {data[:200]!r}"
             ) from exc
-
-    # ------------------------------------------------------------------ errors
-
-    def _http_error(self, response: httpx.Response) -> ProviderHTTPError:
-        status = response.status_code
-        try:
-            provider_message = _provider_message(json.loads(response.text))
-        except ValueError:
-            provider_message = ""
-        provider_message = provider_message or response.text.strip()[:500] or response.reason_phrase
-        hint = {
-            401: " (check OPENAI_API_KEY or api_key=)",
-            403: " (check the API key's permissions)",
-            404: " (check the model name and OPENAI_BASE_URL)",
-        }.get(status, "")
-        return ProviderHTTPError(
-            f"{self.name}: HTTP {status} from {self.url}: {provider_message}{hint}",
-            status=status,
-            provider_message=provider_message,
-            retryable=status in RETRYABLE_STATUSES or status >= 500,
-            retry_after=retry_after(response.headers),
-        )
-
-    def _transport_error(self, exc: Exception, timeout: float, events: int = 0) -> ProviderError:
-        """A retryable error for a failed connection; ``events`` streamed before it failed."""
-        import httpx
-
-        if isinstance(exc, httpx.TimeoutException):
-            what = f"no answer within {timeout:g}s ({type(exc).__name__})"
-        else:
-            what = f"{type(exc).__name__}: {exc}"
-        if events:
-            return ProviderError(
-                f"{self.name}: the connection to {self.url} dropped mid-stream after {events} "
-                f"events ({what}); the answer is incomplete",
-                retryable=True,
-            )
-        return ProviderError(f"{self.name}: request to {self.url} failed: {what}", retryable=True)
-
-
-def retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 #: How a wrong JSON value is named in errors.
@@ -402,30 +276,6 @@ def check_tool_calls(calls: Any, where: str, *, whole: bool = True) -> None:
 
 def _kind(value: Any) -> str:
     return _JSON_KINDS.get(type(value), "a number" if isinstance(value, (int, float)) else "null")
-
-
-def _provider_message(data: Any) -> str:
-    """The error text of an error body: ``{"error": {"message"}}``, ``{"error": "..."}``."""
-    if not isinstance(data, dict):
-        return ""
-    error = data.get("error", data.get("detail"))
-    if isinstance(error, dict):
-        return str(error.get("message") or json.dumps(error))
-    return str(error) if error else ""
-
-
-async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The ``data`` of each server-sent event (multi-line data joined; comments skipped)."""
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-    if data:
-        yield "\n".join(data)
 
 
 @dataclass
