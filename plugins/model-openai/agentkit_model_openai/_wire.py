@@ -228,11 +228,26 @@ def messages_from_openai(data: Iterable[Any]) -> list[Message]:
 
 
 def usage_from_openai(data: dict[str, Any] | None) -> Usage:
-    """A ``usage`` object (absent fields count as zero) as :class:`~agentkit_core.Usage`."""
+    """A ``usage`` object (absent fields count as zero) as :class:`~agentkit_core.Usage`.
+
+    ``prompt_tokens_details.cached_tokens`` (prompt tokens read from OpenAI's prompt cache,
+    counted in ``prompt_tokens`` too) is ``cache_read_tokens``;
+    ``completion_tokens_details.reasoning_tokens`` (counted in ``completion_tokens``) is
+    ``reasoning_tokens``.
+    """
     data = data or {}
     return Usage(
-        int(data.get("prompt_tokens") or 0), int(data.get("completion_tokens") or 0), requests=1
+        _count(data, "prompt_tokens"),
+        _count(data, "completion_tokens"),
+        requests=1,
+        cache_read_tokens=_count(data.get("prompt_tokens_details"), "cached_tokens"),
+        reasoning_tokens=_count(data.get("completion_tokens_details"), "reasoning_tokens"),
     )
+
+
+def _count(data: Any, key: str) -> int:
+    """``data[key]`` as a token count: 0 when ``data`` or the key is absent or null."""
+    return int(data.get(key) or 0) if isinstance(data, dict) else 0
 
 
 #: ModelSettings keys the Chat Completions wire has no field for: left out of the body (a

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -513,3 +514,30 @@ def test_importing_the_plugin_does_not_import_httpx() -> None:
     code = "import sys, agentkit_model_openai; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------- usage details
+
+
+RECORDINGS = Path(__file__).parent / "recordings"
+CACHED_REASONING = Usage(2048, 140, 1, cache_read_tokens=1920, reasoning_tokens=128)
+
+
+async def test_cached_and_reasoning_tokens_are_in_usage(server: Any, model: OpenAIModel) -> None:
+    server.json("cached_reasoning.json")
+    response = await model.request(ask())
+    assert response.usage == CACHED_REASONING
+
+
+async def test_a_streams_usage_chunk_carries_cached_and_reasoning_tokens(
+    server: Any, model: OpenAIModel
+) -> None:
+    usage = json.loads((RECORDINGS / "cached_reasoning.json").read_text())["usage"]
+    server.events(
+        b'data: {"choices":[{"index":0,"delta":{"content":"Paris."}}]}\n\n',
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+        b'data: {"choices":[],"usage":' + json.dumps(usage).encode() + b"}\n\n",
+        b"data: [DONE]\n\n",
+    )
+    *_, done = await collect(model, ask())
+    assert done.response is not None and done.response.usage == CACHED_REASONING
