@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 DEFAULT_AGENT = "cli"
 #: ``agentkit result`` when the run has not finished within ``--wait``.
 NOT_FINISHED = 3
+#: The table DBOS keeps its runs in: a database without it never held one.
+RUNS_TABLE = "workflow_status"
 
 T = TypeVar("T")
 
@@ -173,12 +176,128 @@ def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) ->
     return options
 
 
-def _executor(args: argparse.Namespace) -> Any:
+def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
+    """The executor the options name.
+
+    ``reading``: for a command that reads or acts on runs already submitted, refused when its
+    database holds none (see ``_check_holds_runs``).
+    """
     from agentkit_core import file_kit_options
     from agentkit_core import get_executor
 
-    options = _executor_options(args, file_kit_options()[0])
-    return get_executor("dbos", manager=args.plugin_manager, **options)
+    file_options, where = file_kit_options()
+    options = _executor_options(args, file_options)
+    executor: Any = get_executor("dbos", manager=args.plugin_manager, **options)
+    if reading:
+        if args.database is not None:
+            source = "--database"
+        elif "database" in (file_options.get("executor_options") or {}):
+            source = f"executor_options.database of {where}"
+        else:
+            source = "the default database"
+        try:
+            _check_holds_runs(executor.database, source)
+        except BaseException:
+            executor.close()
+            raise
+    return executor
+
+
+def _check_holds_runs(database: str, source: str) -> None:
+    """Refuse a database that does not exist or has no DBOS tables: it holds no run.
+
+    Opening DBOS's client on it would create the database and its tables (as ``submit`` and a
+    worker must), so reading a run from a mistyped URL would leave an empty database behind
+    and say only that the run is unknown.
+    """
+    import sqlalchemy as sa
+
+    from agentkit_core import mask_url
+
+    url = sa.make_url(database)
+    if url.get_backend_name() == "sqlite":
+        problem = _sqlite_problem(Path(url.database or ""))
+    else:
+        problem = _postgres_problem(database)
+    if problem is None:
+        return
+    shown = mask_url(database)
+    raise ConfigError(
+        f"{source} {shown!r}: {problem}, so nothing was submitted there and there is no run "
+        "to read (reading never creates a database); give the URL the run was submitted to "
+        "(agentkit submit and agentkit worker create the database)",
+        value=shown,
+        source=source,
+    )
+
+
+def _sqlite_problem(path: Path) -> str | None:
+    """What keeps the SQLite file ``path`` from holding runs; None when it may hold some."""
+    import contextlib
+    import sqlite3
+
+    if not path.is_file():
+        return f"the file {str(path)!r} does not exist"
+    try:
+        # read-only: connecting in the default mode would create what is missing
+        with contextlib.closing(
+            sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        ) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (RUNS_TABLE,)
+            ).fetchone()
+    except sqlite3.Error as exc:
+        return f"the file {str(path)!r} cannot be read as SQLite ({exc})"
+    return None if found else f"it holds no DBOS runs (no {RUNS_TABLE} table)"
+
+
+def _postgres_problem(database: str) -> str | None:
+    """What keeps the PostgreSQL database from holding runs; None when it may hold some.
+
+    Connecting to a database that does not exist fails without a SQLSTATE, so whether it
+    exists is asked of the server's ``postgres`` database, as DBOS does before creating one.
+    """
+    import sqlalchemy as sa
+
+    from agentkit_core import StorageError
+    from agentkit_core import mask_url
+
+    try:
+        held = _scalar(database, f"SELECT to_regclass('dbos.{RUNS_TABLE}')")
+    except sa.exc.OperationalError as exc:
+        failed = exc
+    else:
+        return None if held is not None else f"it holds no DBOS runs (no dbos.{RUNS_TABLE} table)"
+    url = sa.make_url(database)
+    if url.database:
+        maintenance = url.set(database="postgres").render_as_string(hide_password=False)
+        try:
+            there = _scalar(
+                maintenance, "SELECT 1 FROM pg_database WHERE datname = :name", name=url.database
+            )
+        except sa.exc.OperationalError:
+            there = True  # no way to tell: report the first failure
+        if there is None:
+            return f"the database {url.database!r} does not exist"
+    reason = " ".join(str(failed.orig).split())
+    raise StorageError(
+        f"cannot connect to the DBOS database {mask_url(database)}: {reason}; check the URL "
+        "and that the server is up"
+    ) from failed
+
+
+def _scalar(database: str, query: str, **params: Any) -> Any:
+    """The first value ``query`` gives on ``database`` (a connection of its own)."""
+    import sqlalchemy as sa
+
+    from ._liveness import engine_for
+
+    engine = engine_for(database)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.text(query), params).scalar()
+    finally:
+        engine.dispose()
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -241,7 +360,7 @@ def _submit(args: argparse.Namespace) -> int:
 
 def _result(args: argparse.Namespace) -> int:
     args.command_name = "result"
-    executor = _executor(args)
+    executor = _executor(args, reading=True)
 
     async def read() -> int:
         import asyncio
@@ -289,7 +408,7 @@ def _result(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     args.command_name = "cancel"
-    executor = _executor(args)
+    executor = _executor(args, reading=True)
     try:
         _run(executor.cancel(args.run_id))
     finally:
@@ -302,7 +421,7 @@ def _approve(args: argparse.Namespace) -> int:
     from agentkit_core import Approval
 
     args.command_name = "approve"
-    executor = _executor(args)
+    executor = _executor(args, reading=True)
     answers = [Approval(c, True, args.by) for c in args.allow]
     answers += [Approval(c, False, args.by, args.reason) for c in args.deny]
 
