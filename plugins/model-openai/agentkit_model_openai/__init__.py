@@ -1,8 +1,9 @@
-"""The ``openai`` model provider: OpenAI-compatible Chat Completions over httpx.
+"""The ``openai`` model provider: OpenAI-compatible Chat Completions and OpenAI's Responses API.
 
-``"openai:gpt-4o-mini"`` gives ``OpenAIModel("gpt-4o-mini")``. The same client talks to vLLM,
-llama.cpp's server, Ollama and LM Studio through ``OPENAI_BASE_URL``. httpx is imported on the
-first request, so listing plugins stays fast.
+``"openai:gpt-4o-mini"`` gives ``OpenAIModel("gpt-4o-mini")`` (Chat Completions);
+``"openai-responses:o4-mini"`` gives ``OpenAIResponsesModel("o4-mini")`` (the Responses API).
+The Chat Completions client talks to vLLM, llama.cpp's server, Ollama and LM Studio through
+``OPENAI_BASE_URL``. httpx is imported on the first request, so listing plugins stays fast.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from agentkit_core import lazy_attributes
 if TYPE_CHECKING:
     from ._http import retry_after as retry_after
     from ._model import OpenAIModel as OpenAIModel
+    from ._responses import OpenAIResponsesModel as OpenAIResponsesModel
+    from ._responses_wire import RESPONSES_IGNORED_SETTINGS as RESPONSES_IGNORED_SETTINGS
+    from ._responses_wire import messages_from_responses as messages_from_responses
+    from ._responses_wire import messages_to_responses as messages_to_responses
+    from ._responses_wire import settings_to_responses as settings_to_responses
+    from ._responses_wire import usage_from_responses as usage_from_responses
     from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
     from ._wire import WIRE as WIRE
     from ._wire import message_from_openai as message_from_openai
@@ -29,6 +36,12 @@ if TYPE_CHECKING:
 #: plugin, as ``agentkit plugins list`` does, imports neither).
 _LAZY = {
     "OpenAIModel": "._model",
+    "OpenAIResponsesModel": "._responses",
+    "RESPONSES_IGNORED_SETTINGS": "._responses_wire",
+    "messages_from_responses": "._responses_wire",
+    "messages_to_responses": "._responses_wire",
+    "settings_to_responses": "._responses_wire",
+    "usage_from_responses": "._responses_wire",
     "retry_after": "._http",
     "IGNORED_SETTINGS": "._wire",
     "WIRE": "._wire",
@@ -42,22 +55,29 @@ _LAZY = {
 
 __all__ = [
     "IGNORED_SETTINGS",
+    "RESPONSES_IGNORED_SETTINGS",
     "WIRE",
     "OpenAIModel",
+    "OpenAIResponsesModel",
     "message_from_openai",
     "message_to_openai",
     "messages_from_openai",
+    "messages_from_responses",
     "messages_to_openai",
+    "messages_to_responses",
     "retry_after",
     "settings_to_openai",
+    "settings_to_responses",
     "usage_from_openai",
+    "usage_from_responses",
 ]
 
 
 @hookimpl
 def agentkit_register_models(register: Any) -> None:
-    """Offer the ``openai`` prefix."""
+    """Offer the ``openai`` (Chat Completions) and ``openai-responses`` prefixes."""
     register("openai", _openai_model)
+    register("openai-responses", _responses_model)
 
 
 def _openai_model(model: str, **options: Any) -> OpenAIModel:
@@ -65,6 +85,13 @@ def _openai_model(model: str, **options: Any) -> OpenAIModel:
     from ._model import OpenAIModel
 
     return OpenAIModel(model, **options)
+
+
+def _responses_model(model: str, **options: Any) -> OpenAIResponsesModel:
+    """``OpenAIResponsesModel(model, **options)``, its module imported on the first call."""
+    from ._responses import OpenAIResponsesModel
+
+    return OpenAIResponsesModel(model, **options)
 
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

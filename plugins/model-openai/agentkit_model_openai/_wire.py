@@ -237,15 +237,15 @@ def usage_from_openai(data: dict[str, Any] | None) -> Usage:
     """
     data = data or {}
     return Usage(
-        _count(data, "prompt_tokens"),
-        _count(data, "completion_tokens"),
+        count(data, "prompt_tokens"),
+        count(data, "completion_tokens"),
         requests=1,
-        cache_read_tokens=_count(data.get("prompt_tokens_details"), "cached_tokens"),
-        reasoning_tokens=_count(data.get("completion_tokens_details"), "reasoning_tokens"),
+        cache_read_tokens=count(data.get("prompt_tokens_details"), "cached_tokens"),
+        reasoning_tokens=count(data.get("completion_tokens_details"), "reasoning_tokens"),
     )
 
 
-def _count(data: Any, key: str) -> int:
+def count(data: Any, key: str) -> int:
     """``data[key]`` as a token count: 0 when ``data`` or the key is absent or null."""
     return int(data.get(key) or 0) if isinstance(data, dict) else 0
 
@@ -270,6 +270,18 @@ _HANDLED = frozenset(
 _TOOL_CHOICES = ("auto", "none", "required")
 
 
+def check_settings(settings: ModelSettings, known: frozenset[str]) -> None:
+    """Raise a ConfigError naming every key of ``settings`` that is not in ``known``."""
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ConfigError(
+            f"ModelRequest.settings has {', '.join(map(repr, unknown))}, which is not a "
+            "ModelSettings key; put a provider's own field in settings['extra_body']",
+            value=unknown,
+            source="ModelRequest.settings",
+        )
+
+
 def settings_to_openai(
     settings: ModelSettings, *, tools: bool, max_tokens_field: str = "max_completion_tokens"
 ) -> dict[str, Any]:
@@ -281,14 +293,7 @@ def settings_to_openai(
     tools); ``extra_body`` last, over the rest. The keys in :data:`IGNORED_SETTINGS` are left
     out, ``timeout`` is the client's own, and any other key is a ConfigError naming it.
     """
-    unknown = sorted(set(settings) - _HANDLED - IGNORED_SETTINGS)
-    if unknown:
-        raise ConfigError(
-            f"ModelRequest.settings has {', '.join(map(repr, unknown))}, which is not a "
-            "ModelSettings key; put a provider's own field in settings['extra_body']",
-            value=unknown,
-            source="ModelRequest.settings",
-        )
+    check_settings(settings, _HANDLED | IGNORED_SETTINGS)
     body: dict[str, Any] = {key: settings[key] for key in _SAME_NAME if key in settings}  # type: ignore[literal-required]
     if "stop" in body:
         body["stop"] = list(body["stop"])
