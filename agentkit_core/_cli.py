@@ -7,7 +7,8 @@ loaded plugin manager as ``args.plugin_manager``.
 
 Every error is one line on stderr and exit code 2, never a traceback: a usage error, an
 :class:`~agentkit_core.AgentkitError`, and anything else a command raises (named by its type;
-``AGENTKIT_TRACEBACK=1`` shows the traceback of the unexpected ones).
+``AGENTKIT_TRACEBACK=1`` shows the traceback of the unexpected ones). Ctrl-C is one line too
+(naming the plugin when it came while one was imported) and exit 130.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     except AgentkitError as exc:
         print(f"agentkit: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C while plugins were imported: it names the plugin
+        return _interrupted(exc)
     arguments = list(sys.argv[1:] if argv is None else argv)
     if "--json" not in arguments:  # before parsing, which may exit; --json carries its own
         for message in manager.warnings:
@@ -90,9 +93,8 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
-        print("agentkit: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except Exception as exc:
         if os.environ.get("AGENTKIT_TRACEBACK", "").strip() not in ("", "0"):
             raise
@@ -102,6 +104,12 @@ def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = N
             file=sys.stderr,
         )
         return 2
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C: one line (what was interrupted, when it says) and exit 130, as shells use."""
+    print(f"agentkit: {_one_line(str(exc)) or 'interrupted'}", file=sys.stderr)
+    return 130
 
 
 def _one_line(text: str) -> str:

@@ -231,13 +231,23 @@ def check_core_range(info: PluginInfo) -> None:
         )
 
 
+class PluginInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a KeyboardInterrupt raised) while a plugin was imported or registered.
+
+    Still a KeyboardInterrupt, so it is never swallowed and whoever catches that catches it;
+    its message names the plugin, which the command line prints as its one line.
+    """
+
+
 def import_plugin(info: PluginInfo) -> None:
     if info.loader is None:
         return
     try:
         info.obj = info.loader()
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        raise PluginInterrupted(
+            f"interrupted while importing plugin {info.name!r} (module {info.module!r})"
+        ) from exc
     except BaseException as exc:  # a broken plugin, even one calling sys.exit, never ends the host
         info.status = "failed"
         info.error = f"import of {info.module!r} failed: {type(exc).__name__}: {exc}"

@@ -38,6 +38,7 @@ from ._config import load_plugin_config
 from ._config import read_plugin_config
 from ._config import strict_from_env
 from ._discovery import PluginInfo
+from ._discovery import PluginInterrupted
 from ._discovery import candidate_key
 from ._discovery import check_core_range
 from ._discovery import discover_dir
@@ -149,10 +150,26 @@ class PluginManager:
             self.load()
 
     def load(self) -> PluginManager:
-        """Discover, order and register every plugin (once; later calls are free)."""
+        """Discover, order and register every plugin (once; later calls are free).
+
+        Interrupted (Ctrl-C while a plugin is imported), it leaves nothing half-loaded and
+        raises the KeyboardInterrupt; the next call starts again.
+        """
         if self._loaded:
             return self
         self._loaded = True
+        try:
+            self._load()
+        except KeyboardInterrupt:
+            for plugin in list(self.pm.get_plugins()):
+                self.pm.unregister(plugin)
+            self.infos, self.warnings = [], []
+            self._registry = {s: [] for s in SEAMS}
+            self._loaded = False
+            raise
+        return self
+
+    def _load(self) -> None:
         for info in self.infos:
             if info.obj is not None and self.pm.is_registered(info.obj):
                 self.pm.unregister(info.obj)
@@ -189,7 +206,6 @@ class PluginManager:
         self.infos = loaded + rest
         self._warn_unmatched()
         self._raise_if_strict()
-        return self
 
     def plugins(self) -> list[PluginInfo]:
         """Every plugin the manager considered, loaded ones first in their resolved order."""
@@ -285,8 +301,10 @@ class PluginManager:
             scratch = parser_class(prog=prog).add_subparsers(prog=prog)
             try:
                 fn(cli=scratch)
-            except KeyboardInterrupt:
-                raise
+            except KeyboardInterrupt as exc:
+                raise PluginInterrupted(
+                    f"interrupted while adding the commands of plugin {name!r}"
+                ) from exc
             except BaseException as exc:  # argparse's own exit, or a plugin's sys.exit
                 problems.append(
                     f"plugin {name!r}: its commands failed: {type(exc).__name__}: {exc}"
@@ -376,8 +394,8 @@ class PluginManager:
                 raise PluginLoadError(
                     f"plugin {info.name!r}: {'; '.join(problems)}", plugin=info.name
                 )
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            raise PluginInterrupted(f"interrupted while registering plugin {info.name!r}") from exc
         except BaseException as exc:  # SystemExit too: a plugin never ends the host
             self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
 
@@ -403,8 +421,8 @@ class PluginManager:
                         if inspect.isawaitable(result):
                             getattr(result, "close", lambda: None)()
                             raise TypeError(f"{caller.name} must be a plain function, not async")
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            raise PluginInterrupted(f"interrupted while registering plugin {info.name!r}") from exc
         except BaseException as exc:  # SystemExit too: a plugin never ends the host
             self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
             return
