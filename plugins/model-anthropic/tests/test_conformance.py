@@ -1,0 +1,52 @@
+"""AnthropicModel runs the shared Model conformance suite against recorded wire answers.
+
+Each scenario has a JSON recording (for ``request()``) and the SSE recording of the same
+answer (for ``stream()``), served by the local wire server of conftest.py to the real SDK.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from agentkit_model_anthropic import AnthropicModel
+
+from agentkit_core import Model
+from agentkit_core.testing import ModelConformance
+
+RECORDED = {
+    "text": ("plain.json", "plain.sse"),
+    "tool_calls": ("parallel_tools.json", "parallel_tools.sse"),
+    "structured": ("structured.json", "structured.sse"),
+}
+
+
+class TestAnthropicModelConformance(ModelConformance):
+    @pytest.fixture(autouse=True)
+    def _wire(self, server: Any) -> None:
+        self.server = server
+
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        if scenario == "error":
+            self.server.json("error_400.json", status=400)
+        elif stream:
+            self.server.sse(RECORDED[scenario][1])
+        else:
+            self.server.json(RECORDED[scenario][0])
+        return AnthropicModel("claude-sonnet-4-5", base_url=self.server.url, api_key="sk-test")
+
+
+class TestAnthropicModelConformanceByToolUse(TestAnthropicModelConformance):
+    """Structured output by a forced tool call, for models without native JSON Schema output."""
+
+    scenarios = ("text", "structured")
+
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        if scenario == "structured":
+            self.server.sse("structured_tool.sse") if stream else self.server.json(
+                "structured_tool.json"
+            )
+            return AnthropicModel(
+                "claude-3-5-haiku", base_url=self.server.url, api_key="k", structured_output="tool"
+            )
+        return await super().make_model(scenario, stream=stream)
