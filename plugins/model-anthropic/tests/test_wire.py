@@ -1,0 +1,198 @@
+"""The wire conversion: any transcript agentkit holds that the Messages API accepts goes to the
+wire form and back without loss, reasoning and text-block shapes included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from agentkit_model_anthropic import WIRE
+from agentkit_model_anthropic import messages_from_anthropic
+from agentkit_model_anthropic import messages_to_anthropic
+from agentkit_model_anthropic import settings_to_anthropic
+from agentkit_model_anthropic import system_to_anthropic
+from agentkit_model_anthropic import usage_from_anthropic
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import REASONING
+from agentkit_core import ConfigError
+from agentkit_core import Message
+from agentkit_core import ProviderResponseError
+from agentkit_core import ToolCall
+from agentkit_core import Usage
+
+ME = "anthropic:claude-sonnet-4-5"
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3),
+    max_leaves=6,
+)
+arguments = st.dictionaries(names, json_values, max_size=3).map(
+    lambda d: json.dumps(d, ensure_ascii=False)
+)
+text_part = texts.map(lambda t: {"type": "text", "text": t})
+image_part = st.sampled_from(["image/png", "image/jpeg"]).map(
+    lambda m: {"type": "image", "source": {"type": "base64", "media_type": m, "data": "iVBORw0K"}}
+)
+parts = st.lists(text_part | image_part, min_size=1, max_size=3).map(tuple)
+thinking_block = st.one_of(
+    st.builds(
+        lambda t, s: {"type": "thinking", "thinking": t, "signature": s},
+        texts,
+        st.from_regex(r"[A-Za-z0-9+/]{8,24}", fullmatch=True),
+    ),
+    st.from_regex(r"[A-Za-z0-9+/]{8,24}", fullmatch=True).map(
+        lambda d: {"type": "redacted_thinking", "data": d}
+    ),
+)
+citation = {"type": "char_location", "cited_text": "x", "document_index": 0,
+            "start_char_index": 0, "end_char_index": 1}  # fmt: skip
+
+
+@st.composite
+def assistant(draw: Any, ids: list[int]) -> Message:
+    """An answer as the API can give it: text blocks, then tool_use blocks, thinking anywhere."""
+    text_blocks = draw(st.lists(texts.map(lambda t: {"type": "text", "text": t}), max_size=2))
+    if text_blocks and draw(st.booleans()):
+        text_blocks[0]["citations"] = [citation]
+    calls = []
+    for _ in range(draw(st.integers(0, 2))):
+        ids[0] += 1
+        calls.append(ToolCall(f"toolu_{ids[0]:04d}", draw(names), draw(arguments)))
+    content: list[dict[str, Any]] = [*text_blocks]
+    content += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments)}
+        for c in calls
+    ]
+    for block in draw(st.lists(thinking_block, max_size=2)):
+        content.insert(draw(st.integers(0, len(content))), block)
+    message = Message.assistant("".join(b["text"] for b in text_blocks), calls)
+    thinking = [
+        (i, b) for i, b in enumerate(content) if b["type"] in ("thinking", "redacted_thinking")
+    ]
+    if thinking:
+        message.metadata[REASONING] = {
+            "model": ME,
+            "blocks": [b for _, b in thinking],
+            "at": [i for i, _ in thinking],
+        }
+    if len(text_blocks) > 1 or any("citations" in b for b in text_blocks):
+        message.metadata[WIRE] = {"text": text_blocks}
+    return message
+
+
+@st.composite
+def transcripts(draw: Any) -> list[Message]:
+    ids = [0]
+    out = [Message.system(t) for t in draw(st.lists(texts.filter(bool), max_size=2))]
+    for _ in range(draw(st.integers(1, 4))):
+        out.append(Message.user(draw(texts | parts)))
+        answer = draw(assistant(ids))
+        out.append(answer)
+        for call in answer.tool_calls:
+            content = draw(texts | st.lists(text_part, min_size=1, max_size=2).map(tuple))
+            out.append(Message.tool(call.id, content, name=call.name, is_error=draw(st.booleans())))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(transcripts())
+def test_any_transcript_goes_to_the_wire_and_back(transcript: list[Message]) -> None:
+    system, count = system_to_anthropic(transcript)
+    wire = messages_to_anthropic(transcript[count:], model=ME)
+    json.dumps(wire)  # the body is plain JSON
+    back = messages_from_anthropic(system, wire, model=ME)
+    assert back == transcript
+    assert [m.metadata for m in back] == [m.metadata for m in transcript]
+    # the API's rules: roles alternate per turn kind, results follow their calls in one turn
+    for before, after in zip(wire, wire[1:]):
+        if before["role"] == "assistant" and any(
+            b["type"] == "tool_use" for b in before["content"]
+        ):
+            assert after["role"] == "user"
+            assert [b["type"] for b in after["content"]] == ["tool_result"] * len(
+                [b for b in before["content"] if b["type"] == "tool_use"]
+            )
+
+
+def test_reasoning_of_another_model_is_not_sent() -> None:
+    answer = Message.assistant("hi")
+    answer.metadata[REASONING] = {
+        "model": "anthropic:claude-opus-4-1",
+        "blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}],
+        "at": [0],
+    }
+    assert messages_to_anthropic([answer], model=ME) == [
+        {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}
+    ]
+
+
+def test_an_edited_answer_is_written_from_its_fields() -> None:
+    answer = Message.assistant("new text")
+    answer.metadata[WIRE] = {"text": [{"type": "text", "text": "old ", "citations": []}]}
+    [turn] = messages_to_anthropic([answer], model=ME)
+    assert turn["content"] == [{"type": "text", "text": "new text"}]
+
+
+def test_later_system_messages_and_openai_images() -> None:
+    transcript = [
+        Message.system("S"),
+        Message.user(({"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}},)),
+        Message.system("a reminder"),
+    ]
+    system, count = system_to_anthropic(transcript)
+    assert (system, count) == ([{"type": "text", "text": "S"}], 1)
+    assert messages_to_anthropic(transcript[1:], model=ME) == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": "AAA"},
+                }
+            ],
+        },
+        {"role": "user", "content": "a reminder"},
+    ]
+
+
+def test_what_the_api_cannot_take_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match="type 'input_audio'"):
+        messages_to_anthropic([Message.user(({"type": "input_audio"},))], model=ME)
+    with pytest.raises(ConfigError, match="'call_1' .* not a JSON object"):
+        messages_to_anthropic([Message.assistant("", [ToolCall("call_1", "f", "[1]")])], model=ME)
+    with pytest.raises(ProviderResponseError, match=r"content\[0\] is a block of type 'audio'"):
+        messages_from_anthropic(
+            [], [{"role": "assistant", "content": [{"type": "audio"}]}], model=ME
+        )
+
+
+def test_usage_counts_cached_tokens_as_input() -> None:
+    data = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 200,
+        "cache_read_input_tokens": 3000,
+        "output_tokens": 50,
+        "output_tokens_details": {"thinking_tokens": 20},
+    }
+    assert usage_from_anthropic(data) == Usage(3210, 50, 1, 3000, 200, 20)
+    with pytest.raises(ProviderResponseError, match="usage.input_tokens"):
+        usage_from_anthropic({"input_tokens": "ten"})
+
+
+def test_settings() -> None:
+    assert settings_to_anthropic(
+        {"temperature": 0.5, "top_k": 40, "seed": 1, "reasoning_effort": "minimal"}, tools=False
+    ) == {"temperature": 0.5, "top_k": 40, "output_config": {"effort": "low"}}
+    assert settings_to_anthropic({"reasoning_effort": "none"}, tools=False) == {
+        "thinking": {"type": "disabled"}
+    }
+    assert settings_to_anthropic({"tool_choice": "none"}, tools=False) == {}
+    with pytest.raises(ConfigError, match="'temprature'.*extra_body"):
+        settings_to_anthropic({"temprature": 1}, tools=False)  # type: ignore[typeddict-unknown-key]
