@@ -3,6 +3,7 @@ wire form and back without loss, reasoning and text-block shapes included."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -111,7 +112,7 @@ def test_any_transcript_goes_to_the_wire_and_back(transcript: list[Message]) -> 
     assert back == transcript
     assert [m.metadata for m in back] == [m.metadata for m in transcript]
     # the API's rules: roles alternate per turn kind, results follow their calls in one turn
-    for before, after in zip(wire, wire[1:]):
+    for before, after in itertools.pairwise(wire):
         if before["role"] == "assistant" and any(
             b["type"] == "tool_use" for b in before["content"]
         ):
@@ -165,7 +166,7 @@ def test_later_system_messages_and_openai_images() -> None:
 def test_what_the_api_cannot_take_is_refused_by_name() -> None:
     with pytest.raises(ConfigError, match="type 'input_audio'"):
         messages_to_anthropic([Message.user(({"type": "input_audio"},))], model=ME)
-    with pytest.raises(ConfigError, match="'call_1' .* not a JSON object"):
+    with pytest.raises(ConfigError, match=r"'call_1' .* not a JSON object"):
         messages_to_anthropic([Message.assistant("", [ToolCall("call_1", "f", "[1]")])], model=ME)
     with pytest.raises(ProviderResponseError, match=r"content\[0\] is a block of type 'audio'"):
         messages_from_anthropic(
@@ -182,7 +183,7 @@ def test_usage_counts_cached_tokens_as_input() -> None:
         "output_tokens_details": {"thinking_tokens": 20},
     }
     assert usage_from_anthropic(data) == Usage(3210, 50, 1, 3000, 200, 20)
-    with pytest.raises(ProviderResponseError, match="usage.input_tokens"):
+    with pytest.raises(ProviderResponseError, match=r"usage\.input_tokens"):
         usage_from_anthropic({"input_tokens": "ten"})
 
 
@@ -194,5 +195,5 @@ def test_settings() -> None:
         "thinking": {"type": "disabled"}
     }
     assert settings_to_anthropic({"tool_choice": "none"}, tools=False) == {}
-    with pytest.raises(ConfigError, match="'temprature'.*extra_body"):
+    with pytest.raises(ConfigError, match=r"'temprature'.*extra_body"):
         settings_to_anthropic({"temprature": 1}, tools=False)  # type: ignore[typeddict-unknown-key]
