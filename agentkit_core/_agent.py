@@ -327,7 +327,7 @@ class Agent:
         )
         self._hooks = hooks
         self.max_parallel_tools = check_count(max_parallel_tools, "max_parallel_tools")
-        self.tool_timeout = tool_timeout
+        self.tool_timeout = check_deadline(tool_timeout, "tool_timeout", 300.0)
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
         # lose the version it wrote last)
@@ -529,6 +529,8 @@ class Agent:
 
         A context carrying another guardrail is refused: a run has one.
         """
+        if ctx.agent_name is None:
+            ctx.agent_name = self.name
         if ctx.guardrail is None:
             ctx.guardrail = self.guardrail
         elif ctx.guardrail is not self.guardrail:
@@ -562,10 +564,13 @@ class Agent:
         wc: WorkingContext,
         settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
-        settle: Callable[[], Awaitable[None]] | None = None,
+        settle: Callable[[], Awaitable[AgentResult | None]] | None = None,
         task: Message | None = None,
     ) -> AgentResult:
         """Run the loop (after ``settle``) as this task's current run; an error marks it FAILED.
+
+        ``settle`` settles a resumed run's pending calls; when it holds them for a person
+        instead, its result (a suspended one) is the run's.
 
         The run first claims its recorder and records ``task`` (a session another writer moved
         on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
@@ -583,9 +588,9 @@ class Agent:
                 try:
                     if task is not None and policy is not None:  # a user's message: a new task
                         policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
-                    if settle is not None:
-                        await settle()
-                    result = await self._loop(state, ctx, wc, settings, sink)
+                    result = None if settle is None else await settle()
+                    if result is None:
+                        result = await self._loop(state, ctx, wc, settings, sink)
                 except Exception:
                     await self._persist(ctx, state, "failed")
                     raise
@@ -662,7 +667,7 @@ class Agent:
             transcript = ctx.recorder.run_transcript(run_id, self.model.name)
             calls = list(session.pending)
             state = RunState(session.task, transcript, session.turns, calls, session.decisions)
-            suspended = True
+            suspended = bool(session.held)  # else calls without results: a batch cut short
         else:
             raise ConfigError(
                 f"cannot resume run {run_id!r}: agent {self.name!r} has no checkpointer; pass "
@@ -701,11 +706,12 @@ class Agent:
             )
         ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
 
-        async def settle() -> None:
+        async def settle() -> AgentResult | None:
+            if not suspended:  # calls in flight when the run's process stopped
+                return await self._recover(ctx, state, tools)
             # A call the person answered is checked against the policy again (a deny it now
             # makes stands); any other is decided again in full. A checkpoint that does not say
             # what was decided on each call has every call decided again in full.
-            rec = ctx.recorder
             recorded = bool(state.verdicts)
             decisions = []
             for call in state.pending:
@@ -715,17 +721,106 @@ class Agent:
                 else:
                     now = await self._decide(ctx, call)
                 decisions.append(settle_call(ctx, call, now, answer))
-            outcome = await self.execute(state.pending, tools, ctx, decisions)
-            state.transcript.extend(outcome)
-            rec.record_messages(ctx, outcome, source="tool")
-            state.pending, state.verdicts = [], {}
-            await self._persist(ctx, state, "running")
+            await self._settled(ctx, state, tools, decisions)
+            return None
 
-        pending = suspended and state.pending
         wc = wc if wc is not None else WorkingContext()
         return await self._drive(
-            state, ctx, wc, merged, on_event, settle=settle if pending else None
+            state, ctx, wc, merged, on_event, settle=settle if state.pending else None
         )
+
+    async def _recover(
+        self, ctx: RunContext, state: RunState, tools: dict[str, Tool]
+    ) -> AgentResult | None:
+        """Settle the calls a stopped process left in flight: none runs twice unless it may.
+
+        A call of a tool that may run twice (``idempotent``, or without ``side_effects``) is
+        decided again and run. Any other's outcome is unknown: the model is told so, or, when
+        the executor's ``interrupted`` is ``"ask"``, the run suspends with those calls held for
+        a person (approving one runs it again).
+        """
+        calls = state.pending
+        again = {c.id for c in calls if _may_rerun(tools.get(c.name))}
+        if getattr(self.executor, "interrupted", "report") == "ask" and len(again) < len(calls):
+            unknown = tuple(c for c in calls if c.id not in again)
+            verdicts = {c.id: "allow" if c.id in again else "ask" for c in calls}
+            reason = f"resume: the outcome of {', '.join(c.id for c in unknown)} is unknown"
+            for call in unknown:  # on the record as held, as a hook's ask would be
+                why = interrupted_outcome(call.name)
+                ctx.report_verdict(
+                    Verdict(
+                        "hook",
+                        "before_tool_call",
+                        "ask",
+                        call.name,
+                        call.id,
+                        reason=why,
+                        plugin=self.executor.name,
+                    )
+                )
+            return await self._hold(ctx, state, _Suspend(unknown, reason, verdicts))
+        decisions = []
+        for call in calls:
+            now = await self._decide(ctx, call)
+            if now.kind == "allow" and call.id not in again:
+                now = ToolDecision("deny", interrupted_outcome(call.name), "resume")
+            decisions.append(settle_call(ctx, call, now, None))
+        await self._settled(ctx, state, tools, decisions)
+        return None
+
+    async def _settled(
+        self,
+        ctx: RunContext,
+        state: RunState,
+        tools: dict[str, Tool],
+        decisions: Sequence[ToolDecision | None],
+    ) -> None:
+        """Run the pending batch as ``decisions`` say and checkpoint the run past it."""
+        outcome = await self._execute(ctx, state, state.pending, tools, decisions)
+        state.transcript.extend(outcome)
+        ctx.recorder.record_messages(ctx, outcome, source="tool")
+        state.pending, state.verdicts = [], {}
+        await self._persist(ctx, state, "running")
+
+    async def _hold(self, ctx: RunContext, state: RunState, held: _Suspend) -> AgentResult:
+        """Suspend the run on its pending batch, ``held``'s calls waiting for a person."""
+        state.verdicts = held.verdicts
+        await self._persist(ctx, state, "suspended")
+        return AgentResult(
+            None,
+            list(state.transcript),
+            ctx.usage,
+            ctx.run_id,
+            "suspended",
+            held.reason,
+            held.pending,
+        )
+
+    async def _execute(
+        self,
+        ctx: RunContext,
+        state: RunState,
+        calls: Sequence[ToolCall],
+        tools: dict[str, Tool],
+        decisions: Sequence[ToolDecision | None] = (),
+    ) -> list[Message]:
+        """:meth:`execute` a batch, first marked in flight when a call of it must not run twice.
+
+        The mark (a RUNNING checkpoint, the session's batch, holding the batch as pending) is
+        what a resume after a crash reads to not run such a call again (see InProcessExecutor).
+        It is written only where something keeps it, and not under a durable executor, which
+        records each step itself.
+        """
+        runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
+        if not self.executor.durable and any(
+            run and not _may_rerun(tools.get(call.name))
+            for call, run in zip(calls, runs, strict=True)
+        ):
+            at = self.checkpointer if ctx.checkpoint_at is None else None
+            if type(ctx.recorder) is not NullRecorder or resolve_checkpointer(at, ctx):
+                state.pending, state.verdicts = list(calls), {}
+                await self._persist(ctx, state, "running")
+        return await self.execute(calls, tools, ctx, decisions)
 
     async def _loop(
         self,
@@ -832,24 +927,15 @@ class Agent:
                     if self._adapter is None:
                         value = message.text
                 return await self._finish(ctx, state, wc, start, value)
-            outcome = await self._run_calls(message.tool_calls, tools, ctx)
-            if isinstance(outcome, list):
-                state.transcript.extend(outcome)
-                if recording:
-                    rec.record_messages(ctx, outcome, source="tool")
-            else:
-                state.pending = list(message.tool_calls)
-                state.verdicts = outcome.verdicts
-                await self._persist(ctx, state, "suspended")
-                return AgentResult(
-                    None,
-                    list(state.transcript),
-                    ctx.usage,
-                    ctx.run_id,
-                    "suspended",
-                    outcome.reason,
-                    outcome.pending,
-                )
+            calls = message.tool_calls
+            outcome = await self._run_calls(calls, tools, ctx, state)
+            if isinstance(outcome, _Suspend):
+                state.pending = list(calls)
+                return await self._hold(ctx, state, outcome)
+            state.pending = []
+            state.transcript.extend(outcome)
+            if recording:
+                rec.record_messages(ctx, outcome, source="tool")
             await self._persist(ctx, state, "running")
             if guards is not None or stop_hooks:
                 info = TurnInfo(state.turn, response, tuple(_results(outcome)))
@@ -944,10 +1030,10 @@ class Agent:
     # ------------------------------------------------------------------ tools
 
     async def _run_calls(
-        self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext
+        self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext, state: RunState
     ) -> list[Message] | _Suspend:
         if self.policy is None and not self.hooks.before_tool_call:
-            return await self.execute(calls, tools, ctx)
+            return await self._execute(ctx, state, calls, tools)
         decisions: list[ToolDecision | None] = []
         asks: list[ToolCall] = []
         reasons: list[str] = []
@@ -962,7 +1048,7 @@ class Agent:
                 c.id: d.kind for c, d in zip(calls, decisions, strict=True) if d
             }
             return _Suspend(tuple(asks), "; ".join(reasons), verdicts)
-        return await self.execute(calls, tools, ctx, decisions)
+        return await self._execute(ctx, state, calls, tools, decisions)
 
     async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
         """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
@@ -1130,6 +1216,23 @@ class _Suspend:
     verdicts: dict[str, str]
 
 
+def _may_rerun(tool: Tool | None) -> bool:
+    """Whether a call of ``tool`` may run again after it was cut short.
+
+    An unknown tool's call may: it does not run at all.
+    """
+    return tool is None or tool.idempotent or not tool.side_effects
+
+
+def interrupted_outcome(tool: str) -> str:
+    """What the model reads for a call cut short whose tool must not run twice."""
+    return (
+        f"this call was interrupted (the process running it stopped) and tool {tool!r} is not "
+        "idempotent, so it was not run again: whether it acted is unknown. Check its effect "
+        "before calling it again"
+    )
+
+
 async def _gather(one: Any, indexes: list[int]) -> None:
     if len(indexes) == 1:
         await one(indexes[0])
@@ -1158,6 +1261,11 @@ def _stamp_run(span: Span, result: AgentResult) -> None:
     span.set("input_tokens", result.usage.input_tokens)
     span.set("output_tokens", result.usage.output_tokens)
     span.set("requests", result.usage.requests)
+    usage = result.usage
+    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
+        span.set("cache_read_tokens", usage.cache_read_tokens)
+        span.set("cache_write_tokens", usage.cache_write_tokens)
+        span.set("reasoning_tokens", usage.reasoning_tokens)
     span.set("pending", [call.id for call in result.pending])
     span.payload["output"] = result.output
     if result.pending:

@@ -524,16 +524,8 @@ async def _answered(asked: Awaitable[Any], question: str, seconds: float) -> Any
 
 
 def _label(run: RunContext) -> str:
-    """The agent ``run`` is a run of, as a chain of runs names it.
-
-    A child run is bound with its name; an agent writes its name on a root run's ``run`` span.
-    """
-    if run.agent_name is not None:
-        return run.agent_name
-    for span in run.trace.spans:
-        if span.name == "run" and "agent" in span.attributes:
-            return str(span.attributes["agent"])
-    return f"run {run.run_id}"
+    """The agent ``run`` is a run of, as a chain of runs names it (the agent binds its name)."""
+    return run.agent_name if run.agent_name is not None else f"run {run.run_id}"
 
 
 def _name_of(fn: Any) -> str:

@@ -43,6 +43,9 @@ StepKind = Literal["model", "tool", "session"]
 #: The name of the built-in executor (core's, not a plugin's).
 IN_PROCESS = "in-process"
 
+#: What a resumed run may do with a call a crash left with no known outcome.
+INTERRUPTED = ("report", "ask")
+
 
 class Executor:
     """How a run's steps execute: the base class every run executor is.
@@ -157,15 +160,32 @@ def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: Any) -> No
 class InProcessExecutor(Executor):
     """The default executor: each step runs in the run's own task, nothing is recorded.
 
+    Since nothing is recorded, a tool call that may act twice is marked *in flight* in the
+    run's checkpoint (and session) before its batch runs. A run resumed after its process died
+    in such a batch does not run those calls again: a tool declared ``idempotent`` (or without
+    ``side_effects``) is run again, any other call's outcome is unknown.
+
     Args:
         step_timeout: seconds one step may take before the run fails with a
             :class:`StepTimeoutError` naming the step; None (the default) for no limit.
+        interrupted: what a resumed run does with a call whose outcome is unknown:
+            ``"report"`` (the default) gives the model a tool error saying so, ``"ask"``
+            suspends the run with the call pending, for a person to approve running it again
+            or refuse it (``agent.resume(run_id, approvals)``).
     """
 
     name = IN_PROCESS
 
-    def __init__(self, *, step_timeout: float | None = None) -> None:
+    def __init__(self, *, step_timeout: float | None = None, interrupted: str = "report") -> None:
         self.step_timeout = check_timeout(step_timeout, "InProcessExecutor(step_timeout=)")
+        if interrupted not in INTERRUPTED:
+            raise ConfigError(
+                f"InProcessExecutor(interrupted=) takes one of {', '.join(INTERRUPTED)}, got "
+                f"{interrupted!r}",
+                value=interrupted,
+                source="InProcessExecutor(interrupted=)",
+            )
+        self.interrupted = interrupted
 
     async def step(
         self,

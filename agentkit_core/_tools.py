@@ -51,7 +51,8 @@ class Tool:
         parameters: the JSON Schema of the arguments object.
         sequential: True when the tool must not run alongside others in one batch.
         side_effects: True when calling it acts on the world (egress checks these).
-        timeout: seconds a call may take before it becomes a tool error; None for no limit.
+        timeout: seconds a call may take before it becomes a tool error; None takes the
+            agent's ``tool_timeout`` (300 s unless set; ``Agent(tool_timeout=None)`` for none).
         idempotent: True when running one call twice acts on the world as running it once.
             A durable executor re-runs an interrupted call only of such a tool (or of one
             without ``side_effects``); see ``docs/durable.md``.

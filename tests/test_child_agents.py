@@ -242,7 +242,8 @@ async def test_the_child_checkpoints_through_the_parents_checkpointer_under_its_
     assert saved is not None and saved.status == "done"
     assert saved.metadata == {"agent": "helper", "run_id": child_run_id}
     assert saved.state["transcript"][-1].text == "found"
-    assert await checkpointer.list_versions(ctx.run_id, namespace=namespace) == [1, 2]
+    # the child's batch marked in flight, the turn after it, its answer
+    assert await checkpointer.list_versions(ctx.run_id, namespace=namespace) == [1, 2, 3]
     assert await checkpointer.list_versions(child_run_id) == []  # nothing under its own id
 
 
@@ -282,10 +283,13 @@ async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
     ctx = parent.new_context()
     assert (await parent.run("go", ctx=ctx)).output == "done"
     assert ctx.secret_tainted
-    # the parent's first checkpoint comes after the call: only the marker of a tainted run
+    # the parent's in-flight mark is written before the call (the secret not yet told);
+    # every checkpoint after it is only the marker of a tainted run
     saved = await store.latest(ctx.run_id, "agent")
-    assert await store.versions(ctx.run_id, "agent") == [1]
+    assert await store.versions(ctx.run_id, "agent") == [1, 2]
     assert saved is not None and (saved.status, saved.state) == ("tainted", "null")
+    first = await store.get(ctx.run_id, "agent", 1)
+    assert first is not None and "hunter2" not in str(first.state)
 
 
 # ----------------------------------------------------------------- nesting

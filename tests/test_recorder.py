@@ -416,7 +416,9 @@ async def test_an_unencodable_value_names_its_path_and_writes_nothing(sessions: 
     assert caught.value.path == 'body["answer"]'
     assert recorder.session_id in str(caught.value)
     kinds = [i.kind for i in await path_of(sessions, recorder.session_id)]
-    assert kinds == ["header", "user"]  # the turn's batch: nothing of it
+    # the response was written before its call ran (the batch marked in flight); of the batch
+    # that holds the answer, nothing
+    assert kinds == ["header", "user", "response", "tool_call"]
 
 
 async def test_a_plugin_kind_must_be_namespaced(sessions: Sessions) -> None:

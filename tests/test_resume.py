@@ -117,7 +117,8 @@ async def test_suspend_then_resume_runs_only_what_was_approved(cp: Checkpointer)
     assert ran == ["lookup ann", "transfer 5"]  # c1 allowed by the hooks, c2 approved
     assert result.output.startswith("account of ann | moved 5 | tool call 'transfer' was denied")
     assert result.output.endswith("refused by a person")
-    assert await statuses(cp, first.run_id) == [SUSPENDED, RUNNING, DONE]
+    # the approved transfer is marked in flight before it runs, then the turn, then the answer
+    assert await statuses(cp, first.run_id) == [SUSPENDED, RUNNING, RUNNING, DONE]
     with pytest.raises(ConfigError, match=r"cannot resume run '\w+': it is done in"):
         await bank(cp).resume(first.run_id)
 
@@ -174,13 +175,17 @@ async def test_a_cancelled_run_stays_resumable(cp: Checkpointer) -> None:
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
-    assert await statuses(cp, "cut") == [RUNNING]  # no FAILED: the cut is not the run's fault
+    # each batch marked in flight before it ran, the first turn; no FAILED: the cut is not the
+    # run's fault
+    assert await statuses(cp, "cut") == [RUNNING, RUNNING, RUNNING]
     again = Agent(
         "slow", ScriptedModel([seen]), tools=[lookup, wait], hooks=Hooks(), checkpointer=cp
     )
     result = await again.resume("cut")
-    assert result.output == "account of ann"
-    assert await statuses(cp, "cut") == [RUNNING, DONE]
+    # the cut call is not run again: the model is told its outcome is unknown
+    assert result.output.startswith("account of ann | tool call 'wait' was denied by resume")
+    assert "whether it acted is unknown" in result.output
+    assert await statuses(cp, "cut") == [RUNNING, RUNNING, RUNNING, RUNNING, DONE]
 
 
 async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -> None:
@@ -285,7 +290,7 @@ async def test_suspend_in_one_process_resume_in_another(tmp_path: Path) -> None:
     out = json.loads(resumed.stdout)
     assert out == {"status": "done", "output": "account of ann | moved 5", "pending": []}
     async with await Checkpointer.open(url) as cp:
-        assert await statuses(cp, "run-1") == [SUSPENDED, RUNNING, DONE]
+        assert await statuses(cp, "run-1") == [SUSPENDED, RUNNING, RUNNING, DONE]
 
 
 async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: Path) -> None:
@@ -293,14 +298,15 @@ async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: 
     crashed = app(tmp_path, "crash", url, "run-2", "null")
     assert crashed.returncode == -9, crashed.stderr
     async with await Checkpointer.open(url) as cp:
-        assert await statuses(cp, "run-2") == [RUNNING]
+        assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING]  # the last: in flight
     resumed = app(tmp_path, "resume", url, "run-2", "null")
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["output"] == "account of bob"
+    output = json.loads(resumed.stdout)["output"]
+    assert output.startswith("account of bob | ") and "whether it acted is unknown" in output
     async with await Checkpointer.open(url) as cp:
-        assert await statuses(cp, "run-2") == [RUNNING, DONE]
+        assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING, RUNNING, DONE]
         done = await cp.resume("run-2", include_terminal=True)
-        assert done is not None and done.state["turn"] == 2
+        assert done is not None and done.state["turn"] == 3  # the cut batch was turn 2
 
 
 async def test_an_agent_given_a_port_snapshots_through_one_checkpointer() -> None:
@@ -310,7 +316,7 @@ async def test_an_agent_given_a_port_snapshots_through_one_checkpointer() -> Non
     )
     assert isinstance(agent.checkpointer, Checkpointer) and agent.checkpointer.port is port
     await agent.run("x", ctx=agent.new_context("one"))
-    assert await agent.checkpointer.list_versions("one") == [1, 2]
+    assert await agent.checkpointer.list_versions("one") == [1, 2, 3]  # in flight, turn, done
     with pytest.raises(ConfigError, match="checkpointer= is 'nope'"):
         Agent("p", ScriptedModel([]), checkpointer="nope")
     await port.aclose()
@@ -351,7 +357,7 @@ async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
     assert agent.checkpointer is not None
     await agent.checkpointer.aclose()
     with sqlite3.connect(tmp_path / "runs.db") as db:  # damage the record behind agentkit
-        db.execute("DELETE FROM agentkit_checkpoints WHERE version = 2")
+        db.execute("DELETE FROM agentkit_checkpoints WHERE version >= 2")
         db.execute("UPDATE agentkit_checkpoints SET state = ? WHERE version = 1", (state,))
     again = bank(await Checkpointer.open(url), "done")
     assert again.checkpointer is not None
