@@ -141,16 +141,22 @@ class StepPrinter(SpanExporter):
             self._line(f"  tool {span.attributes.get('tool')} {arguments}")
 
     def on_end(self, span: Span) -> None:
-        a = span.attributes
+        a = span.exported_attributes()
+        failure = span.exported_error()
         if span.name == "model_call":
             names = a.get("tool_call_names") or []
             what = f"calls {', '.join(names)}" if names else "answers"
             tokens = f"{a.get('input_tokens')} in / {a.get('output_tokens')} out tokens"
-            error = f" failed: {span.error}" if span.error else f" {what}, {tokens}"
+            if a.get("cache_read_tokens") or a.get("reasoning_tokens"):
+                tokens += (
+                    f" ({a.get('cache_read_tokens')} cached in, "
+                    f"{a.get('reasoning_tokens')} reasoning out)"
+                )
+            error = f" failed: {failure}" if failure else f" {what}, {tokens}"
             self._line(f"model {a.get('model') or ''}{error}{_ms(span)}")
         elif span.name == "tool_call":
-            if span.error:
-                outcome = f"raised {span.error}"
+            if failure:
+                outcome = f"raised {failure}"
             elif a.get("is_error"):
                 text = "(withheld)" if span.tainted else _short(span.payload.get("result"))
                 outcome = f"error: {text}"
@@ -234,6 +240,9 @@ def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = Non
                 "input_tokens": result.usage.input_tokens,
                 "output_tokens": result.usage.output_tokens,
                 "requests": result.usage.requests,
+                "cache_read_tokens": result.usage.cache_read_tokens,
+                "cache_write_tokens": result.usage.cache_write_tokens,
+                "reasoning_tokens": result.usage.reasoning_tokens,
             },
             "pending": result.pending,
             "transcript": result.transcript,

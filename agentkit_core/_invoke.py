@@ -76,6 +76,10 @@ def _stamp(span: Span, response: ModelResponse) -> None:
     attributes["model"] = response.model
     attributes["input_tokens"] = usage.input_tokens
     attributes["output_tokens"] = usage.output_tokens
+    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
+        attributes["cache_read_tokens"] = usage.cache_read_tokens
+        attributes["cache_write_tokens"] = usage.cache_write_tokens
+        attributes["reasoning_tokens"] = usage.reasoning_tokens
     attributes["finish_reason"] = response.finish_reason
     attributes["tool_call_ids"] = ids
     attributes["tool_call_names"] = names

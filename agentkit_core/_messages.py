@@ -130,11 +130,21 @@ class Message:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token and request counts; usages add up with ``+``."""
+    """Token and request counts; usages add up with ``+``.
+
+    ``input_tokens`` counts every prompt token, those read from or written to a provider's
+    prompt cache included; ``cache_read_tokens`` and ``cache_write_tokens`` say how many of
+    them were. ``output_tokens`` counts every generated token, reasoning included;
+    ``reasoning_tokens`` says how many of them were. A provider that does not report a count
+    leaves it 0.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     requests: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -145,4 +155,7 @@ class Usage:
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.requests + other.requests,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )

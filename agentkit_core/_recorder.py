@@ -598,7 +598,11 @@ def decision_verdict(call: ToolCall, decision: ToolDecision) -> Verdict:
 
 
 def _usage(usage: Usage) -> dict[str, int]:
-    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
+        if getattr(usage, extra):  # only what the provider reported
+            counts[extra] = getattr(usage, extra)
+    return counts
 
 
 def as_sessions(sessions: Sessions | SessionStore) -> Sessions:

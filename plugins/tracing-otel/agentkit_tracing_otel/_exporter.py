@@ -170,6 +170,9 @@ _TOOL: dict[str, tuple[str, ...]] = {
 _USAGE = {
     "input_tokens": ("gen_ai.usage.input_tokens",),
     "output_tokens": ("gen_ai.usage.output_tokens",),
+    "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens",),
+    "cache_write_tokens": ("gen_ai.usage.cache_creation.input_tokens",),
+    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens",),
 }
 #: Per span name, the agentkit attributes that become ``gen_ai.*`` ones (instead of
 #: ``agentkit.<key>``). ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
