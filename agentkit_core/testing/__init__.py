@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._sessions import SessionStoreConformance
     from ._sessions import SessionStoreProcessConformance
     from ._tool_sources import ToolSourceConformance
+    from ._wire_server import Reply
+    from ._wire_server import WireServer
+    from ._wire_server import sse_events
 
 #: The names imported on first use, and where: the conformance suites need hypothesis or
 #: pytest, which a plugin's runtime must not pay for.
@@ -53,6 +56,9 @@ _LAZY = {
     "check_compaction_invariants": ("_compactors", "check_invariants"),
     "check_sendable": ("_compactors", "check_sendable"),
     "transcripts": ("_compactors", "transcripts"),
+    "Reply": ("_wire_server", "Reply"),
+    "WireServer": ("_wire_server", "WireServer"),
+    "sse_events": ("_wire_server", "sse_events"),
 }
 
 
@@ -81,6 +87,7 @@ __all__ = [
     "ModelConformance",
     "PolicyEngineConformance",
     "RecorderProcessConformance",
+    "Reply",
     "SchemaAdapterConformance",
     "ScriptedModel",
     "SessionStoreConformance",
@@ -88,10 +95,12 @@ __all__ = [
     "Step",
     "TestModel",
     "ToolSourceConformance",
+    "WireServer",
     "check_compaction_invariants",
     "check_sendable",
     "make_test_ctx",
     "report_documents",
+    "sse_events",
     "tool_call",
     "transcripts",
 ]
