@@ -20,6 +20,7 @@ from typing import Any
 from agentkit_core import AgentkitError
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import ModelDeadlineExceeded
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
@@ -294,8 +295,12 @@ class GeminiModel:
                 f"{self.name}: {what} is not what the Gemini API sends ({_first_line(exc)})"
             )
         if _httpx_error(exc, "TimeoutException"):
-            what = f"no answer within {timeout:g}s ({type(exc).__name__})"
-        elif _httpx_error(exc, "TransportError"):
+            return ModelDeadlineExceeded(
+                f"{self.name}: no answer within {timeout:g} s, the client's timeout "
+                f"({type(exc).__name__}); raise GeminiModel(timeout=) or settings['timeout']",
+                deadline=timeout,
+            )
+        if _httpx_error(exc, "TransportError"):
             what = f"{type(exc).__name__}: {exc}"
         elif isinstance(exc, GoogleAuthError):
             return ProviderError(

@@ -347,13 +347,13 @@ async def test_an_empty_answer_stopped_for_safety_is_a_clear_error(
         await model.request(ask())
 
 
-async def test_a_timeout_is_a_retryable_error_naming_the_wait(
+async def test_a_timeout_is_a_deadline_error_naming_the_wait(
     server: Any, model: GeminiModel
 ) -> None:
     server.json("plain.json", delay=1.0)
-    with pytest.raises(ProviderError, match=r"no answer within 0.2s") as caught:
+    with pytest.raises(ModelDeadlineExceeded, match=r"no answer within 0.2 s") as caught:
         await model.request(ask(settings={"timeout": 0.2}))
-    assert caught.value.retryable is True
+    assert caught.value.deadline == 0.2
 
 
 async def test_the_total_deadline_ends_a_call_that_never_answers(
