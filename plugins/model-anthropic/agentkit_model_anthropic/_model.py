@@ -259,6 +259,12 @@ class AnthropicModel:
 
     def _timeout(self, request: ModelRequest) -> float:
         value = request.settings.get("timeout", self.timeout)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(
+                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
+                value=value,
+                source="ModelRequest.settings",
+            )
         return float(value)
 
     def _output_tool(self, request: ModelRequest) -> str | None:

@@ -525,6 +525,12 @@ def test_bad_options_are_named() -> None:
         AnthropicModel(MODEL, structured_output="json")  # type: ignore[arg-type]
 
 
+async def test_a_bad_timeout_setting_is_named(server: Any, model: AnthropicModel) -> None:
+    with pytest.raises(ConfigError, match=r"settings\['timeout'\] must be a positive number"):
+        await model.request(ask(settings={"timeout": -1}))
+    assert not server.received
+
+
 def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
     assert retry_after({"retry-after-ms": "1500"}) == 1.5
     assert retry_after({"retry-after": "3"}) == 3.0
