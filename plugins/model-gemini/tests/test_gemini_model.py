@@ -320,6 +320,15 @@ async def test_a_stream_cut_mid_answer_is_a_retryable_error(
     assert caught.value.retryable is True
 
 
+async def test_an_error_event_mid_stream_is_a_retryable_http_error(
+    server: Any, model: GeminiModel
+) -> None:
+    server.sse("overloaded_midstream.sse")
+    with pytest.raises(ProviderHTTPError, match="overloaded") as caught:
+        await collect(model, ask())
+    assert (caught.value.status, caught.value.retryable) == (503, True)
+
+
 async def test_a_stream_that_ends_without_a_finish_reason_is_incomplete(
     server: Any, model: GeminiModel
 ) -> None:
