@@ -209,30 +209,47 @@ async def test_tool_settings(server: Any, model: AnthropicModel) -> None:
 
 
 async def test_thinking_round_trip_sends_the_signed_blocks_back_in_place(server: Any) -> None:
-    """A two-turn tool run: turn 2's request carries turn 1's thinking exactly as received."""
+    """A tool run over three requests, thinking interleaved between the tool calls: each later
+    request carries every earlier answer's thinking exactly as received, in place."""
     model = make(server, thinking=2048)
     server.json("thinking_tools.json")
+    server.json("interleaved_tools.json")
     server.json("thinking_answer.json")
+    cities: list[str] = []
 
-    def weather(city: str) -> str:
+    def get_weather(city: str) -> str:
         """The weather in a city."""
+        cities.append(city)
         return f"18 °C and sunny in {city}"
 
-    agent = Agent("weather", model, "Be brief.", tools=[weather], hooks=Hooks())
-    result = await agent.run("Weather in Paris?")
+    agent = Agent("weather", model, "Be brief.", tools=[get_weather], hooks=Hooks())
+    result = await agent.run("Weather in Paris and Rome?")
     assert result.output == "It is 18 °C and sunny in Paris."
-    first, second = (r.json() for r in server.received)
+    assert cities == ["Paris", "Rome"]
+    first, second, third = (r.json() for r in server.received)
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
-    recorded = json.loads(recording("thinking_tools.json"))["content"]
-    assistant = second["messages"][1]
-    assert assistant["role"] == "assistant"
-    # byte for byte, in order; only the cache mark is added to the last block
-    assert assistant["content"][:2] == recorded[:2]
-    assert {k: v for k, v in assistant["content"][2].items() if k != "cache_control"} == recorded[2]
-    results = second["messages"][2]
-    assert results["role"] == "user"
-    assert results["content"][0]["type"] == "tool_result"
-    assert results["content"][0]["tool_use_id"] == "toolu_03Weather"
+
+    def unmarked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks]
+
+    turn1 = json.loads(recording("thinking_tools.json"))["content"]
+    turn2 = json.loads(recording("interleaved_tools.json"))["content"]
+    assert [m["role"] for m in third["messages"]] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert second["messages"][1]["content"][:2] == turn1[:2]  # signed blocks byte for byte
+    assert unmarked(second["messages"][1]["content"]) == turn1
+    assert third["messages"][1]["content"] == turn1  # no longer at a breakpoint
+    assert unmarked(third["messages"][3]["content"]) == turn2
+    results = [m["content"][0] for m in third["messages"][2::2]]
+    assert [(r["type"], r["tool_use_id"]) for r in results] == [
+        ("tool_result", "toolu_03Weather"),
+        ("tool_result", "toolu_05Weather"),
+    ]
     # the answer's own thinking rides on its message, for the next turn and for checkpoints
     answer = result.transcript[-1]
     assert answer.metadata[REASONING]["model"] == model.name
@@ -246,7 +263,7 @@ async def test_thinking_survives_a_checkpoint_and_goes_back_only_to_its_model(
     server.json("thinking_tools.json")
     answer = (await model.request(ask(tools=(WEATHER,)))).message
     assert answer.metadata[REASONING]["at"] == [0, 1]
-    restored = decode_state(json.loads(json.dumps(encode_state({"m": [answer]}))))["m"][0]
+    restored = decode_state(encode_state({"m": [answer]}))["m"][0]
     assert restored.metadata == answer.metadata
     transcript = (
         Message.user("Weather in Paris?"),
