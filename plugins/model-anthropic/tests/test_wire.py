@@ -3,12 +3,15 @@ wire form and back without loss, reasoning and text-block shapes included."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from typing import Any
 
 import pytest
+from agentkit_model_anthropic import MAX_BREAKPOINTS
 from agentkit_model_anthropic import WIRE
+from agentkit_model_anthropic import AnthropicModel
 from agentkit_model_anthropic import messages_from_anthropic
 from agentkit_model_anthropic import messages_to_anthropic
 from agentkit_model_anthropic import settings_to_anthropic
@@ -21,8 +24,10 @@ from hypothesis import strategies as st
 from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import ModelRequest
 from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
+from agentkit_core import ToolSpec
 from agentkit_core import Usage
 
 ME = "anthropic:claude-sonnet-4-5"
@@ -59,7 +64,10 @@ citation = {"type": "char_location", "cited_text": "x", "document_index": 0,
 @st.composite
 def assistant(draw: Any, ids: list[int]) -> Message:
     """An answer as the API can give it: text blocks, then tool_use blocks, thinking anywhere."""
-    text_blocks = draw(st.lists(texts.map(lambda t: {"type": "text", "text": t}), max_size=2))
+    # the API refuses an empty text block in a request, so none is generated
+    text_blocks = draw(
+        st.lists(texts.filter(bool).map(lambda t: {"type": "text", "text": t}), max_size=2)
+    )
     if text_blocks and draw(st.booleans()):
         text_blocks[0]["citations"] = [citation]
     calls = []
@@ -120,6 +128,32 @@ def test_any_transcript_goes_to_the_wire_and_back(transcript: list[Message]) -> 
             assert [b["type"] for b in after["content"]] == ["tool_result"] * len(
                 [b for b in before["content"] if b["type"] == "tool_use"]
             )
+
+
+@settings(max_examples=60, deadline=None)
+@given(transcripts(), st.integers(0, 5), st.booleans())
+def test_cache_breakpoints_stay_within_the_limit(
+    transcript: list[Message], own: int, tools: bool
+) -> None:
+    """Whatever the transcript and the caller's own marks: at most four marks in all (unless
+    the caller alone put more), ours first at the end of the prefix, never on thinking."""
+    marked = {"type": "text", "text": "doc", "cache_control": {"type": "ephemeral"}}
+    transcript = [*transcript, Message.user(tuple(dict(marked) for _ in range(own)))]
+    spec = ToolSpec("f", "", {"type": "object"})
+    request = ModelRequest(tuple(transcript), tools=(spec,) if tools else ())
+    before = copy.deepcopy(request)
+    body = AnthropicModel("claude-sonnet-4-5", api_key="k").body(request)
+    blocks = [*body.get("tools", []), *body.get("system", [])]
+    blocks += [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    marks = [b for b in blocks if "cache_control" in b]
+    assert len(marks) <= max(MAX_BREAKPOINTS, own)
+    assert not [b for b in marks if b.get("type") in ("thinking", "redacted_thinking")]
+    prefix = body.get("system") or body.get("tools")
+    if prefix and own < MAX_BREAKPOINTS:
+        assert "cache_control" in prefix[-1]
+    # the marks are on the body's own copies: the request and its parts are unchanged
+    assert request == before
+    assert [m.content for m in request.messages] == [m.content for m in before.messages]
 
 
 def test_reasoning_of_another_model_is_not_sent() -> None:
