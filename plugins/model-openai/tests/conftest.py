@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit_core.testing import Reply as Reply
 from agentkit_core.testing import WireServer
-from agentkit_core.testing import sse_events as sse_events
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
