@@ -255,9 +255,24 @@ def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = Non
             print(json.dumps(jsonable(result.output), indent=2, ensure_ascii=False), file=out)
     if result.status == "suspended":
         _tell_pending(args, result)
-    elif result.status != "done":
+        return EXIT_NOT_DONE
+    if result.status != "done":
         print(f"agentkit: run {result.status}: {result.stop_reason}", file=sys.stderr)
+    if args.store:
+        _tell_stored(args, result)
     return EXIT_DONE if result.status == "done" else EXIT_NOT_DONE
+
+
+def _tell_stored(args: argparse.Namespace, result: Any) -> None:
+    """A checkpointed run's id on stderr, with the command that views it: nothing else has it."""
+    from ._urls import mask_url
+
+    store = mask_url(args.store)
+    print(
+        f"agentkit: run {result.run_id} {result.status}, checkpointed in {store}: "
+        f"agentkit view {shlex.quote(result.run_id)} --store {shlex.quote(store)} shows it",
+        file=sys.stderr,
+    )
 
 
 #: The options that build the agent and keep its run, as ``agentkit run`` was given them: a

@@ -103,6 +103,27 @@ def test_a_suspended_run_says_what_waits_and_the_command_that_approves_it(
     assert "moved" in text  # the approved transfer's result
 
 
+def test_a_finished_checkpointed_run_prints_its_id_and_the_view_command(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    proc = agentkit("run", "look up ann", *TOOLS, "--model", "test", "-q", "--store", store)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("TestModel answer")  # stdout holds the answer alone
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("agentkit: run ") and f"done, checkpointed in {store}" in line
+    command = shlex.split(line.split(": ", 2)[2].removesuffix(" shows it"))
+    assert command[:2] == ["agentkit", "view"]
+    page = tmp_path / "page.html"
+    view = agentkit(*command[1:], "--out", str(page))  # pasted as printed
+    assert view.returncode == 0, view.stderr
+    assert page.read_text().count('<section class="turn') == 2
+
+
+def test_the_printed_store_url_is_masked() -> None:
+    proc = agentkit("run", "hi", "--model", "test", "-q", "--store", "memory://ann:hunter2@x")
+    assert proc.returncode == 0, proc.stderr
+    assert "checkpointed in memory://ann:***@x" in proc.stderr and "hunter2" not in proc.stderr
+
+
 def test_a_denied_call_is_refused_and_the_model_sees_it(policy_site: Path, tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'runs.db'}"
     first = agentkit(
