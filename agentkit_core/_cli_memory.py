@@ -112,12 +112,17 @@ def _list(args: argparse.Namespace) -> int:
                 print(json.dumps(scopes, indent=2))
             for scope, count in ({} if args.json else scopes).items():
                 print(f"{scope}  {count} {'entry' if count == 1 else 'entries'}")
+            if not scopes and not args.json:
+                _say_empty(f"no entries in {memory.store.url}", "--scope SCOPE TITLE")
             return 0
         listing = await memory.entries(args.scope)
         if args.json:
             rows = [record(e) for e in listing.entries]
             rows += [{"corrupt": c.name, "problem": str(c)} for c in listing.corrupt]
             print(json.dumps(rows, indent=2, ensure_ascii=False))
+        elif not listing.entries and not listing.corrupt:
+            where = f"no entries in scope {args.scope!r} of {memory.store.url}"
+            _say_empty(where, f"--scope {shlex.quote(args.scope)} TITLE")
         else:
             for e in listing.entries:
                 print(f"{e.title}  v{e.version}  {e.updated_at[:19]}  {e.session or '-'}")
@@ -128,6 +133,11 @@ def _list(args: argparse.Namespace) -> int:
         return 2 if listing.corrupt else 0
 
     return _with_memory(args, work)
+
+
+def _say_empty(what: str, edit: str) -> None:
+    """An empty listing, said on stderr (stdout stays empty for scripts), with how to fill it."""
+    print(f"agentkit: {what}; agentkit memory edit {edit} writes one", file=sys.stderr)
 
 
 def _show(args: argparse.Namespace) -> int:

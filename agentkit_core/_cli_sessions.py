@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -146,6 +147,12 @@ def _list(args: argparse.Namespace) -> int:
         listed = [_summary(info, corrupt) for info in await sessions.sessions()]
         if args.json:
             print(json.dumps(listed, indent=2, ensure_ascii=False))
+        if not listed and not args.json:  # said on stderr: stdout stays empty for scripts
+            print(
+                f"agentkit: no sessions in {sessions.store.url}; agentkit run TASK --session "
+                f"{shlex.quote(sessions.store.url)} records one",
+                file=sys.stderr,
+            )
         for row in [] if args.json else listed:
             header = SessionHeader.from_body(row["header"])
             fork = "" if row["base"] is None else f"  fork of {row['base']['session']}"

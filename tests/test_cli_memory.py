@@ -179,3 +179,31 @@ def test_the_store_defaults_to_the_environment_then_the_kit_s_default(tmp_path: 
             return found.body
 
     assert asyncio.run(read()) == "x"
+
+
+def said(out: subprocess.CompletedProcess[str]) -> list[str]:
+    """The lines on stderr, but a plugin's load warning (another distribution's business)."""
+    return [line for line in out.stderr.splitlines() if not line.startswith("agentkit: warning")]
+
+
+def test_an_empty_store_or_scope_is_said_on_stderr_with_how_to_fill_it(url: str) -> None:
+    store = ["--store", url]
+    empty = agentkit("list", *store)
+    assert ok(empty) == ""  # stdout stays empty for scripts
+    assert said(empty) == [
+        f"agentkit: no entries in {url}; agentkit memory edit --scope SCOPE TITLE writes one"
+    ]
+    scope = agentkit("list", *store, "--scope", "user")
+    assert ok(scope) == ""
+    assert said(scope) == [
+        f"agentkit: no entries in scope 'user' of {url}; agentkit memory edit --scope user "
+        "TITLE writes one"
+    ]
+    # --json says it with an empty value
+    quiet = agentkit("list", *store, "--json")
+    assert json.loads(ok(quiet)) == {} and said(quiet) == []
+    ok(agentkit("edit", *store, "--scope", "user", "Tabs", "--body", "Tabs only."))
+    assert said(agentkit("list", *store, "--scope", "project"))[0].startswith(
+        "agentkit: no entries in scope 'project'"
+    )
+    assert said(agentkit("list", *store)) == []

@@ -74,6 +74,17 @@ def store(tmp_path: Path) -> Store:
     return made
 
 
+def test_an_empty_store_is_said_on_stderr(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sessions.db'}"
+    out = agentkit("sessions", "list", "--store", url)
+    assert out.returncode == 0 and out.stdout == ""
+    assert f"agentkit: no sessions in {url}; agentkit run TASK --session {url} records one\n" in (
+        out.stderr
+    )
+    quiet = agentkit("sessions", "list", "--store", url, "--json")
+    assert json.loads(quiet.stdout) == [] and "no sessions" not in quiet.stderr
+
+
 def test_list_prints_one_session_a_line_id_first(store: Store) -> None:
     out = store.run("list")
     assert out.returncode == 0, out.stderr
