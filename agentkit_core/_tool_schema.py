@@ -6,46 +6,52 @@ Kept apart from ``_tools`` so pydantic is imported only when a function tool is 
 from __future__ import annotations
 
 import inspect
-import re
 import typing
 from collections.abc import Callable
 from typing import Any
 
 from ._errors import ToolDefinitionError
 
-_ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\(.*?\))?\s*:\s*(.+)$")
 
+def parse_docstring(doc: str | None, where: str = "") -> tuple[str, dict[str, str]]:
+    """The summary paragraph and the per-parameter descriptions of a docstring.
 
-def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """The summary paragraph and the per-parameter descriptions of a Google-style docstring."""
+    Google (``Args:``), Sphinx (``:param x:``) and NumPy (``Parameters`` and dashes) styles
+    are read; docstring_parser picks the one the text is written in. ``where`` names the
+    docstring's function in an error.
+    """
     if not doc:
         return "", {}
-    text = inspect.cleandoc(doc)
-    summary, _, rest = text.partition("\n\n")
-    params: dict[str, str] = {}
-    section = False
-    for line in rest.splitlines():
-        if line.strip() in ("Args:", "Arguments:", "Parameters:"):
-            section = True
-            continue
-        if section and line and not line.startswith(" "):
-            section = False
-        if section:
-            match = _ARG_LINE.match(line)
-            if match:
-                params[match.group(1)] = match.group(2).strip()
+    import docstring_parser  # on first use: 20 ms that ``import agentkit_core`` need not pay
+
+    try:
+        parsed = docstring_parser.parse(inspect.cleandoc(doc))
+    except docstring_parser.ParseError as exc:
+        raise ToolDefinitionError(
+            f"cannot read the docstring of tool function {where or '?'}: {exc}; write its "
+            "parameters in Google (Args:), Sphinx (:param x:) or NumPy (Parameters) style"
+        ) from exc
+    summary = (parsed.description or "").partition("\n\n")[0]
+    params = {
+        p.arg_name: " ".join(p.description.split())
+        for p in parsed.params
+        if p.description and p.description.strip()
+    }
     return " ".join(summary.split()), params
 
 
 def signature_model(fn: Callable[..., Any]) -> tuple[str, Any, str | None]:
     """``(description, model or None, name of the RunContext parameter or None)``."""
     import pydantic
+    from pydantic.fields import FieldInfo
 
     from ._context import RunContext
 
-    summary, descriptions = parse_docstring(fn.__doc__)
+    summary, descriptions = parse_docstring(fn.__doc__, fn.__qualname__)
     try:
-        hints = typing.get_type_hints(fn)
+        # include_extras keeps Annotated[..., Field(examples=..., ge=...)]: without it the
+        # schema loses every keyword the annotation declares
+        hints = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:
         raise ToolDefinitionError(
             f"cannot read the type hints of tool function {fn.__qualname__}: {exc}"
@@ -63,10 +69,12 @@ def signature_model(fn: Callable[..., Any]) -> tuple[str, Any, str | None]:
             ctx_param = param.name
             continue
         default = ... if param.default is param.empty else param.default
-        fields[param.name] = (
-            annotation,
-            pydantic.Field(default, description=descriptions.get(param.name)),
-        )
+        described = descriptions.get(param.name)
+        if described is None or FieldInfo.from_annotated_attribute(annotation, default).description:
+            field = pydantic.Field(default)  # a description in the annotation wins
+        else:
+            field = pydantic.Field(default, description=described)
+        fields[param.name] = (annotation, field)
     if not fields:
         return summary, None, ctx_param
     model = pydantic.create_model(

@@ -173,12 +173,18 @@ class FunctionTool(Tool):
 
 
 def _schema_of(model: Any) -> dict[str, Any]:
+    """The model's JSON Schema as pydantic emits it (``examples``, bounds, formats...).
+
+    Only the titles pydantic makes up are dropped: the model's (``add_arguments``) and each
+    property's own name title-cased, which tell the model nothing; a ``title=`` given stays.
+    """
     if model is None or not model.model_fields:
         return {"type": "object", "properties": {}, "additionalProperties": False}
     schema: dict[str, Any] = model.model_json_schema()
     schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("title") == name.title().replace("_", " "):
+            del prop["title"]
     schema["additionalProperties"] = False
     return schema
 
