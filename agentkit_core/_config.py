@@ -8,6 +8,7 @@ In ``agentkit.toml`` the keys sit at the top level; in ``pyproject.toml`` under
     load, disable, order, plugins_dir, pick, strict    which plugins load, and their order
     [kit]                                              the options of Kit.from_file
     [guardrail.NAME]                                   the settings of the guardrail NAME
+    [models.PREFIX]                                    the options of the models PREFIX:NAME
 
 Every key is known: an unknown one, anywhere, is a :class:`ConfigError` naming the key, the file
 and the nearest valid key, and a value of the wrong type names the type expected. Environment
@@ -218,6 +219,7 @@ PLUGIN_KEYS: dict[str, Kind | None] = {
     "strict": Kind("true or false (1/0)", lambda v: isinstance(v, bool)),
     "kit": TABLE,
     "guardrail": TABLES,
+    "models": TABLES,
 }
 
 #: The Kit options a file may set, with their kinds.
@@ -292,7 +294,10 @@ class PluginConfig:
     ``plugins_dir`` holds loose ``.py`` plugins. ``pick`` settles a name two plugins register on
     one seam: ``{"compactors.truncation": "plugin-or-distribution"}``. ``guardrail`` holds the
     file's ``[guardrail.NAME]`` tables (checked against the guardrail's settings when it is
-    built); its sources are ``"guardrail.NAME"``. ``sources["file"]`` names the file read.
+    built); its sources are ``"guardrail.NAME"``. ``models`` holds the ``[models.PREFIX]``
+    tables: the options every model string ``"PREFIX:name"`` is built with (checked against the
+    model plugin's declared settings); their sources are ``"models.PREFIX"``.
+    ``sources["file"]`` names the file read.
     """
 
     load: tuple[str, ...] | None = None
@@ -302,6 +307,7 @@ class PluginConfig:
     pick: Mapping[str, str] = field(default_factory=dict)
     strict: bool | None = None
     guardrail: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def source_of(self, key: str) -> str:
@@ -378,6 +384,9 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     guardrails = table.get("guardrail", {})
     for name in guardrails:
         sources[f"guardrail.{name}"] = f"[{prefix}guardrail.{name}] in {p}"
+    models = table.get("models", {})
+    for name in models:
+        sources[f"models.{name}"] = f"[{prefix}models.{name}] in {p}"
     kit_where = f"[{prefix}kit] in {p}"
     kit = table.get("kit")
     if kit is not None:
@@ -386,7 +395,9 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
             from ._settings import check_settings
 
             kit["settings"] = check_settings(kit["settings"], f"settings in {kit_where}")
-    plugins = PluginConfig(**kwargs, guardrail=dict(guardrails), sources=sources)
+    plugins = PluginConfig(
+        **kwargs, guardrail=dict(guardrails), models=dict(models), sources=sources
+    )
     return ConfigFile(p, plugins, kit, kit_where)
 
 
@@ -433,6 +444,7 @@ def load_plugin_config(
         "pick": base.pick,
         "strict": base.strict,
         "guardrail": base.guardrail,
+        "models": base.models,
     }
     sources = dict(base.sources)
     if "AGENTKIT_LOAD_PLUGINS" in env:

@@ -355,7 +355,8 @@ class Kit:
         The options are the ``[kit]`` table of an ``agentkit.toml``, or ``[tool.agentkit.kit]``
         of a ``pyproject.toml``; the whole file is checked. Without ``manager=``, the kit's
         plugin manager reads its configuration from the same file (``load``, ``disable``...,
-        and the ``[guardrail.NAME]`` settings), so one file configures the kit.
+        the ``[guardrail.NAME]`` settings and the ``[models.PREFIX]`` options), so one file
+        configures the kit.
         """
         options = read_kit_options(path)
         if "manager" not in overrides:

@@ -452,7 +452,9 @@ def resolve_model(
     ``None`` reads ``AGENTKIT_MODEL``; with that unset it is a :class:`ConfigError` saying how
     to pass one: no run ever falls back to a stand-in model silently. ``"test"`` is the
     built-in TestModel, asked for by name. ``"prefix:name"`` goes to the model plugin that
-    registered ``prefix`` (``"openai:gpt-4o-mini"``), whose factory gets ``name``.
+    registered ``prefix`` (``"openai:gpt-4o-mini"``), whose factory gets ``name`` and the
+    options of the configuration file's ``[models.PREFIX]`` table, checked against the settings
+    (a ``TypedDict``) the plugin registered with the prefix, when it declared them.
     """
     if model is None:
         env = os.environ if environ is None else environ
@@ -484,7 +486,26 @@ def resolve_model(
             source="model=",
         )
     pm = manager_or_default(manager)
-    made: Model = call_factory(pm.lookup("models", prefix), pm, name)
+    reg = pm.lookup("models", prefix)
+    table = pm.config.models.get(prefix)
+    if not table:
+        made: Model = call_factory(reg, pm, name)
+        return made
+    from ._config import layered_settings
+
+    where = pm.config.source_of(f"models.{prefix}")
+    options = layered_settings(
+        {}, settings=reg.meta.get("settings"), env_prefix="", file_table=table, file_where=where
+    )
+    try:
+        made = call_factory(reg, pm, name, **options)
+    except TypeError as exc:  # a plugin that declared no settings, given a key it does not take
+        raise ConfigError(
+            f"{where}: model plugin {reg.plugin!r} refused these options ({exc}); check the "
+            f"keys against its documentation",
+            value=dict(table),
+            source=where,
+        ) from exc
     return made
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
@@ -52,10 +53,26 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
+class AnthropicOptions(TypedDict, total=False):
+    """What a ``[models.anthropic]`` table may set: ``AnthropicModel``'s keywords a file can hold.
+
+    ``thinking`` is a token budget there; ``thinking="adaptive"`` is given in code.
+    """
+
+    base_url: str
+    max_tokens: int
+    thinking: int
+    cache: bool
+    cache_ttl: str
+    structured_output: str
+    timeout: float
+    headers: dict[str, str]
+
+
 @hookimpl
 def agentkit_register_models(register: Any) -> None:
     """Offer the ``anthropic`` prefix."""
-    register("anthropic", _anthropic_model)
+    register("anthropic", _anthropic_model, settings=AnthropicOptions)
 
 
 def _anthropic_model(model: str, **options: Any) -> AnthropicModel:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
@@ -51,10 +52,24 @@ __all__ = [
 ]
 
 
+class GeminiOptions(TypedDict, total=False):
+    """What a ``[models.gemini]`` table may set (``GeminiModel``'s keywords a file can hold)."""
+
+    base_url: str
+    vertexai: bool
+    project: str
+    location: str
+    api_version: str
+    timeout: float
+    include_thoughts: bool
+    cached_content: str
+    headers: dict[str, str]
+
+
 @hookimpl
 def agentkit_register_models(register: Any) -> None:
     """Offer the ``gemini`` prefix."""
-    register("gemini", _gemini_model)
+    register("gemini", _gemini_model, settings=GeminiOptions)
 
 
 def _gemini_model(model: str, **options: Any) -> GeminiModel:

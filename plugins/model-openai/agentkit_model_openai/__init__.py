@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
@@ -73,11 +74,31 @@ __all__ = [
 ]
 
 
+class OpenAIOptions(TypedDict, total=False):
+    """What a ``[models.openai]`` table may set (``OpenAIModel``'s keywords a file can hold)."""
+
+    base_url: str
+    timeout: float
+    structured_output: bool
+    headers: dict[str, str]
+    max_tokens_field: str
+
+
+class ResponsesOptions(TypedDict, total=False):
+    """What a ``[models.openai-responses]`` table may set (``OpenAIResponsesModel``'s)."""
+
+    base_url: str
+    timeout: float
+    structured_output: bool
+    reasoning_summary: str
+    headers: dict[str, str]
+
+
 @hookimpl
 def agentkit_register_models(register: Any) -> None:
     """Offer the ``openai`` (Chat Completions) and ``openai-responses`` prefixes."""
-    register("openai", _openai_model)
-    register("openai-responses", _responses_model)
+    register("openai", _openai_model, settings=OpenAIOptions)
+    register("openai-responses", _responses_model, settings=ResponsesOptions)
 
 
 def _openai_model(model: str, **options: Any) -> OpenAIModel:
