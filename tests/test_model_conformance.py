@@ -9,16 +9,19 @@ from typing import Any
 
 import pytest
 
+from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import Model
 from agentkit_core import ModelRequest
+from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
 from agentkit_core import StreamEvent
 from agentkit_core.testing import ModelConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel
 from agentkit_core.testing import tool_call
+from agentkit_core.testing._model_conformance import SCENARIOS
 
 CALLS = Message.assistant(
     "",
@@ -53,6 +56,47 @@ class TestTestModelConformance(ModelConformance):
         model = TestModel()
         model.supports_structured_output = True  # type: ignore[attr-defined]
         return model
+
+
+THOUGHT = "17 * 24 is 17 * 20 plus 17 * 4: 340 + 68."
+
+
+class Reasoning(ScriptedModel):
+    """Streams its reasoning as 'reasoning' deltas before its answer; keeps it on the message."""
+
+    def __init__(self, answer: str = "408.") -> None:
+        message = Message("assistant", answer, metadata={REASONING: {"thought": THOUGHT}})
+        super().__init__([message])
+
+    def _next(self, request: ModelRequest) -> ModelResponse:
+        response = super()._next(request)
+        metadata = {REASONING: {**response.message.metadata[REASONING], "model": self.name}}
+        return replace(response, message=replace(response.message, metadata=metadata))
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        events = [event async for event in super().stream(request)]
+        for event in self.reasoning_events(events[-1].response):
+            yield event
+        for event in events:
+            yield event
+
+    def reasoning_events(self, response: Any) -> list[StreamEvent]:
+        thought = response.message.metadata[REASONING]["thought"]
+        return [
+            StreamEvent("reasoning", text=thought[i : i + 5]) for i in range(0, len(thought), 5)
+        ]
+
+
+class TestReasoningModelConformance(ModelConformance):
+    scenarios = ("text", "reasoning")
+
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        return Reasoning() if scenario == "reasoning" else scripted(scenario)
+
+
+def test_reasoning_is_played_only_when_asked_for() -> None:
+    assert TestScriptedModelConformance.test_stream_reasoning_deltas_come_with_the_answer is None
+    assert callable(TestReasoningModelConformance.test_stream_reasoning_deltas_come_with_the_answer)
 
 
 def test_unplayed_scenarios_are_not_collected() -> None:
@@ -114,6 +158,30 @@ class StreamDiffers(ScriptedModel):
             yield event
 
 
+class LeaksReasoning(Reasoning):
+    """Streams its reasoning as text too: the answer's text then carries the reasoning."""
+
+    def __init__(self) -> None:
+        super().__init__(THOUGHT + " 408.")
+
+
+class ReasonsAfterward(Reasoning):
+    """Streams its reasoning after the answer's text."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        events = [event async for event in ScriptedModel.stream(self, request)]
+        reasoning = self.reasoning_events(events[-1].response)
+        for event in [*events[:-1], *reasoning, events[-1]]:
+            yield event
+
+
+class ReasoningUnnamed(Reasoning):
+    """Keeps its reasoning without naming the model that wrote it."""
+
+    def _next(self, request: ModelRequest) -> ModelResponse:
+        return ScriptedModel._next(self, request)
+
+
 class DoneDiffers(ScriptedModel):
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         async for event in super().stream(request):
@@ -122,8 +190,12 @@ class DoneDiffers(ScriptedModel):
             yield event
 
 
-def suite(factory: Any) -> ModelConformance:
+def suite(factory: Any, scenarios: tuple[str, ...] = SCENARIOS) -> ModelConformance:
+    played = scenarios
+
     class Broken(ModelConformance):
+        scenarios = played
+
         async def make_model(self, scenario: str, *, stream: bool) -> Model:
             made: Model = factory(scenario)
             return made
@@ -174,3 +246,35 @@ async def test_a_broken_model_fails_the_right_check(factory: Any, test: str, mes
 
     with pytest.raises(AssertionError, match=message):
         await getattr(suite(with_structured), test)()
+
+
+@pytest.mark.parametrize(
+    ("factory", "test", "message"),
+    [
+        (
+            lambda s: LeaksReasoning(),
+            "test_stream_reasoning_never_leaks_into_the_text",
+            "are in the text deltas",
+        ),
+        (
+            lambda s: ReasonsAfterward(),
+            "test_stream_reasoning_deltas_come_with_the_answer",
+            "before its first text delta",
+        ),
+        (
+            lambda s: ScriptedModel(["408."]),
+            "test_stream_reasoning_deltas_come_with_the_answer",
+            "no 'reasoning' event",
+        ),
+        (
+            lambda s: ReasoningUnnamed(),
+            "test_reasoning_is_kept_on_the_message_under_the_model_s_name",
+            "whose 'model' is 'scripted'",
+        ),
+    ],
+)
+async def test_a_model_that_reasons_wrongly_fails_the_right_check(
+    factory: Any, test: str, message: str
+) -> None:
+    with pytest.raises(AssertionError, match=message):
+        await getattr(suite(factory, ("text", "reasoning")), test)()

@@ -18,7 +18,9 @@ Scenarios: ``"text"`` (answers with text), ``"tool_calls"`` (calls both offered 
 turn, with JSON arguments), ``"structured"`` (answers JSON valid for the requested schema when
 the model declares ``supports_structured_output``, else an ordinary answer), ``"error"``
 (the provider fails for good). A model that cannot play one leaves it out of ``scenarios``,
-and the tests of that scenario are not collected. Needs no pytest itself.
+and the tests of that scenario are not collected. ``"reasoning"`` (reasons, then answers
+text) is played only by a model that adds it to ``scenarios``: not every model reasons.
+Needs no pytest itself.
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ from .._models import ModelResponse
 from .._models import OutputSchema
 from .._models import StreamEvent
 from .._models import ToolSpec
+from .._session_state import REASONING
 
+#: The scenarios a subclass plays unless it says otherwise.
 SCENARIOS = ("text", "tool_calls", "structured", "error")
+#: Every scenario the suite knows: the default ones and those a subclass opts into.
+KNOWN_SCENARIOS = (*SCENARIOS, "reasoning")
 
 _F = TypeVar("_F", bound=Callable[..., Awaitable[None]])
 
@@ -79,6 +85,7 @@ _REQUESTS = {
         (*_PROMPT, Message.user("Paris: the city and its population.")), output=_CITY
     ),
     "error": ModelRequest((*_PROMPT, Message.user("Hello?")), settings={"temperature": 7}),
+    "reasoning": ModelRequest((*_PROMPT, Message.user("What is 17 * 24? Think it through."))),
 }
 
 
@@ -124,11 +131,11 @@ class ModelConformance:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        unknown = [s for s in cls.scenarios if s not in SCENARIOS]
+        unknown = [s for s in cls.scenarios if s not in KNOWN_SCENARIOS]
         if unknown or "text" not in cls.scenarios:
             raise ConfigError(
                 f"{cls.__name__}.scenarios = {cls.scenarios!r}: every model plays 'text', and "
-                f"the known scenarios are {SCENARIOS!r}",
+                f"the known scenarios are {KNOWN_SCENARIOS!r}",
                 value=cls.scenarios,
                 source=f"{cls.__qualname__}.scenarios",
             )
@@ -177,8 +184,8 @@ class ModelConformance:
         """What ``request()`` returns for ``scenario``."""
         return (await self.ask(scenario))[1]
 
-    async def stream(self, scenario: str) -> list[StreamEvent]:
-        """Every event ``stream()`` yields for ``scenario``."""
+    async def streamed(self, scenario: str) -> tuple[Model, list[StreamEvent]]:
+        """The model made for ``scenario`` and every event its ``stream()`` yielded."""
         model = await self._model(scenario, stream=True)
         try:
             events = [event async for event in model.stream(self.request_for(scenario))]
@@ -186,7 +193,11 @@ class ModelConformance:
             await self._close(model)
         for event in events:
             assert isinstance(event, StreamEvent), f"{model.name}: stream() yielded {event!r}"
-        return events
+        return model, events
+
+    async def stream(self, scenario: str) -> list[StreamEvent]:
+        """Every event ``stream()`` yields for ``scenario``."""
+        return (await self.streamed(scenario))[1]
 
     def _done(self, events: list[StreamEvent]) -> ModelResponse:
         done = [e for e in events if e.kind == "done"]
@@ -234,8 +245,9 @@ class ModelConformance:
 
     async def test_stream_yields_only_model_event_kinds(self) -> None:
         kinds = {e.kind for s in self.scenarios if s != "error" for e in await self.stream(s)}
-        assert kinds <= {"text", "tool_call", "partial", "done"}, (
-            f"a model stream yields text, tool_call, partial and done events, got {kinds}"
+        assert kinds <= {"text", "reasoning", "tool_call", "partial", "done"}, (
+            "a model stream yields text, reasoning, tool_call, partial and done events, "
+            f"got {kinds}"
         )
 
     async def test_stream_text_deltas_join_to_the_final_text(self) -> None:
@@ -246,6 +258,18 @@ class ModelConformance:
             assert joined == final, (
                 f"{scenario!r}: the text deltas join to {joined!r}, the final text is {final!r}"
             )
+
+    async def test_stream_reasoning_never_leaks_into_the_text(self) -> None:
+        for scenario in (s for s in self.scenarios if s != "error"):
+            events = await self.stream(scenario)
+            reasoning = "".join(e.text for e in events if e.kind == "reasoning").strip()
+            text = "".join(e.text for e in events if e.kind == "text")
+            final = self._done(events).message.text
+            for where, shown in (("text deltas", text), ("final text", final)):
+                assert not reasoning or reasoning not in shown, (
+                    f"{scenario!r}: the reasoning deltas {reasoning!r:.120} are in the {where} "
+                    f"{shown!r:.200}; reasoning streams as 'reasoning' events only"
+                )
 
     async def test_stream_done_equals_request(self) -> None:
         for scenario in (s for s in self.scenarios if s != "error"):
@@ -327,6 +351,37 @@ class ModelConformance:
             ) from exc
         errors = _type_errors(value, schema.schema)
         assert not errors, f"the structured answer {value!r} breaks the schema: {errors}"
+
+    @_plays("reasoning")
+    async def test_stream_reasoning_deltas_come_with_the_answer(self) -> None:
+        model, events = await self.streamed("reasoning")
+        deltas = [e for e in events if e.kind == "reasoning"]
+        assert "".join(e.text for e in deltas).strip(), (
+            f"{model.name}: the 'reasoning' scenario streamed no 'reasoning' event with text"
+        )
+        for event in deltas:
+            bare = event.tool_call is None and event.partial is None and event.response is None
+            assert bare, f"a 'reasoning' event carries only text: {event!r}"
+        first_text = next((i for i, e in enumerate(events) if e.kind == "text"), len(events))
+        assert events.index(deltas[0]) < first_text, (
+            "the 'reasoning' scenario's model reasons before it answers: its first reasoning "
+            "delta should come before its first text delta"
+        )
+        assert self._done(events).message.text.strip(), "the 'reasoning' scenario has no answer"
+
+    @_plays("reasoning")
+    async def test_reasoning_is_kept_on_the_message_under_the_model_s_name(self) -> None:
+        model, response = await self.ask("reasoning")
+        streamed_model, events = await self.streamed("reasoning")
+        for how, name, message in (
+            ("request()", model.name, response.message),
+            ("stream()", streamed_model.name, self._done(events).message),
+        ):
+            kept = message.metadata.get(REASONING)
+            assert isinstance(kept, dict) and kept.get("model") == name, (
+                f"{how}: the answer's metadata[{REASONING!r}] should be a dict whose 'model' is "
+                f"{name!r} (so the reasoning goes back to this model only), got {kept!r:.200}"
+            )
 
     @_plays("error")
     async def test_error_from_request_is_a_final_provider_error(self) -> None:
