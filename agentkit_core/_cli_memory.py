@@ -166,7 +166,7 @@ def _edit(args: argparse.Namespace) -> int:
         elif args.file == "-":
             text = sys.stdin.read()
         elif args.file is not None:
-            text = Path(args.file).read_text(encoding="utf-8")
+            text = _read_file(args.file, args.title)
         else:
             text = _in_editor(old, args.title)
         if current is not None and text.strip() == old:
@@ -222,6 +222,20 @@ async def _existing(memory: Memory, scope: str, title: str) -> MemoryEntry:
             source="TITLE",
         )
     return entry
+
+
+def _read_file(path: str, title: str) -> str:
+    """The text of ``--file PATH``; a file that cannot be read is a one-line error naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(
+            f"cannot read --file {path!r}: {why}; {title!r} was not saved (pass a readable "
+            "UTF-8 file, - for stdin, or the text with --body)",
+            value=path,
+            source="--file",
+        ) from exc
 
 
 def _in_editor(text: str, title: str) -> str:

@@ -223,7 +223,36 @@ def kit_options_from_args(args: argparse.Namespace) -> dict[str, Any]:
         options["tools"] = tools
     options["manager"] = args.plugin_manager
     args.kit_source = where
+    check_file_plugin_options(options, where)
     return options
+
+
+def check_file_plugin_options(
+    options: dict[str, Any], where: str, *, returned: bool = False
+) -> None:
+    """The file's ``compactor_options`` and ``guard_options`` against what each plugin takes.
+
+    Before the kit calls the factories (and, with ``returned``, after one raised TypeError:
+    see :func:`~agentkit_core._config.check_options`), so a key a plugin does not take is one
+    error naming the key, the table of the file it is in and the nearest key the plugin takes.
+    """
+    from ._config import check_options
+    from ._config import table_where
+
+    if not where:  # no file: options given in code are the code's business
+        return
+    manager = options["manager"]
+    compactor = options.get("compactor")
+    if compactor and options.get("compactor_options"):
+        factory = manager.lookup("compactors", compactor).value
+        table = f"{table_where(where, 'compactor_options')} (compactor {compactor!r})"
+        check_options(factory, options["compactor_options"], table, returned=returned)
+    guard_options = options.get("guard_options") or {}
+    for name in options.get("guards") or ():
+        if isinstance(name, str) and guard_options.get(name):
+            factory = manager.lookup("guards", name).value
+            table = f"{table_where(table_where(where, 'guard_options'), name)} (guard {name!r})"
+            check_options(factory, guard_options[name], table, returned=returned)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -260,7 +289,12 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
     from ._agent import Agent
     from ._kit import Kit
 
-    async with await Kit.open(**options) as kit:
+    try:
+        opened = await Kit.open(**options)
+    except TypeError:  # a plugin's factory refused an option of the file: name it, if so
+        check_file_plugin_options(options, args.kit_source, returned=True)
+        raise
+    async with opened as kit:
         if kit.session_id:
             _tell_session(args, kit)
         wc = kit.working_context() if args.session else None

@@ -19,7 +19,10 @@ guardrail's declared prefix such as ``AGENTKIT_WEB_``); values given in code rep
 from __future__ import annotations
 
 import difflib
+import inspect
+import json
 import os
+import re
 import sys
 import types
 import typing
@@ -173,6 +176,51 @@ def unknown_key(key: str, known: Any, where: str) -> ConfigError:
         value=key,
         source=where,
     )
+
+
+def check_options(
+    factory: Callable[..., Any], options: Mapping[str, Any], where: str, *, returned: bool = False
+) -> None:
+    """Refuse an option ``factory(**options)`` would not take, naming it, ``where``, the nearest.
+
+    Checked against the factory's signature, so a typo in a file's plugin options is a
+    :class:`ConfigError` rather than the ``TypeError`` of the call. A factory that takes
+    ``**options`` passes: it checks them itself; but with ``returned`` (once its call raised
+    ``TypeError``) it answers for the class its return annotation names, as a lazy wrapper
+    ``def make(**options) -> Guard: return Guard(**options)`` does. ``manager`` is the kit's
+    to pass, never offered.
+    """
+    taken = _taken_options(factory, returned)
+    for key in options if taken is not None else ():
+        if key not in taken:
+            raise unknown_key(key, taken, where)
+
+
+def _taken_options(factory: Callable[..., Any], returned: bool) -> list[str] | None:
+    """The option names ``factory`` takes; None when it takes any, or that cannot be told."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a builtin without a signature: the call will tell
+        return None
+    parameters = signature.parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        made = signature.return_annotation if returned else None
+        if isinstance(made, str) and made.isidentifier():  # postponed: the module knows it
+            made = getattr(sys.modules.get(factory.__module__), made, None)
+        return _taken_options(made, False) if isinstance(made, type) else None
+    kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in parameters if p.kind in kinds and p.name != "manager"]
+
+
+def table_where(where: str, key: str) -> str:
+    """How messages name the table ``key`` inside the one ``where`` names.
+
+    ``"[kit] in /p/agentkit.toml"`` gives ``"[kit.KEY] in /p/agentkit.toml"``; a key that is
+    not a bare TOML key is quoted, as the file has to write it.
+    """
+    bare = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+    table, sep, path = where.partition("] in ")
+    return f"{table}.{bare}] in {path}" if sep else f"{bare} in {where}"
 
 
 def check_table(

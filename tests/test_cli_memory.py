@@ -207,3 +207,12 @@ def test_an_empty_store_or_scope_is_said_on_stderr_with_how_to_fill_it(url: str)
         "agentkit: no entries in scope 'project'"
     )
     assert said(agentkit("list", *store)) == []
+
+
+@pytest.mark.parametrize("name", ["missing.md", "."])
+def test_an_unreadable_file_is_one_line_naming_it(url: str, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    line = error(agentkit("edit", "--store", url, "--scope", "user", "Tabs", "--file", str(path)))
+    assert f"cannot read --file {str(path)!r}: " in line and "'Tabs' was not saved" in line
+    assert "unexpected" not in line and "Error" not in line
+    assert json.loads(ok(agentkit("list", "--store", url, "--json"))) == {}  # nothing written

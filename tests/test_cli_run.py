@@ -130,6 +130,40 @@ def test_a_disabled_plugin_is_not_reported_as_missing() -> None:
     one_error(proc, "disabled plugins are not imported", "truncation (in the deny-list")
 
 
+@pytest.mark.parametrize(
+    ("table", "typo", "words"),
+    [
+        (
+            '[kit]\ncompactor = "truncation"\n[kit.compactor_options]\nmax_tokns = 5\n',
+            "unknown key 'max_tokns' in [kit.compactor_options] in {file} (compactor "
+            "'truncation'); did you mean 'max_tokens'?",
+            "agentkit.toml",
+        ),
+        (  # the guard plugins build through a lazy **options wrapper
+            '[tool.agentkit.kit]\nguards = ["max-input"]\n'
+            "[tool.agentkit.kit.guard_options.max-input]\nmax_tokns = 5\n",
+            "unknown key 'max_tokns' in [tool.agentkit.kit.guard_options.max-input] in {file} "
+            "(guard 'max-input'); did you mean 'max_tokens'?",
+            "pyproject.toml",
+        ),
+        (
+            '[kit]\nguards = ["denylist"]\n[kit.guard_options.denylist]\ntrems = ["x"]\n',
+            "unknown key 'trems' in [kit.guard_options.denylist] in {file} (guard 'denylist'); "
+            "did you mean 'terms'?",
+            "agentkit.toml",
+        ),
+    ],
+)
+def test_a_plugin_option_typo_in_the_file_names_the_key_the_file_and_the_nearest(
+    table: str, typo: str, words: str, tmp_path: Path
+) -> None:
+    file = tmp_path / words
+    file.write_text(table)
+    line = one_error(agentkit("run", "x", "--model", "test", cwd=tmp_path))
+    assert typo.format(file=file) in line
+    assert "unexpected" not in line and "TypeError" not in line
+
+
 def test_compactor_by_name() -> None:
     proc = agentkit("run", "What is 6 * 7?", "--model", "test", "--compactor", "truncation")
     assert proc.returncode == 0, proc.stderr
