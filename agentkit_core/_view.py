@@ -109,6 +109,7 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "input_tokens": attrs.get("input_tokens"),
                 "output_tokens": attrs.get("output_tokens"),
                 "requests": attrs.get("requests"),
+                **_cache_and_reasoning(attrs),
             },
             "duration_s": run.get("duration_s"),
             "output": given.get("output"),
@@ -194,6 +195,7 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "latency_s": span.get("duration_s"),
                 "input_tokens": attrs.get("input_tokens"),
                 "output_tokens": attrs.get("output_tokens"),
+                **_cache_and_reasoning(attrs),
                 "cost": attrs.get("cost"),
                 "finish": attrs.get("finish_reason"),
                 "messages": attrs.get("messages"),
@@ -474,8 +476,8 @@ def _render_turn(turn: dict[str, Any], out: list[str]) -> None:
             out.append(f" <span class='badge'>for {_esc(call['under'])}</span>")
         out.append(f" <span class='badge'>latency {_seconds(call['latency_s'])}</span>")
         if call.get("input_tokens") is not None:
-            tokens = f"{call['input_tokens']} in / {call['output_tokens']} out"
-            out.append(f" <span class='badge'>tokens {tokens}</span>")
+            tokens = f"{call['input_tokens']} in / {call['output_tokens']} out{_extra(call)}"
+            out.append(f" <span class='badge'>tokens {_esc(tokens)}</span>")
         if call.get("cost") is not None:
             out.append(f" <span class='badge'>cost {_esc(call['cost'])}</span>")
         if call.get("finish"):
@@ -515,8 +517,8 @@ def _render_run(view: dict[str, Any], out: list[str]) -> None:
     if usage.get("requests") is not None:
         out.append(
             f"<span>tokens {_esc(usage.get('input_tokens'))} in / "
-            f"{_esc(usage.get('output_tokens'))} out, {_esc(usage.get('requests'))} "
-            "model call(s)</span>"
+            f"{_esc(usage.get('output_tokens'))} out{_esc(_extra(usage))}, "
+            f"{_esc(usage.get('requests'))} model call(s)</span>"
         )
     if view.get("duration_s") is not None:
         out.append(f"<span>{_seconds(view['duration_s'])}</span>")
@@ -568,3 +570,23 @@ def render_html(views: Iterable[dict[str, Any]], title: str) -> str:
         out.append("<p>No run in this trace.</p>")
     out.append(f"</main><script>{_SCRIPT}</script></body></html>")
     return "".join(out)
+
+
+#: The token counts a provider reports beside input and output (Usage's cache and reasoning).
+_EXTRA_TOKENS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+
+
+def _cache_and_reasoning(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A span's cache and reasoning token counts, when its provider reported them."""
+    return {key: attrs[key] for key in _EXTRA_TOKENS if attrs.get(key)}
+
+
+def _extra(counts: dict[str, Any]) -> str:
+    """`` (12 cached in, 3 cache writes, 40 reasoning)`` for the counts there are, else ``""``."""
+    words = (
+        ("cache_read_tokens", "cached in"),
+        ("cache_write_tokens", "cache writes"),
+        ("reasoning_tokens", "reasoning"),
+    )
+    said = [f"{counts[key]} {word}" for key, word in words if counts.get(key)]
+    return f" ({', '.join(said)})" if said else ""
