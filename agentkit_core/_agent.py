@@ -655,7 +655,7 @@ class Agent:
             if saved is None or saved.terminal:
                 found = "has no checkpoint" if saved is None else f"is {saved.status}"
                 raise ConfigError(
-                    f"cannot resume run {run_id!r}: it {found} in {checkpointer.port!r}; only "
+                    f"cannot resume run {run_id!r}: it {found} in {checkpointer.store}; only "
                     "a suspended or running run continues (start a new run instead)",
                     value=run_id,
                     source="Agent.resume",

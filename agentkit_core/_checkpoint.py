@@ -32,6 +32,7 @@ from ._errors import ConfigError
 from ._errors import DecodingError
 from ._errors import VersionConflict
 from ._records import quick_init
+from ._urls import mask_url
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
@@ -174,7 +175,9 @@ class Checkpointer:
     #: Compare-and-set rounds a snapshot tries before :class:`VersionConflict`.
     attempts = 64
 
-    def __init__(self, port: CheckpointPort, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self, port: CheckpointPort, *, clock: Clock = utc_now, url: str | None = None
+    ) -> None:
         if not isinstance(port, CheckpointPort):
             raise ConfigError(
                 f"Checkpointer(port=...) needs a CheckpointPort (put, latest, get, versions, "
@@ -184,8 +187,9 @@ class Checkpointer:
             )
         self.port = port
         self.clock = clock
-        #: How errors name the store: its repr (a store masks any password in it).
-        self.store = repr(port)
+        #: How messages name the store: its URL (``url``, which :meth:`open` passes), else the
+        #: port's repr; either with any password masked.
+        self.store = mask_url(url if url else repr(port))
         # The version this checkpointer wrote last, per (run, namespace): the next guess, so a
         # lone producer needs no read per snapshot. A wrong guess just loses the CAS.
         self._last: dict[tuple[str, str], int] = {}
@@ -199,7 +203,7 @@ class Checkpointer:
         """A checkpointer over ``open_checkpoint_store(url)``; ``aclose`` closes the store."""
         from ._lookup import open_checkpoint_store
 
-        return cls(await open_checkpoint_store(url, manager=manager), clock=clock)
+        return cls(await open_checkpoint_store(url, manager=manager), clock=clock, url=url)
 
     async def snapshot(
         self,
@@ -314,7 +318,7 @@ class Checkpointer:
         return 0 if latest is None else latest.version
 
     def __repr__(self) -> str:
-        return f"<Checkpointer port={self.port!r}>"
+        return f"<Checkpointer {self.store}>"
 
 
 def _tainted(ctx: Any) -> bool:

@@ -88,7 +88,7 @@ async def _checkpoint_view(run_id: str, url: str, manager: Any) -> dict[str, Any
         saved = await checkpointer.resume(run_id, include_terminal=True)
         if saved is None:
             raise ConfigError(
-                f"run {run_id!r} has no checkpoint in the store --store names; agentkit run "
+                f"run {run_id!r} has no checkpoint in {checkpointer.store}; agentkit run "
                 "--store URL prints the id of the run it checkpoints",
                 value=run_id,
                 source="RUN",

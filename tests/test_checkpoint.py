@@ -126,8 +126,17 @@ async def test_a_corrupt_record_names_the_store_run_version_and_path(
         got.state, got.metadata  # noqa: B018 - decoding is what raises
     error = info.value
     assert (error.run_id, error.version, error.path) == ("r", 1, path)
-    assert error.store == repr(cp.port) and "MemoryCheckpointStore" in error.store
-    assert f"{error.store}: version 1 of run 'r'" in str(error)
+    assert error.store == "memory://"  # the URL it was opened with, not the port's repr
+    assert str(error).startswith("memory://: version 1 of run 'r'")
+
+
+async def test_messages_name_the_store_by_its_masked_url_or_the_ports_repr() -> None:
+    async with await Checkpointer.open("memory://ann:hunter2@host") as opened:
+        assert opened.store == "memory://ann:***@host"
+        assert repr(opened) == "<Checkpointer memory://ann:***@host>"
+    port = StoreBridge(DictStore())
+    assert Checkpointer(port).store == repr(port)  # no URL given: the port names itself
+    assert Checkpointer(port, url="postgresql://u:pw@h/db").store == "postgresql://u:***@h/db"
 
 
 async def test_unencodable_state_or_metadata_writes_nothing(cp: Checkpointer) -> None:

@@ -201,4 +201,16 @@ def test_view_of_an_unknown_run_names_it(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'runs.db'}"
     proc = agentkit("view", "nope", "--store", store, "--out", str(tmp_path / "x.html"))
     assert proc.returncode == 2
-    assert "run 'nope' has no checkpoint" in proc.stderr
+    assert f"run 'nope' has no checkpoint in {store};" in proc.stderr
+
+
+@pytest.mark.parametrize("store", ["memory://ann:hunter2@x", "sqlite:///{tmp}/runs.db"])
+def test_resuming_an_unknown_run_names_the_store_by_its_masked_url(
+    store: str, tmp_path: Path
+) -> None:
+    store = store.format(tmp=tmp_path)
+    proc = agentkit("run", "--store", store, "--resume", "nope", "--model", "test")
+    assert proc.returncode == 2, proc.stderr
+    shown = store.replace("hunter2", "***")
+    assert f"cannot resume run 'nope': it has no checkpoint in {shown}; " in proc.stderr
+    assert "<" not in proc.stderr and "hunter2" not in proc.stderr  # no object repr
