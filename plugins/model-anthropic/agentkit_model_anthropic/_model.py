@@ -304,10 +304,12 @@ class AnthropicModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` with ``stream: true`` and yield its events as they arrive.
 
-        Text deltas come as they arrive; a tool call comes complete when its block stops, its
-        ``input_json`` deltas fed to agentkit's incremental JSON parser on the way, so broken
-        arguments fail at once. In ``"tool"`` structured-output mode the answer tool's JSON
-        streams as text. A stream that ends without ``message_stop`` raises.
+        Text deltas come as they arrive, and thinking deltas as ``"reasoning"`` events (a
+        signature or a redacted block shows nothing: neither is readable); a tool call comes
+        complete when its block stops, its ``input_json`` deltas fed to agentkit's incremental
+        JSON parser on the way, so broken arguments fail at once. In ``"tool"`` structured-output
+        mode the answer tool's JSON streams as text. A stream that ends without
+        ``message_stop`` raises.
         """
         body = self.body(request)
         timeout = self._timeout(request)
@@ -469,7 +471,7 @@ class _Stream:
     stopped: bool = False
 
     def feed(self, event: dict[str, Any]) -> list[StreamEvent]:
-        """Take one event in; the text deltas to show for it."""
+        """Take one event in; the text and reasoning deltas to show for it."""
         self.events += 1
         kind = event.get("type")
         try:
@@ -506,6 +508,9 @@ class _Stream:
         elif start.get("type") == "text" and start.get("text"):
             block.pieces.append(start.pop("text"))
             return [StreamEvent("text", text=block.pieces[-1])]
+        elif start.get("type") == "thinking" and start.get("thinking"):
+            block.pieces.append(start.pop("thinking"))
+            return [StreamEvent("reasoning", text=block.pieces[-1])]
         return []
 
     def _delta(self, block: _Block, delta: dict[str, Any]) -> list[StreamEvent]:
@@ -523,6 +528,7 @@ class _Stream:
                 return [StreamEvent("text", text=piece)] if piece else []
         elif kind == "thinking_delta":
             block.pieces.append(delta["thinking"])
+            return [StreamEvent("reasoning", text=delta["thinking"])] if delta["thinking"] else []
         elif kind == "signature_delta":
             block.signature += delta["signature"]
         elif kind == "citations_delta":

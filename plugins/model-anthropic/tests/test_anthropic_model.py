@@ -292,6 +292,34 @@ async def test_streamed_thinking_equals_the_whole_answer(server: Any) -> None:
     assert streamed.message.metadata[REASONING] == whole.message.metadata[REASONING]
     assert not [e for e in events if e.kind == "text"]  # thinking is not answer text
     assert streamed.usage == whole.usage == Usage(2095, 503, 1, 0, 1800, 402)
+    # the thinking streams as reasoning deltas; its signature and the redacted block do not
+    blocks = streamed.message.metadata[REASONING]["blocks"]
+    reasoning = [e.text for e in events if e.kind == "reasoning"]
+    assert reasoning == ["The user wants the weather in Paris.", " I should call get_weather."]
+    assert "".join(reasoning) == "".join(b.get("thinking", "") for b in blocks)
+    shown = "".join(e.text for e in events)
+    assert blocks[0]["signature"] not in shown and blocks[1]["data"] not in shown
+
+
+async def test_streamed_thinking_then_text(server: Any) -> None:
+    """Thinking deltas come as reasoning events before the answer; the text deltas are as before."""
+    model = make(server, thinking=2048)
+    server.json("thinking_answer.json")
+    server.sse("thinking_answer.sse")
+    whole = await model.request(ask("And the weather now?"))
+    events = await collect(model, ask("And the weather now?"))
+    assert [(e.kind, e.text) for e in events[:-1]] == [
+        ("reasoning", "The tool says"),
+        ("reasoning", " 18 degrees"),
+        ("reasoning", " and sunny."),
+        ("text", "It is 18 \u00b0C"),
+        ("text", " and sunny in Paris."),
+    ]
+    streamed = events[-1].response
+    assert streamed is not None and streamed.message == whole.message
+    thinking = [b["thinking"] for b in streamed.message.metadata[REASONING]["blocks"]]
+    assert "".join(e.text for e in events if e.kind == "reasoning") == "".join(thinking)
+    assert streamed.message.text == "It is 18 \u00b0C and sunny in Paris."
 
 
 async def test_thinking_budget_must_be_below_max_tokens(server: Any) -> None:

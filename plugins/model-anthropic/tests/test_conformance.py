@@ -18,10 +18,13 @@ RECORDED = {
     "text": ("plain.json", "plain.sse"),
     "tool_calls": ("parallel_tools.json", "parallel_tools.sse"),
     "structured": ("structured.json", "structured.sse"),
+    "reasoning": ("thinking_answer.json", "thinking_answer.sse"),
 }
 
 
 class TestAnthropicModelConformance(ModelConformance):
+    scenarios = ("text", "tool_calls", "structured", "error", "reasoning")
+
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
         self.server = server
@@ -33,7 +36,10 @@ class TestAnthropicModelConformance(ModelConformance):
             self.server.sse(RECORDED[scenario][1])
         else:
             self.server.json(RECORDED[scenario][0])
-        return AnthropicModel("claude-sonnet-4-5", base_url=self.server.url, api_key="sk-test")
+        thinking = 2048 if scenario == "reasoning" else None
+        return AnthropicModel(
+            "claude-sonnet-4-5", base_url=self.server.url, api_key="sk-test", thinking=thinking
+        )
 
 
 class TestAnthropicModelConformanceByToolUse(TestAnthropicModelConformance):
