@@ -70,29 +70,96 @@ class Skill:
 
 
 def parse_skill_file(path: Path) -> Skill:
-    """A Skill from one SKILL.md; a file without valid front matter is a ConfigError."""
+    """A Skill from one SKILL.md; a file without valid front matter is a ConfigError.
+
+    The front matter is YAML (PyYAML's safe loader): folded and literal blocks, quoting and
+    nested mappings such as ``metadata:`` read as YAML says. An error names the file and line.
+    """
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---" or "---" not in [ln.strip() for ln in lines[1:]]:
         raise ConfigError(f"{path}: no front matter (expected '---' lines around name/description)")
     end = 1 + [ln.strip() for ln in lines[1:]].index("---")
-    meta: dict[str, str] = {}
-    key = ""
-    for ln in lines[1:end]:
-        item = ln.strip()
-        if item.startswith("- ") and key and ln[:1] in (" ", "\t", "-"):  # a YAML block list
-            meta[key] = f"{meta[key]}, {item[2:].strip()}" if meta[key] else item[2:].strip()
-            continue
-        name, sep, value = ln.partition(":")
-        if sep and name.strip():
-            key = name.strip()
-            meta[key] = value.strip().strip("\"'")
-    missing = [k for k in ("name", "description") if not meta.get(k)]
-    if missing:
-        raise ConfigError(f"{path}: front matter lacks {', '.join(missing)}")
+    meta = _FrontMatter(path, "\n".join(lines[1:end]))
     body = "\n".join(lines[end + 1 :]).strip()
-    allowed = parse_allowed_tools(meta.get("allowed-tools", ""))
-    return Skill(meta["name"], meta["description"], body, str(path), allowed, _digest(path))
+    name, description = meta.text("name"), meta.text("description")
+    return Skill(name, description, body, str(path), meta.allowed_tools(), _digest(path))
+
+
+class _FrontMatter:
+    """A SKILL.md's front matter: the YAML mapping, and the line each key's value is on."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        # on first use (the catalogue's first load), not when the plugin is discovered
+        import yaml  # type: ignore[import-untyped,unused-ignore]
+
+        self.path = path
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = {} if node is None else loader.construct_document(node)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{self._line(mark.line)}" if mark is not None else str(path)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise ConfigError(
+                f"{where}: the front matter is not valid YAML ({problem}); quote a value that "
+                "holds ': ' or starts with a special character (description: \"Use when: ...\")",
+                value=text,
+                source=str(path),
+            ) from None
+        finally:
+            loader.dispose()
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"{path}:2: the front matter is a YAML {type(data).__name__}; it must be a "
+                "mapping of keys (name: ..., description: ...)",
+                value=data,
+                source=str(path),
+            )
+        self.data: dict[Any, Any] = data
+        self.lines = {} if node is None else {k.value: v.start_mark.line for k, v in node.value}
+
+    @staticmethod
+    def _line(index: int) -> int:
+        """A 0-based line of the front matter as a line of the file (after its first ``---``)."""
+        return index + 2
+
+    def _where(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.path}:{self._line(line)}" if line is not None else str(self.path)
+
+    def text(self, key: str) -> str:
+        """A required one-line text: whitespace, a folded block's newlines included, collapsed."""
+        value = self.data.get(key)
+        if value is None or value == "":
+            raise ConfigError(
+                f"{self.path}: front matter lacks {key} (add a line '{key}: ...')",
+                source=str(self.path),
+            )
+        if not isinstance(value, str):
+            raise ConfigError(
+                f"{self._where(key)}: front matter {key} is a {type(value).__name__} "
+                f"({value!r}); it must be text: quote it",
+                value=value,
+                source=str(self.path),
+            )
+        return " ".join(value.split())
+
+    def allowed_tools(self) -> tuple[str, ...]:
+        """``allowed-tools`` as text (comma- or space-separated) or as a YAML list of them."""
+        value = self.data.get("allowed-tools")
+        if value is None:
+            return ()
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(item, str) for item in items):
+            raise ConfigError(
+                f"{self._where('allowed-tools')}: allowed-tools must be text or a list of "
+                f"texts (Bash(git log:*), Read), got {value!r}",
+                value=value,
+                source=str(self.path),
+            )
+        return tuple(entry for item in items for entry in parse_allowed_tools(item))
 
 
 def parse_allowed_tools(text: str) -> tuple[str, ...]:
