@@ -27,7 +27,6 @@ from agentkit_core import ProviderError
 from agentkit_core import ProviderHTTPError
 from agentkit_core import ProviderResponseError
 from agentkit_core import StreamEvent
-from agentkit_core import ToolCall
 from agentkit_core import Usage
 
 from ._wire import SAFETY_FINISH
@@ -248,20 +247,17 @@ class GeminiModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` (``streamGenerateContent``, SSE) and yield its events as they come.
 
-        Text deltas and tool calls (Gemini sends each call whole) come as they arrive; thought
-        summaries are kept for the final message's reasoning. A stream that ends without a
-        finish reason raises instead of returning a partial answer.
+        Text deltas, thought summary deltas (as ``"reasoning"`` events, also kept for the final
+        message's reasoning) and tool calls (Gemini sends each call whole) come as they arrive.
+        A stream that ends without a finish reason raises instead of returning a partial answer.
         """
         call = self._call(request)
         turn = _Turn(self)
         with self._translate(call["config"]["http_options"]["timeout"] / 1000, turn):
             chunks = await self._client().aio.models.generate_content_stream(**call)
             async for chunk in chunks:
-                for delta in turn.feed(chunk):
-                    if isinstance(delta, ToolCall):
-                        yield StreamEvent("tool_call", tool_call=delta)
-                    elif delta:
-                        yield StreamEvent("text", text=delta)
+                for event in turn.feed(chunk):
+                    yield event
         if turn.finish is None:
             raise ProviderResponseError(
                 f"{self.name}: the stream ended after {turn.chunks} events without a finish "
@@ -405,8 +401,8 @@ class _Turn:
         self.version: str | None = None
         self.chunks = 0
 
-    def feed(self, answer: Any) -> list[str | ToolCall]:
-        """Read one response; its text deltas and tool calls, in order."""
+    def feed(self, answer: Any) -> list[StreamEvent]:
+        """Read one response; the events its parts show, in order."""
         self.chunks += 1
         where = f"stream event {self.chunks}: " if self.chunks > 1 else ""
         self.version = answer.model_version or self.version
@@ -418,11 +414,13 @@ class _Turn:
                 raise self._blocked(str(feedback.block_reason.value), "prompt", feedback)
             return []
         candidate = answer.candidates[0]
-        out: list[str | ToolCall] = []
+        out: list[StreamEvent] = []
         parts = candidate.content.parts if candidate.content is not None else None
         try:
             for i, part in enumerate(parts or ()):
-                out.append(self.assembler.feed(_part(part), f"{where}candidates[0].parts[{i}]"))
+                event = self.assembler.feed(_part(part), f"{where}candidates[0].parts[{i}]")
+                if event is not None:
+                    out.append(event)
         except ValueError as exc:
             raise ProviderResponseError(f"{self.model.name}: {exc}") from exc
         if candidate.finish_reason is not None:

@@ -25,6 +25,7 @@ from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelSettings
+from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 
@@ -165,9 +166,10 @@ def _b64(signature: Any) -> str | None:
 class Assembler:
     """A model turn built from its parts, whole or streamed in pieces.
 
-    ``feed`` takes one part (a dict in the SDK's form) and returns its text delta or its tool
-    call; consecutive text (or thought) pieces join into one entry until one carries a
-    signature, which ends it, as a streamed turn sends them.
+    ``feed`` takes one part (a dict in the SDK's form) and returns the stream event it shows:
+    a text delta, a thought summary's delta as a ``"reasoning"`` event, a tool call, or None
+    (an empty piece, a signature alone). Consecutive text (or thought) pieces join into one
+    entry until one carries a signature, which ends it, as a streamed turn sends them.
     """
 
     def __init__(self, model: str) -> None:
@@ -177,22 +179,22 @@ class Assembler:
         self.calls: list[ToolCall] = []
         self.generated: list[str] = []
 
-    def feed(self, part: Mapping[str, Any], where: str) -> str | ToolCall:
+    def feed(self, part: Mapping[str, Any], where: str) -> StreamEvent | None:
         signature = _b64(part.get("thought_signature"))
         call = part.get("function_call")
         if call is not None:
-            return self._call(call, signature, where)
+            return StreamEvent("tool_call", tool_call=self._call(call, signature, where))
         text: str | None = part.get("text")
         if part.get("thought"):
             self._extend("thought", text or "", signature)
-            return ""
+            return StreamEvent("reasoning", text=text) if text else None
         if text is not None:
             self._extend("text", text, signature)
             self.text.append(text)
-            return text
+            return StreamEvent("text", text=text) if text else None
         if signature is not None:  # a signature alone, as a stream may send one last
             self._extend("text", "", signature)
-        return ""
+        return None
 
     def _extend(self, kind: str, text: str, signature: str | None) -> None:
         last = self.entries[-1] if self.entries else None

@@ -19,10 +19,13 @@ RECORDED = {
     "text": ("plain.json", "plain.sse"),
     "tool_calls": ("parallel_tools.json", "parallel_tools.sse"),
     "structured": ("structured.json", "structured.sse"),
+    "reasoning": ("thinking_answer.json", "thinking.sse"),
 }
 
 
 class TestGeminiModelConformance(ModelConformance):
+    scenarios = ("text", "tool_calls", "structured", "error", "reasoning")
+
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
         self.server = server

@@ -210,13 +210,20 @@ async def test_stream_text_thoughts_and_the_late_signature(server: Any) -> None:
     model = GeminiModel("gemini-3-pro-preview", base_url=server.url, api_key="test-key")
     server.sse("thinking.sse")
     events = await collect(model, ask())
-    assert [e.text for e in events if e.kind == "text"] == ["It is sunny", " in Paris, 21 °C."]
+    assert [(e.kind, e.text) for e in events[:-1]] == [
+        ("reasoning", "**Answering**\nThe tool"),  # the thought parts, as they come
+        ("reasoning", " said sunny."),
+        ("text", "It is sunny"),
+        ("text", " in Paris, 21 °C."),
+    ]
     done = events[-1].response
     assert done is not None and done.message.text == "It is sunny in Paris, 21 °C."
     assert done.message.metadata[REASONING]["parts"] == [
         {"thought": "**Answering**\nThe tool said sunny."},
         {"text": 28, "signature": SIGNATURE_TWO},
     ]
+    thoughts = [p["thought"] for p in done.message.metadata[REASONING]["parts"] if "thought" in p]
+    assert "".join(e.text for e in events if e.kind == "reasoning") == "".join(thoughts)
     assert done.usage == Usage(2210, 52, 1, cache_read_tokens=2048, reasoning_tokens=40)
     assert server.received[0].path.endswith(":streamGenerateContent?alt=sse")
     # streamed and whole, the same answer carries the same reasoning
