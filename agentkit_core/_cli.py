@@ -8,7 +8,10 @@ loaded plugin manager as ``args.plugin_manager``.
 Every error is one line on stderr and exit code 2, never a traceback: a usage error, an
 :class:`~agentkit_core.AgentkitError`, and anything else a command raises (named by its type;
 ``AGENTKIT_TRACEBACK=1`` shows the traceback of the unexpected ones). Ctrl-C is one line too
-(naming the plugin when it came while one was imported) and exit 130.
+(naming the plugin when it came while one was imported) and exit 130. A Python warning raised
+while a command runs (a ``SlowHookWarning``, a library's ``DeprecationWarning``) is one
+``agentkit: warning: ...`` line on stderr; the warning filters (``-W``, ``PYTHONWARNINGS``)
+still decide which are shown.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import NoReturn
+from typing import TextIO
 
 if TYPE_CHECKING:
     from ._plugins import PluginManager
@@ -58,6 +62,27 @@ def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParse
 
 def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = None) -> int:
     """Run the command line; returns the exit code (2 for a usage or plugin error)."""
+    with warnings.catch_warnings():  # restores showwarning, so a caller's own is untouched
+        warnings.showwarning = _show_warning
+        return _main(argv, manager)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning as the CLI's one line; one of another library's says its category."""
+    text = _one_line(str(message))
+    if not category.__module__.startswith("agentkit"):
+        text = f"{category.__name__}: {text}"
+    print(f"agentkit: warning: {text}", file=sys.stderr)
+
+
+def _main(argv: Sequence[str] | None, manager: PluginManager | None) -> int:
     from ._errors import AgentkitError
 
     try:

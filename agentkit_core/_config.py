@@ -191,9 +191,9 @@ def check_options(
     to pass, never offered.
     """
     taken = _taken_options(factory, returned)
-    for key in options if taken is not None else ():
-        if key not in taken:
-            raise unknown_key(key, taken, where)
+    unknown = [] if taken is None else [key for key in options if key not in taken]
+    if unknown:
+        raise unknown_key(unknown[0], taken, where)
 
 
 def _taken_options(factory: Callable[..., Any], returned: bool) -> list[str] | None:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from time import perf_counter
+from time import thread_time
 from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
@@ -57,8 +58,14 @@ HookImpl = tuple[str, Callable[..., Any]]
 
 #: Seconds an async hook may take before it is cancelled (``Hooks(timeout=...)``).
 DEFAULT_TIMEOUT = 30.0
-#: Seconds a synchronous hook may hold the event loop before it is reported (``Hooks(slow=...)``).
+#: CPU seconds a synchronous hook may spend on the event loop before it is reported
+#: (``Hooks(slow=...)``). CPU time of the loop's thread, so a loaded machine, where the OS runs
+#: other processes in the middle of a call, does not make a fast hook look slow.
 DEFAULT_SLOW = 0.1
+#: A synchronous hook that waits without computing (a blocking HTTP call, ``time.sleep``) uses
+#: no CPU but holds the loop all the same: it is reported past this many times ``slow`` of
+#: wall-clock time, a margin wide enough for a loaded machine's pauses.
+BLOCKED_FACTOR = 5
 
 #: What a hook may raise that passes through unchanged: a verdict (a guardrail refusing), a run
 #: that cannot go on (budget, elicitation...), the user's own misconfiguration, and an inner
@@ -493,33 +500,35 @@ class Hooks:
         The one loop every fold runs: call with the declared arguments, await (under the
         deadline) what is awaitable, report a slow synchronous call, attribute a raise, check
         the return against the field's rule, then chain, stop at the first, or collect. One
-        clock read per call: each synchronous call is timed from the end of the one before.
+        read of each clock per call: each synchronous call is timed from the end of the one
+        before, in the thread's CPU time and in wall-clock time (see :data:`DEFAULT_SLOW`).
         """
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, Any]] = []
         chained = args[slot]  # what a chain hands on: rebuilt into args only if a hook follows
-        mark = perf_counter()
+        mark, cpu_mark = perf_counter(), thread_time()
+        blocked = slow * BLOCKED_FACTOR
         for plan in self._plans[name]:
             if chained is not args[slot]:
                 args = (*args[:slot], chained, *args[slot + 1 :])
             try:
                 out: Any = plan.call(*args)
-                now = perf_counter()  # an async def has only made its coroutine so far
-                held = now - mark
+                now, cpu_now = perf_counter(), thread_time()  # an async def: only its coroutine
+                held, cpu = now - mark, cpu_now - cpu_mark
                 if out is not None:
                     awaitable = _AWAITABLE.get(type(out))
                     if awaitable or (awaitable is None and _awaitable(out)):
                         out = await self._await(plan, rule, out, args[0], now)
-                        now = perf_counter()
+                        now, cpu_now = perf_counter(), thread_time()
             except PASSED_THROUGH:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _raised(plan, rule, exc) from exc
-            if held > slow:
-                self._held_loop(plan, rule, args[0], mark, held)
-                now = perf_counter()
-            mark = now
+            if cpu > slow or held > blocked:
+                self._held_loop(plan, rule, args[0], mark, held, cpu)
+                now, cpu_now = perf_counter(), thread_time()
+            mark, cpu_mark = now, cpu_now
             if out is None:
                 continue
             if not isinstance(out, types) or (check is not None and not check(out)):
@@ -547,15 +556,20 @@ class Hooks:
         _span(ctx, plan, rule, start, timeout=self.timeout).error = message
         raise HookTimeoutError(message, plugin=plan.source, hook=rule.hook)
 
-    def _held_loop(self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float) -> None:
-        _span(ctx, plan, rule, start, slow=self.slow, held=held)
-        # The text names no duration, so the default warnings filter shows it once per hook;
-        # each call's time is on its span.
+    def _held_loop(
+        self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float, cpu: float
+    ) -> None:
+        _span(ctx, plan, rule, start, slow=self.slow, held=held, cpu=cpu)
+        if cpu > self.slow:
+            how = f"computed on the event loop for more than {self.slow:g} s of CPU time"
+        else:
+            how = f"held the event loop for more than {self.slow * BLOCKED_FACTOR:g} s, waiting"
+        # The text names no measured duration, so the default warnings filter shows it once
+        # per hook; each call's time is on its span.
         warnings.warn(
-            f"{_where(plan, rule)} held the event loop longer than {self.slow:g} s (the 'hook' "
-            "span on the run's trace has the time): a synchronous hook runs on the event loop "
-            "and must be fast; make it async def and await the slow work (asyncio.to_thread "
-            "for blocking calls)",
+            f"{_where(plan, rule)} {how} (the 'hook' span on the run's trace has the time): a "
+            "synchronous hook runs on the event loop and must be fast; make it async def and "
+            "await the slow work (asyncio.to_thread for blocking calls)",
             SlowHookWarning,
             stacklevel=2,
         )

@@ -214,3 +214,40 @@ def test_resuming_an_unknown_run_names_the_store_by_its_masked_url(
     shown = store.replace("hunter2", "***")
     assert f"cannot resume run 'nope': it has no checkpoint in {shown}; " in proc.stderr
     assert "<" not in proc.stderr and "hunter2" not in proc.stderr  # no object repr
+
+
+SLEEPY_PLUGIN = """
+import time, warnings
+from agentkit_core import hookimpl
+
+
+@hookimpl
+def agentkit_before_tool_call(ctx, call):
+    time.sleep(0.6)  # blocks the event loop past 5 x Hooks.slow
+
+
+@hookimpl
+def agentkit_after_tool_call(ctx, call, result):
+    warnings.warn("a library's notice\\nover two lines", FutureWarning)
+"""
+
+
+def test_warnings_are_one_agentkit_line_each(make_site: Any) -> None:
+    site = make_site("sleepy")
+    site.add("agentkit-test-sleepy", {"sleepy": "akt_sleepy"}, {"akt_sleepy": SLEEPY_PLUGIN})
+    proc = agentkit(
+        "run",
+        "look up ann",
+        "--tools",
+        "tests.view_runs:CLI_TOOLS",
+        "--model",
+        "test",
+        "-q",
+        pythonpath=[Path(site.path), ROOT],
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert all(line.startswith("agentkit: warning: ") for line in lines), proc.stderr
+    slow = [line for line in lines if "SlowHookWarning" in line or "plugin 'sleepy'" in line]
+    assert len(slow) == 1 and "before_tool_call of plugin 'sleepy'" in slow[0]
+    assert "agentkit: warning: FutureWarning: a library's notice over two lines" in lines

@@ -189,18 +189,38 @@ def test_bad_limits_are_refused(limits: dict[str, Any], match: str) -> None:
         Hooks(**limits)
 
 
-async def test_a_slow_sync_hook_is_reported_on_the_trace_and_as_a_warning() -> None:
+async def test_a_blocking_sync_hook_is_reported_on_the_trace_and_as_a_warning() -> None:
     def blocking(message: Message) -> None:
-        time.sleep(0.05)
+        time.sleep(0.1)  # no CPU time, but the loop waits: past 5 x slow of wall-clock time
 
     hooks = plugin_hooks("blocker", "output_guard", blocking, slow=0.01)
     ctx = make_test_ctx()
-    with pytest.warns(SlowHookWarning, match=r"of plugin 'blocker' .* held the event loop longer"):
+    with pytest.warns(
+        SlowHookWarning,
+        match=r"of plugin 'blocker' .* held the event loop for more than 0.05 s, waiting",
+    ):
         out = await hooks.run_output_guard(ctx, Message.assistant("a"))
     assert out.text == "a"
     (span,) = ctx.trace.find("hook")
     assert span.attributes["plugin"] == "blocker" and span.attributes["slow"] == 0.01
-    assert span.attributes["held"] >= 0.05 and span.duration is not None
+    assert span.attributes["held"] >= 0.1 and span.duration is not None
+    assert span.attributes["cpu"] < 0.1
+
+
+async def test_a_computing_sync_hook_is_reported_by_its_cpu_time() -> None:
+    def computing(message: Message) -> None:
+        start = time.thread_time()
+        while time.thread_time() - start < 0.03:  # CPU time past slow, wall time under 5 x
+            pass
+
+    hooks = plugin_hooks("busy", "output_guard", computing, slow=0.01)
+    ctx = make_test_ctx()
+    with pytest.warns(
+        SlowHookWarning, match=r"of plugin 'busy' .* computed on the event loop for more than "
+    ):
+        await hooks.run_output_guard(ctx, Message.assistant("a"))
+    (span,) = ctx.trace.find("hook")
+    assert span.attributes["cpu"] >= 0.03
 
 
 async def test_fast_hooks_and_awaited_hooks_are_not_reported_as_slow() -> None:
