@@ -70,7 +70,10 @@ def test_the_web_plugins_hooks_are_not_reported_on_a_crowded_cpu() -> None:
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
         hooks = Hooks.from_plugins()  # AGENTKIT_LOAD_PLUGINS=web
-        burn = f"import os,time\\nos.sched_setaffinity(0,{{{cpu}}})\\nt=time.time()\\nwhile time.time()-t<8: pass"
+        burn = (
+            f"import os,time\\nos.sched_setaffinity(0,{{{cpu}}})\\n"
+            "t=time.time()\\nwhile time.time()-t<8: pass"
+        )
         loops = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(6)]
         try:
             time.sleep(0.5)  # they have started and share the CPU
