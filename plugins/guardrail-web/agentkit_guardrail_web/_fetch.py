@@ -19,6 +19,7 @@ the URL, what happened and what to do, with httpx's error as its cause.
 from __future__ import annotations
 
 import zlib
+from collections.abc import AsyncIterator
 from collections.abc import Sequence
 from typing import Any
 from typing import Protocol
@@ -79,17 +80,94 @@ class _PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-class _PinnedTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport with its connection pool on the pinning backend."""
+#: httpcore's errors as the httpx errors a client raises (the most specific kind first).
+_ERRORS: dict[type[Exception], type[httpx.RequestError]] = {
+    httpcore.ConnectTimeout: httpx.ConnectTimeout,
+    httpcore.ReadTimeout: httpx.ReadTimeout,
+    httpcore.WriteTimeout: httpx.WriteTimeout,
+    httpcore.PoolTimeout: httpx.PoolTimeout,
+    httpcore.TimeoutException: httpx.TimeoutException,
+    httpcore.ConnectError: httpx.ConnectError,
+    httpcore.ReadError: httpx.ReadError,
+    httpcore.WriteError: httpx.WriteError,
+    httpcore.NetworkError: httpx.NetworkError,
+    httpcore.LocalProtocolError: httpx.LocalProtocolError,
+    httpcore.RemoteProtocolError: httpx.RemoteProtocolError,
+    httpcore.ProtocolError: httpx.ProtocolError,
+    httpcore.ProxyError: httpx.ProxyError,
+    httpcore.UnsupportedProtocol: httpx.UnsupportedProtocol,
+}
+_CORE_ERRORS = (
+    httpcore.TimeoutException,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.ProxyError,
+    httpcore.UnsupportedProtocol,
+)
+
+
+def _as_httpx(exc: Exception, request: httpx.Request) -> httpx.RequestError:
+    """``exc`` (an httpcore error) as the httpx error of its kind, for ``request``."""
+    kind = next(_ERRORS[k] for k in type(exc).__mro__ if k in _ERRORS)
+    return kind(str(exc), request=request)
+
+
+class _PinnedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport over an httpcore connection pool of its own, on the pinning backend.
+
+    httpx's own transport takes no network backend, so this one owns its pool and maps
+    requests, responses and errors between the two libraries through their public API.
+    """
 
     def __init__(self, backend: _PinnedBackend, *, verify: Any = True) -> None:
-        super().__init__(verify=verify, trust_env=False)
-        # httpx does not take a network backend, so the pool it built is replaced by one that
-        # uses ours (same options); request mapping and error mapping stay httpx's.
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
             network_backend=backend,
         )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        url = request.url
+        sent = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        try:
+            answer = await self._pool.handle_async_request(sent)
+        except _CORE_ERRORS as exc:
+            raise _as_httpx(exc, request) from exc
+        return httpx.Response(
+            answer.status,
+            headers=answer.headers,
+            stream=_ResponseStream(answer, request),
+            extensions=answer.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+
+class _ResponseStream(httpx.AsyncByteStream):
+    """An httpcore response's body as httpx reads it, its errors as httpx errors."""
+
+    def __init__(self, answer: httpcore.Response, request: httpx.Request) -> None:
+        self._answer = answer
+        self._request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._answer.aiter_stream():
+                yield chunk
+        except _CORE_ERRORS as exc:
+            raise _as_httpx(exc, self._request) from exc
+
+    async def aclose(self) -> None:
+        await self._answer.aclose()
 
 
 class _Body:
