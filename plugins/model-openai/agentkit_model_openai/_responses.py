@@ -205,8 +205,9 @@ class OpenAIResponsesModel(HTTPModel):
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` with ``stream: true`` and yield its events as they arrive.
 
-        Text deltas (``response.output_text.delta``) come as they arrive, each function call
-        when its item is done, and last the answer of ``response.completed`` (or
+        Text deltas (``response.output_text.delta``) come as they arrive, reasoning summary
+        deltas (``response.reasoning_summary_text.delta``) as ``"reasoning"`` events, each
+        function call when its item is done, and last the answer of ``response.completed`` (or
         ``response.incomplete``). ``response.failed`` and ``error`` events raise; a stream that
         ends before its final event raises instead of returning a partial answer.
         """
@@ -232,6 +233,9 @@ class OpenAIResponsesModel(HTTPModel):
                         if kind in ("response.output_text.delta", "response.refusal.delta"):
                             if event.get("delta"):
                                 yield StreamEvent("text", text=str(event["delta"]))
+                        elif kind == "response.reasoning_summary_text.delta":
+                            if event.get("delta"):
+                                yield StreamEvent("reasoning", text=str(event["delta"]))
                         elif kind == "response.output_item.done":
                             item = event.get("item")
                             output[int(event.get("output_index", len(output)))] = item

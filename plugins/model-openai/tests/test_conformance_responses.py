@@ -18,10 +18,13 @@ RECORDED = {
     "text": "responses_plain",
     "tool_calls": "responses_parallel_tools",
     "structured": "responses_structured",
+    "reasoning": "responses_reasoning_summary",
 }
 
 
 class TestOpenAIResponsesModelConformance(ModelConformance):
+    scenarios = ("text", "tool_calls", "structured", "error", "reasoning")
+
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
         self.server = server

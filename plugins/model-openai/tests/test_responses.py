@@ -250,6 +250,41 @@ async def test_stream_yields_each_call_when_its_item_is_done(
         "**Planning"
     )
     assert done.usage.reasoning_tokens == 128
+    # the summary streamed first, as reasoning deltas, and is the one kept with the item
+    kinds = [e.kind for e in events]
+    assert kinds == ["reasoning"] * 3 + ["tool_call", "tool_call", "done"]
+    assert "".join(e.text for e in events if e.kind == "reasoning") == summary_text(done)
+
+
+def summary_text(response: Any) -> str:
+    """The reasoning summaries kept in the answer's metadata, joined."""
+    items = response.message.metadata[REASONING]["output"]
+    return "".join(s["text"] for i in items if i["type"] == "reasoning" for s in i["summary"])
+
+
+async def test_stream_reasoning_summary_deltas_then_the_text(
+    server: Any, model: OpenAIResponsesModel
+) -> None:
+    """Every summary part's deltas come as reasoning events; the text deltas are as before."""
+    server.json("responses_reasoning_summary.json")
+    server.sse("responses_reasoning_summary.sse")
+    whole = await model.request(ask())
+    events = await collect(model, ask())
+    assert [(e.kind, e.text) for e in events[:-1]] == [
+        ("reasoning", "**Reading the tool results**\n\nParis"),
+        ("reasoning", " is 18\u00b0C and cloudy;"),
+        ("reasoning", " Rome's clock says 14:05."),
+        ("reasoning", "**Answering**\n\nOne line"),
+        ("reasoning", " per city."),
+        ("text", "Paris: 18"),
+        ("text", "\u00b0C and cl"),
+        ("text", "oudy. Rom"),
+        ("text", "e: 14:05."),
+    ]
+    done = events[-1].response
+    assert done is not None and done.message == whole.message
+    assert "".join(e.text for e in events if e.kind == "reasoning") == summary_text(done)
+    assert done.message.text == "Paris: 18\u00b0C and cloudy. Rome: 14:05."
 
 
 async def test_a_stream_cut_mid_event_is_a_retryable_error(
