@@ -4,8 +4,9 @@ Each agentkit span becomes one OpenTelemetry span when it starts (so children fi
 parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
 checks and folds keep agentkit's names. Every agentkit attribute rides along as
-``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, model, token usage, tool name
-and call id. Attributes and error messages are the ones core exports
+``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
+tool name and call id, and the conversation: the session's id when the run records one, else
+the run's id. Attributes and error messages are the ones core exports
 (``Span.exported_attributes``): capped in size, and what a person or the model wrote withheld
 once the run is secret-tainted.
 """
@@ -97,10 +98,16 @@ class OTelExporter(SpanExporter):
         # run id -> id(message) -> (message, its JSON): a request repeats the transcript so
         # far, whose messages are frozen, so each is encoded once per run, not once per call
         self._encoded: dict[str | None, dict[int, tuple[Any, str]]] = {}
+        # run id -> its gen_ai.conversation.id and gen_ai.provider.name, while the run is open
+        self._conversation: dict[str | None, str] = {}
+        self._provider: dict[str | None, str] = {}
 
     def on_start(self, span: Span) -> None:
         parent = self._live.get(span.parent_id) if span.parent_id else None
         attributes = _START.get(span.name)
+        if span.name == "run" and span.run_id:
+            session = _kept(span, span.exported_attributes(), "session_id")
+            self._conversation[span.run_id] = session or span.run_id
         self._live[span.span_id] = self.tracer.start_span(
             _name(span.name, span.exported_attributes()),
             context=None if parent is None else set_span_in_context(parent),
@@ -117,6 +124,7 @@ class OTelExporter(SpanExporter):
         if span.name in _RENAMED:
             otel.update_name(_name(span.name, exported))
         attributes = _end_attributes(span, exported)
+        self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
             cache = self._encoded.setdefault(span.run_id, {})
             attributes.update(
@@ -124,6 +132,8 @@ class OTelExporter(SpanExporter):
             )
         if span.name == "run":
             self._encoded.pop(span.run_id, None)
+            self._conversation.pop(span.run_id, None)
+            self._provider.pop(span.run_id, None)
         if span.error is not None:
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
@@ -132,8 +142,64 @@ class OTelExporter(SpanExporter):
         otel.set_attributes(attributes)
         otel.end(end_time=span.end_ns)
 
+    def _conversation_and_provider(
+        self, span: Span, exported: dict[str, Any], attributes: dict[str, Any]
+    ) -> None:
+        """``gen_ai.conversation.id`` and ``gen_ai.provider.name`` of a run or model call.
+
+        A model call's provider is its ``provider`` attribute (the model string's prefix, which
+        core's tracing puts there), else the prefix of its ``model``; the run's is its model
+        calls' (the first one's), known by the time the run ends.
+        """
+        if span.name not in ("run", "model_call"):
+            return
+        run = span.run_id
+        conversation = self._conversation.get(run, run)
+        if conversation:
+            attributes["gen_ai.conversation.id"] = conversation
+        provider = provider_name(_kept(span, exported, "provider"), _kept(span, exported, "model"))
+        if span.name == "model_call" and provider:
+            self._provider.setdefault(run, provider)
+        provider = provider or self._provider.get(run)
+        if provider:
+            attributes["gen_ai.provider.name"] = provider
+
     def __repr__(self) -> str:
         return f"<OTelExporter capture_content={self.capture_content}>"
+
+
+#: agentkit model-string prefixes whose GenAI semantic-conventions name differs from them.
+PROVIDER_NAMES = {
+    "openai-responses": "openai",
+    "gemini": "gcp.gemini",
+    "vertex": "gcp.vertex_ai",
+    "bedrock": "aws.bedrock",
+    "azure": "azure.ai.openai",
+    "mistral": "mistral_ai",
+    "xai": "x_ai",
+    "watsonx": "ibm.watsonx.ai",
+}
+
+
+def provider_name(provider: str | None, model: str | None = None) -> str | None:
+    """The ``gen_ai.provider.name`` of a model call.
+
+    ``provider`` is the prefix of the model string (``"openai"`` of ``"openai:gpt-4o-mini"``);
+    without one, the prefix of ``model`` when it has one. A prefix the conventions spell
+    differently is translated (``"gemini"`` is ``"gcp.gemini"``, see :data:`PROVIDER_NAMES`);
+    any other is used as it is. None when neither says.
+    """
+    if not provider:
+        provider = model.partition(":")[0] if model and ":" in model else None
+    if not provider:
+        return None
+    return PROVIDER_NAMES.get(provider, provider)
+
+
+def _kept(span: Span, exported: dict[str, Any], key: str) -> str | None:
+    """The text attribute ``key`` when it is exported as it is (not withheld, not cut)."""
+    value = exported.get(key)
+    return value if isinstance(value, str) and value and value == span.attributes.get(key) else None
 
 
 _CLIENT = trace.SpanKind.CLIENT
@@ -205,8 +271,6 @@ def _end_attributes(span: Span, exported: dict[str, Any]) -> dict[str, Any]:
         else:
             for name in names:
                 out[name] = value if type(value) in _SCALARS else str(value)
-    if span.name == "run" and span.run_id:
-        out["gen_ai.conversation.id"] = span.run_id
     return out
 
 

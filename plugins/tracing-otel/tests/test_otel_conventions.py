@@ -1,0 +1,105 @@
+"""GenAI semantic conventions: ``gen_ai.provider.name`` and ``gen_ai.conversation.id``.
+
+The provider comes from the model string's prefix (a model call's ``provider`` attribute, else
+the prefix of its ``model``); the conversation is the session when the run records one (the
+run span's ``session_id``), else the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agentkit_tracing_otel import OTelExporter
+from agentkit_tracing_otel._exporter import PROVIDER_NAMES
+from agentkit_tracing_otel._exporter import provider_name
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from agentkit_core import Agent
+from agentkit_core import Span
+from agentkit_core.testing import ScriptedModel
+
+
+def exporter() -> tuple[OTelExporter, InMemorySpanExporter]:
+    memory = InMemorySpanExporter()
+    made = TracerProvider()
+    made.add_span_processor(SimpleSpanProcessor(memory))
+    return OTelExporter(made), memory
+
+
+def export(run: Span, calls: list[Span]) -> dict[str, dict[str, Any]]:
+    """The OpenTelemetry attributes of a run span and its model-call spans, by span name."""
+    made, memory = exporter()
+    made.on_start(run)
+    for call in calls:
+        made.on_start(call)
+        made.on_end(call)
+    made.on_end(run)
+    return {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
+
+
+def run_span(tainted: bool = False, **attributes: Any) -> Span:
+    return Span("run", {"agent": "helper", **attributes}, run_id="run-1", tainted=tainted)
+
+
+def call_span(tainted: bool = False, **attributes: Any) -> Span:
+    return Span("model_call", attributes, run_id="run-1", parent="run", tainted=tainted)
+
+
+def test_a_run_with_a_session_is_that_conversation() -> None:
+    spans = export(run_span(session_id="sess-42"), [call_span(model="gpt-4o", provider="openai")])
+    assert spans["invoke_agent helper"]["gen_ai.conversation.id"] == "sess-42"
+    assert spans["chat gpt-4o"]["gen_ai.conversation.id"] == "sess-42"
+
+
+def test_a_run_without_a_session_is_its_own_conversation() -> None:
+    spans = export(run_span(), [call_span(model="gpt-4o")])
+    assert spans["invoke_agent helper"]["gen_ai.conversation.id"] == "run-1"
+    assert spans["chat gpt-4o"]["gen_ai.conversation.id"] == "run-1"
+
+
+def test_a_withheld_session_id_is_not_recorded_as_the_conversation() -> None:
+    spans = export(run_span(tainted=True, session_id="sess-42"), [call_span(tainted=True)])
+    for attributes in spans.values():
+        conversation = attributes["gen_ai.conversation.id"]
+        assert conversation in ("sess-42", "run-1") and "withheld" not in conversation
+
+
+def test_the_provider_is_on_the_call_and_on_the_run() -> None:
+    spans = export(run_span(), [call_span(model="gemini-2.5-flash", provider="gemini")])
+    assert spans["chat gemini-2.5-flash"]["gen_ai.provider.name"] == "gcp.gemini"
+    assert spans["invoke_agent helper"]["gen_ai.provider.name"] == "gcp.gemini"
+
+
+def test_a_real_run_names_its_provider_from_the_model_string() -> None:
+    made, memory = exporter()
+    model = ScriptedModel(["Hello."], name="anthropic:claude-test")
+    agent = Agent("greeter", model, exporters=[made], hooks=None)
+    result = asyncio.run(agent.run("hi"))
+    spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
+    call = spans["chat anthropic:claude-test"]
+    assert call["gen_ai.provider.name"] == "anthropic"
+    assert spans["invoke_agent greeter"]["gen_ai.provider.name"] == "anthropic"
+    assert spans["invoke_agent greeter"]["gen_ai.conversation.id"] == result.run_id
+
+
+PREFIX = st.from_regex(r"[a-z][a-z0-9.-]{0,15}", fullmatch=True) | st.sampled_from(
+    sorted(PROVIDER_NAMES)
+)
+NAME = st.from_regex(r"[A-Za-z0-9.-]{1,20}", fullmatch=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(prefix=PREFIX, name=NAME)
+def test_the_provider_is_the_prefix_in_the_conventions_spelling(prefix: str, name: str) -> None:
+    """Property: a prefix maps to its conventions name or itself, from either attribute."""
+    expected = PROVIDER_NAMES.get(prefix, prefix)
+    assert provider_name(prefix) == expected
+    assert provider_name(None, f"{prefix}:{name}") == expected
+    assert provider_name(prefix, f"other:{name}") == expected  # the provider attribute wins
+    assert provider_name(None, name) is None  # a model name without a prefix says nothing
