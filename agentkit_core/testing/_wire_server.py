@@ -97,6 +97,10 @@ class WireServer:
         """Answer the next request with the recording ``name`` as a JSON body."""
         self.play(Reply(status, self.recording(name), **options))
 
+    def raw(self, status: int = 200, body: bytes = b"", **options: Any) -> None:
+        """Answer the next request with exactly this (``Reply``'s options: chunks, drop...)."""
+        self.play(Reply(status, body, **options))
+
     def answer(self, data: Any, status: int = 200) -> None:
         """Answer the next request with ``data`` as a JSON body."""
         self.play(Reply(status, json.dumps(data).encode()))
@@ -143,14 +147,14 @@ class WireServer:
     def _send(self, reply: Reply, conn: socket.socket) -> None:
         head = [f"HTTP/1.1 {reply.status} X", "Connection: close"]
         head += [f"{k}: {v}" for k, v in reply.headers.items()]
-        if reply.chunks is None:
+        if reply.chunks is None and reply.keepalive is None:
             head += ["Content-Type: application/json", f"Content-Length: {len(reply.body)}"]
             payload = reply.body[: len(reply.body) // 2] if reply.drop else reply.body
             conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
             return
         head += ["Content-Type: text/event-stream", "Transfer-Encoding: chunked"]
         conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        for chunk in reply.chunks:
+        for chunk in reply.chunks or ():
             conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         if reply.keepalive is not None:
             comment = b": keep-alive\n\n"

@@ -1,166 +1,22 @@
-"""A real HTTP server on 127.0.0.1 that plays scripted, recorded Messages API answers.
-
-The recordings in ``recordings/`` are written from Anthropic's published API reference: JSON
-bodies for ``messages.create``, SSE streams for ``stream: true``, error bodies as documented.
-
-Each connection gets the next reply of the script and is then closed (``Connection: close``),
-so a reply can also end a connection in the middle of a body, as a failing server would.
-"""
+"""The recorded-wire server the tests talk to (agentkit_core.testing's WireServer), with
+Messages API answers written from Anthropic's published API reference under recordings/: JSON
+bodies for ``messages.create``, SSE streams for ``stream: true``, error bodies as documented."""
 
 from __future__ import annotations
 
-import json
-import socket
-import socketserver
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from agentkit_core.testing import WireServer
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
-def recording(name: str) -> bytes:
-    return (RECORDINGS / name).read_bytes()
-
-
-@dataclass
-class Reply:
-    """One answer. ``chunks`` is sent with chunked encoding (an SSE stream); ``drop`` ends the
-    connection before the body is complete (after ``chunks``, or halfway through ``body``);
-    ``keepalive`` (seconds) then sends an SSE comment that often until the client hangs up
-    (a minute at most), as a server that never answers but keeps the stream alive does."""
-
-    status: int = 200
-    body: bytes = b""
-    chunks: list[bytes] | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    drop: bool = False
-    delay: float = 0.0
-    keepalive: float | None = None
-
-
-def sse_events(raw: bytes) -> list[bytes]:
-    """A recorded SSE stream split into its events, each sent as its own chunk."""
-    return [e + b"\n\n" for e in raw.split(b"\n\n") if e.strip()]
-
-
-@dataclass
-class Received:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    at: float
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-class WireServer:
-    """Serves ``replies`` in order; records every request in ``received``."""
-
-    def __init__(self) -> None:
-        self.replies: list[Reply] = []
-        self.received: list[Received] = []
-        server = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                server._handle(self.rfile, self.connection)
-
-        socketserver.ThreadingTCPServer.allow_reuse_address = True
-        self._tcp = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self._tcp.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._tcp.server_address[1]}"
-        self._thread = threading.Thread(target=self._tcp.serve_forever, args=(0.02,), daemon=True)
-        self._thread.start()
-
-    def play(self, *replies: Reply) -> None:
-        self.replies.extend(replies)
-
-    def json(self, name: str, status: int = 200, **options: Any) -> None:
-        """Answer the next request with the recording ``name`` as a JSON body."""
-        self.play(Reply(status, recording(name), **options))
-
-    def raw(self, status: int = 200, body: bytes = b"", **options: Any) -> None:
-        """Answer the next request with exactly this (``Reply``'s options: chunks, drop...)."""
-        self.play(Reply(status, body, **options))
-
-    def answer(self, data: Any, status: int = 200) -> None:
-        """Answer the next request with ``data`` as a JSON body."""
-        self.play(Reply(status, json.dumps(data).encode()))
-
-    def keepalives(self, every: float) -> None:
-        """Answer with a stream that sends only SSE comments, ``every`` seconds, never data."""
-        self.play(Reply(keepalive=every))
-
-    def events(self, *events: bytes) -> None:
-        """Answer with a stream of these SSE events, one per chunk."""
-        self.play(Reply(chunks=list(events)))
-
-    def sse(self, name: str, *, drop_after: int | None = None) -> None:
-        """Answer with the recorded stream ``name``, one event per chunk; ``drop_after=n`` ends
-        the connection after n events, without the chunked-encoding terminator."""
-        events = sse_events(recording(name))
-        if drop_after is not None:
-            self.play(Reply(chunks=events[:drop_after], drop=True))
-        else:
-            self.play(Reply(chunks=events))
-
-    def _handle(self, rfile: Any, conn: socket.socket) -> None:
-        request_line = rfile.readline().decode("latin-1").split()
-        if len(request_line) < 2:
-            return
-        headers: dict[str, str] = {}
-        while (line := rfile.readline().decode("latin-1").strip()) != "":
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        body = rfile.read(int(headers.get("content-length", "0")))
-        self.received.append(
-            Received(request_line[0], request_line[1], headers, body, time.monotonic())
-        )
-        reply = self.replies.pop(0) if self.replies else Reply(599, b"no reply scripted")
-        time.sleep(reply.delay)
-        try:
-            self._send(reply, conn)
-        except OSError:  # the client gave up (a timeout test): nothing left to tell it
-            pass
-
-    def _send(self, reply: Reply, conn: socket.socket) -> None:
-        head = [f"HTTP/1.1 {reply.status} X", "Connection: close"]
-        head += [f"{k}: {v}" for k, v in reply.headers.items()]
-        if reply.chunks is None:
-            head += ["Content-Type: application/json", f"Content-Length: {len(reply.body)}"]
-            payload = reply.body[: len(reply.body) // 2] if reply.drop else reply.body
-            conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
-            return
-        head += ["Content-Type: text/event-stream", "Transfer-Encoding: chunked"]
-        conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
-        for chunk in reply.chunks:
-            conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        if reply.keepalive is not None:
-            comment = b": keep-alive\n\n"
-            for _ in range(int(60 / reply.keepalive)):
-                conn.sendall(b"%x\r\n%s\r\n" % (len(comment), comment))
-                time.sleep(reply.keepalive)
-        if not reply.drop:
-            conn.sendall(b"0\r\n\r\n")
-
-    def close(self) -> None:
-        self._tcp.shutdown()
-        self._tcp.server_close()
-        self._thread.join()
-
-
 @pytest.fixture
 def server() -> Iterator[WireServer]:
-    wire = WireServer()
+    wire = WireServer(RECORDINGS)
     yield wire
     wire.close()
 
