@@ -1,7 +1,7 @@
 """The anthropic plugin's own cost per model call, against calling the same SDK directly.
 
-Both clients talk to one local server process (``wire_anthropic.py``: recorded Messages API
-answers over keep-alive HTTP/1.1), with one SDK client each, made once, ``max_retries=0``.
+Both clients talk to one local server process (``wire_server.py anthropic``: recorded Messages
+API answers over keep-alive HTTP/1.1), with one SDK client each, made once, ``max_retries=0``.
 
 - **request**: ``AnthropicModel.request(ModelRequest)`` (body built from agentkit messages,
   cache breakpoints placed, the answer mapped to a ``ModelResponse``) vs
@@ -52,8 +52,9 @@ TEMPLATE = """# anthropic plugin: per-call overhead against the bare SDK
 Measured {when} on {machine}, {cpus} CPUs (shared, other jobs running: load average {load}
 over the rounds), Python {python}, anthropic {sdk}, by `{command}`.
 
-Both clients talk to one local server process (`wire_anthropic.py`, the plugin tests' recorded
-`plain.json` / `plain.sse` over keep-alive HTTP/1.1), each with its own SDK client made once.
+Both clients talk to one local server process (`wire_server.py anthropic`, the plugin tests'
+recorded `plain.json` / `plain.sse` over keep-alive HTTP/1.1), each with its own SDK client
+made once.
 After {warm_up} warm-up calls each, {rounds} rounds of {per_round} calls per client, the clients
 taking turns call by call (the order rotated each round); a figure is the median over the
 rounds of a round's mean, with the range; ratios and differences are taken within a round.
@@ -158,7 +159,9 @@ def main() -> None:
     args = parser.parse_args()
     per_round = max(args.calls // args.rounds, 1)
     server = subprocess.Popen(
-        [sys.executable, str(HERE / "wire_anthropic.py")], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(HERE / "wire_server.py"), "anthropic"],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None

@@ -1,7 +1,7 @@
 """The gemini plugin's own cost per model call, against calling the same SDK directly.
 
-Both clients talk to one local server process (``wire_gemini.py``: recorded Gemini API answers
-over keep-alive HTTP/1.1), each with its own ``google.genai.Client``, made once.
+Both clients talk to one local server process (``wire_server.py gemini``: recorded Gemini API
+answers over keep-alive HTTP/1.1), each with its own ``google.genai.Client``, made once.
 
 - **request**: ``GeminiModel.request(ModelRequest)`` (contents and config built from agentkit
   messages, the answer read into a ``ModelResponse`` with its usage) vs
@@ -55,7 +55,7 @@ TEMPLATE = """# gemini plugin: per-call overhead against the bare SDK
 Measured {when} on {machine}, {cpus} CPUs (shared, other jobs running: load average {load}
 over the rounds), Python {python}, google-genai {sdk}, by `{command}`.
 
-Both clients talk to one local server process (`wire_gemini.py`, the plugin tests' recorded
+Both clients talk to one local server process (`wire_server.py gemini`, the plugin tests' recorded
 `plain.json` / `plain.sse` over keep-alive HTTP/1.1), each with its own `google.genai.Client`
 made once. The bare SDK call gets the very contents and config the plugin builds (same bytes on
 the wire). After {warm_up} warm-up calls each, {rounds} interleaved rounds (order rotated) of
@@ -157,7 +157,7 @@ def main() -> None:
     args = parser.parse_args()
     per_round = max(args.calls // args.rounds, 1)
     server = subprocess.Popen(
-        [sys.executable, str(HERE / "wire_gemini.py")], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(HERE / "wire_server.py"), "gemini"], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None

@@ -1,7 +1,8 @@
 """The Responses API through agentkit-model-openai against the bare ``openai`` SDK.
 
-Both talk to the same local keep-alive server (server_responses.py, its own process), which
-answers with the same recorded body, so what differs is the client's own work per request:
+Both talk to the same local keep-alive server (``wire_server.py openai-responses``, its own
+process), which answers with the same recorded body, so what differs is the client's own work
+per request:
 
 - **request**: ``OpenAIResponsesModel.request`` (agentkit messages to ``input`` items, the body,
   httpx, parsing into a ModelResponse) vs ``AsyncOpenAI().responses.create(...)`` given the
@@ -126,7 +127,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
     server = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("server_responses.py"))],
+        [sys.executable, str(Path(__file__).with_name("wire_server.py")), "openai-responses"],
         stdout=subprocess.PIPE,
         text=True,
     )
