@@ -51,14 +51,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_compaction": ("Compactor", "compaction"),
     "_config": ("PluginConfig", "read_kit_options"),
-    "_context": (
-        "DEFAULT_MODEL_DEADLINE",
-        "Budget",
-        "Elicitor",
-        "Invoker",
-        "RunContext",
-        "Scratchpad",
-    ),
+    "_context": ("Elicitor", "Invoker", "RunContext"),
     "_discovery": ("PluginInfo",),
     "_encoder": ("decode_state", "encode_state"),
     "_errors": (
@@ -243,6 +236,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "render_grounding",
     ),
     "_session_state": ("REASONING", "RecordedInstructions", "SessionState", "strip_reasoning"),
+    "_scope": ("DEFAULT_MODEL_DEADLINE", "Budget", "Scratchpad"),
     "_sessions": (
         "ITEM_KINDS",
         "SESSION_SCHEMA",
@@ -316,12 +310,9 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._compaction import compaction as compaction
     from ._config import PluginConfig as PluginConfig
     from ._config import read_kit_options as read_kit_options
-    from ._context import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
-    from ._context import Budget as Budget
     from ._context import Elicitor as Elicitor
     from ._context import Invoker as Invoker
     from ._context import RunContext as RunContext
-    from ._context import Scratchpad as Scratchpad
     from ._discovery import PluginInfo as PluginInfo
     from ._encoder import decode_state as decode_state
     from ._encoder import encode_state as encode_state
@@ -511,6 +502,9 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._requests import RequestBuilder as RequestBuilder
     from ._requests import WorkingContext as WorkingContext
     from ._requests import render_grounding as render_grounding
+    from ._scope import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
+    from ._scope import Budget as Budget
+    from ._scope import Scratchpad as Scratchpad
     from ._session_state import REASONING as REASONING
     from ._session_state import RecordedInstructions as RecordedInstructions
     from ._session_state import SessionState as SessionState

@@ -37,12 +37,8 @@ from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
 from ._config import check_count
-from ._context import DEFAULT_MODEL_DEADLINE
-from ._context import Budget
 from ._context import Elicitor
 from ._context import RunContext
-from ._context import _current_run
-from ._context import check_deadline
 from ._errors import ApprovalRefused
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
@@ -92,6 +88,10 @@ from ._recorder import decision_verdict
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
+from ._scope import DEFAULT_MODEL_DEADLINE
+from ._scope import Budget
+from ._scope import _current_run
+from ._scope import check_deadline
 from ._settings import check_settings
 from ._settings import merge_settings
 from ._tools import FunctionTool

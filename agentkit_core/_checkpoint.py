@@ -25,13 +25,13 @@ from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
 
-from ._context import current_run
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
 from ._errors import DecodingError
 from ._errors import VersionConflict
 from ._records import quick_init
+from ._scope import current_run
 from ._urls import mask_url
 
 if TYPE_CHECKING:

@@ -1,28 +1,27 @@
-"""RunContext, the per-run state every seam receives, and the Invoker that calls the model."""
+"""RunContext, the run's scope with its services, and the Invoker that calls the model.
+
+The scope itself (id, parent, budget, usage, trace, taint) is :class:`RunScope`, a primitive;
+what this module adds is what the loop gives a run: the invoker and its middleware chain, the
+checkpointer, the recorder, the policy, the guardrail, the elicitor.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import json
-import uuid
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import replace
 from types import EllipsisType
 from typing import TYPE_CHECKING
 from typing import Any
 
 from ._deadline import within
-from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
 from ._invoke import default_middlewares
-from ._messages import Usage
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
@@ -37,8 +36,11 @@ from ._models import ModelResponse
 from ._models import StreamEvent
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._scope import DEFAULT_MODEL_DEADLINE
+from ._scope import Budget
+from ._scope import RunScope
+from ._scope import check_deadline
 from ._tools import ToolResult
-from ._tracing import Trace
 from ._verdicts import Verdict
 from ._verdicts import VerdictObserver
 from ._verdicts import report_verdict
@@ -49,82 +51,6 @@ if TYPE_CHECKING:
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
-
-
-class Scratchpad(dict[str, Any]):
-    """A dict that only accepts JSON-serializable values, so it always survives a checkpoint."""
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(
-                f"scratchpad[{key!r}] must be JSON-serializable, got {type(value).__name__}: "
-                f"{exc}; encode it first (agentkit_core.encode_state)",
-                value=value,
-                source="scratchpad",
-            ) from exc
-        super().__setitem__(key, value)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        for key, value in dict(*args, **kwargs).items():
-            self[key] = value
-
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-
-#: Levels of child agents that may nest below a run whose budget sets no other ``max_depth``:
-#: a parent, its children and theirs make two; five leaves room for real delegation trees and
-#: still stops an agent that calls itself before it has used more than a few runs' worth.
-DEFAULT_MAX_DEPTH = 5
-
-
-@dataclass(slots=True)
-class Budget:
-    """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`.
-
-    ``max_depth`` is how many levels of child agents may nest below the run (0: it starts
-    none; :data:`DEFAULT_MAX_DEPTH` by default). A child run is checked against the budget of
-    every run above it, so the tightest applies, and the run whose limit it passed fails.
-    """
-
-    max_tokens: int | None = None
-    max_requests: int | None = None
-    max_depth: int | None = DEFAULT_MAX_DEPTH
-
-    def __post_init__(self) -> None:
-        depth = self.max_depth
-        if depth is not None and (
-            isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
-        ):
-            raise ConfigError(
-                f"Budget(max_depth={depth!r}) must be a whole number of levels, 0 or more (0: "
-                f"the run starts no child agent), or None for no limit; the default is "
-                f"{DEFAULT_MAX_DEPTH}",
-                value=depth,
-                source="Budget(max_depth=)",
-            )
-
-    def check(self, usage: Usage) -> None:
-        if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
-            raise BudgetExceeded(
-                f"token budget exceeded: used {usage.total_tokens} of {self.max_tokens}; "
-                "raise Budget(max_tokens=...) or compact the transcript"
-            )
-        if self.max_requests is not None and usage.requests > self.max_requests:
-            raise BudgetExceeded(
-                f"request budget exceeded: made {usage.requests} of {self.max_requests} model "
-                "calls; raise Budget(max_requests=...)"
-            )
-
-
-#: Seconds one model call may take in all — its retries, their waits and a whole stream
-#: included — before :class:`ModelDeadlineExceeded`. A stream that only ever sends keep-alives
-#: resets every per-read timeout; only a total deadline ends it.
-DEFAULT_MODEL_DEADLINE = 600.0
 
 
 class Invoker:
@@ -215,37 +141,7 @@ class Invoker:
 DEFAULT_ELICIT_TIMEOUT = 900.0
 
 
-def check_deadline(
-    deadline: float | None,
-    name: str = "model_deadline",
-    default: float = DEFAULT_MODEL_DEADLINE,
-) -> float | None:
-    """``deadline`` in seconds, or None for none; anything else is refused, naming ``name``."""
-    if deadline is None:
-        return None
-    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline > 0:
-        raise ConfigError(
-            f"{name}={deadline!r} must be a positive number of seconds (or None for no "
-            f"deadline; the default is {default:g})",
-            value=deadline,
-            source=f"{name}=",
-        )
-    return float(deadline)
-
-
-#: The run whose loop is executing in this task (and the tasks it starts): what a producer that
-#: passes no ``ctx=`` is checked against.
-_current_run: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
-    "agentkit_current_run", default=None
-)
-
-
-def current_run() -> RunContext | None:
-    """The context of the agent run executing in this task, or None outside a run."""
-    return _current_run.get()
-
-
-class RunContext:
+class RunContext(RunScope):
     """Everything one run carries: its id, invoker, durable-state slots, usage and trace.
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
@@ -287,14 +183,8 @@ class RunContext:
         model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
         elicit_timeout: float | None = DEFAULT_ELICIT_TIMEOUT,
     ) -> None:
-        self.run_id = run_id or uuid.uuid4().hex
-        #: The run that started this one (a child agent's caller), or None.
-        self.parent = parent
-        #: How many runs are above this one: 0 for a run nobody started, 1 for its child...
-        self.depth: int = 0 if parent is None else parent.depth + 1
-        #: The agent this run is a child run of (set by :meth:`bind_to_parent`), else None.
-        self.agent_name: str | None = None
-        self._tainted = parent is not None and parent.secret_tainted
+        super().__init__(run_id=run_id, parent=parent, budget=budget)
+        self.parent: RunContext | None = parent
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
         self.elicit_timeout = elicit_timeout
@@ -307,17 +197,12 @@ class RunContext:
         self.checkpointer = checkpointer
         self.store = store
         self.elicitor = elicitor
-        self.budget = budget or Budget()
         self.deps = deps
         self.guardrail = guardrail
-        self.scratchpad = Scratchpad()
-        self.usage = Usage()
-        self.trace = Trace(run_id=self.run_id, tainted=self._is_tainted)
         self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = policy
         self.grant_scope = grant_scope
-        self.checkpoint_at: tuple[str, str] | None = None
 
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
@@ -355,32 +240,6 @@ class RunContext:
             self.elicit_timeout = parent.elicit_timeout
         self.trace.attach(parent.trace.exporters)
 
-    def _check_depth(self) -> None:
-        """Refuse this child run if it nests deeper than a run above it allows (``max_depth``).
-
-        The outermost run whose limit it passes is the one that fails, as with spending: the
-        :class:`BudgetExceeded` carries its ``run_id`` and names every run from the root down.
-        """
-        runs: list[RunContext] = []
-        run: RunContext | None = self
-        while run is not None:
-            runs.append(run)
-            run = run.parent
-        runs.reverse()
-        for above in runs[:-1]:
-            limit = above.budget.max_depth
-            levels = self.depth - above.depth
-            if limit is not None and levels > limit:
-                chain = " -> ".join(map(_label, runs))
-                exc = BudgetExceeded(
-                    f"child agent {self.agent_name!r} would nest {levels} deep below "
-                    f"{_label(above)!r} (run {above.run_id}), past its Budget(max_depth="
-                    f"{limit}): {chain}; an agent that reaches itself again needs a task that "
-                    "ends, or raise Budget(max_depth=...) on that agent"
-                )
-                exc.run_id = above.run_id
-                raise exc
-
     @property
     def elicit_timeout(self) -> float | None:
         """Seconds :meth:`elicit` waits for an answer unless a call says otherwise (None: no limit).
@@ -394,52 +253,6 @@ class RunContext:
         self._elicit_timeout = check_deadline(
             seconds, "RunContext.elicit_timeout", DEFAULT_ELICIT_TIMEOUT
         )
-
-    @property
-    def secret_tainted(self) -> bool:
-        """Whether a secret answer reached this run (it is then never checkpointed)."""
-        return self._tainted
-
-    @secret_tainted.setter
-    def secret_tainted(self, value: bool) -> None:
-        if value:
-            self.taint()
-        elif self._tainted:
-            raise ConfigError(
-                f"run {self.run_id!r} is secret-tainted and the taint cannot be cleared: the "
-                "secret is in its transcript; start a new run instead",
-                value=value,
-                source="RunContext.secret_tainted",
-            )
-
-    def _is_tainted(self) -> bool:
-        """:attr:`secret_tainted` as a function, for the trace to ask at each span's ends."""
-        return self._tainted
-
-    def taint(self) -> None:
-        """Mark this run, and every run above it, secret-tainted."""
-        ctx: RunContext | None = self
-        while ctx is not None and not ctx._tainted:
-            ctx._tainted = True
-            ctx = ctx.parent
-
-    def add_usage(self, usage: Usage) -> None:
-        """Add a call's usage to the run (and its parents') and enforce each budget.
-
-        The parents' budgets are checked first: spending past an ancestor's limit fails that
-        ancestor's run. The :class:`BudgetExceeded` names the run whose budget it was.
-        """
-        if self.parent is not None:
-            self.parent.add_usage(usage)
-        self.usage = self.usage + usage
-        budget = self.budget
-        if type(budget) is Budget and budget.max_tokens is None and budget.max_requests is None:
-            return  # no limit to check (the usual run): no call and no handler a model call
-        try:
-            budget.check(self.usage)
-        except BudgetExceeded as exc:
-            exc.run_id = self.run_id
-            raise
 
     def invoker_for(
         self, model: Model | None = None, *, source: str = "", hint: str = "pass a model"
@@ -521,11 +334,6 @@ async def _answered(asked: Awaitable[Any], question: str, seconds: float) -> Any
             "question was withdrawn. Give a person longer with ctx.elicit(..., timeout=) or "
             "RunContext.elicit_timeout (None for no limit)"
         ) from None
-
-
-def _label(run: RunContext) -> str:
-    """The agent ``run`` is a run of, as a chain of runs names it (the agent binds its name)."""
-    return run.agent_name if run.agent_name is not None else f"run {run.run_id}"
 
 
 def _name_of(fn: Any) -> str:

@@ -45,7 +45,7 @@ def signature_model(fn: Callable[..., Any]) -> tuple[str, Any, str | None]:
     import pydantic
     from pydantic.fields import FieldInfo
 
-    from ._context import RunContext
+    from ._scope import RunScope
 
     summary, descriptions = parse_docstring(fn.__doc__, fn.__qualname__)
     try:
@@ -65,7 +65,7 @@ def signature_model(fn: Callable[..., Any]) -> tuple[str, Any, str | None]:
                 "be named parameters"
             )
         annotation = hints.get(param.name, Any)
-        if annotation is RunContext:
+        if isinstance(annotation, type) and issubclass(annotation, RunScope):  # RunContext
             ctx_param = param.name
             continue
         default = ... if param.default is param.empty else param.default

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
-from .._context import Budget
 from .._context import Elicitor
 from .._context import RunContext
 from .._middleware import MiddlewareLike
 from .._models import Model
+from .._scope import Budget
 
 if TYPE_CHECKING:
     from .._guardrails import Guardrail
