@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from typing import Any
 
 from . import hookspecs
@@ -21,6 +22,9 @@ from ._scaffold import add_command as add_new_command
 
 #: Version of the JSON layout; bumped only when a field changes meaning or goes away.
 JSON_SCHEMA = 1
+
+#: Columns the ``plugins list`` table fits in (``--wide`` lets it run as wide as it needs).
+WIDTH = 100
 
 
 def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -36,6 +40,13 @@ def add_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
         command = sub.add_parser(name, help=text, description=text)
         if name == "show":
             command.add_argument("name", help="entry-point or distribution name")
+        if name == "list":
+            command.add_argument(
+                "--wide",
+                action="store_true",
+                help=f"every column (distribution, provides with its metadata, hooks) on one "
+                f"line a plugin, however wide; without it the table fits {WIDTH} columns",
+            )
         command.add_argument("--json", action="store_true", help="machine-readable output")
         command.set_defaults(func=func)
     add_new_command(sub)
@@ -88,19 +99,71 @@ def _dump(data: Any) -> None:
     print(json.dumps(data, indent=2, sort_keys=False))
 
 
-def _provides_text(info: PluginInfo) -> str:
+def _provides_text(info: PluginInfo, meta: bool = True) -> str:
     parts = []
     for r in info.registrations:
-        meta = ",".join(f"{k}={_json_value(v)!r}" for k, v in sorted(r.meta.items()))
-        parts.append(f"{r.seam}:{r.name}" + (f"({meta})" if meta else ""))
+        given = ",".join(f"{k}={_json_value(v)!r}" for k, v in sorted(r.meta.items()))
+        parts.append(f"{r.seam}:{r.name}" + (f"({given})" if given and meta else ""))
     parts.extend(f"command:{c}" for c in info.commands)
     return " ".join(parts) or "-"
 
 
-def _table(rows: list[list[str]]) -> str:
+def _hooks_text(info: PluginInfo) -> str:
+    return " ".join(h.removeprefix("agentkit_") for h in info.hooks if h != COMMANDS_HOOK) or "-"
+
+
+def _table(rows: list[list[str]], width: int | None = None) -> str:
+    """Rows in aligned columns; with ``width``, the last column wraps to fit it.
+
+    Wrapped lines start under the last column. A word longer than the room left (a very long
+    name before it) is not broken: that line alone runs past ``width``.
+    """
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines = []
+    for row in rows:
+        head = "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=False)) + "  "
+        room = max(width - len(head), 20) if width is not None else 0
+        tail = (
+            textwrap.wrap(row[-1], room, break_long_words=False, break_on_hyphens=False)
+            if room
+            else [row[-1]]
+        )
+        lines.append((head + tail[0]).rstrip())
+        lines.extend(" " * len(head) + more for more in tail[1:])
     return "\n".join(lines)
+
+
+def list_table(infos: list[PluginInfo], *, wide: bool = False) -> str:
+    """The table of ``plugins list``: fits :data:`WIDTH` columns, or every column with ``wide``.
+
+    The narrow table leaves out the distribution and the registrations' metadata (``plugins
+    show NAME`` has them) and folds the hooks into PROVIDES as ``hook:NAME``, wrapped.
+    """
+    if wide:
+        rows = [["#", "NAME", "DISTRIBUTION", "VERSION", "PROVIDES", "HOOKS", "STATUS"]]
+        rows += [
+            [
+                _position(info),
+                info.name,
+                info.distribution or f"({info.source})",
+                info.version or "-",
+                _provides_text(info),
+                _hooks_text(info),
+                info.status,
+            ]
+            for info in infos
+        ]
+        return _table(rows)
+    rows = [["#", "NAME", "VERSION", "STATUS", "PROVIDES"]]
+    for info in infos:
+        hooks = [f"hook:{h}" for h in _hooks_text(info).split() if h != "-"]
+        provides = " ".join(p for p in (_provides_text(info, meta=False), *hooks) if p != "-")
+        rows.append([_position(info), info.name, info.version or "-", info.status, provides or "-"])
+    return _table(rows, WIDTH)
+
+
+def _position(info: PluginInfo) -> str:
+    return "-" if info.position is None else str(info.position)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -117,24 +180,19 @@ def _list(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    rows = [["#", "NAME", "DISTRIBUTION", "VERSION", "PROVIDES", "HOOKS", "STATUS"]]
-    for info in infos:
-        rows.append(
-            [
-                "-" if info.position is None else str(info.position),
-                info.name,
-                info.distribution or f"({info.source})",
-                info.version or "-",
-                _provides_text(info),
-                " ".join(h.removeprefix("agentkit_") for h in info.hooks if h != COMMANDS_HOOK)
-                or "-",
-                info.status,
-            ]
-        )
-    print(_table(rows) if infos else "no plugins")
+    print(list_table(infos, wide=args.wide) if infos else "no plugins")
     for info in infos:
         if info.error and info.status not in ("loaded", "disabled"):
-            print(f"  {info.name}: {info.error}")
+            text = f"{info.name}: {info.error}"
+            print(
+                textwrap.fill(
+                    text,
+                    WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,
+                )
+            )
     loaded = sum(i.status == "loaded" for i in infos)
     print(f"{loaded} loaded of {len(infos)}; core {core_version()}; order {pm.fingerprint()}")
     return 0

@@ -264,8 +264,9 @@ def write(new: Plan, directory: Path) -> Path:
 def add_command(sub: argparse._SubParsersAction[Any]) -> None:
     """Add ``new`` to the ``agentkit plugins`` subcommands."""
     text = "write a new plugin distribution that passes its tests as written"
+    width = max(map(len, KINDS)) + 2
     kinds = "\n".join(
-        f"  {k.name:<13} {k.summary.replace('$name', 'NAME')}" for k in KINDS.values()
+        f"  {k.name:<{width}}{k.summary.replace('$name', 'NAME')}" for k in KINDS.values()
     )
     command = sub.add_parser(
         "new",

@@ -5,6 +5,15 @@ from __future__ import annotations
 import json
 import random
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core._cli_plugins import WIDTH
+from agentkit_core._cli_plugins import list_table
+from agentkit_core._discovery import PluginInfo
+from agentkit_core._plugins import Registration
+
 RECORD_FIELDS = {
     "name",
     "distribution",
@@ -57,7 +66,11 @@ def test_list_json_has_the_documented_fields(make_site, cli):
     assert boom["error"] == "import of 'akt_boom' failed: ZeroDivisionError: division by zero"
 
     table = cli("plugins", "list", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="alpha,boom")
-    assert "schema_adapters:flavour(rank=15)" in table.stdout
+    assert "schema_adapters:flavour hook:before_turn" in table.stdout
+    wide = cli("plugins", "list", "--wide", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="alpha")
+    assert (
+        "schema_adapters:flavour(rank=15)" in wide.stdout and "agentkit-test-alpha" in wide.stdout
+    )
     assert "  boom: import of 'akt_boom' failed" in table.stdout
     assert f"; core {data['core_version']}; order {data['fingerprint']}" in table.stdout
     assert "allow-list" not in table.stdout  # a disabled plugin's reason shows in `show`
@@ -233,3 +246,55 @@ def test_a_plugin_whose_command_hook_raises_is_reported_and_left_out(make_site, 
     assert "plugin 'broken': its commands failed: RuntimeError: no more" in result.stderr
     listed = cli("plugins", "list", pythonpath=[site.path], AGENTKIT_LOAD_PLUGINS="broken")
     assert listed.returncode == 0 and " broken " in listed.stdout
+
+
+def test_the_installed_plugins_list_fits_100_columns_and_wide_keeps_everything(cli):
+    table = cli("plugins", "list")
+    assert table.returncode == 0, table.stderr
+    assert max(map(len, table.stdout.splitlines())) <= WIDTH, table.stdout
+    assert "hook:before_tool_call" in table.stdout  # the web guardrail's hooks, folded in
+    wide = cli("plugins", "list", "--wide")
+    header = wide.stdout.splitlines()[0].split()
+    assert header == ["#", "NAME", "DISTRIBUTION", "VERSION", "PROVIDES", "HOOKS", "STATUS"]
+    assert "env_prefix='AGENTKIT_WEB_'" in wide.stdout  # a registration's metadata
+
+
+words = st.from_regex(r"[a-z][a-z0-9_-]{0,29}", fullmatch=True)
+
+
+@st.composite
+def plugin_infos(draw):
+    infos = []
+    for position, name in enumerate(draw(st.lists(words, min_size=1, max_size=6, unique=True))):
+        seams = draw(st.lists(st.tuples(words, words), max_size=8))
+        registrations = [
+            Registration(seam, reg, None, name, meta={"rank": 1, "settings": "x" * 60})
+            for seam, reg in seams
+        ]
+        infos.append(
+            PluginInfo(
+                name,
+                distribution=f"agentkit-{name}",
+                version=draw(st.sampled_from(["0.1.0", "12.0.0rc3", None])),
+                status=draw(st.sampled_from(["loaded", "failed", "incompatible", "disabled"])),
+                position=position,
+                registrations=registrations,
+                hooks=draw(
+                    st.lists(st.sampled_from(["agentkit_before_turn", "agentkit_transform"]))
+                ),
+                commands=draw(st.lists(words, max_size=4)),
+            )
+        )
+    return infos
+
+
+@settings(max_examples=80, deadline=None)
+@given(infos=plugin_infos())
+def test_any_plugin_list_fits_the_width_and_loses_no_registration(infos):
+    table = list_table(infos)
+    assert max(map(len, table.splitlines())) <= WIDTH, table
+    for info in infos:
+        for reg in info.registrations:
+            assert f"{reg.seam}:{reg.name}" in table.split()
+        for command in info.commands:
+            assert f"command:{command}" in table.split()
