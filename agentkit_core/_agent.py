@@ -584,7 +584,9 @@ class Agent:
         policy = self.policy
         held = False
         try:
-            with ctx.trace.span("run", {"task": state.task}, agent=self.name) as span:
+            session = ctx.recorder.session_id
+            given = {"agent": self.name, "session_id": session} if session else {"agent": self.name}
+            with ctx.trace.span("run", {"task": state.task}, **given) as span:
                 try:
                     if task is not None and policy is not None:  # a user's message: a new task
                         policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)

@@ -41,6 +41,7 @@ from ._scope import Budget
 from ._scope import RunScope
 from ._scope import check_deadline
 from ._tools import ToolResult
+from ._tracing import current_span
 from ._verdicts import Verdict
 from ._verdicts import VerdictObserver
 from ._verdicts import report_verdict
@@ -70,6 +71,8 @@ class Invoker:
         deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.model = model
+        #: The provider of a ``"provider:model"`` name (``"anthropic"``), else "".
+        self._provider = model.name.partition(":")[0] if ":" in model.name else ""
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
         self.deadline = check_deadline(deadline)
@@ -79,7 +82,15 @@ class Invoker:
         self._tool_chains: dict[CallTool, CallTool] = {}
 
     def _call_model(self, request: ModelRequest) -> Awaitable[ModelResponse]:
-        """The chain's end: the model's own awaitable, or the stream fed to the request's sink."""
+        """The chain's end: the model's own awaitable, or the stream fed to the request's sink.
+
+        The call's span learns the provider here, where the model is the one called (a
+        compactor's or judge's invoker shares the run's middlewares but not its model).
+        """
+        if self._provider:
+            span = current_span()
+            if span.name == "model_call":
+                span.attributes.setdefault("provider", self._provider)
         sink = request.metadata.get(STREAM_SINK)
         if sink is None:
             return self.model.request(request)

@@ -96,6 +96,8 @@ SAFE_ATTRIBUTES = frozenset(
         "hook",
         "plugin",
         "function",
+        "provider",
+        "session_id",
     }
 )
 

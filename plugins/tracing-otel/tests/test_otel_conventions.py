@@ -103,3 +103,30 @@ def test_the_provider_is_the_prefix_in_the_conventions_spelling(prefix: str, nam
     assert provider_name(None, f"{prefix}:{name}") == expected
     assert provider_name(prefix, f"other:{name}") == expected  # the provider attribute wins
     assert provider_name(None, name) is None  # a model name without a prefix says nothing
+
+
+def test_a_real_provider_run_in_a_session_names_both() -> None:
+    """A provider answers with its bare model id; the run records a session."""
+    from agentkit_core import Message
+    from agentkit_core import ModelResponse
+    from agentkit_core import Recorder
+    from agentkit_core import Sessions
+    from agentkit_core import Usage
+
+    made, memory = exporter()
+    answer = ModelResponse(Message.assistant("Hello."), Usage(3, 2, 1), model="gemini-2.5-flash")
+    model = ScriptedModel([answer], name="gemini:gemini-2.5-flash")
+
+    async def go() -> str:
+        async with await Sessions.open("memory://") as sessions:
+            recorder = await Recorder.start(sessions)
+            agent = Agent("greeter", model, exporters=[made], hooks=None, recorder=recorder)
+            await agent.run("hi")
+            return recorder.session_id
+
+    session = asyncio.run(go())
+    spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
+    call = spans["chat gemini-2.5-flash"]
+    assert call["gen_ai.provider.name"] == "gcp.gemini"
+    assert call["gen_ai.conversation.id"] == session
+    assert spans["invoke_agent greeter"]["gen_ai.conversation.id"] == session
