@@ -395,7 +395,7 @@ def test_options_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_importing_the_plugin_imports_neither_httpx_nor_the_responses_module() -> None:
     code = (
-        "import sys, agentkit_model_openai as m; m.agentkit_register_models(lambda *a: None); "
+        "import sys, agentkit_model_openai as m; m.agentkit_register_models(lambda *a, **k: None); "
         "print(sorted(n for n in ('httpx', 'openai', 'agentkit_model_openai._responses') "
         "if n in sys.modules))"
     )
