@@ -30,8 +30,9 @@ How a contested hook is called (the same for a user's function in ``Hooks.of``):
 * **Sync or async.** An ``async def`` implementation is awaited under the deadline
   (``Hooks.timeout``, 30 s by default; ``None`` for none) and cancelled when it passes it: the
   run fails with ``HookTimeoutError`` naming the plugin. A plain function runs on the event
-  loop and must be fast: one that takes longer than ``Hooks.slow`` (0.1 s) is reported as a
-  ``hook`` span on the run's trace and a ``SlowHookWarning`` naming the plugin.
+  loop and must be fast: one that computes for more than ``Hooks.slow`` (0.1 s) of CPU time,
+  or blocks the loop for more than 5 x that (0.5 s), is reported as a ``hook`` span on the
+  run's trace and a ``SlowHookWarning`` naming the plugin.
 * **Returns are checked.** A value the hook's docstring does not allow raises ``HookError``
   naming the plugin, the hook, the value and what is allowed.
 * **A raise stops the run**, re-raised as ``HookError`` naming the plugin and the hook (the
