@@ -152,6 +152,9 @@ class RunState:
     #: The run's scratchpad (``ctx.scratchpad``) as of the checkpoint: a grounding record, what
     #: tools noted. Copied in at every checkpoint, restored into the context on resume.
     scratchpad: dict[str, Any] = field(default_factory=dict)
+    #: What the run has spent so far (``ctx.usage``), so a resumed run goes on counting from it
+    #: and its budget binds the whole run. A checkpoint written before it was kept: nothing.
+    usage: Usage = field(default_factory=Usage)
 
 
 #: What a RunState checkpoint holds: each field's type, and the type of its items.
@@ -200,6 +203,10 @@ def _restored(saved: Checkpoint) -> RunState:
     ):
         path = 'state["verdicts"]'
         raise saved.corrupt(f"{path} holds {verdicts!r}, expected call ids to decisions", path)
+    usage = data.get("usage") or Usage()
+    if not isinstance(usage, Usage):
+        path = 'state["usage"]'
+        raise saved.corrupt(f"{path} holds {type(usage).__name__}, expected Usage", path)
     return RunState(
         data["task"],
         list(data["transcript"]),
@@ -208,6 +215,7 @@ def _restored(saved: Checkpoint) -> RunState:
         {str(k): v for k, v in verdicts.items()},
         backoff,
         dict(scratchpad),
+        usage,
     )
 
 
@@ -707,6 +715,7 @@ class Agent:
                 source="Agent.resume",
             )
         ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
+        ctx.usage = ctx.usage + state.usage  # what the run spent before it was suspended or cut
 
         async def settle() -> AgentResult | None:
             if not suspended:  # calls in flight when the run's process stopped
@@ -1001,6 +1010,7 @@ class Agent:
                 run_id, namespace = ctx.checkpoint_at
                 metadata = {"agent": self.name, "run_id": ctx.run_id}
             state.scratchpad = dict(ctx.scratchpad)
+            state.usage = ctx.usage
             await checkpointer.snapshot(
                 run_id, state, status, metadata, namespace=namespace, ctx=ctx
             )

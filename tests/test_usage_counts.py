@@ -100,3 +100,39 @@ def test_a_provider_that_reports_none_changes_nothing(tmp_path: Path) -> None:
     spans = read_trace_file(trace)
     assert all("cache_read_tokens" not in s["attributes"] for s in spans)
     assert "cached in" not in render_html(views_from_spans(spans), "run")
+
+
+def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
+    from agentkit_core import Checkpointer
+    from agentkit_core import ToolCall
+    from agentkit_core import ToolDecision
+
+    def ask(ctx: object, call: ToolCall) -> ToolDecision:
+        return ToolDecision.ask("a person decides")
+
+    calling = Message.assistant("", (tool_call("echo", '{"text": "a"}'),))
+
+    async def go() -> tuple[Usage, Usage]:
+        async with await Checkpointer.open("memory://") as cp:
+            first = Agent(
+                model=ScriptedModel([answer(calling, 60, 7)]),
+                tools=[echo],
+                hooks=Hooks.of("asker", before_tool_call=ask),
+                checkpointer=cp,
+            )
+            held = await first.run("go")
+            assert held.status == "suspended"
+            saved = await cp.resume(held.run_id)
+            assert saved is not None
+            again = Agent(
+                model=ScriptedModel([answer(Message.assistant("done"), 90, 3)]),
+                tools=[echo],
+                hooks=Hooks.of("asker", before_tool_call=ask),
+                checkpointer=cp,
+            )
+            done = await again.resume(held.run_id, [held.pending[0].id])
+            return saved.state["usage"], done.usage
+
+    kept, total = asyncio.run(go())
+    assert (kept.requests, kept.cache_read_tokens) == (1, 60)
+    assert (total.requests, total.cache_read_tokens, total.reasoning_tokens) == (2, 150, 10)
