@@ -18,10 +18,12 @@ from agentkit_core import hookimpl
 if TYPE_CHECKING:
     from ._executor import DBOSExecutor
     from ._executor import RunHandle
+    from ._runtime import RunNotFound
 
 __all__ = [
     "DBOSExecutor",
     "RunHandle",
+    "RunNotFound",
     "agentkit_register_commands",
     "agentkit_register_executors",
     "dbos_executor",
@@ -29,7 +31,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name not in ("DBOSExecutor", "RunHandle"):
+    if name not in ("DBOSExecutor", "RunHandle", "RunNotFound"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from . import _executor
 

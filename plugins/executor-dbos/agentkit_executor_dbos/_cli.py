@@ -4,12 +4,15 @@ A worker builds its agent as ``agentkit run`` does (``--model``, ``--tools MODUL
 kit settings of the project's ``agentkit.toml``) and works the queue; ``submit`` enqueues a run
 and prints its id; ``result`` prints a run's output (exit 0), or its error (exit 1), or that it
 has not finished (exit 3). The executor's options come from ``executor_options`` of the file's
-``[kit]`` table, with the command line's on top.
+``[kit]`` table, with the command line's on top; the database comes from ``--database``, else
+``AGENTKIT_DATABASE``, else that table, and there is no default (see ``_database``).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -29,6 +32,8 @@ DEFAULT_AGENT = "cli"
 NOT_FINISHED = 3
 #: The table DBOS keeps its runs in: a database without it never held one.
 RUNS_TABLE = "workflow_status"
+#: The environment variable naming the database when --database does not.
+DATABASE_ENV = "AGENTKIT_DATABASE"
 
 T = TypeVar("T")
 
@@ -147,15 +152,20 @@ def _executor_arguments(parser: argparse.ArgumentParser, *, queue: bool = True) 
     parser.add_argument(
         "--database",
         metavar="URL",
-        help="the DBOS database: sqlite:///runs.sqlite or postgresql://user@host/db (default: "
-        "executor_options.database of agentkit.toml, else sqlite:///agentkit-runs.sqlite)",
+        help=f"the DBOS database: sqlite:///runs.sqlite or postgresql://user@host/db (default: "
+        f"${DATABASE_ENV}, else executor_options.database of agentkit.toml; one is required)",
     )
     if queue:
         parser.add_argument("--queue", metavar="NAME", help="the queue (default 'agentkit')")
 
 
-def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) -> dict[str, Any]:
-    """``executor_options``: the file's, then the command line's."""
+def _executor_options(
+    args: argparse.Namespace, file_options: dict[str, Any], where: str
+) -> tuple[dict[str, Any], str]:
+    """``executor_options`` and where their database came from.
+
+    The options are the file's (read from ``where``), then the command line's.
+    """
     if args.executor != "dbos":
         raise ConfigError(
             f"--executor {args.executor!r}: agentkit {args.command_name} serves the dbos "
@@ -164,8 +174,8 @@ def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) ->
             source="--executor",
         )
     options = dict(file_options.get("executor_options") or {})
+    options["database"], source = _database(args, options.get("database"), where)
     given = {
-        "database": args.database,
         "queue": getattr(args, "queue", None),
         "concurrency": getattr(args, "concurrency", None),
         "worker_id": getattr(args, "worker_id", None),
@@ -173,7 +183,34 @@ def _executor_options(args: argparse.Namespace, file_options: dict[str, Any]) ->
         "takeover_after": getattr(args, "takeover_after", None),
     }
     options.update({k: v for k, v in given.items() if v is not None})
-    return options
+    return options, source
+
+
+def _database(args: argparse.Namespace, in_file: Any, where: str) -> tuple[str, str]:
+    """The database URL the command works on, and where it came from.
+
+    ``--database``, else ``AGENTKIT_DATABASE``, else the file's ``executor_options.database``.
+    There is no default: submit and the workers must name the same database, and a file the
+    command picked by itself in the working directory is one no worker reads.
+    """
+    from ._executor import check_database
+
+    if args.database is not None:
+        url, source = args.database, "--database"
+    elif DATABASE_ENV in os.environ:
+        url, source = os.environ[DATABASE_ENV].strip(), DATABASE_ENV
+    elif in_file is not None:
+        url, source = in_file, f"executor_options.database of {where}"
+    else:
+        raise ConfigError(
+            f"agentkit {args.command_name} needs the DBOS database the runs are kept in (the "
+            f"one submit and the workers share): pass --database URL or set {DATABASE_ENV} "
+            "(sqlite:///runs.sqlite on one machine, postgresql://user@host/db for many), or set "
+            "executor_options.database in agentkit.toml",
+            value=None,
+            source="--database",
+        )
+    return check_database(url, source), source
 
 
 def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
@@ -186,15 +223,12 @@ def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
     from agentkit_core import get_executor
 
     file_options, where = file_kit_options()
-    options = _executor_options(args, file_options)
+    options, source = _executor_options(args, file_options, where)
     executor: Any = get_executor("dbos", manager=args.plugin_manager, **options)
+    # DBOS's client warns on stderr of what these commands report themselves, in their own
+    # words (a server it cannot reach, a run id already taken on another queue)
+    logging.getLogger("dbos").setLevel(logging.ERROR)
     if reading:
-        if args.database is not None:
-            source = "--database"
-        elif "database" in (file_options.get("executor_options") or {}):
-            source = f"executor_options.database of {where}"
-        else:
-            source = "the default database"
         try:
             _check_holds_runs(executor.database, source)
         except BaseException:
@@ -303,14 +337,16 @@ def _scalar(database: str, query: str, **params: Any) -> Any:
 def _worker(args: argparse.Namespace) -> int:
     from agentkit_core import Agent
     from agentkit_core import Kit
+    from agentkit_core import file_kit_options
     from agentkit_core import kit_options_from_args
+    from agentkit_core import mask_url
 
     from ._executor import DBOSExecutor
 
     args.command_name = "worker"
     options = kit_options_from_args(args)
     options["executor"] = "dbos"
-    options["executor_options"] = _executor_options(args, options)
+    options["executor_options"], _ = _executor_options(args, options, file_kit_options()[1])
 
     async def serve() -> None:
         import asyncio
@@ -322,7 +358,7 @@ def _worker(args: argparse.Namespace) -> int:
             assert isinstance(executor, DBOSExecutor)
             print(
                 f"agentkit worker {executor.worker_id!r}: agent {agent.name!r} on queue "
-                f"{executor.queue!r} of {executor!r}",
+                f"{executor.queue!r} of {mask_url(executor.database)}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -366,6 +402,9 @@ def _result(args: argparse.Namespace) -> int:
         import asyncio
 
         handle = executor.handle(args.run_id)
+        # an unknown run or a database that cannot be read is an error of the command (exit
+        # 2), not the run's failure (exit 1)
+        await handle.record()
         streamed = False
 
         async def follow() -> AgentResult:
@@ -384,7 +423,8 @@ def _result(args: argparse.Namespace) -> int:
                     result = await asyncio.wait_for(follow(), args.wait or None)
                 except TimeoutError:
                     raise TimeoutError(
-                        f"run {args.run_id!r} did not finish within {args.wait} s"
+                        f"run {args.run_id!r} did not finish within {args.wait} s: "
+                        f"{await handle.waits_on()}"
                     ) from None
             else:
                 result = await handle.result(timeout=max(args.wait, 0.001))
@@ -409,11 +449,23 @@ def _result(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     args.command_name = "cancel"
     executor = _executor(args, reading=True)
+
+    async def cancel() -> tuple[str, str]:
+        handle = executor.handle(args.run_id)
+        return await handle.status(), await handle.cancel()
+
     try:
-        _run(executor.cancel(args.run_id))
+        before, after = _run(cancel())
     finally:
         executor.close()
-    print(f"cancelled {args.run_id}", file=sys.stderr)
+    if after != "CANCELLED":  # a finished run stays as it finished
+        print(
+            f"agentkit: run {args.run_id!r} had already finished ({after}); nothing was cancelled",
+            file=sys.stderr,
+        )
+        return 1
+    done = "was already cancelled" if before == "CANCELLED" else "cancelled"
+    print(f"agentkit: run {args.run_id!r} {done}", file=sys.stderr)
     return 0
 
 
@@ -429,9 +481,20 @@ def _approve(args: argparse.Namespace) -> int:
         handle = executor.handle(args.run_id)
         if answers:
             await handle.approve(answers)
+            given = [f"{'allowed' if a.approved else 'denied'} {a.call}" for a in answers]
+            print(
+                f"agentkit: run {args.run_id!r}: {', '.join(given)}; its worker runs it on",
+                file=sys.stderr,
+            )
             return
-        for call in await handle.pending():
+        calls = await handle.pending()
+        for call in calls:
             print(f"{call.id}\t{call.name}\t{call.arguments}")
+        if not calls:  # stdout stays empty for a script; a person reads why
+            status = await handle.status()
+            print(
+                f"agentkit: run {args.run_id!r} waits on no call (it is {status})", file=sys.stderr
+            )
 
     try:
         _run(act())

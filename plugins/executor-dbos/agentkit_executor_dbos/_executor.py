@@ -54,10 +54,13 @@ from ._runtime import PENDING
 from ._runtime import RUN_CONTEXT
 from ._runtime import RUNTIME
 from ._runtime import WORKFLOW
+from ._runtime import RunNotFound
+from ._runtime import failure
 from ._stream import STREAM
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
+    from dbos import WorkflowStatus
 
 T = TypeVar("T")
 
@@ -66,9 +69,11 @@ DEFAULT_DATABASE = "sqlite:///agentkit-runs.sqlite"
 DEFAULT_QUEUE = "agentkit"
 
 
-def check_database(url: Any) -> str:
-    """``url`` if DBOS can keep its state there (``sqlite:///PATH`` or ``postgresql://...``)."""
-    source = "executor_options['database']"
+def check_database(url: Any, source: str = "executor_options['database']") -> str:
+    """``url`` if DBOS can keep its state there (``sqlite:///PATH`` or ``postgresql://...``).
+
+    ``source``: where the URL came from, for the error.
+    """
     if not isinstance(url, str) or not url:
         raise ConfigError(
             f"{source} takes a database URL (sqlite:///runs.sqlite or "
@@ -275,8 +280,9 @@ class DBOSExecutor(Executor):
         """Serve ``agent`` (by its name) in this process's runs; its executor must be this."""
         if agent.executor is not self:
             raise ConfigError(
-                f"agent {agent.name!r} runs on {agent.executor!r}, not on {self!r}: build it "
-                "with executor=this executor (Kit(executor='dbos', ...) does)",
+                f"agent {agent.name!r} runs on the {agent.executor.name!r} executor, not on "
+                f"this dbos executor (database {mask_url(self.database)}): build it with "
+                "executor=this executor (Kit(executor='dbos', ...) does)",
                 value=agent,
                 source="DBOSExecutor.register",
             )
@@ -323,6 +329,9 @@ class DBOSExecutor(Executor):
     def _launch(self, queues: Iterable[str]) -> None:
         from . import _workflow  # noqa: F401 - registers the workflow before DBOS launches
 
+        # a database that cannot be opened fails here, in one line, rather than in DBOS's
+        # launch, which logs its traceback first
+        self.client()
         RUNTIME.launch(
             self, database=self.database, app=self.app, worker_id=self.worker_id, queues=queues
         )
@@ -361,8 +370,8 @@ class DBOSExecutor(Executor):
                 self._client = DBOSClient(system_database_url=self.database)
             except Exception as exc:
                 raise StorageError(
-                    f"cannot open the DBOS database {mask_url(self.database)}: "
-                    f"{type(exc).__name__}: {exc}; check executor_options['database']"
+                    f"cannot open the DBOS database {mask_url(self.database)}: {failure(exc)}; "
+                    "check the URL and that the database's server is up"
                 ) from exc
         return self._client
 
@@ -371,12 +380,21 @@ class DBOSExecutor(Executor):
     ) -> RunHandle:
         """Enqueue a run of the agent named ``agent`` on ``task``; a worker runs it.
 
-        Returns its :class:`RunHandle` at once. A ``run_id`` already taken attaches to that run
-        instead of starting another (so a retried submit runs once). ``stream=True`` streams
-        its model calls and publishes their events for :meth:`RunHandle.stream`.
+        Returns its :class:`RunHandle` at once. A ``run_id`` already taken by the same
+        submission (agent, task, ``stream``, queue) attaches to that run instead of starting
+        another, so a retried submit runs once; taken by another is a ConfigError, and nothing
+        is enqueued. ``stream=True`` streams its model calls and publishes their events for
+        :meth:`RunHandle.stream`.
         """
         from dbos import EnqueueOptions
 
+        if run_id is not None and (not isinstance(run_id, str) or not run_id.strip()):
+            raise ConfigError(
+                f"run id {run_id!r} is empty; give a run a non-empty id (agentkit submit "
+                "--id), or none for a new one",
+                value=run_id,
+                source="run_id",
+            )
         options: EnqueueOptions = {
             "workflow_name": WORKFLOW,
             "queue_name": self.queue,
@@ -384,15 +402,35 @@ class DBOSExecutor(Executor):
         }
         args = (agent, task, True) if stream else (agent, task)
         handle: Any = await self.client().enqueue_async(options, *args)
-        return RunHandle(handle.get_workflow_id(), self)
+        submitted = RunHandle(handle.get_workflow_id(), self)
+        if run_id is not None:  # DBOS returns the run the id names, whatever its inputs
+            held = await submitted.record(load_input=True)
+            taken = _submission(held, self.queue)
+            if taken != (agent, task, stream, self.queue):
+                raise ConfigError(
+                    f"run id {run_id!r} is taken by another submission ({_describe(*taken)}, "
+                    f"{held.status}), so {_describe(agent, task, stream, self.queue)} was not "
+                    "submitted; give another id, or none for a new one",
+                    value=run_id,
+                    source="run_id",
+                )
+        return submitted
 
     def handle(self, run_id: str) -> RunHandle:
         """The handle of the run ``run_id`` (submitted by any process)."""
         return RunHandle(run_id, self)
 
-    async def cancel(self, run_id: str) -> None:
-        """Cancel the run ``run_id`` from any process: it stops at its next step."""
+    async def cancel(self, run_id: str) -> str:
+        """Cancel the run ``run_id`` from any process: it stops at its next step.
+
+        Returns its status afterwards: ``"CANCELLED"``, or the status of a run that had
+        finished (``"SUCCESS"``, ``"ERROR"``), which a cancel leaves as it was. An unknown id
+        is a :class:`RunNotFound`.
+        """
+        handle = self.handle(run_id)
+        await handle.record()
         await self.client().cancel_workflow_async(run_id)
+        return await handle.status()
 
     async def approve(self, run_id: str, approvals: Any) -> None:
         """Answer the calls the suspended run ``run_id`` waits on, from any process.
@@ -418,23 +456,28 @@ class RunHandle:
 
     async def status(self) -> str:
         """DBOS's status of the run: ENQUEUED, PENDING, SUCCESS, ERROR, CANCELLED..."""
-        handle: Any = await self.executor.client().retrieve_workflow_async(self.run_id)
-        return str((await handle.get_status()).status)
+        return str((await self.record()).status)
+
+    async def record(self, *, load_input: bool = False) -> WorkflowStatus:
+        """DBOS's record of the run (status, queue, worker...); unknown: :class:`RunNotFound`."""
+        found = await self.executor.client().list_workflows_async(
+            workflow_ids=[self.run_id], load_input=load_input, load_output=False
+        )
+        if not found:
+            raise RunNotFound.of(self.run_id, self.executor.database)
+        return found[0]
 
     async def result(self, timeout: float | None = None) -> AgentResult:
         """The run's result, waiting for it (at most ``timeout`` seconds: then a TimeoutError).
 
-        A run that failed raises its error; a cancelled run is a :class:`RunError`.
+        A run that failed raises its error; a cancelled run is a :class:`RunError`; an unknown
+        id is a :class:`RunNotFound`. The TimeoutError says what the run waits on: a worker on
+        its queue, or a person's approval.
         """
         from dbos._error import DBOSAwaitedWorkflowCancelledError
 
-        client = self.executor.client()
-        try:
-            handle: Any = await client.retrieve_workflow_async(self.run_id)
-        except Exception as exc:
-            raise RunError(
-                f"no run {self.run_id!r} in {mask_url(self.executor.database)}: {exc}"
-            ) from exc
+        await self.record()
+        handle: Any = await self.executor.client().retrieve_workflow_async(self.run_id)
         cancelled = f"run {self.run_id!r} was cancelled"
         try:
             result: AgentResult = await asyncio.wait_for(handle.get_result(), timeout)
@@ -442,14 +485,36 @@ class RunHandle:
             raise RunError(cancelled) from exc
         except asyncio.TimeoutError:
             # a short wait can end before DBOS's first poll saw the cancellation
-            status = await self.status()
-            if status == "CANCELLED":
+            if await self.status() == "CANCELLED":
                 raise RunError(cancelled) from None
             raise TimeoutError(
-                f"run {self.run_id!r} did not finish within {timeout} s (it is {status}); wait "
-                f"longer, or start a worker on queue {self.executor.queue!r}"
+                f"run {self.run_id!r} did not finish within {timeout} s: {await self.waits_on()}"
             ) from None
         return result
+
+    async def waits_on(self) -> str:
+        """What the unfinished run waits on, and what to do about it, for a message."""
+        held = await self.record()
+        queue = held.queue_name
+        calls = await self.executor.client().get_event_async(self.run_id, PENDING, 0)
+        if calls:
+            listed = ", ".join(f"{c.id} ({c.name})" for c in calls)
+            worker = f"its worker on queue {queue!r}" if queue else "its worker"
+            return (
+                f"it waits on a person's approval of {listed} (agentkit approve {self.run_id} "
+                f"answers); then {worker} runs it on"
+            )
+        if held.status == "ENQUEUED":
+            return (
+                f"it is ENQUEUED on queue {queue!r}, which no worker has taken it from; wait "
+                f"longer, or start a worker on queue {queue!r}"
+            )
+        if held.status == "PENDING":
+            return (
+                f"it is running (PENDING) on worker {held.executor_id!r} of queue {queue!r}; "
+                "wait longer"
+            )
+        return f"it is {held.status}"
 
     def stream(self, timeout: float | None = None) -> AsyncIterator[StreamEvent]:
         """The run's events as the worker makes them, from any process, then its result.
@@ -466,21 +531,39 @@ class RunHandle:
         executor = self.executor
         return read(executor.client, self.run_id, executor.database, lambda: self.result(timeout))
 
-    async def cancel(self) -> None:
-        """Cancel the run: it stops at its next step."""
-        await self.executor.cancel(self.run_id)
+    async def cancel(self) -> str:
+        """Cancel the run: it stops at its next step (see :meth:`DBOSExecutor.cancel`)."""
+        return await self.executor.cancel(self.run_id)
 
     async def pending(self, wait: float = 0.0) -> list[ToolCall]:
         """The calls the run waits on a person's approval for (none: it is not waiting).
 
-        ``wait`` seconds: how long to wait for the run to reach an approval.
+        ``wait`` seconds: how long to wait for the run to reach an approval. An unknown id is a
+        :class:`RunNotFound`.
         """
         calls = await self.executor.client().get_event_async(self.run_id, PENDING, wait)
+        if not calls:
+            await self.record()  # the event of a run that is not there is None too
         return list(calls or [])
 
     async def approve(self, approvals: Any) -> None:
         """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""
         await self.executor.approve(self.run_id, approvals)
+
+
+def _submission(held: WorkflowStatus, queue: str) -> tuple[str, str, bool, str]:
+    """The agent, task, ``stream`` and queue a run was submitted with, from its record.
+
+    ``queue``: the queue of a run whose record has none (a cancel takes it off its queue).
+    """
+    args = list(held.input["args"]) if held.input else []
+    agent, task, stream = (args + ["?", "?", False][len(args) :])[:3]
+    return str(agent), str(task), bool(stream), held.queue_name or queue
+
+
+def _describe(agent: str, task: str, stream: bool, queue: str) -> str:
+    shown = task if len(task) <= 60 else task[:57] + "..."
+    return f"{'streamed ' if stream else ''}task {shown!r} for agent {agent!r} on queue {queue!r}"
 
 
 async def _mark(execution: str) -> str:

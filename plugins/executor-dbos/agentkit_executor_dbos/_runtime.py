@@ -43,6 +43,42 @@ RUN_CONTEXT: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
 )
 
 
+class RunNotFound(StorageError, LookupError):
+    """No run ``.run_id`` in the DBOS database ``.database`` (its URL, password masked)."""
+
+    def __init__(self, message: str, *, run_id: str, database: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+        self.database = database
+
+    def __str__(self) -> str:  # LookupError would repr() the message otherwise
+        return str(self.args[0]) if self.args else ""
+
+    @classmethod
+    def of(cls, run_id: str, database: str) -> RunNotFound:
+        """The error for ``run_id`` in ``database``, which it names masked."""
+        shown = mask_url(database)
+        return cls(
+            f"no run {run_id!r} in {shown}; check the run id (agentkit submit printed it) and "
+            "that this is the database it was submitted to",
+            run_id=run_id,
+            database=shown,
+        )
+
+
+def failure(exc: BaseException) -> str:
+    """``exc`` on one line, for a message: a database error as its driver's reason.
+
+    SQLAlchemy's text adds the statement and a link to its docs on lines of their own; the
+    driver's error (``.orig``) says what went wrong.
+    """
+    import sqlalchemy as sa
+
+    if isinstance(exc, sa.exc.DBAPIError) and exc.orig is not None:
+        exc = exc.orig
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 class Runtime:
     """The one DBOS of this process: launched once, on one database, serving named agents.
 
@@ -92,9 +128,8 @@ class Runtime:
         except Exception as exc:
             DBOS.destroy(destroy_registry=False)
             raise StorageError(
-                f"cannot start DBOS on {mask_url(database)}: "
-                f"{type(exc).__name__}: {exc}; check the URL in executor_options['database'] "
-                "and that the server is up"
+                f"cannot start DBOS on {mask_url(database)}: {failure(exc)}; check the URL in "
+                "executor_options['database'] and that the server is up"
             ) from exc
         self.database, self.app, self.worker_id = database, app, worker_id
         self.owner = owner

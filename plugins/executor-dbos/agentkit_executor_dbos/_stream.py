@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from typing import TypeVar
 
 from agentkit_core import AgentResult
-from agentkit_core import RunError
 from agentkit_core import StreamEvent
-from agentkit_core import mask_url
+
+from ._runtime import RunNotFound
 
 if TYPE_CHECKING:
     from dbos import DBOSClient
@@ -120,9 +120,6 @@ async def read(
                 ended = event.kind == "result"
                 yield event
     except DBOSNonExistentWorkflowError as exc:
-        raise RunError(
-            f"no run {run_id!r} in {mask_url(database)}: nothing to stream; check the run id "
-            "(agentkit submit prints it) and executor_options['database']"
-        ) from exc
+        raise RunNotFound.of(run_id, database) from exc
     if not ended:  # not streamed, failed or cancelled: its result, or its error
         yield StreamEvent("result", result=await result())

@@ -1,11 +1,11 @@
 """A worker for the tests: a deterministic model and two tools that log what they did.
 
 ``python runs_app.py DATABASE LOGDIR [WORKER_ID [CONCURRENCY]]`` serves the agent ``"runs"`` on
-the queue ``"runs"`` until killed (with ``RUNS_DIRECT=RUN_ID``, also runs that run itself, as
-``executor.run`` does). The model answers as a function of the request (how many
-answers it already gave), so a run recovered after a crash asks the same things; a model call
-and each tool write what they are doing to ``LOGDIR/<run id>.progress`` (the test kills the
-worker when a given line appears) and the side effect of ``charge`` to
+the queue ``"runs"`` (``RUNS_QUEUE`` names another) until killed (with ``RUNS_DIRECT=RUN_ID``,
+also runs that run itself, as ``executor.run`` does). The model answers as a function of the
+request (how many answers it already gave), so a run recovered after a crash asks the same
+things; a model call and each tool write what they are doing to ``LOGDIR/<run id>.progress``
+(the test kills the worker when a given line appears) and the side effect of ``charge`` to
 ``LOGDIR/<run id>.effects`` (what the test counts); each model and tool call span ends as a
 line ``<name> ran`` or ``<name> replayed`` of ``LOGDIR/<run id>.spans``. With
 ``RUNS_SESSION=PATH`` the agent records the session ``"runs"`` in that SQLite file, and each
@@ -241,7 +241,7 @@ def main() -> None:
     }
     executor = DBOSExecutor(
         database=sys.argv[1],
-        queue="runs",
+        queue=os.environ.get("RUNS_QUEUE", "runs"),
         worker_id=worker_id,
         concurrency=concurrency,
         **liveness,  # type: ignore[arg-type]

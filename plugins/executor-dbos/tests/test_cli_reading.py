@@ -1,5 +1,6 @@
 """``agentkit result``, ``cancel`` and ``approve`` read runs: against a database that does not
-exist, or holds no runs, they fail naming it and create nothing (``submit`` and a worker do)."""
+exist, or holds no runs, they fail naming it and create nothing (``submit`` and a worker do);
+a run the database does not hold is named with the database, in one line."""
 
 from __future__ import annotations
 
@@ -90,7 +91,28 @@ def test_a_database_with_runs_still_reads(tmp_path: Path) -> None:
     waiting = agentkit(tmp_path, "result", *db, "run-1")
     assert waiting.returncode == 3 and "did not finish" in waiting.stderr
     unknown = agentkit(tmp_path, "result", *db, "run-2")
-    assert unknown.returncode == 1 and "no run 'run-2'" in unknown.stderr
+    assert unknown.returncode == 2 and "no run 'run-2'" in unknown.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [*READERS, ["result", "run-1", "--stream"]], ids=lambda c: " ".join(c[::2])
+)
+def test_an_unknown_run_is_one_line_naming_it_and_the_masked_database(
+    pg_dsn: str, tmp_path: Path, command: list[str]
+) -> None:
+    held = f"agentkit_held_{uuid.uuid4().hex[:8]}"
+    url = on(pg_dsn, held, password="hunter2")
+    # submit makes the database and its tables; the run read is another
+    assert (
+        agentkit(tmp_path, "submit", "--database", url, "--id", "other", "a task").returncode == 0
+    )
+    done = agentkit(tmp_path, command[0], "--database", url, *command[1:])
+    assert done.returncode == 2, done.stderr
+    shown = url.replace(":hunter2@", ":***@")
+    assert done.stderr == (
+        f"agentkit: error: no run 'run-1' in {shown}; check the run id (agentkit submit "
+        "printed it) and that this is the database it was submitted to\n"
+    )
 
 
 #: Database names as PostgreSQL takes them (quoted), URL-encoded in the URL.

@@ -62,8 +62,22 @@ def test_a_database_that_cannot_be_reached_is_named_without_its_password() -> No
     executor = DBOSExecutor(database=UNREACHABLE)
     with pytest.raises(StorageError, match=r"postgresql://nobody:\*\*\*@127.0.0.1:1/runs") as info:
         asyncio.run(executor.submit("hello"))
-    assert "secret" not in str(info.value)
+    assert "secret" not in str(info.value) and "sqlalche.me" not in str(info.value)
     agent = Agent("a", TestModel(), executor=executor)
-    with pytest.raises(StorageError, match=r"cannot start DBOS on postgresql://nobody:\*\*\*@"):
+    # a run opens the database before DBOS launches, so it fails the same way, in one line
+    opening = r"cannot open the DBOS database postgresql://nobody:\*\*\*@"
+    with pytest.raises(StorageError, match=opening):
         asyncio.run(executor.run(agent, "hello"))
     executor.close()
+
+
+def test_an_unknown_run_is_a_storage_lookup_error_that_survives_pickling() -> None:
+    import pickle
+
+    from agentkit_executor_dbos import RunNotFound
+
+    error = RunNotFound.of("r-1", UNREACHABLE)
+    assert isinstance(error, StorageError) and isinstance(error, LookupError)
+    back = pickle.loads(pickle.dumps(error))
+    assert (type(back), str(back), back.run_id) == (RunNotFound, str(error), "r-1")
+    assert back.database == "postgresql://nobody:***@127.0.0.1:1/runs" and "secret" not in str(back)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from agentkit_executor_dbos import DBOSExecutor
+from agentkit_executor_dbos import RunNotFound
 from workers import kill
 from workers import start
 from workers import stop
@@ -14,7 +15,6 @@ from workers import wait_for_line
 
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
-from agentkit_core import RunError
 from agentkit_core import StreamEvent
 
 
@@ -82,7 +82,7 @@ def test_a_run_not_streamed_gives_its_result_and_a_failed_one_its_error(tmp_path
     worker = start(database, tmp_path)
 
     async def main() -> tuple[list[StreamEvent], ConfigError]:
-        with pytest.raises(RunError, match="no run 'nope' in sqlite:///"):
+        with pytest.raises(RunNotFound, match="no run 'nope' in sqlite:///"):
             [e async for e in executor.handle("nope").stream()]
         await executor.submit("charge twice", agent="runs", run_id="plain")
         plain = [e async for e in executor.handle("plain").stream(timeout=90)]

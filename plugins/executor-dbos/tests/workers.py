@@ -43,14 +43,17 @@ def wait_for_line(
     raise AssertionError(f"{path} never held {line!r}")
 
 
-def agentkit(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    """``agentkit ARGV...`` as a process of its own, in ``cwd``."""
+def agentkit(
+    cwd: Path, *argv: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``agentkit ARGV...`` as a process of its own, in ``cwd`` (``env`` on top of ours)."""
     return subprocess.run(
         [sys.executable, "-m", "agentkit_core", *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, **(env or {})},
     )
 
 
