@@ -168,7 +168,7 @@ def test_an_id_taken_by_another_task_is_refused_and_an_empty_one_too(tmp_path: P
 
 
 #: Tasks a submit takes: any text that is not blank.
-tasks = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1).filter(
+tasks = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1).filter(
     str.strip
 )
 
@@ -206,10 +206,12 @@ def _finished_run(database: str, run_id: str) -> AgentResult:
     """A run of the test model, run to its end in this process."""
     kit = Kit(model=TestModel(), executor="dbos", executor_options={"database": database})
     agent = Agent.from_config(kit.config())
+    executor = agent.executor
+    assert isinstance(executor, DBOSExecutor)
     try:
-        return asyncio.run(agent.executor.run(agent, "say hi", run_id=run_id))
+        return asyncio.run(executor.run(agent, "say hi", run_id=run_id))
     finally:
-        agent.executor.close()
+        executor.close()
 
 
 def test_cancel_says_a_run_had_finished_and_leaves_it(tmp_path: Path) -> None:
@@ -299,6 +301,7 @@ def test_an_unopenable_database_is_one_line_without_a_traceback(tmp_path: Path) 
             "open database file; check the URL and that the database's server is up"
         ], done.stderr
         assert "Traceback" not in done.stderr and "sqlalche.me" not in done.stderr
+        assert "<DBOSExecutor" not in done.stderr  # the worker's banner names the URL
 
 
 def test_messages_name_the_database_not_the_executor_object(tmp_path: Path) -> None:
