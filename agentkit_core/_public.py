@@ -50,7 +50,10 @@ def publish(
 
     for name in names:
         obj = namespace[name]
-        if isinstance(obj, type):
+        # ``type(obj)``, not ``isinstance``: on Python 3.10 a generic alias such as
+        # ``Callable[[str], None]`` forwards ``__class__``, so ``isinstance(alias, type)`` holds,
+        # yet its ``__module__`` cannot be set. An alias is published under its name only.
+        if issubclass(type(obj), type):
             home = obj.__module__
             own = inspect.get_annotations(obj)
             if own:
