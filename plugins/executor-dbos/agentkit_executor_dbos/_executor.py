@@ -484,9 +484,13 @@ class RunHandle:
         except DBOSAwaitedWorkflowCancelledError as exc:
             raise RunError(cancelled) from exc
         except asyncio.TimeoutError:
-            # a short wait can end before DBOS's first poll saw the cancellation
-            if await self.status() == "CANCELLED":
+            # a short wait can end before DBOS's first poll saw the run end
+            status = await self.status()
+            if status == "CANCELLED":
                 raise RunError(cancelled) from None
+            if status in ("SUCCESS", "ERROR"):  # ended: its output, or its error raised
+                ended: AgentResult = await handle.get_result()
+                return ended
             raise TimeoutError(
                 f"run {self.run_id!r} did not finish within {timeout} s: {await self.waits_on()}"
             ) from None

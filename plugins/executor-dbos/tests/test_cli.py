@@ -226,6 +226,15 @@ def test_cancel_says_a_run_had_finished_and_leaves_it(tmp_path: Path) -> None:
     result = agentkit(tmp_path, "result", *db, "done-1")
     assert (result.returncode, result.stdout) == (0, output + "\n")
 
+    async def at_once() -> str:  # a wait too short for DBOS's first poll still finds it ended
+        executor = DBOSExecutor(database=database)
+        try:
+            return (await executor.handle("done-1").result(timeout=0)).output
+        finally:
+            executor.close()
+
+    assert asyncio.run(at_once()) == output
+
     assert agentkit(tmp_path, "submit", *db, "--id", "q-1", "a task").returncode == 0
     first = agentkit(tmp_path, "cancel", *db, "q-1")
     second = agentkit(tmp_path, "cancel", *db, "q-1")
