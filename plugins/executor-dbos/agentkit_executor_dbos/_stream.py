@@ -1,7 +1,8 @@
 """A streamed run's events, published to its DBOS stream so any process can follow the run.
 
 A run submitted with ``stream=True`` runs with ``on_event`` set: each model call is streamed,
-and its events (``"text"``, ``"tool_call"``, ``"done"``) are written to the workflow's stream
+and its events (``"text"``, ``"reasoning"``, ``"tool_call"``, ``"done"``) are written to the
+workflow's stream
 ``agentkit.events`` from inside the model call's step, as they come (each value a list of the
 events that were waiting). A write from a step is not a recorded operation of the workflow, so
 a replayed step (which does not run) writes nothing and the workflow's operations stay the same
