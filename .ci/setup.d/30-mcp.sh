@@ -7,6 +7,11 @@
 # Idempotent: a piece already present is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
 root=.ci/cache/mcp
 mkdir -p "$root"
 
@@ -32,7 +37,10 @@ for bin in "${bins[@]}"; do
   [ -x "$root/node_modules/.bin/$bin" ] || missing=1
 done
 if [ "$missing" = 1 ]; then
-  command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+  if ! command -v npm >/dev/null; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+  fi
   # Bounded, so a registry that does not answer fails this step instead of the CI clock.
   timeout 900 npm install --silent --no-audit --no-fund --fetch-retries=2 \
     --prefix "$root" "${npm_packages[@]}"
