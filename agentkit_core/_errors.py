@@ -436,6 +436,36 @@ class ProviderHTTPError(ProviderError):
         self.status = status
         self.provider_message = provider_message
 
+    @staticmethod
+    def retry_after_of(headers: Any) -> float | None:
+        """Seconds an answer's headers ask to wait before another attempt, or None.
+
+        ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date); None when they say
+        nothing readable. ``headers`` is any mapping with ``.get`` (httpx's, an SDK's
+        response headers).
+        """
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            try:
+                return max(0.0, float(millis) / 1000)
+            except ValueError:
+                pass
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        from email.utils import parsedate_to_datetime
+        from time import time
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time())
+
 
 class ProviderResponseError(ProviderError):
     """The provider's answer is not what its wire format promises (bad JSON, a cut stream)."""

@@ -14,6 +14,7 @@ from typing import Protocol
 from typing import TypedDict
 from typing import runtime_checkable
 
+from ._errors import ConfigError
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -99,6 +100,21 @@ class ModelRequest:
     settings: ModelSettings = field(default_factory=lambda: ModelSettings())
     ctx: RunContext | None = field(default=None, compare=False)
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def timeout(self, default: float) -> float:
+        """Seconds each network wait of this call may take.
+
+        ``settings["timeout"]``, else ``default`` (a provider's own). Anything but a positive
+        number is a ConfigError.
+        """
+        value = self.settings.get("timeout", default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigError(
+                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
+                value=value,
+                source="ModelRequest.settings",
+            )
+        return float(value)
 
 
 @quick_init

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from ._model import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
     from ._model import AnthropicModel as AnthropicModel
     from ._model import provider_error as provider_error
-    from ._model import retry_after as retry_after
     from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
     from ._wire import STOP_REASONS as STOP_REASONS
     from ._wire import WIRE as WIRE
@@ -38,7 +37,6 @@ _LAZY = {
     "DEFAULT_MAX_TOKENS": "._model",
     "AnthropicModel": "._model",
     "provider_error": "._model",
-    "retry_after": "._model",
     "IGNORED_SETTINGS": "._wire",
     "STOP_REASONS": "._wire",
     "WIRE": "._wire",

@@ -11,11 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from dataclasses import field
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -257,16 +255,6 @@ class AnthropicModel:
             place_breakpoints(body, mark)
         return body
 
-    def _timeout(self, request: ModelRequest) -> float:
-        value = request.settings.get("timeout", self.timeout)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(
-                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
-                value=value,
-                source="ModelRequest.settings",
-            )
-        return float(value)
-
     def _output_tool(self, request: ModelRequest) -> str | None:
         """The name of the tool that carries the structured answer, in ``"tool"`` mode."""
         if request.output is not None and self.structured_output == "tool":
@@ -278,7 +266,7 @@ class AnthropicModel:
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the whole answer."""
         body = self.body(request)
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         client = self.client()
         try:
             answer = await client.messages.create(**_sdk_arguments(body), timeout=timeout)
@@ -312,7 +300,7 @@ class AnthropicModel:
         ``message_stop`` raises.
         """
         body = self.body(request)
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         client = self.client()
         state = _Stream(self.name, self._output_tool(request))
         try:
@@ -406,7 +394,7 @@ def provider_error(exc: Exception, name: str, timeout: float, events: int = 0) -
             status=status,
             provider_message=message,
             retryable=status in RETRYABLE_STATUSES or status >= 500,
-            retry_after=retry_after(exc.response.headers),
+            retry_after=ProviderHTTPError.retry_after_of(exc.response.headers),
         )
     if isinstance(exc, anthropic.APITimeoutError):
         return ModelDeadlineExceeded(
@@ -423,27 +411,6 @@ def provider_error(exc: Exception, name: str, timeout: float, events: int = 0) -
     if isinstance(exc, (anthropic.APIResponseValidationError, ValueError, TypeError, KeyError)):
         return ProviderResponseError(f"{name}: the answer is malformed: {exc}")
     return ProviderError(f"{name}: {type(exc).__name__}: {exc}")
-
-
-def retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
 
 
 @dataclass

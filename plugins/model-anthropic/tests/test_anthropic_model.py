@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from agentkit_model_anthropic import AnthropicModel
-from agentkit_model_anthropic import retry_after
 
 from agentkit_core import REASONING
 from agentkit_core import Agent
@@ -30,6 +29,9 @@ from agentkit_core import ToolSpec
 from agentkit_core import Usage
 from agentkit_core import decode_state
 from agentkit_core import encode_state
+
+#: What the provider's errors read their wait from (core's one reader of the headers).
+retry_after = ProviderHTTPError.retry_after_of
 
 WEATHER = ToolSpec(
     "get_weather",

@@ -189,7 +189,7 @@ class GeminiModel:
     def _config(self, request: ModelRequest, system: dict[str, Any] | None) -> dict[str, Any]:
         cached = self.cached_content is not None
         config = settings_to_gemini(request.settings, tools=bool(request.tools) and not cached)
-        config["http_options"] = http_options(request.settings, self._timeout(request))
+        config["http_options"] = http_options(request.settings, request.timeout(self.timeout))
         if cached:  # the cache holds the system instruction and the tools
             config["cached_content"] = self.cached_content
         else:
@@ -215,16 +215,6 @@ class GeminiModel:
         if self.safety_settings is not None:
             config["safety_settings"] = self.safety_settings
         return config
-
-    def _timeout(self, request: ModelRequest) -> float:
-        value = request.settings.get("timeout", self.timeout)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(
-                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
-                value=value,
-                source="ModelRequest.settings",
-            )
-        return float(value)
 
     def _call(self, request: ModelRequest) -> dict[str, Any]:
         system, contents = messages_to_gemini(request.messages, model=self.name)

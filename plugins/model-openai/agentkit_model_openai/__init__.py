@@ -16,7 +16,6 @@ from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
 
 if TYPE_CHECKING:
-    from ._http import retry_after as retry_after
     from ._model import OpenAIModel as OpenAIModel
     from ._responses import OpenAIResponsesModel as OpenAIResponsesModel
     from ._responses_wire import RESPONSES_IGNORED_SETTINGS as RESPONSES_IGNORED_SETTINGS
@@ -43,7 +42,6 @@ _LAZY = {
     "messages_to_responses": "._responses_wire",
     "settings_to_responses": "._responses_wire",
     "usage_from_responses": "._responses_wire",
-    "retry_after": "._http",
     "IGNORED_SETTINGS": "._wire",
     "WIRE": "._wire",
     "message_from_openai": "._wire",
@@ -66,7 +64,6 @@ __all__ = [
     "messages_from_responses",
     "messages_to_openai",
     "messages_to_responses",
-    "retry_after",
     "settings_to_openai",
     "settings_to_responses",
     "usage_from_openai",

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
 from agentkit_core import ConfigError
-from agentkit_core import ModelRequest
 from agentkit_core import ProviderError
 from agentkit_core import ProviderHTTPError
 
@@ -118,16 +115,6 @@ class HTTPModel:
         async with httpx.AsyncClient() as client:
             yield client
 
-    def _timeout(self, request: ModelRequest) -> float:
-        value = request.settings.get("timeout", self.timeout)
-        if not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(
-                f"settings['timeout'] must be a positive number of seconds, got {value!r}",
-                value=value,
-                source="ModelRequest.settings",
-            )
-        return float(value)
-
     # ------------------------------------------------------------------ errors
 
     def _http_error(self, response: httpx.Response) -> ProviderHTTPError:
@@ -147,7 +134,7 @@ class HTTPModel:
             status=status,
             provider_message=provider_message,
             retryable=status in RETRYABLE_STATUSES or status >= 500,
-            retry_after=retry_after(response.headers),
+            retry_after=ProviderHTTPError.retry_after_of(response.headers),
         )
 
     def _transport_error(self, exc: Exception, timeout: float, events: int = 0) -> ProviderError:
@@ -165,28 +152,6 @@ class HTTPModel:
                 retryable=True,
             )
         return ProviderError(f"{self.name}: request to {self.url} failed: {what}", retryable=True)
-
-
-def retry_after(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def provider_error_text(data: Any) -> str:

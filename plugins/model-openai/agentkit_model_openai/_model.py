@@ -130,7 +130,7 @@ class OpenAIModel(HTTPModel):
         """Send ``request`` and return the whole answer."""
         import httpx
 
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         try:
             async with self._connection() as client:
                 response = await client.post(
@@ -182,7 +182,7 @@ class OpenAIModel(HTTPModel):
         """
         import httpx
 
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         body = self.body(request, stream=True)
         state = _StreamState()
         try:

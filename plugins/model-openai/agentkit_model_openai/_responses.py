@@ -135,7 +135,7 @@ class OpenAIResponsesModel(HTTPModel):
         """Send ``request`` and return the whole answer."""
         import httpx
 
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         body = self.body(request)
         try:
             async with self._connection() as client:
@@ -213,7 +213,7 @@ class OpenAIResponsesModel(HTTPModel):
         """
         import httpx
 
-        timeout = self._timeout(request)
+        timeout = request.timeout(self.timeout)
         body = self.body(request, stream=True)
         output: dict[int, Any] = {}  # finished items by output_index
         final: Any = None

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from agentkit_model_openai import OpenAIModel
-from agentkit_model_openai import retry_after
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -35,6 +34,9 @@ from agentkit_core import ToolSpec
 from agentkit_core import Usage
 from agentkit_core import resolve_model
 from agentkit_core import retry
+
+#: What the provider's errors read their wait from (core's one reader of the headers).
+retry_after = ProviderHTTPError.retry_after_of
 
 WEATHER = ToolSpec(
     "get_weather",
