@@ -1,0 +1,63 @@
+"""README's test command installs everything once per Python, not once per tox environment.
+
+Before issue 35 the ``type`` and ``docs`` environments each ran ``.ci/install-dev`` again on the
+same Python as ``tests`` (about 100 s each); mypy and the docs' code blocks now run inside
+``tests``. This reads tox.ini as tox does (an environment inherits ``[testenv]``'s keys).
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tox_ini() -> configparser.ConfigParser:
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(ROOT / "tox.ini", encoding="utf-8")
+    return config
+
+
+def setting(config: configparser.ConfigParser, env: str, key: str) -> str:
+    """``key`` of ``[testenv:env]``, else of ``[testenv]`` (tox 4's inheritance)."""
+    for section in (f"testenv:{env}", "testenv"):
+        if config.has_option(section, key):
+            return config.get(section, key)
+    return ""
+
+
+def python_of(config: configparser.ConfigParser, env: str) -> str:
+    if base := setting(config, env, "base_python"):
+        return base
+    if match := re.fullmatch(r"py3(\d+)", env):
+        return f"python3.{match[1]}"
+    return "the Python tox runs on"
+
+
+def env_list(config: configparser.ConfigParser) -> list[str]:
+    return config["tox"]["env_list"].replace(",", " ").split()
+
+
+def test_each_python_installs_once() -> None:
+    config = tox_ini()
+    installs: dict[str, list[str]] = {}
+    for env in env_list(config):
+        if ".ci/install-dev" in setting(config, env, "commands_pre"):
+            installs.setdefault(python_of(config, env), []).append(env)
+    twice = {python: envs for python, envs in installs.items() if len(envs) > 1}
+    assert not twice, f"these environments each install everything on one Python: {twice}"
+
+
+def test_mypy_and_the_docs_blocks_run_in_the_tests_environment() -> None:
+    config = tox_ini()
+    commands = setting(config, "tests", "commands").split("\n")
+    assert "mypy" in [c.strip() for c in commands]
+    # tests/test_docs.py runs the docs' code blocks; a bare pytest collects it (testpaths)
+    assert "pytest {posargs}" in [c.strip() for c in commands]
+    assert setting(config, "tests", "ignore_errors") == "true", "mypy must run after a failure"
+
+
+def test_missing_interpreters_fail_the_run() -> None:
+    assert tox_ini()["tox"]["skip_missing_interpreters"] == "false"
