@@ -637,7 +637,12 @@ class Agent:
         are put to the policy and the before_tool_call hooks again, and one still waiting on
         approval is refused. A refused call's result is a tool error the model sees ("refused
         by a person", or the approval's reason). Each answer is recorded as an ``approval``
-        verdict naming who gave it (``"person"`` when the approvals name no one).
+        verdict naming who gave it (``"person"`` when the approvals name no one). Only a call
+        held on an ask takes an answer (:meth:`Approval.checked`): any other answer is an
+        :class:`ApprovalRefused`, on the record, and the run stays as it was; a deny the
+        policy makes now outweighs an approval.
+        A batch of calls the run's process died in is settled first: a call that may run twice
+        runs again, any other's outcome is unknown (see :class:`InProcessExecutor`).
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         ``on_event`` is as for :meth:`run`.
