@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import subprocess
 import sys
 import traceback
@@ -33,6 +34,13 @@ HEAVY = (
     "jsonschema",
     "sqlite3",
     "opentelemetry",
+)
+
+
+#: Python 3.13 warns (an error here) when _eval_type is not told the hint's type parameters.
+_EVAL_TYPE = typing._eval_type  # type: ignore[attr-defined]
+TYPE_PARAMS = (
+    {"type_params": ()} if "type_params" in inspect.signature(_EVAL_TYPE).parameters else {}
 )
 
 
@@ -82,7 +90,7 @@ def test_moving_the_module_path_keeps_every_type_hint_resolvable(module: ModuleT
                     hint = field.type
                     if isinstance(hint, str):
                         hint = typing.ForwardRef(hint, module=module.__name__)
-                    typing._eval_type(hint, vars(module), None)  # type: ignore[attr-defined]
+                    _EVAL_TYPE(hint, vars(module), None, **TYPE_PARAMS)
 
 
 def test_pydantic_validates_models_with_core_fields() -> None:

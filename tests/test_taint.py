@@ -8,6 +8,7 @@ passing ``ctx=`` to ``snapshot()``; and a tainted run is marked so ``resume`` re
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,8 @@ def child(*script: Any) -> Agent:
 
 def stored_text(db: Path) -> str:
     """Every byte of every record in the SQLite store, to search for the secret."""
-    with sqlite3.connect(db) as conn:
+    # closed, not only committed: Python 3.13 warns (an error here) about an unclosed connection
+    with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute("SELECT * FROM agentkit_checkpoints").fetchall()
     return "\n".join(str(row) for row in rows)
 
