@@ -318,7 +318,11 @@ def test_plugins_list_shows_each_flavour_probe_rank() -> None:
     env["AGENTKIT_LOAD_PLUGINS"] = "pydantic,attrs,dataclass,jsonschema"
     agentkit = Path(sys.executable).with_name("agentkit")
     out = subprocess.run(
-        [str(agentkit), "plugins", "list"], env=env, capture_output=True, text=True, check=True
+        [str(agentkit), "plugins", "list", "--wide"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     for name, rank in (("pydantic", 10), ("attrs", 20), ("dataclass", 30), ("jsonschema", 40)):
         assert f"schema_adapters:{name}(rank={rank})" in out, out

@@ -116,7 +116,7 @@ def test_ctrl_c_during_a_plugin_import_still_stops_the_host(make_site) -> None:
 
 def test_the_command_line_lists_an_exiting_plugin_and_keeps_going(make_site, cli) -> None:
     site = one_plugin(make_site, "import sys\nsys.exit(3)\n", name="quitter")
-    listed = cli("plugins", "list", pythonpath=[site.path])
+    listed = cli("plugins", "list", "--wide", pythonpath=[site.path])
     assert listed.returncode == 0, listed.stderr
     row, why = [line.split() for line in listed.stdout.splitlines() if "quitter" in line]
     assert row[1:3] == ["quitter", "agentkit-test-quitter"] and row[-1] == "failed"
