@@ -68,7 +68,7 @@ def test_the_tutorial_runs_as_written(tmp_path: Path, wheelhouse: Any) -> None:
     )
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     out = proc.stdout
-    assert re.search(r"keep-task +agentkit-compactor-keep-task .* loaded", out), out
+    assert re.search(r"keep-task +0\.1\.0 +loaded +compactors:keep-task", out), out
     assert "ok: 1 plugins loaded" in out
     passed = [int(n) for n in re.findall(r"=+ (\d+) passed in [\d.]+s", out)]
     assert len(passed) == 2 and passed[1] == passed[0] + 1, out  # then with the new test
