@@ -6,6 +6,7 @@ import asyncio
 import re
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -248,7 +249,8 @@ async def test_an_unchanged_memory_is_not_rendered_again_and_a_changed_row_is(
         await block.refresh()
         assert block.render(None) is first
         assert block.render(200) is not first  # another bound renders anew
-        with sqlite3.connect(tmp_path / "mem.db") as conn:  # by hand, the version kept
+        # by hand, the version kept
+        with closing(sqlite3.connect(tmp_path / "mem.db")) as conn, conn:
             conn.execute(
                 "UPDATE agentkit_memory_entries SET body = 'make ship' WHERE title = 'Deploy'"
             )
@@ -291,7 +293,7 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
                 elif op == "forget" and found:
                     await block.memory.store.delete("user", title, found.version)
                 elif op == "by hand" and found:
-                    with sqlite3.connect(path) as conn:
+                    with closing(sqlite3.connect(path)) as conn, conn:
                         conn.execute(
                             "UPDATE agentkit_memory_entries SET body = ? WHERE title = ?",
                             (body + "!", title),

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -356,7 +357,8 @@ async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
     await agent.run("x", ctx=agent.new_context("hurt"))
     assert agent.checkpointer is not None
     await agent.checkpointer.aclose()
-    with sqlite3.connect(tmp_path / "runs.db") as db:  # damage the record behind agentkit
+    # damage the record behind agentkit
+    with closing(sqlite3.connect(tmp_path / "runs.db")) as db, db:
         db.execute("DELETE FROM agentkit_checkpoints WHERE version >= 2")
         db.execute("UPDATE agentkit_checkpoints SET state = ? WHERE version = 1", (state,))
     again = bank(await Checkpointer.open(url), "done")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Pa
             assert got is not None and got.state["i"] == v - 1
         more = await cp.snapshot("crash", {"after": "crash"})
         assert more.version == versions[-1] + 1
-    with sqlite3.connect(tmp_path / "runs.db") as conn:
+    with closing(sqlite3.connect(tmp_path / "runs.db")) as conn, conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     conn.close()
 

@@ -1,5 +1,6 @@
 import asyncio
 import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,7 +67,8 @@ async def test_records_persist_across_opens_and_the_key_is_the_database_s(tmp_pa
     store = await open_checkpoint_store(url)
     assert await store.put(REC)
     await store.aclose()
-    with sqlite3.connect(tmp_path / "runs.db") as conn:  # another writer, outside agentkit
+    # another writer, outside agentkit
+    with closing(sqlite3.connect(tmp_path / "runs.db")) as conn, conn:
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
             conn.execute(
                 "INSERT INTO agentkit_checkpoints VALUES (?, ?, ?, ?, ?, ?, ?)",

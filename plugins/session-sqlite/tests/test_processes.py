@@ -1,4 +1,5 @@
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from agentkit_core.testing import SessionStoreProcessConformance
@@ -9,6 +10,6 @@ class TestSqliteProcesses(SessionStoreProcessConformance):
         return f"sqlite:///{tmp_path}/sessions.db"
 
     def after_kill(self, url: str) -> None:
-        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+        with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as conn, conn:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         conn.close()
