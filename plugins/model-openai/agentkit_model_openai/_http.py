@@ -20,9 +20,13 @@ from typing import TypeVar
 from agentkit_core import ConfigError
 from agentkit_core import ProviderError
 from agentkit_core import ProviderHTTPError
+from agentkit_core import ProviderResponseError
 
 if TYPE_CHECKING:
     import httpx
+
+    from agentkit_core import ModelRequest
+    from agentkit_core import ModelResponse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: HTTP statuses worth another attempt besides 5xx: timeouts, conflicts and rate limits.
@@ -116,6 +120,37 @@ class HTTPModel:
             yield client
 
     # ------------------------------------------------------------------ errors
+
+    def body(self, request: ModelRequest, *, stream: bool = False) -> dict[str, Any]:
+        """The JSON body of ``request`` in this API's wire format."""
+        raise NotImplementedError
+
+    def _parse(self, data: Any) -> ModelResponse:
+        """A whole answer's decoded JSON as a ModelResponse."""
+        raise NotImplementedError
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` and return the whole answer (one POST; each API parses its own)."""
+        import httpx
+
+        timeout = request.timeout(self.timeout)
+        try:
+            async with self._connection() as client:
+                response = await client.post(
+                    self.url, json=self.body(request), headers=self.headers, timeout=timeout
+                )
+        except httpx.TransportError as exc:
+            raise self._transport_error(exc, timeout) from exc
+        if response.status_code >= 400:
+            raise self._http_error(response)
+        try:
+            data = json.loads(response.text)
+        except ValueError as exc:
+            raise ProviderResponseError(
+                f"{self.name}: the answer from {self.url} is not JSON ({exc}): "
+                f"{response.text[:200]!r}"
+            ) from exc
+        return self._parse(data)
 
     def _http_error(self, response: httpx.Response) -> ProviderHTTPError:
         status = response.status_code

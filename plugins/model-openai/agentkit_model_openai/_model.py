@@ -126,29 +126,6 @@ class OpenAIModel(HTTPModel):
             body["stream_options"] = {"include_usage": True}
         return body
 
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and return the whole answer."""
-        import httpx
-
-        timeout = request.timeout(self.timeout)
-        try:
-            async with self._connection() as client:
-                response = await client.post(
-                    self.url, json=self.body(request), headers=self.headers, timeout=timeout
-                )
-        except httpx.TransportError as exc:
-            raise self._transport_error(exc, timeout) from exc
-        if response.status_code >= 400:
-            raise self._http_error(response)
-        try:
-            data = json.loads(response.text)
-        except ValueError as exc:
-            raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} is not JSON ({exc}): "
-                f"{response.text[:200]!r}"
-            ) from exc
-        return self._parse(data)
-
     def _parse(self, data: Any) -> ModelResponse:
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):

@@ -131,30 +131,6 @@ class OpenAIResponsesModel(HTTPModel):
             body["stream"] = True
         return body
 
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and return the whole answer."""
-        import httpx
-
-        timeout = request.timeout(self.timeout)
-        body = self.body(request)
-        try:
-            async with self._connection() as client:
-                response = await client.post(
-                    self.url, json=body, headers=self.headers, timeout=timeout
-                )
-        except httpx.TransportError as exc:
-            raise self._transport_error(exc, timeout) from exc
-        if response.status_code >= 400:
-            raise self._http_error(response)
-        try:
-            data = json.loads(response.text)
-        except ValueError as exc:
-            raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} is not JSON ({exc}): "
-                f"{response.text[:200]!r}"
-            ) from exc
-        return self._parse(data)
-
     def _parse(self, data: Any, output: list[Any] | None = None) -> ModelResponse:
         """A response object as a ModelResponse.
 
