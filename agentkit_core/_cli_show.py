@@ -146,12 +146,10 @@ class StepPrinter(SpanExporter):
         if span.name == "model_call":
             names = a.get("tool_call_names") or []
             what = f"calls {', '.join(names)}" if names else "answers"
+            from ._view import usage_extra
+
             tokens = f"{a.get('input_tokens')} in / {a.get('output_tokens')} out tokens"
-            if a.get("cache_read_tokens") or a.get("reasoning_tokens"):
-                tokens += (
-                    f" ({a.get('cache_read_tokens')} cached in, "
-                    f"{a.get('reasoning_tokens')} reasoning out)"
-                )
+            tokens += usage_extra(a)
             error = f" failed: {failure}" if failure else f" {what}, {tokens}"
             self._line(f"model {a.get('model') or ''}{error}{_ms(span)}")
         elif span.name == "tool_call":

@@ -476,7 +476,7 @@ def _render_turn(turn: dict[str, Any], out: list[str]) -> None:
             out.append(f" <span class='badge'>for {_esc(call['under'])}</span>")
         out.append(f" <span class='badge'>latency {_seconds(call['latency_s'])}</span>")
         if call.get("input_tokens") is not None:
-            tokens = f"{call['input_tokens']} in / {call['output_tokens']} out{_extra(call)}"
+            tokens = f"{call['input_tokens']} in / {call['output_tokens']} out{usage_extra(call)}"
             out.append(f" <span class='badge'>tokens {_esc(tokens)}</span>")
         if call.get("cost") is not None:
             out.append(f" <span class='badge'>cost {_esc(call['cost'])}</span>")
@@ -517,7 +517,7 @@ def _render_run(view: dict[str, Any], out: list[str]) -> None:
     if usage.get("requests") is not None:
         out.append(
             f"<span>tokens {_esc(usage.get('input_tokens'))} in / "
-            f"{_esc(usage.get('output_tokens'))} out{_esc(_extra(usage))}, "
+            f"{_esc(usage.get('output_tokens'))} out{_esc(usage_extra(usage))}, "
             f"{_esc(usage.get('requests'))} model call(s)</span>"
         )
     if view.get("duration_s") is not None:
@@ -581,7 +581,7 @@ def _cache_and_reasoning(attrs: dict[str, Any]) -> dict[str, Any]:
     return {key: attrs[key] for key in _EXTRA_TOKENS if attrs.get(key)}
 
 
-def _extra(counts: dict[str, Any]) -> str:
+def usage_extra(counts: dict[str, Any]) -> str:
     """`` (12 cached in, 3 cache writes, 40 reasoning)`` for the counts there are, else ``""``."""
     words = (
         ("cache_read_tokens", "cached in"),

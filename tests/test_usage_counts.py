@@ -136,3 +136,14 @@ def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
     kept, total = asyncio.run(go())
     assert (kept.requests, kept.cache_read_tokens) == (1, 60)
     assert (total.requests, total.cache_read_tokens, total.reasoning_tokens) == (2, 150, 10)
+
+
+def test_agentkit_runs_step_lines_name_them_as_the_view_does() -> None:
+    import io
+
+    from agentkit_core._cli_show import StepPrinter
+
+    out = io.StringIO()
+    script = ScriptedModel([answer(Message.assistant("done"), 60, 7)])
+    Agent(model=script, hooks=Hooks(), exporters=[StepPrinter(out)]).run_sync("go")
+    assert "100 in / 20 out tokens (60 cached in, 5 cache writes, 7 reasoning)" in out.getvalue()
