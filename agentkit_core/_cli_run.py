@@ -64,20 +64,25 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     worker``) adds the same, and :func:`kit_options_from_args` turns them, over the project
     file's kit settings, into Kit options.
     """
-    parser.add_argument(
+    added: list[argparse.Action] = []
+
+    def add(*flags: str, **options: Any) -> None:
+        added.append(parser.add_argument(*flags, **options))
+
+    add(
         "--model",
         default=None,
         help="a model string such as openai:gpt-4o-mini (default: $AGENTKIT_MODEL, then the "
         "file's model; with none of them, a demo run on the built-in TestModel)",
     )
-    parser.add_argument(
+    add(
         "--tools",
         action="append",
         default=[],
         metavar="MODULE:ATTR",
         help="a tool, typed function or list of them to offer (repeatable)",
     )
-    parser.add_argument(
+    add(
         "--mcp",
         action="append",
         default=[],
@@ -85,27 +90,23 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         help="an MCP server (command line or URL) whose tools to offer, besides the file's "
         "(repeatable)",
     )
-    parser.add_argument(
+    add(
         "--compactor",
         metavar="NAME",
         help="an installed compactor (agentkit plugins list shows them); the file's "
         "compactor_options apply when the file names the same one",
     )
-    parser.add_argument(
-        "--prompt", default=None, help="the system prompt (the file's instructions)"
-    )
-    parser.add_argument(
-        "--max-turns", type=_positive, default=None, help="model calls allowed (default 10)"
-    )
-    parser.add_argument(
-        "--temperature", type=float, help="the model's sampling temperature (ModelSettings)"
-    )
-    parser.add_argument(
+    add("--prompt", default=None, help="the system prompt (the file's instructions)")
+    add("--max-turns", type=_positive, default=None, help="model calls allowed (default 10)")
+    add("--temperature", type=float, help="the model's sampling temperature (ModelSettings)")
+    add(
         "--max-tokens",
         type=int,
         metavar="N",
         help="the most tokens the model's answer may take (ModelSettings.max_tokens)",
     )
+    # what a resume must pass again to build the same agent (a suspended run's hint)
+    parser.set_defaults(agent_options=tuple((a.dest, a.option_strings[0]) for a in added))
 
 
 def load_object(spec: str, what: str) -> Any:

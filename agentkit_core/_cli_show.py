@@ -273,27 +273,15 @@ def _tell_stored(args: argparse.Namespace, result: Any) -> None:
     )
 
 
-#: The options that build the agent and keep its run, as ``agentkit run`` was given them: a
-#: resume must build the same agent (the same tools above all), or an approved call finds no
-#: tool to run.
-_REBUILD = (
-    ("model", "--model"),
-    ("tools", "--tools"),
-    ("mcp", "--mcp"),
-    ("compactor", "--compactor"),
-    ("prompt", "--prompt"),
-    ("max_turns", "--max-turns"),
-    ("temperature", "--temperature"),
-    ("max_tokens", "--max-tokens"),
-    ("output", "--output"),
-    ("store", "--store"),
-)
-
-
 def _agent_options(args: argparse.Namespace) -> list[str]:
-    """The command-line words that rebuild the agent of ``args`` and find its run."""
+    """The command-line words that rebuild the agent of ``args`` and find its run.
+
+    The options ``add_agent_arguments`` added (a resume must build the same agent, the same
+    tools above all, or an approved call finds no tool to run), then ``--output``, ``--store``.
+    """
     words: list[str] = []
-    for attr, flag in _REBUILD:
+    rebuild = (*getattr(args, "agent_options", ()), ("output", "--output"), ("store", "--store"))
+    for attr, flag in rebuild:
         value = getattr(args, attr, None)
         for each in value if isinstance(value, list) else [value]:
             if each is not None and each != "":
