@@ -36,7 +36,6 @@ from ._checkpoint import SUSPENDED
 from ._checkpoint import TAINTED
 from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
-from ._config import check_count
 from ._context import Elicitor
 from ._context import RunContext
 from ._errors import ApprovalRefused
@@ -94,6 +93,7 @@ from ._scope import _current_run
 from ._scope import check_deadline
 from ._settings import check_settings
 from ._settings import merge_settings
+from ._tables import check_count
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._tools import ToolResult

@@ -237,8 +237,8 @@ def check_file_plugin_options(
     see :func:`~agentkit_core._config.check_options`), so a key a plugin does not take is one
     error naming the key, the table of the file it is in and the nearest key the plugin takes.
     """
-    from ._config import check_options
-    from ._config import table_where
+    from ._tables import check_options
+    from ._tables import table_where
 
     if not where:  # no file: options given in code are the code's business
         return

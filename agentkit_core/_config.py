@@ -18,16 +18,8 @@ guardrail's declared prefix such as ``AGENTKIT_WEB_``); values given in code rep
 
 from __future__ import annotations
 
-import difflib
-import inspect
-import json
 import os
-import re
 import sys
-import types
-import typing
-from collections import abc
-from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -36,220 +28,21 @@ from typing import Any
 
 from ._errors import ConfigError
 from ._hookfields import FIELDS
-
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("", "0", "false", "no", "off")
-
-
-# ---------------------------------------------------------------------- kinds of values
-
-
-@dataclass(frozen=True, slots=True)
-class Kind:
-    """A type a configuration value may have: its name in messages, its check, its env reading.
-
-    ``from_env(text, variable)`` turns an environment variable's text into the value; None means
-    the kind cannot come from the environment.
-    """
-
-    name: str
-    check: Callable[[Any], bool]
-    from_env: Callable[[str, str], Any] | None = None
-
-
-def split_names(value: str) -> tuple[str, ...]:
-    """Names from an environment value: comma-, semicolon- or space-separated."""
-    return tuple(n for n in value.replace(";", ",").replace(" ", ",").split(",") if n)
-
-
-def _bool(value: Any, key: str, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE or text in _FALSE:
-        return text in _TRUE
-    raise ConfigError(
-        f"{key} in {where} must be true or false (1/0), got {value!r}", value=value, source=where
-    )
-
-
-def _number(cast: Callable[[str], Any], name: str) -> Callable[[str, str], Any]:
-    def read(text: str, variable: str) -> Any:
-        try:
-            return cast(text.strip())
-        except ValueError:
-            raise ConfigError(
-                f"{variable} in the environment must be {name}, got {text!r}",
-                value=text,
-                source=variable,
-            ) from None
-
-    return read
-
-
-def _is_table(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) for k in value)
-
-
-BOOL = Kind(
-    "true or false", lambda v: isinstance(v, bool), lambda t, var: _bool(t, var, "the environment")
-)
-INT = Kind(
-    "an integer",
-    lambda v: isinstance(v, int) and not isinstance(v, bool),
-    _number(int, "an integer"),
-)
-FLOAT = Kind(
-    "a number",
-    lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    _number(float, "a number"),
-)
-STR = Kind("a string", lambda v: isinstance(v, str), lambda t, var: t)
-PLUGIN_NAMES = Kind(
-    "a list of plugin names",
-    lambda v: isinstance(v, list) and all(isinstance(x, str) and x for x in v),
-)
-NAMES = Kind(
-    "a list of names",
-    lambda v: isinstance(v, list) and all(isinstance(x, str) and x for x in v),
-    lambda t, var: list(split_names(t)),
-)
-STRINGS = Kind(
-    "a list of strings",
-    lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-    lambda t, var: list(split_names(t)),
-)
-TABLE = Kind("a table", _is_table)
-TABLES = Kind(
-    "a table of tables (one per name)",
-    lambda v: _is_table(v) and all(_is_table(x) for x in v.values()),
-)
-
-
-def kind_of(tp: Any) -> Kind | None:
-    """The kind of a ``TypedDict`` field's type, or None when no file or variable can hold it."""
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin is typing.Union or origin is types.UnionType:
-        rest = [a for a in args if a is not type(None)]
-        return kind_of(rest[0]) if len(rest) == 1 else None
-    simple: dict[Any, Kind] = {bool: BOOL, int: INT, float: FLOAT, str: STR}
-    if tp in simple:
-        return simple[tp]
-    if origin in (list, tuple, abc.Sequence, abc.Iterable) and args[:1] == (str,):
-        return STRINGS
-    if tp is dict or origin in (dict, abc.Mapping):
-        return TABLE
-    return None
-
-
-_SCHEMAS: dict[type, dict[str, Kind | None]] = {}
-
-
-def settings_schema(settings: type) -> dict[str, Kind | None]:
-    """Each key of a settings ``TypedDict`` with its kind (None: settable in code only)."""
-    schema = _SCHEMAS.get(settings)
-    if schema is None:
-        hints = typing.get_type_hints(settings)
-        schema = _SCHEMAS[settings] = {key: kind_of(tp) for key, tp in hints.items()}
-    return schema
-
-
-def check_count(value: Any, where: str) -> int:
-    """``value`` when it is an integer of at least 1 (a count: turns, parallel calls)."""
-    if not INT.check(value) or value < 1:
-        raise ConfigError(f"{where} must be at least 1, got {value!r}", value=value, source=where)
-    return int(value)
-
-
-def unknown_key(key: str, known: Any, where: str) -> ConfigError:
-    """The error for a key nobody reads: names it, where it was, and the nearest valid key.
-
-    ``known`` is the valid keys, or a schema, whose keys of kind None (code only) are
-    suggested but not listed.
-    """
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ";"
-    listed = sorted(k for k in known if not isinstance(known, Mapping) or known[k] is not None)
-    return ConfigError(
-        f"unknown key {key!r} in {where}{hint} the keys there are {', '.join(listed) or 'none'}",
-        value=key,
-        source=where,
-    )
-
-
-def check_options(
-    factory: Callable[..., Any], options: Mapping[str, Any], where: str, *, returned: bool = False
-) -> None:
-    """Refuse an option ``factory(**options)`` would not take, naming it, ``where``, the nearest.
-
-    Checked against the factory's signature, so a typo in a file's plugin options is a
-    :class:`ConfigError` rather than the ``TypeError`` of the call. A factory that takes
-    ``**options`` passes: it checks them itself; but with ``returned`` (once its call raised
-    ``TypeError``) it answers for the class its return annotation names, as a lazy wrapper
-    ``def make(**options) -> Guard: return Guard(**options)`` does. ``manager`` is the kit's
-    to pass, never offered.
-    """
-    taken = _taken_options(factory, returned)
-    unknown = [] if taken is None else [key for key in options if key not in taken]
-    if unknown:
-        raise unknown_key(unknown[0], taken, where)
-
-
-def _taken_options(factory: Callable[..., Any], returned: bool) -> list[str] | None:
-    """The option names ``factory`` takes; None when it takes any, or that cannot be told."""
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):  # a builtin without a signature: the call will tell
-        return None
-    parameters = signature.parameters.values()
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        made = signature.return_annotation if returned else None
-        if isinstance(made, str) and made.isidentifier():  # postponed: the module knows it
-            made = getattr(sys.modules.get(factory.__module__), made, None)
-        return _taken_options(made, False) if isinstance(made, type) else None
-    kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p.name for p in parameters if p.kind in kinds and p.name != "manager"]
-
-
-def table_where(where: str, key: str) -> str:
-    """How messages name the table ``key`` inside the one ``where`` names.
-
-    ``"[kit] in /p/agentkit.toml"`` gives ``"[kit.KEY] in /p/agentkit.toml"``; a key that is
-    not a bare TOML key is quoted, as the file has to write it.
-    """
-    bare = key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
-    table, sep, path = where.partition("] in ")
-    return f"{table}.{bare}] in {path}" if sep else f"{bare} in {where}"
-
-
-def check_table(
-    table: Mapping[str, Any],
-    schema: Mapping[str, Kind | None],
-    where: str,
-    code_only: Callable[[str], str] | None = None,
-) -> dict[str, Any]:
-    """``table`` with every key known to ``schema`` and every value of its kind.
-
-    A key whose kind is None can only be given in code; ``code_only(key)`` says how.
-    """
-    for key, value in table.items():
-        if key not in schema:
-            raise unknown_key(key, schema, where)
-        kind = schema[key]
-        if kind is None:
-            how = code_only(key) if code_only else "pass it in code"
-            raise ConfigError(
-                f"{key} in {where} cannot be set in a file: {how}", value=value, source=where
-            )
-        if not kind.check(value):
-            raise ConfigError(
-                f"{key} in {where} must be {kind.name}, got {value!r} ({type(value).__name__})",
-                value=value,
-                source=where,
-            )
-    return dict(table)
-
+from ._settings import check_settings
+from ._tables import INT
+from ._tables import NAMES
+from ._tables import PLUGIN_NAMES
+from ._tables import STR
+from ._tables import STRINGS
+from ._tables import TABLE
+from ._tables import TABLES
+from ._tables import Kind
+from ._tables import check_table
+from ._tables import env_bool
+from ._tables import is_table
+from ._tables import settings_schema
+from ._tables import split_names
+from ._tables import unknown_key
 
 # ---------------------------------------------------------------------- the file
 
@@ -262,7 +55,7 @@ PLUGIN_KEYS: dict[str, Kind | None] = {
     "plugins_dir": Kind("a directory path", lambda v: isinstance(v, str) and bool(v)),
     "pick": Kind(
         'a table that maps "seam.name" to a plugin name, e.g. {"compactors.truncation" = "mine"}',
-        lambda v: _is_table(v) and all("." in k and isinstance(x, str) for k, x in v.items()),
+        lambda v: is_table(v) and all("." in k and isinstance(x, str) for k, x in v.items()),
     ),
     "strict": Kind("true or false (1/0)", lambda v: isinstance(v, bool)),
     "kit": TABLE,
@@ -413,7 +206,7 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
         prefix, where = "tool.agentkit.", f"[tool.agentkit] in {p}"
     else:
         table, prefix, where = data, "", str(p)
-    if not _is_table(table):
+    if not is_table(table):
         raise ConfigError(f"{where} must be a table, got {table!r}", value=table, source=where)
     check_table(table, PLUGIN_KEYS, where)
     kwargs: dict[str, Any] = {}
@@ -440,8 +233,6 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     if kit is not None:
         kit = check_table(kit, _KIT_SCHEMA, kit_where, _kit_code_only)
         if "settings" in kit:  # the request settings' own keys and ranges, named by the file
-            from ._settings import check_settings
-
             kit["settings"] = check_settings(kit["settings"], f"settings in {kit_where}")
     plugins = PluginConfig(
         **kwargs, guardrail=dict(guardrails), models=dict(models), sources=sources
@@ -514,7 +305,7 @@ def strict_from_env(environ: Mapping[str, str] | None = None) -> bool | None:
     name = "AGENTKIT_STRICT_PLUGINS"
     if not env.get(name, "").strip():
         return None
-    return _bool(env[name], name, "the environment")
+    return env_bool(env[name], name, "the environment")
 
 
 # ---------------------------------------------------------------------- a plugin's settings

@@ -28,9 +28,7 @@ from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
 
-from ._config import check_count
 from ._config import read_kit_options
-from ._config import unknown_key
 from ._errors import ConfigError
 from ._errors import GuardBlocked
 from ._errors import ToolSourceError
@@ -79,6 +77,8 @@ from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header
 from ._settings import check_settings
+from ._tables import check_count
+from ._tables import unknown_key
 from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
-from ._config import Kind
-from ._config import check_table
-from ._config import unknown_key
 from ._errors import ConfigError
 from ._models import ModelSettings
 from ._models import ReasoningEffort
+from ._tables import Kind
+from ._tables import check_table
+from ._tables import unknown_key
 
 #: The values of ``reasoning_effort``.
 REASONING_EFFORTS: tuple[str, ...] = typing.get_args(ReasoningEffort)

@@ -11,8 +11,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core._config import check_options
-from agentkit_core._config import table_where
+from agentkit_core._tables import check_options
+from agentkit_core._tables import table_where
 
 
 class Window:
