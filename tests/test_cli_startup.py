@@ -27,6 +27,7 @@ ALLOWED = {
     "agentkit_policy_rules._cli",
     "agentkit_guardrail_web._hooks",
     "agentkit_guardrail_web._settings",
+    "agentkit_mcp_server._defaults",
 }
 
 _PRIVATE = re.compile(r"agentkit_(?!core\.)\w+\._\w+")

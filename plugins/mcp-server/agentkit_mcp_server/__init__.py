@@ -15,8 +15,7 @@ from typing import Literal
 from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
 
-#: The HTTP port ``serve_tools`` and ``agentkit mcp serve`` listen on by default.
-DEFAULT_PORT = 8765
+from ._defaults import DEFAULT_PORT
 
 if TYPE_CHECKING:
     from ._serve import as_tools as as_tools

@@ -19,7 +19,7 @@ from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import agent_tool
 
-from . import DEFAULT_PORT
+from ._defaults import DEFAULT_PORT
 
 if TYPE_CHECKING:
     import mcp
