@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from types import FunctionType
 from typing import Any
 
-import agentkit_core  # noqa: F401  (a deferred hint, see ``pin``, is evaluated here)
+#: The package this module belongs to, which Python has always imported before it: a deferred
+#: hint (see ``pin``), ``agentkit_core.<name>``, is evaluated in this module's namespace.
+agentkit_core = sys.modules[__name__.rpartition(".")[0]]
 
 
 def publish(
