@@ -119,7 +119,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "GuardChain",
         "GuardDecision",
         "GuardInput",
-        "build_guard_chain",
     ),
     "_hooks": ("Hooks", "StopDecision", "ToolDecision", "TurnInfo"),
     "_instructions": (
@@ -164,6 +163,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "resolve_policy",
         "span_exporters",
         "get_guard",
+        "build_guard_chain",
+        "open_checkpointer",
+        "open_sessions",
+        "open_memory",
+        "open_memory_block",
     ),
     "_memory": (
         "ENTRY_COLUMNS",
@@ -386,7 +390,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._guards import GuardChain as GuardChain
     from ._guards import GuardDecision as GuardDecision
     from ._guards import GuardInput as GuardInput
-    from ._guards import build_guard_chain as build_guard_chain
     from ._hooks import Hooks as Hooks
     from ._hooks import StopDecision as StopDecision
     from ._hooks import ToolDecision as ToolDecision
@@ -419,6 +422,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._kit import kit_middlewares as kit_middlewares
     from ._lazy import lazy_attributes as lazy_attributes
     from ._lookup import adapt as adapt
+    from ._lookup import build_guard_chain as build_guard_chain
     from ._lookup import get_compactor as get_compactor
     from ._lookup import get_guard as get_guard
     from ._lookup import get_guardrail as get_guardrail
@@ -426,8 +430,12 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import get_tool_source as get_tool_source
     from ._lookup import load_policy as load_policy
     from ._lookup import open_checkpoint_store as open_checkpoint_store
+    from ._lookup import open_checkpointer as open_checkpointer
+    from ._lookup import open_memory as open_memory
+    from ._lookup import open_memory_block as open_memory_block
     from ._lookup import open_memory_store as open_memory_store
     from ._lookup import open_session_store as open_session_store
+    from ._lookup import open_sessions as open_sessions
     from ._lookup import resolve_model as resolve_model
     from ._lookup import resolve_policy as resolve_policy
     from ._lookup import span_exporters as span_exporters

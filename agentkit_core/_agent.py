@@ -365,9 +365,7 @@ class Agent:
         # structured output, in the prefix's schema block too.
         self._adapter = adapt(output, manager=manager) if output is not None else None
         self._coerce = (
-            None
-            if self._adapter is None
-            else output_coerce(self._adapter, output_retries, manager=manager)
+            None if self._adapter is None else output_coerce(self._adapter, output_retries)
         )
         self._output_request = None if self._adapter is None else output_request(self._adapter)
         if request_builder is None:

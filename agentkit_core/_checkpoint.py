@@ -35,7 +35,7 @@ from ._scope import current_run
 from ._urls import mask_url
 
 if TYPE_CHECKING:
-    from ._plugins import PluginManager
+    pass
 
 RUNNING: Final = "running"
 """The engine is in motion; a crash resumes from here."""
@@ -195,15 +195,6 @@ class Checkpointer:
         self._last: dict[tuple[str, str], int] = {}
         # The tainted runs this checkpointer has marked TAINTED already.
         self._marked: set[tuple[str, str]] = set()
-
-    @classmethod
-    async def open(
-        cls, url: str, *, clock: Clock = utc_now, manager: PluginManager | None = None
-    ) -> Checkpointer:
-        """A checkpointer over ``open_checkpoint_store(url)``; ``aclose`` closes the store."""
-        from ._lookup import open_checkpoint_store
-
-        return cls(await open_checkpoint_store(url, manager=manager), clock=clock, url=url)
 
     async def snapshot(
         self,

@@ -24,6 +24,7 @@ from typing import Any
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
 from ._errors import MemoryConflict
+from ._lookup import open_memory
 from ._memory import DEFAULT_MAX_ENTRY_BYTES
 from ._memory import DEFAULT_MEMORY_STORE
 from ._memory import MEMORY_STORE_ENV
@@ -85,7 +86,7 @@ def _with_memory(args: argparse.Namespace, work: Callable[[Memory], Awaitable[in
     import asyncio  # here, not at the top: listing plugins builds this parser
 
     async def main() -> int:
-        memory = await Memory.open(url, manager=args.plugin_manager, max_entry_bytes=bound)
+        memory = await open_memory(url, manager=args.plugin_manager, max_entry_bytes=bound)
         async with memory:
             return await work(memory)
 

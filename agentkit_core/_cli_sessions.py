@@ -21,6 +21,7 @@ from typing import Any
 
 from ._errors import ConfigError
 from ._errors import CorruptSessionItem
+from ._lookup import open_sessions
 from ._messages import Message
 from ._sessions import SessionHeader
 from ._sessions import SessionInfo
@@ -77,7 +78,7 @@ def _with_sessions(args: argparse.Namespace, work: Callable[[Sessions], Awaitabl
     import asyncio  # here, not at the top: listing plugins builds this parser
 
     async def main() -> int:
-        async with await Sessions.open(url, manager=args.plugin_manager) as sessions:
+        async with await open_sessions(url, manager=args.plugin_manager) as sessions:
             return await work(sessions)
 
     return asyncio.run(main())

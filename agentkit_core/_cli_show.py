@@ -16,6 +16,7 @@ from typing import IO
 from typing import Any
 
 from ._errors import ConfigError
+from ._lookup import open_checkpointer
 from ._tracing import Span
 from ._tracing import SpanExporter
 
@@ -199,12 +200,11 @@ async def run_and_show(
     ``make_agent(checkpointer, exporters)`` builds the agent; ``run(agent)`` runs it on the
     task (unless ``--resume`` continues a run from ``--store``). Returns the exit code.
     """
-    from ._checkpoint import Checkpointer
     from ._lookup import span_exporters
 
     exporters = [*span_exporters(manager=args.plugin_manager), *show_exporters(args)]
     checkpointer = (
-        await Checkpointer.open(args.store, manager=args.plugin_manager) if (args.store) else None
+        await open_checkpointer(args.store, manager=args.plugin_manager) if (args.store) else None
     )
     try:
         agent = make_agent(checkpointer, exporters)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigError
+from ._lookup import open_checkpointer
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
@@ -81,10 +82,9 @@ def _view(args: argparse.Namespace) -> int:
 
 
 async def _checkpoint_view(run_id: str, url: str, manager: Any) -> dict[str, Any]:
-    from ._checkpoint import Checkpointer
     from ._view import view_from_checkpoint
 
-    async with await Checkpointer.open(url, manager=manager) as checkpointer:
+    async with await open_checkpointer(url, manager=manager) as checkpointer:
         saved = await checkpointer.resume(run_id, include_terminal=True)
         if saved is None:
             raise ConfigError(

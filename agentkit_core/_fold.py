@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from ._agent import RunState
     from ._context import RunContext
     from ._models import Model
-    from ._plugins import PluginManager
 
 #: What a compaction-written message (a summary) carries in ``Message.metadata["compaction"]``.
 SUMMARY = "summary"
@@ -174,8 +173,8 @@ class Folding:
     message, so the checkpoint keeps it and later turns send it. The leading system messages
     (the prefix) are never folded.
 
-    The summary is written by ``summarizer=`` or ``model=`` (a Model or model string, resolved
-    on ``manager``), or else the run's own model. It is written from the messages as the
+    The summary is written by ``summarizer=`` or ``model=`` (a Model: ``Kit(compaction=)``
+    resolves a model string), or else the run's own model. It is written from the messages as the
     transforms left them (what the model would have been sent). A fold that fails (the writer
     raised, answered nothing, was cut short or no smaller) sends the transcript whole and backs
     off: no new attempt until the transcript has grown past the point that failed, that is
@@ -189,11 +188,10 @@ class Folding:
         *,
         keep_recent: int | None = None,
         summarizer: Summarizer | None = None,
-        model: Model | str | None = None,
+        model: Model | None = None,
         instructions: str = SUMMARY_INSTRUCTIONS,
         estimate: Estimator | None = None,
         on_fold: FoldObserver | Sequence[FoldObserver] = (),
-        manager: PluginManager | None = None,
     ) -> None:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
             raise ConfigError(
@@ -223,12 +221,18 @@ class Folding:
                     value=fn,
                     source="Folding(on_fold=)",
                 )
-        from ._lookup import resolve_model
-
+        if isinstance(model, str):
+            raise ConfigError(
+                f"Folding(model=) takes a Model, got the name {model!r}: resolve it with "
+                f"resolve_model({model!r}, manager=...), or give it as "
+                f"Kit(compaction={{'model': {model!r}, ...}})",
+                value=model,
+                source="Folding(model=)",
+            )
         self.budget = budget
         self.keep_recent = keep
         self.summarizer = summarizer
-        self.model = None if model is None else resolve_model(model, manager=manager)
+        self.model = model
         self.instructions = instructions
         self.estimate = estimate
         self.on_fold: tuple[FoldObserver, ...] = observers

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from collections.abc import Iterable
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -43,7 +42,6 @@ if TYPE_CHECKING:
     from ._context import RunContext
     from ._hooks import TurnInfo
     from ._models import ModelRequest
-    from ._plugins import PluginManager
 
 #: The verdict namespace of every guard verdict.
 GUARD_NAMESPACE: Final = "guard"
@@ -245,7 +243,7 @@ class GuardChain:
                 value=twice[0],
                 source="guards=",
             )
-        _only_named(fail_open, names, "guard_fail_open=")
+        only_named(fail_open, names, "guard_fail_open=")
         self.guards: tuple[ChainedGuard, ...] = tuple(
             replace(e, fail_open=e.fail_open or e.name in fail_open) for e in entries
         )
@@ -497,7 +495,7 @@ def _check_decision(entry: ChainedGuard, where: str, decision: object, *, turn: 
         )
 
 
-def _only_named(given: Iterable[str], names: Sequence[str], where: str) -> None:
+def only_named(given: Iterable[str], names: Sequence[str], where: str) -> None:
     """Refuse a guard ``where`` names that is not among ``names`` (the chain's guards)."""
     stray = sorted(set(given) - set(names))
     if stray:
@@ -518,39 +516,6 @@ def _product_entry(guard: Guard) -> ChainedGuard:
             source="guards=",
         )
     return ChainedGuard(guard.name or type(guard).__name__, guard)
-
-
-def build_guard_chain(
-    guards: Sequence[str | Guard],
-    *,
-    options: Mapping[str, Mapping[str, Any] | None] | None = None,
-    fail_open: Collection[str] = (),
-    manager: PluginManager | None = None,
-) -> GuardChain:
-    """The chain ``Kit(guards=..., guard_options=..., guard_fail_open=...)`` builds.
-
-    Installed guards named in ``guards`` come first, in the plugin order of the plugins that
-    registered them (registration order within one plugin), each built by :func:`get_guard`
-    with its ``options``; then the product's own :class:`Guard` objects, in the order given.
-    An unknown name lists the installed guards; options for a guard not named are an error.
-    """
-    from ._lookup import get_guard
-    from ._lookup import manager_or_default
-
-    pm = manager_or_default(manager)
-    names = [g for g in guards if isinstance(g, str)]
-    options = dict(options or {})
-    _only_named(options, names, "guard_options=")
-    for name in names:
-        pm.lookup("guards", name)  # an unknown name lists the installed ones
-    order = {reg.name: i for i, reg in enumerate(pm.registrations("guards"))}
-    entries: list[Guard | ChainedGuard] = []
-    for name in sorted(dict.fromkeys(names), key=order.__getitem__):
-        reg = pm.lookup("guards", name)
-        guard = get_guard(name, manager=pm, **dict(options.get(name) or {}))
-        entries.append(ChainedGuard(name, guard, reg.plugin))
-    entries.extend(g for g in guards if not isinstance(g, str))
-    return GuardChain(entries, fail_open=fail_open)
 
 
 def guard_error(exc: GuardBlocked, where: str) -> ConfigError:

@@ -425,16 +425,13 @@ class Hooks:
     @classmethod
     def from_plugins(
         cls,
-        manager: PluginManager | None = None,
+        manager: PluginManager,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         slow: float = DEFAULT_SLOW,
     ) -> Hooks:
-        """Every loaded plugin's contested-field hooks in plugin order (default manager: None)."""
-        from ._lookup import manager_or_default
-
-        pm = manager_or_default(manager)
-        impls = {name: tuple(pm.hook_impls(f"agentkit_{name}")) for name in FIELDS}
+        """Every plugin ``manager`` loaded: its contested-field hooks, in plugin order."""
+        impls = {name: tuple(manager.hook_impls(f"agentkit_{name}")) for name in FIELDS}
         return cls(**impls, timeout=timeout, slow=slow)
 
     def merged(self, other: Hooks) -> Hooks:

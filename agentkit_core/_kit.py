@@ -37,7 +37,6 @@ from ._executor import resolve_executor
 from ._fold import Folding
 from ._guards import Guard
 from ._guards import GuardChain
-from ._guards import build_guard_chain
 from ._guards import guard_error
 from ._hooks import FIELDS
 from ._hooks import Hooks
@@ -47,11 +46,14 @@ from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
 from ._instructions import TextPart
+from ._lookup import build_guard_chain
 from ._lookup import get_compactor
 from ._lookup import get_guardrail
 from ._lookup import get_instruction_part
 from ._lookup import get_tool_source
 from ._lookup import manager_or_default
+from ._lookup import open_memory_block
+from ._lookup import open_sessions
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
@@ -662,7 +664,7 @@ class Kit:
         given = options.get("session")
         assert given is not None  # _open_session runs only with session=
         if isinstance(given, str):
-            sessions = await Sessions.open(given, manager=self._manager)
+            sessions = await open_sessions(given, manager=self._manager)
             self._opened.append(_Opened(f"session store {sessions!r}", sessions))
         else:
             sessions = given if isinstance(given, Sessions) else Sessions(given)
@@ -881,7 +883,7 @@ def _check_keys(options: Mapping[str, Any]) -> None:
 
 
 async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:
-    """The kit's memory block: ``MemoryBlock.open(**options, manager=manager)``, checked."""
+    """The kit's memory block: ``open_memory_block(**options, manager=manager)``, checked."""
     if not isinstance(options, Mapping):
         raise ConfigError(
             f"memory= takes a table of options, such as {{'store': 'file:///srv/memory', "
@@ -892,7 +894,7 @@ async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> Memo
     unknown = sorted(set(options) - MEMORY_OPTIONS)
     if unknown:
         raise unknown_key(unknown[0], sorted(MEMORY_OPTIONS), "Kit(memory=...)")
-    return await MemoryBlock.open(**options, manager=manager)
+    return await open_memory_block(**options, manager=manager)
 
 
 #: The options of the kit's session.
@@ -952,7 +954,7 @@ def kit_middlewares(
 
 
 def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
-    """The kit's fold: ``Folding(**spec, manager=manager)``, a Folding as given, or None."""
+    """The kit's fold: ``Folding(**spec)`` (a model string resolved on ``manager``), or None."""
     if spec is None or isinstance(spec, Folding):
         return spec
     if not isinstance(spec, Mapping):
@@ -962,7 +964,7 @@ def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding |
             value=spec,
             source="Kit(compaction=)",
         )
-    allowed = sorted(set(inspect.signature(Folding).parameters) - {"manager"})
+    allowed = sorted(inspect.signature(Folding).parameters)
     unknown = sorted(set(spec) - set(allowed))
     if unknown or "budget" not in spec:
         what = f"unknown key(s) {', '.join(unknown)}" if unknown else "no budget"
@@ -971,7 +973,9 @@ def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding |
             value=unknown or spec,
             source="Kit(compaction=)",
         )
-    return Folding(**spec, manager=manager)
+    if isinstance(spec.get("model"), str):
+        spec = {**spec, "model": resolve_model(spec["model"], manager=manager)}
+    return Folding(**spec)
 
 
 def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:

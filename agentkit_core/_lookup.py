@@ -12,7 +12,9 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -27,16 +29,22 @@ from ._urls import mask_url
 from ._urls import url_scheme
 
 if TYPE_CHECKING:
+    from ._checkpoint import Checkpointer
     from ._checkpoint import CheckpointPort
+    from ._checkpoint import Clock
     from ._compaction import Compactor
     from ._guardrails import Guardrail
     from ._guards import Guard
+    from ._guards import GuardChain
     from ._hooks import Hooks
     from ._instructions import PartSource
+    from ._memory import Memory
     from ._memory import MemoryStore
+    from ._memory_block import MemoryBlock
     from ._models import Model
     from ._output import SchemaAdapter
     from ._policy import PolicyEngine
+    from ._sessions import Sessions
     from ._sessions import SessionStore
     from ._tracing import SpanExporter
 
@@ -289,6 +297,40 @@ def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any
     return made
 
 
+def build_guard_chain(
+    guards: Sequence[str | Guard],
+    *,
+    options: Mapping[str, Mapping[str, Any] | None] | None = None,
+    fail_open: Collection[str] = (),
+    manager: PluginManager | None = None,
+) -> GuardChain:
+    """The chain ``Kit(guards=..., guard_options=..., guard_fail_open=...)`` builds.
+
+    Installed guards named in ``guards`` come first, in the plugin order of the plugins that
+    registered them (registration order within one plugin), each built by :func:`get_guard`
+    with its ``options``; then the product's own :class:`Guard` objects, in the order given.
+    An unknown name lists the installed guards; options for a guard not named are an error.
+    """
+    from ._guards import ChainedGuard
+    from ._guards import GuardChain
+    from ._guards import only_named
+
+    pm = manager_or_default(manager)
+    names = [g for g in guards if isinstance(g, str)]
+    options = dict(options or {})
+    only_named(options, names, "guard_options=")
+    for name in names:
+        pm.lookup("guards", name)  # an unknown name lists the installed ones
+    order = {reg.name: i for i, reg in enumerate(pm.registrations("guards"))}
+    entries: list[Guard | ChainedGuard] = []
+    for name in sorted(dict.fromkeys(names), key=order.__getitem__):
+        reg = pm.lookup("guards", name)
+        guard = get_guard(name, manager=pm, **dict(options.get(name) or {}))
+        entries.append(ChainedGuard(name, guard, reg.plugin))
+    entries.extend(g for g in guards if not isinstance(g, str))
+    return GuardChain(entries, fail_open=fail_open)
+
+
 def get_instruction_part(
     name: str, *, manager: PluginManager | None = None, **options: Any
 ) -> PartSource:
@@ -519,11 +561,78 @@ def adapt(tp: Any, *, manager: PluginManager | None = None) -> SchemaAdapter[Any
     return adapt_with(tp, manager_or_default(manager).registrations("schema_adapters"))
 
 
+async def open_checkpointer(
+    url: str, *, clock: Clock | None = None, manager: PluginManager | None = None
+) -> Checkpointer:
+    """A :class:`Checkpointer` over :func:`open_checkpoint_store`; ``aclose`` closes the store."""
+    from ._checkpoint import Checkpointer
+
+    port = await open_checkpoint_store(url, manager=manager)
+    return (
+        Checkpointer(port, url=url) if clock is None else Checkpointer(port, clock=clock, url=url)
+    )
+
+
+async def open_sessions(url: str, *, manager: PluginManager | None = None) -> Sessions:
+    """:class:`Sessions` over :func:`open_session_store`; ``aclose`` closes the store."""
+    from ._sessions import Sessions
+
+    return Sessions(await open_session_store(url, manager=manager))
+
+
+async def open_memory(
+    url: str, *, max_entry_bytes: int | None = None, manager: PluginManager | None = None
+) -> Memory:
+    """:class:`Memory` over :func:`open_memory_store`; ``aclose`` closes the store."""
+    from ._memory import Memory
+
+    store = await open_memory_store(url, manager=manager)
+    try:
+        return (
+            Memory(store)
+            if max_entry_bytes is None
+            else Memory(store, max_entry_bytes=max_entry_bytes)
+        )
+    except BaseException:  # a bad limit: the store opened for nothing is closed, not leaked
+        await store.aclose()
+        raise
+
+
+async def open_memory_block(
+    store: str | MemoryStore | Memory | None = None,
+    scopes: Sequence[str] = ("user",),
+    *,
+    read_only: Sequence[str] = (),
+    max_entry_bytes: int | None = None,
+    max_bytes: int | None = None,
+    manager: PluginManager | None = None,
+) -> MemoryBlock:
+    """A :class:`MemoryBlock` over ``store``, its scopes read once.
+
+    A URL is opened on ``manager`` and closed by the block's ``aclose``; a store or a Memory
+    given stays the caller's to close. None is ``$AGENTKIT_MEMORY_STORE``, or a directory of
+    Markdown files, ``.agentkit/memory`` under the working directory.
+    """
+    from ._memory import DEFAULT_MAX_ENTRY_BYTES
+    from ._memory_block import MemoryBlock
+    from ._memory_block import default_memory_store
+
+    limit = DEFAULT_MAX_ENTRY_BYTES if max_entry_bytes is None else max_entry_bytes
+    if store is None:
+        store = default_memory_store()
+    owns = isinstance(store, str)
+    if isinstance(store, str):
+        store = await open_memory(store, manager=manager, max_entry_bytes=limit)
+    return await MemoryBlock.open(
+        store, scopes, read_only=read_only, max_entry_bytes=limit, max_bytes=max_bytes, owns=owns
+    )
+
+
 def plugin_hooks(manager: PluginManager | None = None) -> Hooks:
     """Every loaded plugin's contested-field hooks, in plugin order."""
     from ._hooks import Hooks
 
-    return Hooks.from_plugins(manager)
+    return Hooks.from_plugins(manager_or_default(manager))
 
 
 def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone
-from typing import TYPE_CHECKING
 from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
@@ -38,9 +37,6 @@ from ._framing import escape_untrusted
 from ._framing import frame_untrusted
 from ._framing import hidden
 from ._framing import keyed_nonce
-
-if TYPE_CHECKING:
-    from ._plugins import PluginManager
 
 #: Bytes of UTF-8 an entry's body may take unless configured otherwise.
 DEFAULT_MAX_ENTRY_BYTES: Final = 4096
@@ -375,7 +371,7 @@ class EntryRows:
 class Memory:
     """Read, write and search a :class:`MemoryStore`, checking everything before it is written.
 
-    Open one with ``await Memory.open(url)`` or wrap a store: ``Memory(store)``. Every write
+    Open one with ``await open_memory(url)`` or wrap a store: ``Memory(store)``. Every write
     names the version it is based on (``base``: the version its writer saw, 0 for none); when
     the entry has moved on, nothing is written and :class:`MemoryConflict` carries the entry as
     it is now. ``max_entry_bytes`` bounds a body.
@@ -403,24 +399,6 @@ class Memory:
             )
         self.store = store
         self.max_entry_bytes = max_entry_bytes
-
-    @classmethod
-    async def open(
-        cls,
-        url: str,
-        *,
-        manager: PluginManager | None = None,
-        max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
-    ) -> Memory:
-        """Memory over ``open_memory_store(url)``; ``aclose`` closes the store."""
-        from ._lookup import open_memory_store
-
-        store = await open_memory_store(url, manager=manager)
-        try:
-            return cls(store, max_entry_bytes=max_entry_bytes)
-        except BaseException:
-            await store.aclose()
-            raise
 
     # ------------------------------------------------------------------ reading
 

@@ -57,7 +57,6 @@ from ._tools import ToolResult
 if TYPE_CHECKING:
     from ._context import RunContext
     from ._models import ModelRequest
-    from ._plugins import PluginManager
 
 SOURCE: Final = "memory"
 PART_SUMMARY: Final = "memory:summary"
@@ -77,8 +76,13 @@ HEADING = (
 )
 
 
+def default_memory_store() -> str:
+    """``$AGENTKIT_MEMORY_STORE``, or a directory of Markdown files under the working directory."""
+    return os.environ.get(MEMORY_STORE_ENV, "").strip() or DEFAULT_MEMORY_STORE
+
+
 class MemoryOptions(TypedDict, total=False):
-    """The options of ``Kit(memory={...})`` and :meth:`MemoryBlock.open`."""
+    """The options of ``Kit(memory={...})`` and :func:`~agentkit_core.open_memory_block`."""
 
     store: str | MemoryStore | Memory | None
     scopes: Sequence[str]
@@ -254,29 +258,29 @@ class MemoryBlock:
     @classmethod
     async def open(
         cls,
-        store: str | MemoryStore | Memory | None = None,
+        store: MemoryStore | Memory,
         scopes: Sequence[str] = ("user",),
         *,
         read_only: Sequence[str] = (),
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
         max_bytes: int | None = None,
-        manager: PluginManager | None = None,
+        owns: bool = False,
     ) -> MemoryBlock:
-        """A block over ``store`` (a URL, a MemoryStore or a Memory), its scopes read once.
+        """A block over ``store`` (a MemoryStore or a Memory), its scopes read once.
 
-        A URL is opened on ``manager`` and closed by :meth:`aclose`; a store or a Memory given
-        stays the caller's to close. None is ``$AGENTKIT_MEMORY_STORE``, or a directory of
-        Markdown files, ``.agentkit/memory`` under the working directory.
+        The store stays the caller's to close, unless ``owns``: then :meth:`aclose` closes it,
+        and so does a failure here. :func:`~agentkit_core.open_memory_block` opens a URL.
         """
-        if store is None:
-            store = os.environ.get(MEMORY_STORE_ENV, "").strip() or DEFAULT_MEMORY_STORE
-        owns = isinstance(store, str)
         if isinstance(store, str):
-            memory = await Memory.open(store, manager=manager, max_entry_bytes=max_entry_bytes)
-        elif isinstance(store, Memory):
-            memory = store
-        else:
-            memory = Memory(store, max_entry_bytes=max_entry_bytes)
+            raise ConfigError(
+                f"MemoryBlock.open() takes a MemoryStore or a Memory, got the URL {store!r}: "
+                f"open it with open_memory_block({store!r}, ...)",
+                value=store,
+                source="MemoryBlock.open()",
+            )
+        memory = (
+            store if isinstance(store, Memory) else Memory(store, max_entry_bytes=max_entry_bytes)
+        )
         try:
             block = cls(memory, scopes, read_only=read_only, max_bytes=max_bytes, owns=owns)
             await block.refresh()

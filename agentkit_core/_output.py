@@ -31,6 +31,7 @@ from typing import TypeVar
 from typing import final
 from typing import runtime_checkable
 
+from ._errors import ConfigError
 from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import UnsupportedTypeError
@@ -44,7 +45,6 @@ from ._models import StreamEvent
 from ._partial import PartialJSONParser
 
 if TYPE_CHECKING:
-    from ._plugins import PluginManager
     from ._plugins import Registration
 
 T = TypeVar("T")
@@ -521,8 +521,6 @@ class OutputCoerce(Middleware):
 
     def __init__(self, adapter: SchemaAdapter[Any], retries: int = 2) -> None:
         if retries < 0:
-            from ._errors import ConfigError
-
             raise ConfigError(f"output retries must be 0 or more, got {retries}", value=retries)
         self.adapter = adapter
         self.retries = retries
@@ -561,12 +559,13 @@ class OutputCoerce(Middleware):
         return f"output_coerce({self.adapter.name!r}, retries={self.retries})"
 
 
-def output_coerce(
-    adapter: SchemaAdapter[Any] | Any, retries: int = 2, *, manager: PluginManager | None = None
-) -> OutputCoerce:
-    """The typed-output middleware for ``adapter`` (a type is adapted on ``manager``)."""
+def output_coerce(adapter: SchemaAdapter[Any], retries: int = 2) -> OutputCoerce:
+    """The typed-output middleware for ``adapter`` (``adapt(Plan, manager=pm)`` makes one)."""
     if not isinstance(adapter, SchemaAdapter) or isinstance(adapter, type):
-        from ._lookup import adapt
-
-        adapter = adapt(adapter, manager=manager)
+        raise ConfigError(
+            f"output_coerce() takes a SchemaAdapter, got {adapter!r}: adapt it first, as in "
+            f"output_coerce(adapt({getattr(adapter, '__name__', 'Plan')}, manager=pm))",
+            value=adapter,
+            source="output_coerce()",
+        )
     return OutputCoerce(adapter, retries)

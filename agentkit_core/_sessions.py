@@ -31,7 +31,6 @@ from datetime import datetime
 from datetime import timezone
 from functools import cached_property
 from itertools import pairwise
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import Final
 from typing import Protocol
@@ -45,9 +44,6 @@ from ._errors import EncodingError
 from ._errors import SecretTaintError
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
-
-if TYPE_CHECKING:
-    from ._plugins import PluginManager
 
 SESSION_SCHEMA: Final = 1
 """The version of the record's schema, written into every header body as ``"schema"``."""
@@ -289,7 +285,7 @@ class SessionStore(Protocol):
 class Sessions:
     """Create, append to, read and fork sessions in a :class:`SessionStore`.
 
-    Open one with ``await Sessions.open(url)`` or wrap a store: ``Sessions(store)``. Every
+    Open one with ``await open_sessions(url)`` or wrap a store: ``Sessions(store)``. Every
     write is checked before anything reaches the store; a lost compare-and-set is a
     :class:`SessionConflict`, a missing session or item a :class:`SessionNotFound`.
     """
@@ -303,13 +299,6 @@ class Sessions:
                 source="Sessions",
             )
         self.store = store
-
-    @classmethod
-    async def open(cls, url: str, *, manager: PluginManager | None = None) -> Sessions:
-        """Sessions over ``open_session_store(url)``; ``aclose`` closes the store."""
-        from ._lookup import open_session_store
-
-        return cls(await open_session_store(url, manager=manager))
 
     # ------------------------------------------------------------------ writing
 

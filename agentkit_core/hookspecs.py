@@ -207,7 +207,7 @@ def agentkit_register_session_stores(register: Register[SessionStoreOpener]) -> 
     Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
     ``SessionStore`` (it may be async; a store that connects should do so on first use, so a
     bad URL fails here and an unreachable server on the first call). ``open_session_store(url)``
-    and ``Sessions.open(url)`` dispatch on the scheme; two plugins registering one scheme is a
+    and ``open_sessions(url)`` dispatch on the scheme; two plugins registering one scheme is a
     conflict. The schemes are the session seam's own: a plugin may offer ``sqlite`` here while
     another offers it for checkpoints.
     """
@@ -219,7 +219,7 @@ def agentkit_register_memory_stores(register: Register[MemoryStoreOpener]) -> No
 
     Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns a
     ``MemoryStore`` (it may be async; a bad URL fails here, an unreachable server on the first
-    call). ``open_memory_store(url)``, ``Memory.open(url)`` and ``Kit(memory={"store": url})``
+    call). ``open_memory_store(url)``, ``open_memory(url)`` and ``Kit(memory={"store": url})``
     dispatch on the scheme; two plugins registering one scheme is a conflict. The schemes are
     the memory seam's own: ``sqlite`` here and for sessions are two registrations.
     """

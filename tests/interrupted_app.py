@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from agentkit_core import Agent
-from agentkit_core import Checkpointer
 from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
-from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
+from agentkit_core import open_checkpointer
+from agentkit_core import open_sessions
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 
@@ -62,12 +62,12 @@ def agent(directory: Path, steps: list[Any], *, hang: bool, mode: str, cp: Any =
 async def main(directory: Path, where: str) -> None:
     run = agent(directory, [BATCH], hang=True, mode="report")
     if where == "checkpoint":
-        async with await Checkpointer.open(f"sqlite:///{directory / 'runs.db'}") as cp:
+        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}") as cp:
             run = agent(directory, [BATCH], hang=True, mode="report", cp=cp)
             ctx = run.new_context("r1")
             await run.run("pay ann", ctx=ctx)
     else:
-        async with await Sessions.open(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+        async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
             recorder = await Recorder.start(sessions, session_id="s1")
             ctx = run.new_context("r1")
             ctx.recorder = recorder

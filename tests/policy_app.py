@@ -16,10 +16,10 @@ from typing import Any
 
 from agentkit_core import Agent
 from agentkit_core import Approval
-from agentkit_core import Checkpointer
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import ToolCall
+from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 
@@ -108,7 +108,7 @@ async def open_kit(
 
 
 async def main(step: str, directory: Path, args: list[str]) -> dict[str, Any]:
-    checkpointer = await Checkpointer.open(f"sqlite:///{directory / 'runs.db'}")
+    checkpointer = await open_checkpointer(f"sqlite:///{directory / 'runs.db'}")
     try:
         if step == "suspend":
             async with await open_kit(directory, [batch()]) as kit:

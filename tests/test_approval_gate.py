@@ -36,6 +36,8 @@ from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Verdict
 from agentkit_core import hookimpl
+from agentkit_core import open_checkpointer
+from agentkit_core import open_sessions
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
@@ -142,14 +144,14 @@ class Path_:
 
 @pytest.fixture
 async def cp() -> Any:
-    checkpointer = await Checkpointer.open("memory://")
+    checkpointer = await open_checkpointer("memory://")
     yield checkpointer
     await checkpointer.aclose()
 
 
 @pytest.fixture
 async def sessions() -> Any:
-    async with await Sessions.open("memory://") as opened:
+    async with await open_sessions("memory://") as opened:
         yield opened
 
 
@@ -192,7 +194,7 @@ async def test_a_deny_from_one_layer_outweighs_an_ask_from_another_in_the_sessio
     """The policy asks about every call, a hook denies one: that one is not held."""
     ran: list[str] = []
     kinds = ["ask", "deny"]
-    async with await Sessions.open("memory://") as sessions:
+    async with await open_sessions("memory://") as sessions:
         recorder = await Recorder.start(sessions)
         agent = Agent(
             "gate",
@@ -272,9 +274,9 @@ async def test_no_denied_call_ever_runs_whatever_the_answers(
     kinds: list[str], answers: dict[str, bool], as_approvals: bool, kind: str
 ) -> None:
     ran: list[str] = []
-    cp = await Checkpointer.open("memory://")
+    cp = await open_checkpointer("memory://")
     try:
-        async with await Sessions.open("memory://") as sessions:
+        async with await open_sessions("memory://") as sessions:
             way = Path_(kind, cp, sessions)
             held = await way.run(way.agent(kinds, ran, [batch(kinds), "finished"]))
             assert ran == []  # nothing of a held batch runs before the answers

@@ -26,6 +26,7 @@ from agentkit_core import StoredCheckpoint
 from agentkit_core import UnknownNameError
 from agentkit_core import VersionConflict
 from agentkit_core import open_checkpoint_store
+from agentkit_core import open_checkpointer
 from agentkit_core import reset_plugin_manager
 from agentkit_core import resolve_checkpointer
 from agentkit_core.testing import CheckpointPortConformance
@@ -40,7 +41,7 @@ class TestStoreBridgeConformance(CheckpointPortConformance):
 
 @pytest.fixture
 async def cp() -> Any:
-    checkpointer = await Checkpointer.open("memory://")
+    checkpointer = await open_checkpointer("memory://")
     yield checkpointer
     await checkpointer.aclose()
 
@@ -56,7 +57,7 @@ class Clock:
 
 async def test_the_clock_stamps_each_snapshot_in_utc() -> None:
     clock = Clock()
-    async with await Checkpointer.open("memory://", clock=clock) as cp:
+    async with await open_checkpointer("memory://", clock=clock) as cp:
         first = await cp.snapshot("r", {"turn": 1})
         second = await cp.snapshot("r", {"turn": 2})
         assert first.created_at == datetime(2026, 12, 3, 7, 0, 1, tzinfo=timezone.utc)
@@ -69,7 +70,7 @@ async def test_the_clock_stamps_each_snapshot_in_utc() -> None:
 
 
 async def test_a_naive_clock_is_refused() -> None:
-    async with await Checkpointer.open("memory://", clock=lambda: datetime(2026, 1, 1)) as cp:
+    async with await open_checkpointer("memory://", clock=lambda: datetime(2026, 1, 1)) as cp:
         with pytest.raises(ConfigError, match=r"clock returned datetime.*aware datetime"):
             await cp.snapshot("r", {})
         assert await cp.list_versions("r") == []
@@ -131,7 +132,7 @@ async def test_a_corrupt_record_names_the_store_run_version_and_path(
 
 
 async def test_messages_name_the_store_by_its_masked_url_or_the_ports_repr() -> None:
-    async with await Checkpointer.open("memory://ann:hunter2@host") as opened:
+    async with await open_checkpointer("memory://ann:hunter2@host") as opened:
         assert opened.store == "memory://ann:***@host"
         assert repr(opened) == "<Checkpointer memory://ann:***@host>"
     port = StoreBridge(DictStore())
@@ -175,8 +176,8 @@ async def test_resume_and_time_travel(cp: Checkpointer) -> None:
 
 
 async def test_resolution_order() -> None:
-    explicit = await Checkpointer.open("memory://")
-    on_ctx = await Checkpointer.open("memory://")
+    explicit = await open_checkpointer("memory://")
+    on_ctx = await open_checkpointer("memory://")
     port = await open_checkpoint_store("memory://")
     store = DictStore()
     ctx = make_test_ctx(checkpointer=on_ctx, store=store)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit_core import Memory
+from agentkit_core import open_memory
 
 
 def agentkit(
@@ -89,9 +89,9 @@ def test_edit_in_the_editor_is_based_on_the_version_it_read(tmp_path: Path) -> N
     slow = tmp_path / "slow.py"
     slow.write_text(
         "import asyncio, sys, pathlib\n"
-        "from agentkit_core import Memory\n"
+        "from agentkit_core import open_memory\n"
         "async def run():\n"
-        f"    async with await Memory.open({url!r}) as m:\n"
+        f"    async with await open_memory({url!r}) as m:\n"
         "        await m.save('user', 'k', 'A run wrote this.', base=2)\n"
         "asyncio.run(run())\n"
         "pathlib.Path(sys.argv[1]).write_text('The person wrote this.')\n"
@@ -173,7 +173,7 @@ def test_the_store_defaults_to_the_environment_then_the_kit_s_default(tmp_path: 
     assert (tmp_path / ".agentkit" / "memory" / "user" / "k.md").is_file()
 
     async def read() -> str:
-        async with await Memory.open(f"file://{tmp_path}/.agentkit/memory") as memory:
+        async with await open_memory(f"file://{tmp_path}/.agentkit/memory") as memory:
             found = await memory.get("user", "k")
             assert found is not None
             return found.body

@@ -17,8 +17,8 @@ import pytest
 from agentkit_core import Message
 from agentkit_core import NewItem
 from agentkit_core import SessionItem
-from agentkit_core import Sessions
 from agentkit_core import ToolCall
+from agentkit_core import open_sessions
 
 
 def agentkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -47,7 +47,7 @@ class Store:
         self.items: list[SessionItem] = []
 
     async def fill(self) -> None:
-        async with await Sessions.open(self.url) as sessions:
+        async with await open_sessions(self.url) as sessions:
             head = await sessions.create({"cwd": "/srv", "model": "m1"}, session_id="talk")
             call = ToolCall("c1", "weather", '{"city": "Paris"}')
             self.items = [head] + await sessions.append(

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from agentkit_core import SUMMARY
 from agentkit_core import Agent
-from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import Fold
 from agentkit_core import Folding
@@ -38,6 +37,7 @@ from agentkit_core import decode_state
 from agentkit_core import encode_state
 from agentkit_core import estimate_tokens
 from agentkit_core import fold_cut
+from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core.testing import check_sendable
 from agentkit_core.testing import make_test_ctx
@@ -191,7 +191,7 @@ async def test_the_back_off_survives_a_checkpoint_and_a_resume() -> None:
     def ask(ctx: RunContext, call: ToolCall) -> ToolDecision | None:
         return ToolDecision.ask("a person approves") if call.id == "f1" else None
 
-    cp = await Checkpointer.open("memory://")
+    cp = await open_checkpointer("memory://")
     model = Split(calls(2))
     folding = Folding(budget=400, keep_recent=150, summarizer=down)
     reader = agent(model, folding, hooks=Hooks.of(before_tool_call=ask), checkpointer=cp)
@@ -209,7 +209,7 @@ async def test_the_checkpoint_keeps_the_summary_and_a_resume_sends_it() -> None:
     def ask(ctx: RunContext, call: ToolCall) -> ToolDecision | None:
         return ToolDecision.ask("a person approves") if call.id == "f0" else None
 
-    cp = await Checkpointer.open("memory://")
+    cp = await open_checkpointer("memory://")
     model = Split(calls(1))
     reader = agent(
         model,

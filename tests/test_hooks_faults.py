@@ -13,7 +13,6 @@ import pytest
 from agentkit_core import FAILED
 from agentkit_core import Agent
 from agentkit_core import BudgetExceeded
-from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
 from agentkit_core import GuardrailViolation
@@ -29,6 +28,7 @@ from agentkit_core import StorageError
 from agentkit_core import ToolCall
 from agentkit_core import TurnInfo
 from agentkit_core import hookimpl
+from agentkit_core import open_checkpointer
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 
@@ -151,7 +151,7 @@ async def test_a_hanging_hook_fails_the_run_and_the_checkpoint_says_failed(tmp_p
         await asyncio.sleep(3600)
 
     hooks = plugin_hooks("stuck", "before_turn", hang, timeout=0.1)
-    cp = await Checkpointer.open(f"sqlite:///{tmp_path / 'runs.db'}")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}")
     try:
         agent = Agent("a", ScriptedModel(["never"]), hooks=hooks, checkpointer=cp)
         ctx = agent.new_context("r1")
@@ -272,7 +272,7 @@ async def test_trimming_the_transcript_in_place_leaves_the_saved_transcript_whol
             "done",
         ]
     )
-    cp = await Checkpointer.open(f"sqlite:///{tmp_path / 'runs.db'}")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}")
     try:
         agent = Agent("t", model, "system prompt", [echo], manager=pm, checkpointer=cp)
         result = await agent.run("task")

@@ -64,12 +64,12 @@ def test_the_web_plugins_hooks_are_not_reported_on_a_crowded_cpu() -> None:
     proc = run_script(
         """
         import asyncio, os, subprocess, sys, time
-        from agentkit_core import Hooks, ToolCall, ToolResult
+        from agentkit_core import Hooks, PluginManager, ToolCall, ToolResult
         from agentkit_core.testing import make_test_ctx
 
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
-        hooks = Hooks.from_plugins()  # AGENTKIT_LOAD_PLUGINS=web
+        hooks = Hooks.from_plugins(PluginManager())  # AGENTKIT_LOAD_PLUGINS=web
         burn = (
             f"import os,time\\nos.sched_setaffinity(0,{{{cpu}}})\\n"
             "t=time.time()\\nwhile time.time()-t<8: pass"

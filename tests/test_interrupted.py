@@ -24,14 +24,14 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Agent
-from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
-from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
+from agentkit_core import open_checkpointer
+from agentkit_core import open_sessions
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 from tests.interrupted_app import agent
@@ -62,10 +62,10 @@ def effects(directory: Path) -> list[str]:
 async def resumed(directory: Path, where: str, mode: str, answers: Any = None) -> Any:
     steps = ["paid, I think"]
     if where == "checkpoint":
-        async with await Checkpointer.open(f"sqlite:///{directory / 'runs.db'}") as cp:
+        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}") as cp:
             run = agent(directory, steps, hang=False, mode=mode, cp=cp)
             return await run.resume("r1", answers)
-    async with await Sessions.open(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+    async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
         run = agent(directory, steps, hang=False, mode=mode)
         ctx = run.new_context("r1")
         ctx.recorder = await Recorder.resume(sessions, "s1")
@@ -142,7 +142,7 @@ async def test_no_call_that_must_not_run_twice_runs_twice(
     hang = f"t{data.draw(st.integers(0, len(flags) - 1))}"
     counts: dict[str, int] = {}
     calls = Message.assistant("", [ToolCall(f"c{i}", f"t{i}", "{}") for i in range(len(flags))])
-    async with await Checkpointer.open("memory://") as cp:
+    async with await open_checkpointer("memory://") as cp:
 
         def make(steps: list[Any], hanging: str) -> Agent:
             return Agent(

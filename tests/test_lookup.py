@@ -27,7 +27,6 @@ from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import AgentConfig
-from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import Guardrail
 from agentkit_core import Hooks
@@ -47,6 +46,7 @@ from agentkit_core import get_instruction_part
 from agentkit_core import get_tool_source
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpoint_store
+from agentkit_core import open_checkpointer
 from agentkit_core import open_memory_store
 from agentkit_core import resolve_model
 from agentkit_core._cli import main
@@ -356,10 +356,10 @@ async def test_agent_and_checkpointer_look_up_on_their_manager() -> None:
         Agent("x", "shared:m", manager=lonely())
     with pytest.raises(UnsupportedTypeError, match=r"installed flavours: none"):
         Agent("x", "test", output=Marker, manager=lonely())
-    cp = await Checkpointer.open("shared://x", manager=a)
+    cp = await open_checkpointer("shared://x", manager=a)
     assert cp.port.tag == "a"  # type: ignore[attr-defined]
     with pytest.raises(UnknownNameError, match=r"scheme 'shared'.*installed schemes: none"):
-        await Checkpointer.open("shared://x", manager=lonely())
+        await open_checkpointer("shared://x", manager=lonely())
 
 
 def test_a_factory_that_declares_manager_gets_the_one_the_lookup_ran_on() -> None:

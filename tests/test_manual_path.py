@@ -21,8 +21,6 @@ from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import LiveInstructions
-from agentkit_core import Memory
-from agentkit_core import MemoryBlock
 from agentkit_core import Message
 from agentkit_core import Middleware
 from agentkit_core import PluginManager
@@ -40,6 +38,8 @@ from agentkit_core import get_executor
 from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
 from agentkit_core import load_policy
+from agentkit_core import open_memory
+from agentkit_core import open_memory_block
 from agentkit_core import open_session_store
 from agentkit_core import resolve_model
 from agentkit_core import tool
@@ -264,7 +264,7 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
     # one store each, holding the same, so both runs save into what the other never touched
     url, hand_url = f"file://{tmp_path}/mem", f"file://{tmp_path}/hand"
     for each in (url, hand_url):
-        async with await Memory.open(each, manager=pm) as memory:
+        async with await open_memory(each, manager=pm) as memory:
             await memory.save("user", "Tabs", "Indent with tabs.", base=0)
     steps: list[Any] = [
         Message.assistant(
@@ -282,7 +282,7 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
         instruction_budget=3_000,
         memory={"store": url, "scopes": ["project"], "read_only": ["user"]},
     )
-    block = await MemoryBlock.open(hand_url, ["project"], read_only=["user"], manager=pm)
+    block = await open_memory_block(hand_url, ["project"], read_only=["user"], manager=pm)
     live = LiveInstructions([TextPart("Be brief."), block], budget=3_000)
     manual = AgentConfig(
         model=hand_model,

@@ -18,13 +18,14 @@ from agentkit_core import MemoryEntry
 from agentkit_core import MemoryStore
 from agentkit_core import PluginManager
 from agentkit_core import UnknownNameError
+from agentkit_core import open_memory
 from agentkit_core import open_memory_store
 from agentkit_core import stored_entry
 
 
 @pytest.fixture
 async def memory(tmp_path: Path):
-    async with await Memory.open(f"sqlite:///{tmp_path}/memory.db", max_entry_bytes=64) as m:
+    async with await open_memory(f"sqlite:///{tmp_path}/memory.db", max_entry_bytes=64) as m:
         yield m
 
 
@@ -160,7 +161,7 @@ def test_two_writers_never_overwrite_each_other_unseen(
 
     async def run() -> None:
         path = tmp_path_factory.mktemp("two")
-        async with await Memory.open(url.format(path)) as memory:
+        async with await open_memory(url.format(path)) as memory:
             seen: dict[str, MemoryEntry | None] = {"a": None, "b": None}
             for n, (who, op) in enumerate(steps):
                 before = await memory.get("user", "k")
@@ -189,7 +190,7 @@ def test_two_writers_never_overwrite_each_other_unseen(
 
 async def test_open_names_the_installed_schemes() -> None:
     with pytest.raises(UnknownNameError, match=r"scheme 'nope'.*installed schemes: .*file"):
-        await Memory.open("nope:///x")
+        await open_memory("nope:///x")
     with pytest.raises(ConfigError, match="has no scheme; write it like 'file:///path"):
         await open_memory_store("just-a-path")
     with pytest.raises(UnknownNameError, match="installed schemes: none"):

@@ -29,6 +29,7 @@ from agentkit_core import Rendered
 from agentkit_core import TextPart
 from agentkit_core import ToolSpec
 from agentkit_core import compose_instructions
+from agentkit_core import open_memory_block
 from agentkit_core import open_memory_store
 from agentkit_core.testing import InstructionPartConformance
 from agentkit_core.testing import make_test_ctx
@@ -63,7 +64,7 @@ def url(tmp_path: Path) -> str:
 @pytest.fixture
 async def block(url: str):
     await seed(url, *ENTRIES)
-    made = await MemoryBlock.open(url, ["user", "project"])
+    made = await open_memory_block(url, ["user", "project"])
     yield made
     await made.aclose()
 
@@ -72,7 +73,7 @@ class TestMemoryBlockConformance(InstructionPartConformance):
     def make_source(self, tmp_path: Path) -> PartSource:
         url = f"file://{tmp_path}/mem"
         asyncio.run(seed(url, *ENTRIES))
-        return asyncio.run(MemoryBlock.open(url, ["project"], read_only=["user"]))
+        return asyncio.run(open_memory_block(url, ["project"], read_only=["user"]))
 
 
 def test_the_block_is_a_group_of_parts_in_scope_order(block: MemoryBlock) -> None:
@@ -110,7 +111,7 @@ def test_the_block_is_a_group_of_parts_in_scope_order(block: MemoryBlock) -> Non
 
 async def test_read_only_scopes_are_marked_and_one_not_named_comes_last(url: str) -> None:
     await seed(url, *ENTRIES, ("rules", "No force push", "Never force-push main.", 4))
-    block = await MemoryBlock.open(url, ["user", "project"], read_only=["rules", "user"])
+    block = await open_memory_block(url, ["user", "project"], read_only=["rules", "user"])
     assert block.scopes == ("user", "project", "rules")
     assert block.writable == ("project",)
     texts = {p.id: p.text for p in block.render(None).parts}
@@ -121,7 +122,7 @@ async def test_read_only_scopes_are_marked_and_one_not_named_comes_last(url: str
 
 
 def test_an_empty_memory_still_offers_the_tools(tmp_path: Path) -> None:
-    block = asyncio.run(MemoryBlock.open(f"file://{tmp_path}/none", ["user"]))
+    block = asyncio.run(open_memory_block(f"file://{tmp_path}/none", ["user"]))
     ids = [p.id for p in block.render(None).parts]
     assert ids == ["memory", "memory/user", "memory:summary", "memory:usage"]
     assert "no entries yet" in block.render(None).text
@@ -162,8 +163,8 @@ def test_a_bound_without_room_for_the_block_drops_it_and_says_writes_are_off(
 
 def test_the_block_s_own_bound_and_the_budget_the_smaller_binds(url: str) -> None:
     asyncio.run(seed(url, *ENTRIES))
-    whole = len(asyncio.run(MemoryBlock.open(url, ["user", "project"])).render(None).text)
-    own = asyncio.run(MemoryBlock.open(url, ["user", "project"], max_bytes=whole - 30))
+    whole = len(asyncio.run(open_memory_block(url, ["user", "project"])).render(None).text)
+    own = asyncio.run(open_memory_block(url, ["user", "project"], max_bytes=whole - 30))
     assert len(own.render(None).text.encode()) <= whole - 30
     assert own.render(10_000).omissions == own.render(None).omissions != ()
     assert own.render(50).text == ""
@@ -187,7 +188,7 @@ def test_any_bound_is_kept_and_nothing_that_fits_is_left_out(
     ]
     entries = [e for e in entries if e[2].strip()]
     asyncio.run(seed(url, *entries))
-    block = asyncio.run(MemoryBlock.open(url, ["user"], max_entry_bytes=10_000))
+    block = asyncio.run(open_memory_block(url, ["user"], max_entry_bytes=10_000))
     out = block.render(bound)
     size = len(out.text.encode())
     assert size <= bound
@@ -210,7 +211,7 @@ async def test_an_unreadable_entry_is_reported_by_name_and_the_rest_renders(
     await seed(url, *ENTRIES)
     bad = tmp_path / "mem" / "project" / "Broken.md"
     bad.write_bytes(b"---\nversion: many\n---\nx")
-    block = await MemoryBlock.open(url, ["user", "project"])
+    block = await open_memory_block(url, ["user", "project"])
     out = block.render(None)
     assert [o.what for o in out.omissions] == [str(bad)]
     assert "version 'many'" in out.omissions[0].reason
@@ -243,7 +244,7 @@ async def test_an_unchanged_memory_is_not_rendered_again_and_a_changed_row_is(
 ) -> None:
     url = f"sqlite:///{tmp_path}/mem.db"
     await seed(url, *ENTRIES)
-    block = await MemoryBlock.open(url, ["user", "project"])
+    block = await open_memory_block(url, ["user", "project"])
     try:
         first = block.render(None)
         await block.refresh()
@@ -281,7 +282,7 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
     # each example gets its own database file under tmp_path
     async def go(path: Path) -> None:
         url = f"sqlite:///{path}"
-        block = await MemoryBlock.open(url, ["user"])
+        block = await open_memory_block(url, ["user"])
         try:
             for n, (op, title, body, bound) in enumerate(ops):
                 found = await block.memory.store.get("user", title)
@@ -300,7 +301,7 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
                         )
                     conn.close()
                 await block.refresh()
-                fresh = await MemoryBlock.open(url, ["user"])  # its own store, read anew
+                fresh = await open_memory_block(url, ["user"])  # its own store, read anew
                 got, want = block.render(bound), fresh.render(bound)
                 await fresh.aclose()
                 assert (got.text, got.omissions) == (want.text, want.omissions)
@@ -325,7 +326,7 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
 )
 async def test_bad_block_options_are_refused(url: str, options: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        await MemoryBlock.open(url, **options)
+        await open_memory_block(url, **options)
 
 
 class _Group:
@@ -385,7 +386,7 @@ async def test_live_instructions_take_the_prompt_s_place_in_every_request(
 
 
 async def test_without_a_prompt_the_render_goes_first(tmp_path: Path) -> None:
-    block = await MemoryBlock.open(f"file://{tmp_path}/m", ["user"], max_bytes=10)
+    block = await open_memory_block(f"file://{tmp_path}/m", ["user"], max_bytes=10)
     live = LiveInstructions([block])
     assert live.text == ""  # dropped: no instructions, so no prompt message either
     sent = await live.before_model_call(make_test_ctx(), request(Message.user("hi")))
@@ -441,7 +442,7 @@ async def test_a_run_without_a_render_cannot_write(block: MemoryBlock) -> None:
 
 async def test_scopes_read_only_unknown_bound_and_secrets_are_refused(url: str) -> None:
     await seed(url, *ENTRIES)
-    block = await MemoryBlock.open(url, ["project"], read_only=["user"], max_entry_bytes=20)
+    block = await open_memory_block(url, ["project"], read_only=["user"], max_entry_bytes=20)
     live = LiveInstructions([block])
     await rendered(live, "r")
     refused = {

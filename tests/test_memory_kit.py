@@ -16,13 +16,13 @@ import pytest
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
-from agentkit_core import Memory
 from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
+from agentkit_core import open_memory
 from agentkit_core import open_session_store
 from agentkit_core.testing import ScriptedModel
 
@@ -110,7 +110,7 @@ async def test_a_save_in_one_turn_is_in_the_next_request(tmp_path: Path) -> None
 
 
 async def test_the_budget_drops_the_block_and_its_writes_and_says_so(tmp_path: Path) -> None:
-    async with await Memory.open(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem") as memory:
         await memory.save("user", "Tabs", "Indent with tabs.", base=0)
     model = ScriptedModel([save("Deploy", "x"), "ok"])
     async with await Kit.open(
@@ -145,7 +145,7 @@ class Gated(ScriptedModel):
 async def test_concurrent_runs_off_one_kit_each_write_over_their_own_render(
     tmp_path: Path,
 ) -> None:
-    async with await Memory.open(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem") as memory:
         await memory.save("project", "Deploy", "make release", base=0)
     slow = Gated([save("Deploy", "make ship"), save("Deploy", "make ship", id="c2"), "done"])
     fast = ScriptedModel([save("Deploy", "make release && tag"), "done"])
@@ -199,7 +199,7 @@ WORKER = textwrap.dedent(
 
 async def test_two_processes_never_write_over_each_other_unseen(tmp_path: Path) -> None:
     url = f"file://{tmp_path}/mem"
-    async with await Memory.open(url) as memory:
+    async with await open_memory(url) as memory:
         await memory.save("project", "Deploy", "make release", base=0)
         worker = subprocess.Popen(
             [sys.executable, "-c", WORKER, url],
@@ -250,7 +250,7 @@ async def test_the_kit_fingerprint_does_not_follow_what_memory_holds(tmp_path: P
     prints = []
     for body in (None, "one fact", "another fact"):
         if body is not None:
-            async with await Memory.open(f"file://{tmp_path}/mem") as memory:
+            async with await open_memory(f"file://{tmp_path}/mem") as memory:
                 await memory.save("user", "k", body, base=None)
         async with await Kit.open(
             model="test", manager=manager(), memory=memory_options(tmp_path)
@@ -267,7 +267,7 @@ async def test_a_store_the_kit_opened_is_closed_with_it_and_one_given_is_not(
     await kit.aclose()
     with pytest.raises(Exception, match="closed"):
         await opened.entries("user")
-    async with await Memory.open(f"file://{tmp_path}/mem") as given:
+    async with await open_memory(f"file://{tmp_path}/mem") as given:
         options = memory_options(tmp_path, store=given)
         async with await Kit.open(model="test", manager=manager(), memory=options):
             pass

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import Approval
-from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import Grant
 from agentkit_core import Hooks
@@ -30,6 +29,7 @@ from agentkit_core import Verdict
 from agentkit_core import grant_scope
 from agentkit_core import hookimpl
 from agentkit_core import load_policy
+from agentkit_core import open_checkpointer
 from agentkit_core import open_session_store
 from agentkit_core import resolve_policy
 from agentkit_core import tool
@@ -113,7 +113,7 @@ def agent(steps: list[Any], engine: PolicyEngine | None = None, **kw: Any) -> Ag
 
 @pytest.fixture
 async def cp() -> Any:
-    checkpointer = await Checkpointer.open("memory://")
+    checkpointer = await open_checkpointer("memory://")
     yield checkpointer
     await checkpointer.aclose()
 

@@ -18,10 +18,10 @@ from agentkit_core import Agent
 from agentkit_core import Approval
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Verdict
+from agentkit_core import open_sessions
 from agentkit_core.testing import ScriptedModel
 
 APP = Path(__file__).resolve().parent / "policy_app.py"
@@ -47,7 +47,7 @@ def step(directory: Path, name: str, *args: str) -> dict[str, Any]:
 
 
 async def verdicts(directory: Path, session: str) -> list[Verdict]:
-    async with await Sessions.open(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+    async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
         path = await sessions.path(session)
     return [Verdict.from_body(i.body) for i in path if i.kind == "verdict"]
 

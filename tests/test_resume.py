@@ -31,6 +31,7 @@ from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpoint_store
+from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
@@ -91,7 +92,7 @@ def bank(cp: Any, *steps: Any) -> Agent:
 @pytest.fixture
 async def cp() -> Any:
     ran.clear()
-    checkpointer = await Checkpointer.open("memory://")
+    checkpointer = await open_checkpointer("memory://")
     yield checkpointer
     await checkpointer.aclose()
 
@@ -211,8 +212,8 @@ async def test_the_loop_checkpoints_through_ctx_store_and_skips_tainted_runs() -
 APP = textwrap.dedent(
     '''
     import asyncio, json, os, signal, sys
-    from agentkit_core import (Agent, Checkpointer, Hooks, Message, PluginManager, ToolCall,
-                               ToolDecision, hookimpl, tool)
+    from agentkit_core import (Agent, Hooks, Message, PluginManager, ToolCall, ToolDecision,
+                               hookimpl, open_checkpointer, tool)
     from agentkit_core.testing import ScriptedModel
 
     @tool
@@ -250,7 +251,7 @@ APP = textwrap.dedent(
 
     async def main(mode, url, run_id, approvals):
         hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[Policy()]))
-        async with await Checkpointer.open(url) as cp:
+        async with await open_checkpointer(url) as cp:
             agent = Agent("bank", ScriptedModel(SCRIPTS[mode]), tools=[lookup, transfer, crash],
                           hooks=hooks, checkpointer=cp)
             if mode == "resume":
@@ -290,7 +291,7 @@ async def test_suspend_in_one_process_resume_in_another(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     out = json.loads(resumed.stdout)
     assert out == {"status": "done", "output": "account of ann | moved 5", "pending": []}
-    async with await Checkpointer.open(url) as cp:
+    async with await open_checkpointer(url) as cp:
         assert await statuses(cp, "run-1") == [SUSPENDED, RUNNING, RUNNING, DONE]
 
 
@@ -298,13 +299,13 @@ async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: 
     url = f"sqlite:///{tmp_path}/runs.db"
     crashed = app(tmp_path, "crash", url, "run-2", "null")
     assert crashed.returncode == -9, crashed.stderr
-    async with await Checkpointer.open(url) as cp:
+    async with await open_checkpointer(url) as cp:
         assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING]  # the last: in flight
     resumed = app(tmp_path, "resume", url, "run-2", "null")
     assert resumed.returncode == 0, resumed.stderr
     output = json.loads(resumed.stdout)["output"]
     assert output.startswith("account of bob | ") and "whether it acted is unknown" in output
-    async with await Checkpointer.open(url) as cp:
+    async with await open_checkpointer(url) as cp:
         assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING, RUNNING, DONE]
         done = await cp.resume("run-2", include_terminal=True)
         assert done is not None and done.state["turn"] == 3  # the cut batch was turn 2
@@ -353,7 +354,7 @@ async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
     tmp_path: Path, state: str, path: str, message: str
 ) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
-    agent = bank(await Checkpointer.open(url), CALLS_ONE, "done")
+    agent = bank(await open_checkpointer(url), CALLS_ONE, "done")
     await agent.run("x", ctx=agent.new_context("hurt"))
     assert agent.checkpointer is not None
     await agent.checkpointer.aclose()
@@ -361,7 +362,7 @@ async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
     with closing(sqlite3.connect(tmp_path / "runs.db")) as db, db:
         db.execute("DELETE FROM agentkit_checkpoints WHERE version >= 2")
         db.execute("UPDATE agentkit_checkpoints SET state = ? WHERE version = 1", (state,))
-    again = bank(await Checkpointer.open(url), "done")
+    again = bank(await open_checkpointer(url), "done")
     assert again.checkpointer is not None
     with pytest.raises(DecodingError, match=message) as info:
         await again.resume("hurt")

@@ -21,6 +21,7 @@ from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import open_session_store
+from agentkit_core import open_sessions
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 
@@ -212,7 +213,7 @@ async def test_a_secret_answer_and_what_follows_it_are_never_written(tmp_path: P
     assert asked["by"].endswith(".secret")
     assert path[6].body == {"redacted": "secret_taint", "run": first.run_id}
     # the conversation cannot be rebuilt past the withheld item, and says how to go on
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         resumed = await Recorder.resume(sessions, kit.session_id)
         with pytest.raises(ConfigError, match=rf"item '{path[6].id}' was withheld") as caught:
             resumed.working_context()

@@ -20,6 +20,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
 from agentkit_core import mask_url
 from agentkit_core import open_session_store
+from agentkit_core import open_sessions
 
 
 def item(body_json: str = "{}", created_at: str = "2026-12-03T07:00:00+00:00") -> SessionItem:
@@ -49,7 +50,7 @@ async def test_the_scheme_is_looked_up_on_the_given_manager() -> None:
     with pytest.raises(PluginError, match=r"plugin 'bogus' opened 'bogus://x' as \{'url'"):
         await open_session_store("bogus://x", manager=manager)
     with pytest.raises(UnknownNameError, match=r"installed schemes: bogus"):
-        await Sessions.open("memory://", manager=manager)
+        await open_sessions("memory://", manager=manager)
 
 
 def test_sessions_needs_a_store() -> None:

@@ -30,6 +30,7 @@ from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import WorkingContext
 from agentkit_core import agent_tool
+from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
 
@@ -81,7 +82,7 @@ async def records(cp: Checkpointer, run_id: str) -> list[tuple[str, Any]]:
 
 @pytest.fixture
 async def cp(tmp_path: Path) -> Any:
-    checkpointer = await Checkpointer.open(f"sqlite:///{tmp_path}/runs.db")
+    checkpointer = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db")
     yield checkpointer
     await checkpointer.aclose()
 

@@ -15,9 +15,10 @@ from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelResponse
 from agentkit_core import Recorder
-from agentkit_core import Sessions
 from agentkit_core import TraceFile
 from agentkit_core import Usage
+from agentkit_core import open_checkpointer
+from agentkit_core import open_sessions
 from agentkit_core import read_trace_file
 from agentkit_core._view import render_html
 from agentkit_core._view import views_from_spans
@@ -60,7 +61,7 @@ def test_a_run_sums_them_and_every_reader_sees_them(tmp_path: Path) -> None:
     trace = tmp_path / "run.jsonl"
 
     async def go() -> tuple[object, list[dict[str, object]]]:
-        async with await Sessions.open("memory://") as sessions:
+        async with await open_sessions("memory://") as sessions:
             recorder = await Recorder.start(sessions)
             with TraceFile(trace) as exporter:
                 agent = Agent(
@@ -103,7 +104,6 @@ def test_a_provider_that_reports_none_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
-    from agentkit_core import Checkpointer
     from agentkit_core import ToolCall
     from agentkit_core import ToolDecision
 
@@ -113,7 +113,7 @@ def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
     calling = Message.assistant("", (tool_call("echo", '{"text": "a"}'),))
 
     async def go() -> tuple[Usage, Usage]:
-        async with await Checkpointer.open("memory://") as cp:
+        async with await open_checkpointer("memory://") as cp:
             first = Agent(
                 model=ScriptedModel([answer(calling, 60, 7)]),
                 tools=[echo],

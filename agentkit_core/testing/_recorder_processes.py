@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from .._lookup import open_sessions
 from .._messages import Message
-from .._sessions import Sessions
 
 WORKER = "agentkit_core.testing._recorder_worker"
 
@@ -64,7 +64,7 @@ class RecorderProcessConformance:
         assert any("account of ann" in s for s in seen)
         assert any("moved 5" in s for s in seen)
         assert seen[-2:] == ["assistant: paid", "user: did it work?"]
-        async with await Sessions.open(url) as sessions:
+        async with await open_sessions(url) as sessions:
             path = await sessions.path(first["session"])
         kinds = [i.kind for i in path]
         assert kinds.count("header") == 1  # same kit, same model: no header change recorded
@@ -79,7 +79,7 @@ class RecorderProcessConformance:
 
     async def test_two_processes_continuing_one_session_never_interleave(self, url: str) -> None:
         sid = step("suspend", url)["session"]
-        async with await Sessions.open(url) as sessions:
+        async with await open_sessions(url) as sessions:
             before = [i.id for i in await sessions.path(sid)]
         racers = [
             subprocess.Popen(
@@ -104,7 +104,7 @@ class RecorderProcessConformance:
         assert len(conflicts) == 1 and len(winners) == 1, outcomes
         assert conflicts[0]["conflict"] == sid
         assert sid in conflicts[0]["message"]
-        async with await Sessions.open(url) as sessions:
+        async with await open_sessions(url) as sessions:
             path = await sessions.path(sid)
         assert [i.id for i in path[: len(before)]] == before
         added = path[len(before) :]
@@ -118,7 +118,7 @@ class RecorderProcessConformance:
         self, url: str
     ) -> None:
         sid = step("reason", url, "model-a")["session"]
-        async with await Sessions.open(url) as sessions:
+        async with await open_sessions(url) as sessions:
             path = await sessions.path(sid)
         [answer] = [i.body for i in path if i.kind == "response"]
         assert answer["model"] == "model-a"
@@ -131,7 +131,7 @@ class RecorderProcessConformance:
         ]
         # ... another model is not, and the session records the switch in a new header
         assert step("switch", url, sid, "model-b")["reasoning"] == []
-        async with await Sessions.open(url) as sessions:
+        async with await open_sessions(url) as sessions:
             path = await sessions.path(sid)
         models = [i.body["model"] for i in path if i.kind == "header"]
         assert models == ["model-a", "model-b"]

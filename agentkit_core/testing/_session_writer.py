@@ -15,12 +15,12 @@ import asyncio
 import sys
 
 from .._errors import SessionConflict
+from .._lookup import open_sessions
 from .._sessions import NewItem
-from .._sessions import Sessions
 
 
 async def main(url: str, session_id: str, after: str, count: int, name: str) -> None:
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         leaf = (await sessions.leaf(session_id)).id
         print("ready", flush=True)
         sys.stdin.readline()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentkit_core import Hooks
+from agentkit_core import PluginManager
 from agentkit_core import Tool
 from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
@@ -80,7 +81,9 @@ async def make_call(variant: str, arguments: dict[str, Any], text: str, fresh: b
     hooks = Hooks()
     options: dict[str, Any] = {}
     if variant != "core only":
-        hooks = Hooks.from_plugins()  # every installed plugin, as Agent(...) folds them
+        hooks = Hooks.from_plugins(
+            PluginManager()
+        )  # every installed plugin, as Agent(...) folds them
         if variant.endswith("'web'"):
             guard = get_guardrail("web")
             middlewares.append(egress(guard))

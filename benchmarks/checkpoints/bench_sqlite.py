@@ -91,11 +91,11 @@ def bare(
 def agentkit(
     path: Path, sync: str, n: int, run: str, ready: Callable[[], object], writes: str = "thread"
 ) -> Span:
-    from agentkit_core import Checkpointer
+    from agentkit_core import open_checkpointer
 
     async def main() -> Span:
         url = f"sqlite:///{path}?synchronous={sync}&writes={writes}"
-        async with await Checkpointer.open(url) as cp:
+        async with await open_checkpointer(url) as cp:
             ready()
             start = time.time()
             for _ in range(n):

@@ -44,6 +44,7 @@ from agentkit_core import MemoryEntry
 from agentkit_core import Message
 from agentkit_core import ModelRequest
 from agentkit_core import TextPart
+from agentkit_core import open_memory_block
 from agentkit_core import open_memory_store
 from agentkit_core.testing import make_test_ctx
 
@@ -75,7 +76,7 @@ class Ours:
 
     @classmethod
     async def open(cls, url: str) -> Ours:
-        block = await MemoryBlock.open(url, ["project"], max_entry_bytes=10_000)
+        block = await open_memory_block(url, ["project"], max_entry_bytes=10_000)
         full = len(block.render(None).text.encode())
         live = LiveInstructions(
             [TextPart("You help with this repository."), block], budget=full // 2

@@ -32,6 +32,7 @@ from datetime import timezone
 from pathlib import Path
 
 from agentkit_core import Memory
+from agentkit_core import open_memory
 from agentkit_core import open_memory_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
@@ -92,7 +93,7 @@ class Ours:
 
     @classmethod
     async def open(cls, url: str) -> Ours:
-        memory = await Memory.open(url)
+        memory = await open_memory(url)
         await memory.save("project", "Notes", BODY, base=0, session="s")
         return cls(memory)
 

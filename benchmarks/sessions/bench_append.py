@@ -41,6 +41,7 @@ from pgcluster import PgCluster  # noqa: E402
 
 from agentkit_core import NewItem  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
+from agentkit_core import open_sessions  # noqa: E402
 
 BODY: dict[str, Any] = {"text": "a user message " + "lorem ipsum dolor sit amet " * 36}
 assert 950 < len(json.dumps(BODY)) < 1100, len(json.dumps(BODY))
@@ -111,7 +112,7 @@ class Agentkit:
 
     @classmethod
     async def open(cls, url: str) -> Agentkit:
-        sessions = await Sessions.open(url)
+        sessions = await open_sessions(url)
         head = await sessions.create()
         return cls(sessions, head.session_id, head.id)
 

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / ".ci"))
 from pgcluster import PgCluster  # noqa: E402
 
 from agentkit_core import NewItem  # noqa: E402
-from agentkit_core import Sessions  # noqa: E402
+from agentkit_core import open_sessions  # noqa: E402
 
 MESSAGES = 10_000
 PER_STEP = 200
@@ -73,7 +73,7 @@ def median_seconds(read: Callable[[], Any], repeats: int) -> float:
 
 async def agentkit_rows(url: str, repeats: int, steps: tuple[int, ...]) -> list[float]:
     """Resume seconds with each number of forks in ``steps``."""
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         head = await sessions.create({"model": "bench"})
         sid, leaf, items = head.session_id, head.id, []
         for start in range(0, MESSAGES, PER_STEP):

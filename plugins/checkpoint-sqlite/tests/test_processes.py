@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from agentkit_core import Checkpointer
+from agentkit_core import open_checkpointer
 
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from agentkit_core import Checkpointer
+    from agentkit_core import open_checkpointer
 
     async def main(url, run, count):
-        async with await Checkpointer.open(url) as cp:
+        async with await open_checkpointer(url) as cp:
             for i in range(count):
                 state = {"i": i, "pad": "x" * 2000, "who": sys.argv[4]}
                 written = await cp.snapshot(run, state)
@@ -62,7 +62,7 @@ async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Pa
     reported += [int(v) for v in rest.split()]  # printed before the kill landed
     assert child.returncode == -signal.SIGKILL, err
     assert len(reported) >= 40, err
-    async with await Checkpointer.open(url) as cp:
+    async with await open_checkpointer(url) as cp:
         versions = await cp.list_versions("crash")
         assert versions == list(range(1, len(versions) + 1))
         assert set(reported) <= set(versions)
@@ -89,7 +89,7 @@ async def test_four_processes_on_one_run_get_versions_1_to_n(tmp_path: Path, wri
     reported = sorted(int(v) for out, _ in outputs for v in out.split())
     total = 4 * per_writer
     assert reported == list(range(1, total + 1))  # no version reported twice, none skipped
-    async with await Checkpointer.open(url) as cp:
+    async with await open_checkpointer(url) as cp:
         assert await cp.list_versions("shared") == list(range(1, total + 1))
         writers = []
         for v in range(1, total + 1):

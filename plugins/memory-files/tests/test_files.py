@@ -13,13 +13,14 @@ from hypothesis import settings
 from agentkit_core import ConfigError
 from agentkit_core import CorruptMemoryEntry
 from agentkit_core import Memory
+from agentkit_core import open_memory
 from agentkit_core import open_memory_store
 from agentkit_core.testing._memory import titles
 
 
 @pytest.fixture
 async def memory(tmp_path: Path):
-    async with await Memory.open(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem") as memory:
         yield memory
 
 
@@ -152,7 +153,7 @@ async def test_a_url_naming_a_file_is_refused(tmp_path: Path):
 
 async def test_a_relative_url_is_under_the_working_directory(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    async with await Memory.open("file:.agentkit/memory") as memory:
+    async with await open_memory("file:.agentkit/memory") as memory:
         await memory.save("user", "k", "x", base=0)
     assert (tmp_path / ".agentkit" / "memory" / "user" / "k.md").is_file()
 
@@ -162,6 +163,6 @@ async def test_a_directory_it_cannot_write_is_a_storage_error(tmp_path: Path):
 
     (tmp_path / "mem").mkdir()
     (tmp_path / "mem" / "user").write_text("a file where the scope's directory would be")
-    async with await Memory.open(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem") as memory:
         with pytest.raises(StorageError, match="failed"):
             await memory.save("user", "k", "x", base=0)

@@ -13,9 +13,9 @@ from pgcluster import PgCluster
 from pgfixtures import kill_blocked_insert
 
 from agentkit_core import ConfigError
-from agentkit_core import Memory
 from agentkit_core import MemoryEntry
 from agentkit_core import StorageError
+from agentkit_core import open_memory
 from agentkit_core import open_memory_store
 
 
@@ -37,7 +37,7 @@ async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None
         assert isinstance(store, PostgresMemoryStore)
         await store.aclose()
     assert await sql(pg_dsn, "SELECT to_regclass(%s)", name) == [(None,)]  # nothing connected
-    async with await Memory.open(f"{pg_dsn}?table={name}") as memory:
+    async with await open_memory(f"{pg_dsn}?table={name}") as memory:
         await memory.save("user", "k", "text", base=0)
     assert await sql(pg_dsn, f'SELECT title, version FROM "{name}"') == [("k", 1)]
 
@@ -59,7 +59,7 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
     with socket.socket() as sock:  # bound, never listening: a connect is refused for sure
         sock.bind(("127.0.0.1", 0))
         url = f"postgresql://postgres:hunter2@127.0.0.1:{sock.getsockname()[1]}/db"
-        memory = await Memory.open(url)
+        memory = await open_memory(url)
         assert "hunter2" not in repr(memory)
         with pytest.raises(StorageError, match=r"cannot connect .*memory store .*postgres:\*\*\*@"):
             await memory.entries("user")
@@ -67,7 +67,7 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
 
 
 async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
-    async with await Memory.open(f"{pg_cluster.dsn}?table={table()}") as memory:
+    async with await open_memory(f"{pg_cluster.dsn}?table={table()}") as memory:
         await asyncio.gather(*(memory.save("user", f"k{n}", "one", base=0) for n in range(4)))
         pg_cluster.restart()  # a power cut: every pooled connection is now dead
         done = await asyncio.gather(

@@ -9,7 +9,7 @@ import pytest
 
 from agentkit_core import ConfigError
 from agentkit_core import CorruptMemoryEntry
-from agentkit_core import Memory
+from agentkit_core import open_memory
 from agentkit_core import open_memory_store
 
 
@@ -39,7 +39,7 @@ async def test_bad_urls_are_config_errors(url: str, message: str) -> None:
 async def test_a_row_edited_into_something_else_is_named_and_forgotten(
     tmp_path: Path, column: str, value: object, problem: str
 ) -> None:
-    async with await Memory.open(f"sqlite:///{tmp_path}/m.db") as memory:
+    async with await open_memory(f"sqlite:///{tmp_path}/m.db") as memory:
         await memory.save("user", "good", "fine", base=0)
         await memory.save("user", "bad", "to spoil", base=0)
         conn = sqlite3.connect(tmp_path / "m.db")

@@ -14,11 +14,11 @@ from agentkit_model_openai import OpenAIModel
 
 from agentkit_core import FAILED
 from agentkit_core import Agent
-from agentkit_core import Checkpointer
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
 from agentkit_core import ToolCall
+from agentkit_core import open_checkpointer
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -169,7 +169,7 @@ async def test_a_stream_of_keepalives_forever_ends_at_the_deadline_and_is_checkp
     server.sse("whole_tool_calls.sse")  # turn 1: a tool turn, checkpointed RUNNING
     server.keepalives(0.05)  # turn 2: the stream opens, then only ": keep-alive", forever
     model = OpenAIModel("test-model", base_url=server.url, timeout=1.0)
-    cp = await Checkpointer.open(f"sqlite:///{tmp_path}/runs.db")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db")
     agent = Agent(
         "weather",
         model,

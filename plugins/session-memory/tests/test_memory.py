@@ -1,8 +1,8 @@
-from agentkit_core import Sessions
+from agentkit_core import open_sessions
 
 
 async def test_each_open_is_its_own_store() -> None:
-    a, b = await Sessions.open("memory://"), await Sessions.open("memory://")
+    a, b = await open_sessions("memory://"), await open_sessions("memory://")
     head = await a.create()
     assert [i.id for i in await a.sessions()] == [head.session_id]
     assert await b.sessions() == []

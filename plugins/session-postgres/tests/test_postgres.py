@@ -18,9 +18,9 @@ from agentkit_core import CorruptSessionItem
 from agentkit_core import NewItem
 from agentkit_core import SessionConflict
 from agentkit_core import SessionItem
-from agentkit_core import Sessions
 from agentkit_core import StorageError
 from agentkit_core import open_session_store
+from agentkit_core import open_sessions
 
 
 def table() -> str:
@@ -44,7 +44,7 @@ async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None
         assert isinstance(store, PostgresSessionStore) and store.table == name
         await store.aclose()
     assert await sql(pg_dsn, "SELECT to_regclass(%s)", name) == [(None,)]  # nothing connected
-    async with await Sessions.open(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
         head = await sessions.create()
         body = '{"b":  1, "a": [1.0, 2e3], "b": "dup"}'  # jsonb would reorder and dedupe
         item = SessionItem(
@@ -79,7 +79,7 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
     with socket.socket() as sock:  # bound, never listening: a connect is refused for sure
         sock.bind(("127.0.0.1", 0))
         url = f"postgresql://postgres:hunter2@127.0.0.1:{sock.getsockname()[1]}/db"
-        sessions = await Sessions.open(url)
+        sessions = await open_sessions(url)
         assert "hunter2" not in repr(sessions) and "hunter2" not in repr(sessions.store)
         with pytest.raises(
             StorageError, match=r"cannot connect .*session store .*postgres:\*\*\*@"
@@ -89,7 +89,7 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
 
 
 async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
-    async with await Sessions.open(f"{pg_cluster.dsn}?table={table()}") as sessions:
+    async with await open_sessions(f"{pg_cluster.dsn}?table={table()}") as sessions:
         heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
         pg_cluster.restart()  # every pooled connection is now dead
         done = await asyncio.gather(
@@ -103,7 +103,7 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
 async def test_the_first_append_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
     """A full pool of stale connections: each call's retry must not meet the next stale one."""
     url = f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4"
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
         await asyncio.sleep(0.2)  # every connection back in the pool, idle
         pg_cluster.restart(immediate=how == "crash")
@@ -116,12 +116,12 @@ async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) 
     """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
     urls = await password_urls(pg_cluster)
     for url in urls:
-        async with await Sessions.open(url) as s:
+        async with await open_sessions(url) as s:
             head = await s.create()
             await s.append(head.session_id, head.id, NewItem("user", {}))
             assert len(await s.path(head.session_id)) == 2
             assert "p@ss" not in repr(s.store) and "***" in repr(s.store)
-    sessions = await Sessions.open(urls[0].replace("%40", "@@", 1))  # the server checks it
+    sessions = await open_sessions(urls[0].replace("%40", "@@", 1))  # the server checks it
     with pytest.raises(StorageError, match="password authentication failed") as info:
         await sessions.sessions()
     assert "p@@ss" not in str(info.value)
@@ -140,7 +140,7 @@ async def test_an_append_whose_connection_dies_is_retried_without_breaking_the_c
     pg_dsn: str, meanwhile: str | None, written: bool
 ) -> None:
     name = table()
-    async with await Sessions.open(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
         head = await sessions.create()
         stamp = head.created_at
 
@@ -174,7 +174,7 @@ async def test_an_append_whose_connection_dies_is_retried_without_breaking_the_c
 
 async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(pg_dsn: str) -> None:
     name = table()
-    async with await Sessions.open(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
         head = await sessions.create()
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
@@ -189,7 +189,7 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(pg_dsn:
 
 async def test_forks_edited_into_a_loop_end_the_walk(pg_dsn: str) -> None:
     name = table()
-    async with await Sessions.open(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
         head = await sessions.create()
         [a] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
         fork = await sessions.fork(head.session_id, at=a.id)

@@ -11,9 +11,9 @@ from agentkit_session_sqlite import SqliteSessionStore
 from agentkit_core import ConfigError
 from agentkit_core import CorruptSessionItem
 from agentkit_core import NewItem
-from agentkit_core import Sessions
 from agentkit_core import StorageError
 from agentkit_core import open_session_store
+from agentkit_core import open_sessions
 
 TABLE = "agentkit_session_items"
 
@@ -28,7 +28,7 @@ def edit(path: Path, statement: str, *args: object) -> None:
 
 async def test_the_table_and_its_keys_are_the_database_s(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         assert isinstance(sessions.store, SqliteSessionStore)
         assert sessions.store.url == url
         head = await sessions.create()
@@ -65,7 +65,7 @@ async def test_a_missing_directory_is_a_storage_error(tmp_path: Path) -> None:
 
 async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         head = await sessions.create({"model": "m"})
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
@@ -77,7 +77,7 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_pat
         '{"n": 1',
         items[1].id,
     )
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         path = await sessions.path(head.session_id)
         assert [i.id for i in path] == [head.id, *(i.id for i in items)]
         with pytest.raises(CorruptSessionItem) as info:
@@ -95,13 +95,13 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_pat
 
 async def test_a_missing_record_is_named_not_skipped(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         head = await sessions.create()
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
         )
     edit(tmp_path / "sessions.db", f"DELETE FROM {TABLE} WHERE id = ?", items[1].id)
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         with pytest.raises(CorruptSessionItem, match=rf"its parent '{items[1].id}' is not"):
             await sessions.path(head.session_id)
         assert [i.id for i in await sessions.path(head.session_id, to=items[0].id)] == [
@@ -112,13 +112,13 @@ async def test_a_missing_record_is_named_not_skipped(tmp_path: Path) -> None:
 
 async def test_forks_edited_into_a_loop_end_the_walk(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         head = await sessions.create()
         [a] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
         fork = await sessions.fork(head.session_id, at=a.id)
         [b] = await sessions.append(fork.session_id, fork.id, NewItem("user", {}))
     # the root's header now claims to be forked from the fork's item: a loop of two sessions
     edit(tmp_path / "sessions.db", f"UPDATE {TABLE} SET parent = ? WHERE id = ?", b.id, head.id)
-    async with await Sessions.open(url) as sessions:
+    async with await open_sessions(url) as sessions:
         with pytest.raises(CorruptSessionItem, match=r"cannot be followed .*or a loop"):
             await sessions.path(fork.session_id)

@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agentkit_core import Agent
 from agentkit_core import Span
+from agentkit_core import open_sessions
 from agentkit_core.testing import ScriptedModel
 
 
@@ -110,7 +111,6 @@ def test_a_real_provider_run_in_a_session_names_both() -> None:
     from agentkit_core import Message
     from agentkit_core import ModelResponse
     from agentkit_core import Recorder
-    from agentkit_core import Sessions
     from agentkit_core import Usage
 
     made, memory = exporter()
@@ -118,7 +118,7 @@ def test_a_real_provider_run_in_a_session_names_both() -> None:
     model = ScriptedModel([answer], name="gemini:gemini-2.5-flash")
 
     async def go() -> str:
-        async with await Sessions.open("memory://") as sessions:
+        async with await open_sessions("memory://") as sessions:
             recorder = await Recorder.start(sessions)
             agent = Agent("greeter", model, exporters=[made], hooks=None, recorder=recorder)
             await agent.run("hi")
