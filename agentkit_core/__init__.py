@@ -51,7 +51,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_compaction": ("Compactor", "compaction"),
     "_config": ("PluginConfig", "read_kit_options"),
-    "_context": ("Elicitor", "Invoker", "RunContext"),
+    "_context": ("Elicitor", "Invoker", "RunContext", "RunServices"),
     "_discovery": ("PluginInfo",),
     "_encoder": ("decode_state", "encode_state"),
     "_errors": (
@@ -317,6 +317,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._context import Elicitor as Elicitor
     from ._context import Invoker as Invoker
     from ._context import RunContext as RunContext
+    from ._context import RunServices as RunServices
     from ._discovery import PluginInfo as PluginInfo
     from ._encoder import decode_state as decode_state
     from ._encoder import encode_state as encode_state

@@ -11,10 +11,16 @@ import asyncio
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import fields
 from dataclasses import replace
 from types import EllipsisType
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Generic
+from typing import TypeVar
+from typing import cast
+from typing import overload
 
 from ._deadline import within
 from ._errors import ConfigError
@@ -47,8 +53,13 @@ from ._verdicts import VerdictObserver
 from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
+    from ._checkpoint import Checkpointer
+    from ._checkpoint import CheckpointPort
+    from ._checkpoint import KeyValueStore
     from ._guardrails import Guardrail
     from ._policy import PolicyEngine
+
+S = TypeVar("S")
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -152,8 +163,55 @@ class Invoker:
 DEFAULT_ELICIT_TIMEOUT = 900.0
 
 
+@dataclass(slots=True)
+class RunServices:
+    """What a run works with beside its scope; the agent builds one per run.
+
+    ``checkpointer`` persists the run (a :class:`~agentkit_core.Checkpointer` or a bare
+    :class:`~agentkit_core.CheckpointPort`); ``store`` is the key-value alternative a producer
+    bridges to when there is no checkpointer. ``recorder`` writes the conversation's session;
+    ``elicitor`` lets a person answer; ``guardrail`` and ``policy`` are the agent's;
+    ``verdict_observer`` hears every verdict; ``deps`` is whatever the application hands its
+    tools (never read by agentkit).
+    """
+
+    checkpointer: Checkpointer | CheckpointPort | None = None
+    store: CheckpointPort | KeyValueStore | None = None
+    recorder: Recorder = NULL_RECORDER
+    elicitor: Elicitor | None = None
+    guardrail: Guardrail | None = None
+    policy: PolicyEngine | None = None
+    verdict_observer: VerdictObserver | None = None
+    deps: object = None
+
+
+#: The service keywords ``RunContext(...)`` also takes one by one (thin aliases of ``services=``).
+SERVICE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RunServices))
+
+
+class _Service(Generic[S]):
+    """``ctx.<name>``: the run's service of that name, read from and written to ``ctx.services``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, ctx: None, owner: type) -> _Service[S]: ...
+    @overload
+    def __get__(self, ctx: RunContext, owner: type) -> S: ...
+    def __get__(self, ctx: RunContext | None, owner: type) -> S | _Service[S]:
+        return self if ctx is None else cast(S, getattr(ctx.services, self.name))
+
+    def __set__(self, ctx: RunContext, value: S) -> None:
+        setattr(ctx.services, self.name, value)
+
+
 class RunContext(RunScope):
-    """Everything one run carries: its id, invoker, durable-state slots, usage and trace.
+    """Everything one run carries: its scope (id, budget, usage, trace), invoker and services.
+
+    The services are one :class:`RunServices` record, ``ctx.services``, which the agent builds
+    per run; ``ctx.checkpointer``, ``ctx.recorder`` and the others read and write its fields,
+    and the constructor also takes them one by one, as shorthands for ``services=``.
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
@@ -180,21 +238,19 @@ class RunContext(RunScope):
         model: Model | None = None,
         middlewares: Sequence[MiddlewareLike] = (),
         invoker: Invoker | None = None,
-        checkpointer: Any = None,
-        store: Any = None,
-        elicitor: Elicitor | None = None,
+        services: RunServices | None = None,
         budget: Budget | None = None,
-        deps: Any = None,
-        recorder: Recorder | None = None,
-        guardrail: Guardrail | None = None,
-        verdict_observer: VerdictObserver | None = None,
-        policy: PolicyEngine | None = None,
         grant_scope: str | None = None,
         parent: RunContext | None = None,
         model_deadline: float | None = DEFAULT_MODEL_DEADLINE,
         elicit_timeout: float | None = DEFAULT_ELICIT_TIMEOUT,
+        **service: Any,
     ) -> None:
         super().__init__(run_id=run_id, parent=parent, budget=budget)
+        #: What the run works with (``ctx.checkpointer`` and the others read it).
+        self.services = _services(services, service)
+        if self.services.recorder is None:  # recorder=None: the run records nothing
+            self.services.recorder = NULL_RECORDER
         self.parent: RunContext | None = parent
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
@@ -205,15 +261,16 @@ class RunContext(RunScope):
             self.invoker = Invoker(model, middlewares, ctx=self, deadline=self.model_deadline)
         else:
             self.invoker = None
-        self.checkpointer = checkpointer
-        self.store = store
-        self.elicitor = elicitor
-        self.deps = deps
-        self.guardrail = guardrail
-        self.recorder: Recorder = NULL_RECORDER if recorder is None else recorder
-        self.verdict_observer = verdict_observer
-        self.policy = policy
         self.grant_scope = grant_scope
+
+    checkpointer = _Service["Checkpointer | CheckpointPort | None"]()
+    store = _Service["CheckpointPort | KeyValueStore | None"]()
+    recorder = _Service["Recorder"]()
+    elicitor = _Service["Elicitor | None"]()
+    guardrail = _Service["Guardrail | None"]()
+    policy = _Service["PolicyEngine | None"]()
+    verdict_observer = _Service["VerdictObserver | None"]()
+    deps = _Service["object"]()
 
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
@@ -352,3 +409,22 @@ def _name_of(fn: Any) -> str:
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     module = getattr(fn, "__module__", None) or type(fn).__module__
     return f"{module}.{name}"
+
+
+def _services(services: RunServices | None, given: dict[str, Any]) -> RunServices:
+    """``services=``, or a record of the service keywords given one by one (not both)."""
+    unknown = sorted(set(given) - set(SERVICE_NAMES))
+    if unknown:
+        raise TypeError(
+            f"RunContext() got an unexpected keyword argument {unknown[0]!r}; its services are "
+            f"{', '.join(SERVICE_NAMES)}"
+        )
+    if services is None:
+        return RunServices(**given)
+    if given:
+        raise ConfigError(
+            f"RunContext got services= and {', '.join(sorted(given))}=; give each service in "
+            "one place (the keywords are shorthands for the fields of services=)",
+            source="RunContext",
+        )
+    return services
