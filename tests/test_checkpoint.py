@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from datetime import timedelta
 from datetime import timezone
@@ -21,13 +20,13 @@ from agentkit_core import ConfigError
 from agentkit_core import DecodingError
 from agentkit_core import EncodingError
 from agentkit_core import PluginError
+from agentkit_core import PluginManager
 from agentkit_core import StoreBridge
 from agentkit_core import StoredCheckpoint
 from agentkit_core import UnknownNameError
 from agentkit_core import VersionConflict
 from agentkit_core import open_checkpoint_store
 from agentkit_core import open_checkpointer
-from agentkit_core import reset_plugin_manager
 from agentkit_core import resolve_checkpointer
 from agentkit_core.testing import CheckpointPortConformance
 from agentkit_core.testing import DictStore
@@ -221,15 +220,8 @@ async def test_an_unknown_scheme_names_the_installed_ones() -> None:
         await open_checkpoint_store("runs.db")
 
 
-@pytest.fixture
-def fresh_manager() -> Iterator[None]:
-    reset_plugin_manager()
-    yield
-    reset_plugin_manager()
-
-
 async def test_an_opener_that_returns_no_port_is_the_plugin_s_fault(
-    make_site: Any, fresh_manager: None
+    make_site: Any, pm: PluginManager
 ) -> None:
     source = (
         "from agentkit_core import hookimpl\n\n"
@@ -239,4 +231,4 @@ async def test_an_opener_that_returns_no_port_is_the_plugin_s_fault(
     )
     make_site().add("agentkit-test-bogus", {"bogus": "akt_bogus"}, {"akt_bogus": source})
     with pytest.raises(PluginError, match=r"plugin 'bogus' opened 'bogus://x' as \{'url'"):
-        await open_checkpoint_store("bogus://x")
+        await open_checkpoint_store("bogus://x", manager=pm)

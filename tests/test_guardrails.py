@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import urllib.parse
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Guardrail
 from agentkit_core import GuardrailViolation
 from agentkit_core import PluginError
+from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolCall
@@ -26,9 +26,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import default_middlewares
 from agentkit_core import egress
 from agentkit_core import get_guardrail
-from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
-from agentkit_core import reset_plugin_manager
 from agentkit_core._guardrails import CACHED_ARGUMENTS_CHARS
 from agentkit_core._guardrails import find_urls
 from agentkit_core._guardrails import urls_in_call
@@ -211,21 +209,21 @@ class _Plugin:
 
 
 @pytest.fixture
-def installed() -> Iterator[None]:
-    reset_plugin_manager()
-    get_plugin_manager().register(_Plugin())
-    yield
-    reset_plugin_manager()
+def installed(pm: PluginManager) -> PluginManager:
+    pm.register(_Plugin())
+    return pm
 
 
-@pytest.mark.usefixtures("installed")
-async def test_get_guardrail_builds_an_installed_one_and_egress_takes_the_object() -> None:
-    guard = get_guardrail("deny-internal", hosts=("corp",))
+async def test_get_guardrail_builds_an_installed_one_and_egress_takes_the_object(
+    installed: PluginManager,
+) -> None:
+    guard = get_guardrail("deny-internal", hosts=("corp",), manager=installed)
     assert isinstance(guard, DenyHosts) and guard.hosts == ("corp",)
     with pytest.raises(ConfigError, match=r"egress\('deny-internal'\) needs a Guardrail object"):
         egress("deny-internal")  # type: ignore[arg-type]
     tool = Fetch()
-    ctx = make_test_ctx(ScriptedModel([]), middlewares=[egress(get_guardrail("deny-internal"))])
+    made = get_guardrail("deny-internal", manager=installed)
+    ctx = make_test_ctx(ScriptedModel([]), middlewares=[egress(made)])
     assert ctx.invoker is not None
 
     async def end(inv: ToolInvocation) -> ToolResult:
@@ -236,19 +234,18 @@ async def test_get_guardrail_builds_an_installed_one_and_egress_takes_the_object
     assert result.is_error and tool.calls == []
 
 
-@pytest.mark.usefixtures("installed")
-def test_get_guardrail_errors_name_the_problem() -> None:
+def test_get_guardrail_errors_name_the_problem(installed: PluginManager) -> None:
     with pytest.raises(
         UnknownNameError,
         match=r"no guardrail named 'nope' is installed; installed: .*deny-internal",
     ):
-        get_guardrail("nope")
+        get_guardrail("nope", manager=installed)
     with pytest.raises(
         PluginError,
         match=r"guardrail 'broken' from plugin 'test-guardrails' built object .*, not an "
         r"agentkit_core.Guardrail",
     ):
-        get_guardrail("broken")
+        get_guardrail("broken", manager=installed)
 
 
 # --------------------------------------------------------------------------- conformance

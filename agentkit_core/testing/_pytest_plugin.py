@@ -8,6 +8,9 @@ repository's pytest configuration to run them, so when a project has chosen no m
 ``asyncio_default_fixture_loop_scope``, pytest-asyncio's warning that the option is unset is
 silenced: the suites' fixtures are function-scoped, so their loops are too either way. A
 project that chose a mode keeps it. Without pytest-asyncio installed the plugin does nothing.
+
+It also offers the ``pm`` fixture: a fresh :class:`~agentkit_core.PluginManager` per test, so a
+test that registers a plugin or reads the installed ones never touches the process default.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import sys
 import warnings
 
 import pytest
+
+from .._plugins import PluginManager
 
 #: The start of pytest-asyncio's warning about an unset fixture loop scope.
 _LOOP_SCOPE_WARNING = 'The configuration option "asyncio_default_fixture_loop_scope" is unset'
@@ -55,3 +60,13 @@ def pytest_configure(config: pytest.Config) -> None:
         warnings.filterwarnings(
             "ignore", message=_LOOP_SCOPE_WARNING, category=pytest.PytestDeprecationWarning
         )
+
+
+@pytest.fixture
+def pm() -> PluginManager:
+    """A fresh plugin manager over the installed plugins, discovered on first use.
+
+    Discovery waits for the first lookup, so plugins a test puts on ``sys.path`` before it are
+    found. Pass it on (``Kit(manager=pm)``, ``get_guardrail(name, manager=pm)``).
+    """
+    return PluginManager()
