@@ -17,10 +17,6 @@ from dataclasses import replace
 from types import EllipsisType
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Generic
-from typing import TypeVar
-from typing import cast
-from typing import overload
 
 from ._deadline import within
 from ._errors import ConfigError
@@ -58,8 +54,6 @@ if TYPE_CHECKING:
     from ._checkpoint import KeyValueStore
     from ._guardrails import Guardrail
     from ._policy import PolicyEngine
-
-S = TypeVar("S")
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -189,29 +183,13 @@ class RunServices:
 SERVICE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RunServices))
 
 
-class _Service(Generic[S]):
-    """``ctx.<name>``: the run's service of that name, read from and written to ``ctx.services``."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, ctx: None, owner: type) -> _Service[S]: ...
-    @overload
-    def __get__(self, ctx: RunContext, owner: type) -> S: ...
-    def __get__(self, ctx: RunContext | None, owner: type) -> S | _Service[S]:
-        return self if ctx is None else cast(S, getattr(ctx.services, self.name))
-
-    def __set__(self, ctx: RunContext, value: S) -> None:
-        setattr(ctx.services, self.name, value)
-
-
 class RunContext(RunScope):
     """Everything one run carries: its scope (id, budget, usage, trace), invoker and services.
 
-    The services are one :class:`RunServices` record, ``ctx.services``, which the agent builds
-    per run; ``ctx.checkpointer``, ``ctx.recorder`` and the others read and write its fields,
-    and the constructor also takes them one by one, as shorthands for ``services=``.
+    The services come as one :class:`RunServices` record, which the agent builds per run
+    (``services=``; the constructor also takes them one by one, as shorthands); the run keeps
+    them as ``ctx.checkpointer``, ``ctx.recorder`` and so on, and ``ctx.services`` gives them
+    back as a record.
 
     ``scratchpad`` only accepts JSON-serializable values. ``secret_tainted`` turns true once a
     person answered a ``secret=True`` question; the checkpoint layer then refuses to persist.
@@ -247,10 +225,17 @@ class RunContext(RunScope):
         **service: Any,
     ) -> None:
         super().__init__(run_id=run_id, parent=parent, budget=budget)
-        #: What the run works with (``ctx.checkpointer`` and the others read it).
-        self.services = _services(services, service)
-        if self.services.recorder is None:  # recorder=None: the run records nothing
-            self.services.recorder = NULL_RECORDER
+        # Plain attributes, not a view of the record: the loop reads them every turn.
+        given = _services(services, service)
+        self.checkpointer: Checkpointer | CheckpointPort | None = given.checkpointer
+        self.store: CheckpointPort | KeyValueStore | None = given.store
+        #: None given: the run records nothing.
+        self.recorder: Recorder = NULL_RECORDER if given.recorder is None else given.recorder
+        self.elicitor: Elicitor | None = given.elicitor
+        self.guardrail: Guardrail | None = given.guardrail
+        self.policy: PolicyEngine | None = given.policy
+        self.verdict_observer: VerdictObserver | None = given.verdict_observer
+        self.deps: object = given.deps
         self.parent: RunContext | None = parent
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
@@ -263,14 +248,10 @@ class RunContext(RunScope):
             self.invoker = None
         self.grant_scope = grant_scope
 
-    checkpointer = _Service["Checkpointer | CheckpointPort | None"]()
-    store = _Service["CheckpointPort | KeyValueStore | None"]()
-    recorder = _Service["Recorder"]()
-    elicitor = _Service["Elicitor | None"]()
-    guardrail = _Service["Guardrail | None"]()
-    policy = _Service["PolicyEngine | None"]()
-    verdict_observer = _Service["VerdictObserver | None"]()
-    deps = _Service["object"]()
+    @property
+    def services(self) -> RunServices:
+        """The run's services as one record: a copy (set ``ctx.<name>`` to change one)."""
+        return RunServices(**{name: getattr(self, name) for name in SERVICE_NAMES})
 
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
