@@ -10,7 +10,6 @@ the store class on first use.
 from __future__ import annotations
 
 import importlib
-import re
 import sys
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -23,9 +22,6 @@ from ..hookspecs import hookimpl
 
 #: The seams keyed by URL scheme: ``agentkit_register_<seam>_stores``.
 SEAMS = ("checkpoint", "session", "memory")
-
-_NAME = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
-_TARGET = re.compile(rf"(\.*{_NAME}):({_NAME})")
 
 
 class StorePlugin(NamedTuple):
@@ -98,7 +94,7 @@ def _schemes(schemes: str | Sequence[str]) -> tuple[str, ...]:
     if not listed:
         raise ValueError("store_plugin(): no schemes given; name at least one, like 'sqlite'")
     for scheme in listed:
-        if not isinstance(scheme, str) or url_scheme(f"{scheme}:") != scheme:
+        if not isinstance(scheme, str) or not scheme or url_scheme(f"{scheme}:") != scheme:
             raise ValueError(
                 f"store_plugin(): {scheme!r} is not a URL scheme a store URL can start with: "
                 "write it lower-case, a letter then letters, digits, '+', '-' or '.', two "
@@ -111,13 +107,13 @@ def _schemes(schemes: str | Sequence[str]) -> tuple[str, ...]:
 
 def _lazy_opener(module: str, target: str) -> tuple[Callable[[str], Any], Callable[[str], Any]]:
     """The opener and module ``__getattr__`` for ``"module:Class.method"``, both importing late."""
-    found = _TARGET.fullmatch(target)
-    if found is None:
+    where, colon, qualname = target.partition(":")
+    path = qualname.split(".")
+    if not colon or not all(name.isidentifier() for name in where.lstrip(".").split(".") + path):
         raise ValueError(
             f"store_plugin(): opener {target!r} is not 'module:Class.method'; write it like "
             "'._store:SqliteSessionStore.open' (the module relative to the plugin's package)"
         )
-    where, path = found[1], found[2].split(".")
 
     def imported() -> Any:
         anchor = getattr(sys.modules.get(module), "__package__", None) or module
