@@ -217,7 +217,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PolicyEngine",
         "grant_scope",
     ),
-    "_postgres": ("POSTGRES_OPTIONS", "PostgresPool"),
     "_recorder": ("NullRecorder", "PartsFor", "Recorder"),
     "_redaction": (
         "PII_DETECTORS",
@@ -251,7 +250,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Sessions",
         "SessionStore",
     ),
-    "_sqlite": ("SQLITE_DEFAULTS", "SqliteFile", "parse_sqlite_url"),
+    # the store helpers' public home is agentkit_core.stores; kept here until __all__ is cut
+    "stores._postgres": ("POSTGRES_OPTIONS", "PostgresPool"),
+    "stores._sqlite": ("SQLITE_DEFAULTS", "SqliteFile", "parse_sqlite_url"),
     "_tokens": ("Estimator", "estimate_message", "estimate_tokens"),
     "_tools": ("FunctionTool", "Tool", "ToolResult", "tool"),
     "_toolsource": ("ToolSource",),
@@ -490,8 +491,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._policy import GrantReport as GrantReport
     from ._policy import PolicyEngine as PolicyEngine
     from ._policy import grant_scope as grant_scope
-    from ._postgres import POSTGRES_OPTIONS as POSTGRES_OPTIONS
-    from ._postgres import PostgresPool as PostgresPool
     from ._recorder import NullRecorder as NullRecorder
     from ._recorder import PartsFor as PartsFor
     from ._recorder import Recorder as Recorder
@@ -526,9 +525,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._sessions import SessionItem as SessionItem
     from ._sessions import Sessions as Sessions
     from ._sessions import SessionStore as SessionStore
-    from ._sqlite import SQLITE_DEFAULTS as SQLITE_DEFAULTS
-    from ._sqlite import SqliteFile as SqliteFile
-    from ._sqlite import parse_sqlite_url as parse_sqlite_url
     from ._tokens import Estimator as Estimator
     from ._tokens import estimate_message as estimate_message
     from ._tokens import estimate_tokens as estimate_tokens
@@ -565,6 +561,11 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._verdicts import VerdictObserver as VerdictObserver
     from ._verdicts import report_verdict as report_verdict
     from .hookspecs import hookimpl as hookimpl
+    from .stores._postgres import POSTGRES_OPTIONS as POSTGRES_OPTIONS
+    from .stores._postgres import PostgresPool as PostgresPool
+    from .stores._sqlite import SQLITE_DEFAULTS as SQLITE_DEFAULTS
+    from .stores._sqlite import SqliteFile as SqliteFile
+    from .stores._sqlite import parse_sqlite_url as parse_sqlite_url
 
 #: The modules of ``_EXPORTS`` whose names are published (see ``_publish_loaded``).
 _published: set[str] = set()

@@ -32,8 +32,11 @@ def floors() -> list[set[str]]:
 
 
 def core_modules() -> set[str]:
-    found = {p.stem for p in CORE.glob("*.py")} - {"__init__"}
-    return found
+    """Top-level modules and packages (a package, private modules and all, is one name); the
+    two doors, ``__init__`` and ``testing``, stand beside the floors (docs/architecture.md)."""
+    modules = {p.stem for p in CORE.glob("*.py")}
+    packages = {p.parent.name for p in CORE.glob("*/__init__.py")}
+    return (modules | packages) - {"__init__", "testing"}
 
 
 def plugin_packages() -> set[str]:

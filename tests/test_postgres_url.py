@@ -23,8 +23,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from agentkit_core import AgentkitError
 from agentkit_core import ConfigError
-from agentkit_core import PostgresPool
 from agentkit_core import StorageError
+from agentkit_core.stores import PostgresPool
 
 
 def no_schema(table: str) -> tuple[str, ...]:

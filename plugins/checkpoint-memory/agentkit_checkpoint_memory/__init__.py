@@ -8,10 +8,9 @@ the process lives. Records are immutable text, exactly what a durable store keep
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
 from agentkit_core import StorageError
-from agentkit_core import hookimpl
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from agentkit_core import StoredCheckpoint
@@ -67,7 +66,6 @@ def open_store(url: str) -> MemoryCheckpointStore:
     return MemoryCheckpointStore()
 
 
-@hookimpl
-def agentkit_register_checkpoint_stores(register: Any) -> None:
-    """Offer ``memory://``."""
-    register("memory", open_store)
+agentkit_register_checkpoint_stores = store_plugin(
+    __name__, "checkpoint", schemes="memory", opener=open_store
+).hook

@@ -14,33 +14,15 @@ never waits on the disk, at the price of a thread hop per call. Reads always use
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
-from agentkit_core import hookimpl
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from ._store import SqliteCheckpointStore
 
 __all__ = ["SqliteCheckpointStore", "open_store"]
 
-
-async def open_store(url: str) -> SqliteCheckpointStore:
-    """The opener registered for ``sqlite``; the URL's options are ``SqliteFile``'s."""
-    from ._store import SqliteCheckpointStore
-
-    return await SqliteCheckpointStore.open(url)
-
-
-@hookimpl
-def agentkit_register_checkpoint_stores(register: Any) -> None:
-    """Offer ``sqlite:///path``."""
-    register("sqlite", open_store)
-
-
-def __getattr__(name: str) -> Any:
-    # sqlite3 and the worker thread only when a store is asked for.
-    if name == "SqliteCheckpointStore":
-        from ._store import SqliteCheckpointStore
-
-        return SqliteCheckpointStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# sqlite3 and the worker thread load only when a store is opened or the class is asked for.
+open_store, agentkit_register_checkpoint_stores, __getattr__ = store_plugin(
+    __name__, "checkpoint", schemes="sqlite", opener="._store:SqliteCheckpointStore.open"
+)

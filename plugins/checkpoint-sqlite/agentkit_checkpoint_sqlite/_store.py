@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from agentkit_core import SqliteFile
 from agentkit_core import StoredCheckpoint
+from agentkit_core.stores import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agentkit_checkpoints (
@@ -30,7 +30,7 @@ class SqliteCheckpointStore:
 
     Open it with ``open_checkpoint_store("sqlite:///runs.db")``; the URL's options
     (``synchronous``, ``busy_timeout``, ``writes``) and what they guarantee are
-    :class:`~agentkit_core.SqliteFile`'s, see the README.
+    :class:`~agentkit_core.stores.SqliteFile`'s, see the README.
     """
 
     def __init__(self, db: SqliteFile) -> None:

@@ -10,32 +10,14 @@ version under a lock file, so several processes share a directory safely. See RE
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
-from agentkit_core import hookimpl
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from ._store import FileMemoryStore
 
 __all__ = ["FileMemoryStore", "open_store"]
 
-
-async def open_store(url: str) -> FileMemoryStore:
-    """The opener registered for ``file``: the directory the URL names (made on first write)."""
-    from ._store import FileMemoryStore
-
-    return FileMemoryStore.from_url(url)
-
-
-@hookimpl
-def agentkit_register_memory_stores(register: Any) -> None:
-    """Offer ``file:///path/to/dir`` (and ``file:relative/dir``)."""
-    register("file", open_store)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "FileMemoryStore":
-        from ._store import FileMemoryStore
-
-        return FileMemoryStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+open_store, agentkit_register_memory_stores, __getattr__ = store_plugin(
+    __name__, "memory", schemes="file", opener="._store:FileMemoryStore.from_url"
+)

@@ -9,8 +9,8 @@ from agentkit_core import ENTRY_COLUMNS as COLUMNS
 from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
 from agentkit_core import MemoryListing
-from agentkit_core import PostgresPool
 from agentkit_core import stored_entry
+from agentkit_core.stores import PostgresPool
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection

@@ -9,8 +9,8 @@ from agentkit_core import ENTRY_COLUMNS as COLUMNS
 from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
 from agentkit_core import MemoryListing
-from agentkit_core import SqliteFile
 from agentkit_core import stored_entry
+from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_memory_entries"
 _SCHEMA = (

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from agentkit_core import SessionInfo
 from agentkit_core import SessionItem
 from agentkit_core import StorageError
-from agentkit_core import hookimpl
+from agentkit_core.stores import store_plugin
 
 __all__ = ["MemorySessionStore"]
 
@@ -122,7 +121,6 @@ def open_store(url: str) -> MemorySessionStore:
     return MemorySessionStore()
 
 
-@hookimpl
-def agentkit_register_session_stores(register: Any) -> None:
-    """Offer ``memory://``."""
-    register("memory", open_store)
+agentkit_register_session_stores = store_plugin(
+    __name__, "session", schemes="memory", opener=open_store
+).hook

@@ -9,33 +9,18 @@ the table and the guarantees.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
-from agentkit_core import hookimpl
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from ._store import PostgresSessionStore
 
 __all__ = ["PostgresSessionStore", "open_store"]
 
-
-def open_store(url: str) -> PostgresSessionStore:
-    """Check ``url`` and return a store that connects on first use (no I/O here)."""
-    from ._store import PostgresSessionStore
-
-    return PostgresSessionStore.from_url(url)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "PostgresSessionStore":
-        from ._store import PostgresSessionStore
-
-        return PostgresSessionStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@hookimpl
-def agentkit_register_session_stores(register: Any) -> None:
-    """Offer ``postgresql://`` and its alias ``postgres://``."""
-    register("postgresql", open_store)
-    register("postgres", open_store)
+# psycopg loads only when a store is opened or the class is asked for.
+open_store, agentkit_register_session_stores, __getattr__ = store_plugin(
+    __name__,
+    "session",
+    schemes=("postgresql", "postgres"),
+    opener="._store:PostgresSessionStore.from_url",
+)

@@ -7,9 +7,9 @@ from datetime import timezone
 from typing import TYPE_CHECKING
 from typing import Any
 
-from agentkit_core import PostgresPool
 from agentkit_core import SessionInfo
 from agentkit_core import SessionItem
+from agentkit_core.stores import PostgresPool
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection

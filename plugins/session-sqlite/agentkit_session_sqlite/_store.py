@@ -8,7 +8,7 @@ from typing import Any
 
 from agentkit_core import SessionInfo
 from agentkit_core import SessionItem
-from agentkit_core import SqliteFile
+from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_session_items"
 _SCHEMA = (
@@ -63,8 +63,8 @@ class SqliteSessionStore:
 
     Open it with ``open_session_store("sqlite:///sessions.db")``; the URL's options
     (``synchronous``, ``busy_timeout``, ``writes``) and what they guarantee are
-    :class:`~agentkit_core.SqliteFile`'s, see the README. Writes run inline when the database is
-    free; reads run on the file's worker thread.
+    :class:`~agentkit_core.stores.SqliteFile`'s, see the README. Writes run inline when the
+    database is free; reads run on the file's worker thread.
     """
 
     def __init__(self, db: SqliteFile, url: str) -> None:

@@ -25,10 +25,10 @@ from typing import Any
 from typing import TypeVar
 from urllib.parse import parse_qsl
 
-from ._errors import ConfigError
-from ._errors import StorageError
-from ._threads import answer
-from ._urls import mask_url
+from .._errors import ConfigError
+from .._errors import StorageError
+from .._threads import answer
+from .._urls import mask_url
 
 if TYPE_CHECKING:
     import sqlite3

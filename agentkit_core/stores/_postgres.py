@@ -26,9 +26,9 @@ from typing import TypeVar
 from urllib.parse import unquote
 from urllib.parse import unquote_to_bytes
 
-from ._errors import ConfigError
-from ._errors import StorageError
-from ._urls import mask_url
+from .._errors import ConfigError
+from .._errors import StorageError
+from .._urls import mask_url
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
