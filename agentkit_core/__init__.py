@@ -139,9 +139,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_invoke": ("default_middlewares", "metering", "retry", "tracing"),
     "_lazy": ("lazy_attributes",),
-    "_kit": (
-        "AgentConfig",
-        "Kit",
+    "_kit": ("AgentConfig", "Kit"),
+    "_kit_options": (
         "KitOptions",
         "kit_compaction",
         "kit_guardrail",
@@ -410,13 +409,13 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._invoke import tracing as tracing
     from ._kit import AgentConfig as AgentConfig
     from ._kit import Kit as Kit
-    from ._kit import KitOptions as KitOptions
-    from ._kit import kit_compaction as kit_compaction
-    from ._kit import kit_guardrail as kit_guardrail
-    from ._kit import kit_guards as kit_guards
-    from ._kit import kit_hooks as kit_hooks
-    from ._kit import kit_memory as kit_memory
-    from ._kit import kit_middlewares as kit_middlewares
+    from ._kit_options import KitOptions as KitOptions
+    from ._kit_options import kit_compaction as kit_compaction
+    from ._kit_options import kit_guardrail as kit_guardrail
+    from ._kit_options import kit_guards as kit_guards
+    from ._kit_options import kit_hooks as kit_hooks
+    from ._kit_options import kit_memory as kit_memory
+    from ._kit_options import kit_middlewares as kit_middlewares
     from ._lazy import lazy_attributes as lazy_attributes
     from ._lookup import adapt as adapt
     from ._lookup import get_compactor as get_compactor
