@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 #: Every public name, under the private module that defines it, in that module's order.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "_agent": ("Agent", "AgentResult", "RunState"),
+    "_agent": ("Agent",),
     "_agent_tool": ("AgentTool", "agent_tool"),
     "_approvals": ("Approval",),
     "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
@@ -234,6 +234,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "WorkingContext",
         "render_grounding",
     ),
+    "_run_state": ("AgentResult", "RunState"),
     "_session_state": ("REASONING", "RecordedInstructions", "SessionState", "strip_reasoning"),
     "_scope": ("DEFAULT_MODEL_DEADLINE", "Budget", "Scratchpad"),
     "_sessions": (
@@ -285,8 +286,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from typing import Any
 
     from ._agent import Agent as Agent
-    from ._agent import AgentResult as AgentResult
-    from ._agent import RunState as RunState
     from ._agent_tool import AgentTool as AgentTool
     from ._agent_tool import agent_tool as agent_tool
     from ._approvals import Approval as Approval
@@ -501,6 +500,8 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._requests import RequestBuilder as RequestBuilder
     from ._requests import WorkingContext as WorkingContext
     from ._requests import render_grounding as render_grounding
+    from ._run_state import AgentResult as AgentResult
+    from ._run_state import RunState as RunState
     from ._scope import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
     from ._scope import Budget as Budget
     from ._scope import Scratchpad as Scratchpad
