@@ -101,6 +101,38 @@ def _as_tool(obj: Any) -> Tool:
     raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
 
 
+def _tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
+    """The agent's tools by name; two of one name is a ToolDefinitionError."""
+    table: dict[str, Tool] = {}
+    for t in map(_as_tool, tools):
+        if t.name in table:
+            raise ToolDefinitionError(
+                f"agent {agent!r} has two tools named {t.name!r}: "
+                f"{table[t.name]!r} and {t!r}; rename one"
+            )
+        table[t.name] = t
+    return table
+
+
+def _checked_compaction(compaction: Any) -> Folding | None:
+    """``compaction=`` as given, when it is a Folding (or None)."""
+    if compaction is not None and not isinstance(compaction, Folding):
+        raise ConfigError(
+            f"compaction= takes a Folding (the fold the transcript keeps), got "
+            f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
+            value=compaction,
+            source="Agent(compaction=)",
+        )
+    return compaction
+
+
+def _chained(guards: GuardChain | Sequence[Guard] | None) -> GuardChain | None:
+    """``guards=`` as a GuardChain: one as given, Guard objects chained in order."""
+    if guards is None or isinstance(guards, GuardChain):
+        return guards
+    return GuardChain(guards)  # type: ignore[arg-type]
+
+
 class Agent:
     """An agent: a model, a prompt and tools, run by a ReAct loop.
 
@@ -216,51 +248,43 @@ class Agent:
         self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
         self.budget = budget
-        if compaction is not None and not isinstance(compaction, Folding):
-            raise ConfigError(
-                f"compaction= takes a Folding (the fold the transcript keeps), got "
-                f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
-                value=compaction,
-                source="Agent(compaction=)",
-            )
-        self.compaction = compaction
+        self.compaction = _checked_compaction(compaction)
         self.recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
-        self.guards = guards if guards is None or isinstance(guards, GuardChain) else None
-        if guards is not None and self.guards is None:
-            self.guards = GuardChain(guards)  # type: ignore[arg-type]
+        self.guards = _chained(guards)
         self._offered: dict[str, Tool] | None = None
         self.executor = resolve_executor(executor, manager=manager, source="Agent(executor=)")
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
-        # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
-        # answer; the schema rides on every request and, unless the model declares native
-        # structured output, in the prefix's schema block too.
+        self._typed_output(output, output_retries, manager)
+        if request_builder is None:
+            request_builder = self._default_builder(prompt)
+        self.request_builder = request_builder
+        self._union = tools if isinstance(tools, ToolUnion) else None
+        self._tools = {} if isinstance(tools, ToolUnion) else _tool_table(name, tools)
+
+    def _typed_output(self, output: Any, retries: int, manager: PluginManager | None) -> None:
+        """Typed output: adapt() picks the flavour; output_coerce() parses and repairs the answer.
+
+        The schema rides on every request and, unless the model declares native structured
+        output, in the prefix's schema block too (:meth:`_default_builder`).
+        """
         self._adapter = adapt(output, manager=manager) if output is not None else None
         self._coerce = (
             None
             if self._adapter is None
-            else output_coerce(self._adapter, output_retries, manager=manager)
+            else output_coerce(self._adapter, retries, manager=manager)
         )
         self._output_request = None if self._adapter is None else output_request(self._adapter)
-        if request_builder is None:
-            text = prompt if isinstance(prompt, Prompt) else Prompt(name, "0", prompt)
-            schema = None
-            if self._adapter is not None and not supports_structured_output(self.model):
-                schema = self._adapter.json_schema()
-            request_builder = RequestBuilder(text, output_schema=schema)
-        self.request_builder = request_builder
-        self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools: dict[str, Tool] = {}
-        if not isinstance(tools, ToolUnion):
-            for t in map(_as_tool, tools):
-                if t.name in self._tools:
-                    raise ToolDefinitionError(
-                        f"agent {name!r} has two tools named {t.name!r}: "
-                        f"{self._tools[t.name]!r} and {t!r}; rename one"
-                    )
-                self._tools[t.name] = t
+
+    def _default_builder(self, prompt: str | Prompt) -> RequestBuilder:
+        """The request builder over ``prompt``, with the output schema the model needs shown."""
+        text = prompt if isinstance(prompt, Prompt) else Prompt(self.name, "0", prompt)
+        schema = None
+        if self._adapter is not None and not supports_structured_output(self.model):
+            schema = self._adapter.json_schema()
+        return RequestBuilder(text, output_schema=schema)
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
