@@ -73,6 +73,7 @@ from ._tables import check_count
 from ._tool_calls import Suspend
 from ._tool_calls import execute_batch
 from ._tool_calls import run_calls
+from ._tool_calls import run_tool
 from ._tools import FunctionTool
 from ._tools import Tool
 from ._toolunion import USER_TOOLS
@@ -192,6 +193,9 @@ class Agent:
             step (``"model:<turn>"``, ``"tool:<name>:<call id>"``), or an executor's name;
             None is the in-process one (see ``docs/durable.md``).
     """
+
+    #: The end of each tool call's middleware chain (see :func:`run_tool`).
+    _run_tool = run_tool
 
     def __init__(
         self,
@@ -603,6 +607,8 @@ class Agent:
             if type(ctx.recorder) is not NullRecorder:
                 ctx.recorder.record_messages(ctx, outcome, source="tool")
             await self._persist(ctx, state, "running")
+            if self.guards is None and not self.hooks.should_stop_after_turn:
+                continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)
             if stopped is not None:
                 return stopped

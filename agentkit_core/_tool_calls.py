@@ -211,10 +211,10 @@ async def _invoke(
     assert ctx.invoker is not None
     invocation = ToolInvocation(call, tool, arguments, ctx)
     if steps_inline(agent):
-        return await ctx.invoker.call_tool(invocation, partial(run_tool, agent))
+        return await ctx.invoker.call_tool(invocation, agent._run_tool)
     return await agent.executor.step(
         f"tool:{call.name}:{call.id}",
-        partial(ctx.invoker.call_tool, invocation, partial(run_tool, agent)),
+        partial(ctx.invoker.call_tool, invocation, agent._run_tool),
         kind="tool",
         idempotent=tool.idempotent or not tool.side_effects,
     )
@@ -231,6 +231,11 @@ def steps_inline(agent: Agent) -> bool:
 
 
 async def run_tool(agent: Agent, invocation: ToolInvocation) -> ToolResult:
+    """The end of the tool-call chain: the tool itself, within its timeout.
+
+    Agent takes it as its method ``_run_tool``: a bound method is equal each time it is read,
+    so the invoker builds the chain ending at it once per run, not once per call.
+    """
     tool = invocation.tool
     timeout = tool.timeout if tool.timeout is not None else agent.tool_timeout
     try:
