@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 #: Every public name, under the private module that defines it, in that module's order.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "_agent": ("Agent", "AgentResult", "RunState"),
+    "_agent": ("Agent",),
     "_agent_tool": ("AgentTool", "agent_tool"),
     "_approvals": ("Approval",),
     "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
@@ -138,9 +138,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_invoke": ("default_middlewares", "metering", "retry", "tracing"),
     "_lazy": ("lazy_attributes",),
-    "_kit": (
-        "AgentConfig",
-        "Kit",
+    "_kit": ("AgentConfig", "Kit"),
+    "_kit_options": (
         "KitOptions",
         "kit_compaction",
         "kit_guardrail",
@@ -238,6 +237,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "WorkingContext",
         "render_grounding",
     ),
+    "_run_state": ("AgentResult", "RunState"),
     "_session_state": ("REASONING", "RecordedInstructions", "SessionState", "strip_reasoning"),
     "_scope": ("DEFAULT_MODEL_DEADLINE", "Budget", "Scratchpad"),
     "_sessions": (
@@ -291,8 +291,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from typing import Any
 
     from ._agent import Agent as Agent
-    from ._agent import AgentResult as AgentResult
-    from ._agent import RunState as RunState
     from ._agent_tool import AgentTool as AgentTool
     from ._agent_tool import agent_tool as agent_tool
     from ._approvals import Approval as Approval
@@ -415,13 +413,13 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._invoke import tracing as tracing
     from ._kit import AgentConfig as AgentConfig
     from ._kit import Kit as Kit
-    from ._kit import KitOptions as KitOptions
-    from ._kit import kit_compaction as kit_compaction
-    from ._kit import kit_guardrail as kit_guardrail
-    from ._kit import kit_guards as kit_guards
-    from ._kit import kit_hooks as kit_hooks
-    from ._kit import kit_memory as kit_memory
-    from ._kit import kit_middlewares as kit_middlewares
+    from ._kit_options import KitOptions as KitOptions
+    from ._kit_options import kit_compaction as kit_compaction
+    from ._kit_options import kit_guardrail as kit_guardrail
+    from ._kit_options import kit_guards as kit_guards
+    from ._kit_options import kit_hooks as kit_hooks
+    from ._kit_options import kit_memory as kit_memory
+    from ._kit_options import kit_middlewares as kit_middlewares
     from ._lazy import lazy_attributes as lazy_attributes
     from ._lookup import adapt as adapt
     from ._lookup import build_guard_chain as build_guard_chain
@@ -510,6 +508,8 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._requests import RequestBuilder as RequestBuilder
     from ._requests import WorkingContext as WorkingContext
     from ._requests import render_grounding as render_grounding
+    from ._run_state import AgentResult as AgentResult
+    from ._run_state import RunState as RunState
     from ._scope import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
     from ._scope import Budget as Budget
     from ._scope import Scratchpad as Scratchpad

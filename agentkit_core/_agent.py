@@ -11,41 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
-from dataclasses import replace
-from functools import partial
-from time import perf_counter
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Literal
 
 from ._approvals import Answers
-from ._approvals import Approval
-from ._approvals import answers_of
-from ._approvals import decided_again
-from ._approvals import refusal_verdicts
-from ._approvals import settle as settle_call
-from ._checkpoint import SUSPENDED
-from ._checkpoint import TAINTED
-from ._checkpoint import Checkpoint
 from ._checkpoint import resolve_checkpointer
 from ._context import Elicitor
 from ._context import RunContext
-from ._errors import ApprovalRefused
-from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
-from ._errors import ProviderResponseError
 from ._errors import ToolDefinitionError
 from ._executor import Executor
-from ._executor import InProcessExecutor
 from ._executor import resolve_executor
 from ._fold import Folding
 from ._guardrails import egress_for
@@ -53,7 +34,6 @@ from ._guards import Guard
 from ._guards import GuardChain
 from ._hooks import Hooks
 from ._hooks import ToolDecision
-from ._hooks import TurnInfo
 from ._invoke import default_middlewares
 from ._lookup import adapt
 from ._lookup import plugin_hooks
@@ -63,30 +43,26 @@ from ._lookup import resolve_policy
 from ._lookup import span_exporters
 from ._messages import Message
 from ._messages import ToolCall
-from ._messages import Usage
 from ._middleware import MiddlewareLike
-from ._middleware import ToolInvocation
-from ._models import STREAM_SINK
 from ._models import Model
-from ._models import ModelRequest
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._models import ToolSpec
-from ._output import REPAIRS
 from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
 from ._policy import PolicyEngine
-from ._policy import fold_decisions
 from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
 from ._recorder import NullRecorder
 from ._recorder import Recorder
-from ._recorder import decision_verdict
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
+from ._resume import resume_run
+from ._run_state import AgentResult
+from ._run_state import RunState
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import _current_run
@@ -94,129 +70,28 @@ from ._scope import check_deadline
 from ._settings import check_settings
 from ._settings import merge_settings
 from ._tables import check_count
+from ._tool_calls import Suspend
+from ._tool_calls import execute_batch
+from ._tool_calls import run_calls
+from ._tool_calls import run_tool
 from ._tools import FunctionTool
 from ._tools import Tool
-from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
 from ._tracing import Span
 from ._tracing import SpanExporter
 from ._tracing import check_exporters
-from ._units import head_length
-from ._verdicts import Verdict
+from ._turn import carry_over
+from ._turn import final_output
+from ._turn import model_answer
+from ._turn import stopped_after_turn
+from ._turn import turn_request
 from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
-
-Status = Literal["done", "suspended", "stopped"]
-
-
-@dataclass(slots=True)
-class AgentResult:
-    """What a run returns.
-
-    ``status`` is ``"done"`` (the model answered; ``output`` holds the answer, typed when the
-    agent declares ``output=``), ``"stopped"`` (a should_stop_after_turn hook ended it;
-    ``stop_reason`` names the hook) or ``"suspended"`` (``pending`` holds the tool calls
-    waiting for a person's approval; continue with ``agent.resume``).
-    """
-
-    output: Any
-    transcript: list[Message]
-    usage: Usage
-    run_id: str
-    status: Status = "done"
-    stop_reason: str | None = None
-    pending: tuple[ToolCall, ...] = ()
-
-
-@dataclass(slots=True)
-class RunState:
-    """The durable state of one run: enough to continue it from a checkpoint alone."""
-
-    task: str
-    transcript: list[Message]
-    turn: int = 0
-    pending: list[ToolCall] = field(default_factory=list)
-    #: What the run decided on each pending call when it suspended, by call id (``"ask"``,
-    #: ``"allow"``, ``"deny"``): only an ask takes a person's answer. Empty in a checkpoint
-    #: written before it was kept; then every pending call is taken as held, and the deny of
-    #: one is still kept by deciding it again at resume.
-    verdicts: dict[str, str] = field(default_factory=dict)
-    #: The transcript's length when its last fold failed; no new fold until the fold's cut
-    #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
-    fold_backoff: int | None = None
-    #: The run's scratchpad (``ctx.scratchpad``) as of the checkpoint: a grounding record, what
-    #: tools noted. Copied in at every checkpoint, restored into the context on resume.
-    scratchpad: dict[str, Any] = field(default_factory=dict)
-    #: What the run has spent so far (``ctx.usage``), so a resumed run goes on counting from it
-    #: and its budget binds the whole run. A checkpoint written before it was kept: nothing.
-    usage: Usage = field(default_factory=Usage)
-
-
-#: What a RunState checkpoint holds: each field's type, and the type of its items.
-_RUN_STATE: dict[str, tuple[type, type | None]] = {
-    "task": (str, None),
-    "transcript": (list, Message),
-    "turn": (int, None),
-    "pending": (list, ToolCall),
-}
-
-
-def _restored(saved: Checkpoint) -> RunState:
-    """The RunState a checkpoint holds; anything else is a corrupt record, named by path."""
-    data = saved.state
-    if not isinstance(data, dict):
-        raise saved.corrupt(
-            f"the state holds {type(data).__name__}, expected an agent run's state", "state"
-        )
-    for key, (kind, item) in _RUN_STATE.items():
-        path = f'state["{key}"]'
-        if key not in data:
-            raise saved.corrupt(f"{path} is missing", path)
-        value = data[key]
-        if not isinstance(value, kind) or isinstance(value, bool):
-            problem = f"{path} holds {type(value).__name__}, expected {kind.__name__}"
-            raise saved.corrupt(problem, path)
-        if item is None:
-            continue
-        for i, element in enumerate(data[key]):
-            if not isinstance(element, item):
-                raise saved.corrupt(
-                    f"{path}[{i}] holds {type(element).__name__}, expected {item.__name__}",
-                    f"{path}[{i}]",
-                )
-    backoff = data.get("fold_backoff")
-    if backoff is not None and (not isinstance(backoff, int) or isinstance(backoff, bool)):
-        path = 'state["fold_backoff"]'
-        raise saved.corrupt(f"{path} holds {type(backoff).__name__}, expected int", path)
-    scratchpad = data.get("scratchpad") or {}  # none in a checkpoint written before it was kept
-    if not isinstance(scratchpad, dict):
-        path = 'state["scratchpad"]'
-        raise saved.corrupt(f"{path} holds {type(scratchpad).__name__}, expected dict", path)
-    verdicts = data.get("verdicts") or {}
-    if not isinstance(verdicts, dict) or not all(
-        isinstance(v, str) and v in ("allow", "ask", "deny") for v in verdicts.values()
-    ):
-        path = 'state["verdicts"]'
-        raise saved.corrupt(f"{path} holds {verdicts!r}, expected call ids to decisions", path)
-    usage = data.get("usage") or Usage()
-    if not isinstance(usage, Usage):
-        path = 'state["usage"]'
-        raise saved.corrupt(f"{path} holds {type(usage).__name__}, expected Usage", path)
-    return RunState(
-        data["task"],
-        list(data["transcript"]),
-        data["turn"],
-        list(data["pending"]),
-        {str(k): v for k, v in verdicts.items()},
-        backoff,
-        dict(scratchpad),
-        usage,
-    )
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -225,6 +100,38 @@ def _as_tool(obj: Any) -> Tool:
     if callable(obj):
         return FunctionTool(obj)
     raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
+
+
+def _tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
+    """The agent's tools by name; two of one name is a ToolDefinitionError."""
+    table: dict[str, Tool] = {}
+    for t in map(_as_tool, tools):
+        if t.name in table:
+            raise ToolDefinitionError(
+                f"agent {agent!r} has two tools named {t.name!r}: "
+                f"{table[t.name]!r} and {t!r}; rename one"
+            )
+        table[t.name] = t
+    return table
+
+
+def _checked_compaction(compaction: Any) -> Folding | None:
+    """``compaction=`` as given, when it is a Folding (or None)."""
+    if compaction is not None and not isinstance(compaction, Folding):
+        raise ConfigError(
+            f"compaction= takes a Folding (the fold the transcript keeps), got "
+            f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
+            value=compaction,
+            source="Agent(compaction=)",
+        )
+    return compaction
+
+
+def _chained(guards: GuardChain | Sequence[Guard] | None) -> GuardChain | None:
+    """``guards=`` as a GuardChain: one as given, Guard objects chained in order."""
+    if guards is None or isinstance(guards, GuardChain):
+        return guards
+    return GuardChain(guards)  # type: ignore[arg-type]
 
 
 class Agent:
@@ -287,6 +194,9 @@ class Agent:
             None is the in-process one (see ``docs/durable.md``).
     """
 
+    #: The end of each tool call's middleware chain (see :func:`run_tool`).
+    _run_tool = run_tool
+
     def __init__(
         self,
         name: str = "agent",
@@ -342,49 +252,39 @@ class Agent:
         self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
         self.budget = budget
-        if compaction is not None and not isinstance(compaction, Folding):
-            raise ConfigError(
-                f"compaction= takes a Folding (the fold the transcript keeps), got "
-                f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
-                value=compaction,
-                source="Agent(compaction=)",
-            )
-        self.compaction = compaction
+        self.compaction = _checked_compaction(compaction)
         self.recorder = NULL_RECORDER if recorder is None else recorder
         self.verdict_observer = verdict_observer
         self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
-        self.guards = guards if guards is None or isinstance(guards, GuardChain) else None
-        if guards is not None and self.guards is None:
-            self.guards = GuardChain(guards)  # type: ignore[arg-type]
+        self.guards = _chained(guards)
         self._offered: dict[str, Tool] | None = None
         self.executor = resolve_executor(executor, manager=manager, source="Agent(executor=)")
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
-        # Typed output: adapt() picks the flavour; output_coerce() parses and repairs the
-        # answer; the schema rides on every request and, unless the model declares native
-        # structured output, in the prefix's schema block too.
-        self._adapter = adapt(output, manager=manager) if output is not None else None
-        self._coerce = (
-            None if self._adapter is None else output_coerce(self._adapter, output_retries)
-        )
-        self._output_request = None if self._adapter is None else output_request(self._adapter)
+        self._typed_output(output, output_retries, manager)
         if request_builder is None:
-            text = prompt if isinstance(prompt, Prompt) else Prompt(name, "0", prompt)
-            schema = None
-            if self._adapter is not None and not supports_structured_output(self.model):
-                schema = self._adapter.json_schema()
-            request_builder = RequestBuilder(text, output_schema=schema)
+            request_builder = self._default_builder(prompt)
         self.request_builder = request_builder
         self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools: dict[str, Tool] = {}
-        if not isinstance(tools, ToolUnion):
-            for t in map(_as_tool, tools):
-                if t.name in self._tools:
-                    raise ToolDefinitionError(
-                        f"agent {name!r} has two tools named {t.name!r}: "
-                        f"{self._tools[t.name]!r} and {t!r}; rename one"
-                    )
-                self._tools[t.name] = t
+        self._tools = {} if isinstance(tools, ToolUnion) else _tool_table(name, tools)
+
+    def _typed_output(self, output: Any, retries: int, manager: PluginManager | None) -> None:
+        """Typed output: adapt() picks the flavour; output_coerce() parses and repairs the answer.
+
+        The schema rides on every request and, unless the model declares native structured
+        output, in the prefix's schema block too (:meth:`_default_builder`).
+        """
+        self._adapter = adapt(output, manager=manager) if output is not None else None
+        self._coerce = None if self._adapter is None else output_coerce(self._adapter, retries)
+        self._output_request = None if self._adapter is None else output_request(self._adapter)
+
+    def _default_builder(self, prompt: str | Prompt) -> RequestBuilder:
+        """The request builder over ``prompt``, with the output schema the model needs shown."""
+        text = prompt if isinstance(prompt, Prompt) else Prompt(self.name, "0", prompt)
+        schema = None
+        if self._adapter is not None and not supports_structured_output(self.model):
+            schema = self._adapter.json_schema()
+        return RequestBuilder(text, output_schema=schema)
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
@@ -645,158 +545,11 @@ class Agent:
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
         ``on_event`` is as for :meth:`run`.
         """
-        merged = self._settings_for(settings)
-        ctx = ctx if ctx is not None else self.new_context(run_id)
-        if ctx.run_id != run_id:
-            raise ConfigError(
-                f"resume({run_id!r}) was given a context of run {ctx.run_id!r}",
-                value=ctx,
-                source="Agent.resume",
-            )
-        checkpointer = resolve_checkpointer(self.checkpointer, ctx)
-        if checkpointer is not None:
-            saved = await checkpointer.resume(run_id, include_terminal=True)
-            if saved is not None and saved.status == TAINTED:
-                raise ConfigError(
-                    f"cannot resume run {run_id!r}: a person gave it a secret answer "
-                    f"(secret=True), so nothing of it was written after that to "
-                    f"{checkpointer.store} and it cannot be resumed (resuming from an earlier "
-                    "version would run its tools again); start a new run instead",
-                    value=run_id,
-                    source="Agent.resume",
-                )
-            if saved is None or saved.terminal:
-                found = "has no checkpoint" if saved is None else f"is {saved.status}"
-                raise ConfigError(
-                    f"cannot resume run {run_id!r}: it {found} in {checkpointer.store}; only "
-                    "a suspended or running run continues (start a new run instead)",
-                    value=run_id,
-                    source="Agent.resume",
-                )
-            state = _restored(saved)
-            suspended = saved.status == SUSPENDED
-        elif ctx.recorder.enabled:  # the run in progress at the session's leaf
-            session = ctx.recorder.state
-            transcript = ctx.recorder.run_transcript(run_id, self.model.name)
-            calls = list(session.pending)
-            state = RunState(session.task, transcript, session.turns, calls, session.decisions)
-            suspended = bool(session.held)  # else calls without results: a batch cut short
-        else:
-            raise ConfigError(
-                f"cannot resume run {run_id!r}: agent {self.name!r} has no checkpointer; pass "
-                "checkpointer= to the Agent (or set ctx.checkpointer or ctx.store), or a "
-                "recorder= of the session that holds the run",
-                value=run_id,
-                source="Agent.resume",
-            )
-        held = state.pending if suspended else []
-        ctx = self._bind(ctx)
-        try:
-            answers = Approval.checked(
-                approvals,
-                held,
-                run_id=run_id,
-                decisions=state.verdicts or None,
-                source="Agent.resume",
-            )
-        except ApprovalRefused as refused:  # on the record, and nothing of the run moves
-            for verdict in refusal_verdicts(refused, answers_of(approvals), held):
-                ctx.report_verdict(verdict)
-            if type(ctx.recorder) is not NullRecorder:
-                await ctx.recorder.flush()
-            raise
-        tools = await self._current_tools()
-        approved = {c for c, a in answers.items() if a.approved}
-        missing = [c for c in held if c.id in approved and c.name not in tools]
-        if missing:
-            raise ConfigError(
-                f"cannot run the approved call {missing[0].id!r} of run {run_id!r}: agent "
-                f"{self.name!r} has no tool {missing[0].name!r} (its tools: "
-                f"{', '.join(sorted(tools)) or 'none'}); resume with the tools the run was "
-                "started with, or refuse the call",
-                value=missing[0].id,
-                source="Agent.resume",
-            )
-        ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
-        ctx.usage = ctx.usage + state.usage  # what the run spent before it was suspended or cut
-
-        async def settle() -> AgentResult | None:
-            if not suspended:  # calls in flight when the run's process stopped
-                return await self._recover(ctx, state, tools)
-            # A call the person answered is checked against the policy again (a deny it now
-            # makes stands); any other is decided again in full. A checkpoint that does not say
-            # what was decided on each call has every call decided again in full.
-            recorded = bool(state.verdicts)
-            decisions = []
-            for call in state.pending:
-                answer = answers.get(call.id)
-                if answer is not None and recorded:
-                    now = decided_again(self.policy, call, grant_scope(ctx))
-                else:
-                    now = await self._decide(ctx, call)
-                decisions.append(settle_call(ctx, call, now, answer))
-            await self._settled(ctx, state, tools, decisions)
-            return None
-
-        wc = wc if wc is not None else WorkingContext()
-        return await self._drive(
-            state, ctx, wc, merged, on_event, settle=settle if state.pending else None
+        return await resume_run(
+            self, run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=on_event
         )
 
-    async def _recover(
-        self, ctx: RunContext, state: RunState, tools: dict[str, Tool]
-    ) -> AgentResult | None:
-        """Settle the calls a stopped process left in flight: none runs twice unless it may.
-
-        A call of a tool that may run twice (``idempotent``, or without ``side_effects``) is
-        decided again and run. Any other's outcome is unknown: the model is told so, or, when
-        the executor's ``interrupted`` is ``"ask"``, the run suspends with those calls held for
-        a person (approving one runs it again).
-        """
-        calls = state.pending
-        again = {c.id for c in calls if _may_rerun(tools.get(c.name))}
-        if getattr(self.executor, "interrupted", "report") == "ask" and len(again) < len(calls):
-            unknown = tuple(c for c in calls if c.id not in again)
-            verdicts = {c.id: "allow" if c.id in again else "ask" for c in calls}
-            reason = f"resume: the outcome of {', '.join(c.id for c in unknown)} is unknown"
-            for call in unknown:  # on the record as held, as a hook's ask would be
-                why = interrupted_outcome(call.name)
-                ctx.report_verdict(
-                    Verdict(
-                        "hook",
-                        "before_tool_call",
-                        "ask",
-                        call.name,
-                        call.id,
-                        reason=why,
-                        plugin=self.executor.name,
-                    )
-                )
-            return await self._hold(ctx, state, _Suspend(unknown, reason, verdicts))
-        decisions = []
-        for call in calls:
-            now = await self._decide(ctx, call)
-            if now.kind == "allow" and call.id not in again:
-                now = ToolDecision("deny", interrupted_outcome(call.name), "resume")
-            decisions.append(settle_call(ctx, call, now, None))
-        await self._settled(ctx, state, tools, decisions)
-        return None
-
-    async def _settled(
-        self,
-        ctx: RunContext,
-        state: RunState,
-        tools: dict[str, Tool],
-        decisions: Sequence[ToolDecision | None],
-    ) -> None:
-        """Run the pending batch as ``decisions`` say and checkpoint the run past it."""
-        outcome = await self._execute(ctx, state, state.pending, tools, decisions)
-        state.transcript.extend(outcome)
-        ctx.recorder.record_messages(ctx, outcome, source="tool")
-        state.pending, state.verdicts = [], {}
-        await self._persist(ctx, state, "running")
-
-    async def _hold(self, ctx: RunContext, state: RunState, held: _Suspend) -> AgentResult:
+    async def _hold(self, ctx: RunContext, state: RunState, held: Suspend) -> AgentResult:
         """Suspend the run on its pending batch, ``held``'s calls waiting for a person."""
         state.verdicts = held.verdicts
         await self._persist(ctx, state, "suspended")
@@ -810,32 +563,6 @@ class Agent:
             held.pending,
         )
 
-    async def _execute(
-        self,
-        ctx: RunContext,
-        state: RunState,
-        calls: Sequence[ToolCall],
-        tools: dict[str, Tool],
-        decisions: Sequence[ToolDecision | None] = (),
-    ) -> list[Message]:
-        """:meth:`execute` a batch, first marked in flight when a call of it must not run twice.
-
-        The mark (a RUNNING checkpoint, the session's batch, holding the batch as pending) is
-        what a resume after a crash reads to not run such a call again (see InProcessExecutor).
-        It is written only where something keeps it, and not under a durable executor, which
-        records each step itself.
-        """
-        runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
-        if not self.executor.durable and any(
-            run and not _may_rerun(tools.get(call.name))
-            for call, run in zip(calls, runs, strict=True)
-        ):
-            at = self.checkpointer if ctx.checkpoint_at is None else None
-            if type(ctx.recorder) is not NullRecorder or resolve_checkpointer(at, ctx):
-                state.pending, state.verdicts = list(calls), {}
-                await self._persist(ctx, state, "running")
-        return await self.execute(calls, tools, ctx, decisions)
-
     async def _loop(
         self,
         state: RunState,
@@ -844,20 +571,7 @@ class Agent:
         settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
     ) -> AgentResult:
-        hooks = self.hooks
-        # A field no plugin or user implements is not folded at all (its fold would return its
-        # argument unchanged): the loop pays only for the fields someone has an opinion on.
-        # The tool-call fields are checked where they are folded (_run_calls, _call).
-        turn_hooks, transform_hooks = bool(hooks.before_turn), bool(hooks.transform)
-        model_hooks, output_hooks = bool(hooks.before_model_call), bool(hooks.output_guard)
-        stop_hooks = bool(hooks.should_stop_after_turn)
-        guards = self.guards
-        rec = ctx.recorder
-        # The null recorder's methods do nothing: the loop skips calling them three times a
-        # turn (exactly NullRecorder; any other recorder, a subclass too, is called).
-        recording = type(rec) is not NullRecorder
-        assert ctx.invoker is not None
-        model = ctx.invoker.model.name
+        """Turn after turn: the request, the model's answer, its tool calls, until it answers."""
         start = len(state.transcript)
         # The tools' specs are read once per set of tools: a fixed list's once per run, a
         # union's each turn (it returns a new set each time).
@@ -872,126 +586,38 @@ class Agent:
                 tools = await self._current_tools()
             if tools is not offered:
                 offered, specs = tools, tuple(t.spec for t in tools.values())
-            if turn_hooks:
-                added = await hooks.run_before_turn(ctx, TurnInfo(state.turn))
-                state.transcript.extend(added)
-                rec.record_messages(ctx, added, source="before_turn")
-            if transform_hooks:
-                messages = await hooks.run_transform(ctx, state.transcript)
-            else:
-                messages = state.transcript
-            if self.compaction is not None:
-                view = messages
-                messages = await self.compaction.apply(ctx, state, view)
-                if messages is not view:  # it folded: the conversation takes the whole tail
-                    start = -1
-            request = ModelRequest(  # messages, tools, output, settings, ctx, metadata
-                tuple(messages),
-                specs,
-                self._output_request,
-                settings.copy(),
-                ctx,
-                {} if sink is None else {STREAM_SINK: sink},
-            )
-            if model_hooks:
-                request = await hooks.run_before_model_call(ctx, request)
-            if guards is not None:
-                request = guards.check_request(ctx, request)
-            if recording:
-                rec.record_instructions(ctx, request.messages)
-            chat = ctx.invoker.chat
-            if self._coerce is not None:
-                response, repairs = await self.executor.step(
-                    f"model:{state.turn}",
-                    partial(_coerced, self._coerce, request, chat),
-                    kind="model",
-                )
-                state.transcript.extend(repairs)
-                rec.record_messages(ctx, repairs, source="repair", model=model)
-            elif self._steps_inline():
-                response = await chat(request)
-            else:
-                response = await self.executor.step(
-                    f"model:{state.turn}", partial(chat, request), kind="model"
-                )
-            message = response.message
-            if not message.tool_calls and not message.text.strip():
-                raise ProviderResponseError(
-                    f"model {self.model.name!r} returned an empty answer (no text, no tool "
-                    f"calls) on turn {state.turn} of agent {self.name!r}",
-                )
-            if guards is not None and message.text:
-                guarded = guards.check_output(ctx, message, state.turn)
-                if guarded is not message:
-                    message = guarded
-                    response = replace(response, message=message, output=self._reparse(message))
-            state.transcript.append(message)
-            if recording:
-                rec.record_response(
-                    ctx,
-                    message,
-                    model=model,
-                    usage=response.usage,
-                    finish_reason=response.finish_reason,
-                )
-            if not message.tool_calls:
-                value = response.output if self._adapter is not None else message.text
-                if output_hooks:
-                    message = await hooks.run_output_guard(ctx, message)
-                    if self._adapter is None:
-                        value = message.text
-                return await self._finish(ctx, state, wc, start, value)
-            calls = message.tool_calls
-            outcome = await self._run_calls(calls, tools, ctx, state)
-            if isinstance(outcome, _Suspend):
+            request, folded = await turn_request(self, ctx, state, specs, settings, sink)
+            if folded:  # the conversation takes the whole tail
+                start = -1
+            response = await model_answer(self, ctx, state, request)
+            calls = response.message.tool_calls
+            if not calls:
+                output = await final_output(self, ctx, response)
+                return await self._finish(ctx, state, wc, start, output)
+            outcome = await run_calls(self, calls, tools, ctx, state)
+            if isinstance(outcome, Suspend):
                 state.pending = list(calls)
                 return await self._hold(ctx, state, outcome)
             state.pending = []
             state.transcript.extend(outcome)
-            if recording:
-                rec.record_messages(ctx, outcome, source="tool")
+            if type(ctx.recorder) is not NullRecorder:
+                ctx.recorder.record_messages(ctx, outcome, source="tool")
             await self._persist(ctx, state, "running")
-            if guards is not None or stop_hooks:
-                info = TurnInfo(state.turn, response, tuple(_results(outcome)))
-            blocked = None if guards is None else guards.check_turn(ctx, info)
-            if blocked is not None:
-                _carry_over(wc, state.transcript, start)
-                await self._persist(ctx, state, "done")
-                return AgentResult(
-                    None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", blocked
-                )
-            if stop_hooks:
-                stop = await hooks.run_should_stop_after_turn(ctx, info)
-                if stop is not None:
-                    ctx.report_verdict(
-                        Verdict(
-                            "hook",
-                            "should_stop_after_turn",
-                            "stop",
-                            reason=stop.reason,
-                            plugin=stop.source,
-                        )
-                    )
-                    _carry_over(wc, state.transcript, start)
-                    await self._persist(ctx, state, "done")
-                    reason = f"{stop.source}: {stop.reason}"
-                    return AgentResult(
-                        None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", reason
-                    )
+            if self.guards is None and not self.hooks.should_stop_after_turn:
+                continue  # nothing can stop the run here: no step to take for it
+            stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)
+            if stopped is not None:
+                return stopped
         raise MaxTurnsExceeded(
             f"agent {self.name!r} reached max_turns={self.max_turns} with the model still "
             "calling tools; raise max_turns= or give the model a clearer stopping point",
             transcript=list(state.transcript),
         )
 
-    def _reparse(self, message: Message) -> Any:
-        """The typed output of an answer a guard rewrote (None without ``output=``)."""
-        return None if self._adapter is None else self._adapter.parse(message.text)
-
     async def _finish(
         self, ctx: RunContext, state: RunState, wc: WorkingContext, start: int, output: Any
     ) -> AgentResult:
-        _carry_over(wc, state.transcript, start)
+        carry_over(wc, state.transcript, start)
         await self._persist(ctx, state, "done")
         return AgentResult(output, list(state.transcript), ctx.usage, ctx.run_id)
 
@@ -1042,67 +668,6 @@ class Agent:
         labels = {o.name: o.source for o in self._union.origins()}
         return {t.name: t for t in listed if policy.offers(t.name, labels.get(t.name, ""))}
 
-    # ------------------------------------------------------------------ tools
-
-    async def _run_calls(
-        self, calls: Sequence[ToolCall], tools: dict[str, Tool], ctx: RunContext, state: RunState
-    ) -> list[Message] | _Suspend:
-        if self.policy is None and not self.hooks.before_tool_call:
-            return await self._execute(ctx, state, calls, tools)
-        decisions: list[ToolDecision | None] = []
-        asks: list[ToolCall] = []
-        reasons: list[str] = []
-        for call in calls:
-            decision = await self._decide(ctx, call)
-            decisions.append(decision)
-            if decision.kind == "ask":
-                asks.append(call)
-                reasons.append(f"{decision.source}: {decision.reason}")
-        if asks:
-            verdicts: dict[str, str] = {
-                c.id: d.kind for c, d in zip(calls, decisions, strict=True) if d
-            }
-            return _Suspend(tuple(asks), "; ".join(reasons), verdicts)
-        return await self._execute(ctx, state, calls, tools, decisions)
-
-    async def _decide(self, ctx: RunContext, call: ToolCall) -> ToolDecision:
-        """The policy's decision on ``call`` folded with the before_tool_call hooks' (theirs last).
-
-        Each reports its own verdict: the policy with the rule that decided, the hooks' fold
-        when it is more than a bare allow. The folded decision is traced as a ``verdict`` span
-        when one was reported (or deciding raised); a call nobody had an opinion on gets none,
-        as in a run without hooks or policy.
-        """
-        hooks = self.hooks
-        since = perf_counter()
-        try:
-            decision = None if self.policy is None else self.policy.check(ctx, call)
-            if hooks.before_tool_call:
-                hooked = await hooks.run_before_tool_call(ctx, call)
-                if hooked.kind != "allow" or hooked.reason or hooked.source:
-                    ctx.report_verdict(decision_verdict(call, hooked))
-                elif decision is None:
-                    return hooked  # a bare allow, and no policy: nothing to trace
-                decision = hooked if decision is None else fold_decisions(decision, hooked)
-        except BaseException as exc:
-            ctx.trace.record("verdict", {"tool": call.name, "call_id": call.id}, since, exc)
-            raise
-        if decision is None:  # resuming, with neither policy nor hooks
-            return ToolDecision("allow")
-        ctx.trace.record(
-            "verdict",
-            {
-                "tool": call.name,
-                "call_id": call.id,
-                "decision": decision.kind,
-                "source": decision.source,
-                "reason": decision.reason,
-                "rule": decision.rule,
-            },
-            since,
-        )
-        return decision
-
     async def execute(
         self,
         calls: Sequence[ToolCall],
@@ -1115,159 +680,7 @@ class Agent:
         Calls to tools that are not ``sequential`` run concurrently (at most
         ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
         """
-        if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
-            only = calls[0]
-            done = await self._call(only, tools, ctx, decisions[0] if decisions else None)
-            return [Message("tool", done.content, (), only.id, only.name, done.is_error)]
-        results: list[ToolResult | None] = [None] * len(calls)
-        limit = asyncio.Semaphore(self.max_parallel_tools)
-
-        async def one(i: int) -> None:
-            decision = decisions[i] if i < len(decisions) else None
-            async with limit:
-                results[i] = await self._call(calls[i], tools, ctx, decision)
-
-        batch: list[int] = []
-        for i, call in enumerate(calls):
-            tool = tools.get(call.name)
-            if tool is not None and tool.sequential:
-                await _gather(one, batch)
-                batch = []
-                await one(i)
-            else:
-                batch.append(i)
-        await _gather(one, batch)
-        messages = []
-        for call, result in zip(calls, results, strict=True):
-            assert result is not None
-            messages.append(
-                Message.tool(call.id, result.content, name=call.name, is_error=result.is_error)
-            )
-        return messages
-
-    async def _call(
-        self,
-        call: ToolCall,
-        tools: dict[str, Tool],
-        ctx: RunContext,
-        decision: ToolDecision | None,
-    ) -> ToolResult:
-        if decision is not None and decision.kind == "deny":
-            result = ToolResult.error(
-                f"tool call {call.name!r} was denied by {decision.source or 'a hook'}: "
-                f"{decision.reason or 'no reason given'}"
-            )
-        else:
-            result = await self._invoke(call, tools, ctx)
-        hooks = self.hooks
-        if hooks.after_tool_call:
-            result = await hooks.run_after_tool_call(ctx, call, result)
-        return result
-
-    async def _invoke(self, call: ToolCall, tools: dict[str, Tool], ctx: RunContext) -> ToolResult:
-        tool = tools.get(call.name)
-        if tool is None:
-            known = ", ".join(sorted(tools)) or "none"
-            return ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
-        try:
-            arguments = call.parsed_arguments()
-        except json.JSONDecodeError as exc:
-            return ToolResult.error(
-                f"arguments for tool {call.name!r} are not valid JSON ({exc.msg} at "
-                f"position {exc.pos}): {call.arguments[:200]!r}"
-            )
-        if not isinstance(arguments, dict):
-            return ToolResult.error(
-                f"arguments for tool {call.name!r} must be a JSON object, got "
-                f"{type(arguments).__name__}"
-            )
-        assert ctx.invoker is not None
-        invocation = ToolInvocation(call, tool, arguments, ctx)
-        if self._steps_inline():
-            return await ctx.invoker.call_tool(invocation, self._run_tool)
-        return await self.executor.step(
-            f"tool:{call.name}:{call.id}",
-            partial(ctx.invoker.call_tool, invocation, self._run_tool),
-            kind="tool",
-            idempotent=tool.idempotent or not tool.side_effects,
-        )
-
-    def _steps_inline(self) -> bool:
-        """Whether a step is a plain await: what the in-process executor does without a timeout.
-
-        Then a step needs no name and no callable made for it (a model call and a tool call a
-        turn).
-        """
-        executor = self.executor
-        return type(executor) is InProcessExecutor and executor.step_timeout is None
-
-    async def _run_tool(self, invocation: ToolInvocation) -> ToolResult:
-        tool = invocation.tool
-        timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
-        try:
-            if timeout is None:
-                return await tool.invoke(invocation.arguments, invocation.ctx)
-            return await asyncio.wait_for(
-                tool.invoke(invocation.arguments, invocation.ctx), timeout
-            )
-        except asyncio.TimeoutError:
-            return ToolResult.error(f"tool {tool.name!r} timed out after {timeout} s")
-        except BudgetExceeded:  # spent past the run's budget (a child agent's calls): the run's
-            raise
-        except Exception as exc:  # a tool's failure is the model's to see, not a crash
-            return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
-
-
-async def _coerced(coerce: Any, request: ModelRequest, chat: Any) -> tuple[Any, list[Message]]:
-    """One typed-output model step: the response and the repair messages it took."""
-    response = await coerce.wrap_model(request, chat)
-    return response, list(request.metadata.pop(REPAIRS, ()))
-
-
-@dataclass(frozen=True, slots=True)
-class _Suspend:
-    pending: tuple[ToolCall, ...]
-    reason: str
-    verdicts: dict[str, str]
-
-
-def _may_rerun(tool: Tool | None) -> bool:
-    """Whether a call of ``tool`` may run again after it was cut short.
-
-    An unknown tool's call may: it does not run at all.
-    """
-    return tool is None or tool.idempotent or not tool.side_effects
-
-
-def interrupted_outcome(tool: str) -> str:
-    """What the model reads for a call cut short whose tool must not run twice."""
-    return (
-        f"this call was interrupted (the process running it stopped) and tool {tool!r} is not "
-        "idempotent, so it was not run again: whether it acted is unknown. Check its effect "
-        "before calling it again"
-    )
-
-
-async def _gather(one: Any, indexes: list[int]) -> None:
-    if len(indexes) == 1:
-        await one(indexes[0])
-    elif indexes:
-        await asyncio.gather(*(one(i) for i in indexes))
-
-
-def _carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> None:
-    """Carry the run's new messages into the conversation's tail.
-
-    ``start`` is where the run's own messages begin, or -1 after a fold: then the tail becomes
-    the folded transcript after the prefix, so the next run sends the summary too.
-    """
-    if start >= 0:
-        wc.messages.extend(transcript[start:])
-    else:
-        prefix = (
-            len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
-        )
-        wc.messages[:] = transcript[prefix:]
+        return await execute_batch(self, calls, tools, ctx, decisions)
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:
@@ -1285,7 +698,3 @@ def _stamp_run(span: Span, result: AgentResult) -> None:
     span.payload["output"] = result.output
     if result.pending:
         span.payload["pending"] = result.pending
-
-
-def _results(messages: list[Message]) -> list[ToolResult]:
-    return [ToolResult(m.content, m.is_error) for m in messages]

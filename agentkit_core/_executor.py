@@ -31,9 +31,9 @@ from ._errors import UnknownNameError
 
 if TYPE_CHECKING:
     from ._agent import Agent
-    from ._agent import AgentResult
     from ._context import RunContext
     from ._plugins import PluginManager
+    from ._run_state import AgentResult
 
 T = TypeVar("T")
 

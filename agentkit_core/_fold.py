@@ -34,9 +34,9 @@ from ._units import recent_units
 from ._units import units_from_end
 
 if TYPE_CHECKING:
-    from ._agent import RunState
     from ._context import RunContext
     from ._models import Model
+    from ._run_state import RunState
 
 #: What a compaction-written message (a summary) carries in ``Message.metadata["compaction"]``.
 SUMMARY = "summary"

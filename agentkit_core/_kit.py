@@ -9,14 +9,10 @@ pure. Every field the kit sets is one a user could set by hand with the same exp
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
-from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,18 +20,13 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypeAlias
-from typing import TypedDict
-from typing import TypeVar
 
 from ._config import read_kit_options
 from ._errors import ConfigError
 from ._errors import GuardBlocked
-from ._errors import ToolSourceError
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
-from ._guards import Guard
 from ._guards import GuardChain
 from ._guards import guard_error
 from ._hooks import FIELDS
@@ -46,26 +37,26 @@ from ._instructions import Omission
 from ._instructions import PartSource
 from ._instructions import ReloadablePartSource
 from ._instructions import TextPart
-from ._lookup import build_guard_chain
-from ._lookup import get_compactor
-from ._lookup import get_guardrail
+from ._kit_lifecycle import KitLifecycle
+from ._kit_lifecycle import Opened
+from ._kit_options import KitOptions
+from ._kit_options import check_kit_keys
+from ._kit_options import check_session_options
+from ._kit_options import kit_compaction
+from ._kit_options import kit_guardrail
+from ._kit_options import kit_guards
+from ._kit_options import kit_hooks
+from ._kit_options import kit_memory
+from ._kit_options import kit_middlewares
+from ._kit_options import plugin_options
 from ._lookup import get_instruction_part
-from ._lookup import get_tool_source
 from ._lookup import manager_or_default
-from ._lookup import open_memory_block
 from ._lookup import open_sessions
-from ._lookup import plugin_hooks
-from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
-from ._memory_block import MEMORY_OPTIONS
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryManifest
-from ._memory_block import MemoryOptions
-from ._messages import Message
 from ._middleware import Middleware
-from ._middleware import MiddlewareLike
-from ._models import ModelRequest
 from ._models import ModelSettings
 from ._plugins import PluginManager
 from ._policy import Grant
@@ -76,104 +67,27 @@ from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._sessions import SessionHeader
 from ._sessions import Sessions
-from ._sessions import SessionStore
 from ._sessions import _as_header
 from ._settings import check_settings
 from ._tables import check_count
-from ._tables import unknown_key
-from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
-from ._toolunion import ToolConflict
-from ._toolunion import ToolFilter
 from ._toolunion import ToolOrigin
 from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
-from ._toolunion import ToolWrap
 from ._verdicts import VerdictObserver
 from ._verdicts import report_verdict
-from .hookspecs import HookFunction
-from .hookspecs import ToolVerdict
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
 else:  # pragma: no cover - exercised on 3.10 only
-    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
     from typing_extensions import Unpack
 
 if TYPE_CHECKING:
-    from ._agent import Agent
     from ._guardrails import Guardrail
     from ._models import Model
     from ._requests import WorkingContext
     from ._tools import Tool
-
-T = TypeVar("T")
-#: One user hook for a contested field, or several (called in order).
-Hook: TypeAlias = HookFunction[T] | Sequence[HookFunction[T]]
-#: One plugin's options: the keywords its factory takes.
-PluginOptions: TypeAlias = Mapping[str, Any]
-
-
-class KitOptions(TypedDict, total=False):
-    """The options ``Kit(...)``, ``Kit.open(...)`` and ``Kit.from_file(...)`` take.
-
-    A misspelled key or a wrong type is a mypy error where the call is written, and an
-    unknown key a :class:`ConfigError` at run time; see :class:`Kit` for what each one does.
-    The plugins' own option dicts (``parts``, ``tool_sources``, ``compactor_options``,
-    ``guardrail_options``) are the keywords of the plugin's factory, typed there.
-    """
-
-    model: Model | str | None
-    name: str
-    description: str
-    instructions: str
-    parts: Mapping[str, PluginOptions | None]
-    order: Sequence[str] | None
-    instruction_budget: int | None
-    memory: MemoryOptions | None
-    tools: Sequence[Tool]
-    agents: Sequence[Agent]
-    tool_sources: Mapping[str, PluginOptions | None]
-    mcp: Sequence[str]
-    tool_filter: ToolFilter | None
-    tool_wrap: ToolWrap | None
-    on_tool_conflict: Callable[[ToolConflict], object] | None
-    compaction: Mapping[str, Any] | Folding | None
-    compactor: str | None
-    compactor_options: PluginOptions | None
-    guardrail: str | None
-    guardrail_options: PluginOptions | None
-    guards: Sequence[str | Guard]
-    guard_options: Mapping[str, PluginOptions | None]
-    guard_fail_open: Sequence[str]
-    executor: Executor | str | None
-    executor_options: PluginOptions | None
-    policy: PolicyEngine | str | os.PathLike[str] | None
-    policy_engine: str | None
-    middlewares: Sequence[MiddlewareLike]
-    max_turns: int
-    max_parallel_tools: int
-    settings: ModelSettings | None
-    manager: PluginManager | None
-    session: str | Sessions | SessionStore | None
-    header: SessionHeader | Mapping[str, Any] | None
-    session_id: str | None
-    resume: str | None
-    fork: str | None
-    fork_at: str | None
-    verdict_observer: VerdictObserver | None
-    before_model_call: Hook[ModelRequest]
-    before_tool_call: Hook[ToolVerdict]
-    after_tool_call: Hook[ToolResult]
-    output_guard: Hook[Message]
-    should_stop_after_turn: Hook[str]
-    before_turn: Hook[Sequence[Message]]
-    transform: Hook[Sequence[Message]]
-
-
-#: Every key KitOptions knows.
-KIT_OPTIONS: frozenset[str] = frozenset(KitOptions.__optional_keys__)
 
 
 @dataclass(frozen=True)
@@ -214,7 +128,7 @@ class AgentConfig:
     executor: Executor | None = None
 
 
-class Kit:
+class Kit(KitLifecycle):
     """Assembles an AgentConfig from the installed plugins and explicit options.
 
     Args:
@@ -321,12 +235,12 @@ class Kit:
         kit = cls.__new__(cls)
         kit._start_lifecycle()
         try:
-            _check_keys(options)
+            check_kit_keys(options)
             memory = options.get("memory")
             if memory is not None:
                 manager = manager_or_default(options.get("manager"))
                 kit._memory = await kit_memory(memory, manager)
-                kit._opened.append(_Opened("memory", kit._memory))
+                kit._opened.append(Opened("memory", kit._memory))
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
                 for source in await kit._make_source(name, opts):
@@ -336,7 +250,7 @@ class Kit:
                     )
                     kit._union_sources.extend((part.label, part) for part in parts)
                     if isinstance(source, ToolSourceBridge):  # each server closed on its own
-                        kit._opened.extend(_Opened(p.label, source, p.label) for p in parts)
+                        kit._opened.extend(Opened(p.label, source, p.label) for p in parts)
             kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
             if options.get("session") is not None:
                 kit._recorder = await kit._open_session()
@@ -367,37 +281,8 @@ class Kit:
 
     # ------------------------------------------------------------------ construction
 
-    def _start_lifecycle(self) -> None:
-        #: What the kit opened, in the order it connected: closed concurrently, newest first.
-        self._opened: list[_Opened] = []
-        #: What holds opened parts (a bridge): closed after them.
-        self._containers: list[Any] = []
-        #: add_mcp dials in flight, cancelled by a close.
-        self._dials: set[asyncio.Future[str]] = set()
-        self._mcp: ToolSourceBridge | None = None
-        self._mcp_lock = asyncio.Lock()
-        self._closed = False
-        self._memory: MemoryBlock | None = None
-        self._union = ToolUnion([])  # until construction builds the kit's own
-        self._recorder: Recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
-
-    async def _make_source(self, name: str, options: Mapping[str, Any]) -> list[Any]:
-        """The tool sources the plugin ``name`` makes, tracked to be closed with the kit."""
-        made = get_tool_source(name, manager=self._manager, **options)
-        if inspect.isawaitable(made):
-            made = await made
-        sources = list(made) if isinstance(made, list | tuple) else [made]
-        for source in sources:
-            if isinstance(source, ToolSourceBridge):
-                self._containers.append(source)
-                if name == MCP and self._mcp is None:
-                    self._mcp = source
-            else:
-                self._opened.append(_Opened(getattr(source, "label", name), source))
-        return sources
-
     def _setup(self, options: KitOptions) -> None:
-        _check_keys(options)
+        check_kit_keys(options)
         self._options = options.copy()
         manager = options.get("manager")
         self._manager: PluginManager = manager_or_default(manager)
@@ -434,7 +319,7 @@ class Kit:
         self._middlewares = kit_middlewares(options, self._manager)
         self._compaction = kit_compaction(options.get("compaction"), self._manager)
         self._sessions: Sessions | None = None
-        _check_session_options(options)
+        check_session_options(options)
         self._guardrail = kit_guardrail(options, self._manager)
         self._policy = resolve_policy(
             options.get("policy"), engine=options.get("policy_engine"), manager=self._manager
@@ -665,7 +550,7 @@ class Kit:
         assert given is not None  # _open_session runs only with session=
         if isinstance(given, str):
             sessions = await open_sessions(given, manager=self._manager)
-            self._opened.append(_Opened(f"session store {sessions!r}", sessions))
+            self._opened.append(Opened(f"session store {sessions!r}", sessions))
         else:
             sessions = given if isinstance(given, Sessions) else Sessions(given)
         self._sessions = sessions
@@ -690,358 +575,8 @@ class Kit:
             return await Recorder.open(sessions, session_id, header, parts=parts)
         return await Recorder.start(sessions, header, parts=parts)
 
-    # ------------------------------------------------------------------ MCP servers at run time
-
-    async def add_mcp(self, server: str | Mapping[str, Any], **options: Any) -> str:
-        """Connect one more MCP server; its tools are offered from the next turn on.
-
-        ``server`` is a command line, an ``http(s)://`` URL or a mapping, as in ``mcp=``;
-        ``options`` are the bridge's per-server options (``prefix=``, ``tool_filter=``,
-        ``env=`` with agentkit-mcp-client). Every run off the kit's configs, those handed out
-        already included, is offered the server's tools from its next turn; a turn under way
-        keeps the tools it was offered. Returns the server's label (``mcp:#<n> <program>``),
-        which :meth:`remove_mcp`, ``tool_filter`` and :meth:`tools` use.
-
-        The dial runs beside everything else (two servers added at once dial at once). When it
-        ends, the server's tools are checked against what the kit offers then: a name taken
-        already is a :class:`ToolConflictError` and the server is closed (add it again with a
-        ``prefix=``). A close of the kit cancels a dial in flight, and its ``add_mcp`` raises
-        :class:`ToolSourceError`; so does one on a closed kit.
-        """
-        bridge = await self._mcp_bridge(server)
-        dial = asyncio.ensure_future(bridge.add(server, **options))
-        self._dials.add(dial)
-        try:
-            label = await dial
-        except asyncio.CancelledError:
-            if self._closed and dial.cancelled() and not _cancelling():
-                raise self._closed_error("was connecting") from None
-            raise
-        finally:
-            self._dials.discard(dial)
-        opened = _Opened(label, bridge, label)
-        self._opened.append(opened)
-        try:
-            if self._closed:  # it connected as the kit closed
-                raise self._closed_error("had just connected")
-            part = next(p for p in bridge.sources() if p.label == label)
-            await self._union.join(label, part)
-            if self._closed:  # the kit closed while the server's tools were checked
-                raise self._closed_error("was being checked")
-        except BaseException:
-            self._union.remove(label)
-            if opened in self._opened:
-                self._opened.remove(opened)
-                await opened.close()
-            raise
-        return label
-
-    async def remove_mcp(self, label: str) -> None:
-        """Stop offering an MCP server's tools from the next turn on, and close the server.
-
-        ``label`` is one :meth:`add_mcp` returned, or the label of a server ``mcp=`` (or
-        ``tool_sources={"mcp": ...}``) connected. The server leaves the union at once, then is
-        closed: calls in flight to it end with a :class:`ToolSourceError` the model sees as the
-        call's result, within seconds, without waiting for them.
-        """
-        opened = next((o for o in self._opened if o.part == label and o.part), None)
-        if opened is None:
-            known = [o.part for o in self._opened if o.part]
-            raise ConfigError(
-                f"the kit has no MCP server labelled {label!r}; its servers: "
-                f"{', '.join(known) or 'none'}",
-                value=label,
-                source="Kit.remove_mcp",
-            )
-        self._opened.remove(opened)
-        self._union.remove(label)
-        await opened.close()
-
-    async def _mcp_bridge(self, server: Any) -> ToolSourceBridge:
-        """The kit's MCP bridge: the one ``mcp=`` made, else one made now with its options."""
-        if self._closed:
-            raise self._closed_error("was about to connect")
-        async with self._mcp_lock:
-            if self._mcp is None:
-                options = dict(self._pending_sources.get(MCP) or {})
-                options.pop("servers", None)
-                await self._make_source(MCP, options)
-                if self._mcp is None:
-                    raise ConfigError(
-                        f"the installed {MCP!r} tool source cannot add servers at run time (it "
-                        "is no ToolSourceBridge: add, remove, sources, aclose)",
-                        value=server,
-                        source="Kit.add_mcp",
-                    )
-        return self._mcp
-
-    @staticmethod
-    def _closed_error(what: str) -> ToolSourceError:
-        return ToolSourceError(
-            f"the MCP server add_mcp() was adding {what} when the kit closed, so it was not "
-            "added and nothing of it is left running; add servers to an open kit"
-        )
-
-    # ------------------------------------------------------------------ lifecycle
-
-    async def aclose(self) -> None:
-        """Close what the kit opened; safe to call twice.
-
-        The session's last batch is written first. Then every MCP server (those ``mcp=``
-        connected and those :meth:`add_mcp` added), the session store and any other source
-        are closed at once: a server's calls in flight end with a :class:`ToolSourceError`,
-        and a dial :meth:`add_mcp` has in flight is cancelled. Their tools leave the union
-        first, so a config handed out before keeps working, offering what is still open.
-        What failed is raised as one :class:`ExceptionGroup`, its errors in reverse order of
-        connection (the flush's first).
-        """
-        if self._closed:
-            return
-        self._closed = True
-        errors: list[Exception] = []
-        try:
-            await self._recorder.flush()
-        except Exception as exc:  # keep closing the others
-            errors.append(exc)
-        dials = list(self._dials)
-        for dial in dials:
-            dial.cancel()
-        opened, self._opened = self._opened, []
-        for o in opened:  # a part goes by its label, a plain source by the one it is offered under
-            self._union.remove(o.part or o.name)
-        for source in self._containers:
-            if isinstance(source, CompositeToolSource):
-                for part in source.sources():
-                    self._union.remove(part.label)
-        await asyncio.gather(*dials, return_exceptions=True)
-        results = await asyncio.gather(*(o.close() for o in opened), return_exceptions=True)
-        errors.extend(_failures(reversed(results)))
-        containers, self._containers = self._containers, []
-        results = await asyncio.gather(
-            *(c.aclose() for c in reversed(containers)), return_exceptions=True
-        )
-        errors.extend(_failures(results))
-        if errors:
-            raise ExceptionGroup(
-                f"closing the kit: {len(errors)} error{'s' if len(errors) > 1 else ''}", errors
-            )
-
-    close = aclose
-
     async def __aenter__(self) -> Kit:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-#: The tool source the kit adds MCP servers to (``mcp=``, ``add_mcp``).
-MCP = "mcp"
-
-
-@dataclass(eq=False)
-class _Opened:
-    """One thing the kit opened: a source or store it closes, or one part of a bridge."""
-
-    name: str
-    holder: Any
-    #: The label of the bridge's part this is (closed by ``holder.remove(part)``), or "".
-    part: str = ""
-
-    async def close(self) -> None:
-        if not self.part:
-            await self.holder.aclose()
-        elif any(p.label == self.part for p in self.holder.sources()):
-            await self.holder.remove(self.part)
-
-
-def _failures(results: Iterable[Any]) -> list[Exception]:
-    """The errors among ``gather(..., return_exceptions=True)`` results.
-
-    A cancellation is raised, not collected.
-    """
-    errors = []
-    for result in results:
-        if isinstance(result, Exception):
-            errors.append(result)
-        elif isinstance(result, BaseException):
-            raise result
-    return errors
-
-
-def _cancelling() -> bool:
-    """Whether the current task itself is being cancelled (not something it waited on)."""
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return bool(cancelling()) if cancelling is not None else False
-
-
-def _check_keys(options: Mapping[str, Any]) -> None:
-    unknown = sorted(set(options) - KIT_OPTIONS)
-    if unknown:
-        raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
-
-
-async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:
-    """The kit's memory block: ``open_memory_block(**options, manager=manager)``, checked."""
-    if not isinstance(options, Mapping):
-        raise ConfigError(
-            f"memory= takes a table of options, such as {{'store': 'file:///srv/memory', "
-            f"'scopes': ['user', 'project']}}; got {options!r}",
-            value=options,
-            source="Kit(memory=)",
-        )
-    unknown = sorted(set(options) - MEMORY_OPTIONS)
-    if unknown:
-        raise unknown_key(unknown[0], sorted(MEMORY_OPTIONS), "Kit(memory=...)")
-    return await open_memory_block(**options, manager=manager)
-
-
-#: The options of the kit's session.
-SESSION_OPTIONS = ("session", "header", "session_id", "resume", "fork", "fork_at")
-
-
-def _check_session_options(options: Mapping[str, Any]) -> None:
-    given = [name for name in SESSION_OPTIONS[1:] if options.get(name)]
-    if given and options.get("session") is None:
-        raise ConfigError(
-            f"{', '.join(given)} need session= (the store the session is in)",
-            value=given,
-            source="Kit(...)",
-        )
-    if options.get("resume") and (options.get("fork") or options.get("session_id")):
-        raise ConfigError(
-            "resume= continues one session; it does not go with fork= or session_id= (which "
-            "names a new session)",
-            value=options["resume"],
-            source="resume=",
-        )
-    if options.get("fork_at") and not options.get("fork"):
-        raise ConfigError(
-            "fork_at= names an item of the session fork= names; pass fork= too",
-            value=options["fork_at"],
-            source="fork_at=",
-        )
-
-
-def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
-    """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
-    user = {name: options[name] for name in FIELDS if options.get(name) is not None}
-    return plugin_hooks(manager).merged(Hooks.of("user", **user))
-
-
-def kit_middlewares(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> tuple[Middleware, ...]:
-    """The kit's middlewares: compaction, then the user's own.
-
-    The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
-    """
-    chain: list[Middleware] = []
-    if options.get("compactor"):
-        from ._compaction import compaction
-
-        compactor = get_compactor(
-            options["compactor"],
-            manager=manager,
-            **plugin_options(options.get("compactor_options"), "compactor_options"),
-        )
-        chain.append(compaction(compactor))
-    from ._middleware import as_middleware
-
-    chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
-    return tuple(chain)
-
-
-def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
-    """The kit's fold: ``Folding(**spec)`` (a model string resolved on ``manager``), or None."""
-    if spec is None or isinstance(spec, Folding):
-        return spec
-    if not isinstance(spec, Mapping):
-        raise ConfigError(
-            f"compaction= takes the options of the fold as a table, such as "
-            f"{{'budget': 60000}}, or a Folding; got {spec!r}",
-            value=spec,
-            source="Kit(compaction=)",
-        )
-    allowed = sorted(inspect.signature(Folding).parameters)
-    unknown = sorted(set(spec) - set(allowed))
-    if unknown or "budget" not in spec:
-        what = f"unknown key(s) {', '.join(unknown)}" if unknown else "no budget"
-        raise ConfigError(
-            f"compaction= has {what}; its keys are {', '.join(allowed)} (budget is required)",
-            value=unknown or spec,
-            source="Kit(compaction=)",
-        )
-    if isinstance(spec.get("model"), str):
-        spec = {**spec, "model": resolve_model(spec["model"], manager=manager)}
-    return Folding(**spec)
-
-
-def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
-    """One plugin's options as given; ``manager`` is refused, since the kit passes its own."""
-    options = dict(value or {})
-    if "manager" in options:
-        raise ConfigError(
-            f"{where} names 'manager', which is not a plugin option: the kit looks every plugin "
-            "up on its own manager and hands it to the factories that declare one; pass "
-            "Kit(manager=pm) instead",
-            value=options["manager"],
-            source=where,
-        )
-    return options
-
-
-def kit_guards(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> GuardChain | None:
-    """The kit's guard chain from ``guards=``, ``guard_options=`` and ``guard_fail_open=``.
-
-    None when ``guards=`` names none; see :func:`build_guard_chain`.
-    """
-    guards = options.get("guards") or ()
-    if isinstance(guards, str):
-        raise ConfigError(
-            f"guards= takes a list of guards, such as ['redact']; got the string {guards!r}",
-            value=guards,
-            source="Kit(guards=)",
-        )
-    if not guards:
-        for key in ("guard_options", "guard_fail_open"):
-            if options.get(key):
-                raise ConfigError(
-                    f"{key}= needs guards= naming the guards it configures",
-                    value=options[key],
-                    source=f"Kit({key}=)",
-                )
-        return None
-    return build_guard_chain(
-        list(guards),
-        options={
-            name: plugin_options(opts, f"guard_options[{name!r}]")
-            for name, opts in (options.get("guard_options") or {}).items()
-        },
-        fail_open=options.get("guard_fail_open") or (),
-        manager=manager,
-    )
-
-
-def kit_guardrail(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> Guardrail | None:
-    """The kit's guardrail: ``guardrail=``, or the one the configuration names.
-
-    A name is built with ``guardrail_options`` over its configured settings.
-    """
-    guardrail = options.get("guardrail")
-    extra = options.get("guardrail_options") or {}
-    if extra and not isinstance(guardrail, str):
-        raise ConfigError(
-            f"guardrail_options={extra!r} need a guardrail by name (guardrail='web', say); "
-            f"got guardrail={guardrail!r}",
-            value=extra,
-            source="Kit(guardrail_options=...)",
-        )
-    if isinstance(guardrail, str):
-        return get_guardrail(guardrail, manager=manager, **extra)
-    return resolve_guardrail(guardrail, manager=manager)

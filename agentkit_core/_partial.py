@@ -161,51 +161,69 @@ class PartialJSONParser:
             elif c in _OPENERS:
                 if expect > _VALUE_OR_END:
                     self._fail(text, pos)
-                container: Any = {} if c == "{" else []
-                self._place(container)
-                self._keys.append(self._key)
-                self._key = None
-                stack.append(container)
-                self._expect = _KEY_OR_END if c == "{" else _VALUE_OR_END
+                self._open(c)
                 pos += 1
             elif c == "}" or c == "]":
-                top = stack[-1] if stack else None
-                if c == "}":
-                    ok = type(top) is dict and (expect == _KEY_OR_END or expect == _COMMA_OR_END)
-                else:
-                    ok = type(top) is list and (expect == _VALUE_OR_END or expect == _COMMA_OR_END)
-                if not ok:
-                    self._fail(text, pos)
-                stack.pop()
-                self._key = self._keys.pop()
-                self._expect = _COMMA_OR_END if stack else _DONE
+                self._close(text, pos, expect)
                 pos += 1
             elif expect > _VALUE_OR_END:
                 self._fail(text, pos)
-            elif c == "-" or "0" <= c <= "9":
-                m = _NUMBER_EXTENT.match(text, pos)
-                assert m is not None
-                if m.end() == end:  # may go on in the next chunk, if it can still be a number
-                    if _NUMBER_PREFIX.fullmatch(m.group()) is None:
-                        self._not_a_number(m.group(), pos)
-                    self._pending = text[pos:]
-                    break
-                self._place(self._number(m.group(), pos))
-                pos = m.end()
-            elif c in _LITERALS:
-                word, value = _LITERALS[c]
-                if text.startswith(word, pos):
-                    self._place(value)
-                    pos += len(word)
-                elif word.startswith(text[pos:]):
-                    self._pending = text[pos:]
-                    break
-                else:
-                    self._fail(text, pos)
             else:
-                self._fail(text, pos)
+                pos = self._scalar(text, pos)
+                if self._pending:  # a number or literal the next chunk may go on with
+                    break
         self._offset += len(text) - len(self._pending)
         return self.current()
+
+    def _open(self, c: str) -> None:
+        """Open a container (``c`` is ``{`` or ``[``) in the value's place."""
+        container: Any = {} if c == "{" else []
+        self._place(container)
+        self._keys.append(self._key)
+        self._key = None
+        self._stack.append(container)
+        self._expect = _KEY_OR_END if c == "{" else _VALUE_OR_END
+
+    def _close(self, text: str, pos: int, expect: int) -> None:
+        """Close the open container at ``text[pos]`` (``}`` or ``]``), which must match it."""
+        stack = self._stack
+        top = stack[-1] if stack else None
+        if text[pos] == "}":
+            ok = type(top) is dict and (expect == _KEY_OR_END or expect == _COMMA_OR_END)
+        else:
+            ok = type(top) is list and (expect == _VALUE_OR_END or expect == _COMMA_OR_END)
+        if not ok:
+            self._fail(text, pos)
+        stack.pop()
+        self._key = self._keys.pop()
+        self._expect = _COMMA_OR_END if stack else _DONE
+
+    def _scalar(self, text: str, pos: int) -> int:
+        """Place the number or literal at ``pos``; returns where it ends.
+
+        One the text ends inside of (it may go on in the next chunk) is kept in ``_pending``
+        instead, and ``pos`` returned.
+        """
+        c = text[pos]
+        if c == "-" or "0" <= c <= "9":
+            m = _NUMBER_EXTENT.match(text, pos)
+            assert m is not None
+            if m.end() == len(text):  # may go on in the next chunk, if it can still be a number
+                if _NUMBER_PREFIX.fullmatch(m.group()) is None:
+                    self._not_a_number(m.group(), pos)
+                self._pending = text[pos:]
+                return pos
+            self._place(self._number(m.group(), pos))
+            return m.end()
+        if c in _LITERALS:
+            word, value = _LITERALS[c]
+            if text.startswith(word, pos):
+                self._place(value)
+                return pos + len(word)
+            if word.startswith(text[pos:]):
+                self._pending = text[pos:]
+                return pos
+        self._fail(text, pos)
 
     def current(self) -> Any:
         """The value so far (``None`` before the root starts); see the module docstring."""
@@ -338,7 +356,7 @@ class PartialJSONParser:
             return "no JSON value started"
         return f"{len(self._stack)} unclosed bracket(s)" if self._stack else "a cut value"
 
-    def _fail(self, text: str, pos: int) -> None:
+    def _fail(self, text: str, pos: int) -> NoReturn:
         got = text[pos : pos + 20]
         raise ParseError(
             f"invalid JSON at offset {self._offset + pos}: unexpected {got!r}",

@@ -139,6 +139,6 @@ def test_mypy_accepts_the_correct_calls(tmp_path: Path) -> None:
 
 def test_the_config_file_reader_and_kit_options_name_the_same_options() -> None:
     from agentkit_core import _config
-    from agentkit_core import _kit
+    from agentkit_core import _kit_options
 
-    assert set(_config.KIT_OPTIONS) == set(_kit.KIT_OPTIONS)
+    assert set(_config.KIT_OPTIONS) == set(_kit_options.KIT_OPTIONS)

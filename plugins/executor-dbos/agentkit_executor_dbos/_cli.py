@@ -40,6 +40,15 @@ T = TypeVar("T")
 
 def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the commands to ``cli``."""
+    _add_worker(cli)
+    _add_submit(cli)
+    _add_result(cli)
+    _add_cancel(cli)
+    _add_approve(cli)
+
+
+def _add_worker(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``agentkit worker``: work the queue with the agent ``agentkit run`` would build."""
     worker = cli.add_parser(
         "worker",
         help="work a durable run queue (executor dbos)",
@@ -74,6 +83,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     add_agent_arguments(worker)
     worker.set_defaults(func=_worker)
 
+
+def _add_submit(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``agentkit submit``: enqueue a run."""
     submit = cli.add_parser(
         "submit",
         help="enqueue a durable run and print its id (executor dbos)",
@@ -94,6 +106,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     submit.set_defaults(func=_submit)
 
+
+def _add_result(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``agentkit result``: print a run's output or error."""
     result = cli.add_parser(
         "result",
         help="print a durable run's output (executor dbos)",
@@ -113,6 +128,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     result.set_defaults(func=_result)
 
+
+def _add_cancel(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``agentkit cancel``: cancel a run."""
     cancel = cli.add_parser(
         "cancel",
         help="cancel a durable run (executor dbos)",
@@ -122,6 +140,9 @@ def add_commands(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     cancel.add_argument("run_id", metavar="RUN_ID")
     cancel.set_defaults(func=_cancel)
 
+
+def _add_approve(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``agentkit approve``: list or answer the calls a run waits on."""
     approve = cli.add_parser(
         "approve",
         help="list or answer the calls a durable run waits on (executor dbos)",

@@ -1,0 +1,298 @@
+"""The options a Kit takes: their keys and types, and how each group is checked and built.
+
+``Kit`` reads its options through these functions; each is exported too, so a product that
+assembles an agent by hand builds the same objects the kit would (``docs/manual.md``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeAlias
+from typing import TypedDict
+from typing import TypeVar
+
+from ._errors import ConfigError
+from ._executor import Executor
+from ._fold import Folding
+from ._guards import Guard
+from ._guards import GuardChain
+from ._hooks import FIELDS
+from ._hooks import Hooks
+from ._lookup import build_guard_chain
+from ._lookup import get_compactor
+from ._lookup import get_guardrail
+from ._lookup import open_memory_block
+from ._lookup import plugin_hooks
+from ._lookup import resolve_guardrail
+from ._lookup import resolve_model
+from ._memory_block import MEMORY_OPTIONS
+from ._memory_block import MemoryBlock
+from ._memory_block import MemoryOptions
+from ._messages import Message
+from ._middleware import Middleware
+from ._middleware import MiddlewareLike
+from ._models import ModelRequest
+from ._models import ModelSettings
+from ._plugins import PluginManager
+from ._policy import PolicyEngine
+from ._sessions import SessionHeader
+from ._sessions import Sessions
+from ._sessions import SessionStore
+from ._tables import unknown_key
+from ._tools import ToolResult
+from ._toolunion import ToolConflict
+from ._toolunion import ToolFilter
+from ._toolunion import ToolWrap
+from ._verdicts import VerdictObserver
+from .hookspecs import HookFunction
+from .hookspecs import ToolVerdict
+
+if TYPE_CHECKING:
+    from ._agent import Agent
+    from ._guardrails import Guardrail
+    from ._models import Model
+    from ._tools import Tool
+
+T = TypeVar("T")
+#: One user hook for a contested field, or several (called in order).
+Hook: TypeAlias = HookFunction[T] | Sequence[HookFunction[T]]
+#: One plugin's options: the keywords its factory takes.
+PluginOptions: TypeAlias = Mapping[str, Any]
+
+
+class KitOptions(TypedDict, total=False):
+    """The options ``Kit(...)``, ``Kit.open(...)`` and ``Kit.from_file(...)`` take.
+
+    A misspelled key or a wrong type is a mypy error where the call is written, and an
+    unknown key a :class:`ConfigError` at run time; see :class:`Kit` for what each one does.
+    The plugins' own option dicts (``parts``, ``tool_sources``, ``compactor_options``,
+    ``guardrail_options``) are the keywords of the plugin's factory, typed there.
+    """
+
+    model: Model | str | None
+    name: str
+    description: str
+    instructions: str
+    parts: Mapping[str, PluginOptions | None]
+    order: Sequence[str] | None
+    instruction_budget: int | None
+    memory: MemoryOptions | None
+    tools: Sequence[Tool]
+    agents: Sequence[Agent]
+    tool_sources: Mapping[str, PluginOptions | None]
+    mcp: Sequence[str]
+    tool_filter: ToolFilter | None
+    tool_wrap: ToolWrap | None
+    on_tool_conflict: Callable[[ToolConflict], object] | None
+    compaction: Mapping[str, Any] | Folding | None
+    compactor: str | None
+    compactor_options: PluginOptions | None
+    guardrail: str | None
+    guardrail_options: PluginOptions | None
+    guards: Sequence[str | Guard]
+    guard_options: Mapping[str, PluginOptions | None]
+    guard_fail_open: Sequence[str]
+    executor: Executor | str | None
+    executor_options: PluginOptions | None
+    policy: PolicyEngine | str | os.PathLike[str] | None
+    policy_engine: str | None
+    middlewares: Sequence[MiddlewareLike]
+    max_turns: int
+    max_parallel_tools: int
+    settings: ModelSettings | None
+    manager: PluginManager | None
+    session: str | Sessions | SessionStore | None
+    header: SessionHeader | Mapping[str, Any] | None
+    session_id: str | None
+    resume: str | None
+    fork: str | None
+    fork_at: str | None
+    verdict_observer: VerdictObserver | None
+    before_model_call: Hook[ModelRequest]
+    before_tool_call: Hook[ToolVerdict]
+    after_tool_call: Hook[ToolResult]
+    output_guard: Hook[Message]
+    should_stop_after_turn: Hook[str]
+    before_turn: Hook[Sequence[Message]]
+    transform: Hook[Sequence[Message]]
+
+
+#: Every key KitOptions knows.
+KIT_OPTIONS: frozenset[str] = frozenset(KitOptions.__optional_keys__)
+
+
+def check_kit_keys(options: Mapping[str, Any]) -> None:
+    unknown = sorted(set(options) - KIT_OPTIONS)
+    if unknown:
+        raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
+
+
+async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:
+    """The kit's memory block: ``open_memory_block(**options, manager=manager)``, checked."""
+    if not isinstance(options, Mapping):
+        raise ConfigError(
+            f"memory= takes a table of options, such as {{'store': 'file:///srv/memory', "
+            f"'scopes': ['user', 'project']}}; got {options!r}",
+            value=options,
+            source="Kit(memory=)",
+        )
+    unknown = sorted(set(options) - MEMORY_OPTIONS)
+    if unknown:
+        raise unknown_key(unknown[0], sorted(MEMORY_OPTIONS), "Kit(memory=...)")
+    return await open_memory_block(**options, manager=manager)
+
+
+#: The options of the kit's session.
+SESSION_OPTIONS = ("session", "header", "session_id", "resume", "fork", "fork_at")
+
+
+def check_session_options(options: Mapping[str, Any]) -> None:
+    given = [name for name in SESSION_OPTIONS[1:] if options.get(name)]
+    if given and options.get("session") is None:
+        raise ConfigError(
+            f"{', '.join(given)} need session= (the store the session is in)",
+            value=given,
+            source="Kit(...)",
+        )
+    if options.get("resume") and (options.get("fork") or options.get("session_id")):
+        raise ConfigError(
+            "resume= continues one session; it does not go with fork= or session_id= (which "
+            "names a new session)",
+            value=options["resume"],
+            source="resume=",
+        )
+    if options.get("fork_at") and not options.get("fork"):
+        raise ConfigError(
+            "fork_at= names an item of the session fork= names; pass fork= too",
+            value=options["fork_at"],
+            source="fork_at=",
+        )
+
+
+def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
+    """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
+    user = {name: options[name] for name in FIELDS if options.get(name) is not None}
+    return plugin_hooks(manager).merged(Hooks.of("user", **user))
+
+
+def kit_middlewares(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> tuple[Middleware, ...]:
+    """The kit's middlewares: compaction, then the user's own.
+
+    The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
+    """
+    chain: list[Middleware] = []
+    if options.get("compactor"):
+        from ._compaction import compaction
+
+        compactor = get_compactor(
+            options["compactor"],
+            manager=manager,
+            **plugin_options(options.get("compactor_options"), "compactor_options"),
+        )
+        chain.append(compaction(compactor))
+    from ._middleware import as_middleware
+
+    chain.extend(as_middleware(m) for m in options.get("middlewares") or ())
+    return tuple(chain)
+
+
+def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
+    """The kit's fold: ``Folding(**spec)`` (a model string resolved on ``manager``), or None."""
+    if spec is None or isinstance(spec, Folding):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise ConfigError(
+            f"compaction= takes the options of the fold as a table, such as "
+            f"{{'budget': 60000}}, or a Folding; got {spec!r}",
+            value=spec,
+            source="Kit(compaction=)",
+        )
+    allowed = sorted(inspect.signature(Folding).parameters)
+    unknown = sorted(set(spec) - set(allowed))
+    if unknown or "budget" not in spec:
+        what = f"unknown key(s) {', '.join(unknown)}" if unknown else "no budget"
+        raise ConfigError(
+            f"compaction= has {what}; its keys are {', '.join(allowed)} (budget is required)",
+            value=unknown or spec,
+            source="Kit(compaction=)",
+        )
+    if isinstance(spec.get("model"), str):
+        spec = {**spec, "model": resolve_model(spec["model"], manager=manager)}
+    return Folding(**spec)
+
+
+def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
+    """One plugin's options as given; ``manager`` is refused, since the kit passes its own."""
+    options = dict(value or {})
+    if "manager" in options:
+        raise ConfigError(
+            f"{where} names 'manager', which is not a plugin option: the kit looks every plugin "
+            "up on its own manager and hands it to the factories that declare one; pass "
+            "Kit(manager=pm) instead",
+            value=options["manager"],
+            source=where,
+        )
+    return options
+
+
+def kit_guards(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> GuardChain | None:
+    """The kit's guard chain from ``guards=``, ``guard_options=`` and ``guard_fail_open=``.
+
+    None when ``guards=`` names none; see :func:`build_guard_chain`.
+    """
+    guards = options.get("guards") or ()
+    if isinstance(guards, str):
+        raise ConfigError(
+            f"guards= takes a list of guards, such as ['redact']; got the string {guards!r}",
+            value=guards,
+            source="Kit(guards=)",
+        )
+    if not guards:
+        for key in ("guard_options", "guard_fail_open"):
+            if options.get(key):
+                raise ConfigError(
+                    f"{key}= needs guards= naming the guards it configures",
+                    value=options[key],
+                    source=f"Kit({key}=)",
+                )
+        return None
+    return build_guard_chain(
+        list(guards),
+        options={
+            name: plugin_options(opts, f"guard_options[{name!r}]")
+            for name, opts in (options.get("guard_options") or {}).items()
+        },
+        fail_open=options.get("guard_fail_open") or (),
+        manager=manager,
+    )
+
+
+def kit_guardrail(
+    options: Mapping[str, Any], manager: PluginManager | None = None
+) -> Guardrail | None:
+    """The kit's guardrail: ``guardrail=``, or the one the configuration names.
+
+    A name is built with ``guardrail_options`` over its configured settings.
+    """
+    guardrail = options.get("guardrail")
+    extra = options.get("guardrail_options") or {}
+    if extra and not isinstance(guardrail, str):
+        raise ConfigError(
+            f"guardrail_options={extra!r} need a guardrail by name (guardrail='web', say); "
+            f"got guardrail={guardrail!r}",
+            value=extra,
+            source="Kit(guardrail_options=...)",
+        )
+    if isinstance(guardrail, str):
+        return get_guardrail(guardrail, manager=manager, **extra)
+    return resolve_guardrail(guardrail, manager=manager)

@@ -1,0 +1,123 @@
+"""What a run returns (:class:`AgentResult`) and what it keeps to go on (:class:`RunState`).
+
+A RunState is what an agent's checkpoint holds; :func:`restored` reads one back, checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Literal
+
+from ._checkpoint import Checkpoint
+from ._messages import Message
+from ._messages import ToolCall
+from ._messages import Usage
+
+Status = Literal["done", "suspended", "stopped"]
+
+
+@dataclass(slots=True)
+class AgentResult:
+    """What a run returns.
+
+    ``status`` is ``"done"`` (the model answered; ``output`` holds the answer, typed when the
+    agent declares ``output=``), ``"stopped"`` (a should_stop_after_turn hook ended it;
+    ``stop_reason`` names the hook) or ``"suspended"`` (``pending`` holds the tool calls
+    waiting for a person's approval; continue with ``agent.resume``).
+    """
+
+    output: Any
+    transcript: list[Message]
+    usage: Usage
+    run_id: str
+    status: Status = "done"
+    stop_reason: str | None = None
+    pending: tuple[ToolCall, ...] = ()
+
+
+@dataclass(slots=True)
+class RunState:
+    """The durable state of one run: enough to continue it from a checkpoint alone."""
+
+    task: str
+    transcript: list[Message]
+    turn: int = 0
+    pending: list[ToolCall] = field(default_factory=list)
+    #: What the run decided on each pending call when it suspended, by call id (``"ask"``,
+    #: ``"allow"``, ``"deny"``): only an ask takes a person's answer. Empty in a checkpoint
+    #: written before it was kept; then every pending call is taken as held, and the deny of
+    #: one is still kept by deciding it again at resume.
+    verdicts: dict[str, str] = field(default_factory=dict)
+    #: The transcript's length when its last fold failed; no new fold until the fold's cut
+    #: passes it (see :class:`~agentkit_core.Folding`). None: no failed fold to back off from.
+    fold_backoff: int | None = None
+    #: The run's scratchpad (``ctx.scratchpad``) as of the checkpoint: a grounding record, what
+    #: tools noted. Copied in at every checkpoint, restored into the context on resume.
+    scratchpad: dict[str, Any] = field(default_factory=dict)
+    #: What the run has spent so far (``ctx.usage``), so a resumed run goes on counting from it
+    #: and its budget binds the whole run. A checkpoint written before it was kept: nothing.
+    usage: Usage = field(default_factory=Usage)
+
+
+#: What a RunState checkpoint holds: each field's type, and the type of its items.
+_RUN_STATE: dict[str, tuple[type, type | None]] = {
+    "task": (str, None),
+    "transcript": (list, Message),
+    "turn": (int, None),
+    "pending": (list, ToolCall),
+}
+
+
+def restored(saved: Checkpoint) -> RunState:
+    """The RunState a checkpoint holds; anything else is a corrupt record, named by path."""
+    data = saved.state
+    if not isinstance(data, dict):
+        raise saved.corrupt(
+            f"the state holds {type(data).__name__}, expected an agent run's state", "state"
+        )
+    for key, (kind, item) in _RUN_STATE.items():
+        path = f'state["{key}"]'
+        if key not in data:
+            raise saved.corrupt(f"{path} is missing", path)
+        value = data[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            problem = f"{path} holds {type(value).__name__}, expected {kind.__name__}"
+            raise saved.corrupt(problem, path)
+        if item is None:
+            continue
+        for i, element in enumerate(data[key]):
+            if not isinstance(element, item):
+                raise saved.corrupt(
+                    f"{path}[{i}] holds {type(element).__name__}, expected {item.__name__}",
+                    f"{path}[{i}]",
+                )
+    backoff = data.get("fold_backoff")
+    if backoff is not None and (not isinstance(backoff, int) or isinstance(backoff, bool)):
+        path = 'state["fold_backoff"]'
+        raise saved.corrupt(f"{path} holds {type(backoff).__name__}, expected int", path)
+    scratchpad = data.get("scratchpad") or {}  # none in a checkpoint written before it was kept
+    if not isinstance(scratchpad, dict):
+        path = 'state["scratchpad"]'
+        raise saved.corrupt(f"{path} holds {type(scratchpad).__name__}, expected dict", path)
+    verdicts = data.get("verdicts") or {}
+    if not isinstance(verdicts, dict) or not all(
+        isinstance(v, str) and v in ("allow", "ask", "deny") for v in verdicts.values()
+    ):
+        path = 'state["verdicts"]'
+        raise saved.corrupt(f"{path} holds {verdicts!r}, expected call ids to decisions", path)
+    usage = data.get("usage") or Usage()
+    if not isinstance(usage, Usage):
+        path = 'state["usage"]'
+        raise saved.corrupt(f"{path} holds {type(usage).__name__}, expected Usage", path)
+    return RunState(
+        data["task"],
+        list(data["transcript"]),
+        data["turn"],
+        list(data["pending"]),
+        {str(k): v for k, v in verdicts.items()},
+        backoff,
+        dict(scratchpad),
+        usage,
+    )
