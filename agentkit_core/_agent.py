@@ -23,6 +23,7 @@ from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
 from ._context import Elicitor
 from ._context import RunContext
+from ._context import RunServices
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ToolDefinitionError
@@ -336,17 +337,20 @@ class Agent:
         to it (:meth:`RunContext.bind_to_parent`: its budget, checkpointer, elicitor and
         exporters), and secret taint flows between them (see :class:`RunContext`).
         """
+        services = RunServices(
+            checkpointer=self.checkpointer,
+            recorder=self.recorder,
+            elicitor=self.elicitor,
+            guardrail=self.guardrail,
+            policy=self.policy,
+            verdict_observer=self.verdict_observer,
+        )
         ctx = RunContext(
             run_id=run_id,
             model=self.model,
             middlewares=self.middlewares,
-            checkpointer=self.checkpointer,
-            elicitor=self.elicitor,
+            services=services,
             budget=self.budget,
-            recorder=self.recorder,
-            guardrail=self.guardrail,
-            verdict_observer=self.verdict_observer,
-            policy=self.policy,
             parent=parent,
             model_deadline=self.model_deadline,
         )
