@@ -35,6 +35,7 @@ from ._errors import ToolSourceError
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
+from ._guardrails import Guardrail
 from ._guards import Guard
 from ._guards import GuardChain
 from ._guards import build_guard_chain
@@ -63,6 +64,7 @@ from ._memory_block import MemoryOptions
 from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
+from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelSettings
 from ._plugins import PluginManager
@@ -72,6 +74,7 @@ from ._policy import GrantReport
 from ._policy import PolicyEngine
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._requests import WorkingContext
 from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
@@ -79,6 +82,7 @@ from ._sessions import _as_header
 from ._settings import check_settings
 from ._tables import check_count
 from ._tables import unknown_key
+from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
@@ -101,10 +105,6 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 if TYPE_CHECKING:
     from ._agent import Agent
-    from ._guardrails import Guardrail
-    from ._models import Model
-    from ._requests import WorkingContext
-    from ._tools import Tool
 
 T = TypeVar("T")
 #: One user hook for a contested field, or several (called in order).

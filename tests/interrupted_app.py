@@ -13,13 +13,13 @@ from typing import Any
 
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
-from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
 from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
 from agentkit_core import tool
+from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
 
 BATCH = Message.assistant(

@@ -26,13 +26,13 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
-from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
 from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
 from agentkit_core import tool
+from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
 from tests.interrupted_app import agent
 

@@ -21,7 +21,7 @@ from agentkit_core import Message
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import Verdict
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 
 APP = Path(__file__).resolve().parent / "policy_app.py"

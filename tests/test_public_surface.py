@@ -18,10 +18,13 @@ import pydantic
 import pytest
 
 import agentkit_core
+import agentkit_core.plugin
 import agentkit_core.testing
 
 API = Path(__file__).resolve().parent / "api"
-PUBLIC = [agentkit_core, agentkit_core.testing]
+PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
+#: The doors whose names are imported on first use, from the table ``_EXPORTS``.
+DOORS = [agentkit_core, agentkit_core.plugin]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
@@ -73,7 +76,7 @@ def test_reprs_and_tracebacks_name_the_public_path() -> None:
         repr(agentkit_core.testing.ScriptedModel) == "<class 'agentkit_core.testing.ScriptedModel'>"
     )
     try:
-        agentkit_core.resolve_model("no-colon")
+        agentkit_core.plugin.resolve_model("no-colon")
     except agentkit_core.ConfigError as exc:
         last = traceback.format_exception_only(type(exc), exc)[-1]
     assert last.startswith("agentkit_core.ConfigError: model string 'no-colon'")
@@ -146,10 +149,11 @@ print(sorted(m for m in {HEAVY!r} if m in sys.modules))
     assert out.stdout.strip() == "[]"
 
 
-def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
+@pytest.mark.parametrize("door", DOORS, ids=lambda m: m.__name__)
+def test_the_type_checking_imports_are_the_table_of_lazy_names(door: ModuleType) -> None:
     """``_EXPORTS`` (what runs) and the ``TYPE_CHECKING`` imports (what mypy and editors read)
     name the same names from the same modules: a name added to one only fails here."""
-    tree = ast.parse(Path(agentkit_core.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(door.__file__).read_text(encoding="utf-8"))  # type: ignore[arg-type]
     block = next(
         node
         for node in tree.body
@@ -163,14 +167,55 @@ def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
     }
     table = {
         (module, name)
-        for module, names in agentkit_core._EXPORTS.items()  # type: ignore[attr-defined]
+        for module, names in door._EXPORTS.items()  # type: ignore[attr-defined]
         for name in names
     }
     assert imported == table
     # a module __getattr__ that mypy could see would let ``agentkit_core.Misspelt`` type-check
     assert not any(getattr(node, "name", None) == "__getattr__" for node in tree.body)
-    assert sorted(agentkit_core.__all__) == sorted([*(name for _, name in table), "__version__"])
-    assert set(agentkit_core.__all__) <= set(dir(agentkit_core))
+    version = ["__version__"] if door is agentkit_core else []
+    assert sorted(door.__all__) == sorted([*(name for _, name in table), *version])
+    assert set(door.__all__) <= set(dir(door))
+
+
+def test_the_doors_share_no_name_and_the_root_door_stays_small() -> None:
+    assert not set(agentkit_core.__all__) & set(agentkit_core.plugin.__all__)
+    assert len(agentkit_core.__all__) <= 80
+
+
+def test_a_name_that_moved_to_the_plugin_door_still_resolves_with_a_warning() -> None:
+    """For one release (0.2), a plugin written against 0.1's names still loads, and is told
+    where each name went; the name is gone from the root door's list."""
+    assert "ModelRequest" not in agentkit_core.__all__
+    assert "ModelRequest" not in dir(agentkit_core)
+    with pytest.warns(DeprecationWarning) as caught:
+        value = agentkit_core.ModelRequest  # type: ignore[attr-defined]
+    assert value is agentkit_core.plugin.ModelRequest
+    assert str(caught[0].message) == (
+        "agentkit_core.ModelRequest moved to agentkit_core.plugin (import it from there); "
+        "this alias goes in 0.3"
+    )
+    assert caught[0].filename == __file__  # it points at the line that used the old name
+    assert "ModelRequest" not in vars(agentkit_core)  # the next use warns again
+    with pytest.raises(AttributeError, match="module 'agentkit_core' has no attribute 'Nope'"):
+        agentkit_core.Nope  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(
+        AttributeError, match="module 'agentkit_core.plugin' has no attribute 'Agent'"
+    ):
+        agentkit_core.plugin.Agent  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_importing_the_plugin_door_imports_no_private_module_until_used() -> None:
+    code = """
+import sys
+import agentkit_core.plugin
+loaded = sorted(m for m in sys.modules if m.startswith("agentkit_core."))
+assert loaded == ["agentkit_core.plugin"], loaded
+assert repr(agentkit_core.plugin.Register) == "<class 'agentkit_core.plugin.Register'>"
+assert "asyncio" not in sys.modules
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
 
 
 def test_importing_core_imports_no_asyncio_and_no_private_module_until_used() -> None:
@@ -203,9 +248,10 @@ def test_a_hint_naming_a_module_not_yet_loaded_resolves_on_first_use() -> None:
 import sys
 import typing
 import agentkit_core
-agentkit_core.ToolInvocation, agentkit_core.ModelRequest
+import agentkit_core.plugin
+agentkit_core.plugin.ToolInvocation, agentkit_core.plugin.ModelRequest
 assert "agentkit_core._context" not in sys.modules and "asyncio" not in sys.modules
-hints = typing.get_type_hints(agentkit_core.ToolInvocation)
+hints = typing.get_type_hints(agentkit_core.plugin.ToolInvocation)
 assert hints["ctx"] is agentkit_core.RunContext, hints
 assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"
 """

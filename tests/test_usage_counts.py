@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelResponse
 from agentkit_core import Recorder
 from agentkit_core import Sessions
 from agentkit_core import TraceFile
@@ -21,6 +20,7 @@ from agentkit_core import Usage
 from agentkit_core import read_trace_file
 from agentkit_core._view import render_html
 from agentkit_core._view import views_from_spans
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import recent_units
-from agentkit_core import units_from_end
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import recent_units
+from agentkit_core.plugin import units_from_end
 
 if TYPE_CHECKING:
     from agentkit_core import Message

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import estimate_tokens
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import recent_units
-from agentkit_core import units_from_end
-from agentkit_core import within_budget
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import recent_units
+from agentkit_core.plugin import units_from_end
+from agentkit_core.plugin import within_budget
 
 if TYPE_CHECKING:
-    from agentkit_core import Estimator
     from agentkit_core import Message
     from agentkit_core import RunContext
+    from agentkit_core.plugin import Estimator
 
 __all__ = ["TruncationCompactor"]
 
@@ -25,9 +25,9 @@ __all__ = ["TruncationCompactor"]
 class TruncationCompactor:
     """Keep the leading system message and the newest turns within ``max_tokens``.
 
-    Tokens are estimated by ``agentkit_core.estimate_tokens`` (which counts tool-call arguments)
-    unless ``estimate=`` is passed on purpose. The newest turn is kept even when it alone is
-    over the budget, so the result is never empty; a transcript within the budget comes back
+    Tokens are estimated by ``agentkit_core.plugin.estimate_tokens`` (which counts tool-call
+    arguments) unless ``estimate=`` is passed on purpose. The newest turn is kept even when it alone
+    is over the budget, so the result is never empty; a transcript within the budget comes back
     unchanged.
     """
 

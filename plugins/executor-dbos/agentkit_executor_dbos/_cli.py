@@ -220,7 +220,7 @@ def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
     database holds none (see ``_check_holds_runs``).
     """
     from agentkit_core import file_kit_options
-    from agentkit_core import get_executor
+    from agentkit_core.plugin import get_executor
 
     file_options, where = file_kit_options()
     options, source = _executor_options(args, file_options, where)
@@ -246,7 +246,7 @@ def _check_holds_runs(database: str, source: str) -> None:
     """
     import sqlalchemy as sa
 
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     url = sa.make_url(database)
     if url.get_backend_name() == "sqlite":
@@ -294,7 +294,7 @@ def _postgres_problem(database: str) -> str | None:
     import sqlalchemy as sa
 
     from agentkit_core import StorageError
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     try:
         held = _scalar(database, f"SELECT to_regclass('dbos.{RUNS_TABLE}')")
@@ -339,7 +339,7 @@ def _worker(args: argparse.Namespace) -> int:
     from agentkit_core import Kit
     from agentkit_core import file_kit_options
     from agentkit_core import kit_options_from_args
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     from ._executor import DBOSExecutor
 

@@ -2,8 +2,8 @@
 
 Registered as the guard ``"redact"``: ``Kit(guards=["redact"])``, with
 ``guard_options={"redact": {"kinds": ["email", "card"]}}`` to redact only some kinds. The
-detectors are core's (``agentkit_core.PII_DETECTORS``), the ones the web guardrail redacts tool
-output with. The guard itself (``_guard``) is imported on first use.
+detectors are core's (``agentkit_core.plugin.PII_DETECTORS``), the ones the web guardrail redacts
+tool output with. The guard itself (``_guard``) is imported on first use.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Omission
-from agentkit_core import Rendered
 from agentkit_core import Tool
 from agentkit_core import hookimpl
+from agentkit_core.plugin import Omission
+from agentkit_core.plugin import Rendered
 
 __all__ = ["PART_ID", "AgentsMD"]
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT

@@ -13,7 +13,7 @@ from typing import Any
 from typing import Literal
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 #: The HTTP port ``serve_tools`` and ``agentkit mcp serve`` listen on by default.
 DEFAULT_PORT = 8765

@@ -12,7 +12,7 @@ from typing import Any
 from typing import TypedDict
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from ._model import GeminiBlockedError as GeminiBlockedError

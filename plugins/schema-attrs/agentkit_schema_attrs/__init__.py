@@ -14,17 +14,17 @@ from typing import Any
 from typing import Generic
 from typing import TypeVar
 
-from agentkit_core import ParseError
-from agentkit_core import PartialCache
-from agentkit_core import PartialParsing
-from agentkit_core import UnsupportedTypeError
-from agentkit_core import bare_instance
-from agentkit_core import error_line
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import strict_json_schema
-from agentkit_core import strip_code_fence
-from agentkit_core import structure
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialCache
+from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import UnsupportedTypeError
+from agentkit_core.plugin import bare_instance
+from agentkit_core.plugin import error_line
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import strict_json_schema
+from agentkit_core.plugin import strip_code_fence
+from agentkit_core.plugin import structure
 
 RANK = 20
 

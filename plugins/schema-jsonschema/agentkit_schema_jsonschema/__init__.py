@@ -11,14 +11,14 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from agentkit_core import ParseError
-from agentkit_core import PartialCache
-from agentkit_core import PartialParsing
-from agentkit_core import decode_json
-from agentkit_core import error_line
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import strict_json_schema
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialCache
+from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import decode_json
+from agentkit_core.plugin import error_line
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import strict_json_schema
 
 RANK = 40
 
@@ -47,7 +47,7 @@ class JSONSchemaAdapter(PartialParsing):
         try:
             cls.check_schema(self.schema)
         except jsonschema.SchemaError as exc:
-            from agentkit_core import UnsupportedTypeError
+            from agentkit_core.plugin import UnsupportedTypeError
 
             raise UnsupportedTypeError(
                 f"output={dict(schema)!r:.200} is not a valid JSON Schema: {exc.message}"

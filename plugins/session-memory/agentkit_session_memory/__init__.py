@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from agentkit_core import SessionInfo
-from agentkit_core import SessionItem
 from agentkit_core import StorageError
 from agentkit_core import hookimpl
+from agentkit_core.plugin import SessionInfo
+from agentkit_core.plugin import SessionItem
 
 __all__ = ["MemorySessionStore"]
 
 
 class MemorySessionStore:
-    """An in-process :class:`~agentkit_core.SessionStore`; each instance is its own store."""
+    """An in-process :class:`~agentkit_core.plugin.SessionStore`; each instance is its own store."""
 
     url = "memory://"
 
