@@ -22,6 +22,10 @@ from agentkit_core.plugin import render_transcript
 from agentkit_core.plugin import resolve_model
 from agentkit_core.plugin import strip_code_fence
 
+if TYPE_CHECKING:
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Register
+
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core import PluginManager
     from agentkit_core import RunContext
@@ -171,6 +175,6 @@ def _is_int(value: Any) -> bool:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``importance``."""
     register("importance", ImportanceFilteringCompactor)

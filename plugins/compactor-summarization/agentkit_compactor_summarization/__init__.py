@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
@@ -21,6 +20,10 @@ from agentkit_core.plugin import keep_units
 from agentkit_core.plugin import resolve_model
 from agentkit_core.plugin import within_budget
 from agentkit_core.plugin import write_summary
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Register
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core import PluginManager
@@ -123,6 +126,6 @@ class SummarizationCompactor:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``summarization``."""
     register("summarization", SummarizationCompactor)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
@@ -17,7 +16,9 @@ from agentkit_core.plugin import within_budget
 if TYPE_CHECKING:
     from agentkit_core import Message
     from agentkit_core import RunContext
+    from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Estimator
+    from agentkit_core.plugin import Register
 
 __all__ = ["TruncationCompactor"]
 
@@ -48,6 +49,6 @@ class TruncationCompactor:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``truncation``."""
     register("truncation", TruncationCompactor)

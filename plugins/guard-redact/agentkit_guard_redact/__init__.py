@@ -14,6 +14,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import GuardFactory
+    from agentkit_core.plugin import Register
+
     from ._guard import RedactGuard
 
 __all__ = ["AGENTKIT_PRIORITY", "GUARD", "RedactGuard", "agentkit_register_guards", "make"]
@@ -42,6 +45,6 @@ def make(**options: Any) -> RedactGuard:
 
 
 @hookimpl
-def agentkit_register_guards(register: Any) -> None:
+def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the redaction guard as ``"redact"``."""
     register(GUARD, make)

@@ -32,6 +32,8 @@ from agentkit_core.plugin import Rendered
 if TYPE_CHECKING:
     from agentkit_core import RunContext
     from agentkit_core.plugin import Grant
+    from agentkit_core.plugin import InstructionPartFactory
+    from agentkit_core.plugin import Register
 
 __all__ = ["GRANT_PREFIX", "PART_ID", "Skill", "Skills", "parse_allowed_tools"]
 
@@ -370,6 +372,6 @@ class Skills:
 
 
 @hookimpl
-def agentkit_register_instruction_parts(register: Any) -> None:
+def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
     register(PART_ID, Skills)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import typing
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 from typing import TypeVar
@@ -25,6 +26,9 @@ from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
 from agentkit_core.plugin import strip_code_fence
 from agentkit_core.plugin import structure
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 20
 
@@ -175,6 +179,6 @@ class AttrsAdapter(PartialParsing, Generic[A]):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the attrs flavour."""
     register("attrs", probe, AttrsAdapter, rank=RANK)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 from typing import TypeVar
@@ -22,6 +23,9 @@ from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
 from agentkit_core.plugin import strip_code_fence
 from agentkit_core.plugin import structure
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 30
 
@@ -100,6 +104,6 @@ class DataclassAdapter(PartialParsing, Generic[D]):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the dataclass flavour."""
     register("dataclass", probe, DataclassAdapter, rank=RANK)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
@@ -19,6 +20,9 @@ from agentkit_core.plugin import decode_json
 from agentkit_core.plugin import error_line
 from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 40
 
@@ -90,6 +94,6 @@ class JSONSchemaAdapter(PartialParsing):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the JSON Schema flavour."""
     register("jsonschema", probe, JSONSchemaAdapter, rank=RANK)
