@@ -141,20 +141,25 @@ class RegisterSchemaAdapter(Protocol):
 #: What each seam's factory builds. A factory that declares a ``manager`` parameter is also
 #: given the plugin manager it was looked up on (see ``docs/plugins.md``).
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
+#: ``factory(**options)``: a guardrail.
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 #: ``factory(**options)``: a guard, built with the options ``Kit(guard_options={name: ...})``.
 GuardFactory: TypeAlias = Callable[..., "Guard"]
 #: ``factory(**options)``: a run executor, built with ``Kit(executor_options=...)``.
 ExecutorFactory: TypeAlias = Callable[..., "Executor"]
+#: ``factory(**options)``: an instruction part (a ``PartSource``).
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 #: ``loader(path)``: the policy engine a policy file describes.
 PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
+#: ``factory(model_name, **options)``: a model.
 ModelFactory: TypeAlias = Callable[..., "Model"]
 #: ``factory()``: the exporter, or None when it is not configured.
 SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
+#: ``opener(url)``: the session store for ``url``, or an awaitable of it.
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
+#: ``opener(url)``: the memory store for ``url``, or an awaitable of it.
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[

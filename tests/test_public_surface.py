@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import subprocess
 import sys
@@ -200,9 +201,51 @@ def test_a_name_that_moved_to_the_plugin_door_still_resolves_with_a_warning() ->
     with pytest.raises(AttributeError, match="module 'agentkit_core' has no attribute 'Nope'"):
         agentkit_core.Nope  # type: ignore[attr-defined]  # noqa: B018
     with pytest.raises(
-        AttributeError, match="module 'agentkit_core.plugin' has no attribute 'Agent'"
+        AttributeError, match=r"module 'agentkit_core\.plugin' has no attribute 'Agent'"
     ):
         agentkit_core.plugin.Agent  # type: ignore[attr-defined]  # noqa: B018
+
+
+#: The docs page that lists each door's names.
+PAGES = {"agentkit_core": "getting-started.md", "agentkit_core.plugin": "plugins.md"}
+
+
+def _documented_assignments(module: ModuleType) -> set[str]:
+    """Module-level names assigned under a ``#:`` comment or above a string (a docstring)."""
+    source = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[arg-type]
+    lines, body = source.splitlines(), ast.parse(source).body
+    found: set[str] = set()
+    for node, after in zip(body, [*body[1:], None], strict=True):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            commented = lines[node.lineno - 2].lstrip().startswith("#:")
+            string = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            if commented or string:
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+@pytest.mark.parametrize("door", DOORS, ids=lambda m: m.__name__)
+def test_every_name_of_a_door_is_documented_and_on_its_page(door: ModuleType) -> None:
+    """A class or function has a docstring; a constant or type alias a ``#:`` comment or a
+    string after it, where it is defined; and the door's docs page lists every name."""
+    undocumented = []
+    for module, names in door._EXPORTS.items():  # type: ignore[attr-defined]
+        defining = importlib.import_module(f"agentkit_core.{module}")
+        assigned = _documented_assignments(defining)
+        for name in names:
+            obj = getattr(defining, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                documented = bool((obj.__doc__ or "").strip())
+            else:
+                documented = name in assigned
+            if not documented:
+                undocumented.append(name)
+    assert undocumented == []
+    page = (Path(__file__).resolve().parents[1] / "docs" / PAGES[door.__name__]).read_text(
+        encoding="utf-8"
+    )
+    assert [name for name in door.__all__ if f"`{name}`" not in page] == []
 
 
 def test_importing_the_plugin_door_imports_no_private_module_until_used() -> None:
