@@ -12,6 +12,7 @@ import builtins
 import inspect
 import io
 import keyword
+import re
 import sys
 import tokenize
 import typing
@@ -40,6 +41,8 @@ def resolve(door: str, name: str) -> Any:
     root door for another (``_LEFT_FOR`` there, and every name of ``agentkit_core.plugin``)
     still resolves there until 0.3, with a DeprecationWarning naming its new door.
     """
+    if name.startswith("__"):  # ``__path__`` and the like, asked by every ``from door import``
+        raise AttributeError(f"module {door!r} has no attribute {name!r}")
     doors = _doors()
     module = doors[door]._MODULE_OF.get(name)
     if module is None:
@@ -107,6 +110,9 @@ def _publish_loaded(doors: Mapping[str, ModuleType]) -> None:
                 progress = True
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
 def _spelt_out(hint: str, home: str, where: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
     """A compound hint (``RunContext | None``) and the module to evaluate it in.
 
@@ -120,13 +126,13 @@ def _spelt_out(hint: str, home: str, where: Mapping[str, tuple[str, str]]) -> tu
     def missing(name: str) -> bool:
         return name in where and not hasattr(module, name) and not hasattr(builtins, name)
 
+    if not any(missing(name) for name in _IDENTIFIER.findall(hint)):  # the usual case, and quick
+        return hint, home
     names = [
         token
         for token in tokenize.generate_tokens(io.StringIO(hint).readline)
         if token.type == tokenize.NAME and not keyword.iskeyword(token.string)
     ]
-    if not any(missing(token.string) for token in names):
-        return hint, home
     spelt = hint
     for token in reversed(names):  # from the end, so the earlier offsets still hold
         start, end = token.start[1], token.end[1]
