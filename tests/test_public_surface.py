@@ -206,6 +206,19 @@ def test_a_name_that_moved_to_the_plugin_door_still_resolves_with_a_warning() ->
         agentkit_core.plugin.Agent  # type: ignore[attr-defined]  # noqa: B018
 
 
+@pytest.mark.parametrize(
+    ("door", "name"),
+    [(door, name) for door, names in agentkit_core._LEFT_FOR.items() for name in names],  # type: ignore[attr-defined]
+)
+def test_a_name_that_left_for_the_stores_or_cli_package_resolves_with_a_warning(
+    door: str, name: str
+) -> None:
+    new = pytest.importorskip(door)  # those packages are built on branches of their own
+    with pytest.warns(DeprecationWarning, match=rf"agentkit_core\.{name} moved to {door} "):
+        assert getattr(agentkit_core, name) is getattr(new, name)
+    assert name not in agentkit_core.__all__
+
+
 #: The docs page that lists each door's names.
 PAGES = {"agentkit_core": "getting-started.md", "agentkit_core.plugin": "plugins.md"}
 
