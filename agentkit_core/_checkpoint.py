@@ -129,7 +129,7 @@ class Checkpoint:
 
     @cached_property
     def state(self) -> Any:
-        """The state, decoded by :func:`~agentkit_core.decode_state`."""
+        """The state, decoded by :func:`~agentkit_core.plugin.decode_state`."""
         return self._decode(self.state_json, "state")
 
     @cached_property
@@ -208,8 +208,8 @@ class Checkpointer:
     ) -> Checkpoint:
         """Write the next version of ``run_id`` and return it as stored.
 
-        ``state`` and ``metadata`` go through :func:`~agentkit_core.encode_state` first; state
-        that cannot be encoded raises :class:`EncodingError` and nothing is written.
+        ``state`` and ``metadata`` go through :func:`~agentkit_core.plugin.encode_state` first;
+        state that cannot be encoded raises :class:`EncodingError` and nothing is written.
 
         Inside a secret-tainted run — ``ctx``, or the agent run executing in this task (and
         the tasks it started), whichever is tainted — nothing of it is written and version 0

@@ -256,7 +256,7 @@ class RunContext(RunScope):
     def report_verdict(self, verdict: Verdict) -> Verdict:
         """Record ``verdict`` in the run's session and tell the verdict observer; returns it.
 
-        The verdict is stamped with this run's id (:func:`~agentkit_core.report_verdict`).
+        The verdict is stamped with this run's id (:func:`~agentkit_core.plugin.report_verdict`).
         """
         return report_verdict(verdict, ctx=self)
 

@@ -75,7 +75,8 @@ def encode_state(obj: Any, *, root: str = "state") -> str:
     except (TypeError, ValueError, RecursionError) as exc:
         _locate(obj, root, set())
         raise EncodingError(
-            f"cannot encode {root}: {exc}; see agentkit_core.encode_state for the encodable types",
+            f"cannot encode {root}: {exc}; see agentkit_core.plugin.encode_state for the "
+            "encodable types",
             path=root,
             value=obj,
         ) from exc

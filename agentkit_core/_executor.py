@@ -266,7 +266,7 @@ def get_executor(
         options,
         pm,
         check=lambda e: isinstance(e, Executor),
-        expected="an agentkit_core.Executor subclass instance",
+        expected="an agentkit_core.plugin.Executor subclass instance",
     )
     return made
 

@@ -415,21 +415,21 @@ def egress(guardrail: Guardrail | None) -> Middleware:
     if guardrail is None:
         raise ConfigError(
             "egress() needs a guardrail, got None; pass one such as "
-            "agentkit_core.get_guardrail('web') (pip install agentkit-guardrail-web), or leave "
-            "egress() out of the middleware list",
+            "agentkit_core.plugin.get_guardrail('web') (pip install agentkit-guardrail-web), or "
+            "leave egress() out of the middleware list",
             value=None,
             source="egress",
         )
     if isinstance(guardrail, str):
         raise ConfigError(
             f"egress({guardrail!r}) needs a Guardrail object, not a name; build it with "
-            f"agentkit_core.get_guardrail({guardrail!r}, manager=...)",
+            f"agentkit_core.plugin.get_guardrail({guardrail!r}, manager=...)",
             value=guardrail,
             source="egress",
         )
     if not isinstance(guardrail, Guardrail):
         raise ConfigError(
-            f"egress() needs an agentkit_core.Guardrail, got {type(guardrail).__name__}",
+            f"egress() needs an agentkit_core.plugin.Guardrail, got {type(guardrail).__name__}",
             value=guardrail,
             source="egress",
         )

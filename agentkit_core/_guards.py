@@ -510,7 +510,7 @@ def only_named(given: Iterable[str], names: Sequence[str], where: str) -> None:
 def _product_entry(guard: Guard) -> ChainedGuard:
     if not isinstance(guard, Guard):
         raise ConfigError(
-            f"guards= takes installed guards by name or agentkit_core.Guard objects, got "
+            f"guards= takes installed guards by name or agentkit_core.plugin.Guard objects, got "
             f"{type(guard).__name__} {guard!r}",
             value=guard,
             source="guards=",

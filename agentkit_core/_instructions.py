@@ -104,7 +104,11 @@ class PartSource(Protocol):
     id: str
     source: str
     shrinkable: bool
-    tools: Sequence[Tool]
+
+    @property
+    def tools(self) -> Sequence[Tool]:
+        """Read only: a plain attribute or a property (the skills catalogue's) will do."""
+        ...
 
     def render(self, max_bytes: int | None) -> Rendered: ...
 

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from ._config import read_kit_options
@@ -27,6 +26,7 @@ from ._errors import GuardBlocked
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
+from ._guardrails import Guardrail
 from ._guards import GuardChain
 from ._guards import guard_error
 from ._hooks import FIELDS
@@ -57,6 +57,7 @@ from ._lookup import resolve_policy
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryManifest
 from ._middleware import Middleware
+from ._models import Model
 from ._models import ModelSettings
 from ._plugins import PluginManager
 from ._policy import Grant
@@ -65,11 +66,13 @@ from ._policy import GrantReport
 from ._policy import PolicyEngine
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
+from ._requests import WorkingContext
 from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import _as_header
 from ._settings import check_settings
 from ._tables import check_count
+from ._tools import Tool
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
@@ -82,12 +85,6 @@ if sys.version_info >= (3, 11):
     from typing import Unpack
 else:  # pragma: no cover - exercised on 3.10 only
     from typing_extensions import Unpack
-
-if TYPE_CHECKING:
-    from ._guardrails import Guardrail
-    from ._models import Model
-    from ._requests import WorkingContext
-    from ._tools import Tool
 
 
 @dataclass(frozen=True)

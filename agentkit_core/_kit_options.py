@@ -11,15 +11,18 @@ import os
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
 
+# Imported at run time, not for the type checker only: KitOptions is public, and its hints
+# must resolve (typing.get_type_hints, pydantic).
+from ._agent import Agent
 from ._errors import ConfigError
 from ._executor import Executor
 from ._fold import Folding
+from ._guardrails import Guardrail
 from ._guards import Guard
 from ._guards import GuardChain
 from ._hooks import FIELDS
@@ -37,6 +40,7 @@ from ._memory_block import MemoryOptions
 from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
+from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelSettings
 from ._plugins import PluginManager
@@ -45,6 +49,7 @@ from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._tables import unknown_key
+from ._tools import Tool
 from ._tools import ToolResult
 from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
@@ -52,12 +57,6 @@ from ._toolunion import ToolWrap
 from ._verdicts import VerdictObserver
 from .hookspecs import HookFunction
 from .hookspecs import ToolVerdict
-
-if TYPE_CHECKING:
-    from ._agent import Agent
-    from ._guardrails import Guardrail
-    from ._models import Model
-    from ._tools import Tool
 
 T = TypeVar("T")
 #: One user hook for a contested field, or several (called in order).

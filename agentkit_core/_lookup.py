@@ -207,7 +207,7 @@ def get_guardrail(
         layered,
         pm,
         check=lambda g: isinstance(g, Guardrail),
-        expected="an agentkit_core.Guardrail subclass instance",
+        expected="an agentkit_core.plugin.Guardrail subclass instance",
     )
     return made
 
@@ -250,8 +250,8 @@ def resolve_guardrail(
         return get_guardrail(guardrail, manager=manager, environ=environ)
     if guardrail is not None:
         raise ConfigError(
-            f"guardrail= takes an agentkit_core.Guardrail, the name of an installed guardrail "
-            f"or None, got {type(guardrail).__name__} {guardrail!r}",
+            "guardrail= takes an agentkit_core.plugin.Guardrail, the name of an installed "
+            f"guardrail or None, got {type(guardrail).__name__} {guardrail!r}",
             value=guardrail,
             source="guardrail=",
         )
@@ -292,7 +292,7 @@ def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any
         options,
         manager,
         check=lambda g: isinstance(g, Guard),
-        expected="an agentkit_core.Guard (check_input, check_output, check_turn)",
+        expected="an agentkit_core.plugin.Guard (check_input, check_output, check_turn)",
     )
     return made
 
@@ -384,7 +384,7 @@ def load_policy(
         {"path": path},
         pm,
         check=lambda e: isinstance(e, PolicyEngine),
-        expected="an agentkit_core.PolicyEngine",
+        expected="an agentkit_core.plugin.PolicyEngine",
     )
     return made
 
@@ -403,8 +403,8 @@ def resolve_policy(
     if isinstance(policy, str | os.PathLike):
         return load_policy(policy, engine=engine, manager=manager)
     raise ConfigError(
-        f"policy= takes an agentkit_core.PolicyEngine, the path of a policy file or None, got "
-        f"{type(policy).__name__} {policy!r}",
+        "policy= takes an agentkit_core.plugin.PolicyEngine, the path of a policy file or None, "
+        f"got {type(policy).__name__} {policy!r}",
         value=policy,
         source="policy=",
     )
@@ -653,7 +653,7 @@ def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
         if not isinstance(exporter, SpanExporter):
             raise PluginError(
                 f"span exporter {reg.name!r} from plugin {reg.plugin!r} built "
-                f"{type(exporter).__name__} {exporter!r}, not an agentkit_core.SpanExporter "
+                f"{type(exporter).__name__} {exporter!r}, not an agentkit_core.plugin.SpanExporter "
                 "(or None when not configured); report it to the plugin's authors",
                 plugin=reg.plugin,
             )

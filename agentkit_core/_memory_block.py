@@ -1,6 +1,6 @@
 """The memory block: configured scopes rendered as a group of instruction parts, and its tools.
 
-:class:`MemoryBlock` is a :class:`~agentkit_core.LivePartSource`: before every model call it
+:class:`MemoryBlock` is a :class:`~agentkit_core.plugin.LivePartSource`: before every model call it
 reads its scopes again and renders them under the byte bound it is given, one part per entry
 (``memory`` the title, ``memory/<scope>`` each scope's heading, ``memory/<scope>/<title>`` each
 entry, ``memory:summary``, then ``memory:usage``, the paragraph on the tools), so a save in one
@@ -9,7 +9,7 @@ is, with its scope, version and writer (:func:`~agentkit_core._memory.render_ent
 may carry what a tool said into every later conversation, and no entry text can close its frame
 or pass for a heading of the block. What each run was shown is kept per run: a write is based
 on the version that run's model saw, and one based on an older version is refused with the
-current text (:class:`~agentkit_core.MemoryConflict`). When the bound leaves no room for the
+current text (:class:`~agentkit_core.plugin.MemoryConflict`). When the bound leaves no room for the
 block, the request carries neither the block nor the write tools, and a write in that run is
 refused.
 """

@@ -70,7 +70,7 @@ class SchemaAdapter(Protocol[T_co]):
     ``name`` names the type to the model (the structured-output schema's name);
     ``python_type`` is what was declared. ``json_schema(strict=True)`` is the OpenAI strict
     form (:func:`strict_json_schema`). ``parse(text)`` is strict and raises
-    :class:`~agentkit_core.ParseError` with ``.errors`` (``"path: message"`` strings) and
+    :class:`~agentkit_core.plugin.ParseError` with ``.errors`` (``"path: message"`` strings) and
     ``.raw``. ``partial_parse(buffer)`` is tolerant of a buffer cut anywhere and returns an
     instance built without validation whose fields that have not arrived are absent;
     ``stream()`` does the same incrementally, chunk by chunk. ``serialize(obj)`` returns
@@ -384,7 +384,7 @@ def strict_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     Every object, at any depth and in ``$defs``, lists all its properties as required and
     gets ``additionalProperties: false``; a property that was optional becomes nullable
     instead; ``oneOf`` becomes ``anyOf``. A free-form map (``dict[str, X]``) cannot be said
-    in strict mode and raises :class:`~agentkit_core.UnsupportedTypeError` naming where.
+    in strict mode and raises :class:`~agentkit_core.plugin.UnsupportedTypeError` naming where.
     """
     out = copy.deepcopy(dict(schema))
     _strict(out, "#")
@@ -446,7 +446,7 @@ def adapt_with(tp: Any, registrations: Sequence[Registration]) -> SchemaAdapter[
 
     Flavours are probed by ascending ``rank``, then name; the first that accepts builds it.
     A ``msgspec.Struct`` and a type no flavour accepts raise
-    :class:`~agentkit_core.UnsupportedTypeError`. An adapter is returned as is.
+    :class:`~agentkit_core.plugin.UnsupportedTypeError`. An adapter is returned as is.
     """
     if isinstance(tp, SchemaAdapter) and not isinstance(tp, type):
         return tp

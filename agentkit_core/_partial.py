@@ -71,7 +71,7 @@ class PartialJSONParser:
     ``feed(chunk)`` consumes more text; ``current()`` returns the value so far (the live
     tree: it is mutated in place by later chunks, so copy it to keep a snapshot);
     ``finish()`` checks the document is complete and returns the value. Malformed JSON
-    raises :class:`~agentkit_core.ParseError` naming the offset. With ``skip_prose=True``
+    raises :class:`~agentkit_core.plugin.ParseError` naming the offset. With ``skip_prose=True``
     anything before the first ``{`` or ``[`` (a code fence, "Here is the JSON:") is
     skipped; whatever follows the root value is always ignored.
     """

@@ -34,7 +34,7 @@ class Scratchpad(dict[str, Any]):
         except (TypeError, ValueError) as exc:
             raise ConfigError(
                 f"scratchpad[{key!r}] must be JSON-serializable, got {type(value).__name__}: "
-                f"{exc}; encode it first (agentkit_core.encode_state)",
+                f"{exc}; encode it first (agentkit_core.plugin.encode_state)",
                 value=value,
                 source="scratchpad",
             ) from exc

@@ -1,8 +1,8 @@
 """What a session holds at an item: the conversation, the instructions, the run in progress.
 
 :class:`SessionState` is built by replaying a session's path, item by item, with the same rules
-the agent loop follows for a :class:`~agentkit_core.WorkingContext`: a run's messages join the
-conversation when the run finishes (its answer, or a should_stop_after_turn verdict); a run that
+the agent loop follows for a :class:`~agentkit_core.plugin.WorkingContext`: a run's messages join
+the conversation when the run finishes (its answer, or a should_stop_after_turn verdict); a run that
 did not finish is *the run in progress*, and the tool calls of its last response that have no
 result are *pending*; a new task abandons an unfinished run, as a new ``agent.run`` does. The
 recorder feeds its own items to the same state as it writes them, so a live conversation and a

@@ -90,7 +90,7 @@ def new_id() -> str:
 class SessionItem:
     """One item as a store keeps it: text only, so every backend stores the same thing.
 
-    ``body_json`` is the body's JSON text (from :func:`~agentkit_core.encode_state`) and
+    ``body_json`` is the body's JSON text (from :func:`~agentkit_core.plugin.encode_state`) and
     ``created_at`` an ISO-8601 UTC time; :attr:`body` and :attr:`time` decode them on first
     access. A record a store hands back that does not decode raises
     :class:`CorruptSessionItem` there, naming the session and the item, so the items around it

@@ -5,7 +5,7 @@ compaction middleware, budgets) calls :func:`estimate_tokens`. It is a crude pre
 four characters a token, and it counts what is easy to forget: tool-call names and arguments and
 tool results, not only the text content. The authoritative count is the provider's ``Usage``.
 
-Public as ``agentkit_core.estimate_tokens`` / ``estimate_message`` / ``Estimator``: plugins
+Public as ``agentkit_core.plugin.estimate_tokens`` / ``estimate_message`` / ``Estimator``: plugins
 (compactors, budgets) must count the way core does, so the estimator is part of the contract;
 the module itself is private like every other.
 """

@@ -315,7 +315,7 @@ def check_exporters(exporters: Sequence[SpanExporter]) -> list[SpanExporter]:
     for exporter in checked:
         if not isinstance(exporter, SpanExporter):
             raise ConfigError(
-                f"exporters= takes agentkit_core.SpanExporter instances, got "
+                f"exporters= takes agentkit_core.plugin.SpanExporter instances, got "
                 f"{type(exporter).__name__} {exporter!r}; subclass SpanExporter and override "
                 "on_start/on_end",
                 value=exporter,

@@ -24,10 +24,6 @@ if TYPE_CHECKING:
     from ._context import RunContext
     from ._recorder import Recorder
 
-#: ``observer(verdict)``: told every verdict a run (or a kit outside a run) reports, after it
-#: was recorded. Its return value is ignored.
-VerdictObserver = Callable[["Verdict"], object]
-
 #: The hooks whose verdicts are about one tool call: their subject is the tool's name and their
 #: subject id the call's id (``tool`` and ``call`` in the recorded body).
 CALL_HOOKS: Final = frozenset({"before_tool_call", "approval"})
@@ -120,6 +116,12 @@ class Verdict:
             run=text("run"),
             details=dict(details) if isinstance(details, Mapping) else {},
         )
+
+
+#: ``observer(verdict)``: told every verdict a run (or a kit outside a run) reports, after it
+#: was recorded. Its return value is ignored. (The class itself, not its name: the alias is
+#: published in another door than ``Verdict``, where the name would not resolve.)
+VerdictObserver = Callable[[Verdict], object]
 
 
 def report_verdict(

@@ -114,7 +114,7 @@ class Register(Protocol[V_contra]):
 
     ``name`` is what users pick on that seam; ``value`` is what the seam's docstring asks for
     (``Register[ModelFactory]`` takes a model factory); ``meta`` keywords are kept on the
-    :class:`~agentkit_core.Registration` and shown by ``agentkit plugins list``. Registering
+    :class:`~agentkit_core.plugin.Registration` and shown by ``agentkit plugins list``. Registering
     one name twice raises.
     """
 
@@ -141,20 +141,25 @@ class RegisterSchemaAdapter(Protocol):
 #: What each seam's factory builds. A factory that declares a ``manager`` parameter is also
 #: given the plugin manager it was looked up on (see ``docs/plugins.md``).
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
+#: ``factory(**options)``: a guardrail.
 GuardrailFactory: TypeAlias = Callable[..., "Guardrail"]
 #: ``factory(**options)``: a guard, built with the options ``Kit(guard_options={name: ...})``.
 GuardFactory: TypeAlias = Callable[..., "Guard"]
 #: ``factory(**options)``: a run executor, built with ``Kit(executor_options=...)``.
 ExecutorFactory: TypeAlias = Callable[..., "Executor"]
+#: ``factory(**options)``: an instruction part (a ``PartSource``).
 InstructionPartFactory: TypeAlias = Callable[..., "PartSource"]
 #: ``loader(path)``: the policy engine a policy file describes.
 PolicyLoader: TypeAlias = Callable[..., "PolicyEngine"]
+#: ``factory(model_name, **options)``: a model.
 ModelFactory: TypeAlias = Callable[..., "Model"]
 #: ``factory()``: the exporter, or None when it is not configured.
 SpanExporterFactory: TypeAlias = Callable[..., "SpanExporter | None"]
 #: ``opener(url)``: the store for ``url``, or an awaitable of it.
 StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPort]"]
+#: ``opener(url)``: the session store for ``url``, or an awaitable of it.
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
+#: ``opener(url)``: the memory store for ``url``, or an awaitable of it.
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
@@ -277,7 +282,7 @@ def agentkit_register_span_exporters(register: Register[SpanExporterFactory]) ->
     """Offer span exporters, which receive every run's trace spans.
 
     Called once at load. Call ``register(name, factory)``: ``factory()`` returns an
-    ``agentkit_core.SpanExporter``, or None when it is not configured (an OpenTelemetry
+    ``agentkit_core.plugin.SpanExporter``, or None when it is not configured (an OpenTelemetry
     exporter with no ``OTEL_*`` endpoint set). Every agent built without ``exporters=`` attaches
     all of them, in plugin order, to each of its runs; each is told of every span's start and
     end. Two plugins registering one name is a conflict.
@@ -289,8 +294,8 @@ def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
     """Offer policy engines: what reads a policy file into a ``PolicyEngine``.
 
     Called once at load. Call ``register(name, loader)``: ``loader(path)`` returns a
-    ``PolicyEngine`` (a subclass of ``agentkit_core.PolicyEngine``) deciding tool calls as the
-    file at ``path`` says, and raises ``ConfigError`` naming the file and the line of what it
+    ``PolicyEngine`` (a subclass of ``agentkit_core.plugin.PolicyEngine``) deciding tool calls as
+    the file at ``path`` says, and raises ``ConfigError`` naming the file and the line of what it
     cannot read. ``load_policy(path)`` and ``Kit(policy="policy.toml")`` use the one engine
     installed, or the one named (``engine=``, ``policy_engine=``); two plugins registering one
     name is a conflict.
@@ -302,7 +307,7 @@ def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer guards: checks of what is sent to a model, what comes back, and each turn.
 
     Called once at load. Call ``register(name, factory)`` for each guard: ``factory(**options)``
-    returns an ``agentkit_core.Guard`` (a subclass), built with the options
+    returns an ``agentkit_core.plugin.Guard`` (a subclass), built with the options
     ``Kit(guard_options={name: {...}})`` or ``get_guard(name, **options)`` give; a bad option
     raises ``ConfigError`` naming it. Users pick guards by name (``Kit(guards=["redact"])``);
     the chain runs the named guards in plugin order (a plugin's own in the order it registered
@@ -316,7 +321,7 @@ def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     """Offer run executors: how a run's model calls and tool calls are executed.
 
     Called once at load. Call ``register(name, factory)`` for each executor:
-    ``factory(**options)`` returns an ``agentkit_core.Executor`` (a subclass), built with the
+    ``factory(**options)`` returns an ``agentkit_core.plugin.Executor`` (a subclass), built with the
     options ``Kit(executor=name, executor_options={...})`` or ``get_executor(name, **options)``
     give. The host checks the options against the factory's keyword parameters first and
     refuses an unknown one with a ``ConfigError``; the factory raises ``ConfigError`` naming

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from agentkit_core import Agent
-from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
 from agentkit_core import Tool
@@ -20,6 +19,7 @@ from agentkit_core import ToolCall
 from agentkit_core import open_checkpointer
 from agentkit_core import open_sessions
 from agentkit_core import tool
+from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
 
 BATCH = Message.assistant(

@@ -13,10 +13,8 @@ from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import MaxTurnsExceeded
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import OutputValidationError
 from agentkit_core import PluginManager
-from agentkit_core import ProviderResponseError
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolCall
@@ -25,6 +23,8 @@ from agentkit_core import ToolDefinitionError
 from agentkit_core import ToolResult
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel
 from agentkit_core.testing import tool_call

@@ -19,7 +19,6 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import SUSPENDED
 from agentkit_core import Agent
 from agentkit_core import Approval
 from agentkit_core import ApprovalRefused
@@ -28,17 +27,18 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import PluginManager
-from agentkit_core import PolicyEngine
 from agentkit_core import Recorder
 from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import Verdict
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpointer
 from agentkit_core import open_sessions
 from agentkit_core import tool
+from agentkit_core.plugin import SUSPENDED
+from agentkit_core.plugin import PolicyEngine
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
 from tests.view_runs import POLICY_PLUGIN

@@ -31,12 +31,17 @@ def floors() -> list[set[str]]:
     return [{m.strip() for m in layer.split(":")} for layer in layers]
 
 
+#: The doors stand beside the floors: they re-export, and reach the floors only lazily.
+DOORS = {"__init__", "plugin"}
+
+
 def core_modules() -> set[str]:
     """Top-level modules and packages (a package, private modules and all, is one name); the
-    two doors, ``__init__`` and ``testing``, stand beside the floors (docs/architecture.md)."""
+    doors (``__init__``, ``plugin``) and the conformance suites (``testing``) stand beside the
+    floors (docs/architecture.md)."""
     modules = {p.stem for p in CORE.glob("*.py")}
     packages = {p.parent.name for p in CORE.glob("*/__init__.py")}
-    return (modules | packages) - {"__init__", "testing"}
+    return (modules | packages) - DOORS - {"testing"}
 
 
 def plugin_packages() -> set[str]:

@@ -10,24 +10,24 @@ from typing import Any
 
 import pytest
 
-from agentkit_core import DONE
-from agentkit_core import FAILED
-from agentkit_core import SUSPENDED
-from agentkit_core import TAINTED
 from agentkit_core import Checkpointer
-from agentkit_core import CheckpointPort
 from agentkit_core import ConfigError
-from agentkit_core import DecodingError
-from agentkit_core import EncodingError
 from agentkit_core import PluginError
 from agentkit_core import PluginManager
-from agentkit_core import StoreBridge
-from agentkit_core import StoredCheckpoint
 from agentkit_core import UnknownNameError
-from agentkit_core import VersionConflict
-from agentkit_core import open_checkpoint_store
 from agentkit_core import open_checkpointer
-from agentkit_core import resolve_checkpointer
+from agentkit_core.plugin import DONE
+from agentkit_core.plugin import FAILED
+from agentkit_core.plugin import SUSPENDED
+from agentkit_core.plugin import TAINTED
+from agentkit_core.plugin import CheckpointPort
+from agentkit_core.plugin import DecodingError
+from agentkit_core.plugin import EncodingError
+from agentkit_core.plugin import StoreBridge
+from agentkit_core.plugin import StoredCheckpoint
+from agentkit_core.plugin import VersionConflict
+from agentkit_core.plugin import open_checkpoint_store
+from agentkit_core.plugin import resolve_checkpointer
 from agentkit_core.testing import CheckpointPortConformance
 from agentkit_core.testing import DictStore
 from agentkit_core.testing import make_test_ctx

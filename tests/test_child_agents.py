@@ -20,17 +20,17 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import RunContext
-from agentkit_core import Span
-from agentkit_core import SpanExporter
 from agentkit_core import Tool
 from agentkit_core import ToolUnion
 from agentkit_core import Usage
 from agentkit_core import agent_tool
-from agentkit_core import open_checkpoint_store
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import Span
+from agentkit_core.plugin import SpanExporter
+from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from agentkit_core import Message
-from agentkit_core import NewItem
-from agentkit_core import SessionItem
 from agentkit_core import ToolCall
 from agentkit_core import open_sessions
+from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import SessionItem
 
 
 def agentkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

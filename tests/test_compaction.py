@@ -7,26 +7,26 @@ from collections.abc import Callable
 import pytest
 
 from agentkit_core import Agent
-from agentkit_core import Compactor
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
-from agentkit_core import Invoker
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import PendingToolCallError
 from agentkit_core import Prompt
-from agentkit_core import RequestBuilder
 from agentkit_core import RunContext
 from agentkit_core import RunError
 from agentkit_core import ToolCall
 from agentkit_core import UnknownNameError
-from agentkit_core import WorkingContext
 from agentkit_core import compaction
-from agentkit_core import estimate_tokens
-from agentkit_core import get_compactor
 from agentkit_core import get_plugin_manager
+from agentkit_core.plugin import Compactor
+from agentkit_core.plugin import Invoker
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import RequestBuilder
+from agentkit_core.plugin import WorkingContext
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import get_compactor
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 

@@ -17,16 +17,16 @@ from hypothesis import strategies as st
 
 import agentkit_core._tokens as tokens_module
 import agentkit_core._units as units_module
-from agentkit_core import Invoker
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ToolCall
 from agentkit_core import compaction
-from agentkit_core import estimate_tokens
-from agentkit_core import get_compactor
-from agentkit_core import pending_calls
-from agentkit_core import repair_transcript
-from agentkit_core import tracing
+from agentkit_core.plugin import Invoker
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import get_compactor
+from agentkit_core.plugin import pending_calls
+from agentkit_core.plugin import repair_transcript
+from agentkit_core.plugin import tracing
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import transcripts

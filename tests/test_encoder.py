@@ -23,14 +23,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentkit_core import DecodingError
-from agentkit_core import EncodingError
 from agentkit_core import Message
 from agentkit_core import StorageError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core import decode_state
-from agentkit_core import encode_state
+from agentkit_core.plugin import DecodingError
+from agentkit_core.plugin import EncodingError
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
 
 
 class Colour(enum.Enum):

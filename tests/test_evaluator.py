@@ -11,10 +11,10 @@ from agentkit_core import Budget
 from agentkit_core import ConfigError
 from agentkit_core import Evaluator
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
 from agentkit_core import Usage
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 

@@ -9,11 +9,8 @@ import pytest
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import Executor
-from agentkit_core import InProcessExecutor
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelResponse
 from agentkit_core import SessionConflict
 from agentkit_core import SessionNotFound
 from agentkit_core import StepTimeoutError
@@ -21,9 +18,12 @@ from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import UnknownNameError
 from agentkit_core import Usage
-from agentkit_core import get_executor
-from agentkit_core import replayed_step
 from agentkit_core import tool
+from agentkit_core.plugin import Executor
+from agentkit_core.plugin import InProcessExecutor
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import get_executor
+from agentkit_core.plugin import replayed_step
 from agentkit_core.testing import ExecutorConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel

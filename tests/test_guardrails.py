@@ -13,23 +13,23 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core import Guardrail
 from agentkit_core import GuardrailViolation
 from agentkit_core import PluginError
 from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolCall
-from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
 from agentkit_core import UnknownNameError
-from agentkit_core import default_middlewares
-from agentkit_core import egress
-from agentkit_core import get_guardrail
 from agentkit_core import hookimpl
 from agentkit_core._guardrails import CACHED_ARGUMENTS_CHARS
 from agentkit_core._guardrails import find_urls
 from agentkit_core._guardrails import urls_in_call
+from agentkit_core.plugin import Guardrail
+from agentkit_core.plugin import ToolInvocation
+from agentkit_core.plugin import default_middlewares
+from agentkit_core.plugin import egress
+from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing import GuardrailConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
@@ -87,7 +87,7 @@ async def run_tool(
 def test_egress_without_a_guardrail_is_refused_at_construction() -> None:
     with pytest.raises(ConfigError, match=r"egress\(\) needs a guardrail, got None"):
         egress(None)
-    with pytest.raises(ConfigError, match=r"needs an agentkit_core.Guardrail, got object"):
+    with pytest.raises(ConfigError, match=r"needs an agentkit_core.plugin.Guardrail, got object"):
         egress(object())  # type: ignore[arg-type]
 
 
@@ -243,7 +243,7 @@ def test_get_guardrail_errors_name_the_problem(installed: PluginManager) -> None
     with pytest.raises(
         PluginError,
         match=r"guardrail 'broken' from plugin 'test-guardrails' built object .*, not an "
-        r"agentkit_core.Guardrail",
+        r"agentkit_core.plugin.Guardrail",
     ):
         get_guardrail("broken", manager=installed)
 

@@ -8,11 +8,8 @@ import pytest
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import Guard
 from agentkit_core import GuardBlocked
 from agentkit_core import GuardChain
-from agentkit_core import GuardDecision
-from agentkit_core import GuardInput
 from agentkit_core import HookError
 from agentkit_core import Kit
 from agentkit_core import Message
@@ -22,11 +19,14 @@ from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import TurnInfo
 from agentkit_core import UnknownNameError
-from agentkit_core import Verdict
-from agentkit_core import build_guard_chain
 from agentkit_core import hookimpl
-from agentkit_core import open_session_store
 from agentkit_core import tool
+from agentkit_core.plugin import Guard
+from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import Verdict
+from agentkit_core.plugin import build_guard_chain
+from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import GuardConformance
 from agentkit_core.testing import ScriptedModel
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from agentkit_core import FAILED
 from agentkit_core import Agent
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
@@ -29,6 +28,7 @@ from agentkit_core import ToolCall
 from agentkit_core import TurnInfo
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpointer
+from agentkit_core.plugin import FAILED
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from agentkit_core import HookError
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import PluginConfig
 from agentkit_core import PluginError
 from agentkit_core import PluginManager
@@ -23,6 +22,7 @@ from agentkit_core import ToolDecision
 from agentkit_core import ToolResult
 from agentkit_core import TurnInfo
 from agentkit_core import hookimpl
+from agentkit_core.plugin import ModelRequest
 from agentkit_core.testing import make_test_ctx
 
 KINDS = ("allow", "ask", "deny")

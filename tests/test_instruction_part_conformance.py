@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentkit_core import PartSource
 from agentkit_core import TextPart
+from agentkit_core.plugin import PartSource
 from agentkit_core.testing import InstructionPartConformance
 
 

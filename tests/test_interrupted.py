@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import InProcessExecutor
 from agentkit_core import Message
 from agentkit_core import Recorder
 from agentkit_core import Tool
@@ -33,6 +32,7 @@ from agentkit_core import ToolCall
 from agentkit_core import open_checkpointer
 from agentkit_core import open_sessions
 from agentkit_core import tool
+from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
 from tests.interrupted_app import agent
 

@@ -11,23 +11,23 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import DEFAULT_MODEL_DEADLINE
 from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
-from agentkit_core import Invoker
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import Usage
-from agentkit_core import default_middlewares
-from agentkit_core import metering
-from agentkit_core import retry
-from agentkit_core import tracing
+from agentkit_core.plugin import DEFAULT_MODEL_DEADLINE
+from agentkit_core.plugin import Invoker
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import default_middlewares
+from agentkit_core.plugin import metering
+from agentkit_core.plugin import retry
+from agentkit_core.plugin import tracing
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 

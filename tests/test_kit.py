@@ -15,16 +15,16 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import PluginManager
 from agentkit_core import Tool
 from agentkit_core import ToolCall
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolDecision
 from agentkit_core import ToolResult
 from agentkit_core import TurnInfo
 from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ToolConflictError
 from agentkit_core.testing import make_test_ctx
 
 

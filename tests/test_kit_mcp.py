@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agentkit_core import Kit
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolSourceError
 from agentkit_core import tool
+from agentkit_core.plugin import ToolConflictError
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_SERVER = ROOT / ".ci" / "cache" / "mcp" / "time-venv" / "bin" / "mcp-server-time"

@@ -23,10 +23,10 @@ from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PluginManager
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolSourceError
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core.plugin import ToolConflictError
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

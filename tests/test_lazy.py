@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 
 def test_a_name_loads_its_module_on_first_use_and_stays() -> None:

@@ -22,27 +22,27 @@ from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import LiveInstructions
 from agentkit_core import Message
-from agentkit_core import Middleware
 from agentkit_core import PluginManager
 from agentkit_core import Recorder
-from agentkit_core import SessionHeader
 from agentkit_core import Sessions
 from agentkit_core import TextPart
 from agentkit_core import ToolCall
 from agentkit_core import ToolUnion
 from agentkit_core import agent_tool
 from agentkit_core import compaction
-from agentkit_core import compose_instructions
-from agentkit_core import get_compactor
-from agentkit_core import get_executor
-from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
-from agentkit_core import load_policy
 from agentkit_core import open_memory
 from agentkit_core import open_memory_block
-from agentkit_core import open_session_store
-from agentkit_core import resolve_model
 from agentkit_core import tool
+from agentkit_core.plugin import Middleware
+from agentkit_core.plugin import SessionHeader
+from agentkit_core.plugin import compose_instructions
+from agentkit_core.plugin import get_compactor
+from agentkit_core.plugin import get_executor
+from agentkit_core.plugin import get_guardrail
+from agentkit_core.plugin import load_policy
+from agentkit_core.plugin import open_session_store
+from agentkit_core.plugin import resolve_model
 from agentkit_core.testing import ScriptedModel
 
 MANUAL = Path(__file__).resolve().parent.parent / "docs" / "manual.md"

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import UnknownNameError
-from agentkit_core import mask_url
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import mask_url
+from agentkit_core.plugin import open_checkpoint_store
 
 # Each URL holds the secret "S3CR3T" (or pieces of it); the masked form must hold none of it.
 MALFORMED = [

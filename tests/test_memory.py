@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Memory
-from agentkit_core import MemoryConflict
 from agentkit_core import MemoryEntry
-from agentkit_core import MemoryStore
 from agentkit_core import PluginManager
 from agentkit_core import UnknownNameError
 from agentkit_core import open_memory
-from agentkit_core import open_memory_store
-from agentkit_core import stored_entry
+from agentkit_core.plugin import MemoryConflict
+from agentkit_core.plugin import MemoryStore
+from agentkit_core.plugin import open_memory_store
+from agentkit_core.plugin import stored_entry
 
 
 @pytest.fixture

@@ -15,22 +15,22 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import SEPARATOR
 from agentkit_core import ConfigError
-from agentkit_core import InstructionPart
 from agentkit_core import LiveInstructions
 from agentkit_core import MemoryBlock
 from agentkit_core import MemoryEntry
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import PartSource
 from agentkit_core import PluginError
-from agentkit_core import Rendered
 from agentkit_core import TextPart
-from agentkit_core import ToolSpec
-from agentkit_core import compose_instructions
 from agentkit_core import open_memory_block
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import SEPARATOR
+from agentkit_core.plugin import InstructionPart
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import PartSource
+from agentkit_core.plugin import Rendered
+from agentkit_core.plugin import ToolSpec
+from agentkit_core.plugin import compose_instructions
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import InstructionPartConformance
 from agentkit_core.testing import make_test_ctx
 
@@ -532,7 +532,7 @@ async def test_writes_name_their_session_and_are_recorded_as_the_entry_s_part(
 ) -> None:
     from agentkit_core import Recorder
     from agentkit_core import Sessions
-    from agentkit_core import open_session_store
+    from agentkit_core.plugin import open_session_store
 
     sessions = Sessions(await open_session_store("memory://"))
     recorder = await Recorder.start(sessions)

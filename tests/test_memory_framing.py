@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import LiveInstructions
-from agentkit_core import MemoryConflict
 from agentkit_core import MemoryEntry
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import escape_untrusted
-from agentkit_core import frame_untrusted
 from agentkit_core import open_memory
 from agentkit_core import open_memory_block
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import MemoryConflict
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import escape_untrusted
+from agentkit_core.plugin import frame_untrusted
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import make_test_ctx
 
 HEAD = re.compile(

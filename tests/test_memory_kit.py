@@ -17,13 +17,13 @@ from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import open_memory
-from agentkit_core import open_session_store
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import ScriptedModel
 
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import Model
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
-from agentkit_core import StreamEvent
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import Model
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
 from agentkit_core.testing import ModelConformance
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
-from agentkit_core import resolve_model
+from agentkit_core.plugin import resolve_model
 from agentkit_core.testing import WireServer
 from tests.conftest import run_cli
 

@@ -22,10 +22,10 @@ from agentkit_core import Memory
 from agentkit_core import MemoryBlock
 from agentkit_core import MemoryEntry
 from agentkit_core import PluginManager
-from agentkit_core import adapt
 from agentkit_core import open_memory_block
-from agentkit_core import open_memory_store
-from agentkit_core import output_coerce
+from agentkit_core.plugin import adapt
+from agentkit_core.plugin import open_memory_store
+from agentkit_core.plugin import output_coerce
 
 
 @dataclass

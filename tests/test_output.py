@@ -19,16 +19,16 @@ import pytest
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import OutputValidationError
 from agentkit_core import PluginManager
-from agentkit_core import UnsupportedTypeError
-from agentkit_core import adapt
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import output_coerce
-from agentkit_core import stream_partials
-from agentkit_core import strict_json_schema
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import UnsupportedTypeError
+from agentkit_core.plugin import adapt
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import output_coerce
+from agentkit_core.plugin import stream_partials
+from agentkit_core.plugin import strict_json_schema
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 
@@ -153,7 +153,8 @@ def test_a_missing_library_makes_only_its_flavour_unavailable() -> None:
 def test_discovering_and_using_other_flavours_imports_no_attrs_jsonschema_or_msgspec() -> None:
     code = """
 import sys, dataclasses
-from agentkit_core import PluginManager, adapt
+from agentkit_core import PluginManager
+from agentkit_core.plugin import adapt
 import agentkit_schema_attrs, agentkit_schema_dataclass, agentkit_schema_jsonschema
 import agentkit_schema_pydantic
 pm = PluginManager(entry_points=False, plugins=[agentkit_schema_attrs, agentkit_schema_dataclass,

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import ParseError
-from agentkit_core import PartialJSONParser
-from agentkit_core import partial_json
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialJSONParser
+from agentkit_core.plugin import partial_json
 
 _ABSENT = object()
 

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import PluginConfig
-from agentkit_core import read_kit_options
 from agentkit_core._config import KIT_CODE_KEYS
 from agentkit_core._config import KIT_FILE_KEYS
 from agentkit_core._config import find_config_file
 from agentkit_core._config import load_plugin_config
 from agentkit_core._config import read_config
 from agentkit_core._tables import split_names
+from agentkit_core.plugin import read_kit_options
 
 
 def test_nearest_file_upward_and_agentkit_toml_wins_in_one_directory(tmp_path):

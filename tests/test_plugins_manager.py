@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from agentkit_core import PluginConfig
-from agentkit_core import PluginConflictError
 from agentkit_core import PluginLoadError
 from agentkit_core import PluginManager
-from agentkit_core import PluginOrderError
 from agentkit_core import UnknownNameError
+from agentkit_core.plugin import PluginConflictError
+from agentkit_core.plugin import PluginOrderError
 
 
 def manager(site, **kwargs) -> PluginManager:

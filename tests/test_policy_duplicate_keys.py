@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Message
 from agentkit_core import ToolCall
-from agentkit_core import Verdict
 from agentkit_core import tool
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 
 TWICE = '{"command": "git status", "command": "rm -rf /"}'

@@ -20,8 +20,8 @@ from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import Verdict
 from agentkit_core import open_sessions
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 
 APP = Path(__file__).resolve().parent / "policy_app.py"

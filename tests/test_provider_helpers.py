@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ModelSettings
-from agentkit_core import ProviderHTTPError
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ProviderHTTPError
 
 wait = ProviderHTTPError.retry_after_of
 

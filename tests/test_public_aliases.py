@@ -34,9 +34,10 @@ def test_the_pytest_plugin_then_a_public_name_imports_in_a_fresh_interpreter() -
     """The order a test session takes: the pytest11 entry point first, then a test's import."""
     code = (
         "import agentkit_core.testing._pytest_plugin\n"
-        "import agentkit_core, agentkit_core.testing\n"
-        "from agentkit_core import Hooks, Grounder, Estimator\n"
-        "for module in (agentkit_core, agentkit_core.testing):\n"
+        "import agentkit_core, agentkit_core.plugin, agentkit_core.testing\n"
+        "from agentkit_core import Hooks\n"
+        "from agentkit_core.plugin import Grounder, Estimator\n"
+        "for module in (agentkit_core, agentkit_core.plugin, agentkit_core.testing):\n"
         "    for name in module.__all__:\n"
         "        getattr(module, name)\n"
         "print(Hooks.__module__)\n"

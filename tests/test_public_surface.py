@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import subprocess
 import sys
@@ -18,13 +19,16 @@ import pydantic
 import pytest
 
 import agentkit_core
+import agentkit_core.plugin
 import agentkit_core.stores
 import agentkit_core.testing
 
 API = Path(__file__).resolve().parent / "api"
-PUBLIC = [agentkit_core, agentkit_core.testing]
-#: Every public module whose list of names is pinned (the store helpers' names still show
-#: agentkit_core as their module while agentkit_core re-exports them).
+PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
+#: The doors whose names are imported on first use, from the table ``_EXPORTS``.
+DOORS = [agentkit_core, agentkit_core.plugin]
+#: Every public module whose list of names is pinned: the doors, the suites and the store
+#: plugins' package.
 PINNED = [*PUBLIC, agentkit_core.stores]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
@@ -77,7 +81,7 @@ def test_reprs_and_tracebacks_name_the_public_path() -> None:
         repr(agentkit_core.testing.ScriptedModel) == "<class 'agentkit_core.testing.ScriptedModel'>"
     )
     try:
-        agentkit_core.resolve_model("no-colon")
+        agentkit_core.plugin.resolve_model("no-colon")
     except agentkit_core.ConfigError as exc:
         last = traceback.format_exception_only(type(exc), exc)[-1]
     assert last.startswith("agentkit_core.ConfigError: model string 'no-colon'")
@@ -129,7 +133,7 @@ def test_python_dash_m_runs_the_command_line() -> None:
     assert bad.returncode == 2 and "invalid choice: 'no-such-command'" in bad.stderr
 
 
-@pytest.mark.parametrize("module", PINNED, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", PUBLIC, ids=lambda m: m.__name__)
 def test_every_exported_name_resolves_once(module: object) -> None:
     names = list(module.__all__)  # type: ignore[attr-defined]
     missing = [n for n in names if getattr(module, n, None) is None]
@@ -150,10 +154,11 @@ print(sorted(m for m in {HEAVY!r} if m in sys.modules))
     assert out.stdout.strip() == "[]"
 
 
-def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
+@pytest.mark.parametrize("door", DOORS, ids=lambda m: m.__name__)
+def test_the_type_checking_imports_are_the_table_of_lazy_names(door: ModuleType) -> None:
     """``_EXPORTS`` (what runs) and the ``TYPE_CHECKING`` imports (what mypy and editors read)
     name the same names from the same modules: a name added to one only fails here."""
-    tree = ast.parse(Path(agentkit_core.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(door.__file__).read_text(encoding="utf-8"))  # type: ignore[arg-type]
     block = next(
         node
         for node in tree.body
@@ -167,14 +172,110 @@ def test_the_type_checking_imports_are_the_table_of_lazy_names() -> None:
     }
     table = {
         (module, name)
-        for module, names in agentkit_core._EXPORTS.items()  # type: ignore[attr-defined]
+        for module, names in door._EXPORTS.items()  # type: ignore[attr-defined]
         for name in names
     }
     assert imported == table
     # a module __getattr__ that mypy could see would let ``agentkit_core.Misspelt`` type-check
     assert not any(getattr(node, "name", None) == "__getattr__" for node in tree.body)
-    assert sorted(agentkit_core.__all__) == sorted([*(name for _, name in table), "__version__"])
-    assert set(agentkit_core.__all__) <= set(dir(agentkit_core))
+    version = ["__version__"] if door is agentkit_core else []
+    assert sorted(door.__all__) == sorted([*(name for _, name in table), *version])
+    assert set(door.__all__) <= set(dir(door))
+
+
+def test_the_doors_share_no_name_and_the_root_door_stays_small() -> None:
+    assert not set(agentkit_core.__all__) & set(agentkit_core.plugin.__all__)
+    assert len(agentkit_core.__all__) <= 80
+
+
+def test_a_name_that_moved_to_the_plugin_door_still_resolves_with_a_warning() -> None:
+    """For one release (0.2), a plugin written against 0.1's names still loads, and is told
+    where each name went; the name is gone from the root door's list."""
+    assert "ModelRequest" not in agentkit_core.__all__
+    assert "ModelRequest" not in dir(agentkit_core)
+    with pytest.warns(DeprecationWarning) as caught:
+        value = agentkit_core.ModelRequest  # type: ignore[attr-defined]
+    assert value is agentkit_core.plugin.ModelRequest
+    assert str(caught[0].message) == (
+        "agentkit_core.ModelRequest moved to agentkit_core.plugin (import it from there); "
+        "this alias goes in 0.3"
+    )
+    assert caught[0].filename == __file__  # it points at the line that used the old name
+    assert "ModelRequest" not in vars(agentkit_core)  # the next use warns again
+    with pytest.raises(AttributeError, match="module 'agentkit_core' has no attribute 'Nope'"):
+        agentkit_core.Nope  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(
+        AttributeError, match=r"module 'agentkit_core\.plugin' has no attribute 'Agent'"
+    ):
+        agentkit_core.plugin.Agent  # type: ignore[attr-defined]  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("door", "name"),
+    [(door, name) for door, names in agentkit_core._LEFT_FOR.items() for name in names],  # type: ignore[attr-defined]
+)
+def test_a_name_that_left_for_the_stores_or_cli_package_resolves_with_a_warning(
+    door: str, name: str
+) -> None:
+    new = pytest.importorskip(door)  # those packages are built on branches of their own
+    with pytest.warns(DeprecationWarning, match=rf"agentkit_core\.{name} moved to {door} "):
+        assert getattr(agentkit_core, name) is getattr(new, name)
+    assert name not in agentkit_core.__all__
+
+
+#: The docs page that lists each door's names.
+PAGES = {"agentkit_core": "getting-started.md", "agentkit_core.plugin": "plugins.md"}
+
+
+def _documented_assignments(module: ModuleType) -> set[str]:
+    """Module-level names assigned under a ``#:`` comment or above a string (a docstring)."""
+    source = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[arg-type]
+    lines, body = source.splitlines(), ast.parse(source).body
+    found: set[str] = set()
+    for node, after in zip(body, [*body[1:], None], strict=True):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            commented = lines[node.lineno - 2].lstrip().startswith("#:")
+            string = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            if commented or string:
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+@pytest.mark.parametrize("door", DOORS, ids=lambda m: m.__name__)
+def test_every_name_of_a_door_is_documented_and_on_its_page(door: ModuleType) -> None:
+    """A class or function has a docstring; a constant or type alias a ``#:`` comment or a
+    string after it, where it is defined; and the door's docs page lists every name."""
+    undocumented = []
+    for module, names in door._EXPORTS.items():  # type: ignore[attr-defined]
+        defining = importlib.import_module(f"agentkit_core.{module}")
+        assigned = _documented_assignments(defining)
+        for name in names:
+            obj = getattr(defining, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                documented = bool((obj.__doc__ or "").strip())
+            else:
+                documented = name in assigned
+            if not documented:
+                undocumented.append(name)
+    assert undocumented == []
+    page = (Path(__file__).resolve().parents[1] / "docs" / PAGES[door.__name__]).read_text(
+        encoding="utf-8"
+    )
+    assert [name for name in door.__all__ if f"`{name}`" not in page] == []
+
+
+def test_importing_the_plugin_door_imports_no_private_module_until_used() -> None:
+    code = """
+import sys
+import agentkit_core.plugin
+loaded = sorted(m for m in sys.modules if m.startswith("agentkit_core."))
+assert loaded == ["agentkit_core.plugin"], loaded
+assert repr(agentkit_core.plugin.Register) == "<class 'agentkit_core.plugin.Register'>"
+assert "asyncio" not in sys.modules
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
 
 
 def test_importing_core_imports_no_asyncio_and_no_private_module_until_used() -> None:
@@ -207,9 +308,10 @@ def test_a_hint_naming_a_module_not_yet_loaded_resolves_on_first_use() -> None:
 import sys
 import typing
 import agentkit_core
-agentkit_core.ToolInvocation, agentkit_core.ModelRequest
+import agentkit_core.plugin
+agentkit_core.plugin.ToolInvocation, agentkit_core.plugin.ModelRequest
 assert "agentkit_core._context" not in sys.modules and "asyncio" not in sys.modules
-hints = typing.get_type_hints(agentkit_core.ToolInvocation)
+hints = typing.get_type_hints(agentkit_core.plugin.ToolInvocation)
 assert hints["ctx"] is agentkit_core.RunContext, hints
 assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"
 """

@@ -19,20 +19,20 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Agent
-from agentkit_core import Executor
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
-from agentkit_core import NewItem
 from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import SessionConflict
 from agentkit_core import Sessions
-from agentkit_core import StepKind
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core import open_session_store
 from agentkit_core import tool
+from agentkit_core.plugin import Executor
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import StepKind
+from agentkit_core.plugin import open_session_store
 
 T = TypeVar("T")
 

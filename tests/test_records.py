@@ -23,11 +23,11 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ToolCall
 from agentkit_core import ToolResult
 from agentkit_core import Usage
 from agentkit_core._records import quick_init
+from agentkit_core.plugin import ModelRequest
 
 
 def _shape() -> Any:

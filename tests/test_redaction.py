@@ -8,10 +8,10 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentkit_core import PII_DETECTORS
-from agentkit_core import iban_valid
-from agentkit_core import luhn_valid
-from agentkit_core import redact_pii
+from agentkit_core.plugin import PII_DETECTORS
+from agentkit_core.plugin import iban_valid
+from agentkit_core.plugin import luhn_valid
+from agentkit_core.plugin import redact_pii
 
 CARD = "4111 1111 1111 1111"
 IBAN = "DE89 3704 0044 0532 0130 00"

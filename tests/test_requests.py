@@ -10,13 +10,13 @@ import pytest
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
-from agentkit_core import MemoryItem
 from agentkit_core import Message
 from agentkit_core import Prompt
-from agentkit_core import RequestBuilder
-from agentkit_core import WorkingContext
-from agentkit_core import estimate_tokens
-from agentkit_core import render_grounding
+from agentkit_core.plugin import MemoryItem
+from agentkit_core.plugin import RequestBuilder
+from agentkit_core.plugin import WorkingContext
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import render_grounding
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 

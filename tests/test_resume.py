@@ -14,25 +14,25 @@ from typing import Any
 
 import pytest
 
-from agentkit_core import DONE
-from agentkit_core import FAILED
-from agentkit_core import RUNNING
-from agentkit_core import SUSPENDED
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
-from agentkit_core import DecodingError
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import hookimpl
-from agentkit_core import open_checkpoint_store
 from agentkit_core import open_checkpointer
 from agentkit_core import tool
+from agentkit_core.plugin import DONE
+from agentkit_core.plugin import FAILED
+from agentkit_core.plugin import RUNNING
+from agentkit_core.plugin import SUSPENDED
+from agentkit_core.plugin import DecodingError
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import retry
 from agentkit_core._invoke import _Retry
+from agentkit_core.plugin import retry
 
 
 def middleware(base: float, cap: float, seed: int) -> _Retry:

@@ -8,9 +8,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core import NullRecorder
 from agentkit_core import RunContext
-from agentkit_core import RunServices
+from agentkit_core.plugin import NullRecorder
+from agentkit_core.plugin import RunServices
 from agentkit_core.testing import DictStore
 
 NAMES = ("checkpointer", "store", "elicitor", "guardrail", "policy", "verdict_observer", "deps")

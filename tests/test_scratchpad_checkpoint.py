@@ -17,14 +17,14 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import Hooks
-from agentkit_core import MemoryItem
 from agentkit_core import Message
 from agentkit_core import Prompt
-from agentkit_core import RequestBuilder
 from agentkit_core import RunContext
 from agentkit_core import ToolDecision
-from agentkit_core import open_checkpoint_store
 from agentkit_core import tool
+from agentkit_core.plugin import MemoryItem
+from agentkit_core.plugin import RequestBuilder
+from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

@@ -13,16 +13,16 @@ from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import Recorder
 from agentkit_core import RunContext
-from agentkit_core import SessionItem
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import open_session_store
 from agentkit_core import open_sessions
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import ScriptedModel
 
 

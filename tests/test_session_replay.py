@@ -17,23 +17,23 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import REASONING
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import RecordedInstructions
 from agentkit_core import Recorder
 from agentkit_core import SessionNotFound
 from agentkit_core import Sessions
-from agentkit_core import SessionState
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import open_session_store
-from agentkit_core import strip_reasoning
 from agentkit_core import tool
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import RecordedInstructions
+from agentkit_core.plugin import SessionState
+from agentkit_core.plugin import open_session_store
+from agentkit_core.plugin import strip_reasoning
 from agentkit_core.testing import ScriptedModel
 
 
@@ -218,8 +218,8 @@ def test_a_failed_fold_or_one_of_messages_not_on_the_path_changes_nothing() -> N
 
 
 def test_recorded_instructions_round_trip_and_rebuild_their_messages() -> None:
-    from agentkit_core import InstructionPart
-    from agentkit_core import Omission
+    from agentkit_core.plugin import InstructionPart
+    from agentkit_core.plugin import Omission
 
     recorded = RecordedInstructions(
         "h",

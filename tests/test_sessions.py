@@ -8,19 +8,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentkit_core import ITEM_KINDS
 from agentkit_core import ConfigError
-from agentkit_core import CorruptSessionItem
 from agentkit_core import PluginError
 from agentkit_core import PluginManager
-from agentkit_core import SessionHeader
-from agentkit_core import SessionItem
 from agentkit_core import Sessions
 from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
-from agentkit_core import mask_url
-from agentkit_core import open_session_store
 from agentkit_core import open_sessions
+from agentkit_core.plugin import ITEM_KINDS
+from agentkit_core.plugin import CorruptSessionItem
+from agentkit_core.plugin import SessionHeader
+from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import mask_url
+from agentkit_core.plugin import open_session_store
 
 
 def item(body_json: str = "{}", created_at: str = "2026-12-03T07:00:00+00:00") -> SessionItem:

@@ -16,16 +16,16 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ModelSettings
 from agentkit_core import ToolDecision
 from agentkit_core import agent_tool
-from agentkit_core import open_checkpoint_store
-from agentkit_core import read_kit_options
 from agentkit_core import tool
 from agentkit_core._settings import SETTINGS_SCHEMA
 from agentkit_core._settings import check_settings
 from agentkit_core._settings import merge_settings
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import open_checkpoint_store
+from agentkit_core.plugin import read_kit_options
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

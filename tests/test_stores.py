@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import agentkit_core.stores
-from agentkit_core import mask_url
 from agentkit_core._urls import url_scheme
+from agentkit_core.plugin import mask_url
 from agentkit_core.stores import store_plugin
 
 STORE_PLUGINS = (
@@ -74,7 +74,8 @@ def test_a_store_registered_through_it_is_imported_only_when_opened(probe: Path)
         """
         import asyncio
         import probe_store
-        from agentkit_core import PluginManager, open_checkpoint_store
+        from agentkit_core import PluginManager
+        from agentkit_core.plugin import open_checkpoint_store
 
         assert "probe_store._store" not in sys.modules
         pm = PluginManager(entry_points=False, plugins=[probe_store])

@@ -11,11 +11,11 @@ from pydantic import BaseModel
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

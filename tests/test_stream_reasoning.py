@@ -15,10 +15,10 @@ from pydantic import BaseModel
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
-from agentkit_core import StreamEvent
 from agentkit_core import Usage
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
 
 
 class Plan(BaseModel):

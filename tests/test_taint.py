@@ -17,9 +17,6 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import DONE
-from agentkit_core import RUNNING
-from agentkit_core import TAINTED
 from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
@@ -28,10 +25,13 @@ from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
-from agentkit_core import WorkingContext
 from agentkit_core import agent_tool
 from agentkit_core import open_checkpointer
 from agentkit_core import tool
+from agentkit_core.plugin import DONE
+from agentkit_core.plugin import RUNNING
+from agentkit_core.plugin import TAINTED
+from agentkit_core.plugin import WorkingContext
 from agentkit_core.testing import ScriptedModel
 
 CODE = "493817"  # the one-time code a person types in

@@ -11,10 +11,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Tool
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolDefinitionError
 from agentkit_core import ToolResult
 from agentkit_core import ToolUnion
+from agentkit_core.plugin import ToolConflictError
 
 
 class Named(Tool):

@@ -22,7 +22,6 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentkit_core import Agent
-from agentkit_core import Guardrail
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import PluginManager
@@ -30,8 +29,6 @@ from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import TraceFile
-from agentkit_core import current_span
-from agentkit_core import get_guardrail
 from agentkit_core import read_trace_file
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import SAFE_ATTRIBUTES
@@ -39,6 +36,9 @@ from agentkit_core._tracing import WITHHELD
 from agentkit_core._tracing import export_attributes
 from agentkit_core._view import render_html
 from agentkit_core._view import views_from_spans
+from agentkit_core.plugin import Guardrail
+from agentkit_core.plugin import current_span
+from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
 

@@ -23,15 +23,15 @@ from agentkit_core import Message
 from agentkit_core import PluginError
 from agentkit_core import PluginManager
 from agentkit_core import RunContext
-from agentkit_core import Span
-from agentkit_core import SpanExporter
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Trace
 from agentkit_core import TraceFile
 from agentkit_core import hookimpl
 from agentkit_core import read_trace_file
-from agentkit_core import span_exporters
+from agentkit_core.plugin import Span
+from agentkit_core.plugin import SpanExporter
+from agentkit_core.plugin import span_exporters
 from agentkit_core.testing import ScriptedModel
 from tests.view_runs import HOOKS
 from tests.view_runs import TOOLS
@@ -222,7 +222,9 @@ def test_a_broken_exporter_is_detached_and_the_run_goes_on(
 
 
 def test_exporters_must_be_span_exporters() -> None:
-    with pytest.raises(ConfigError, match=r"exporters= takes agentkit_core.SpanExporter.*print"):
+    with pytest.raises(
+        ConfigError, match=r"exporters= takes agentkit_core.plugin.SpanExporter.*print"
+    ):
         Agent("a", "test", exporters=[print])  # type: ignore[list-item]
     one = Recorder()
     assert Agent("a", "test", exporters=one).exporters == [one]  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import agentkit_core
+import agentkit_core.plugin
 from agentkit_core import Kit
 from agentkit_core import KitOptions
 from agentkit_core import hookspecs
@@ -43,8 +44,13 @@ def _leaves(hint: Any) -> list[Any]:
     return [hint if origin is None else origin, *(x for a in args for x in _leaves(a))]
 
 
-#: The public names, resolved (``vars(agentkit_core)`` holds only those used so far: PEP 562).
-PUBLIC = {name: getattr(agentkit_core, name) for name in agentkit_core.__all__}
+#: The public names of both doors, resolved (``vars(agentkit_core)`` holds only those used so
+#: far: PEP 562).
+PUBLIC = {
+    name: getattr(door, name)
+    for door in (agentkit_core, agentkit_core.plugin)
+    for name in door.__all__
+}
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -85,7 +91,8 @@ def test_kit_options_name_every_contested_field_and_kit_documents_every_option()
 
 
 MYPY_SNIPPET = """
-from agentkit_core import Kit, KitOptions, ModelRequest, RunContext, TurnInfo
+from agentkit_core import Kit, KitOptions, RunContext, TurnInfo
+from agentkit_core.plugin import ModelRequest
 
 def stop(ctx: RunContext, turn: TurnInfo) -> str | None:
     return "enough" if turn.turn > 3 else None

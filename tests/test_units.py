@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from agentkit_core import Message
 from agentkit_core import ToolCall
-from agentkit_core import compaction_units
-from agentkit_core import estimate_tokens
-from agentkit_core import keep_units
-from agentkit_core import pending_calls
-from agentkit_core import recent_units
-from agentkit_core import repair_transcript
-from agentkit_core import units_from_end
-from agentkit_core import within_budget
+from agentkit_core.plugin import compaction_units
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import pending_calls
+from agentkit_core.plugin import recent_units
+from agentkit_core.plugin import repair_transcript
+from agentkit_core.plugin import units_from_end
+from agentkit_core.plugin import within_budget
 from agentkit_core.testing import check_sendable
 from agentkit_core.testing import transcripts
 

@@ -8,9 +8,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core import mask_url
-from agentkit_core import open_checkpoint_store
 from agentkit_core._urls import url_scheme
+from agentkit_core.plugin import mask_url
+from agentkit_core.plugin import open_checkpoint_store
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelResponse
 from agentkit_core import Recorder
 from agentkit_core import TraceFile
 from agentkit_core import Usage
@@ -22,6 +21,7 @@ from agentkit_core import open_sessions
 from agentkit_core import read_trace_file
 from agentkit_core._view import render_html
 from agentkit_core._view import views_from_spans
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
 

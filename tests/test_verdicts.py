@@ -18,10 +18,10 @@ from agentkit_core import Recorder
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import Verdict
-from agentkit_core import open_session_store
-from agentkit_core import report_verdict
 from agentkit_core import tool
+from agentkit_core.plugin import Verdict
+from agentkit_core.plugin import open_session_store
+from agentkit_core.plugin import report_verdict
 from agentkit_core.testing import ScriptedModel
 
 

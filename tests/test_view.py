@@ -87,7 +87,7 @@ def test_the_page_shows_every_turn_and_call_escaped_and_self_contained(tmp_path:
 
 
 def test_a_checkpointed_run_is_viewed_from_its_store(tmp_path: Path) -> None:
-    from agentkit_core import open_checkpoint_store
+    from agentkit_core.plugin import open_checkpoint_store
 
     async def go() -> dict[str, Any]:
         port = await open_checkpoint_store(f"sqlite:///{tmp_path / 'runs.db'}")

@@ -6,8 +6,8 @@ A plugin's test subclasses :class:`CompactorConformance` and supplies ``make_com
         def make_compactor(self, budget):
             return TruncationCompactor(max_tokens=max(1, budget))
 
-``budget`` is in estimated tokens (``agentkit_core.estimate_tokens``), drawn from 0 to twice the
-size of the transcript; a compactor whose knob is another unit maps it (a message costs at least
+``budget`` is in estimated tokens (``agentkit_core.plugin.estimate_tokens``), drawn from 0 to twice
+the size of the transcript; a compactor whose knob is another unit maps it (a message costs at least
 ``MESSAGE_OVERHEAD`` tokens, so ``budget // MESSAGE_OVERHEAD`` messages is a window as wide).
 At a budget no smaller than the transcript, the compactor must return it unchanged. Override
 ``make_ctx`` for a compactor that calls a model. Requires hypothesis.

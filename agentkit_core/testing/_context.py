@@ -47,7 +47,7 @@ def make_test_ctx(
 
 
 class DictStore:
-    """The smallest ``ctx.store`` (a :class:`~agentkit_core.KeyValueStore`): a dict in memory."""
+    """The smallest ``ctx.store`` (a ``agentkit_core.plugin.KeyValueStore``): a dict in memory."""
 
     def __init__(self) -> None:
         self.data: dict[str, str] = {}

@@ -48,7 +48,7 @@ def _script() -> list[Any]:
 
 
 class ExecutorConformance:
-    """Contract tests for an :class:`~agentkit_core.Executor`; subclass, define the factory."""
+    """Contract tests for an ``agentkit_core.plugin.Executor``; subclass, define the factory."""
 
     def make_executor(self, **options: Any) -> Executor:
         raise NotImplementedError("define make_executor() in the conformance subclass")

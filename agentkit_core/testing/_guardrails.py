@@ -22,7 +22,7 @@ from .._messages import Message
 
 
 class GuardrailConformance:
-    """Contract tests for a :class:`~agentkit_core.Guardrail`; subclass and define the factory."""
+    """Contract tests for a ``agentkit_core.plugin.Guardrail``; subclass, define the factory."""
 
     allowed_url: ClassVar[str] = "https://example.com/docs"
     refused_urls: ClassVar[tuple[str, ...]] = (

@@ -32,7 +32,7 @@ from ._models import ScriptedModel
 
 
 class GuardConformance:
-    """Contract tests for a :class:`~agentkit_core.Guard`; subclass, define the factory."""
+    """Contract tests for a :class:`~agentkit_core.plugin.Guard`; subclass, define the factory."""
 
     #: Texts the guard allows on input (a part, a request's message) and on output.
     benign: Sequence[str] = ("hello", "The build passed; 3 tests were skipped.")

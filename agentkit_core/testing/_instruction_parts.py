@@ -1,4 +1,4 @@
-"""The instruction-part conformance suite: what every :class:`~agentkit_core.PartSource` must do.
+"""The instruction-part conformance suite: what every ``agentkit_core.plugin.PartSource`` does.
 
 An instruction-part plugin's test subclasses :class:`InstructionPartConformance` and builds a
 configured part with some content (in ``tmp_path``, for a part read from files)::
@@ -8,8 +8,8 @@ configured part with some content (in ``tmp_path``, for a part read from files):
             (tmp_path / "NOTES.md").write_text("Prefer small commits.")
             return NotesPart(tmp_path)
 
-A :class:`~agentkit_core.ReloadablePartSource` sets ``reloadable = True``; if it can be made to
-fail a reload, it also defines :meth:`spoil` (change ``tmp_path`` so the next ``reload()``
+A :class:`~agentkit_core.plugin.ReloadablePartSource` sets ``reloadable = True``; if it can be made
+to fail a reload, it also defines :meth:`spoil` (change ``tmp_path`` so the next ``reload()``
 raises), and the suite checks that the part keeps rendering what it rendered before. Content
 with non-ASCII text is the better test: budgets are UTF-8 bytes, not characters.
 Requires pytest.

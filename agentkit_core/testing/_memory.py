@@ -1,4 +1,4 @@
-"""The memory-store conformance suites: what every :class:`~agentkit_core.MemoryStore` must do.
+"""The memory-store conformance suites: what every ``agentkit_core.plugin.MemoryStore`` does.
 
 A store plugin's test subclasses :class:`MemoryStoreConformance` and opens a fresh store::
 

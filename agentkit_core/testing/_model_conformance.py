@@ -1,4 +1,4 @@
-"""The Model conformance suite: what every :class:`~agentkit_core.Model` must do.
+"""The Model conformance suite: what every :class:`~agentkit_core.plugin.Model` must do.
 
 A provider plugin's test subclasses :class:`ModelConformance` and builds, for each call the
 suite makes, a model that plays one scenario (the suite sends the request in
@@ -124,7 +124,7 @@ def _type_errors(value: Any, schema: dict[str, Any], path: str = "$") -> list[st
 
 
 class ModelConformance:
-    """Contract tests for a :class:`~agentkit_core.Model`; subclass and define ``make_model``."""
+    """Contract tests for a ``agentkit_core.plugin.Model``; subclass, define ``make_model``."""
 
     #: The scenarios the model plays; the tests of the others are not collected.
     scenarios: ClassVar[tuple[str, ...]] = SCENARIOS

@@ -31,7 +31,7 @@ def call(tool: str, call_id: str = "c1", arguments: str = "{}") -> ToolCall:
 
 
 class PolicyEngineConformance:
-    """Contract tests for a :class:`~agentkit_core.PolicyEngine`; subclass, define the factory."""
+    """Contract tests for a ``agentkit_core.plugin.PolicyEngine``; subclass, define the factory."""
 
     def make_engine(self) -> PolicyEngine:
         raise NotImplementedError("define make_engine() in the conformance subclass")

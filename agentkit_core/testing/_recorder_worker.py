@@ -26,12 +26,12 @@ from typing import Any
 from .. import Agent
 from .. import Kit
 from .. import Message
-from .. import ModelRequest
 from .. import SessionConflict
 from .. import ToolCall
 from .. import ToolDecision
 from .. import tool
 from .._session_state import REASONING
+from ..plugin import ModelRequest
 from ._models import ScriptedModel
 
 

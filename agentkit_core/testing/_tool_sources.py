@@ -1,4 +1,4 @@
-"""The tool-source conformance suite: what every :class:`~agentkit_core.ToolSource` must do.
+"""The tool-source conformance suite: what every :class:`~agentkit_core.plugin.ToolSource` must do.
 
 A tool-source plugin's test subclasses :class:`ToolSourceConformance` and opens a source with
 at least one tool::
@@ -16,7 +16,7 @@ fixture taking those fixtures and yielding an open source. Optional hooks: :meth
 (one call that must succeed), :meth:`failing_call` (one the source promises to answer as a tool
 error, not an exception), ``label_must_not_show`` (configuration values, such as arguments and
 tokens, the label must leave out). Once closed, a source's listing raises ToolSourceError, and
-so does each part of a :class:`~agentkit_core.CompositeToolSource`. Every await is bounded by
+so does each part of a :class:`~agentkit_core.plugin.CompositeToolSource`. Every await is bounded by
 ``timeout`` so that a source that hangs fails instead of stalling the run. Requires pytest
 (and pytest-asyncio in auto mode).
 """

@@ -19,11 +19,11 @@ from common import tools
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import ScriptedModel
 
 #: What the stub reports, as a provider does (so nothing estimates tokens for it).

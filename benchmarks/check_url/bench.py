@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentkit_core import GuardrailViolation
-from agentkit_core import get_guardrail
+from agentkit_core.plugin import get_guardrail
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

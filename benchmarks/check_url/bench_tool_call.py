@@ -28,11 +28,11 @@ from typing import Any
 from agentkit_core import Hooks
 from agentkit_core import PluginManager
 from agentkit_core import Tool
-from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
-from agentkit_core import default_middlewares
-from agentkit_core import egress
-from agentkit_core import get_guardrail
+from agentkit_core.plugin import ToolInvocation
+from agentkit_core.plugin import default_middlewares
+from agentkit_core.plugin import egress
+from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call

@@ -45,8 +45,8 @@ import psycopg  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402
 
 from agentkit_core import Checkpointer  # noqa: E402
-from agentkit_core import StoredCheckpoint  # noqa: E402
-from agentkit_core import open_checkpoint_store  # noqa: E402
+from agentkit_core.plugin import StoredCheckpoint  # noqa: E402
+from agentkit_core.plugin import open_checkpoint_store  # noqa: E402
 
 BARE_TABLE = "bare_checkpoints"
 BARE_DDL = (

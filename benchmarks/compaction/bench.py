@@ -58,11 +58,11 @@ from langchain_core.messages import trim_messages
 from agentkit_core import Agent
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ToolCall
 from agentkit_core._tokens import CHARS_PER_TOKEN
 from agentkit_core._tokens import MESSAGE_OVERHEAD
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import make_test_ctx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report

@@ -34,19 +34,19 @@ from langchain_core.outputs import ChatResult
 from langchain_core.tools import tool as lc_tool
 
 from agentkit_core import Agent
-from agentkit_core import Fold
 from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import RunContext
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import compaction
-from agentkit_core import estimate_tokens
 from agentkit_core import tool
+from agentkit_core.plugin import Fold
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import estimate_tokens
 
 TURNS = 200
 THRESHOLD = 4_000

@@ -40,13 +40,13 @@ from workload import model_answer
 
 from agentkit_core import Agent
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

@@ -13,10 +13,10 @@ from bench_steps import WorkloadModel
 from workload import add
 
 from agentkit_core import Agent
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
 
 
 class SlowModel(WorkloadModel):

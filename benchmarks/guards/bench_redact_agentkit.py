@@ -16,7 +16,7 @@ from workload import request_text
 
 from agentkit_core import GuardChain
 from agentkit_core import Message
-from agentkit_core import ModelRequest
+from agentkit_core.plugin import ModelRequest
 
 
 def measure(rounds: int, n: int) -> float:

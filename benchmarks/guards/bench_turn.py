@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 from bench_agentkit import make
 from common import main
 
-from agentkit_core import build_guard_chain
+from agentkit_core.plugin import build_guard_chain
 
 TERMS = [f"codename-{i}" for i in range(9)] + ["re:\\bACME-\\d{3,}\\b"]
 

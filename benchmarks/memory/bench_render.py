@@ -42,10 +42,10 @@ from agentkit_core import LiveInstructions
 from agentkit_core import MemoryBlock
 from agentkit_core import MemoryEntry
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import TextPart
 from agentkit_core import open_memory_block
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import make_test_ctx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from agentkit_core import Memory
 from agentkit_core import open_memory
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import open_memory_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

@@ -36,7 +36,7 @@ from pathlib import Path
 from agentkit_model_anthropic import AnthropicModel
 
 from agentkit_core import Message
-from agentkit_core import ModelRequest
+from agentkit_core.plugin import ModelRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

@@ -37,7 +37,7 @@ from agentkit_model_gemini import GeminiModel
 from agentkit_model_gemini import messages_to_gemini
 
 from agentkit_core import Message
-from agentkit_core import ModelRequest
+from agentkit_core.plugin import ModelRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

@@ -33,7 +33,7 @@ from agentkit_model_openai import OpenAIResponsesModel
 from agentkit_model_openai import messages_to_responses
 
 from agentkit_core import Message
-from agentkit_core import ModelRequest
+from agentkit_core.plugin import ModelRequest
 
 MESSAGES = (Message.system("Be brief."), Message.user("What is the capital of France?"))
 

@@ -32,9 +32,9 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel
 
-from agentkit_core import PartialJSONParser
 from agentkit_core import PluginManager
-from agentkit_core import adapt
+from agentkit_core.plugin import PartialJSONParser
+from agentkit_core.plugin import adapt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread

@@ -15,10 +15,10 @@ import timeit
 
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import PluginConfig
 from agentkit_core import PluginManager
 from agentkit_core import hookimpl
+from agentkit_core.plugin import ModelRequest
 
 
 class Impl:

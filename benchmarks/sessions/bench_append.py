@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT / ".ci"))
 import psycopg  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402
 
-from agentkit_core import NewItem  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
 from agentkit_core import open_sessions  # noqa: E402
+from agentkit_core.plugin import NewItem  # noqa: E402
 
 BODY: dict[str, Any] = {"text": "a user message " + "lorem ipsum dolor sit amet " * 36}
 assert 950 < len(json.dumps(BODY)) < 1100, len(json.dumps(BODY))

@@ -43,11 +43,11 @@ from common import tools  # noqa: E402
 from agentkit_core import Agent  # noqa: E402
 from agentkit_core import Hooks  # noqa: E402
 from agentkit_core import Message  # noqa: E402
-from agentkit_core import NullRecorder  # noqa: E402
 from agentkit_core import Recorder  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
 from agentkit_core import ToolCall  # noqa: E402
-from agentkit_core import open_session_store  # noqa: E402
+from agentkit_core.plugin import NullRecorder  # noqa: E402
+from agentkit_core.plugin import open_session_store  # noqa: E402
 
 TARGET = 1.3
 

@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT / ".ci"))
 
 from pgcluster import PgCluster  # noqa: E402
 
-from agentkit_core import NewItem  # noqa: E402
 from agentkit_core import open_sessions  # noqa: E402
+from agentkit_core.plugin import NewItem  # noqa: E402
 
 MESSAGES = 10_000
 PER_STEP = 200

@@ -13,13 +13,13 @@ from agentkit_core import StorageError
 from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
-    from agentkit_core import StoredCheckpoint
+    from agentkit_core.plugin import StoredCheckpoint
 
 __all__ = ["MemoryCheckpointStore"]
 
 
 class MemoryCheckpointStore:
-    """An in-process :class:`~agentkit_core.CheckpointPort`; each instance is its own store."""
+    """An in-process ``agentkit_core.plugin.CheckpointPort``; each instance is its own store."""
 
     def __init__(self) -> None:
         self._runs: dict[tuple[str, str], dict[int, StoredCheckpoint]] = {}

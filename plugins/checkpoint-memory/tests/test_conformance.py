@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from agentkit_core import CheckpointPort
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import CheckpointPort
+from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import CheckpointPortConformance
 
 

@@ -1,8 +1,8 @@
 import pytest
 
 from agentkit_core import StorageError
-from agentkit_core import StoredCheckpoint
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import StoredCheckpoint
+from agentkit_core.plugin import open_checkpoint_store
 
 REC = StoredCheckpoint("r", "agent", 1, "running", "{}", "{}", "2026-12-03T07:00:00+00:00")
 

@@ -7,7 +7,7 @@ from datetime import timezone
 from typing import TYPE_CHECKING
 from typing import Any
 
-from agentkit_core import StoredCheckpoint
+from agentkit_core.plugin import StoredCheckpoint
 from agentkit_core.stores import PostgresPool
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def _same(stored: StoredCheckpoint, record: StoredCheckpoint) -> bool:
 
 
 class PostgresCheckpointStore:
-    """A :class:`~agentkit_core.CheckpointPort` on one PostgreSQL table (a ``PostgresPool``).
+    """A :class:`~agentkit_core.plugin.CheckpointPort` on one PostgreSQL table (a ``PostgresPool``).
 
     Build it with :meth:`from_url`; the first call opens the pool and creates the table if it
     is missing. ``aclose`` closes the pool.

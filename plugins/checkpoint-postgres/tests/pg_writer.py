@@ -11,7 +11,7 @@ import asyncio
 import sys
 
 from agentkit_core import Checkpointer
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import open_checkpoint_store
 
 
 async def main(dsn: str, run_id: str, count: int, name: str) -> None:

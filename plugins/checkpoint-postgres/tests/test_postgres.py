@@ -20,8 +20,8 @@ from pgfixtures import password_urls
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
-from agentkit_core import StoredCheckpoint
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import StoredCheckpoint
+from agentkit_core.plugin import open_checkpoint_store
 
 
 def record(run_id: str, version: int, state: str = '{"v": 1}') -> StoredCheckpoint:

@@ -11,7 +11,7 @@ from pathlib import Path
 from pgcluster import PgCluster
 
 from agentkit_core import Checkpointer
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import open_checkpoint_store
 
 WRITER = str(Path(__file__).with_name("pg_writer.py"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from agentkit_core import StoredCheckpoint
+from agentkit_core.plugin import StoredCheckpoint
 from agentkit_core.stores import SqliteFile
 
 _SCHEMA = """
@@ -26,7 +26,7 @@ _INSERT = f"INSERT INTO agentkit_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?,
 
 
 class SqliteCheckpointStore:
-    """A :class:`~agentkit_core.CheckpointPort` over one SQLite file (a :class:`SqliteFile`).
+    """A :class:`~agentkit_core.plugin.CheckpointPort` over one SQLite file (a :class:`SqliteFile`).
 
     Open it with ``open_checkpoint_store("sqlite:///runs.db")``; the URL's options
     (``synchronous``, ``busy_timeout``, ``writes``) and what they guarantee are

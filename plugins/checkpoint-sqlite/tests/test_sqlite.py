@@ -9,8 +9,8 @@ from agentkit_checkpoint_sqlite import SqliteCheckpointStore
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
-from agentkit_core import StoredCheckpoint
-from agentkit_core import open_checkpoint_store
+from agentkit_core.plugin import StoredCheckpoint
+from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.stores import parse_sqlite_url
 
 REC = StoredCheckpoint("r", "agent", 1, "running", '{"a": 1}', "{}", "2026-12-03T07:00:00+00:00")

@@ -13,20 +13,24 @@ from typing import Any
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import compaction_units
-from agentkit_core import current_span
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import render_transcript
-from agentkit_core import resolve_model
-from agentkit_core import strip_code_fence
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import compaction_units
+from agentkit_core.plugin import current_span
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import render_transcript
+from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import strip_code_fence
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Register
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
-    from agentkit_core import Estimator
-    from agentkit_core import Model
     from agentkit_core import PluginManager
     from agentkit_core import RunContext
+    from agentkit_core.plugin import Estimator
+    from agentkit_core.plugin import Model
 
 __all__ = ["INSTRUCTIONS", "Filterer", "ImportanceFilteringCompactor"]
 
@@ -171,6 +175,6 @@ def _is_int(value: Any) -> bool:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``importance``."""
     register("importance", ImportanceFilteringCompactor)

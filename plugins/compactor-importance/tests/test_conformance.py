@@ -5,10 +5,10 @@ from collections.abc import Sequence
 from agentkit_compactor_importance import ImportanceFilteringCompactor
 
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import RunContext
 from agentkit_core import Usage
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import CompactorConformance
 from agentkit_core.testing import make_test_ctx
 

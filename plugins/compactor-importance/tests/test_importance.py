@@ -15,9 +15,9 @@ from agentkit_core import PluginManager
 from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
-from agentkit_core import WorkingContext
 from agentkit_core import compaction
-from agentkit_core import estimate_tokens
+from agentkit_core.plugin import WorkingContext
+from agentkit_core.plugin import estimate_tokens
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import check_compaction_invariants
 from agentkit_core.testing import make_test_ctx

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import recent_units
-from agentkit_core import units_from_end
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import recent_units
+from agentkit_core.plugin import units_from_end
 
 if TYPE_CHECKING:
     from agentkit_core import Message
     from agentkit_core import RunContext
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Register
 
 __all__ = ["SlidingWindowCompactor"]
 
@@ -50,6 +51,6 @@ class SlidingWindowCompactor:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``sliding-window``."""
     register("sliding-window", SlidingWindowCompactor)

@@ -1,7 +1,7 @@
 from agentkit_compactor_sliding_window import SlidingWindowCompactor
 
 from agentkit_core import Message
-from agentkit_core import estimate_message
+from agentkit_core.plugin import estimate_message
 from agentkit_core.testing import CompactorConformance
 
 #: What the cheapest message costs: an empty one.

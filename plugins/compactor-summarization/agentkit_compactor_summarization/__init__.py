@@ -4,29 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import Any
 
-from agentkit_core import SUMMARY_HEADER
-from agentkit_core import SUMMARY_INSTRUCTIONS
 from agentkit_core import ConfigError
-from agentkit_core import FoldError
 from agentkit_core import Message
-from agentkit_core import Summarizer
-from agentkit_core import compaction_units
-from agentkit_core import current_span
-from agentkit_core import estimate_tokens
-from agentkit_core import fold_cut
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import resolve_model
-from agentkit_core import within_budget
-from agentkit_core import write_summary
+from agentkit_core.plugin import SUMMARY_HEADER
+from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
+from agentkit_core.plugin import FoldError
+from agentkit_core.plugin import Summarizer
+from agentkit_core.plugin import compaction_units
+from agentkit_core.plugin import current_span
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import fold_cut
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import within_budget
+from agentkit_core.plugin import write_summary
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Register
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
-    from agentkit_core import Estimator
-    from agentkit_core import Model
     from agentkit_core import PluginManager
     from agentkit_core import RunContext
+    from agentkit_core.plugin import Estimator
+    from agentkit_core.plugin import Model
 
 __all__ = ["HEADER", "INSTRUCTIONS", "SummarizationCompactor", "Summarizer"]
 
@@ -123,6 +126,6 @@ class SummarizationCompactor:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``summarization``."""
     register("summarization", SummarizationCompactor)

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import estimate_tokens
 from agentkit_core import hookimpl
-from agentkit_core import keep_units
-from agentkit_core import recent_units
-from agentkit_core import units_from_end
-from agentkit_core import within_budget
+from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import keep_units
+from agentkit_core.plugin import recent_units
+from agentkit_core.plugin import units_from_end
+from agentkit_core.plugin import within_budget
 
 if TYPE_CHECKING:
-    from agentkit_core import Estimator
     from agentkit_core import Message
     from agentkit_core import RunContext
+    from agentkit_core.plugin import CompactorFactory
+    from agentkit_core.plugin import Estimator
+    from agentkit_core.plugin import Register
 
 __all__ = ["TruncationCompactor"]
 
@@ -25,9 +26,9 @@ __all__ = ["TruncationCompactor"]
 class TruncationCompactor:
     """Keep the leading system message and the newest turns within ``max_tokens``.
 
-    Tokens are estimated by ``agentkit_core.estimate_tokens`` (which counts tool-call arguments)
-    unless ``estimate=`` is passed on purpose. The newest turn is kept even when it alone is
-    over the budget, so the result is never empty; a transcript within the budget comes back
+    Tokens are estimated by ``agentkit_core.plugin.estimate_tokens`` (which counts tool-call
+    arguments) unless ``estimate=`` is passed on purpose. The newest turn is kept even when it alone
+    is over the budget, so the result is never empty; a transcript within the budget comes back
     unchanged.
     """
 
@@ -48,6 +49,6 @@ class TruncationCompactor:
 
 
 @hookimpl
-def agentkit_register_compactors(register: Any) -> None:
+def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``truncation``."""
     register("truncation", TruncationCompactor)

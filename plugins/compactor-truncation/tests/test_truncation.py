@@ -8,7 +8,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import ToolCall
-from agentkit_core import estimate_tokens
+from agentkit_core.plugin import estimate_tokens
 from agentkit_core.testing import make_test_ctx
 
 

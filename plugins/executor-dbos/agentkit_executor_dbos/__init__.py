@@ -16,6 +16,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import ExecutorFactory
+    from agentkit_core.plugin import Register
+
     from ._executor import DBOSExecutor
     from ._executor import RunHandle
     from ._runtime import RunNotFound
@@ -65,7 +68,7 @@ def _factory(
 
 
 @hookimpl
-def agentkit_register_executors(register: Any) -> None:
+def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     """Offer the ``"dbos"`` executor."""
     register("dbos", _factory)
 

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
+from agentkit_core.cli import add_agent_arguments
+
 from agentkit_core import ConfigError
-from agentkit_core import add_agent_arguments
 
 if TYPE_CHECKING:
     from agentkit_core import AgentResult
@@ -240,8 +241,9 @@ def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
     ``reading``: for a command that reads or acts on runs already submitted, refused when its
     database holds none (see ``_check_holds_runs``).
     """
-    from agentkit_core import file_kit_options
-    from agentkit_core import get_executor
+    from agentkit_core.cli import file_kit_options
+
+    from agentkit_core.plugin import get_executor
 
     file_options, where = file_kit_options()
     options, source = _executor_options(args, file_options, where)
@@ -267,7 +269,7 @@ def _check_holds_runs(database: str, source: str) -> None:
     """
     import sqlalchemy as sa
 
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     url = sa.make_url(database)
     if url.get_backend_name() == "sqlite":
@@ -315,7 +317,7 @@ def _postgres_problem(database: str) -> str | None:
     import sqlalchemy as sa
 
     from agentkit_core import StorageError
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     try:
         held = _scalar(database, f"SELECT to_regclass('dbos.{RUNS_TABLE}')")
@@ -356,11 +358,12 @@ def _scalar(database: str, query: str, **params: Any) -> Any:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    from agentkit_core.cli import file_kit_options
+    from agentkit_core.cli import kit_options_from_args
+
     from agentkit_core import Agent
     from agentkit_core import Kit
-    from agentkit_core import file_kit_options
-    from agentkit_core import kit_options_from_args
-    from agentkit_core import mask_url
+    from agentkit_core.plugin import mask_url
 
     from ._executor import DBOSExecutor
 

@@ -37,15 +37,15 @@ from agentkit_core import Agent
 from agentkit_core import AgentResult
 from agentkit_core import Approval
 from agentkit_core import ConfigError
-from agentkit_core import Executor
 from agentkit_core import RunError
-from agentkit_core import StepKind
 from agentkit_core import StorageError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolResult
-from agentkit_core import mask_url
-from agentkit_core import replayed_step
+from agentkit_core.plugin import Executor
+from agentkit_core.plugin import StepKind
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import mask_url
+from agentkit_core.plugin import replayed_step
 
 from ._runtime import APPROVAL_TIMEOUT
 from ._runtime import APPROVALS
@@ -183,7 +183,7 @@ class DBOSExecutor(Executor):
         heartbeat: float = 2.0,
         takeover_after: float = 30.0,
     ) -> None:
-        from agentkit_core import InProcessExecutor
+        from agentkit_core.plugin import InProcessExecutor
 
         self.database = check_database(database)
         self.queue = _check_name(queue, "queue")
@@ -222,7 +222,7 @@ class DBOSExecutor(Executor):
         """Run ``call`` as the DBOS step ``name`` of the current workflow (recorded once)."""
         from dbos import DBOS
 
-        from agentkit_core import timed_step
+        from agentkit_core.plugin import timed_step
 
         if DBOS.workflow_id is None:
             raise ConfigError(

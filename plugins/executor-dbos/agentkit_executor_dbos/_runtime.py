@@ -16,7 +16,7 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import StorageError
-from agentkit_core import mask_url
+from agentkit_core.plugin import mask_url
 
 if TYPE_CHECKING:
     from agentkit_core import Agent

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from typing import TypeVar
 
 from agentkit_core import AgentResult
-from agentkit_core import StreamEvent
+from agentkit_core.plugin import StreamEvent
 
 from ._runtime import RunNotFound
 

@@ -19,7 +19,7 @@ from agentkit_core import ApprovalRefused
 from agentkit_core import ConfigError
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
-from agentkit_core import resolve_checkpointer
+from agentkit_core.plugin import resolve_checkpointer
 
 from ._runtime import APPROVALS
 from ._runtime import EXECUTION

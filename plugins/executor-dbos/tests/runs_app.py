@@ -30,23 +30,23 @@ from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import RunContext
-from agentkit_core import SessionInfo
-from agentkit_core import SessionItem
 from agentkit_core import Sessions
-from agentkit_core import SessionStore
-from agentkit_core import Span
-from agentkit_core import SpanExporter
-from agentkit_core import StoreBridge
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Usage
 from agentkit_core import tool
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import SessionInfo
+from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import SessionStore
+from agentkit_core.plugin import Span
+from agentkit_core.plugin import SpanExporter
+from agentkit_core.plugin import StoreBridge
+from agentkit_core.plugin import StreamEvent
 
 #: The model's answers, one per turn: (tool, arguments) or the final text.
 SCRIPT: list[tuple[str, dict[str, object]] | str] = [

@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 from agentkit_executor_dbos import DBOSExecutor
 
-from agentkit_core import Executor
+from agentkit_core.plugin import Executor
 from agentkit_core.testing import ExecutorConformance
 
 

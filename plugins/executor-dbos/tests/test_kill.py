@@ -17,8 +17,8 @@ from workers import stop
 from workers import wait_for_line
 
 from agentkit_core import AgentResult
-from agentkit_core import SessionItem
 from agentkit_core import Sessions
+from agentkit_core.plugin import SessionItem
 
 #: Where the worker is killed (the line it has just written), and what the run must show.
 KILL_POINTS = [

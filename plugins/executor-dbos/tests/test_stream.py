@@ -15,7 +15,7 @@ from workers import wait_for_line
 
 from agentkit_core import AgentResult
 from agentkit_core import ConfigError
-from agentkit_core import StreamEvent
+from agentkit_core.plugin import StreamEvent
 
 
 def shape(events: list[StreamEvent]) -> list[tuple[str, str]]:

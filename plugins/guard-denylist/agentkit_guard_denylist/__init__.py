@@ -15,6 +15,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import GuardFactory
+    from agentkit_core.plugin import Register
+
     from ._guard import Denylist
 
 __all__ = ["GUARD", "Denylist", "agentkit_register_guards", "make"]
@@ -39,6 +42,6 @@ def make(**options: Any) -> Denylist:
 
 
 @hookimpl
-def agentkit_register_guards(register: Any) -> None:
+def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the denylist guard as ``"denylist"``."""
     register(GUARD, make)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentkit_core import ConfigError
-from agentkit_core import Guard
-from agentkit_core import GuardDecision
-from agentkit_core import GuardInput
 from agentkit_core import Message
+from agentkit_core.plugin import Guard
+from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import GuardInput
 
 from ._normal import normal
 

@@ -1,6 +1,6 @@
 from agentkit_guard_denylist import Denylist
 
-from agentkit_core import Guard
+from agentkit_core.plugin import Guard
 from agentkit_core.testing import GuardConformance
 
 

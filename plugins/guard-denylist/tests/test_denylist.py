@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import GuardBlocked
-from agentkit_core import GuardInput
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PluginManager
-from agentkit_core import Verdict
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import GuardBlocked
-from agentkit_core import GuardInput
 from agentkit_core import Message
+from agentkit_core.plugin import GuardInput
 from agentkit_core.testing import ScriptedModel
 
 

@@ -14,6 +14,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import GuardFactory
+    from agentkit_core.plugin import Register
+
     from ._guards import MaxInput
     from ._guards import MaxOutput
 
@@ -43,7 +46,7 @@ def max_output(**options: Any) -> MaxOutput:
 
 
 @hookimpl
-def agentkit_register_guards(register: Any) -> None:
+def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer ``"max-input"`` and ``"max-output"``, in that order."""
     register("max-input", max_input)
     register("max-output", max_output)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from agentkit_core import ConfigError
-from agentkit_core import Guard
-from agentkit_core import GuardDecision
-from agentkit_core import GuardInput
 from agentkit_core import Message
-from agentkit_core import estimate_message
+from agentkit_core.plugin import Guard
+from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import estimate_message
 
 
 def _limit(value: object, name: str, guard: str) -> int:

@@ -1,7 +1,7 @@
 from agentkit_guard_limits import MaxInput
 from agentkit_guard_limits import MaxOutput
 
-from agentkit_core import Guard
+from agentkit_core.plugin import Guard
 from agentkit_core.testing import GuardConformance
 
 

@@ -10,7 +10,7 @@ from agentkit_core import ConfigError
 from agentkit_core import GuardBlocked
 from agentkit_core import Kit
 from agentkit_core import PluginManager
-from agentkit_core import Verdict
+from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
 
 

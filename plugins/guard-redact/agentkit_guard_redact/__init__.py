@@ -2,8 +2,8 @@
 
 Registered as the guard ``"redact"``: ``Kit(guards=["redact"])``, with
 ``guard_options={"redact": {"kinds": ["email", "card"]}}`` to redact only some kinds. The
-detectors are core's (``agentkit_core.PII_DETECTORS``), the ones the web guardrail redacts tool
-output with. The guard itself (``_guard``) is imported on first use.
+detectors are core's (``agentkit_core.plugin.PII_DETECTORS``), the ones the web guardrail redacts
+tool output with. The guard itself (``_guard``) is imported on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import GuardFactory
+    from agentkit_core.plugin import Register
+
     from ._guard import RedactGuard
 
 __all__ = ["AGENTKIT_PRIORITY", "GUARD", "RedactGuard", "agentkit_register_guards", "make"]
@@ -42,6 +45,6 @@ def make(**options: Any) -> RedactGuard:
 
 
 @hookimpl
-def agentkit_register_guards(register: Any) -> None:
+def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the redaction guard as ``"redact"``."""
     register(GUARD, make)

@@ -11,13 +11,13 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Sequence
 
-from agentkit_core import PII_DETECTORS
 from agentkit_core import ConfigError
-from agentkit_core import Guard
-from agentkit_core import GuardDecision
-from agentkit_core import GuardInput
 from agentkit_core import Message
-from agentkit_core import Redacted
+from agentkit_core.plugin import PII_DETECTORS
+from agentkit_core.plugin import Guard
+from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import Redacted
 
 from ._normal import View
 

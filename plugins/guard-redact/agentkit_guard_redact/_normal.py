@@ -12,7 +12,7 @@ zero-width space inside an address, a fullwidth ``＠``, soft hyphens between a 
 * every run of whitespace (tabs, line breaks, no-break and other wide spaces among it) is one
   space;
 * the delimiter lines of the frames agentkit puts around untrusted data
-  (``agentkit_core.frame_untrusted``, the web guardrail's framing of tool output) are gone:
+  (``agentkit_core.plugin.frame_untrusted``, the web guardrail's framing of tool output) are gone:
   they are not part of what was framed, and a secret split between two framed tool results
   then reads whole.
 
@@ -45,7 +45,7 @@ DASH = re.compile(
     "[\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d\u301c"
     "\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\U00010ead]"
 )
-#: A frame's opening and closing delimiter lines (see ``agentkit_core.frame_untrusted``); the
+#: A frame's opening and closing delimiter lines (see ``agentkit_core.plugin.frame_untrusted``); the
 #: payload between them never holds one (the frame escapes it).
 FRAME_LINES = re.compile(
     r"<<UNTRUSTED id=[0-9A-Za-z]{1,64} [^<>\n]*>>\n|\n<<END UNTRUSTED id=[0-9A-Za-z]{1,64}>>"

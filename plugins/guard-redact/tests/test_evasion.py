@@ -15,15 +15,15 @@ from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import GuardChain
-from agentkit_core import GuardInput
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ToolCall
-from agentkit_core import frame_untrusted
-from agentkit_core import iban_valid
-from agentkit_core import luhn_valid
 from agentkit_core import tool
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import frame_untrusted
+from agentkit_core.plugin import iban_valid
+from agentkit_core.plugin import luhn_valid
 from agentkit_core.testing import ScriptedModel
 
 KEY = "sk-proj-abcdefghijklmnopqrstuvwx"

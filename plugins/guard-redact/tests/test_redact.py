@@ -11,16 +11,16 @@ from agentkit_guard_redact import RedactGuard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentkit_core import PII_DETECTORS
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import GuardInput
-from agentkit_core import InstructionPart
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PluginManager
-from agentkit_core import iban_valid
-from agentkit_core import luhn_valid
+from agentkit_core.plugin import PII_DETECTORS
+from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import InstructionPart
+from agentkit_core.plugin import iban_valid
+from agentkit_core.plugin import luhn_valid
 from agentkit_core.testing import ScriptedModel
 
 EMAIL = "jane.doe@example.org"

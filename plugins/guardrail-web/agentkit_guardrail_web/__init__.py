@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 from ._hooks import agentkit_after_tool_call
 from ._hooks import agentkit_before_tool_call

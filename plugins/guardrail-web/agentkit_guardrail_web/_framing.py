@@ -1,6 +1,6 @@
 """Framing tool output as untrusted data, and spotting prompt-injection markers in it.
 
-The frame is core's (``agentkit_core.frame_untrusted``, which memory entries get too): a
+The frame is core's (``agentkit_core.plugin.frame_untrusted``, which memory entries get too): a
 delimiter line before and after the payload, each carrying a fresh random nonce, and the
 payload escaped wherever it could read as a delimiter. This module adds the warning line that
 names the prompt-injection markers seen in the payload (:func:`scan_injection`).
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from agentkit_core import escape_untrusted
-from agentkit_core import fold_lookalikes
-from agentkit_core import frame_untrusted
+from agentkit_core.plugin import escape_untrusted
+from agentkit_core.plugin import fold_lookalikes
+from agentkit_core.plugin import frame_untrusted
 
 # ---------------------------------------------------------------------- injection markers
 

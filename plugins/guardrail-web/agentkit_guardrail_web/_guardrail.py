@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Guardrail
+from agentkit_core.plugin import Guardrail
 
 from . import _framing
 from . import _redact

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from agentkit_core import ToolCall
     from agentkit_core import ToolDecision
     from agentkit_core import ToolResult
+    from agentkit_core.plugin import GuardrailFactory
+    from agentkit_core.plugin import Register
 
     from ._guardrail import WebGuardrail
 
@@ -57,7 +59,7 @@ def _web_guardrail(**options: Any) -> WebGuardrail:
 
 
 @hookimpl
-def agentkit_register_guardrails(register: Any) -> None:
+def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
     register("web", _web_guardrail, settings=WebSettings, env_prefix=ENV_PREFIX)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentkit_guardrail_web import WebGuardrail
 
-from agentkit_core import Guardrail
+from agentkit_core.plugin import Guardrail
 from agentkit_core.testing import GuardrailConformance
 
 

@@ -14,16 +14,16 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Agent
-from agentkit_core import Guardrail
 from agentkit_core import GuardrailViolation
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import Tool
-from agentkit_core import ToolInvocation
 from agentkit_core import ToolResult
-from agentkit_core import default_middlewares
-from agentkit_core import egress
+from agentkit_core.plugin import Guardrail
+from agentkit_core.plugin import ToolInvocation
+from agentkit_core.plugin import default_middlewares
+from agentkit_core.plugin import egress
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import escape_untrusted as escape_payload
+from agentkit_core.plugin import escape_untrusted as escape_payload
 
 _OPEN = re.compile(r"<<\s*untrusted\s+id=([0-9a-f]+)")
 _CLOSE = re.compile(r"<<\s*end\s+untrusted")

@@ -14,7 +14,6 @@ from agentkit_guardrail_web import WebSettings
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import Guardrail
 from agentkit_core import GuardrailViolation
 from agentkit_core import Hooks
 from agentkit_core import Kit
@@ -24,9 +23,10 @@ from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolResult
-from agentkit_core import get_guardrail
 from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
+from agentkit_core.plugin import Guardrail
+from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call

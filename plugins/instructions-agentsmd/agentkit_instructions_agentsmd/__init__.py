@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentkit_core import ConfigError
-from agentkit_core import Omission
-from agentkit_core import Rendered
 from agentkit_core import Tool
 from agentkit_core import hookimpl
+from agentkit_core.plugin import Omission
+from agentkit_core.plugin import Rendered
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import InstructionPartFactory
+    from agentkit_core.plugin import Register
 
 __all__ = ["PART_ID", "AgentsMD"]
 
@@ -147,6 +151,6 @@ def _bytes(path: Path) -> int:
 
 
 @hookimpl
-def agentkit_register_instruction_parts(register: Any) -> None:
+def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``agentsmd`` part."""
     register(PART_ID, AgentsMD)

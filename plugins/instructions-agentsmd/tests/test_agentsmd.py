@@ -6,7 +6,7 @@ from agentkit_instructions_agentsmd import AgentsMD
 
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
-from agentkit_core import compose_instructions
+from agentkit_core.plugin import compose_instructions
 
 
 def tree(tmp_path: Path) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agentkit_instructions_agentsmd import AgentsMD
 
-from agentkit_core import PartSource
+from agentkit_core.plugin import PartSource
 from agentkit_core.testing import InstructionPartConformance
 
 

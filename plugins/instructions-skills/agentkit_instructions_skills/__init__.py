@@ -7,7 +7,7 @@ offered, since a paragraph about a tool the model lacks is a lie it would act on
 
 A skill's ``allowed-tools`` front matter (``Bash(git status:*), Read``) asks for tools it may use
 without asking a person. When the model reads the skill in a run with a policy engine, the
-catalogue grants them to that engine for the conversation (``agentkit_core.Grant``), and only
+catalogue grants them to that engine for the conversation (``agentkit_core.plugin.Grant``), and only
 when the product trusts the skill (``trusted=``, off by default): the grant is then in force
 until the conversation's next user message.
 """
@@ -23,15 +23,17 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Omission
-from agentkit_core import Rendered
 from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import hookimpl
+from agentkit_core.plugin import Omission
+from agentkit_core.plugin import Rendered
 
 if TYPE_CHECKING:
-    from agentkit_core import Grant
     from agentkit_core import RunContext
+    from agentkit_core.plugin import Grant
+    from agentkit_core.plugin import InstructionPartFactory
+    from agentkit_core.plugin import Register
 
 __all__ = ["GRANT_PREFIX", "PART_ID", "Skill", "Skills", "parse_allowed_tools"]
 
@@ -221,7 +223,9 @@ class _ReadSkill(Tool):
             return ToolResult.error(f"no skill named {name!r}; the skills are: {known}")
         structured: dict[str, Any] = {"name": skill.name, "location": skill.location}
         if skill.allowed_tools and ctx.policy is not None:
-            from agentkit_core import grant_scope  # imports the policy machinery: on use only
+            from agentkit_core.plugin import (
+                grant_scope,  # imports the policy machinery: on use only
+            )
 
             grant = self.catalogue.grant_for(skill, scope=grant_scope(ctx), run=ctx.run_id)
             report = ctx.policy.grant(grant, ctx)
@@ -286,7 +290,7 @@ class Skills:
 
     def grant_for(self, skill: Skill, *, scope: str = "", run: str = "") -> Grant:
         """The grant reading ``skill`` makes: its allowed-tools, trusted or not, and its digest."""
-        from agentkit_core import Grant  # imports the policy machinery: on use only
+        from agentkit_core.plugin import Grant  # imports the policy machinery: on use only
 
         return Grant(
             f"{GRANT_PREFIX}{skill.name}",
@@ -368,6 +372,6 @@ class Skills:
 
 
 @hookimpl
-def agentkit_register_instruction_parts(register: Any) -> None:
+def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
     register(PART_ID, Skills)

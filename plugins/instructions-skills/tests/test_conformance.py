@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentkit_instructions_skills import Skills
 
-from agentkit_core import PartSource
+from agentkit_core.plugin import PartSource
 from agentkit_core.testing import InstructionPartConformance
 
 

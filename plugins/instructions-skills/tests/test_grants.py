@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
-from agentkit_core import Grant
-from agentkit_core import Grantor
-from agentkit_core import PolicyEngine
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import Verdict
+from agentkit_core.plugin import Grant
+from agentkit_core.plugin import Grantor
+from agentkit_core.plugin import PolicyEngine
+from agentkit_core.plugin import Verdict
 
 
 class GrantsOnly(PolicyEngine):

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import Register
+    from agentkit_core.plugin import ToolSourceFactory
+
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
@@ -48,7 +51,7 @@ __all__ = [
 
 
 @hookimpl
-def agentkit_register_tool_sources(register: Any) -> None:
+def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> None:
     """Offer ``mcp``: ``factory(servers=[...], **options)`` builds an :class:`MCPToolSource`."""
     register("mcp", _mcp_tool_source)
 

@@ -32,8 +32,8 @@ from urllib.parse import urlsplit
 
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
-from agentkit_core import Elicitor
 from agentkit_core import ToolSourceError
+from agentkit_core.plugin import Elicitor
 
 if TYPE_CHECKING:
     import mcp

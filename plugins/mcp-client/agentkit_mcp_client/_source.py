@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Elicitor
 from agentkit_core import RunContext
 from agentkit_core import Tool
-from agentkit_core import ToolConflict
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolResult
 from agentkit_core import ToolSourceError
+from agentkit_core.plugin import Elicitor
+from agentkit_core.plugin import ToolConflict
+from agentkit_core.plugin import ToolConflictError
 
 from ._connection import DEFAULT_REQUEST_TIMEOUT
 from ._connection import Connection

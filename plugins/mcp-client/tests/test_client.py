@@ -20,8 +20,8 @@ from mcp_client_helpers import free_port
 from mcp_client_helpers import toy
 from mcp_client_helpers import wait_port
 
-from agentkit_core import ToolConflictError
 from agentkit_core import ToolSourceError
+from agentkit_core.plugin import ToolConflictError
 
 
 async def tool_named(source, name):

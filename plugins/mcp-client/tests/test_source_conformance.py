@@ -9,7 +9,7 @@ from agentkit_mcp_client import MCPToolSource
 from mcp_client_helpers import SERVERS
 from mcp_client_helpers import toy
 
-from agentkit_core import ToolSource
+from agentkit_core.plugin import ToolSource
 from agentkit_core.testing import ToolSourceConformance
 
 SECRET = "--api-key=hunter2"

@@ -13,7 +13,7 @@ from typing import Any
 from typing import Literal
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 from ._defaults import DEFAULT_PORT
 

@@ -18,10 +18,10 @@ from urllib.parse import unquote
 from urllib.parse import urlsplit
 
 from agentkit_core import ConfigError
-from agentkit_core import CorruptMemoryEntry
 from agentkit_core import MemoryEntry
-from agentkit_core import MemoryListing
 from agentkit_core import StorageError
+from agentkit_core.plugin import CorruptMemoryEntry
+from agentkit_core.plugin import MemoryListing
 
 SUFFIX = ".md"
 LOCK = ".lock"
@@ -150,7 +150,7 @@ def parse_file(scope: str, path: Path, text: str, mtime: float) -> MemoryEntry:
 
 
 class FileMemoryStore:
-    """A :class:`~agentkit_core.MemoryStore` over a directory of Markdown files.
+    """A :class:`~agentkit_core.plugin.MemoryStore` over a directory of Markdown files.
 
     Reads list and parse files (a file unchanged since the last read, by inode, time and
     size, is not parsed again); writes take ``<dir>/.lock`` (``flock``), compare the file's

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from agentkit_memory_files._store import file_name
 
-from agentkit_core import MemoryStore
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import MemoryStore
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import MemoryStoreConformance
 from agentkit_core.testing import MemoryStoreProcessConformance
 

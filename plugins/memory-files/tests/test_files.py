@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import settings
 
 from agentkit_core import ConfigError
-from agentkit_core import CorruptMemoryEntry
 from agentkit_core import Memory
 from agentkit_core import open_memory
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import CorruptMemoryEntry
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing._memory import titles
 
 

@@ -17,8 +17,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core import MemoryStore
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import MemoryStore
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing._memory import entry
 
 

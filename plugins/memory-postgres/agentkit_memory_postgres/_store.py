@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
-from agentkit_core import ENTRY_COLUMNS as COLUMNS
-from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
-from agentkit_core import MemoryListing
-from agentkit_core import stored_entry
+from agentkit_core.plugin import ENTRY_COLUMNS as COLUMNS
+from agentkit_core.plugin import EntryRows
+from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import stored_entry
 from agentkit_core.stores import PostgresPool
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def _schema(table: str) -> tuple[str, ...]:
 
 
 class PostgresMemoryStore:
-    """A :class:`~agentkit_core.MemoryStore` on one PostgreSQL table (a ``PostgresPool``).
+    """A :class:`~agentkit_core.plugin.MemoryStore` on one PostgreSQL table (a ``PostgresPool``).
 
     Build it with :meth:`from_url`; the first call opens the pool and creates the table if it
     is missing. ``aclose`` closes the pool.

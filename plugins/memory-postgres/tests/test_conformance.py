@@ -4,8 +4,8 @@ import psycopg
 import pytest
 from pgcluster import PgCluster
 
-from agentkit_core import MemoryStore
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import MemoryStore
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import MemoryStoreConformance
 from agentkit_core.testing import MemoryStoreProcessConformance
 

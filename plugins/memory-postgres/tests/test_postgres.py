@@ -16,7 +16,7 @@ from agentkit_core import ConfigError
 from agentkit_core import MemoryEntry
 from agentkit_core import StorageError
 from agentkit_core import open_memory
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import open_memory_store
 
 
 def table() -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from agentkit_core import ENTRY_COLUMNS as COLUMNS
-from agentkit_core import EntryRows
 from agentkit_core import MemoryEntry
-from agentkit_core import MemoryListing
-from agentkit_core import stored_entry
+from agentkit_core.plugin import ENTRY_COLUMNS as COLUMNS
+from agentkit_core.plugin import EntryRows
+from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import stored_entry
 from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_memory_entries"
@@ -41,7 +41,7 @@ _UPDATE = (
 
 
 class SqliteMemoryStore:
-    """A :class:`~agentkit_core.MemoryStore` over one SQLite file (a :class:`SqliteFile`).
+    """A :class:`~agentkit_core.plugin.MemoryStore` over one SQLite file (a :class:`SqliteFile`).
 
     Open it with ``open_memory_store("sqlite:///memory.db")``. Writes are one statement each,
     run inline when the database is free, as are reads of one key; a scope's listing is read

@@ -1,8 +1,8 @@
 import sqlite3
 from pathlib import Path
 
-from agentkit_core import MemoryStore
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import MemoryStore
+from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import MemoryStoreConformance
 from agentkit_core.testing import MemoryStoreProcessConformance
 

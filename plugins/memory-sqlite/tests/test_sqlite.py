@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentkit_core import ConfigError
-from agentkit_core import CorruptMemoryEntry
 from agentkit_core import open_memory
-from agentkit_core import open_memory_store
+from agentkit_core.plugin import CorruptMemoryEntry
+from agentkit_core.plugin import open_memory_store
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,12 @@ from typing import Any
 from typing import TypedDict
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import ModelFactory
+    from agentkit_core.plugin import Register
+
     from ._cache import MAX_BREAKPOINTS as MAX_BREAKPOINTS
     from ._cache import place_breakpoints as place_breakpoints
     from ._model import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
@@ -68,7 +71,7 @@ class AnthropicOptions(TypedDict, total=False):
 
 
 @hookimpl
-def agentkit_register_models(register: Any) -> None:
+def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``anthropic`` prefix."""
     register("anthropic", _anthropic_model, settings=AnthropicOptions)
 

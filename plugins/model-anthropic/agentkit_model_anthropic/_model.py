@@ -21,15 +21,15 @@ from typing import Literal
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
-from agentkit_core import ParseError
-from agentkit_core import PartialJSONParser
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialJSONParser
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
 
 from ._cache import place_breakpoints
 from ._wire import finish_reason

@@ -28,13 +28,13 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelSettings
-from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ProviderResponseError
 
 #: The metadata key of what only this wire says about a message (its text blocks' shape).
 WIRE = "anthropic"

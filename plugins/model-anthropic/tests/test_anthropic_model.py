@@ -12,23 +12,23 @@ from typing import Any
 import pytest
 from agentkit_model_anthropic import AnthropicModel
 
-from agentkit_core import REASONING
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
-from agentkit_core import ModelRequest
-from agentkit_core import OutputSchema
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
-from agentkit_core import ToolSpec
 from agentkit_core import Usage
-from agentkit_core import decode_state
-from agentkit_core import encode_state
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import OutputSchema
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import ToolSpec
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
 
 #: What the provider's errors read their wait from (core's one reader of the headers).
 retry_after = ProviderHTTPError.retry_after_of
@@ -588,7 +588,7 @@ def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
 def test_the_model_string_and_no_sdk_at_import() -> None:
     code = (
         "import sys, agentkit_model_anthropic\n"
-        "from agentkit_core import resolve_model\n"
+        "from agentkit_core.plugin import resolve_model\n"
         "assert 'anthropic' not in sys.modules\n"
         "m = resolve_model('anthropic:claude-haiku-4-5')\n"
         "assert 'anthropic' not in sys.modules, 'the SDK is imported before a request'\n"

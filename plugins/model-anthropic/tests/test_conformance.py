@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from agentkit_model_anthropic import AnthropicModel
 
-from agentkit_core import Model
+from agentkit_core.plugin import Model
 from agentkit_core.testing import ModelConformance
 
 RECORDED = {

@@ -21,14 +21,14 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
-from agentkit_core import ToolSpec
 from agentkit_core import Usage
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import ToolSpec
 
 ME = "anthropic:claude-sonnet-4-5"
 

@@ -12,9 +12,12 @@ from typing import Any
 from typing import TypedDict
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import ModelFactory
+    from agentkit_core.plugin import Register
+
     from ._model import GeminiBlockedError as GeminiBlockedError
     from ._model import GeminiModel as GeminiModel
     from ._model import retry_after as retry_after
@@ -67,7 +70,7 @@ class GeminiOptions(TypedDict, total=False):
 
 
 @hookimpl
-def agentkit_register_models(register: Any) -> None:
+def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``gemini`` prefix."""
     register("gemini", _gemini_model, settings=GeminiOptions)
 

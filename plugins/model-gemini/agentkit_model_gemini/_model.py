@@ -21,13 +21,13 @@ from agentkit_core import AgentkitError
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import Usage
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
 
 from ._wire import SAFETY_FINISH
 from ._wire import Assembler

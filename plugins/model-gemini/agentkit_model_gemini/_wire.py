@@ -21,13 +21,13 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelSettings
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import StreamEvent
 
 #: ``Message.metadata`` key of what only the Gemini wire says: ``{"generated_ids": [...]}``
 #: names the tool call ids this plugin made up for calls the API sent without an id (they are

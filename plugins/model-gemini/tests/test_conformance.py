@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from agentkit_model_gemini import GeminiModel
 
-from agentkit_core import Model
+from agentkit_core.plugin import Model
 from agentkit_core.testing import ModelConformance
 
 RECORDED = {

@@ -13,25 +13,25 @@ import pytest
 from agentkit_model_gemini import GeminiBlockedError
 from agentkit_model_gemini import GeminiModel
 
-from agentkit_core import REASONING
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
-from agentkit_core import Invoker
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
-from agentkit_core import ModelRequest
-from agentkit_core import OutputSchema
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
-from agentkit_core import ToolSpec
 from agentkit_core import Usage
-from agentkit_core import encode_state
-from agentkit_core import resolve_model
-from agentkit_core import retry
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import Invoker
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import OutputSchema
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import ToolSpec
+from agentkit_core.plugin import encode_state
+from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import retry
 
 WEATHER = ToolSpec(
     "get_weather",

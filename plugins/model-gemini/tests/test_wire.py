@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core import decode_state
-from agentkit_core import encode_state
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
 
 MODEL = "gemini:gemini-3-pro-preview"
 

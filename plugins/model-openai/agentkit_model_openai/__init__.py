@@ -13,9 +13,12 @@ from typing import Any
 from typing import TypedDict
 
 from agentkit_core import hookimpl
-from agentkit_core import lazy_attributes
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import ModelFactory
+    from agentkit_core.plugin import Register
+
     from ._model import OpenAIModel as OpenAIModel
     from ._responses import OpenAIResponsesModel as OpenAIResponsesModel
     from ._responses_wire import RESPONSES_IGNORED_SETTINGS as RESPONSES_IGNORED_SETTINGS
@@ -92,7 +95,7 @@ class ResponsesOptions(TypedDict, total=False):
 
 
 @hookimpl
-def agentkit_register_models(register: Any) -> None:
+def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``openai`` (Chat Completions) and ``openai-responses`` prefixes."""
     register("openai", _openai_model, settings=OpenAIOptions)
     register("openai-responses", _responses_model, settings=ResponsesOptions)

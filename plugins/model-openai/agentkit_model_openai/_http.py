@@ -19,14 +19,14 @@ from typing import TypeVar
 
 from agentkit_core import ConfigError
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
 
 if TYPE_CHECKING:
     import httpx
 
-    from agentkit_core import ModelRequest
-    from agentkit_core import ModelResponse
+    from agentkit_core.plugin import ModelRequest
+    from agentkit_core.plugin import ModelResponse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: HTTP statuses worth another attempt besides 5xx: timeouts, conflicts and rate limits.

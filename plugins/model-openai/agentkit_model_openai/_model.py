@@ -1,7 +1,7 @@
 """OpenAIModel: the Chat Completions API of OpenAI and of servers that speak it, over httpx.
 
 Retries live in one place, the core ``retry()`` middleware every agent runs: this model never
-retries by itself. It raises :class:`~agentkit_core.ProviderHTTPError` with ``retryable`` set
+retries by itself. It raises :class:`~agentkit_core.plugin.ProviderHTTPError` with ``retryable`` set
 for 408, 409, 429 and 5xx answers and ``retry_after`` taken from the ``Retry-After`` (or
 ``retry-after-ms``) header, and a retryable :class:`~agentkit_core.ProviderError` for timeouts
 and dropped connections; the middleware waits at least ``retry_after`` before the next attempt,
@@ -19,13 +19,13 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
 
 from ._http import HTTPModel
 from ._http import provider_error_text

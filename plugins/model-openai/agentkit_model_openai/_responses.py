@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import ModelRequest
-from agentkit_core import ModelResponse
 from agentkit_core import ProviderError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
 
 from ._http import DEFAULT_BASE_URL
 from ._http import HTTPModel

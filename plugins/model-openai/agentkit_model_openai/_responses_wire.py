@@ -22,13 +22,13 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
-from agentkit_core import REASONING
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelSettings
-from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ProviderResponseError
 
 from ._wire import check_settings
 from ._wire import count
@@ -155,7 +155,7 @@ def messages_from_responses(items: Iterable[Any], *, model: str) -> list[Message
     Consecutive assistant-side items (reasoning, assistant messages, function calls) form one
     assistant message; a second text or a reasoning item after text or calls starts the next.
     ``model`` names who produced the reasoning found. Raises
-    :class:`~agentkit_core.ProviderResponseError` naming a malformed item.
+    :class:`~agentkit_core.plugin.ProviderResponseError` naming a malformed item.
     """
     messages: list[Message] = []
     turn: list[dict[str, Any]] = []

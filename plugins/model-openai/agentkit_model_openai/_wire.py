@@ -25,9 +25,9 @@ from typing import Any
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ModelSettings
-from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.plugin import ProviderResponseError
 
 #: The metadata key of what only this wire says about a message.
 WIRE = "openai"
@@ -107,7 +107,7 @@ def _function_call(call: ToolCall) -> dict[str, Any]:
 def message_from_openai(data: Any, *, response: bool = False) -> Message:
     """Parse one ``messages[]`` entry; with ``response=True``, a response's ``choices[].message``.
 
-    Raises :class:`~agentkit_core.ProviderResponseError` naming what is malformed.
+    Raises :class:`~agentkit_core.plugin.ProviderResponseError` naming what is malformed.
     """
     if not isinstance(data, dict):
         raise _malformed(data, "a message must be a JSON object")

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from agentkit_model_openai import OpenAIModel
 
-from agentkit_core import FAILED
 from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ModelDeadlineExceeded
 from agentkit_core import ToolCall
 from agentkit_core import open_checkpointer
+from agentkit_core.plugin import FAILED
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -21,19 +21,19 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core import Invoker
 from agentkit_core import Message
-from agentkit_core import ModelRequest
-from agentkit_core import OutputSchema
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
-from agentkit_core import ToolSpec
 from agentkit_core import Usage
-from agentkit_core import resolve_model
-from agentkit_core import retry
+from agentkit_core.plugin import Invoker
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import OutputSchema
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import ToolSpec
+from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import retry
 
 #: What the provider's errors read their wait from (core's one reader of the headers).
 retry_after = ProviderHTTPError.retry_after_of

@@ -12,24 +12,24 @@ from typing import Any
 import pytest
 from agentkit_model_openai import OpenAIResponsesModel
 
-from agentkit_core import REASONING
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ModelSettings
-from agentkit_core import OutputSchema
 from agentkit_core import ProviderError
-from agentkit_core import ProviderHTTPError
-from agentkit_core import ProviderResponseError
-from agentkit_core import StreamEvent
 from agentkit_core import ToolCall
-from agentkit_core import ToolSpec
 from agentkit_core import Usage
-from agentkit_core import decode_state
-from agentkit_core import encode_state
-from agentkit_core import resolve_model
+from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import OutputSchema
+from agentkit_core.plugin import ProviderHTTPError
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import ToolSpec
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
+from agentkit_core.plugin import resolve_model
 
 RECORDINGS = Path(__file__).parent / "recordings"
 WEATHER = ToolSpec(

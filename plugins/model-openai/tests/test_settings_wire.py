@@ -16,9 +16,9 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
-from agentkit_core import ModelRequest
 from agentkit_core import ModelSettings
-from agentkit_core import ToolSpec
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ToolSpec
 
 WEATHER = ToolSpec("get_weather", "The weather.", {"type": "object", "properties": {}})
 

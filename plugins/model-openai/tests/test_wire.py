@@ -17,11 +17,11 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Message
-from agentkit_core import ProviderResponseError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core import decode_state
-from agentkit_core import encode_state
+from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
 
 text = st.text(max_size=20)
 json_value = st.recursive(

@@ -15,6 +15,9 @@ from typing import Any
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import PolicyLoader
+    from agentkit_core.plugin import Register
+
     from ._engine import Policy
     from ._engine import RuleSet
     from ._matchers import Equals
@@ -74,7 +77,7 @@ def load(path: str | os.PathLike[str]) -> Policy:
 
 
 @hookimpl
-def agentkit_register_policy_engines(register: Any) -> None:
+def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
     """Offer the rules engine as ``"rules"``."""
     register(ENGINE, load)
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from agentkit_core import ConfigError
-from agentkit_core import Grant
-from agentkit_core import PolicyEngine
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
+from agentkit_core.plugin import Grant
+from agentkit_core.plugin import PolicyEngine
 
 from ._matchers import Matcher
 from ._rules import VERDICTS

@@ -1,7 +1,7 @@
 from agentkit_policy_rules import Policy
 from agentkit_policy_rules import Rule
 
-from agentkit_core import PolicyEngine
+from agentkit_core.plugin import PolicyEngine
 from agentkit_core.testing import PolicyEngineConformance
 
 

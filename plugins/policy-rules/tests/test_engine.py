@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import Grant
 from agentkit_core import ToolCall
+from agentkit_core.plugin import Grant
 
 RANK = {"allow": 0, "ask": 1, "deny": 2}
 NAMES = ["bash", "read", "read_file", "mcp_a", "mcp_b", "write"]

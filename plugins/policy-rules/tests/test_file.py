@@ -16,7 +16,7 @@ from agentkit_policy_rules import Within
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
 from agentkit_core import ToolCall
-from agentkit_core import load_policy
+from agentkit_core.plugin import load_policy
 
 EXAMPLE = """\
 default = "ask"                      # for a tool no rule names

@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import sys
 import typing
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 from typing import TypeVar
 
-from agentkit_core import ParseError
-from agentkit_core import PartialCache
-from agentkit_core import PartialParsing
-from agentkit_core import UnsupportedTypeError
-from agentkit_core import bare_instance
-from agentkit_core import error_line
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import strict_json_schema
-from agentkit_core import strip_code_fence
-from agentkit_core import structure
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialCache
+from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import UnsupportedTypeError
+from agentkit_core.plugin import bare_instance
+from agentkit_core.plugin import error_line
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import strict_json_schema
+from agentkit_core.plugin import strip_code_fence
+from agentkit_core.plugin import structure
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 20
 
@@ -175,6 +179,6 @@ class AttrsAdapter(PartialParsing, Generic[A]):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the attrs flavour."""
     register("attrs", probe, AttrsAdapter, rank=RANK)

@@ -7,8 +7,8 @@ from typing import Any
 import attr
 import attrs
 
-from agentkit_core import SchemaAdapter
-from agentkit_core import adapt
+from agentkit_core.plugin import SchemaAdapter
+from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentkit_core import SchemaAdapter
-from agentkit_core import adapt
+from agentkit_core.plugin import SchemaAdapter
+from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
 
 

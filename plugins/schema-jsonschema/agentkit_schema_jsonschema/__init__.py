@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Any
 
-from agentkit_core import ParseError
-from agentkit_core import PartialCache
-from agentkit_core import PartialParsing
-from agentkit_core import decode_json
-from agentkit_core import error_line
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import strict_json_schema
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialCache
+from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import decode_json
+from agentkit_core.plugin import error_line
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import strict_json_schema
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 40
 
@@ -47,7 +51,7 @@ class JSONSchemaAdapter(PartialParsing):
         try:
             cls.check_schema(self.schema)
         except jsonschema.SchemaError as exc:
-            from agentkit_core import UnsupportedTypeError
+            from agentkit_core.plugin import UnsupportedTypeError
 
             raise UnsupportedTypeError(
                 f"output={dict(schema)!r:.200} is not a valid JSON Schema: {exc.message}"
@@ -90,6 +94,6 @@ class JSONSchemaAdapter(PartialParsing):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the JSON Schema flavour."""
     register("jsonschema", probe, JSONSchemaAdapter, rank=RANK)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentkit_core import SchemaAdapter
-from agentkit_core import adapt
+from agentkit_core.plugin import SchemaAdapter
+from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
 
 TEXT = {"type": "string"}

@@ -8,19 +8,23 @@ imported only when the flavour is first used.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 from typing import TypeVar
 
-from agentkit_core import ParseError
-from agentkit_core import PartialCache
-from agentkit_core import PartialParsing
-from agentkit_core import error_line
 from agentkit_core import hookimpl
-from agentkit_core import import_optional
-from agentkit_core import strict_json_schema
-from agentkit_core import strip_code_fence
-from agentkit_core import structure
+from agentkit_core.plugin import ParseError
+from agentkit_core.plugin import PartialCache
+from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import error_line
+from agentkit_core.plugin import import_optional
+from agentkit_core.plugin import strict_json_schema
+from agentkit_core.plugin import strip_code_fence
+from agentkit_core.plugin import structure
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import RegisterSchemaAdapter
 
 RANK = 10
 
@@ -101,6 +105,6 @@ class PydanticAdapter(PartialParsing, Generic[M]):
 
 
 @hookimpl
-def agentkit_register_schema_adapters(register: Any) -> None:
+def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the pydantic flavour."""
     register("pydantic", probe, PydanticAdapter, rank=RANK)

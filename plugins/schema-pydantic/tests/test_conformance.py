@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentkit_core import SchemaAdapter
-from agentkit_core import adapt
+from agentkit_core.plugin import SchemaAdapter
+from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
 
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from agentkit_core import SessionInfo
-from agentkit_core import SessionItem
 from agentkit_core import StorageError
+from agentkit_core.plugin import SessionInfo
+from agentkit_core.plugin import SessionItem
 from agentkit_core.stores import store_plugin
 
 __all__ = ["MemorySessionStore"]
 
 
 class MemorySessionStore:
-    """An in-process :class:`~agentkit_core.SessionStore`; each instance is its own store."""
+    """An in-process :class:`~agentkit_core.plugin.SessionStore`; each instance is its own store."""
 
     url = "memory://"
 

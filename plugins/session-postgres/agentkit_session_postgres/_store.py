@@ -7,8 +7,8 @@ from datetime import timezone
 from typing import TYPE_CHECKING
 from typing import Any
 
-from agentkit_core import SessionInfo
-from agentkit_core import SessionItem
+from agentkit_core.plugin import SessionInfo
+from agentkit_core.plugin import SessionItem
 from agentkit_core.stores import PostgresPool
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def _info(row: Sequence[Any]) -> SessionInfo:
 
 
 class PostgresSessionStore:
-    """A :class:`~agentkit_core.SessionStore` on one PostgreSQL table (a ``PostgresPool``).
+    """A :class:`~agentkit_core.plugin.SessionStore` on one PostgreSQL table (a ``PostgresPool``).
 
     Build it with :meth:`from_url`; the first call opens the pool and creates the table if it
     is missing. ``aclose`` closes the pool.

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 from pgcluster import PgCluster
 
-from agentkit_core import SessionStore
-from agentkit_core import open_session_store
+from agentkit_core.plugin import SessionStore
+from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import SessionStoreConformance
 from agentkit_core.testing import SessionStoreProcessConformance
 

@@ -14,13 +14,13 @@ from pgfixtures import kill_blocked_insert
 from pgfixtures import password_urls
 
 from agentkit_core import ConfigError
-from agentkit_core import CorruptSessionItem
-from agentkit_core import NewItem
 from agentkit_core import SessionConflict
-from agentkit_core import SessionItem
 from agentkit_core import StorageError
-from agentkit_core import open_session_store
 from agentkit_core import open_sessions
+from agentkit_core.plugin import CorruptSessionItem
+from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import open_session_store
 
 
 def table() -> str:

@@ -6,8 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit_core import SessionInfo
-from agentkit_core import SessionItem
+from agentkit_core.plugin import SessionInfo
+from agentkit_core.plugin import SessionItem
 from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_session_items"
@@ -59,7 +59,7 @@ def _info(row: tuple[Any, ...]) -> SessionInfo:
 
 
 class SqliteSessionStore:
-    """A :class:`~agentkit_core.SessionStore` over one SQLite file (a :class:`SqliteFile`).
+    """A :class:`~agentkit_core.plugin.SessionStore` over one SQLite file (a :class:`SqliteFile`).
 
     Open it with ``open_session_store("sqlite:///sessions.db")``; the URL's options
     (``synchronous``, ``busy_timeout``, ``writes``) and what they guarantee are

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from agentkit_core import SessionStore
-from agentkit_core import open_session_store
+from agentkit_core.plugin import SessionStore
+from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import SessionStoreConformance
 
 

@@ -9,11 +9,11 @@ import pytest
 from agentkit_session_sqlite import SqliteSessionStore
 
 from agentkit_core import ConfigError
-from agentkit_core import CorruptSessionItem
-from agentkit_core import NewItem
 from agentkit_core import StorageError
-from agentkit_core import open_session_store
 from agentkit_core import open_sessions
+from agentkit_core.plugin import CorruptSessionItem
+from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import open_session_store
 
 TABLE = "agentkit_session_items"
 

@@ -16,6 +16,9 @@ from typing import Any
 import agentkit_core
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import Register
+    from agentkit_core.plugin import SpanExporterFactory
+
     from ._exporter import OTelExporter
 
 __all__ = ["OTelExporter", "agentkit_register_span_exporters", "from_environment"]
@@ -29,7 +32,7 @@ def from_environment() -> OTelExporter | None:
 
 
 @agentkit_core.hookimpl
-def agentkit_register_span_exporters(register: Any) -> None:
+def agentkit_register_span_exporters(register: Register[SpanExporterFactory]) -> None:
     """Offer ``"otel"``: built from the environment, None while OpenTelemetry is off."""
     register("otel", from_environment)
 

@@ -24,9 +24,10 @@ from opentelemetry.trace import StatusCode
 from opentelemetry.trace import set_span_in_context
 
 import agentkit_core
+import agentkit_core.plugin
 from agentkit_core import ConfigError
-from agentkit_core import Span
-from agentkit_core import SpanExporter
+from agentkit_core.plugin import Span
+from agentkit_core.plugin import SpanExporter
 
 #: The variable (OpenTelemetry's GenAI instrumentations use it too) that opts in to recording
 #: prompts, answers, tool arguments and tool results.
@@ -59,11 +60,11 @@ def _value(value: Any) -> Any:
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
         return list(value)
-    return json.dumps(agentkit_core.jsonable(value), ensure_ascii=False)
+    return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
 
 
 def _content(value: Any) -> str:
-    return json.dumps(agentkit_core.jsonable(value), ensure_ascii=False)
+    return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
 
 
 def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:

@@ -32,7 +32,7 @@ from agentkit_core import PluginError
 from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
-from agentkit_core import span_exporters
+from agentkit_core.plugin import span_exporters
 from agentkit_core.testing import ScriptedModel
 
 CONTENT_KEYS = {

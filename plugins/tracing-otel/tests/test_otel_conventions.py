@@ -21,8 +21,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentkit_core import Agent
-from agentkit_core import Span
 from agentkit_core import open_sessions
+from agentkit_core.plugin import Span
 from agentkit_core.testing import ScriptedModel
 
 
@@ -109,9 +109,9 @@ def test_the_provider_is_the_prefix_in_the_conventions_spelling(prefix: str, nam
 def test_a_real_provider_run_in_a_session_names_both() -> None:
     """A provider answers with its bare model id; the run records a session."""
     from agentkit_core import Message
-    from agentkit_core import ModelResponse
     from agentkit_core import Recorder
     from agentkit_core import Usage
+    from agentkit_core.plugin import ModelResponse
 
     made, memory = exporter()
     answer = ModelResponse(Message.assistant("Hello."), Usage(3, 2, 1), model="gemini-2.5-flash")

@@ -17,13 +17,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from agentkit_core import Agent
-from agentkit_core import Guardrail
 from agentkit_core import GuardrailViolation
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
+from agentkit_core.plugin import Guardrail
 from agentkit_core.testing import ScriptedModel
 
 SECRET = "4711-hunter2"
