@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import estimate_tokens
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from agentkit_core import Message
     from agentkit_core import RunContext
 
-__all__ = ["TruncationCompactor"]
+__all__ = ["TruncationCompactor", "TruncationOptions"]
 
 
 class TruncationCompactor:
@@ -47,7 +48,16 @@ class TruncationCompactor:
         return [*lead, *keep_units(messages, kept)]
 
 
+class TruncationOptions(TypedDict, total=False):
+    """The options of ``truncation`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: The token budget of the transcript sent (at least 1; default 12000).
+    max_tokens: int
+    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
+    estimate: Estimator | None
+
+
 @hookimpl
 def agentkit_register_compactors(register: Any) -> None:
     """Offer ``truncation``."""
-    register("truncation", TruncationCompactor)
+    register("truncation", TruncationCompactor, settings=TruncationOptions)
