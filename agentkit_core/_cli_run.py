@@ -234,10 +234,11 @@ def check_file_plugin_options(
     """The file's ``compactor_options`` and ``guard_options`` against what each plugin takes.
 
     Before the kit calls the factories (and, with ``returned``, after one raised TypeError:
-    see :func:`~agentkit_core._config.check_options`), so a key a plugin does not take is one
-    error naming the key, the table of the file it is in and the nearest key the plugin takes.
+    see :func:`~agentkit_core._lookup.check_plugin_options`), so a key a plugin does not take
+    is one error naming the key, the table of the file it is in and the nearest key the plugin
+    takes.
     """
-    from ._tables import check_options
+    from ._lookup import check_plugin_options
     from ._tables import table_where
 
     if not where:  # no file: options given in code are the code's business
@@ -245,15 +246,15 @@ def check_file_plugin_options(
     manager = options["manager"]
     compactor = options.get("compactor")
     if compactor and options.get("compactor_options"):
-        factory = manager.lookup("compactors", compactor).value
+        reg = manager.lookup("compactors", compactor)
         table = f"{table_where(where, 'compactor_options')} (compactor {compactor!r})"
-        check_options(factory, options["compactor_options"], table, returned=returned)
+        check_plugin_options(reg, options["compactor_options"], table, returned=returned)
     guard_options = options.get("guard_options") or {}
     for name in options.get("guards") or ():
         if isinstance(name, str) and guard_options.get(name):
-            factory = manager.lookup("guards", name).value
+            reg = manager.lookup("guards", name)
             table = f"{table_where(table_where(where, 'guard_options'), name)} (guard {name!r})"
-            check_options(factory, guard_options[name], table, returned=returned)
+            check_plugin_options(reg, guard_options[name], table, returned=returned)
 
 
 def _run(args: argparse.Namespace) -> int:

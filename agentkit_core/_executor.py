@@ -259,12 +259,13 @@ def get_executor(
             name=name,
             available=(IN_PROCESS, *exc.available),
         ) from None
-    check_options(reg.value, options, source)
+    check_options(reg.value, options, source)  # build then checks the kinds of its settings
     made: Executor = build(
         "executors",
         name,
         options,
         pm,
+        where="executor_options",
         check=lambda e: isinstance(e, Executor),
         expected="an agentkit_core.plugin.Executor subclass instance",
     )

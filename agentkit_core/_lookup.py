@@ -25,6 +25,9 @@ from ._once import per_arguments
 from ._plugins import PluginManager
 from ._plugins import Registration
 from ._plugins import get_plugin_manager
+from ._tables import check_given
+from ._tables import check_options
+from ._tables import settings_schema
 from ._urls import mask_url
 from ._urls import url_scheme
 
@@ -63,26 +66,59 @@ def build(
     options: Mapping[str, Any] | None = None,
     manager: PluginManager | None = None,
     *,
+    where: str = "",
     check: Callable[[Any], bool] | None = None,
     expected: str = "",
 ) -> Any:
     """``factory(**options)`` of the plugin that registered ``name`` on ``seam``.
 
-    A factory that declares a ``manager`` parameter also gets the manager the lookup ran on,
-    so what it looks up in turn (a compactor's model string) stays on that manager. With
-    ``check``, a built value it rejects is a :class:`PluginError` naming the plugin and
-    ``expected`` (what the seam asks for).
+    When the registration declared ``settings=`` (a ``TypedDict``), ``options`` are checked
+    against it first (:func:`check_given`): an unknown key (with the nearest one) or a value of
+    the wrong kind is a :class:`ConfigError` naming ``where`` (the code expression that gave
+    them, as ``guard_options['redact']``) and the plugin, never a ``TypeError`` from inside
+    the factory. A factory that declares a ``manager`` parameter also gets the manager
+    the lookup ran on, so what it looks up in turn (a compactor's model string) stays on that
+    manager. With ``check``, a built value it rejects is a :class:`PluginError` naming the
+    plugin and ``expected`` (what the seam asks for).
     """
     pm = manager_or_default(manager)
     reg = pm.lookup(seam, name)
-    made = call_factory(reg, pm, **dict(options or {}))
+    what = f"{seam.replace('_', ' ')[:-1]} {name!r}"
+    options = dict(options or {})
+    settings = reg.meta.get("settings")
+    if settings is not None:
+        whose = f"{what} from plugin {reg.plugin!r}"
+        check_given(
+            options,
+            settings_schema(settings),
+            f"{where} ({whose})" if where else f"the options of {whose}",
+            naming=lambda key: (
+                f"{where}[{key!r}] ({whose})" if where else f"{key} in the options of {whose}"
+            ),
+        )
+    made = call_factory(reg, pm, **options)
     if check is not None and not check(made):
         raise PluginError(
-            f"{seam.replace('_', ' ')[:-1]} {name!r} from plugin {reg.plugin!r} built "
+            f"{what} from plugin {reg.plugin!r} built "
             f"{type(made).__name__} {made!r}, not {expected}; report it to the plugin's authors",
             plugin=reg.plugin,
         )
     return made
+
+
+def check_plugin_options(
+    reg: Registration, options: Mapping[str, Any], where: str, *, returned: bool = False
+) -> None:
+    """Check ``options`` for ``reg``'s factory before the call, naming ``where``.
+
+    Against the ``settings=`` it declared, else against the factory's signature
+    (:func:`check_options`; ``returned`` as there).
+    """
+    settings = reg.meta.get("settings")
+    if settings is None:
+        check_options(reg.value, options, where, returned=returned)
+    else:
+        check_given(options, settings_schema(settings), where)
 
 
 async def open_by_url(
@@ -168,6 +204,7 @@ def get_compactor(name: str, *, manager: PluginManager | None = None, **options:
         name,
         options,
         manager,
+        where="compactor_options",
         check=lambda c: isinstance(c, Compactor),
         expected="a Compactor (async compact(messages, ctx))",
     )
@@ -291,6 +328,7 @@ def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any
         name,
         options,
         manager,
+        where=f"guard_options[{name!r}]",
         check=lambda g: isinstance(g, Guard),
         expected="an agentkit_core.plugin.Guard (check_input, check_output, check_turn)",
     )
@@ -342,6 +380,7 @@ def get_instruction_part(
         name,
         options,
         manager,
+        where=f"parts[{name!r}]",
         check=lambda p: isinstance(p, PartSource),
         expected="a PartSource (id, source, shrinkable, tools, render(max_bytes))",
     )
@@ -415,7 +454,7 @@ def get_tool_source(name: str, *, manager: PluginManager | None = None, **option
 
     A source, a list of sources, or an awaitable of either (a source that must connect).
     """
-    return build("tool_sources", name, options, manager)
+    return build("tool_sources", name, options, manager, where=f"tool_sources[{name!r}]")
 
 
 async def open_checkpoint_store(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import json
+import os
 import re
 import sys
 import types
@@ -105,6 +106,18 @@ STRINGS = Kind(
     lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     lambda t, var: list(split_names(t)),
 )
+#: ``Sequence[str]`` options: a file's list, or the tuple code may pass.
+STRING_SEQUENCE = Kind(
+    "a list of strings",
+    lambda v: isinstance(v, list | tuple) and all(isinstance(x, str) for x in v),
+    lambda t, var: list(split_names(t)),
+)
+PATH = Kind("a path", lambda v: isinstance(v, str | os.PathLike), lambda t, var: t)
+PATHS = Kind(
+    "a list of paths",
+    lambda v: isinstance(v, list | tuple) and all(isinstance(x, str | os.PathLike) for x in v),
+    lambda t, var: list(split_names(t)),
+)
 TABLE = Kind("a table", is_table)
 TABLES = Kind(
     "a table of tables (one per name)",
@@ -113,20 +126,44 @@ TABLES = Kind(
 
 
 def kind_of(tp: Any) -> Kind | None:
-    """The kind of a ``TypedDict`` field's type, or None when no file or variable can hold it."""
+    """The kind of a ``TypedDict`` field's type, or None when no file or variable can hold it.
+
+    An optional type (``int | None``) also takes None, as the code passing it may.
+    """
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin is typing.Union or origin is types.UnionType:
         rest = [a for a in args if a is not type(None)]
-        return kind_of(rest[0]) if len(rest) == 1 else None
+        kind = kind_of(rest[0]) if len(rest) == 1 else PATH if _paths(rest) else None
+        if kind is None or len(rest) == len(args):
+            return kind
+        return Kind(f"{kind.name} or None", _or_none(kind.check), kind.from_env)
     simple: dict[Any, Kind] = {bool: BOOL, int: INT, float: FLOAT, str: STR}
     if tp in simple:
         return simple[tp]
-    if origin in (list, tuple, abc.Sequence, abc.Iterable) and args[:1] == (str,):
+    if origin is list and args == (str,):
         return STRINGS
+    if origin in (tuple, abc.Sequence, abc.Iterable) and args[:1] == (str,):
+        return STRING_SEQUENCE
+    if origin in (list, tuple, abc.Sequence, abc.Iterable) and args and kind_of(args[0]) is PATH:
+        return PATHS
+    if _paths([tp]):
+        return PATH
     if tp is dict or origin in (dict, abc.Mapping):
         return TABLE
     return None
+
+
+def _paths(types_: list[Any]) -> bool:
+    """Whether each of ``types_`` is ``str`` or a path type (``Path``, ``os.PathLike[str]``)."""
+    bare = [typing.get_origin(t) or t for t in types_]
+    return all(t is str or (isinstance(t, type) and issubclass(t, os.PathLike)) for t in bare) and (
+        any(t is not str for t in bare)
+    )
+
+
+def _or_none(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
 
 
 _SCHEMAS: dict[type, dict[str, Kind | None]] = {}
@@ -136,9 +173,29 @@ def settings_schema(settings: type) -> dict[str, Kind | None]:
     """Each key of a settings ``TypedDict`` with its kind (None: settable in code only)."""
     schema = _SCHEMAS.get(settings)
     if schema is None:
-        hints = typing.get_type_hints(settings)
-        schema = _SCHEMAS[settings] = {key: kind_of(tp) for key, tp in hints.items()}
+        schema = _SCHEMAS[settings] = {k: kind_of(tp) for k, tp in _field_types(settings).items()}
     return schema
+
+
+def _field_types(settings: type) -> dict[str, Any]:
+    """The fields' types; one naming a type imported only for type checking is Any.
+
+    A plugin's entry module stays light by importing the types of its code-only options
+    (a model, a callable) under ``TYPE_CHECKING``; those fields hold whatever code passes.
+    """
+    try:
+        return typing.get_type_hints(settings)
+    except NameError:
+        pass
+    found: dict[str, Any] = {}
+    for key, tp in settings.__annotations__.items():
+        one = type(settings.__name__, (), {"__annotations__": {key: tp}})
+        one.__module__ = settings.__module__
+        try:
+            found[key] = typing.get_type_hints(one)[key]
+        except NameError:
+            found[key] = Any
+    return found
 
 
 def check_count(value: Any, where: str) -> int:
@@ -176,13 +233,13 @@ def check_options(
     ``def make(**options) -> Guard: return Guard(**options)`` does. ``manager`` is the kit's
     to pass, never offered.
     """
-    taken = _taken_options(factory, returned)
+    taken = taken_options(factory, returned=returned)
     unknown = [] if taken is None else [key for key in options if key not in taken]
     if unknown:
         raise unknown_key(unknown[0], taken, where)
 
 
-def _taken_options(factory: Callable[..., Any], returned: bool) -> list[str] | None:
+def taken_options(factory: Callable[..., Any], *, returned: bool = False) -> list[str] | None:
     """The option names ``factory`` takes; None when it takes any, or that cannot be told."""
     try:
         signature = inspect.signature(factory)
@@ -193,7 +250,7 @@ def _taken_options(factory: Callable[..., Any], returned: bool) -> list[str] | N
         made = signature.return_annotation if returned else None
         if isinstance(made, str) and made.isidentifier():  # postponed: the module knows it
             made = getattr(sys.modules.get(factory.__module__), made, None)
-        return _taken_options(made, False) if isinstance(made, type) else None
+        return taken_options(made) if isinstance(made, type) else None
     kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return [p.name for p in parameters if p.kind in kinds and p.name != "manager"]
 
@@ -215,23 +272,45 @@ def check_table(
     where: str,
     code_only: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
-    """``table`` with every key known to ``schema`` and every value of its kind.
+    """A file's ``table`` checked by :func:`check_given`: a key of kind None is refused there.
 
-    A key whose kind is None can only be given in code; ``code_only(key)`` says how.
+    ``code_only(key)`` says how to give such a key in code instead.
     """
-    for key, value in table.items():
-        if key not in schema:
-            raise unknown_key(key, schema, where)
+    return check_given(table, schema, where, code_only=code_only or (lambda key: "pass it in code"))
+
+
+def check_given(
+    given: Mapping[str, Any],
+    schema: Mapping[str, Kind | None],
+    where: str,
+    *,
+    code_only: Callable[[str], str] | None = None,
+    naming: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
+    """``given`` with every key known to ``schema`` and every value of its kind.
+
+    An unknown key is :func:`unknown_key`'s error. A key whose kind is None holds what the
+    kinds cannot express (a callable, a model): given in code it is taken unchecked; with
+    ``code_only`` (the values came from a file) it is refused, ``code_only(key)`` saying how.
+    ``naming(key)`` is how a message names a key (default ``"KEY in WHERE"``).
+    """
+    name = naming or (lambda key: f"{key} in {where}")
+    for key, value in given.items():
+        if key not in schema:  # code may give every key, a file only those it can hold
+            raise unknown_key(key, schema if code_only else list(schema), where)
         kind = schema[key]
         if kind is None:
-            how = code_only(key) if code_only else "pass it in code"
+            if code_only is None:
+                continue
             raise ConfigError(
-                f"{key} in {where} cannot be set in a file: {how}", value=value, source=where
-            )
-        if not kind.check(value):
-            raise ConfigError(
-                f"{key} in {where} must be {kind.name}, got {value!r} ({type(value).__name__})",
+                f"{name(key)} cannot be set in a file: {code_only(key)}",
                 value=value,
                 source=where,
             )
-    return dict(table)
+        if not kind.check(value):
+            raise ConfigError(
+                f"{name(key)} must be {kind.name}, got {value!r} ({type(value).__name__})",
+                value=value,
+                source=where,
+            )
+    return dict(given)

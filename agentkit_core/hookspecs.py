@@ -175,10 +175,12 @@ def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer compactors.
 
     Called once, when the plugin manager loads the plugin. Call
-    ``register(name, factory)`` for each compactor: ``factory(**options)`` returns an object
-    with ``async compact(messages, ctx) -> messages``. ``name`` is what users pick
-    (``"sliding-window"``). Two plugins registering one name is a conflict the manager reports,
-    naming both distributions, unless the configuration picks one.
+    ``register(name, factory, settings=Options)`` for each compactor: ``factory(**options)``
+    returns an object with ``async compact(messages, ctx) -> messages``; ``settings`` is the
+    ``TypedDict`` of its options, against which the lookup checks ``compactor_options`` before
+    the call. ``name`` is what users pick (``"sliding-window"``). Two plugins registering one
+    name is a conflict the manager reports, naming both distributions, unless the
+    configuration picks one.
     """
 
 
@@ -235,10 +237,10 @@ def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
     """Offer guardrails.
 
     Called once at load. Call ``register(name, factory, settings=..., env_prefix=...)``:
-    ``factory(**options)`` returns a ``Guardrail``. ``settings`` (optional) is a ``TypedDict`` of
-    the options a file or the environment may set; with it, ``get_guardrail(name)`` layers the
-    ``[guardrail.NAME]`` table of the configuration, then the variables ``env_prefix`` + KEY,
-    then the caller's options, each checked. Users pick one by name; two plugins registering
+    ``factory(**options)`` returns a ``Guardrail``. ``settings`` is the ``TypedDict`` of its
+    options; with it, ``get_guardrail(name)`` layers the ``[guardrail.NAME]`` table of the
+    configuration, then the variables ``env_prefix`` + KEY, then the caller's options, each
+    checked. Users pick one by name; two plugins registering
     one name is a conflict.
     """
 
@@ -247,8 +249,10 @@ def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
 def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> None:
     """Offer tool sources (an MCP bridge, a skills directory...).
 
-    Called once at load. Call ``register(name, factory)``: ``factory(**options)`` returns a tool
-    source, an object with a ``label`` and ``tools()``. The kit unions every source's tools into
+    Called once at load. Call ``register(name, factory, settings=Options)``:
+    ``factory(**options)`` returns a tool source, an object with a ``label`` and ``tools()``;
+    ``settings`` is the ``TypedDict`` of its options, against which the lookup checks
+    ``Kit(tool_sources={name: {...}})`` before the call. The kit unions every source's tools into
     one namespace, in a stable source order.
     """
 
@@ -257,9 +261,11 @@ def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> Non
 def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer model providers, keyed by the prefix of a model string.
 
-    Called once at load. Call ``register(prefix, factory)``: ``factory(model_name, **options)``
-    returns a ``Model``. ``"openai:gpt-4o-mini"`` goes to the factory registered for ``"openai"``
-    with ``"gpt-4o-mini"``. Two plugins registering one prefix is a conflict.
+    Called once at load. Call ``register(prefix, factory, settings=Options)``:
+    ``factory(model_name, **options)`` returns a ``Model``; ``settings`` is the ``TypedDict`` of
+    the options a ``[models.PREFIX]`` table of the configuration may set, checked against it.
+    ``"openai:gpt-4o-mini"`` goes to the factory registered for ``"openai"`` with
+    ``"gpt-4o-mini"``. Two plugins registering one prefix is a conflict.
     """
 
 
@@ -269,9 +275,10 @@ def agentkit_register_instruction_parts(
 ) -> None:
     """Offer instruction parts for the kit's instructions.
 
-    Called once at load. Call ``register(name, provider)``: the kit calls
-    ``provider(**options)`` with the options ``Kit(parts={name: {...}})`` gives that part, and
-    it returns a ``PartSource`` (``TextPart(text, id=name, source=name)`` for fixed text; a
+    Called once at load. Call ``register(name, provider, settings=Options)``: the kit calls
+    ``provider(**options)`` with the options ``Kit(parts={name: {...}})`` gives that part,
+    checked first against ``settings`` (the ``TypedDict`` of its options), and it returns a
+    ``PartSource`` (``TextPart(text, id=name, source=name)`` for fixed text; a
     plain string is refused with a ``PluginError`` naming the plugin). The kit joins the parts
     in its stated order under the instruction budget and reports what it left out.
     """
@@ -306,10 +313,12 @@ def agentkit_register_policy_engines(register: Register[PolicyLoader]) -> None:
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer guards: checks of what is sent to a model, what comes back, and each turn.
 
-    Called once at load. Call ``register(name, factory)`` for each guard: ``factory(**options)``
-    returns an ``agentkit_core.plugin.Guard`` (a subclass), built with the options
-    ``Kit(guard_options={name: {...}})`` or ``get_guard(name, **options)`` give; a bad option
-    raises ``ConfigError`` naming it. Users pick guards by name (``Kit(guards=["redact"])``);
+    Called once at load. Call ``register(name, factory, settings=Options)`` for each guard:
+    ``factory(**options)`` returns an ``agentkit_core.plugin.Guard`` (a subclass), built with the
+    options ``Kit(guard_options={name: {...}})`` or ``get_guard(name, **options)`` give, which
+    the lookup first checks against ``settings`` (the ``TypedDict`` of its options): an unknown
+    key or a value of the wrong kind is a ``ConfigError`` naming it; the factory raises
+    ``ConfigError`` naming a bad value. Users pick guards by name (``Kit(guards=["redact"])``);
     the chain runs the named guards in plugin order (a plugin's own in the order it registered
     them), then the product's ``Guard`` objects. Two plugins registering one name is a conflict.
     A guard's checks are synchronous, pure functions of their input (see ``Guard``).
@@ -320,11 +329,12 @@ def agentkit_register_guards(register: Register[GuardFactory]) -> None:
 def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     """Offer run executors: how a run's model calls and tool calls are executed.
 
-    Called once at load. Call ``register(name, factory)`` for each executor:
+    Called once at load. Call ``register(name, factory, settings=Options)`` for each executor:
     ``factory(**options)`` returns an ``agentkit_core.plugin.Executor`` (a subclass), built with the
     options ``Kit(executor=name, executor_options={...})`` or ``get_executor(name, **options)``
     give. The host checks the options against the factory's keyword parameters first and
-    refuses an unknown one with a ``ConfigError``; the factory raises ``ConfigError`` naming
+    refuses an unknown one with a ``ConfigError``, then the kinds of their values against
+    ``settings`` (the ``TypedDict`` of its options); the factory raises ``ConfigError`` naming
     a bad value (a database URL it cannot use). The factory must not connect or start
     anything: that happens when a run is started or a worker serves. ``"in-process"`` is
     core's own executor and cannot be registered; an unknown name is an ``UnknownNameError``

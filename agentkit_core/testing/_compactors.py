@@ -41,6 +41,7 @@ from .._tokens import estimate_tokens
 from .._units import pending_calls
 from .._units import repair_transcript
 from ._context import make_test_ctx
+from ._registrations import check_declared_options
 
 _text = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=0, max_size=40
@@ -151,6 +152,9 @@ class CompactorConformance:
     def make_ctx(self, messages: list[Message]) -> RunContext:
         """The run context the compactor gets; override to give it a model."""
         return make_test_ctx()
+
+    def test_declared_options_are_taken_by_the_factory(self) -> None:
+        check_declared_options(self.make_compactor(1000))
 
     def _compact(self, budget: int, messages: list[Message]) -> list[Message]:
         """The compactor's result for ``messages``, given as the middleware gives them."""

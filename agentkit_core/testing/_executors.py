@@ -26,6 +26,7 @@ from .._plugins import PluginManager
 from .._tools import FunctionTool
 from ._models import ScriptedModel
 from ._models import tool_call
+from ._registrations import check_declared_options
 
 
 def _add(a: int, b: int) -> int:
@@ -69,6 +70,13 @@ class ExecutorConformance:
         try:
             assert isinstance(executor, Executor)
             assert executor.name
+        finally:
+            self.close_executor(executor)
+
+    def test_declared_options_are_taken_by_the_factory(self) -> None:
+        executor = self.make_executor()
+        try:
+            check_declared_options(executor)
         finally:
             self.close_executor(executor)
 

@@ -19,6 +19,7 @@ from .._errors import GuardrailViolation
 from .._guardrails import Guardrail
 from .._guardrails import egress
 from .._messages import Message
+from ._registrations import check_declared_options
 
 
 class GuardrailConformance:
@@ -39,6 +40,9 @@ class GuardrailConformance:
         guardrail = self.make_guardrail()
         assert isinstance(guardrail, Guardrail)
         egress(guardrail)
+
+    def test_declared_options_are_taken_by_the_factory(self) -> None:
+        check_declared_options(self.make_guardrail())
 
     async def test_allowed_url_passes_both_checks(self) -> None:
         guardrail = self.make_guardrail()

@@ -29,6 +29,7 @@ from .._messages import Message
 from .._models import ModelRequest
 from .._verdicts import Verdict
 from ._models import ScriptedModel
+from ._registrations import check_declared_options
 
 
 class GuardConformance:
@@ -49,6 +50,9 @@ class GuardConformance:
 
     def test_is_a_guard(self) -> None:
         assert isinstance(self.make_guard(), Guard)
+
+    def test_declared_options_are_taken_by_the_factory(self) -> None:
+        check_declared_options(self.make_guard())
 
     def test_benign_text_is_allowed_by_every_check(self) -> None:
         guard = self.make_guard()

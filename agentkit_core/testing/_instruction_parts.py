@@ -34,6 +34,7 @@ from .._instructions import Rendered
 from .._instructions import TextPart
 from .._instructions import compose_instructions
 from .._tools import Tool
+from ._registrations import check_declared_options
 
 
 def _size(text: str) -> int:
@@ -82,6 +83,9 @@ class InstructionPartConformance:
         full = self._render(part, None)
         assert full.text, "configure the part with some content so the suite can check it"
         return full
+
+    def test_declared_options_are_taken_by_the_factory(self, part: PartSource) -> None:
+        check_declared_options(part)
 
     def test_is_a_part_source(self, part: PartSource) -> None:
         assert isinstance(part, PartSource), f"{part!r} lacks id, source, shrinkable or render"

@@ -24,6 +24,7 @@ from .._policy import Approval
 from .._policy import Grant
 from .._policy import PolicyEngine
 from .._verdicts import Verdict
+from ._registrations import check_declared_options
 
 
 def call(tool: str, call_id: str = "c1", arguments: str = "{}") -> ToolCall:
@@ -47,6 +48,9 @@ class PolicyEngineConformance:
         engine = self.make_engine()
         assert isinstance(engine, PolicyEngine)
         assert isinstance(engine.name, str) and engine.name
+
+    def test_declared_options_are_taken_by_the_factory(self) -> None:
+        check_declared_options(self.make_engine())
 
     def test_would_decides_each_verdict_and_names_a_rule(self) -> None:
         engine = self.make_engine()

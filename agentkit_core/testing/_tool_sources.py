@@ -43,6 +43,7 @@ from .._toolsource import ToolSource
 from .._toolunion import CompositeToolSource
 from .._toolunion import DynamicToolSource
 from ._context import make_test_ctx
+from ._registrations import check_declared_options
 
 T = TypeVar("T")
 
@@ -112,6 +113,9 @@ class ToolSourceConformance:
 
     def test_is_a_tool_source(self, source: ToolSource) -> None:
         assert isinstance(source, ToolSource), f"{source!r} lacks label, list_tools or aclose"
+
+    def test_declared_options_are_taken_by_the_factory(self, source: ToolSource) -> None:
+        check_declared_options(source)
 
     def test_label_is_safe_to_log(self, source: ToolSource) -> None:
         check_label(source.label, self.label_must_not_show)

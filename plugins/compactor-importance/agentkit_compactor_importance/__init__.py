@@ -9,6 +9,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
@@ -32,7 +33,12 @@ if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compa
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Model
 
-__all__ = ["INSTRUCTIONS", "Filterer", "ImportanceFilteringCompactor"]
+__all__ = [
+    "INSTRUCTIONS",
+    "Filterer",
+    "ImportanceFilteringCompactor",
+    "ImportanceOptions",
+]
 
 #: ``async (turns, ctx) -> indices``: which of ``turns`` (0-based) must be kept. Each turn is
 #: the messages of one unit: a message, or a tool call with all of its results.
@@ -174,7 +180,22 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+class ImportanceOptions(TypedDict, total=False):
+    """The options of ``importance`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: Chooses the turns to keep itself, instead of a model (code only; not with ``model``).
+    filterer: Filterer | None
+    #: The model that chooses: a Model (code only) or a model string.
+    model: Model | str | None
+    #: The token budget past which turns are filtered (at least 1; default 12000).
+    max_tokens: int
+    #: The system message of the filtering request (default :data:`INSTRUCTIONS`).
+    instructions: str
+    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
+    estimate: Estimator | None
+
+
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``importance``."""
-    register("importance", ImportanceFilteringCompactor)
+    register("importance", ImportanceFilteringCompactor, settings=ImportanceOptions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
 
-__all__ = ["SlidingWindowCompactor"]
+__all__ = ["SlidingWindowCompactor", "SlidingWindowOptions"]
 
 
 class SlidingWindowCompactor:
@@ -50,7 +51,14 @@ class SlidingWindowCompactor:
         return [*messages[:leading], *keep_units(messages, kept)]
 
 
+class SlidingWindowOptions(TypedDict, total=False):
+    """The options of ``sliding-window`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: How many of the latest messages to keep (at least 1; default 10).
+    keep_recent: int
+
+
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``sliding-window``."""
-    register("sliding-window", SlidingWindowCompactor)
+    register("sliding-window", SlidingWindowCompactor, settings=SlidingWindowOptions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
@@ -31,7 +32,13 @@ if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compa
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Model
 
-__all__ = ["HEADER", "INSTRUCTIONS", "SummarizationCompactor", "Summarizer"]
+__all__ = [
+    "HEADER",
+    "INSTRUCTIONS",
+    "SummarizationCompactor",
+    "SummarizationOptions",
+    "Summarizer",
+]
 
 #: The system message of the summary request when a model writes the summary (core's).
 INSTRUCTIONS = SUMMARY_INSTRUCTIONS
@@ -125,7 +132,24 @@ class SummarizationCompactor:
             return [*messages[:head], summary, *keep_units(messages, tail)]
 
 
+class SummarizationOptions(TypedDict, total=False):
+    """The options of ``summarization`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: Writes the summary itself, instead of a model (code only; not with ``model``).
+    summarizer: Summarizer | None
+    #: The model that writes the summary: a Model (code only) or a model string.
+    model: Model | str | None
+    #: The token budget past which the middle is summarized (at least 1; default 12000).
+    max_tokens: int
+    #: The token budget of the tail kept verbatim (default: half of ``max_tokens``).
+    keep_recent: int | None
+    #: The system message of the summary request (default :data:`INSTRUCTIONS`).
+    instructions: str
+    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
+    estimate: Estimator | None
+
+
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``summarization``."""
-    register("summarization", SummarizationCompactor)
+    register("summarization", SummarizationCompactor, settings=SummarizationOptions)

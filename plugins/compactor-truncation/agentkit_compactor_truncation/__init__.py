@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Register
 
-__all__ = ["TruncationCompactor"]
+__all__ = ["TruncationCompactor", "TruncationOptions"]
 
 
 class TruncationCompactor:
@@ -48,7 +49,16 @@ class TruncationCompactor:
         return [*lead, *keep_units(messages, kept)]
 
 
+class TruncationOptions(TypedDict, total=False):
+    """The options of ``truncation`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: The token budget of the transcript sent (at least 1; default 12000).
+    max_tokens: int
+    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
+    estimate: Estimator | None
+
+
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``truncation``."""
-    register("truncation", TruncationCompactor)
+    register("truncation", TruncationCompactor, settings=TruncationOptions)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DBOSExecutor",
+    "DBOSOptions",
     "RunHandle",
     "RunNotFound",
     "agentkit_register_commands",
@@ -46,6 +48,32 @@ def dbos_executor(**options: Any) -> DBOSExecutor:
     from ._executor import DBOSExecutor
 
     return DBOSExecutor(**options)
+
+
+class DBOSOptions(TypedDict, total=False):
+    """The options of ``dbos`` (``Kit(executor_options={...})``), checked at lookup.
+
+    See :class:`DBOSExecutor` for each in full.
+    """
+
+    #: The DBOS system database: ``sqlite:///PATH`` or ``postgresql://user@host:port/db``.
+    database: str
+    #: The queue runs are submitted to and served from (default ``"agentkit"``).
+    queue: str
+    #: Runs one worker process runs at once (None: no limit).
+    concurrency: int | None
+    #: Seconds one step may take (None: no limit).
+    step_timeout: float | None
+    #: This process's identity among the workers (default ``"local"``).
+    worker_id: str
+    #: The DBOS application name (default ``"agentkit"``).
+    app: str
+    #: Seconds a suspended run waits for approvals (default a day).
+    approval_timeout: float
+    #: Seconds between a serving worker's beats (default 2).
+    heartbeat: float
+    #: Seconds without a beat before a worker is taken for dead (default 30).
+    takeover_after: float
 
 
 def _factory(
@@ -70,7 +98,7 @@ def _factory(
 @hookimpl
 def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     """Offer the ``"dbos"`` executor."""
-    register("dbos", _factory)
+    register("dbos", _factory, settings=DBOSOptions)
 
 
 @hookimpl

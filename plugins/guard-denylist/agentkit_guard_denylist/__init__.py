@@ -9,8 +9,11 @@ with a letter or digit), or ``re:`` and a regular expression; ``#`` starts a com
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 
@@ -20,7 +23,7 @@ if TYPE_CHECKING:
 
     from ._guard import Denylist
 
-__all__ = ["GUARD", "Denylist", "agentkit_register_guards", "make"]
+__all__ = ["GUARD", "Denylist", "DenylistOptions", "agentkit_register_guards", "make"]
 
 #: The name the guard is registered under (``Kit(guards=["denylist"])``).
 GUARD = "denylist"
@@ -34,6 +37,24 @@ def __getattr__(name: str) -> Any:
     return Denylist
 
 
+class DenylistOptions(TypedDict, total=False):
+    """The options of ``denylist`` (``guard_options={"denylist": {...}}``), checked at lookup.
+
+    At least one of ``path``, ``terms`` and ``patterns`` gives entries.
+    """
+
+    #: A denylist file: one term or ``re:`` expression a line, ``#`` comments.
+    path: str | os.PathLike[str] | None
+    #: Terms refused in any case (as whole words where they start or end with a letter).
+    terms: Sequence[str]
+    #: Regular expressions refused (matched ignoring case).
+    patterns: Sequence[str]
+    #: Whether requests are checked (default true).
+    input: bool
+    #: Whether answers are checked (default true).
+    output: bool
+
+
 def make(**options: Any) -> Denylist:
     """The guard, built with ``options`` (see :class:`Denylist`)."""
     from ._guard import Denylist
@@ -44,4 +65,4 @@ def make(**options: Any) -> Denylist:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the denylist guard as ``"denylist"``."""
-    register(GUARD, make)
+    register(GUARD, make, settings=DenylistOptions)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
     from ._guards import MaxInput
     from ._guards import MaxOutput
 
-__all__ = ["MaxInput", "MaxOutput", "agentkit_register_guards", "max_input", "max_output"]
+__all__ = [
+    "MaxInput",
+    "MaxInputOptions",
+    "MaxOutput",
+    "MaxOutputOptions",
+    "agentkit_register_guards",
+    "max_input",
+    "max_output",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -29,6 +38,20 @@ def __getattr__(name: str) -> Any:
     from . import _guards
 
     return getattr(_guards, name)
+
+
+class MaxInputOptions(TypedDict, total=False):
+    """The options of ``max-input`` (``guard_options={"max-input": {...}}``), checked."""
+
+    #: The most tokens a request may have, by agentkit's estimate (at least 1; default 100000).
+    max_tokens: int
+
+
+class MaxOutputOptions(TypedDict, total=False):
+    """The options of ``max-output`` (``guard_options={"max-output": {...}}``), checked."""
+
+    #: The most characters an answer may have (at least 1; default 20000).
+    max_chars: int
 
 
 def max_input(**options: Any) -> MaxInput:
@@ -48,5 +71,5 @@ def max_output(**options: Any) -> MaxOutput:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer ``"max-input"`` and ``"max-output"``, in that order."""
-    register("max-input", max_input)
-    register("max-output", max_output)
+    register("max-input", max_input, settings=MaxInputOptions)
+    register("max-output", max_output, settings=MaxOutputOptions)

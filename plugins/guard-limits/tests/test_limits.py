@@ -52,9 +52,19 @@ async def test_a_long_answer_is_refused_and_a_short_one_passes() -> None:
         await Agent.from_config(kit(ScriptedModel(["x" * 30]), seen).config()).run("hi")
 
 
-@pytest.mark.parametrize("bad", [0, -3, 2.5, "many", True])
-def test_a_bad_limit_is_refused_naming_it(bad: object) -> None:
-    with pytest.raises(ConfigError, match=r"guard 'max-input': max_tokens=.* at least 1"):
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        (0, r"guard 'max-input': max_tokens=.* at least 1"),
+        (-3, r"guard 'max-input': max_tokens=.* at least 1"),
+        # not an integer at all: the lookup refuses it against MaxInputOptions, naming the kind
+        (2.5, r"guard_options\['max-input'\]\['max_tokens'\] \(guard 'max-input'.*an integer"),
+        ("many", r"guard_options\['max-input'\]\['max_tokens'\] \(guard 'max-input'.*an integer"),
+        (True, r"guard_options\['max-input'\]\['max_tokens'\] \(guard 'max-input'.*an integer"),
+    ],
+)
+def test_a_bad_limit_is_refused_naming_it(bad: object, named: str) -> None:
+    with pytest.raises(ConfigError, match=named):
         Kit(
             model="test",
             guards=["max-input"],

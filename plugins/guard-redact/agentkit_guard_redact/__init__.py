@@ -8,8 +8,10 @@ tool output with. The guard itself (``_guard``) is imported on first use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 
@@ -19,7 +21,14 @@ if TYPE_CHECKING:
 
     from ._guard import RedactGuard
 
-__all__ = ["AGENTKIT_PRIORITY", "GUARD", "RedactGuard", "agentkit_register_guards", "make"]
+__all__ = [
+    "AGENTKIT_PRIORITY",
+    "GUARD",
+    "RedactGuard",
+    "RedactOptions",
+    "agentkit_register_guards",
+    "make",
+]
 
 #: The name the guard is registered under (``Kit(guards=["redact"])``).
 GUARD = "redact"
@@ -37,6 +46,19 @@ def __getattr__(name: str) -> Any:
     return RedactGuard
 
 
+class RedactOptions(TypedDict, total=False):
+    """The options of ``redact`` (``guard_options={"redact": {...}}``), checked at lookup."""
+
+    #: The detectors applied, in this order (default: all of ``agentkit_core.PII_DETECTORS``).
+    kinds: Sequence[str] | None
+    #: Whether requests are redacted (default true).
+    input: bool
+    #: Whether answers are redacted (default true).
+    output: bool
+    #: How many redacted texts are remembered (default 1024).
+    cache: int
+
+
 def make(**options: Any) -> RedactGuard:
     """The guard, built with ``options`` (see :class:`RedactGuard`)."""
     from ._guard import RedactGuard
@@ -47,4 +69,4 @@ def make(**options: Any) -> RedactGuard:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the redaction guard as ``"redact"``."""
-    register(GUARD, make)
+    register(GUARD, make, settings=RedactOptions)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Tool
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import InstructionPartFactory
     from agentkit_core.plugin import Register
 
-__all__ = ["PART_ID", "AgentsMD"]
+__all__ = ["PART_ID", "AgentsMD", "AgentsMDOptions"]
 
 PART_ID = "agentsmd"
 SOURCE = "agentsmd"
@@ -150,7 +151,24 @@ def _bytes(path: Path) -> int:
     return path.stat().st_size
 
 
+class AgentsMDOptions(TypedDict, total=False):
+    """The options of ``agentsmd`` (``Kit(parts={"agentsmd": {...}})``), checked at lookup."""
+
+    #: The path whose chain applies (default: the working directory).
+    path: str | Path
+    #: The directory the chain starts from (default: the filesystem root).
+    root: str | Path | None
+    #: The file names tried in each directory, in order (default ``["AGENTS.md"]``).
+    names: Sequence[str]
+    #: Files appended after the chain.
+    extra: Sequence[str | Path]
+    #: A file over this many bytes is left out whole (default 32768).
+    max_file_bytes: int
+    #: The bytes of the whole chain; the files nearest the root go first (default 65536).
+    max_total_bytes: int
+
+
 @hookimpl
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``agentsmd`` part."""
-    register(PART_ID, AgentsMD)
+    register(PART_ID, AgentsMD, settings=AgentsMDOptions)

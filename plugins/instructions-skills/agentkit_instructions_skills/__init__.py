@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Tool
@@ -35,7 +36,14 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import InstructionPartFactory
     from agentkit_core.plugin import Register
 
-__all__ = ["GRANT_PREFIX", "PART_ID", "Skill", "Skills", "parse_allowed_tools"]
+__all__ = [
+    "GRANT_PREFIX",
+    "PART_ID",
+    "Skill",
+    "Skills",
+    "SkillsOptions",
+    "parse_allowed_tools",
+]
 
 PART_ID = "skills"
 SOURCE = "skills"
@@ -371,7 +379,21 @@ class Skills:
         return Rendered("\n".join(head + lines + tail), tuple(omissions))
 
 
+class SkillsOptions(TypedDict, total=False):
+    """The options of ``skills`` (``Kit(parts={"skills": {...}})``), checked at lookup."""
+
+    #: Skill directories, each of which must exist; searched in order.
+    dirs: Sequence[str | Path]
+    #: Skill directories searched after ``dirs``; a missing one is passed over.
+    optional_dirs: Sequence[str | Path]
+    #: Whether the ``read_skill`` tool is offered (default true).
+    offer_tool: bool
+    #: Whether a skill's ``allowed-tools`` may grant: true, false (the default) or a function
+    #: of the skill (code only).
+    trusted: bool | Callable[[Skill], bool]
+
+
 @hookimpl
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
-    register(PART_ID, Skills)
+    register(PART_ID, Skills, settings=SkillsOptions)

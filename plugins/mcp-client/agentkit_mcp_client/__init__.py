@@ -6,13 +6,17 @@ connected, so ``agentkit plugins list`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import Elicitor
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import ToolSourceFactory
 
@@ -20,9 +24,12 @@ if TYPE_CHECKING:
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
     from ._connection import ServerParams as ServerParams
+    from ._connection import ServerSpec
+    from ._connection import StderrSink
     from ._source import MCPServerSource as MCPServerSource
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
+    from ._source import ToolFilter
     from ._source import to_tool_result as to_tool_result
 
 #: Public name -> the private module defining it, imported on first access (so loading the
@@ -45,15 +52,42 @@ __all__ = [
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
+    "MCPToolSourceOptions",
     "ServerParams",
     "to_tool_result",
 ]
 
 
+class MCPToolSourceOptions(TypedDict, total=False):
+    """The options of ``mcp`` (``Kit(tool_sources={"mcp": {...}})``), checked at lookup.
+
+    See :class:`MCPToolSource`; ``Kit(mcp=[...])`` adds to ``servers``.
+    """
+
+    #: Command lines, ``http(s)://`` URLs, :class:`ServerParams` or mappings of them.
+    servers: Iterable[ServerSpec | Mapping[str, Any]]
+    #: Seconds to connect to a server (default 30).
+    connect_timeout: float
+    #: Seconds a tool call may take; None leaves the agent's ``tool_timeout`` in charge.
+    call_timeout: float | None
+    #: Seconds any other request may take (default 60).
+    request_timeout: float
+    #: Answers the servers' elicitation requests (code only).
+    elicitor: Elicitor | None
+    #: Where the servers' stderr goes: a function or a file (code only).
+    stderr: StderrSink
+    #: The tools kept: names, or a function of the name (code only).
+    tool_filter: ToolFilter
+    #: Put before every tool name.
+    prefix: str
+    #: ``"auto"`` (the default) or ``"legacy"``: the SDK's protocol mode.
+    protocol: str
+
+
 @hookimpl
 def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> None:
     """Offer ``mcp``: ``factory(servers=[...], **options)`` builds an :class:`MCPToolSource`."""
-    register("mcp", _mcp_tool_source)
+    register("mcp", _mcp_tool_source, settings=MCPToolSourceOptions)
 
 
 def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
