@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
     from ._connection import ServerParams as ServerParams
+    from ._features import PROGRESS_ATTRIBUTE as PROGRESS_ATTRIBUTE
+    from ._features import SAMPLING_TOOL as SAMPLING_TOOL
+    from ._resources import ResourcePart as ResourcePart
+    from ._resources import list_prompts as list_prompts
+    from ._resources import render_prompt as render_prompt
     from ._source import MCPServerSource as MCPServerSource
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
@@ -29,6 +34,11 @@ _LAZY = {
     "DEFAULT_REQUEST_TIMEOUT": "._connection",
     "STDERR_TAIL_BYTES": "._connection",
     "ServerParams": "._connection",
+    "PROGRESS_ATTRIBUTE": "._features",
+    "SAMPLING_TOOL": "._features",
+    "ResourcePart": "._resources",
+    "list_prompts": "._resources",
+    "render_prompt": "._resources",
     "MCPServerSource": "._source",
     "MCPTool": "._source",
     "MCPToolSource": "._source",
@@ -38,11 +48,16 @@ _LAZY = {
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
+    "PROGRESS_ATTRIBUTE",
+    "SAMPLING_TOOL",
     "STDERR_TAIL_BYTES",
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
+    "ResourcePart",
     "ServerParams",
+    "list_prompts",
+    "render_prompt",
     "to_tool_result",
 ]
 
