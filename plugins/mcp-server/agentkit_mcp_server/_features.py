@@ -12,11 +12,14 @@ caller that asked for it.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import inspect
 import re
 import string
+import warnings
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -390,14 +393,16 @@ class ClientModel:
             for m in request.messages
             if m.role != "system"
         ]
+        _handshake_era(self._ctx, "sample the client's model")
         try:
-            result = await self._ctx.session.create_message(
-                messages,
-                max_tokens=int(request.settings.get("max_tokens", 1000)),
-                system_prompt=system,
-                temperature=request.settings.get("temperature"),
-                related_request_id=self._ctx.request_id,
-            )
+            with _deprecated_ok():
+                result = await self._ctx.session.create_message(
+                    messages,
+                    max_tokens=int(request.settings.get("max_tokens", 1000)),
+                    system_prompt=system,
+                    temperature=request.settings.get("temperature"),
+                    related_request_id=self._ctx.request_id,
+                )
         except Exception as exc:
             raise ProviderError(f"the MCP client refused or failed sampling: {exc}") from exc
         text = getattr(result.content, "text", "") or ""
@@ -421,12 +426,36 @@ def client_elicitor(ctx: Any) -> Callable[[str, Any, bool], Any]:
             "properties": {"answer": {"type": "string"}},
             "required": ["answer"],
         }
-        result = await ctx.session.elicit_form(
-            question, requested, related_request_id=ctx.request_id
-        )
+        _handshake_era(ctx, "ask the client's user")
+        with _deprecated_ok():
+            result = await ctx.session.elicit_form(
+                question, requested, related_request_id=ctx.request_id
+            )
         if result.action != "accept":
             return None
         content = result.content or {}
         return content if schema else content.get("answer")
 
     return elicit
+
+
+def _handshake_era(ctx: Any, doing: str) -> None:
+    """Refuse, naming the fix, where a served call cannot ask its client mid-call."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        raise ProviderError(
+            f"a served tool cannot {doing} in a {ctx.protocol_version} session (that protocol "
+            "has no server-to-client requests during a call); the client must connect with "
+            "the 2025-11-25 handshake (agentkit-mcp-client: protocol='legacy')"
+        )
+
+
+@contextlib.contextmanager
+def _deprecated_ok() -> Iterator[None]:
+    """The SDK marks sampling and elicitation deprecated for 2026 sessions; these are 2025's."""
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        yield

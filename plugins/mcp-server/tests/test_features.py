@@ -5,6 +5,7 @@ server conformance scenarios against ``conformance_kit.py``, and our own client 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import select
@@ -20,15 +21,19 @@ from agentkit_mcp_server import BearerTokens
 from agentkit_mcp_server import ServedResource
 from agentkit_mcp_server import kit_resources
 from agentkit_mcp_server import serve_tools
+from conformance_kit import TOOLS
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 from mcp_server_helpers import free_port
 from mcp_server_helpers import wait_listening
 
+from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import tool_call
 
 HERE = Path(__file__).resolve().parent
 MODULES = HERE.parents[2] / ".ci" / "cache" / "mcp" / "node_modules"
@@ -210,3 +215,23 @@ def test_only_the_exact_token_passes_and_none_is_ever_shown(token, other):
     assert token not in repr(tokens) or token in "<BearerTokens: 1 token(s)>"
     assert asyncio.run(tokens.verify_token(token)) is not None
     assert (asyncio.run(tokens.verify_token(other)) is None) == (other != token)
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+async def test_a_served_tool_samples_the_calling_runs_model(protocol):
+    port = free_port()
+    server = asyncio.ensure_future(serve_tools(TOOLS, transport="http", port=port))
+    await wait_listening(port, server)
+    sample = tool_call("test_sampling", json.dumps({"prompt": "ping"}))
+    model = ScriptedModel([Message.assistant("", [sample]), "pong from the run", "done"])
+    try:
+        async with MCPToolSource([f"http://127.0.0.1:{port}/mcp"], protocol=protocol) as source:
+            result = await Agent(model=model, tools=await source.list_tools()).run("go")
+    finally:
+        await _stop(server)
+    said = next(m for m in result.transcript if m.role == "tool").text
+    if protocol == "legacy":  # the 2025-11-25 handshake: the server asks mid-call
+        assert "LLM response: pong from the run" in said
+    else:
+        assert "cannot sample the client's model in a 2026-07-28 session" in said
+        assert "protocol='legacy'" in said
