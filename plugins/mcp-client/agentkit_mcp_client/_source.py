@@ -13,6 +13,7 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import Elicitor
+from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolConflict
@@ -374,6 +375,14 @@ class MCPToolSource:
 
         part = ResourcePart(find_server(self, server), list(uris), max_bytes=max_bytes, id=id)
         return await part.start()
+
+    async def render_prompt(
+        self, server: str, name: str, args: Mapping[str, Any] | None = None
+    ) -> list[Message]:
+        """The prompt ``name`` of ``server`` (a label) rendered as messages (``Kit.mcp_prompt``)."""
+        from ._resources import render_prompt
+
+        return await render_prompt(self, server, name, args)
 
     async def aclose(self) -> None:
         """Close every server at once: calls in flight end with an error; no process is left."""

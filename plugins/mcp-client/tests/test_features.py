@@ -174,6 +174,7 @@ async def test_prompts_are_listed_and_rendered_into_messages(peers):
         (label,) = source.labels
         names = [p.name for p in await list_prompts(source, label)]
         messages = await render_prompt(source, label, "args-prompt", {"city": "Paris"})
+        assert await source.render_prompt("node", "args-prompt", {"city": "Paris"}) == messages
         with pytest.raises(ConfigError, match="no MCP server labelled 'other'"):
             await render_prompt(source, "other", "args-prompt")
     assert {"simple-prompt", "args-prompt"} <= set(names)
