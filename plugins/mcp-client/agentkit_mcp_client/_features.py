@@ -2,10 +2,13 @@
 
 One :class:`ClientFeatures` per connection gives the SDK's ``Client`` its callbacks. A server's
 ``sampling/createMessage`` is answered by the model of the run whose tool call is in flight on
-that server (the latest such call's run, when several runs share the server), through the run's invoker (so its budget, middlewares, egress guardrail and trace
-apply), after the run's policy engine decided on it as on a tool call named
-:data:`SAMPLING_TOOL` from the server's label. Without a policy engine a request is allowed;
-``ask`` asks a person through the run's elicitor (refused without one); ``deny`` refuses.
+that server (the latest such call's run, when several runs share the server), through the
+run's invoker (so its budget, middlewares, egress guardrail and trace apply), after the run's
+policy engine decided on it as on a tool call named :data:`SAMPLING_TOOL` from the server's
+label. The decision is ``would`` plus a reported verdict, not ``check``: a run cannot suspend
+for approval in the middle of a tool call, so nothing is held for release. Without a policy
+engine a request is allowed; ``ask`` asks a person through the run's elicitor (refused
+without one); ``deny`` refuses.
 A refusal is an MCP error for the server, at once: a server never waits on a refused request.
 """
 
