@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ._features import ServedPrompt as ServedPrompt
     from ._features import ServedResource as ServedResource
     from ._features import kit_resources as kit_resources
+    from ._features import log as log
     from ._features import report_progress as report_progress
     from ._serve import as_tools as as_tools
     from ._serve import build_server as build_server
@@ -35,6 +36,7 @@ _LAZY = {
     "ServedPrompt": "._features",
     "ServedResource": "._features",
     "kit_resources": "._features",
+    "log": "._features",
     "report_progress": "._features",
     "as_tools": "._serve",
     "build_server": "._serve",
@@ -52,6 +54,7 @@ __all__ = [
     "build_server",
     "kit_resources",
     "load_tools",
+    "log",
     "report_progress",
     "serve_tools",
 ]

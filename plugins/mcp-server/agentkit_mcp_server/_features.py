@@ -330,11 +330,19 @@ def _text_block(text: str) -> mcp_types.TextContent:
 
 # ---------------------------------------------------------------------- during a tool call
 
-#: The request a served tool is answering (its context), for report_progress.
+#: The request a served tool is answering (its context), for report_progress and log.
 _request: contextvars.ContextVar[Any] = contextvars.ContextVar("agentkit_mcp_request")
+#: The server's extras (the client's log level) while a served tool runs.
+_extras: contextvars.ContextVar[ServedExtras | None] = contextvars.ContextVar(
+    "agentkit_mcp_extras", default=None
+)
+
+#: MCP's log levels, least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-def set_request(ctx: Any) -> contextvars.Token[Any]:
+def set_request(ctx: Any, extras: ServedExtras) -> contextvars.Token[Any]:
+    _extras.set(extras)
     return _request.set(ctx)
 
 
@@ -459,3 +467,24 @@ def _deprecated_ok() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)
         yield
+
+
+async def log(level: str, data: Any, logger: str | None = None) -> bool:
+    """Send the caller of the tool being served a log message; False when it is not sent.
+
+    Sent at or above the level the client set (``logging/setLevel``; ``info`` until it does).
+    """
+    if level not in LOG_LEVELS:
+        raise ConfigError(
+            f"log level {level!r} is not one of MCP's: {', '.join(LOG_LEVELS)}",
+            value=level,
+            source="agentkit_mcp_server.log",
+        )
+    ctx, extras = _request.get(None), _extras.get()
+    if ctx is None or extras is None:
+        return False
+    if LOG_LEVELS.index(level) < LOG_LEVELS.index(extras.log_level):
+        return False
+    with _deprecated_ok():
+        await ctx.session.send_log_message(level, data, logger, related_request_id=ctx.request_id)
+    return True

@@ -157,7 +157,7 @@ def build_server(
                 ],
                 is_error=True,
             )
-        token = set_request(ctx)
+        token = set_request(ctx, extras)
         try:
             result = await tool.invoke(dict(params.arguments or {}), _run_context(ctx))
         except Exception as exc:  # a tool's failure is the caller's tool error, not our crash

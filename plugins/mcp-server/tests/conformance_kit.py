@@ -11,6 +11,7 @@ import sys
 
 from agentkit_mcp_server import ServedPrompt
 from agentkit_mcp_server import ServedResource
+from agentkit_mcp_server import log
 from agentkit_mcp_server import report_progress
 from agentkit_mcp_server import serve_tools
 
@@ -51,6 +52,15 @@ async def test_tool_with_progress() -> str:
         await report_progress(step, 100)
         await asyncio.sleep(0.05)
     return "progress done"
+
+
+@tool
+async def test_tool_with_logging() -> str:
+    """Logs three messages at info level while it works."""
+    for said in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+        await log("info", said)
+        await asyncio.sleep(0.05)
+    return "logged"
 
 
 @tool
@@ -117,6 +127,7 @@ TOOLS = [
     test_image_content,
     test_error_handling,
     test_tool_with_progress,
+    test_tool_with_logging,
     test_sampling,
     test_elicitation,
 ]

@@ -20,6 +20,7 @@ from agentkit_mcp_client import render_prompt
 from agentkit_mcp_server import BearerTokens
 from agentkit_mcp_server import ServedResource
 from agentkit_mcp_server import kit_resources
+from agentkit_mcp_server import log
 from agentkit_mcp_server import serve_tools
 from conformance_kit import TOOLS
 from hypothesis import given
@@ -60,6 +61,7 @@ SERVED = [
     "completion-complete",
     "logging-set-level",
     "tools-call-with-progress",
+    "tools-call-with-logging",
     "tools-call-sampling",
     "tools-call-elicitation",
     "dns-rebinding-protection",
@@ -72,7 +74,6 @@ LEFT_OUT = {
     "tools-call-audio": "an agentkit ToolResult has no audio output part to serve",
     "tools-call-embedded-resource": "an agentkit ToolResult has no embedded-resource part",
     "tools-call-mixed-content": "needs audio and embedded-resource parts in one result",
-    "tools-call-with-logging": "served tools have no log channel to the client yet",
     "json-schema-2020-12": "needs a tool with a hand-written 2020-12 schema ($defs, $ref)",
     "elicitation-sep1034-defaults": "a scenario of its own tool with fixed defaults",
     "elicitation-sep1330-enums": "a scenario of its own tool with fixed enum schemas",
@@ -235,3 +236,9 @@ async def test_a_served_tool_samples_the_calling_runs_model(protocol):
     else:
         assert "cannot sample the client's model in a 2026-07-28 session" in said
         assert "protocol='legacy'" in said
+
+
+async def test_log_outside_a_served_call_is_not_sent_and_a_bad_level_is_named():
+    assert await log("info", "nobody is listening") is False
+    with pytest.raises(ConfigError, match="log level 'loud' is not one of MCP's: debug, info"):
+        await log("loud", "x")
