@@ -18,6 +18,7 @@ from ._errors import ConfigError
 from ._errors import ToolSourceError
 from ._lookup import get_tool_source
 from ._memory_block import MemoryBlock
+from ._messages import Message
 from ._plugins import PluginManager
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
@@ -172,6 +173,26 @@ class KitLifecycle:
         self._opened.remove(opened)
         self._union.remove(label)
         await opened.close()
+
+    async def mcp_prompt(
+        self, server: str, name: str, args: Mapping[str, Any] | None = None
+    ) -> list[Message]:
+        """The prompt ``name`` of the MCP server labelled ``server``, rendered as messages.
+
+        The MCP plugin renders it (``render_prompt`` of its bridge); ``args`` fill the prompt's
+        arguments.
+        """
+        bridge = self._mcp
+        render = getattr(bridge, "render_prompt", None)
+        if render is None:
+            raise ConfigError(
+                f"no MCP server is connected to render the prompt {name!r} of {server!r} from; "
+                "connect one with mcp= or add_mcp()",
+                value=server,
+                source="Kit.mcp_prompt",
+            )
+        rendered: list[Message] = await render(server, name, args)
+        return rendered
 
     async def _mcp_bridge(self, server: Any) -> ToolSourceBridge:
         """The kit's MCP bridge: the one ``mcp=`` made, else one made now with its options."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypedDict
@@ -26,6 +28,11 @@ if TYPE_CHECKING:
     from ._connection import ServerParams as ServerParams
     from ._connection import ServerSpec
     from ._connection import StderrSink
+    from ._features import PROGRESS_ATTRIBUTE as PROGRESS_ATTRIBUTE
+    from ._features import SAMPLING_TOOL as SAMPLING_TOOL
+    from ._resources import ResourcePart as ResourcePart
+    from ._resources import list_prompts as list_prompts
+    from ._resources import render_prompt as render_prompt
     from ._source import MCPServerSource as MCPServerSource
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
@@ -39,6 +46,11 @@ _LAZY = {
     "DEFAULT_REQUEST_TIMEOUT": "._connection",
     "STDERR_TAIL_BYTES": "._connection",
     "ServerParams": "._connection",
+    "PROGRESS_ATTRIBUTE": "._features",
+    "SAMPLING_TOOL": "._features",
+    "ResourcePart": "._resources",
+    "list_prompts": "._resources",
+    "render_prompt": "._resources",
     "MCPServerSource": "._source",
     "MCPTool": "._source",
     "MCPToolSource": "._source",
@@ -48,12 +60,17 @@ _LAZY = {
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
+    "PROGRESS_ATTRIBUTE",
+    "SAMPLING_TOOL",
     "STDERR_TAIL_BYTES",
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
     "MCPToolSourceOptions",
+    "ResourcePart",
     "ServerParams",
+    "list_prompts",
+    "render_prompt",
     "to_tool_result",
 ]
 
@@ -82,6 +99,12 @@ class MCPToolSourceOptions(TypedDict, total=False):
     prefix: str
     #: ``"auto"`` (the default) or ``"legacy"``: the SDK's protocol mode.
     protocol: str
+    #: Whether the servers may ask the run's model (``sampling/createMessage``); default True.
+    sampling: bool
+    #: The workspace directories announced to the servers as roots (one or several).
+    roots: str | Path | Sequence[str | Path] | None
+    #: Whether each server's resources are offered as two tools (list, read); default False.
+    resource_tools: bool
 
 
 @hookimpl

@@ -35,9 +35,12 @@ from agentkit_core import ElicitationError
 from agentkit_core import ToolSourceError
 from agentkit_core.plugin import Elicitor
 
+from ._features import ClientFeatures
+
 if TYPE_CHECKING:
     import mcp
     import mcp_types
+    from mcp.shared.dispatcher import ProgressFnT
 
 #: How much of a server's stderr is kept for error messages.
 STDERR_TAIL_BYTES = 2048
@@ -220,6 +223,8 @@ class Connection:
     stderr: StderrSink
     protocol: str = "auto"
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    #: What the server may ask of us (sampling, roots) and the notifications it sends.
+    features: ClientFeatures = field(default_factory=lambda: ClientFeatures(""))
     client: mcp.Client | None = None
     _owner: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -266,6 +271,7 @@ class Connection:
                     elicitation_callback=self._elicit,
                     cache=None,
                     mode=self.protocol,
+                    **self.features.client_options(),
                 ) as client:
                     scope.deadline = math.inf
                     self.client = client
@@ -361,12 +367,18 @@ class Connection:
                 return tools
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], timeout: float | None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float | None,
+        progress: ProgressFnT | None = None,
     ) -> mcp_types.CallToolResult:
         client = await self._live()
         deadline = timeout or self.call_timeout or DEFAULT_CALL_TIMEOUT
         result: mcp_types.CallToolResult = await self._request(
-            client.call_tool(name, arguments, read_timeout_seconds=deadline),
+            client.call_tool(
+                name, arguments, read_timeout_seconds=deadline, progress_callback=progress
+            ),
             f"calling tool {name!r}",
             deadline,
         )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import ConfigError
+from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolResult
@@ -19,6 +20,7 @@ from agentkit_core import ToolSourceError
 from agentkit_core.plugin import Elicitor
 from agentkit_core.plugin import ToolConflict
 from agentkit_core.plugin import ToolConflictError
+from agentkit_core.plugin import current_span
 
 from ._connection import DEFAULT_REQUEST_TIMEOUT
 from ._connection import Connection
@@ -26,9 +28,14 @@ from ._connection import ServerSpec
 from ._connection import StderrSink
 from ._connection import describe
 from ._connection import parse_spec
+from ._features import ClientFeatures
+from ._features import check_roots
+from ._features import progress_recorder
 
 if TYPE_CHECKING:
     import mcp_types
+
+    from ._resources import ResourcePart
 
 #: Which of a server's tools to offer: names to keep, or a predicate on the server's tool name.
 ToolFilter = Iterable[str] | Callable[[str], bool] | None
@@ -53,8 +60,15 @@ class MCPTool(Tool):
         self.remote_name = listed.name
 
     async def invoke(self, arguments: dict[str, Any], ctx: RunContext | None = None) -> ToolResult:
-        """Call the tool on its server; a server-side tool error comes back as ``is_error``."""
-        result = await self.server.connection.call_tool(self.remote_name, arguments, self.timeout)
+        """Call the tool on its server; a server-side tool error comes back as ``is_error``.
+
+        While it runs, the server may sample through ``ctx``'s model; its progress
+        notifications are recorded on the tool call's span (``mcp_progress``).
+        """
+        connection = self.server.connection
+        progress = progress_recorder(current_span())
+        with connection.features.running(ctx):
+            result = await connection.call_tool(self.remote_name, arguments, self.timeout, progress)
         return to_tool_result(result)
 
 
@@ -104,8 +118,11 @@ class MCPServerSource:
         *,
         tool_filter: ToolFilter = None,
         prefix: str = "",
+        resource_tools: bool = False,
     ) -> None:
         self.connection = connection
+        self.resource_tools = resource_tools
+        self._resource_tools: list[Tool] | None = None
         self.label = connection.label
         self.call_timeout = connection.call_timeout
         self.prefix = prefix
@@ -127,7 +144,21 @@ class MCPServerSource:
             if tool is None:
                 tool = self._cache[key] = MCPTool(self, listed, self.prefix + listed.name)
             tools.append(tool)
-        return tools
+        return tools + self._resources_as_tools()
+
+    def _resources_as_tools(self) -> list[Tool]:
+        """``<name>_list_resources`` and ``<name>_read_resource``, when asked for and offered."""
+        client = self.connection.client
+        if not self.resource_tools or client is None:
+            return []
+        if client.server_capabilities.resources is None:
+            return []
+        if self._resource_tools is None:
+            from ._resources import ListResourcesTool
+            from ._resources import ReadResourceTool
+
+            self._resource_tools = [ListResourcesTool(self), ReadResourceTool(self)]
+        return list(self._resource_tools)
 
     async def aclose(self) -> None:
         """Close the server connection (idempotent)."""
@@ -162,6 +193,12 @@ class MCPToolSource:
     ``call_timeout`` for a tool call — each ``MCPTool.timeout``; None leaves the agent's
     ``tool_timeout`` in charge, and the call still ends on the wire at 300 s
     (``DEFAULT_CALL_TIMEOUT``).
+
+    ``sampling`` (default True; per server in :meth:`add`) lets a server's
+    ``sampling/createMessage`` be answered by the model of the run whose tool call it serves,
+    as the run's policy decides (see ``_features``); False announces no sampling capability.
+    ``roots`` are the workspace directories announced to servers that ask (none by default).
+    ``resource_tools`` offers each server's resources as two tools.
     """
 
     label = "mcp"
@@ -178,6 +215,9 @@ class MCPToolSource:
         tool_filter: ToolFilter = None,
         prefix: str = "",
         protocol: str = "auto",
+        sampling: bool = True,
+        roots: Any = None,
+        resource_tools: bool = False,
     ) -> None:
         if isinstance(servers, (str, Mapping)):
             servers = [servers]
@@ -188,7 +228,13 @@ class MCPToolSource:
         self.elicitor = elicitor
         self.stderr = stderr
         self.protocol = protocol
-        self._defaults: dict[str, Any] = {"tool_filter": tool_filter, "prefix": prefix}
+        self.roots = check_roots(roots)
+        self._defaults: dict[str, Any] = {
+            "tool_filter": tool_filter,
+            "prefix": prefix,
+            "sampling": sampling,
+            "resource_tools": resource_tools,
+        }
         self._servers: dict[str, MCPServerSource] = {}
         self._numbers = itertools.count(1)
         self._started = False
@@ -220,8 +266,13 @@ class MCPToolSource:
         tool_filter: ToolFilter = None,
         prefix: str = "",
         env: Mapping[str, str] | None = None,
+        sampling: bool | None = None,
+        resource_tools: bool | None = None,
     ) -> str:
-        """Connect one more server, offered from the next listing on; returns its label."""
+        """Connect one more server, offered from the next listing on; returns its label.
+
+        ``sampling`` and ``resource_tools`` default to the source's.
+        """
         if self._closed:
             raise ToolSourceError("this MCP tool source is closed; create a new one")
         spec = parse_spec(server)
@@ -237,9 +288,21 @@ class MCPToolSource:
             stderr=self.stderr,
             protocol=self.protocol,
             request_timeout=self.request_timeout,
+            features=ClientFeatures(
+                label,
+                sampling=self._defaults["sampling"] if sampling is None else sampling,
+                roots=self.roots,
+            ),
         )
         await connection.open()
-        self._servers[label] = MCPServerSource(connection, tool_filter=tool_filter, prefix=prefix)
+        self._servers[label] = MCPServerSource(
+            connection,
+            tool_filter=tool_filter,
+            prefix=prefix,
+            resource_tools=self._defaults["resource_tools"]
+            if resource_tools is None
+            else resource_tools,
+        )
         return label
 
     async def remove(self, label: str) -> None:
@@ -297,6 +360,29 @@ class MCPToolSource:
     def _connected(self, server: MCPServerSource) -> bool:
         """Whether ``server`` is still one of this source's (``remove`` drops it first)."""
         return self._servers.get(server.label) is server
+
+    async def resource_part(
+        self,
+        server: str,
+        uris: Iterable[str],
+        *,
+        max_bytes: int | None = None,
+        id: str = "mcp-resources",
+    ) -> ResourcePart:
+        """Resources of ``server`` (a label) as a live instruction part, read and subscribed."""
+        from ._resources import ResourcePart
+        from ._resources import find_server
+
+        part = ResourcePart(find_server(self, server), list(uris), max_bytes=max_bytes, id=id)
+        return await part.start()
+
+    async def render_prompt(
+        self, server: str, name: str, args: Mapping[str, Any] | None = None
+    ) -> list[Message]:
+        """The prompt ``name`` of ``server`` (a label) rendered as messages (``Kit.mcp_prompt``)."""
+        from ._resources import render_prompt
+
+        return await render_prompt(self, server, name, args)
 
     async def aclose(self) -> None:
         """Close every server at once: calls in flight end with an error; no process is left."""

@@ -18,6 +18,12 @@ from agentkit_core.plugin import lazy_attributes
 from ._defaults import DEFAULT_PORT
 
 if TYPE_CHECKING:
+    from ._auth import BearerTokens as BearerTokens
+    from ._features import ServedPrompt as ServedPrompt
+    from ._features import ServedResource as ServedResource
+    from ._features import kit_resources as kit_resources
+    from ._features import log as log
+    from ._features import report_progress as report_progress
     from ._serve import as_tools as as_tools
     from ._serve import build_server as build_server
     from ._serve import load_tools as load_tools
@@ -26,6 +32,12 @@ if TYPE_CHECKING:
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them).
 _LAZY = {
+    "BearerTokens": "._auth",
+    "ServedPrompt": "._features",
+    "ServedResource": "._features",
+    "kit_resources": "._features",
+    "log": "._features",
+    "report_progress": "._features",
     "as_tools": "._serve",
     "build_server": "._serve",
     "load_tools": "._serve",
@@ -34,10 +46,16 @@ _LAZY = {
 
 __all__ = [
     "DEFAULT_PORT",
+    "BearerTokens",
+    "ServedPrompt",
+    "ServedResource",
     "add_serve_command",
     "as_tools",
     "build_server",
+    "kit_resources",
     "load_tools",
+    "log",
+    "report_progress",
     "serve_tools",
 ]
 
@@ -57,6 +75,11 @@ def add_serve_command(mcp_subparsers: Any) -> None:
         help=f"HTTP port ({DEFAULT_PORT}; 0 picks a free one)",
     )
     serve.add_argument("--name", default="agentkit", help="the server name clients see")
+    serve.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="HTTP: require 'Authorization: Bearer <token>', the token read from $NAME",
+    )
     serve.set_defaults(func=_serve_command)
 
 
@@ -67,6 +90,11 @@ def _serve_command(args: argparse.Namespace) -> int:
     from ._serve import serve_tools
 
     tools = load_tools(args.tools)
+    verifier = None
+    if args.token_env:
+        from ._auth import BearerTokens
+
+        verifier = BearerTokens.from_env(args.token_env)
     transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
     try:
         asyncio.run(
@@ -77,6 +105,7 @@ def _serve_command(args: argparse.Namespace) -> int:
                 port=args.port,
                 name=args.name,
                 on_listening=_say_where,
+                token_verifier=verifier,
             )
         )
     except KeyboardInterrupt:

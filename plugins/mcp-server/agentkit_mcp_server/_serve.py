@@ -7,8 +7,11 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -20,10 +23,17 @@ from agentkit_core import ToolResult
 from agentkit_core import agent_tool
 
 from ._defaults import DEFAULT_PORT
+from ._features import ClientModel
+from ._features import ServedExtras
+from ._features import client_can
+from ._features import client_elicitor
+from ._features import reset_request
+from ._features import set_request
 
 if TYPE_CHECKING:
     import mcp
     import mcp_types
+    from mcp.server.auth.provider import TokenVerifier
 
 
 #: Seconds an HTTP server waits for open client streams when it is stopped.
@@ -103,12 +113,25 @@ def _content(result: ToolResult) -> list[mcp_types.ContentBlock]:
     return blocks
 
 
-def build_server(tools: Any, *, name: str = "agentkit") -> mcp.server.Server[Any]:
-    """An MCP ``Server`` listing ``tools`` with their JSON schemas and calling them."""
+def build_server(
+    tools: Any,
+    *,
+    name: str = "agentkit",
+    resources: Mapping[str, Any] | None = None,
+    prompts: Mapping[str, Any] | None = None,
+) -> mcp.server.Server[Any]:
+    """An MCP ``Server`` listing ``tools`` with their JSON schemas and calling them.
+
+    ``resources`` and ``prompts`` are served too (see ``_features``). Each call's
+    :class:`~agentkit_core.RunContext` has the client's model (sampling) and its user
+    (elicitation) when the client declares them.
+    """
     import mcp_types
     from mcp.server import Server
+    from mcp.shared.exceptions import MCPDeprecationWarning
 
     offered = {t.name: t for t in as_tools(tools)}
+    extras = ServedExtras(resources, prompts)
 
     async def list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
         return mcp_types.ListToolsResult(
@@ -134,13 +157,16 @@ def build_server(tools: Any, *, name: str = "agentkit") -> mcp.server.Server[Any
                 ],
                 is_error=True,
             )
+        token = set_request(ctx, extras)
         try:
-            result = await tool.invoke(dict(params.arguments or {}), RunContext())
+            result = await tool.invoke(dict(params.arguments or {}), _run_context(ctx))
         except Exception as exc:  # a tool's failure is the caller's tool error, not our crash
             text = f"{tool.name} failed: {type(exc).__name__}: {exc}"
             return mcp_types.CallToolResult(
                 content=[mcp_types.TextContent(text=text)], is_error=True
             )
+        finally:
+            reset_request(token)
         structured = result.structured
         return mcp_types.CallToolResult(
             content=_content(result),
@@ -148,7 +174,18 @@ def build_server(tools: Any, *, name: str = "agentkit") -> mcp.server.Server[Any
             structured_content=structured if isinstance(structured, dict) else None,
         )
 
-    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+    with warnings.catch_warnings():
+        # logging/setLevel is deprecated from 2026-07-28 on; 2025-era clients still send it
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return Server(name, on_list_tools=list_tools, on_call_tool=call_tool, **extras.handlers())
+
+
+def _run_context(ctx: Any) -> RunContext:
+    """A served call's run: the client's model and user when the client offers them."""
+    return RunContext(
+        model=ClientModel(ctx) if client_can(ctx, "sampling") else None,
+        elicitor=client_elicitor(ctx) if client_can(ctx, "elicitation") else None,
+    )
 
 
 async def serve_tools(
@@ -159,14 +196,25 @@ async def serve_tools(
     port: int = DEFAULT_PORT,
     name: str = "agentkit",
     on_listening: Callable[[str], None] | None = None,
+    resources: Mapping[str, Any] | None = None,
+    prompts: Mapping[str, Any] | None = None,
+    token_verifier: TokenVerifier | None = None,
+    required_scopes: Sequence[str] = (),
+    issuer_url: str | None = None,
 ) -> None:
     """Serve ``tools`` until the client hangs up (stdio) or the task is cancelled (HTTP).
+
+    Over HTTP, ``token_verifier`` (the SDK's ``TokenVerifier``; :class:`BearerTokens` for
+    fixed tokens) makes every request need ``Authorization: Bearer <token>`` it accepts,
+    with ``required_scopes``; a request without one gets 401 naming the protected-resource
+    metadata. ``issuer_url`` is the authorization server named there (the server's own URL
+    when not given).
 
     Cancelling an HTTP server stops it cleanly: the port is closed when this returns. Over
     HTTP, ``on_listening(url)`` is called once the server accepts connections, with the URL
     clients use (``port=0`` picks a free port, which the URL names).
     """
-    server = build_server(tools, name=name)
+    server = build_server(tools, name=name, resources=resources, prompts=prompts)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
@@ -181,7 +229,9 @@ async def serve_tools(
         )
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
+    app = server.streamable_http_app(
+        host=host, **_auth(token_verifier, required_scopes, issuer_url, host, port)
+    )
     config = uvicorn.Config(
         app,
         host=host,
@@ -206,6 +256,42 @@ async def serve_tools(
         http.should_exit = True
         await running
         raise
+
+
+def _auth(
+    verifier: TokenVerifier | None,
+    scopes: Sequence[str],
+    issuer: str | None,
+    host: str,
+    port: int,
+) -> dict[str, Any]:
+    """``streamable_http_app``'s auth keywords: none without a verifier."""
+    if verifier is None:
+        if scopes or issuer:
+            raise ConfigError(
+                "required_scopes= and issuer_url= need token_verifier= (who checks the tokens)",
+                value=list(scopes) or issuer,
+                source="serve_tools",
+            )
+        return {}
+    from mcp.server.auth.settings import AuthSettings
+
+    if port == 0:
+        raise ConfigError(
+            "token_verifier= needs a fixed port: the protected-resource metadata names the "
+            "server's URL; give port=",
+            value=port,
+            source="serve_tools",
+        )
+    own = f"http://{_url_host(host)}:{port}"
+    settings = AuthSettings(
+        issuer_url=issuer or own,  # type: ignore[arg-type]
+        resource_server_url=f"{own}/mcp",  # type: ignore[arg-type]
+        required_scopes=list(scopes) or None,
+        # the verifier checks a token's audience (BearerTokens' tokens are this server's own)
+        validate_token_resource=False,
+    )
+    return {"auth": settings, "token_verifier": verifier}
 
 
 def _url_host(host: str) -> str:

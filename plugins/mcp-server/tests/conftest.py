@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # for mcp_server_helpers
 ROOT = HERE.parents[2]
 MODULES = ROOT / ".ci" / "cache" / "mcp" / "node_modules"
 

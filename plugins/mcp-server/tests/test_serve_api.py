@@ -9,28 +9,10 @@ import pytest
 from agentkit_mcp_client import MCPToolSource
 from agentkit_mcp_server import load_tools
 from agentkit_mcp_server import serve_tools
+from mcp_server_helpers import free_port
+from mcp_server_helpers import wait_listening
 
 from agentkit_core import ConfigError
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def wait_listening(port: int, server: asyncio.Task[None]) -> None:
-    for _ in range(200):
-        assert not server.done(), "serve_tools ended before listening"
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.05)
-        else:
-            writer.close()
-            await writer.wait_closed()
-            return
-    raise AssertionError(f"serve_tools did not listen on 127.0.0.1:{port}")
 
 
 async def test_cancelling_an_http_server_closes_its_port_with_a_client_connected():
