@@ -167,6 +167,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "open_sessions",
         "open_memory",
         "open_memory_block",
+        "open_mcp_token_store",
     ),
     "_memory": (
         "ENTRY_COLUMNS",
@@ -431,6 +432,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import load_policy as load_policy
     from ._lookup import open_checkpoint_store as open_checkpoint_store
     from ._lookup import open_checkpointer as open_checkpointer
+    from ._lookup import open_mcp_token_store as open_mcp_token_store
     from ._lookup import open_memory as open_memory
     from ._lookup import open_memory_block as open_memory_block
     from ._lookup import open_memory_store as open_memory_store
