@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
     from ._source import to_tool_result as to_tool_result
+    from ._tokens import FileTokenStore as FileTokenStore
+    from ._tokens import SqliteTokenStore as SqliteTokenStore
 
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them).
@@ -33,16 +35,20 @@ _LAZY = {
     "MCPTool": "._source",
     "MCPToolSource": "._source",
     "to_tool_result": "._source",
+    "FileTokenStore": "._tokens",
+    "SqliteTokenStore": "._tokens",
 }
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "STDERR_TAIL_BYTES",
+    "FileTokenStore",
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
     "ServerParams",
+    "SqliteTokenStore",
     "to_tool_result",
 ]
 
@@ -58,6 +64,25 @@ def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
     from ._source import MCPToolSource
 
     return MCPToolSource(*args, **options)
+
+
+@hookimpl
+def agentkit_register_mcp_token_stores(register: Any) -> None:
+    """Offer ``file:///dir`` (one 0600 JSON file per server and user) and ``sqlite:///db``."""
+    register("file", _open_file_tokens)
+    register("sqlite", _open_sqlite_tokens)
+
+
+def _open_file_tokens(url: str) -> FileTokenStore:
+    from ._tokens import FileTokenStore
+
+    return FileTokenStore.from_url(url)
+
+
+async def _open_sqlite_tokens(url: str) -> SqliteTokenStore:
+    from ._tokens import SqliteTokenStore
+
+    return await SqliteTokenStore.open(url)
 
 
 @hookimpl
