@@ -179,8 +179,8 @@ def header_secrets(server: HttpServer) -> list[str]:
     """The header values as sent, and each whitespace-separated part (a token after Bearer)."""
     try:
         values = list(resolve_headers(server).values())
-    except ConfigError:
-        values = list(server.headers.values())
+    except ConfigError:  # a variable is unset: hide what is written around the references
+        values = [part for v in server.headers.values() for part in _REF.split(v)[::2]]
     return [*values, *(part for v in values for part in v.split() if len(part) >= 8)]
 
 
@@ -188,10 +188,13 @@ def header_secrets(server: HttpServer) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def http_transport(server: HttpServer, *, fresh: bool = False) -> AsyncIterator[Any]:
+async def http_transport(
+    server: HttpServer, watch: Any = None, *, fresh: bool = False
+) -> AsyncIterator[Any]:
     """The SDK's streamable HTTP transport, with the server's headers and OAuth provider.
 
-    ``fresh`` forgets the stored grant first (a login asks again).
+    A 401 or 403 answer is noted in ``watch.refused`` (the SDK reports it only as an
+    internal error). ``fresh`` forgets the stored grant first (a login asks again).
     """
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
@@ -202,12 +205,22 @@ async def http_transport(server: HttpServer, *, fresh: bool = False) -> AsyncIte
         if server.auth == "oauth":
             auth = await _oauth(server, stack, fresh=fresh)
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=headers, auth=auth, timeout=httpx2.Timeout(30.0, read=300.0))
+            httpx2.AsyncClient(
+                headers=headers,
+                auth=auth,
+                timeout=httpx2.Timeout(30.0, read=300.0),
+                event_hooks={"response": [functools.partial(_note_refusal, watch)]},
+            )
         )
         streams = await stack.enter_async_context(
             streamable_http_client(server.url, http_client=http)
         )
         yield streams
+
+
+async def _note_refusal(watch: Any, response: Any) -> None:
+    if watch is not None and response.status_code in (401, 403):
+        watch.refused = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
 
 async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh: bool) -> Any:
@@ -414,8 +427,20 @@ async def login(
     server = HttpServer(
         url, dict(headers or {}), "oauth", store, user, scope, authorize or _print_url
     )
-    async with mcp.Client(http_transport(server, fresh=True), cache=None):
-        pass
+    from ._connection import _leaf
+
+    try:
+        async with mcp.Client(http_transport(server, fresh=True), cache=None):
+            pass
+    except Exception as exc:
+        leaf = _leaf(exc)
+        if isinstance(leaf, (LoginRequired, ConfigError)):
+            raise leaf from exc
+        shown = masked(str(leaf) or type(leaf).__name__, header_secrets(server))
+        raise ToolSourceError(
+            f"logging in to {mask_url(url)} as {user!r} failed: {shown}; check the URL and "
+            "that the server offers OAuth"
+        ) from exc
 
 
 def _print_url(url: str) -> None:

@@ -218,6 +218,8 @@ class _Watch:
 
     ended: bool = False
     pid: int | None = None
+    #: An HTTP server's 401/403 answer (``_auth.http_transport`` notes it).
+    refused: str | None = None
 
 
 @dataclass
@@ -304,7 +306,7 @@ class Connection:
         if isinstance(self.spec, str):
             return self.spec
         if isinstance(self.spec, HttpServer):
-            return http_transport(self.spec)
+            return http_transport(self.spec, self._watch)
         assert tail is not None
         params = mcp.StdioServerParameters(
             command=self.spec.program,
@@ -328,6 +330,13 @@ class Connection:
             message = f"{self.label}: could not start {what!r}: {exc}"
         elif isinstance(_leaf(exc), (LoginRequired, ConfigError)):
             message = f"{self.label}: {_leaf(exc)}"
+        elif self._watch.refused and isinstance(self.spec, HttpServer):
+            names = ", ".join(sorted(self.spec.headers)) or "none"
+            message = (
+                f"{self.label}: {describe(self.spec)} refused the credentials "
+                f"({self._watch.refused}); check the values of the headers sent ({names}; "
+                "values not shown) or configure auth='oauth'"
+            )
         else:
             message = f"{self.label}: the server failed to start: {_mcp_error_text(_leaf(exc))}"
         message = with_tail(message, tail) if not self.is_http else message

@@ -46,7 +46,9 @@ class Provider:
         assert client_info.client_id is not None
         self.clients[client_info.client_id] = client_info
 
-    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
         code = secrets.token_urlsafe(16)
         assert client.client_id is not None
         self.codes[code] = AuthorizationCode(
@@ -88,16 +90,22 @@ class Provider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         del self.codes[authorization_code.code]
-        return self._issue(authorization_code.client_id, authorization_code.scopes, authorization_code.resource)
+        return self._issue(
+            authorization_code.client_id, authorization_code.scopes, authorization_code.resource
+        )
 
-    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
         return self.refresh.get(refresh_token)
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         del self.refresh[refresh_token.token]
-        return self._issue(refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+        return self._issue(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -136,7 +144,9 @@ def main() -> None:
         )
         server = MCPServer("oauth-test", auth_server_provider=Provider(seconds), auth=settings)
     else:
-        settings = AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False)
+        settings = AuthSettings(
+            issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False
+        )
         server = MCPServer("bearer-test", token_verifier=Verifier(sys.argv[3]), auth=settings)
 
     @server.tool()
