@@ -53,7 +53,18 @@ LOGIN_TIMEOUT = 300.0
 MASK = "***"
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_KEYS = {"url", "headers", "auth", "token_store", "user", "scope", "authorize"}
+_KEYS = {
+    "url",
+    "headers",
+    "auth",
+    "token_store",
+    "user",
+    "scope",
+    "authorize",
+    "client_id",
+    "client_secret",
+    "client_metadata_url",
+}
 
 #: ``authorize(url)``: show the authorization URL to whoever can open it (may be async).
 Authorize = Callable[[str], Awaitable[None] | None]
@@ -81,6 +92,13 @@ class HttpServer:
     user: str = DEFAULT_USER
     scope: str | None = None
     authorize: Authorize | None = None
+    #: A client registered with the authorization server beforehand (the secret may be
+    #: ``${VAR}``); without one the client registers itself where the server offers it.
+    client_id: str | None = None
+    client_secret: str | None = None
+    #: An https URL of this client's metadata document, used as its id where the server
+    #: supports that (SEP-991) instead of registering.
+    client_metadata_url: str | None = None
 
     def __repr__(self) -> str:
         shown = {name: MASK for name in self.headers}
@@ -144,6 +162,9 @@ def http_server(spec: Mapping[str, Any]) -> HttpServer:
         user,
         spec.get("scope"),
         spec.get("authorize"),
+        spec.get("client_id"),
+        spec.get("client_secret"),
+        spec.get("client_metadata_url"),
     )
 
 
@@ -181,6 +202,12 @@ def header_secrets(server: HttpServer) -> list[str]:
         values = list(resolve_headers(server).values())
     except ConfigError:  # a variable is unset: hide what is written around the references
         values = [part for v in server.headers.values() for part in _REF.split(v)[::2]]
+    if server.client_secret:
+        values.append(server.client_secret)
+        with contextlib.suppress(ConfigError):
+            values.extend(
+                resolve_headers(HttpServer(server.url, {"s": server.client_secret})).values()
+            )
     return [*values, *(part for v in values for part in v.split() if len(part) >= 8)]
 
 
@@ -233,6 +260,7 @@ async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh:
         store = await open_mcp_token_store(server.store_url)
         stack.push_async_callback(store.aclose)
     grants = _GrantStorage(store, server.url, server.user)
+    grants.configured = _configured_client(server)
     if fresh:
         await store.delete(server.url, server.user)
     listener = None
@@ -259,6 +287,8 @@ async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh:
                 f"{server.user!r} (expired, revoked or for other scopes) and no refresh was "
                 f"possible; log in again: {server.login_command()}"
             )
+        assert listener is not None  # authorize is set, so the listener is open
+        listener.arm()
         shown = server.authorize(url)
         if inspect.isawaitable(shown):
             await shown
@@ -267,7 +297,26 @@ async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh:
         assert listener is not None  # authorize is set whenever redirect returned
         return await listener.result(LOGIN_TIMEOUT)
 
-    return _provider_class()(server.url, metadata, grants, redirect, callback)
+    return _provider_class()(
+        server.url, metadata, grants, redirect, callback, server.client_metadata_url
+    )
+
+
+def _configured_client(server: HttpServer) -> OAuthClientInformationFull | None:
+    """The pre-registered client of the configuration, its secret read from the environment."""
+    from mcp.shared.auth import OAuthClientInformationFull
+
+    if server.client_id is None:
+        return None
+    secret = server.client_secret
+    if secret is not None:
+        secret = resolve_headers(HttpServer(server.url, {"client_secret": secret}))["client_secret"]
+    return OAuthClientInformationFull(
+        client_id=server.client_id,
+        client_secret=secret,
+        redirect_uris=None,
+        token_endpoint_auth_method="client_secret_basic" if secret else "none",
+    )
 
 
 class _GrantStorage:
@@ -285,6 +334,7 @@ class _GrantStorage:
         #: Where the authorization server sends the browser back (only used interactively).
         self.redirect_uri = "http://127.0.0.1/callback"
         self.interactive = False
+        self.configured: OAuthClientInformationFull | None = None
 
     async def _grant(self) -> dict[str, Any]:
         return await self.store.get(self.server, self.user) or {}
@@ -310,6 +360,8 @@ class _GrantStorage:
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         from mcp.shared.auth import OAuthClientInformationFull
 
+        if self.configured is not None:
+            return self.configured
         client = (await self._grant()).get("client")
         if not client:
             return None
@@ -342,7 +394,11 @@ def _provider_class() -> type:
 
 
 class _RedirectListener:
-    """A one-shot HTTP listener on 127.0.0.1 that receives the authorization response."""
+    """An HTTP listener on 127.0.0.1 that receives authorization responses.
+
+    Each authorization (a login, a scope step-up later on the same connection) arms it for
+    one answer.
+    """
 
     def __init__(self) -> None:
         self._result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -361,6 +417,11 @@ class _RedirectListener:
         finally:
             listener._server.close()
             await listener._server.wait_closed()
+
+    def arm(self) -> None:
+        """Wait for a new answer (the authorization URL is about to be shown)."""
+        if self._result.done():
+            self._result = asyncio.get_running_loop().create_future()
 
     async def result(self, timeout: float) -> Any:
         try:

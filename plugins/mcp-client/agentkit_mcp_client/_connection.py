@@ -330,6 +330,8 @@ class Connection:
             message = f"{self.label}: could not start {what!r}: {exc}"
         elif isinstance(_leaf(exc), (LoginRequired, ConfigError)):
             message = f"{self.label}: {_leaf(exc)}"
+        elif type(_leaf(exc)).__module__.startswith("mcp.client.auth"):
+            message = f"{self.label}: the OAuth flow failed: {_leaf(exc)}"
         elif self._watch.refused and isinstance(self.spec, HttpServer):
             names = ", ".join(sorted(self.spec.headers)) or "none"
             message = (
