@@ -13,6 +13,9 @@ from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._auth import HttpServer as HttpServer
+    from ._auth import LoginRequired as LoginRequired
+    from ._auth import login as login
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
@@ -27,6 +30,9 @@ if TYPE_CHECKING:
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them).
 _LAZY = {
+    "HttpServer": "._auth",
+    "LoginRequired": "._auth",
+    "login": "._auth",
     "DEFAULT_CALL_TIMEOUT": "._connection",
     "DEFAULT_REQUEST_TIMEOUT": "._connection",
     "STDERR_TAIL_BYTES": "._connection",
@@ -44,11 +50,14 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "STDERR_TAIL_BYTES",
     "FileTokenStore",
+    "HttpServer",
+    "LoginRequired",
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
     "ServerParams",
     "SqliteTokenStore",
+    "login",
     "to_tool_result",
 ]
 

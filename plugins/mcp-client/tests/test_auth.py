@@ -19,9 +19,9 @@ from pathlib import Path
 import agentkit_mcp_client
 import httpx
 import pytest
+from agentkit_mcp_client import HttpServer
 from agentkit_mcp_client import MCPToolSource
-from agentkit_mcp_client._auth import HttpServer
-from agentkit_mcp_client._auth import login
+from agentkit_mcp_client import login
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -232,3 +232,18 @@ def test_no_header_value_shows_in_any_error_or_repr(bearer, headers):
         for value in headers.values():
             assert value not in text, (value, text)
     assert isinstance(agentkit_mcp_client._connection.parse_spec(spec), HttpServer)
+
+
+async def test_a_kit_takes_headers_auth_store_and_user_per_server(oauth, bearer, tmp_path):
+    from agentkit_core import Kit
+
+    store = f"sqlite:///{tmp_path}/tokens.db"
+    await login(oauth, user="ann", store=store, authorize=follow)
+    spec = {"url": oauth, "auth": "oauth", "token_store": store, "user": "ann"}
+    async with await Kit.open(model="test", mcp=[spec]) as kit:
+        await kit.add_mcp(
+            {"url": bearer, "headers": {"Authorization": f"Bearer {TOKEN}"}}, prefix="b_"
+        )
+        names = sorted(t.name for t in await kit.config().tools.tools())
+        assert names == ["b_whoami", "whoami"]
+        assert TOKEN not in repr(kit.tools())
