@@ -15,11 +15,11 @@ from agentkit_core import lazy_attributes
 if TYPE_CHECKING:
     from ._auth import HttpServer as HttpServer
     from ._auth import LoginRequired as LoginRequired
-    from ._auth import login as login
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
     from ._connection import ServerParams as ServerParams
+    from ._login import login as login
     from ._source import MCPServerSource as MCPServerSource
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "HttpServer": "._auth",
     "LoginRequired": "._auth",
-    "login": "._auth",
+    "login": "._login",
     "DEFAULT_CALL_TIMEOUT": "._connection",
     "DEFAULT_REQUEST_TIMEOUT": "._connection",
     "STDERR_TAIL_BYTES": "._connection",

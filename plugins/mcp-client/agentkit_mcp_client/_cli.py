@@ -58,7 +58,7 @@ def _login_command(args: argparse.Namespace) -> int:
     import asyncio
 
     from ._auth import default_token_store
-    from ._auth import login
+    from ._login import login
 
     store = args.store or default_token_store()
     asyncio.run(login(args.url, user=args.user, store=store, scope=args.scope))
