@@ -247,3 +247,36 @@ async def test_a_kit_takes_headers_auth_store_and_user_per_server(oauth, bearer,
         names = sorted(t.name for t in await kit.config().tools.tools())
         assert names == ["b_whoami", "whoami"]
         assert TOKEN not in repr(kit.tools())
+
+
+async def test_no_span_of_a_run_holds_a_header_value(bearer, monkeypatch):
+    """A run calling the header server's tool: every span's attributes and payload are clean."""
+    from agentkit_core import Agent
+    from agentkit_core import Message
+    from agentkit_core import Span
+    from agentkit_core import SpanExporter
+    from agentkit_core import ToolUnion
+    from agentkit_core import jsonable
+    from agentkit_core.testing import ScriptedModel
+    from agentkit_core.testing import tool_call
+
+    class Collect(SpanExporter):
+        def __init__(self) -> None:
+            self.spans: list[Span] = []
+
+        def on_end(self, span: Span) -> None:
+            self.spans.append(span)
+
+    monkeypatch.setenv("AUTH_TEST_TOKEN", TOKEN)
+    spec = {"url": bearer, "headers": {"Authorization": "Bearer ${AUTH_TEST_TOKEN}"}}
+    collect = Collect()
+    model = ScriptedModel([Message.assistant("", [tool_call("whoami")]), "done"])
+    async with MCPToolSource([spec]) as source:
+        union = await ToolUnion.create([(source.label, source)])
+        agent = Agent("a", model, "Call whoami.", union, exporters=[collect])
+        result = await agent.run("go")
+    assert result.output == "done"
+    assert any(s.name == "tool_call" for s in collect.spans)
+    for span in collect.spans:
+        shown = repr((span.name, jsonable(span.attributes), jsonable(span.payload), span.error))
+        assert TOKEN not in shown, shown
