@@ -115,7 +115,8 @@ class HttpServer:
         return store if isinstance(store, str) else str(getattr(store, "url", store))
 
     def login_command(self) -> str:
-        return f"agentkit mcp login {self.url} --user {self.user} --store {self.store_url}"
+        store = mask_url(self.store_url)
+        return f"agentkit mcp login {mask_url(self.url)} --user {self.user} --store {store}"
 
 
 def http_server(spec: Mapping[str, Any]) -> HttpServer:
@@ -170,23 +171,28 @@ def http_server(spec: Mapping[str, Any]) -> HttpServer:
 
 def resolve_headers(server: HttpServer, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The headers with each ``${VAR}`` replaced from the environment; a missing one raises."""
+    return {
+        name: expand(value, server.url, f"header {name!r}", environ)
+        for name, value in server.headers.items()
+    }
+
+
+def expand(value: str, url: str, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """``value`` with each ``${VAR}`` replaced; an unset one is a ConfigError naming ``what``."""
     env = os.environ if environ is None else environ
-    resolved: dict[str, str] = {}
-    for name, value in server.headers.items():
 
-        def lookup(found: re.Match[str], name: str = name) -> str:
-            var = found.group(1)
-            if var not in env:
-                raise ConfigError(
-                    f"MCP server {mask_url(server.url)!r}: header {name!r} takes its value from "
-                    f"${{{var}}}, which is not set; export {var} before connecting",
-                    value=f"${{{var}}}",
-                    source=f"mcp server header {name!r}",
-                )
-            return env[var]
+    def lookup(found: re.Match[str]) -> str:
+        var = found.group(1)
+        if var not in env:
+            raise ConfigError(
+                f"MCP server {mask_url(url)!r}: {what} takes its value from ${{{var}}}, which "
+                f"is not set; export {var} before connecting",
+                value=f"${{{var}}}",
+                source=f"mcp server {what}",
+            )
+        return env[var]
 
-        resolved[name] = _REF.sub(lookup, value)
-    return resolved
+    return _REF.sub(lookup, value)
 
 
 def masked(text: str, secrets: Iterable[str]) -> str:
@@ -197,17 +203,19 @@ def masked(text: str, secrets: Iterable[str]) -> str:
 
 
 def header_secrets(server: HttpServer) -> list[str]:
-    """The header values as sent, and each whitespace-separated part (a token after Bearer)."""
-    try:
-        values = list(resolve_headers(server).values())
-    except ConfigError:  # a variable is unset: hide what is written around the references
-        values = [part for v in server.headers.values() for part in _REF.split(v)[::2]]
-    if server.client_secret:
-        values.append(server.client_secret)
-        with contextlib.suppress(ConfigError):
-            values.extend(
-                resolve_headers(HttpServer(server.url, {"s": server.client_secret})).values()
-            )
+    """What no message may show: the header values and client secret as sent.
+
+    Each whitespace-separated part too (the token after ``Bearer``); with a variable unset,
+    what is written around its reference.
+    """
+    secret = [server.client_secret] if server.client_secret else []
+    written = [*server.headers.values(), *secret]
+    values: list[str] = []
+    for value in written:
+        try:
+            values.append(expand(value, server.url, "a secret"))
+        except ConfigError:
+            values.extend(_REF.split(value)[::2])
     return [*values, *(part for v in values for part in v.split() if len(part) >= 8)]
 
 
@@ -310,7 +318,7 @@ def _configured_client(server: HttpServer) -> OAuthClientInformationFull | None:
         return None
     secret = server.client_secret
     if secret is not None:
-        secret = resolve_headers(HttpServer(server.url, {"client_secret": secret}))["client_secret"]
+        secret = expand(secret, server.url, "client_secret")
     return OAuthClientInformationFull(
         client_id=server.client_id,
         client_secret=secret,
