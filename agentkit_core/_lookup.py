@@ -484,9 +484,7 @@ async def open_memory_store(url: str, *, manager: PluginManager | None = None) -
     return store
 
 
-async def open_mcp_token_store(
-    url: str, *, manager: PluginManager | None = None
-) -> MCPTokenStore:
+async def open_mcp_token_store(url: str, *, manager: PluginManager | None = None) -> MCPTokenStore:
     """Open the store of MCP servers' OAuth grants for ``url``, by its scheme's plugin.
 
     ``file:///path/to/dir`` or ``file:relative/dir`` (one JSON file per server and user) and
@@ -499,10 +497,10 @@ async def open_mcp_token_store(
         manager,
         what="MCP token store",
         examples="'file:///var/lib/agent/mcp-tokens' or 'sqlite:///mcp-tokens.db'",
-        check=lambda s: all(
-            callable(getattr(s, m, None)) for m in ("get", "put", "delete", "aclose")
-        )
-        and isinstance(getattr(s, "url", None), str),
+        check=lambda s: (
+            all(callable(getattr(s, m, None)) for m in ("get", "put", "delete", "aclose"))
+            and isinstance(getattr(s, "url", None), str)
+        ),
         expected="an MCPTokenStore (url, get, put, delete, aclose)",
     )
     return store

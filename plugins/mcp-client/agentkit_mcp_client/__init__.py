@@ -6,11 +6,13 @@ connected, so ``agentkit plugins list`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
 from agentkit_core import lazy_attributes
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from ._auth import HttpServer as HttpServer
@@ -75,23 +77,19 @@ def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
     return MCPToolSource(*args, **options)
 
 
-@hookimpl
-def agentkit_register_mcp_token_stores(register: Any) -> None:
-    """Offer ``file:///dir`` (one 0600 JSON file per server and user) and ``sqlite:///db``."""
-    register("file", _open_file_tokens)
-    register("sqlite", _open_sqlite_tokens)
-
-
-def _open_file_tokens(url: str) -> FileTokenStore:
+def _open_token_store(url: str) -> FileTokenStore | Awaitable[SqliteTokenStore]:
+    """``file:///dir`` (one 0600 JSON file per server and user) or ``sqlite:///db``."""
     from ._tokens import FileTokenStore
-
-    return FileTokenStore.from_url(url)
-
-
-async def _open_sqlite_tokens(url: str) -> SqliteTokenStore:
     from ._tokens import SqliteTokenStore
 
-    return await SqliteTokenStore.open(url)
+    if url.lower().startswith("file:"):
+        return FileTokenStore.from_url(url)
+    return SqliteTokenStore.open(url)
+
+
+agentkit_register_mcp_token_stores = store_plugin(
+    __name__, "mcp_token", schemes=("file", "sqlite"), opener=_open_token_store
+).hook
 
 
 @hookimpl

@@ -20,10 +20,10 @@ from urllib.parse import unquote
 from urllib.parse import urlsplit
 
 from agentkit_core import ConfigError
-from agentkit_core import SqliteFile
 from agentkit_core import StorageError
 from agentkit_core import mask_url
-from agentkit_core import parse_sqlite_url
+from agentkit_core.stores import SqliteFile
+from agentkit_core.stores import parse_sqlite_url
 
 
 def _key_name(server: str, user: str) -> str:
