@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ._sessions import Sessions
     from ._sessions import SessionStore
     from ._tracing import SpanExporter
+    from .hookspecs import MCPTokenStore
 
 #: The environment variable naming the model when none is passed.
 MODEL_ENV = "AGENTKIT_MODEL"
@@ -518,6 +519,28 @@ async def open_memory_store(url: str, *, manager: PluginManager | None = None) -
         examples="'file:///path/to/memory', 'sqlite:///memory.db' or 'postgresql://user@host/db'",
         check=lambda s: isinstance(s, MemoryStore),
         expected="a MemoryStore (url, scopes, entries, get, put, delete, aclose)",
+    )
+    return store
+
+
+async def open_mcp_token_store(url: str, *, manager: PluginManager | None = None) -> MCPTokenStore:
+    """Open the store of MCP servers' OAuth grants for ``url``, by its scheme's plugin.
+
+    ``file:///path/to/dir`` or ``file:relative/dir`` (one JSON file per server and user) and
+    ``sqlite:///tokens.db``, both from agentkit-mcp-client. An unknown scheme raises
+    :class:`UnknownNameError` naming the installed ones.
+    """
+    store: MCPTokenStore = await open_by_url(
+        "mcp_token_stores",
+        url,
+        manager,
+        what="MCP token store",
+        examples="'file:///var/lib/agent/mcp-tokens' or 'sqlite:///mcp-tokens.db'",
+        check=lambda s: (
+            all(callable(getattr(s, m, None)) for m in ("get", "put", "delete", "aclose"))
+            and isinstance(getattr(s, "url", None), str)
+        ),
+        expected="an MCPTokenStore (url, get, put, delete, aclose)",
     )
     return store
 

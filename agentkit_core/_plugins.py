@@ -62,6 +62,7 @@ SEAMS: dict[str, str] = {
     "checkpoint_stores": "agentkit_register_checkpoint_stores",
     "session_stores": "agentkit_register_session_stores",
     "memory_stores": "agentkit_register_memory_stores",
+    "mcp_token_stores": "agentkit_register_mcp_token_stores",
     "guardrails": "agentkit_register_guardrails",
     "tool_sources": "agentkit_register_tool_sources",
     "models": "agentkit_register_models",

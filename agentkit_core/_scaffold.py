@@ -112,6 +112,13 @@ KINDS: dict[str, Kind] = {
             "MemoryStore",
         ),
         Kind(
+            "mcp-token-store",
+            "mcp_token_stores",
+            "an MCP token store: OAuth grants for MCP servers, per server and user, in memory",
+            'Kit(mcp=[{"url": "https://...", "auth": "oauth", "token_store": "$name://"}])',
+            "TokenStore",
+        ),
+        Kind(
             "span-exporter",
             "span_exporters",
             "a span exporter: each run's spans as JSON lines in a file",

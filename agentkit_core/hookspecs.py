@@ -138,6 +138,31 @@ class RegisterSchemaAdapter(Protocol):
         """Record flavour ``name``: ``probe(tp)`` says if it handles ``tp``; ``factory`` builds."""
 
 
+class MCPTokenStore(Protocol):
+    """Where OAuth grants for MCP servers are kept, one per (server URL, user).
+
+    A grant is a JSON object the MCP client writes and reads back unchanged (its tokens, its
+    registered client, when the access token expires); the store never looks inside. Keys are
+    any strings, Unicode included. ``put`` replaces the whole grant at once: a reader sees the
+    old grant or the new one, never a mix. ``agentkit_core.testing.MCPTokenStoreConformance``
+    checks an implementation.
+    """
+
+    url: str
+
+    async def get(self, server: str, user: str) -> dict[str, Any] | None:
+        """The grant stored for ``(server, user)``, or None."""
+
+    async def put(self, server: str, user: str, grant: dict[str, Any]) -> None:
+        """Store ``grant`` for ``(server, user)``, replacing any earlier one."""
+
+    async def delete(self, server: str, user: str) -> bool:
+        """Forget the grant; whether there was one."""
+
+    async def aclose(self) -> None:
+        """Release what the store holds open; later calls raise ``StorageError``."""
+
+
 #: What each seam's factory builds. A factory that declares a ``manager`` parameter is also
 #: given the plugin manager it was looked up on (see ``docs/plugins.md``).
 CompactorFactory: TypeAlias = Callable[..., "Compactor"]
@@ -161,6 +186,7 @@ StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPor
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
 #: ``opener(url)``: the memory store for ``url``, or an awaitable of it.
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
+MCPTokenStoreOpener: TypeAlias = Callable[..., "MCPTokenStore | Awaitable[MCPTokenStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
     ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
@@ -229,6 +255,19 @@ def agentkit_register_memory_stores(register: Register[MemoryStoreOpener]) -> No
     call). ``open_memory_store(url)``, ``open_memory(url)`` and ``Kit(memory={"store": url})``
     dispatch on the scheme; two plugins registering one scheme is a conflict. The schemes are
     the memory seam's own: ``sqlite`` here and for sessions are two registrations.
+    """
+
+
+@hookspec
+def agentkit_register_mcp_token_stores(register: Register[MCPTokenStoreOpener]) -> None:
+    """Offer stores for MCP servers' OAuth grants, keyed by URL scheme.
+
+    Called once at load. Call ``register(scheme, opener)``: ``opener(url)`` returns an
+    :class:`MCPTokenStore` (it may be async; a bad URL fails here, an unreachable backend on
+    the first call). ``open_mcp_token_store(url)``, ``Kit(mcp=[{"url": ..., "auth": "oauth",
+    "token_store": url}])`` and ``agentkit mcp login --store URL`` dispatch on the scheme; two
+    plugins registering one scheme is a conflict (``pick`` settles it). The schemes are this
+    seam's own: ``sqlite`` here and for sessions are two registrations.
     """
 
 

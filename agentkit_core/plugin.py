@@ -24,6 +24,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolVerdict",
         "Register",
         "RegisterSchemaAdapter",
+        "MCPTokenStore",
         "CompactorFactory",
         "GuardrailFactory",
         "GuardFactory",
@@ -35,6 +36,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "StoreOpener",
         "SessionStoreOpener",
         "MemoryStoreOpener",
+        "MCPTokenStoreOpener",
         "ToolSourceFactory",
     ),
     "_checkpoint": (
@@ -128,6 +130,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "open_checkpoint_store",
         "open_session_store",
         "open_memory_store",
+        "open_mcp_token_store",
         "resolve_model",
         "adapt",
         "span_exporters",
@@ -316,6 +319,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import get_tool_source as get_tool_source
     from ._lookup import load_policy as load_policy
     from ._lookup import open_checkpoint_store as open_checkpoint_store
+    from ._lookup import open_mcp_token_store as open_mcp_token_store
     from ._lookup import open_memory_store as open_memory_store
     from ._lookup import open_session_store as open_session_store
     from ._lookup import resolve_model as resolve_model
@@ -425,6 +429,8 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from .hookspecs import HookFunction as HookFunction
     from .hookspecs import HookResult as HookResult
     from .hookspecs import InstructionPartFactory as InstructionPartFactory
+    from .hookspecs import MCPTokenStore as MCPTokenStore
+    from .hookspecs import MCPTokenStoreOpener as MCPTokenStoreOpener
     from .hookspecs import MemoryStoreOpener as MemoryStoreOpener
     from .hookspecs import ModelFactory as ModelFactory
     from .hookspecs import PolicyLoader as PolicyLoader

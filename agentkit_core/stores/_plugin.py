@@ -21,7 +21,7 @@ from ..hookspecs import Register
 from ..hookspecs import hookimpl
 
 #: The seams keyed by URL scheme: ``agentkit_register_<seam>_stores``.
-SEAMS = ("checkpoint", "session", "memory")
+SEAMS = ("checkpoint", "session", "memory", "mcp_token")
 
 
 class StorePlugin(NamedTuple):
@@ -54,12 +54,13 @@ def store_plugin(
             __name__, "session", schemes="sqlite", opener="._store:SqliteSessionStore.open"
         )
 
-    ``module`` is the entry module's ``__name__``; ``seam`` is ``checkpoint``, ``session`` or
-    ``memory`` (bind the hook to ``agentkit_register_<seam>_stores``). ``schemes`` are the URL
-    schemes the store answers, lower-case as ``open_*_store`` looks them up. ``opener`` is
-    ``"module:Class.method"`` (the module relative to ``module``'s package when it starts with
-    a dot), imported on the first open, so the entry module stays light; or the opener itself,
-    for a store defined in the entry module. A bad value raises here, when the plugin loads.
+    ``module`` is the entry module's ``__name__``; ``seam`` is ``checkpoint``, ``session``,
+    ``memory`` or ``mcp_token`` (bind the hook to ``agentkit_register_<seam>_stores``).
+    ``schemes`` are the URL schemes the store answers, lower-case as ``open_*_store`` looks
+    them up. ``opener`` is ``"module:Class.method"`` (the module relative to ``module``'s
+    package when it starts with a dot), imported on the first open, so the entry module stays
+    light; or the opener itself, for a store defined in the entry module. A bad value raises
+    here, when the plugin loads.
     """
     if seam not in SEAMS:
         raise ValueError(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._executors import ExecutorConformance
     from ._guards import GuardConformance
     from ._instruction_parts import InstructionPartConformance
+    from ._mcp_tokens import MCPTokenStoreConformance
     from ._memory import MemoryStoreConformance
     from ._memory import MemoryStoreProcessConformance
     from ._policy import PolicyEngineConformance
@@ -47,6 +48,7 @@ _LAZY = {
     "GuardConformance": ("_guards", "GuardConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
     "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
+    "MCPTokenStoreConformance": ("_mcp_tokens", "MCPTokenStoreConformance"),
     "MemoryStoreConformance": ("_memory", "MemoryStoreConformance"),
     "MemoryStoreProcessConformance": ("_memory", "MemoryStoreProcessConformance"),
     "RecorderProcessConformance": ("_recorder_processes", "RecorderProcessConformance"),
@@ -82,6 +84,7 @@ __all__ = [
     "GuardConformance",
     "GuardrailConformance",
     "InstructionPartConformance",
+    "MCPTokenStoreConformance",
     "MemoryStoreConformance",
     "MemoryStoreProcessConformance",
     "ModelConformance",

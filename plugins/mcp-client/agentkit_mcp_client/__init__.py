@@ -6,6 +6,7 @@ connected, so ``agentkit plugins list`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -16,12 +17,15 @@ from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
+from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import Elicitor
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import ToolSourceFactory
 
+    from ._auth import HttpServer as HttpServer
+    from ._auth import LoginRequired as LoginRequired
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from ._connection import StderrSink
     from ._features import PROGRESS_ATTRIBUTE as PROGRESS_ATTRIBUTE
     from ._features import SAMPLING_TOOL as SAMPLING_TOOL
+    from ._login import login as login
     from ._resources import ResourcePart as ResourcePart
     from ._resources import list_prompts as list_prompts
     from ._resources import render_prompt as render_prompt
@@ -38,10 +43,15 @@ if TYPE_CHECKING:
     from ._source import MCPToolSource as MCPToolSource
     from ._source import ToolFilter
     from ._source import to_tool_result as to_tool_result
+    from ._tokens import FileTokenStore as FileTokenStore
+    from ._tokens import SqliteTokenStore as SqliteTokenStore
 
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them).
 _LAZY = {
+    "HttpServer": "._auth",
+    "LoginRequired": "._auth",
+    "login": "._login",
     "DEFAULT_CALL_TIMEOUT": "._connection",
     "DEFAULT_REQUEST_TIMEOUT": "._connection",
     "STDERR_TAIL_BYTES": "._connection",
@@ -55,6 +65,8 @@ _LAZY = {
     "MCPTool": "._source",
     "MCPToolSource": "._source",
     "to_tool_result": "._source",
+    "FileTokenStore": "._tokens",
+    "SqliteTokenStore": "._tokens",
 }
 
 __all__ = [
@@ -63,13 +75,18 @@ __all__ = [
     "PROGRESS_ATTRIBUTE",
     "SAMPLING_TOOL",
     "STDERR_TAIL_BYTES",
+    "FileTokenStore",
+    "HttpServer",
+    "LoginRequired",
     "MCPServerSource",
     "MCPTool",
     "MCPToolSource",
     "MCPToolSourceOptions",
     "ResourcePart",
     "ServerParams",
+    "SqliteTokenStore",
     "list_prompts",
+    "login",
     "render_prompt",
     "to_tool_result",
 ]
@@ -118,6 +135,21 @@ def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
     from ._source import MCPToolSource
 
     return MCPToolSource(*args, **options)
+
+
+def _open_token_store(url: str) -> FileTokenStore | Awaitable[SqliteTokenStore]:
+    """``file:///dir`` (one 0600 JSON file per server and user) or ``sqlite:///db``."""
+    from ._tokens import FileTokenStore
+    from ._tokens import SqliteTokenStore
+
+    if url.lower().startswith("file:"):
+        return FileTokenStore.from_url(url)
+    return SqliteTokenStore.open(url)
+
+
+agentkit_register_mcp_token_stores = store_plugin(
+    __name__, "mcp_token", schemes=("file", "sqlite"), opener=_open_token_store
+).hook
 
 
 @hookimpl

@@ -23,6 +23,24 @@ def add_commands(cli: Any) -> None:
         "--timeout", type=float, default=30.0, help="seconds to wait for the server (30)"
     )
     tools.set_defaults(func=_tools_command)
+    login = sub.add_parser(
+        "login",
+        help="log in to an OAuth-protected MCP server and keep the grant in a token store",
+        description="Runs OAuth 2.1 (authorization code with PKCE, dynamic client registration "
+        "when the server offers it): prints the authorization URL, receives the code on a "
+        "listener on 127.0.0.1, and stores the grant under (URL, user). Servers configured "
+        "with auth='oauth' and the same store and user then connect without asking.",
+    )
+    login.add_argument("url", help="the server's streamable HTTP URL")
+    login.add_argument("--user", default="default", help="whose grant this is (default)")
+    login.add_argument(
+        "--store",
+        default=None,
+        help="the token store URL (default: $AGENTKIT_MCP_TOKEN_STORE, else "
+        "file://~/.agentkit/mcp-tokens)",
+    )
+    login.add_argument("--scope", default=None, help="the scopes to ask for (space-separated)")
+    login.set_defaults(func=_login_command)
     if importlib.util.find_spec("agentkit_mcp_server") is not None:
         from agentkit_mcp_server import add_serve_command
 
@@ -33,6 +51,18 @@ def _tools_command(args: argparse.Namespace) -> int:
     import asyncio
 
     print(json.dumps(asyncio.run(list_server_tools(args.server, args.timeout)), indent=2))
+    return 0
+
+
+def _login_command(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ._auth import default_token_store
+    from ._login import login
+
+    store = args.store or default_token_store()
+    asyncio.run(login(args.url, user=args.user, store=store, scope=args.scope))
+    print(f"logged in to {args.url} as {args.user!r}; the grant is in {store}")
     return 0
 
 

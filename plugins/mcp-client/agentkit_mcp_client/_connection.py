@@ -35,6 +35,12 @@ from agentkit_core import ElicitationError
 from agentkit_core import ToolSourceError
 from agentkit_core.plugin import Elicitor
 
+from ._auth import HttpServer
+from ._auth import LoginRequired
+from ._auth import header_secrets
+from ._auth import http_server
+from ._auth import http_transport
+from ._auth import masked
 from ._features import ClientFeatures
 
 if TYPE_CHECKING:
@@ -67,20 +73,25 @@ class ServerParams:
     cwd: str | None = None
 
 
-ServerSpec = str | ServerParams
+ServerSpec = str | ServerParams | HttpServer
 
 
-def parse_spec(spec: ServerSpec | Mapping[str, Any]) -> ServerParams | str:
-    """A URL string stays a URL; any other string is a command line split on whitespace."""
-    if isinstance(spec, ServerParams):
+def parse_spec(spec: ServerSpec | Mapping[str, Any]) -> ServerParams | str | HttpServer:
+    """A URL string stays a URL; any other string is a command line split on whitespace.
+
+    A mapping with ``url`` is an HTTP server with headers or auth (see ``_auth``).
+    """
+    if isinstance(spec, (ServerParams, HttpServer)):
         return spec
+    if isinstance(spec, Mapping) and "url" in spec:
+        return http_server(spec)
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"program", "args", "env", "cwd"}
         if "program" not in spec or unknown:
             raise ConfigError(
                 f"an MCP server given as a mapping needs 'program' and may have 'args', 'env', "
-                f"'cwd'; got keys {sorted(spec)}",
-                value=dict(spec),
+                f"'cwd' (or 'url' and 'headers', 'auth'... for HTTP); got keys {sorted(spec)}",
+                value=sorted(spec),
                 source="mcp server",
             )
         return ServerParams(
@@ -106,11 +117,11 @@ def parse_spec(spec: ServerSpec | Mapping[str, Any]) -> ServerParams | str:
     return ServerParams(words[0], tuple(words[1:]))
 
 
-def describe(spec: ServerParams | str) -> str:
+def describe(spec: ServerParams | str | HttpServer) -> str:
     """What a label shows: a program's base name, or a URL's scheme and host (no secrets)."""
     if isinstance(spec, ServerParams):
         return os.path.basename(spec.program) or spec.program
-    parts = urlsplit(spec)
+    parts = urlsplit(spec.url if isinstance(spec, HttpServer) else spec)
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
@@ -209,13 +220,15 @@ class _Watch:
 
     ended: bool = False
     pid: int | None = None
+    #: An HTTP server's 401/403 answer (``_auth.http_transport`` notes it).
+    refused: str | None = None
 
 
 @dataclass
 class Connection:
     """One open (or opening) server; the owner task holds the SDK client."""
 
-    spec: ServerParams | str
+    spec: ServerParams | str | HttpServer
     label: str
     connect_timeout: float
     call_timeout: float | None
@@ -236,7 +249,7 @@ class Connection:
 
     @property
     def is_http(self) -> bool:
-        return isinstance(self.spec, str)
+        return not isinstance(self.spec, ServerParams)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -297,6 +310,8 @@ class Connection:
     def _transport(self, mcp: Any, tail: StderrTail | None) -> Any:
         if isinstance(self.spec, str):
             return self.spec
+        if isinstance(self.spec, HttpServer):
+            return http_transport(self.spec, self._watch)
         assert tail is not None
         params = mcp.StdioServerParameters(
             command=self.spec.program,
@@ -318,11 +333,27 @@ class Connection:
             )
         elif isinstance(exc, OSError) and not self.is_http:
             message = f"{self.label}: could not start {what!r}: {exc}"
+        elif isinstance(_leaf(exc), (LoginRequired, ConfigError)):
+            message = f"{self.label}: {_leaf(exc)}"
+        elif type(_leaf(exc)).__module__.startswith("mcp.client.auth"):
+            message = f"{self.label}: the OAuth flow failed: {_leaf(exc)}"
+        elif self._watch.refused and isinstance(self.spec, HttpServer):
+            names = ", ".join(sorted(self.spec.headers)) or "none"
+            message = (
+                f"{self.label}: {describe(self.spec)} refused the credentials "
+                f"({self._watch.refused}); check the values of the headers sent ({names}; "
+                "values not shown) or configure auth='oauth'"
+            )
         else:
             message = f"{self.label}: the server failed to start: {_mcp_error_text(_leaf(exc))}"
-        error = ToolSourceError(with_tail(message, tail) if not self.is_http else message)
+        message = with_tail(message, tail) if not self.is_http else message
+        error = ToolSourceError(masked(message, self._secrets()))
         error.__cause__ = exc
         return error
+
+    def _secrets(self) -> list[str]:
+        """What no error may show: the server's header values."""
+        return header_secrets(self.spec) if isinstance(self.spec, HttpServer) else []
 
     async def aclose(self) -> None:
         """End calls in flight with a clear error, then close the client in its owner task."""
@@ -394,7 +425,10 @@ class Connection:
                 raise ToolSourceError(f"{self.label} was closed while {doing}") from None
             raise
         except Exception as exc:
-            raise await self._failure(exc, doing, deadline) from exc
+            failure = await self._failure(exc, doing, deadline)
+            if self._secrets():
+                failure = ToolSourceError(masked(str(failure), self._secrets()))
+            raise failure from exc
         finally:
             self._inflight.discard(task)
 

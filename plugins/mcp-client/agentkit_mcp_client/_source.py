@@ -24,6 +24,7 @@ from agentkit_core.plugin import current_span
 
 from ._connection import DEFAULT_REQUEST_TIMEOUT
 from ._connection import Connection
+from ._connection import ServerParams
 from ._connection import ServerSpec
 from ._connection import StderrSink
 from ._connection import describe
@@ -276,7 +277,7 @@ class MCPToolSource:
         if self._closed:
             raise ToolSourceError("this MCP tool source is closed; create a new one")
         spec = parse_spec(server)
-        if env is not None and not isinstance(spec, str):
+        if env is not None and isinstance(spec, ServerParams):
             spec = type(spec)(spec.program, spec.args, {**(spec.env or {}), **env}, spec.cwd)
         label = f"mcp:#{next(self._numbers)} {describe(spec)}"
         connection = Connection(
