@@ -25,7 +25,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_agent": ("Agent",),
     "_agent_tool": ("AgentTool", "agent_tool"),
     "_approvals": ("Approval",),
-    "_cli_run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
     "_executor": (
         "Executor",
         "InProcessExecutor",
@@ -265,7 +264,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolSourceBridge",
         "ToolUnion",
     ),
-    "_trace_file": ("TraceFile", "read_trace_file"),
     "_tracing": ("Span", "SpanExporter", "Trace", "current_span", "jsonable"),
     "_units": (
         "Repair",
@@ -280,6 +278,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_urls": ("mask_url",),
     "_verdicts": ("Verdict", "VerdictObserver", "report_verdict"),
+    # agentkit_core.cli's, still exported here too; agentkit_core.cli is their home
+    "cli._run": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
+    "cli._trace_file": ("TraceFile", "read_trace_file"),
     "hookspecs": ("hookimpl",),
 }
 
@@ -306,9 +307,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._checkpoint import StoreBridge as StoreBridge
     from ._checkpoint import StoredCheckpoint as StoredCheckpoint
     from ._checkpoint import resolve_checkpointer as resolve_checkpointer
-    from ._cli_run import add_agent_arguments as add_agent_arguments
-    from ._cli_run import file_kit_options as file_kit_options
-    from ._cli_run import kit_options_from_args as kit_options_from_args
     from ._compaction import Compactor as Compactor
     from ._compaction import compaction as compaction
     from ._config import PluginConfig as PluginConfig
@@ -540,8 +538,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._toolunion import ToolOrigin as ToolOrigin
     from ._toolunion import ToolSourceBridge as ToolSourceBridge
     from ._toolunion import ToolUnion as ToolUnion
-    from ._trace_file import TraceFile as TraceFile
-    from ._trace_file import read_trace_file as read_trace_file
     from ._tracing import Span as Span
     from ._tracing import SpanExporter as SpanExporter
     from ._tracing import Trace as Trace
@@ -560,6 +556,11 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._verdicts import Verdict as Verdict
     from ._verdicts import VerdictObserver as VerdictObserver
     from ._verdicts import report_verdict as report_verdict
+    from .cli._run import add_agent_arguments as add_agent_arguments
+    from .cli._run import file_kit_options as file_kit_options
+    from .cli._run import kit_options_from_args as kit_options_from_args
+    from .cli._trace_file import TraceFile as TraceFile
+    from .cli._trace_file import read_trace_file as read_trace_file
     from .hookspecs import hookimpl as hookimpl
     from .stores._postgres import POSTGRES_OPTIONS as POSTGRES_OPTIONS
     from .stores._postgres import PostgresPool as PostgresPool

@@ -57,7 +57,7 @@ def _heavy(modules: set[str]) -> set[str]:
 def test_core_plugin_loading_imports_no_asyncio() -> None:
     """The core modules `plugins list` goes through import neither asyncio nor the hook folds."""
     modules = _modules_after(
-        "import agentkit_core._cli, agentkit_core._cli_plugins, agentkit_core._lookup\n"
+        "import agentkit_core.cli._main, agentkit_core.cli._plugins, agentkit_core._lookup\n"
         "import agentkit_core._plugins, agentkit_core._config"
     )
     assert "asyncio" not in modules
@@ -85,6 +85,6 @@ def test_entry_module_imports_no_implementation(module: str) -> None:
 def test_plugins_list_imports_no_implementation() -> None:
     """The whole command, every installed plugin loaded, as `agentkit plugins list` runs it."""
     modules = _modules_after(
-        "from agentkit_core._cli import main\nsys.argv = ['agentkit', 'plugins', 'list']\nmain()"
+        "from agentkit_core.cli import main\nsys.argv = ['agentkit', 'plugins', 'list']\nmain()"
     )
     assert _heavy(modules) == set()

@@ -49,7 +49,7 @@ from agentkit_core import open_checkpoint_store
 from agentkit_core import open_checkpointer
 from agentkit_core import open_memory_store
 from agentkit_core import resolve_model
-from agentkit_core._cli import main
+from agentkit_core.cli import main
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import TestModel
 from agentkit_core.testing import make_test_ctx
@@ -415,7 +415,7 @@ RUNTIME = textwrap.dedent(
     """
     import asyncio, contextlib, io, os, sys
     from agentkit_core import Agent, Kit, tool
-    from agentkit_core._cli import main
+    from agentkit_core.cli import main
 
     @tool
     def add(a: int, b: int) -> int:

@@ -29,16 +29,16 @@ from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import TraceFile
 from agentkit_core import current_span
 from agentkit_core import get_guardrail
-from agentkit_core import read_trace_file
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import SAFE_ATTRIBUTES
 from agentkit_core._tracing import WITHHELD
 from agentkit_core._tracing import export_attributes
-from agentkit_core._view import render_html
-from agentkit_core._view import views_from_spans
+from agentkit_core.cli import TraceFile
+from agentkit_core.cli import read_trace_file
+from agentkit_core.cli._viewer import render_html
+from agentkit_core.cli._viewer import views_from_spans
 from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
 

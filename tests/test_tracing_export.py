@@ -28,10 +28,10 @@ from agentkit_core import SpanExporter
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Trace
-from agentkit_core import TraceFile
 from agentkit_core import hookimpl
-from agentkit_core import read_trace_file
 from agentkit_core import span_exporters
+from agentkit_core.cli import TraceFile
+from agentkit_core.cli import read_trace_file
 from agentkit_core.testing import ScriptedModel
 from tests.view_runs import HOOKS
 from tests.view_runs import TOOLS

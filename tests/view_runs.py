@@ -14,9 +14,9 @@ from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import TraceFile
 from agentkit_core import WorkingContext
 from agentkit_core import hookimpl
+from agentkit_core.cli import TraceFile
 from agentkit_core.testing import ScriptedModel
 
 BIG = "".join(f"line {i}: the forecast stays sunny with a light breeze\n" for i in range(40))

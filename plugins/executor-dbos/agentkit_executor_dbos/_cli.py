@@ -21,7 +21,7 @@ from typing import Any
 from typing import TypeVar
 
 from agentkit_core import ConfigError
-from agentkit_core import add_agent_arguments
+from agentkit_core.cli import add_agent_arguments
 
 if TYPE_CHECKING:
     from agentkit_core import AgentResult
@@ -240,8 +240,8 @@ def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
     ``reading``: for a command that reads or acts on runs already submitted, refused when its
     database holds none (see ``_check_holds_runs``).
     """
-    from agentkit_core import file_kit_options
     from agentkit_core import get_executor
+    from agentkit_core.cli import file_kit_options
 
     file_options, where = file_kit_options()
     options, source = _executor_options(args, file_options, where)
@@ -358,9 +358,9 @@ def _scalar(database: str, query: str, **params: Any) -> Any:
 def _worker(args: argparse.Namespace) -> int:
     from agentkit_core import Agent
     from agentkit_core import Kit
-    from agentkit_core import file_kit_options
-    from agentkit_core import kit_options_from_args
     from agentkit_core import mask_url
+    from agentkit_core.cli import file_kit_options
+    from agentkit_core.cli import kit_options_from_args
 
     from ._executor import DBOSExecutor
 
