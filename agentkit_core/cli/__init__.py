@@ -1,10 +1,11 @@
 """The ``agentkit`` command line: every built-in subcommand, the run viewer, ``plugins new``.
 
-The top floor of the core (docs/architecture.md): it may import any floor, and nothing in
-the core imports it. Each built-in command group is a private module here with
-``add_commands(subparsers)``; a plugin adds its own through ``agentkit_register_commands``,
-and builds its options with the helpers below (executor-dbos's ``worker`` takes the same agent
-options as ``agentkit run`` through :func:`add_agent_arguments`).
+The top floor of the core (docs/architecture.md): it may import any floor, and no floor
+imports it (the ``agentkit_core`` door, beside the floors, re-exports a few of its names).
+Each built-in command group is a private module here with ``add_commands(subparsers)``; a
+plugin adds its own through ``agentkit_register_commands``, and builds its options with the
+helpers below (executor-dbos's ``worker`` takes the same agent options as ``agentkit run``
+through :func:`add_agent_arguments`).
 
 Names load their module on first use, so importing this package (as ``agentkit_core.TraceFile``
 does) costs no argparse and no command module.
@@ -46,4 +47,5 @@ __all__ = [
     "read_trace_file",
 ]
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+if not TYPE_CHECKING:  # type checkers see the imports above only, so a misspelt name fails
+    __getattr__ = lazy_attributes(__name__, _LAZY)
