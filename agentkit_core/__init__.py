@@ -79,7 +79,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_sessions": ("Sessions",),
     "_tools": ("ToolResult", "Tool", "FunctionTool", "tool"),
     "_toolunion": ("ToolUnion",),
-    "_trace_file": ("TraceFile", "read_trace_file"),
     "_tracing": ("Trace",),
 }
 
@@ -95,7 +94,13 @@ _LEFT_FOR: dict[str, tuple[str, ...]] = {
         "SqliteFile",
         "parse_sqlite_url",
     ),
-    "agentkit_core.cli": ("add_agent_arguments", "file_kit_options", "kit_options_from_args"),
+    "agentkit_core.cli": (
+        "TraceFile",
+        "add_agent_arguments",
+        "file_kit_options",
+        "kit_options_from_args",
+        "read_trace_file",
+    ),
 }
 
 __all__ = sorted([*_MODULE_OF, "__version__"])
@@ -176,8 +181,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._tools import ToolResult as ToolResult
     from ._tools import tool as tool
     from ._toolunion import ToolUnion as ToolUnion
-    from ._trace_file import TraceFile as TraceFile
-    from ._trace_file import read_trace_file as read_trace_file
     from ._tracing import Trace as Trace
     from .hookspecs import hookimpl as hookimpl
 

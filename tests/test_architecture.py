@@ -189,7 +189,7 @@ FUNCTION_LINES = 80
 #: Functions over the limit in files other changes are moving now, by file: to be split, and
 #: this list emptied, once they have moved. An entry no longer over the limit fails the test.
 SIZE_ALLOWED: dict[str, set[str]] = {
-    "agentkit_core/_view.py": {"views_from_spans"},
+    "agentkit_core/cli/_viewer.py": {"views_from_spans"},
 }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit_core._scaffold import KINDS
+from agentkit_core.cli._scaffold import KINDS
 from tests.conftest import run_cli
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

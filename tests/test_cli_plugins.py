@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core._cli_plugins import WIDTH
-from agentkit_core._cli_plugins import list_table
 from agentkit_core._discovery import PluginInfo
 from agentkit_core._plugins import Registration
+from agentkit_core.cli._plugins import WIDTH
+from agentkit_core.cli._plugins import list_table
 
 RECORD_FIELDS = {
     "name",

@@ -20,7 +20,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import PluginManager
-from agentkit_core._cli import main
+from agentkit_core.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

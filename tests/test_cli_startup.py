@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,8 @@ ALLOWED = {
     "agentkit_guardrail_web._settings",
     "agentkit_mcp_server._defaults",
 }
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _PRIVATE = re.compile(r"agentkit_(?!core\.)\w+\._\w+")
 
@@ -57,7 +60,7 @@ def _heavy(modules: set[str]) -> set[str]:
 def test_core_plugin_loading_imports_no_asyncio() -> None:
     """The core modules `plugins list` goes through import neither asyncio nor the hook folds."""
     modules = _modules_after(
-        "import agentkit_core._cli, agentkit_core._cli_plugins, agentkit_core._lookup\n"
+        "import agentkit_core.cli._main, agentkit_core.cli._plugins, agentkit_core._lookup\n"
         "import agentkit_core._plugins, agentkit_core._config"
     )
     assert "asyncio" not in modules
@@ -85,6 +88,21 @@ def test_entry_module_imports_no_implementation(module: str) -> None:
 def test_plugins_list_imports_no_implementation() -> None:
     """The whole command, every installed plugin loaded, as `agentkit plugins list` runs it."""
     modules = _modules_after(
-        "from agentkit_core._cli import main\nsys.argv = ['agentkit', 'plugins', 'list']\nmain()"
+        "from agentkit_core.cli import main\nsys.argv = ['agentkit', 'plugins', 'list']\nmain()"
     )
     assert _heavy(modules) == set()
+
+
+def test_the_cli_package_is_its_pinned_names_each_loaded_on_first_use() -> None:
+    """``agentkit_core.cli``'s names are tests/api/agentkit_core.cli.txt; importing the package
+    loads no command module (``agentkit_core.TraceFile`` goes through it), and each name
+    resolves."""
+    import agentkit_core.cli
+
+    pinned = (ROOT / "tests" / "api" / "agentkit_core.cli.txt").read_text(encoding="utf-8").split()
+    assert sorted(agentkit_core.cli.__all__) == pinned
+    assert all(callable(getattr(agentkit_core.cli, name)) for name in pinned)
+    loaded = _modules_after("import agentkit_core.cli")
+    core = {m for m in loaded if m.startswith("agentkit_core")}
+    assert core == {"agentkit_core", "agentkit_core._lazy", "agentkit_core.cli"}
+    assert "argparse" not in loaded

@@ -37,7 +37,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import compaction
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpointer
-from agentkit_core._cli import main
+from agentkit_core.cli import main
 from agentkit_core.plugin import Guardrail
 from agentkit_core.plugin import MemoryListing
 from agentkit_core.plugin import Rendered
@@ -415,7 +415,7 @@ RUNTIME = textwrap.dedent(
     """
     import asyncio, contextlib, io, os, sys
     from agentkit_core import Agent, Kit, tool
-    from agentkit_core._cli import main
+    from agentkit_core.cli import main
 
     @tool
     def add(a: int, b: int) -> int:

@@ -23,10 +23,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
-from agentkit_core._cli import main
-from agentkit_core._scaffold import KINDS
-from agentkit_core._scaffold import plan
-from agentkit_core._scaffold import write
+from agentkit_core.cli import main
+from agentkit_core.cli._scaffold import KINDS
+from agentkit_core.cli._scaffold import plan
+from agentkit_core.cli._scaffold import write
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The longest name the scaffold takes: its files must still be lint- and format-clean.

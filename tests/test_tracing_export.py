@@ -26,9 +26,9 @@ from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Trace
-from agentkit_core import TraceFile
 from agentkit_core import hookimpl
-from agentkit_core import read_trace_file
+from agentkit_core.cli import TraceFile
+from agentkit_core.cli import read_trace_file
 from agentkit_core.plugin import Span
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.plugin import span_exporters

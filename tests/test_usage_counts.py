@@ -14,13 +14,13 @@ from agentkit_core import Agent
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import Recorder
-from agentkit_core import TraceFile
 from agentkit_core import Usage
 from agentkit_core import open_checkpointer
 from agentkit_core import open_sessions
-from agentkit_core import read_trace_file
-from agentkit_core._view import render_html
-from agentkit_core._view import views_from_spans
+from agentkit_core.cli import TraceFile
+from agentkit_core.cli import read_trace_file
+from agentkit_core.cli._viewer import render_html
+from agentkit_core.cli._viewer import views_from_spans
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
@@ -141,7 +141,7 @@ def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
 def test_agentkit_runs_step_lines_name_them_as_the_view_does() -> None:
     import io
 
-    from agentkit_core._cli_show import StepPrinter
+    from agentkit_core.cli._show import StepPrinter
 
     out = io.StringIO()
     script = ScriptedModel([answer(Message.assistant("done"), 60, 7)])

@@ -18,11 +18,11 @@ from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
-from agentkit_core import TraceFile
-from agentkit_core import read_trace_file
-from agentkit_core._view import render_html
-from agentkit_core._view import view_from_checkpoint
-from agentkit_core._view import views_from_spans
+from agentkit_core.cli import TraceFile
+from agentkit_core.cli import read_trace_file
+from agentkit_core.cli._viewer import render_html
+from agentkit_core.cli._viewer import view_from_checkpoint
+from agentkit_core.cli._viewer import views_from_spans
 from agentkit_core.testing import ScriptedModel
 from tests.view_runs import HOOKS
 from tests.view_runs import TOOLS

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit_core import read_trace_file
+from agentkit_core.cli import read_trace_file
 from tests.chromium import Browser
 from tests.conftest import run_cli
 from tests.view_runs import BIG

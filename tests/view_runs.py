@@ -14,8 +14,8 @@ from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core import TraceFile
 from agentkit_core import hookimpl
+from agentkit_core.cli import TraceFile
 from agentkit_core.plugin import WorkingContext
 from agentkit_core.testing import ScriptedModel
 

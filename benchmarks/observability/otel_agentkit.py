@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 from bench_agentkit import make
 from common import main
 
-from agentkit_core import TraceFile
+from agentkit_core.cli import TraceFile
 
 KIND = os.environ.get("BENCH_EXPORTER", "none")
 #: ``hooks=None`` takes every installed plugin's hooks; ``make`` passes ``Hooks()`` otherwise.

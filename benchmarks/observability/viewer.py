@@ -24,10 +24,10 @@ from agentkit_core import Agent  # noqa: E402
 from agentkit_core import Hooks  # noqa: E402
 from agentkit_core import Message  # noqa: E402
 from agentkit_core import ToolCall  # noqa: E402
-from agentkit_core import TraceFile  # noqa: E402
-from agentkit_core import read_trace_file  # noqa: E402
-from agentkit_core._view import render_html  # noqa: E402
-from agentkit_core._view import views_from_spans  # noqa: E402
+from agentkit_core.cli import TraceFile  # noqa: E402
+from agentkit_core.cli import read_trace_file  # noqa: E402
+from agentkit_core.cli._viewer import render_html  # noqa: E402
+from agentkit_core.cli._viewer import views_from_spans  # noqa: E402
 from agentkit_core.testing import ScriptedModel  # noqa: E402
 
 SIZES = (100, 300, 1000, 3000)

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
-from agentkit_core.cli import add_agent_arguments
-
 from agentkit_core import ConfigError
+from agentkit_core.cli import add_agent_arguments
 
 if TYPE_CHECKING:
     from agentkit_core import AgentResult
@@ -242,7 +241,6 @@ def _executor(args: argparse.Namespace, *, reading: bool = False) -> Any:
     database holds none (see ``_check_holds_runs``).
     """
     from agentkit_core.cli import file_kit_options
-
     from agentkit_core.plugin import get_executor
 
     file_options, where = file_kit_options()
@@ -358,11 +356,10 @@ def _scalar(database: str, query: str, **params: Any) -> Any:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from agentkit_core.cli import file_kit_options
-    from agentkit_core.cli import kit_options_from_args
-
     from agentkit_core import Agent
     from agentkit_core import Kit
+    from agentkit_core.cli import file_kit_options
+    from agentkit_core.cli import kit_options_from_args
     from agentkit_core.plugin import mask_url
 
     from ._executor import DBOSExecutor

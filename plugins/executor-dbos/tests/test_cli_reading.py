@@ -16,7 +16,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from workers import agentkit
 
-from agentkit_core._cli import main
+from agentkit_core.cli import main
 
 READERS = [["result", "run-1"], ["cancel", "run-1"], ["approve", "run-1"]]
 

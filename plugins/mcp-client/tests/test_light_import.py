@@ -11,7 +11,7 @@ HEAVY = ("mcp", "mcp_types", "httpx", "anyio", "uvicorn", "starlette")
 PROBE = f"""
 import json, sys
 import agentkit_core
-from agentkit_core._cli import build_parser
+from agentkit_core.cli import build_parser
 
 pm = agentkit_core.get_plugin_manager()
 pm.lookup("tool_sources", "mcp")

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
+from .._tracing import export_attributes
+from .._tracing import export_error
 from ._trace_file import collector_paused
-from ._tracing import export_attributes
-from ._tracing import export_error
 
 #: Payloads longer than this (in characters) start collapsed.
 COLLAPSE_AT = 400

@@ -27,15 +27,15 @@ from typing import NoReturn
 from typing import TextIO
 
 if TYPE_CHECKING:
-    from ._plugins import PluginManager
+    from .._plugins import PluginManager
 
 #: Modules holding the built-in command groups, each with ``add_commands(subparsers)``.
 _BUILTIN_COMMANDS: tuple[str, ...] = (
-    "agentkit_core._cli_plugins",
-    "agentkit_core._cli_run",
-    "agentkit_core._cli_sessions",
-    "agentkit_core._cli_memory",
-    "agentkit_core._cli_view",
+    "agentkit_core.cli._plugins",
+    "agentkit_core.cli._run",
+    "agentkit_core.cli._sessions",
+    "agentkit_core.cli._memory",
+    "agentkit_core.cli._view",
 )
 
 
@@ -48,7 +48,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:
     """The parser with the built-in commands and, given a manager, every plugin's commands."""
-    from . import __version__
+    from .. import __version__
 
     parser = Parser(prog="agentkit", description="agentkit command line")
     parser.add_argument("--version", action="version", version=f"agentkit {__version__}")
@@ -83,12 +83,12 @@ def _show_warning(
 
 
 def _main(argv: Sequence[str] | None, manager: PluginManager | None) -> int:
-    from ._errors import AgentkitError
+    from .._errors import AgentkitError
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the manager records them; printed below
-            from ._lookup import manager_or_default
+            from .._lookup import manager_or_default
 
             manager = manager_or_default(manager)
             parser = build_parser(manager)

@@ -19,14 +19,14 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import ConfigError
-from ._errors import CorruptSessionItem
-from ._lookup import open_sessions
-from ._messages import Message
-from ._sessions import SessionHeader
-from ._sessions import SessionInfo
-from ._sessions import SessionItem
-from ._sessions import Sessions
+from .._errors import ConfigError
+from .._errors import CorruptSessionItem
+from .._lookup import open_sessions
+from .._messages import Message
+from .._sessions import SessionHeader
+from .._sessions import SessionInfo
+from .._sessions import SessionItem
+from .._sessions import Sessions
 
 #: The environment variable naming the store when ``--store`` is not given.
 STORE_ENV = "AGENTKIT_SESSION_STORE"
@@ -230,7 +230,7 @@ def describe(kind: str, body: Any) -> str:
         return " ".join(parts) or "-"
     text = _text(body)
     if text is None:
-        from ._encoder import encode_state
+        from .._encoder import encode_state
 
         text = encode_state(body)
     text = " ".join(text.split())

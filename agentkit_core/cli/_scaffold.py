@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._errors import ConfigError
+from .._errors import ConfigError
 
 if TYPE_CHECKING:
     import string
@@ -177,7 +177,7 @@ class Plan:
 
 def core_range() -> str:
     """The ``agentkit-core`` requirement of a new plugin: this core's minor up to its next major."""
-    from ._discovery import core_version
+    from .._discovery import core_version
 
     parts = [int(p) for p in re.findall(r"\d+", core_version())[:2]] + [0, 0]
     return f"agentkit-core>={parts[0]}.{parts[1]},<{parts[0] + 1}"
@@ -187,7 +187,7 @@ def _template(*parts: str) -> string.Template:
     import string
     from importlib import resources
 
-    path = resources.files("agentkit_core").joinpath(_TEMPLATES, *parts)
+    path = resources.files("agentkit_core.cli").joinpath(_TEMPLATES, *parts)
     return string.Template(path.read_text(encoding="utf-8"))
 
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._errors import ConfigError
-from ._lookup import open_checkpointer
+from .._errors import ConfigError
+from .._lookup import open_checkpointer
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
@@ -41,7 +41,7 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from ._view import render_html
+    from ._viewer import render_html
 
     if args.store:
         import asyncio  # here, not at the top: listing plugins builds this parser
@@ -50,7 +50,7 @@ def _view(args: argparse.Namespace) -> int:
         name = args.run
     elif Path(args.run).is_file():
         from ._trace_file import read_trace_file
-        from ._view import views_from_spans
+        from ._viewer import views_from_spans
 
         views = views_from_spans(read_trace_file(args.run))
         name = Path(args.run).stem
@@ -82,7 +82,7 @@ def _view(args: argparse.Namespace) -> int:
 
 
 async def _checkpoint_view(run_id: str, url: str, manager: Any) -> dict[str, Any]:
-    from ._view import view_from_checkpoint
+    from ._viewer import view_from_checkpoint
 
     async with await open_checkpointer(url, manager=manager) as checkpointer:
         saved = await checkpointer.resume(run_id, include_terminal=True)

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import IO
 from typing import Any
 
-from ._errors import ConfigError
-from ._tracing import Span
-from ._tracing import SpanExporter
+from .._errors import ConfigError
+from .._tracing import Span
+from .._tracing import SpanExporter
 
 #: The trace-file format version this core writes and reads.
 TRACE_FORMAT = 1

@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._cli_show import add_show_arguments
-from ._cli_show import check_show_arguments
-from ._cli_show import run_and_show
-from ._errors import ConfigError
-from ._errors import MaxTurnsExceeded
-from ._settings import check_settings
+from .._errors import ConfigError
+from .._errors import MaxTurnsExceeded
+from .._settings import check_settings
+from ._show import add_show_arguments
+from ._show import check_show_arguments
+from ._show import run_and_show
 
 
 def _positive(value: str) -> int:
@@ -152,8 +152,8 @@ def file_kit_options() -> tuple[dict[str, Any], str]:
     nearest ``agentkit.toml`` or ``pyproject.toml``. No file, or one without kit settings,
     gives ``({}, "")``. The whole file is checked (an unknown key anywhere is an error).
     """
-    from ._config import find_config_file
-    from ._config import read_config
+    from .._config import find_config_file
+    from .._config import read_config
 
     explicit = os.environ.get("AGENTKIT_CONFIG")
     path = Path(explicit) if explicit else find_config_file()
@@ -238,8 +238,8 @@ def check_file_plugin_options(
     is one error naming the key, the table of the file it is in and the nearest key the plugin
     takes.
     """
-    from ._lookup import check_plugin_options
-    from ._tables import table_where
+    from .._lookup import check_plugin_options
+    from .._tables import table_where
 
     if not where:  # no file: options given in code are the code's business
         return
@@ -288,8 +288,8 @@ def _run(args: argparse.Namespace) -> int:
 
 async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: Any) -> int:
     """Build the kit (connecting its tool sources and session), run the agent, close the kit."""
-    from ._agent import Agent
-    from ._kit import Kit
+    from .._agent import Agent
+    from .._kit import Kit
 
     try:
         opened = await Kit.open(**options)

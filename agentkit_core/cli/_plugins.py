@@ -11,13 +11,13 @@ import json
 import textwrap
 from typing import Any
 
-from . import hookspecs
-from ._discovery import PluginInfo
-from ._discovery import core_version
-from ._plugins import BAD_STATUSES
-from ._plugins import COMMANDS_HOOK
-from ._plugins import SEAMS
-from ._plugins import PluginManager
+from .. import hookspecs
+from .._discovery import PluginInfo
+from .._discovery import core_version
+from .._plugins import BAD_STATUSES
+from .._plugins import COMMANDS_HOOK
+from .._plugins import SEAMS
+from .._plugins import PluginManager
 from ._scaffold import add_command as add_new_command
 
 #: Version of the JSON layout; bumped only when a field changes meaning or goes away.

@@ -1,6 +1,6 @@
 """What ``agentkit run`` shows: a line per step on stderr, then the answer, JSON or pending calls.
 
-Kept apart from ``_cli_run`` (which builds the agent) so the run command only adds its options
+Kept apart from ``_run`` (which builds the agent) so the run command only adds its options
 here (:func:`add_show_arguments`) and hands its agent to :func:`run_and_show`.
 """
 
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import IO
 from typing import Any
 
-from ._errors import ConfigError
-from ._lookup import open_checkpointer
-from ._tracing import Span
-from ._tracing import SpanExporter
+from .._errors import ConfigError
+from .._lookup import open_checkpointer
+from .._tracing import Span
+from .._tracing import SpanExporter
 
 #: Characters of a tool call's arguments a step line shows.
 SHORT = 80
@@ -147,7 +147,7 @@ class StepPrinter(SpanExporter):
         if span.name == "model_call":
             names = a.get("tool_call_names") or []
             what = f"calls {', '.join(names)}" if names else "answers"
-            from ._view import usage_extra
+            from ._viewer import usage_extra
 
             tokens = f"{a.get('input_tokens')} in / {a.get('output_tokens')} out tokens"
             tokens += usage_extra(a)
@@ -165,7 +165,7 @@ class StepPrinter(SpanExporter):
         elif span.name in ("verdict", "guardrail") and (
             a.get("decision") != "allow" or a.get("source")
         ):
-            from ._view import verdict_text
+            from ._viewer import verdict_text
 
             self._line(f"  {span.name} on {a.get('tool')}: {verdict_text(a)}")
         elif span.name == "fold":
@@ -200,7 +200,7 @@ async def run_and_show(
     ``make_agent(checkpointer, exporters)`` builds the agent; ``run(agent)`` runs it on the
     task (unless ``--resume`` continues a run from ``--store``). Returns the exit code.
     """
-    from ._lookup import span_exporters
+    from .._lookup import span_exporters
 
     exporters = [*span_exporters(manager=args.plugin_manager), *show_exporters(args)]
     checkpointer = (
@@ -225,7 +225,7 @@ async def run_and_show(
 
 def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = None) -> int:
     """Print ``result`` as ``args`` ask; a suspended run's pending calls go to stderr."""
-    from ._tracing import jsonable
+    from .._tracing import jsonable
 
     out = out if out is not None else sys.stdout
     if args.json:
@@ -263,7 +263,7 @@ def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = Non
 
 def _tell_stored(args: argparse.Namespace, result: Any) -> None:
     """A checkpointed run's id on stderr, with the command that views it: nothing else has it."""
-    from ._urls import mask_url
+    from .._urls import mask_url
 
     store = mask_url(args.store)
     print(
