@@ -186,11 +186,6 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 #: package over FUNCTION_LINES (a module and a function read in one sitting).
 MODULE_LINES = 800
 FUNCTION_LINES = 80
-#: Functions over the limit in files other changes are moving now, by file: to be split, and
-#: this list emptied, once they have moved. An entry no longer over the limit fails the test.
-SIZE_ALLOWED: dict[str, set[str]] = {
-    "agentkit_core/cli/_viewer.py": {"views_from_spans"},
-}
 
 
 def sized_sources() -> list[Path]:
@@ -202,7 +197,7 @@ def sized_sources() -> list[Path]:
 def test_no_module_or_function_is_over_the_size_rule() -> None:
     import ast
 
-    too_long, allowed_seen = [], set()
+    too_long = []
     for path in sized_sources():
         name = path.relative_to(ROOT).as_posix()
         text = path.read_text(encoding="utf-8")
@@ -214,13 +209,8 @@ def test_no_module_or_function_is_over_the_size_rule() -> None:
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length <= FUNCTION_LINES:
                     continue
-                if node.name in SIZE_ALLOWED.get(name, ()):
-                    allowed_seen.add((name, node.name))
-                    continue
                 too_long.append(f"{name}:{node.lineno} {node.name}: {length} lines")
     assert not too_long, (
         "split by concept (one module per concept, named for it) and extract well-named "
         f"helpers: {too_long}"
     )
-    stale = {(f, fn) for f, fns in SIZE_ALLOWED.items() for fn in fns} - allowed_seen
-    assert not stale, f"no longer over the size rule: remove from SIZE_ALLOWED {sorted(stale)}"

@@ -90,107 +90,89 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     Attributes and errors are shown as exporters record them (:func:`export_attributes`),
     whoever wrote the file.
     """
-    spans = [_as_exported(span) for span in spans]
-    by_id = {s["span_id"]: s for s in spans if isinstance(s.get("span_id"), str)}
-    runs = [s for s in spans if s.get("name") == "run"]
-    views: dict[str, dict[str, Any]] = {}
-    turns: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        attrs = run.get("attributes") or {}
-        given = _payload(run) or {}
-        views[run["span_id"]] = {
-            "run_id": run.get("run_id"),
-            "agent": attrs.get("agent"),
-            "source": "trace",
-            "task": given.get("task"),
-            "status": attrs.get("status") or ("failed" if run.get("error") else "running"),
-            "stop_reason": attrs.get("stop_reason"),
-            "usage": {
-                "input_tokens": attrs.get("input_tokens"),
-                "output_tokens": attrs.get("output_tokens"),
-                "requests": attrs.get("requests"),
-                **_cache_and_reasoning(attrs),
-            },
-            "duration_s": run.get("duration_s"),
-            "output": given.get("output"),
-            "pending": [
-                _call_dict(c)
-                for c in given.get("pending") or ()
-                if isinstance(c, dict) and "id" in c
-            ]
-            or [{"id": i, "name": "", "arguments": None} for i in attrs.get("pending") or ()],
-            "errors": [],
-            "_run_error": _error(run) if run.get("error") else None,
-            "omissions": [],
-            "turns": [],
-            "_prelude": _new_turn(0, None),
-        }
-    tool_rows: dict[tuple[str, str], dict[str, Any]] = {}
+    views = _Views([_as_exported(span) for span in spans])
+    for span in views.spans:
+        views.add(span)
+    return views.finish()
 
-    def run_of(span: dict[str, Any]) -> dict[str, Any] | None:
+
+class _Views:
+    """The run views being built from one trace's spans: runs, their turns and tool rows."""
+
+    def __init__(self, spans: list[dict[str, Any]]) -> None:
+        self.spans = spans
+        self.by_id = {s["span_id"]: s for s in spans if isinstance(s.get("span_id"), str)}
+        self.views = {run["span_id"]: _run_view(run) for run in spans if run.get("name") == "run"}
+        self.turns: dict[str, dict[str, Any]] = {}
+        self.tool_rows: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def run_of(self, span: dict[str, Any]) -> dict[str, Any] | None:
         node: dict[str, Any] | None = span
-        for _ in range(len(by_id) + 1):
+        for _ in range(len(self.by_id) + 1):
             if node is None:
                 return None
-            if node.get("name") == "run" and node.get("span_id") in views:
-                return views[node["span_id"]]
-            node = by_id.get(node.get("parent_id") or "")
+            if node.get("name") == "run" and node.get("span_id") in self.views:
+                return self.views[node["span_id"]]
+            node = self.by_id.get(node.get("parent_id") or "")
         return None
 
-    def turn_for(span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-        turn = _turn_of(span, by_id)
+    def turn_for(self, span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+        turn = _turn_of(span, self.by_id)
         if turn is None:
             prelude: dict[str, Any] = view["_prelude"]
             return prelude
-        return add_turn(turn, view)
+        return self.add_turn(turn, view)
 
-    def add_turn(span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-        made = turns.get(span["span_id"])
+    def add_turn(self, span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+        made = self.turns.get(span["span_id"])
         if made is None:
             attrs = span.get("attributes") or {}
             made = _new_turn(int(attrs.get("turn") or 0), span.get("duration_s"))
-            turns[span["span_id"]] = made
+            self.turns[span["span_id"]] = made
             view["turns"].append(made)
         return made
 
-    def tool_row(view: dict[str, Any], turn: dict[str, Any], call_id: str, name: str) -> Any:
+    def tool_row(self, view: dict[str, Any], turn: dict[str, Any], call_id: str, name: str) -> Any:
         key = (str(view["run_id"]), call_id)
-        row = tool_rows.get(key)
+        row = self.tool_rows.get(key)
         if row is None:
-            row = {
-                "id": call_id,
-                "name": name,
-                "arguments": None,
-                "result": None,
-                "is_error": None,
-                "duration_s": None,
-                "verdict": None,
-                "guardrail": None,
-                "error": None,
-            }
-            tool_rows[key] = row
+            row = dict.fromkeys(_TOOL_ROW_KEYS)
+            row["id"], row["name"] = call_id, name
+            self.tool_rows[key] = row
             turn["tools"].append(row)
         return row
 
-    for span in spans:
+    def add(self, span: dict[str, Any]) -> None:
+        """Put one span (not a run's) into its run's view."""
         name = span.get("name")
-        view = run_of(span)
+        view = self.run_of(span)
         if view is None or name == "run":
-            continue
+            return
         attrs = span.get("attributes") or {}
-        payload: dict[str, Any] | None = _payload(span)
         for key in _OMISSION_KEYS:
             if attrs.get(key):
                 view["omissions"].append(f"{key.replace('_', ' ')}: {attrs[key]}")
         if name == "turn":
-            add_turn(span, view)
-            continue
-        turn = turn_for(span, view)
+            self.add_turn(span, view)
+            return
+        turn = self.turn_for(span, view)
         if span.get("error"):
             view["errors"].append(_error(span))
         if name == "model_call":
-            response = (payload or {}).get("response") or {}
-            call = {
+            self.model_call(span, view, turn)
+        elif name == "tool_call":
+            self.tool_call(span, view, turn)
+        elif name in ("verdict", "guardrail"):
+            self.verdict(span, view, turn)
+        elif name == "fold":
+            turn["folds"].append(_fold_row(span))
+
+    def model_call(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
+        attrs = span.get("attributes") or {}
+        payload = _payload(span)
+        response = (payload or {}).get("response") or {}
+        turn["model_calls"].append(
+            {
                 "model": attrs.get("model"),
                 "latency_s": span.get("duration_s"),
                 "input_tokens": attrs.get("input_tokens"),
@@ -203,66 +185,123 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "under": span.get("parent") if span.get("parent") != "turn" else None,
                 "error": span.get("error"),
             }
-            turn["model_calls"].append(call)
-            calls = response.get("tool_calls") if isinstance(response, dict) else None
-            ids = attrs.get("tool_call_ids") or []
-            names = attrs.get("tool_call_names") or []
-            for i, call_id in enumerate(ids):
-                row = tool_row(view, turn, call_id, names[i] if i < len(names) else "")
-                if calls and i < len(calls) and isinstance(calls[i], dict):
-                    row["arguments"] = _arguments(calls[i].get("arguments"))
-        elif name == "tool_call":
-            row = tool_row(view, turn, str(attrs.get("call_id")), str(attrs.get("tool")))
-            row["duration_s"] = span.get("duration_s")
-            row["is_error"] = attrs.get("is_error")
-            row["error"] = span.get("error")
-            if payload is not None:
-                row["arguments"] = payload.get("arguments")
-                row["result"] = _text(payload.get("result"))
-            else:
-                row["result"] = _withheld(span)
-        elif name in ("verdict", "guardrail"):
-            if name == "verdict":
-                row = tool_row(view, turn, str(attrs.get("call_id")), str(attrs.get("tool")))
-            else:
-                parent = by_id.get(span.get("parent_id") or "") or {}
-                call_id = (parent.get("attributes") or {}).get("call_id")
-                row = tool_row(view, turn, str(call_id), str(attrs.get("tool")))
-            decision = attrs.get("decision") or "?"
-            who = attrs.get("source") or attrs.get("guardrail") or ""
-            reason = attrs.get("reason") or ""
-            row[name] = verdict_text(attrs)
-            if decision == "deny" and row["result"] is None:
-                row["result"] = f"not run: denied by {who or 'a hook'}: {reason or 'no reason'}"
-                row["is_error"] = True
-        elif name == "fold":
-            turn["folds"].append(
-                {
-                    "messages": attrs.get("fold_messages"),
-                    "tokens_before": attrs.get("fold_tokens_before"),
-                    "tokens_after": attrs.get("fold_tokens_after"),
-                    "error": attrs.get("fold_error"),
-                    "summary": _text(((payload or {}).get("summary") or {}).get("content")),
-                    "folded": [_message_line(m) for m in (payload or {}).get("folded") or ()],
-                }
-            )
-    result = []
-    for view in views.values():
-        prelude = view.pop("_prelude")
-        run_error = view.pop("_run_error")
-        _mark_pending(view)
-        if run_error is not None:
-            view["errors"].append(run_error)
-        view["turns"].sort(key=lambda t: t["n"])
-        # an error that reached the run is also on the span that raised it: keep the first
-        unique: dict[Any, dict[str, Any]] = {}
-        for error in view["errors"]:
-            unique.setdefault(error["error"], error)
-        view["errors"] = list(unique.values())
-        if prelude["model_calls"] or prelude["tools"] or prelude["folds"]:
-            view["turns"].insert(0, prelude)
-        result.append(view)
-    return result
+        )
+        calls = response.get("tool_calls") if isinstance(response, dict) else None
+        ids = attrs.get("tool_call_ids") or []
+        names = attrs.get("tool_call_names") or []
+        for i, call_id in enumerate(ids):
+            row = self.tool_row(view, turn, call_id, names[i] if i < len(names) else "")
+            if calls and i < len(calls) and isinstance(calls[i], dict):
+                row["arguments"] = _arguments(calls[i].get("arguments"))
+
+    def tool_call(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
+        attrs = span.get("attributes") or {}
+        payload = _payload(span)
+        row = self.tool_row(view, turn, str(attrs.get("call_id")), str(attrs.get("tool")))
+        row["duration_s"] = span.get("duration_s")
+        row["is_error"] = attrs.get("is_error")
+        row["error"] = span.get("error")
+        if payload is not None:
+            row["arguments"] = payload.get("arguments")
+            row["result"] = _text(payload.get("result"))
+        else:
+            row["result"] = _withheld(span)
+
+    def verdict(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
+        """A ``verdict`` or ``guardrail`` span, on the row of the call it decided."""
+        attrs = span.get("attributes") or {}
+        name = str(span.get("name"))
+        if name == "verdict":
+            call_id = attrs.get("call_id")
+        else:
+            parent = self.by_id.get(span.get("parent_id") or "") or {}
+            call_id = (parent.get("attributes") or {}).get("call_id")
+        row = self.tool_row(view, turn, str(call_id), str(attrs.get("tool")))
+        who = attrs.get("source") or attrs.get("guardrail") or ""
+        reason = attrs.get("reason") or ""
+        row[name] = verdict_text(attrs)
+        if (attrs.get("decision") or "?") == "deny" and row["result"] is None:
+            row["result"] = f"not run: denied by {who or 'a hook'}: {reason or 'no reason'}"
+            row["is_error"] = True
+
+    def finish(self) -> list[dict[str, Any]]:
+        """Each run's view complete: pending calls marked, turns in order, errors once."""
+        result = []
+        for view in self.views.values():
+            prelude = view.pop("_prelude")
+            run_error = view.pop("_run_error")
+            _mark_pending(view)
+            if run_error is not None:
+                view["errors"].append(run_error)
+            view["turns"].sort(key=lambda t: t["n"])
+            # an error that reached the run is also on the span that raised it: keep the first
+            unique: dict[Any, dict[str, Any]] = {}
+            for error in view["errors"]:
+                unique.setdefault(error["error"], error)
+            view["errors"] = list(unique.values())
+            if prelude["model_calls"] or prelude["tools"] or prelude["folds"]:
+                view["turns"].insert(0, prelude)
+            result.append(view)
+        return result
+
+
+#: The fields of a tool call's row, in the order the page shows them.
+_TOOL_ROW_KEYS = (
+    "id",
+    "name",
+    "arguments",
+    "result",
+    "is_error",
+    "duration_s",
+    "verdict",
+    "guardrail",
+    "error",
+)
+
+
+def _run_view(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's view as its ``run`` span starts it: what it was asked, its status and usage."""
+    attrs = run.get("attributes") or {}
+    given = _payload(run) or {}
+    return {
+        "run_id": run.get("run_id"),
+        "agent": attrs.get("agent"),
+        "source": "trace",
+        "task": given.get("task"),
+        "status": attrs.get("status") or ("failed" if run.get("error") else "running"),
+        "stop_reason": attrs.get("stop_reason"),
+        "usage": {
+            "input_tokens": attrs.get("input_tokens"),
+            "output_tokens": attrs.get("output_tokens"),
+            "requests": attrs.get("requests"),
+            **_cache_and_reasoning(attrs),
+        },
+        "duration_s": run.get("duration_s"),
+        "output": given.get("output"),
+        "pending": [
+            _call_dict(c) for c in given.get("pending") or () if isinstance(c, dict) and "id" in c
+        ]
+        or [{"id": i, "name": "", "arguments": None} for i in attrs.get("pending") or ()],
+        "errors": [],
+        "_run_error": _error(run) if run.get("error") else None,
+        "omissions": [],
+        "turns": [],
+        "_prelude": _new_turn(0, None),
+    }
+
+
+def _fold_row(span: dict[str, Any]) -> dict[str, Any]:
+    """A fold span as the page shows it: sizes, the summary and what it replaced."""
+    attrs = span.get("attributes") or {}
+    payload = _payload(span) or {}
+    return {
+        "messages": attrs.get("fold_messages"),
+        "tokens_before": attrs.get("fold_tokens_before"),
+        "tokens_after": attrs.get("fold_tokens_after"),
+        "error": attrs.get("fold_error"),
+        "summary": _text((payload.get("summary") or {}).get("content")),
+        "folded": [_message_line(m) for m in payload.get("folded") or ()],
+    }
 
 
 def verdict_text(attributes: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._connection import ServerParams as ServerParams
     from ._connection import ServerSpec
     from ._connection import StderrSink
+    from ._content import to_tool_result as to_tool_result
     from ._features import PROGRESS_ATTRIBUTE as PROGRESS_ATTRIBUTE
     from ._features import SAMPLING_TOOL as SAMPLING_TOOL
     from ._login import login as login
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
     from ._source import ToolFilter
-    from ._source import to_tool_result as to_tool_result
     from ._tokens import FileTokenStore as FileTokenStore
     from ._tokens import SqliteTokenStore as SqliteTokenStore
 
@@ -64,7 +64,7 @@ _LAZY = {
     "MCPServerSource": "._source",
     "MCPTool": "._source",
     "MCPToolSource": "._source",
-    "to_tool_result": "._source",
+    "to_tool_result": "._content",
     "FileTokenStore": "._tokens",
     "SqliteTokenStore": "._tokens",
 }

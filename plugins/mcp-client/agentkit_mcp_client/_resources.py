@@ -260,11 +260,11 @@ async def render_prompt(
         f"rendering prompt {name!r}",
         connection.request_timeout,
     )
-    from ._source import _part
+    from ._content import content_part
 
     messages = []
     for item in result.messages:
-        part = _part(item.content)
+        part = content_part(item.content)
         content: Any = part["text"] if part["type"] == "text" else (part,)
         messages.append(Message(item.role, content))
     return messages

@@ -29,6 +29,7 @@ from ._connection import ServerSpec
 from ._connection import StderrSink
 from ._connection import describe
 from ._connection import parse_spec
+from ._content import to_tool_result
 from ._features import ClientFeatures
 from ._features import check_roots
 from ._features import progress_recorder
@@ -71,43 +72,6 @@ class MCPTool(Tool):
         with connection.features.running(ctx):
             result = await connection.call_tool(self.remote_name, arguments, self.timeout, progress)
         return to_tool_result(result)
-
-
-def to_tool_result(result: mcp_types.CallToolResult) -> ToolResult:
-    """Text stays text; images and audio become OpenAI-style content parts."""
-    parts = [_part(block) for block in result.content]
-    content: str | tuple[dict[str, Any], ...]
-    if all(p["type"] == "text" for p in parts):
-        content = "\n".join(p["text"] for p in parts)
-    else:
-        content = tuple(parts)
-    return ToolResult(content, is_error=bool(result.is_error), structured=result.structured_content)
-
-
-def _part(block: Any) -> dict[str, Any]:
-    kind = block.type
-    if kind == "text":
-        return {"type": "text", "text": block.text}
-    if kind == "image":
-        return {
-            "type": "image_url",
-            "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
-        }
-    if kind == "audio":
-        fmt = block.mime_type.rpartition("/")[2]
-        return {"type": "input_audio", "input_audio": {"data": block.data, "format": fmt}}
-    if kind == "resource":
-        res = block.resource
-        text = getattr(res, "text", None)
-        if text is not None:
-            return {"type": "text", "text": text}
-        return {
-            "type": "text",
-            "text": f"[binary resource {res.uri} ({res.mime_type or 'unknown type'})]",
-        }
-    if kind == "resource_link":
-        return {"type": "text", "text": f"[resource {block.uri}: {block.name}]"}
-    return {"type": "text", "text": str(block)}
 
 
 class MCPServerSource:
