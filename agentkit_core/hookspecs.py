@@ -186,6 +186,7 @@ StoreOpener: TypeAlias = Callable[..., "CheckpointPort | Awaitable[CheckpointPor
 SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionStore]"]
 #: ``opener(url)``: the memory store for ``url``, or an awaitable of it.
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
+#: ``opener(url)``: the MCP token store for ``url``, or an awaitable of it.
 MCPTokenStoreOpener: TypeAlias = Callable[..., "MCPTokenStore | Awaitable[MCPTokenStore]"]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[

@@ -253,7 +253,7 @@ def test_a_chain_refuses_a_fail_open_name_it_does_not_have_and_a_name_twice() ->
         GuardChain([Mask()], fail_open=["redact"])
     with pytest.raises(ConfigError, match="two guards of the chain are named 'mask'"):
         GuardChain([Mask(), Mask()])
-    with pytest.raises(ConfigError, match=r"by name or agentkit_core\.Guard objects"):
+    with pytest.raises(ConfigError, match=r"by name or agentkit_core\.plugin\.Guard objects"):
         GuardChain(["mask"])  # type: ignore[list-item]
 
 

@@ -26,6 +26,7 @@ from agentkit_core import ToolUnion
 from agentkit_core import hookimpl
 from agentkit_core import open_checkpointer
 from agentkit_core import tool
+from agentkit_core._tool_calls import decide
 from agentkit_core.plugin import Grant
 from agentkit_core.plugin import PolicyEngine
 from agentkit_core.plugin import Verdict
@@ -192,7 +193,7 @@ async def test_the_engine_folds_with_the_hooks_deny_over_ask_over_allow(
     engine = NameEngine({"write": policy})
     hooks = Hooks.of(before_tool_call=lambda call: None if hook is None else ToolDecision(hook))  # type: ignore[arg-type]
     ctx = agent([], engine, hooks=hooks).new_context()
-    decision = await agent([], engine, hooks=hooks)._decide(ctx, ToolCall("c1", "write", "{}"))
+    decision = await decide(agent([], engine, hooks=hooks), ctx, ToolCall("c1", "write", "{}"))
     assert (decision.kind, decision.source) == (expected, source)
 
 
@@ -209,7 +210,7 @@ async def test_the_fold_is_the_strongest_of_all(policy: str, hooks: list[str | N
         )
     )
     a = agent([], engine, hooks=chain)
-    decision = await a._decide(a.new_context(), ToolCall("c1", "write", "{}"))
+    decision = await decide(a, a.new_context(), ToolCall("c1", "write", "{}"))
     assert RANK[decision.kind] == max(RANK[v] for v in [policy, *filter(None, hooks)])
 
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull
     from mcp.shared.auth import OAuthToken
 
-    from agentkit_core.hookspecs import MCPTokenStore
+    from agentkit_core.plugin import MCPTokenStore
 
 #: The environment variable naming the default token store, and the default itself.
 TOKEN_STORE_ENV = "AGENTKIT_MCP_TOKEN_STORE"

@@ -19,7 +19,7 @@ from ._auth import masked
 from ._connection import _leaf
 
 if TYPE_CHECKING:
-    from agentkit_core.hookspecs import MCPTokenStore
+    from agentkit_core.plugin import MCPTokenStore
 
 
 async def login(

@@ -11,7 +11,7 @@ import pytest
 
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
-from agentkit_core.hookspecs import MCPTokenStore
+from agentkit_core.plugin import MCPTokenStore
 from agentkit_core.plugin import open_mcp_token_store
 from agentkit_core.testing import MCPTokenStoreConformance
 
