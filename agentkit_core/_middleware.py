@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
-from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
@@ -39,7 +39,7 @@ class ToolInvocation:
 
     call: ToolCall
     tool: Tool
-    arguments: JSONObject
+    arguments: dict[str, JSONValue]
     ctx: RunContext
     metadata: dict[str, Any] = field(default_factory=dict)
 
