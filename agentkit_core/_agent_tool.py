@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._context import RunContext
 from ._errors import BudgetExceeded
+from ._messages import JSONObject
 from ._tools import Tool
 from ._tools import ToolResult
+
+if TYPE_CHECKING:
+    from ._agent import Agent
 
 
 class AgentTool(Tool):
@@ -31,7 +35,7 @@ class AgentTool(Tool):
 
     def __init__(
         self,
-        agent: Any,
+        agent: Agent,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -52,7 +56,7 @@ class AgentTool(Tool):
         )
         self.agent = agent
 
-    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+    async def invoke(self, arguments: JSONObject, ctx: RunContext) -> ToolResult:
         task = arguments.get("task")
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
@@ -77,7 +81,7 @@ class AgentTool(Tool):
 
 
 def agent_tool(
-    agent: Any,
+    agent: Agent,
     *,
     name: str | None = None,
     description: str | None = None,

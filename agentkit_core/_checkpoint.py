@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -199,12 +200,12 @@ class Checkpointer:
     async def snapshot(
         self,
         run_id: str,
-        state: Any,
+        state: object,
         status: str = RUNNING,
-        metadata: dict[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
         *,
         namespace: str = "agent",
-        ctx: Any = None,
+        ctx: object = None,
     ) -> Checkpoint:
         """Write the next version of ``run_id`` and return it as stored.
 
@@ -312,7 +313,7 @@ class Checkpointer:
         return f"<Checkpointer {self.store}>"
 
 
-def _tainted(ctx: Any) -> bool:
+def _tainted(ctx: object) -> bool:
     """Whether a snapshot made now, for ``ctx``, would carry a secret."""
     running = current_run()
     return bool(getattr(ctx, "secret_tainted", False)) or (
@@ -425,7 +426,7 @@ class StoreBridge:
         """The store belongs to whoever put it on the context; nothing to close here."""
 
 
-def resolve_checkpointer(explicit: Any = None, ctx: Any = None) -> Checkpointer | None:
+def resolve_checkpointer(explicit: object = None, ctx: Any = None) -> Checkpointer | None:
     """The checkpointer a producer uses: explicit, ctx.checkpointer, a bridge over ctx.store.
 
     None when there is none of the three (no durability). Every producer that checkpoints
@@ -459,7 +460,7 @@ def resolve_checkpointer(explicit: Any = None, ctx: Any = None) -> Checkpointer 
     return found
 
 
-def _as_checkpointer(value: Any, where: str) -> Checkpointer:
+def _as_checkpointer(value: object, where: str) -> Checkpointer:
     if isinstance(value, Checkpointer):
         return value
     if isinstance(value, CheckpointPort):

@@ -147,8 +147,8 @@ class PluginConfig:
     plugins_dir: Path | None = None
     pick: Mapping[str, str] = field(default_factory=dict)
     strict: bool | None = None
-    guardrail: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    guardrail: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    models: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def source_of(self, key: str) -> str:
@@ -312,11 +312,11 @@ def strict_from_env(environ: Mapping[str, str] | None = None) -> bool | None:
 
 
 def layered_settings(
-    explicit: Mapping[str, Any],
+    explicit: Mapping[str, object],
     *,
     settings: type | None,
     env_prefix: str,
-    file_table: Mapping[str, Any] | None,
+    file_table: Mapping[str, object] | None,
     file_where: str,
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:

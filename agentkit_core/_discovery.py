@@ -48,13 +48,13 @@ class PluginInfo:
     provides: list[str] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)
     module: str | None = None
-    obj: Any = field(default=None, repr=False)
+    obj: object = field(default=None, repr=False)
     source: str = "code"
     requires_core: str | None = None
     registrations: list[Registration] = field(default_factory=list, repr=False)
     commands: list[str] = field(default_factory=list)
     #: How to import it (an entry point or a file), until it is imported.
-    loader: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    loader: Callable[[], object] | None = field(default=None, repr=False, compare=False)
 
 
 def normalize(name: str) -> str:

@@ -22,6 +22,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Iterator
 from datetime import date
 from datetime import datetime
@@ -48,7 +49,7 @@ _ENCODABLE = (
 )
 
 
-def encode_state(obj: Any, *, root: str = "state") -> str:
+def encode_state(obj: object, *, root: str = "state") -> str:
     """``obj`` as compact JSON text (orjson's when it is installed, see the module docstring).
 
     =========================================  ==============================================
@@ -108,7 +109,7 @@ def _undecodable(text: str, root: str, exc: Exception) -> DecodingError:
     return DecodingError(f"cannot decode {root}: {exc}", path=root)
 
 
-def _decode_at(value: Any, path: str) -> Any:
+def _decode_at(value: object, path: str) -> object:
     """``value`` decoded bottom-up like ``object_hook`` does; the first failure names its path."""
     if isinstance(value, list):
         return [_decode_at(v, f"{path}[{i}]") for i, v in enumerate(value)]
@@ -126,7 +127,7 @@ def _decode_at(value: Any, path: str) -> Any:
     raise DecodingError(f"cannot decode {path}: {problem}", path=path)
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> object:
     fields = _fields(value)
     if fields is not None:
         return fields
@@ -158,11 +159,11 @@ _RECORDS: dict[str, type] = {"message": Message, "tool_call": ToolCall, "usage":
 _TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
 
 
-def _fields(value: Any) -> dict[str, Any] | None:
+def _fields(value: object) -> dict[str, object] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
     tag = _TAG_OF.get(type(value))
     if tag is not None:
-        tagged = {TAG: tag}
+        tagged: dict[str, object] = {TAG: tag}
         for name in _field_names(type(value)):
             tagged[name] = getattr(value, name)
         return tagged
@@ -187,7 +188,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _untag(obj: dict[str, Any]) -> Any:
+def _untag(obj: dict[str, Any]) -> object:
     kind = obj.get(TAG)
     if kind is None:
         return obj
@@ -214,7 +215,7 @@ def _b64(text: Any) -> bytes:
         raise ValueError(f"its b64 {str(text)[:40]!r} is not base64: {exc}") from None
 
 
-def _locate(value: Any, path: str, active: set[int]) -> None:
+def _locate(value: object, path: str, active: set[int]) -> None:
     """Raise :class:`EncodingError` at the first value under ``path`` that does not encode."""
     if value is None or isinstance(value, (str, bool, int)):
         return
@@ -239,7 +240,7 @@ def _locate(value: Any, path: str, active: set[int]) -> None:
     active.discard(id(value))
 
 
-def _children(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+def _children(value: object, path: str) -> Iterator[tuple[str, object]]:
     if isinstance(value, dict):
         for key, child in value.items():
             if not isinstance(key, (str, int, float, bool)) and key is not None:
@@ -277,7 +278,7 @@ def _children(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield from _children(encoded, path)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     cls = type(value)
     return (
         cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
@@ -289,7 +290,7 @@ _ENCODER = json.JSONEncoder(
 )
 
 
-def _make_json_encode() -> Callable[[Any], str]:
+def _make_json_encode() -> Callable[[object], str]:
     """The json encoding function: CPython's C encoder, made once.
 
     ``JSONEncoder.encode`` makes it anew on every call, and that set-up is most of the cost of a
@@ -305,7 +306,7 @@ def _make_json_encode() -> Callable[[Any], str]:
         None, _default, json.encoder.encode_basestring, None, ":", ",", False, False, False
     )
 
-    def encode(obj: Any) -> str:
+    def encode(obj: object) -> str:
         return "".join(iterencode(obj, 0))
 
     return encode
@@ -325,7 +326,7 @@ def _finite(value: Any) -> None:
     """
     kind = type(value)
     if kind is dict:
-        items: Any = value.values()
+        items: Iterable[object] = value.values()
     elif kind is list or kind is tuple:
         items = value
     elif kind is float:
@@ -343,7 +344,7 @@ def _finite(value: Any) -> None:
 
 
 @functools.cache
-def _orjson_encode() -> Callable[[Any], str] | None:
+def _orjson_encode() -> Callable[[object], str] | None:
     """The encoding by orjson, held to what :func:`_json_encode` writes; None without orjson.
 
     Imported on the first encoding, so importing agentkit_core never loads it. The passthrough
@@ -361,19 +362,19 @@ def _orjson_encode() -> Callable[[Any], str] | None:
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
 
-    def default(value: Any) -> Any:
+    def default(value: object) -> object:
         converted = _default(value)
         _finite(converted)
         return converted
 
-    def encode(obj: Any) -> str:
+    def encode(obj: object) -> str:
         _finite(obj)
         return dumps(obj, default=default, option=options).decode()
 
     return encode
 
 
-def _encode(obj: Any) -> str:
+def _encode(obj: object) -> str:
     """``obj`` as compact JSON text: orjson's when it takes the value, else ``json``'s."""
     fast = _orjson_encode()
     if fast is not None:

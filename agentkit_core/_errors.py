@@ -54,19 +54,27 @@ the event loop longer than its limit.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._memory import MemoryEntry
+    from ._messages import Message
+    from ._messages import ToolCall
 
 
 class AgentkitError(Exception):
     """Base class of every error agentkit raises."""
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         # pickled by a durable executor that records a step's or a run's error: the keyword
         # fields are attributes, not args, so the default (cls(*args)) would not rebuild it
         return (_rebuild, (type(self), self.args, self.__dict__))
 
 
-def _rebuild(cls: type[AgentkitError], args: tuple[Any, ...], fields: dict[str, Any]) -> Any:
+def _rebuild(
+    cls: type[AgentkitError], args: tuple[object, ...], fields: dict[str, object]
+) -> AgentkitError:
     import inspect
 
     takes = inspect.signature(cls.__init__).parameters
@@ -82,7 +90,7 @@ class UsageError(AgentkitError):
 class ConfigError(UsageError, ValueError):
     """A bad option, configuration file or environment value."""
 
-    def __init__(self, message: str, *, value: Any = None, source: str | None = None) -> None:
+    def __init__(self, message: str, *, value: object = None, source: str | None = None) -> None:
         super().__init__(message)
         self.value = value
         self.source = source
@@ -157,7 +165,7 @@ class HookError(PluginError):
         *,
         plugin: str | None = None,
         hook: str = "",
-        value: Any = None,
+        value: object = None,
         allowed: str = "",
     ) -> None:
         super().__init__(message, plugin=plugin)
@@ -177,7 +185,7 @@ class SlowHookWarning(RuntimeWarning):
 class RunError(AgentkitError, RuntimeError):
     """A run could not go on. ``.transcript`` keeps the messages so far where there are any."""
 
-    def __init__(self, message: str, *, transcript: list[Any] | None = None) -> None:
+    def __init__(self, message: str, *, transcript: list[Message] | None = None) -> None:
         super().__init__(message)
         self.transcript = transcript if transcript is not None else []
 
@@ -204,8 +212,8 @@ class OutputValidationError(RunError):
         message: str,
         *,
         raw: str = "",
-        errors: list[Any] | None = None,
-        transcript: list[Any] | None = None,
+        errors: list[str] | None = None,
+        transcript: list[Message] | None = None,
     ) -> None:
         super().__init__(message, transcript=transcript)
         self.raw = raw
@@ -232,7 +240,11 @@ class PendingToolCallError(RunError):
     """A request would end on tool calls whose results are not in yet; ``.calls`` are they."""
 
     def __init__(
-        self, message: str, *, calls: tuple[Any, ...] = (), transcript: list[Any] | None = None
+        self,
+        message: str,
+        *,
+        calls: tuple[ToolCall, ...] = (),
+        transcript: list[Message] | None = None,
     ) -> None:
         super().__init__(message, transcript=transcript)
         self.calls = calls
@@ -265,7 +277,7 @@ class VersionConflict(StorageError):
 class EncodingError(StorageError, TypeError):
     """A value that the state encoder cannot encode; ``.path`` names where it sits."""
 
-    def __init__(self, message: str, *, path: str = "", value: Any = None) -> None:
+    def __init__(self, message: str, *, path: str = "", value: object = None) -> None:
         super().__init__(message)
         self.path = path
         self.value = value
@@ -324,7 +336,7 @@ class MemoryConflict(StorageError):
     """
 
     def __init__(
-        self, message: str, *, scope: str, title: str, base: int, current: Any = None
+        self, message: str, *, scope: str, title: str, base: int, current: MemoryEntry | None = None
     ) -> None:
         super().__init__(message)
         self.scope = scope
@@ -373,7 +385,7 @@ class DecodingError(StorageError, ValueError):
 class ParseError(AgentkitError, ValueError):
     """Text that does not parse into the declared type; carries the details and the raw text."""
 
-    def __init__(self, message: str, *, raw: str = "", errors: list[Any] | None = None) -> None:
+    def __init__(self, message: str, *, raw: str = "", errors: list[str] | None = None) -> None:
         super().__init__(message)
         self.raw = raw
         self.errors = errors or []
@@ -382,7 +394,7 @@ class ParseError(AgentkitError, ValueError):
 class GuardrailViolation(AgentkitError, ValueError):
     """A guardrail refused a URL or an output; ``.value`` is what was refused."""
 
-    def __init__(self, message: str, *, value: Any = None, reason: str = "") -> None:
+    def __init__(self, message: str, *, value: object = None, reason: str = "") -> None:
         super().__init__(message)
         self.value = value
         self.reason = reason
@@ -437,7 +449,7 @@ class ProviderHTTPError(ProviderError):
         self.provider_message = provider_message
 
     @staticmethod
-    def retry_after_of(headers: Any) -> float | None:
+    def retry_after_of(headers: Mapping[str, str]) -> float | None:
         """Seconds an answer's headers ask to wait before another attempt, or None.
 
         ``retry-after-ms``, else ``Retry-After`` (seconds or an HTTP date); None when they say

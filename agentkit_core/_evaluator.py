@@ -21,8 +21,10 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypedDict
 
 from ._errors import ConfigError
+from ._messages import JSONObject
 from ._messages import Message
 from ._models import ModelRequest
 from ._models import ModelSettings
@@ -37,6 +39,18 @@ if TYPE_CHECKING:
 Check = Callable[[Any], object]
 
 DEFAULT_CRITERIA: dict[str, str] = {"goal_met": "the output fully achieves the goal"}
+
+
+class Judgement(TypedDict, total=False):
+    """The judge's verdict: a score from 0 to 1 per criterion, pass or fail, and why.
+
+    Empty when the judge gave none (no invoker, a model error, an answer of the wrong shape).
+    """
+
+    scores: dict[str, float]
+    passed: bool
+    rationale: str
+
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
 
@@ -75,7 +89,7 @@ class Evaluator:
             )
         self.settings = check_settings(settings or {"temperature": 0}, "Evaluator(settings=)")
 
-    def code_evals(self, output: Any) -> dict[str, bool]:
+    def code_evals(self, output: object) -> dict[str, bool]:
         """Each named check's verdict on ``output``; a check that raises counts as failed.
 
         The exception of a raising check is recorded on the current span as ``eval_error.<name>``.
@@ -89,7 +103,7 @@ class Evaluator:
                 results[name] = False
         return results
 
-    def judge_request(self, goal: str, output: Any) -> ModelRequest:
+    def judge_request(self, goal: str, output: object) -> ModelRequest:
         """The request the judge sends; goal and output go in as JSON strings, as data."""
         criteria = "\n".join(f"- {name}: {meaning}" for name, meaning in self.criteria.items())
         shape = {
@@ -113,7 +127,7 @@ class Evaluator:
             metadata={"purpose": "judge"},
         )
 
-    async def judge(self, ctx: RunContext, *, goal: str, output: Any) -> dict[str, Any]:
+    async def judge(self, ctx: RunContext, *, goal: str, output: object) -> Judgement:
         """Ask a model to judge ``output`` against ``goal``; ``{}`` on any failure.
 
         Goes through ``ctx.invoker.chat``, so the run's middlewares apply and the cost lands on
@@ -134,7 +148,7 @@ class Evaluator:
                 span.set("passed", verdict["passed"])
             return verdict
 
-    def parse_verdict(self, text: str) -> dict[str, Any]:
+    def parse_verdict(self, text: str) -> Judgement:
         """The judge's answer validated against the documented shape; ``{}`` if it is not."""
         fenced = _FENCE.match(text)
         try:
@@ -159,8 +173,8 @@ class Evaluator:
             clean[name] = float(score)
         return {"scores": clean, "passed": passed, "rationale": rationale}
 
-    def _schema(self) -> dict[str, Any]:
-        score = {"type": "number", "minimum": 0, "maximum": 1}
+    def _schema(self) -> JSONObject:
+        score: JSONObject = {"type": "number", "minimum": 0, "maximum": 1}
         return {
             "type": "object",
             "properties": {

@@ -125,7 +125,7 @@ async def timed_step(name: str, call: Callable[[], Awaitable[T]], timeout: float
     return task.result()
 
 
-def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: Any) -> None:
+def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: object) -> None:
     """What a durable executor does for a step that returned its recorded result unrun.
 
     The run gets what running the step gave it besides its result: a model call's usage is
@@ -143,7 +143,7 @@ def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: Any) -> No
         response = result[0] if isinstance(result, tuple) else result  # (answer, repairs)
         if isinstance(response, ModelResponse):
             ctx.add_usage(response.usage)
-            payload: dict[str, Any] = {"response": response.message}
+            payload: dict[str, object] = {"response": response.message}
             with ctx.trace.span("model_call", payload, step=name, replayed=True) as span:
                 _stamp(span, response)
     elif kind == "tool" and isinstance(result, ToolResult):
@@ -199,7 +199,7 @@ class InProcessExecutor(Executor):
         return await timed_step(name, call, self.step_timeout)
 
 
-def check_timeout(value: Any, source: str) -> float | None:
+def check_timeout(value: object, source: str) -> float | None:
     """``value`` as a step timeout: None or a positive number of seconds."""
     if value is None:
         return None
@@ -212,7 +212,9 @@ def check_timeout(value: Any, source: str) -> float | None:
     return float(value)
 
 
-def check_options(factory: Callable[..., Any], options: Mapping[str, Any], source: str) -> None:
+def check_options(
+    factory: Callable[..., object], options: Mapping[str, object], source: str
+) -> None:
     """Refuse an option ``factory`` does not take, naming it and the ones it takes."""
     try:
         params = inspect.signature(factory).parameters
@@ -274,7 +276,7 @@ def get_executor(
 
 def resolve_executor(
     executor: Executor | str | None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     *,
     manager: PluginManager | None = None,
     source: str = "executor=",

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from typing import Any
 
 from ._compaction import compacting
 from ._errors import BudgetExceeded
@@ -29,6 +28,7 @@ from ._tokens import Estimator
 from ._tokens import estimate_message
 from ._tokens import estimate_tokens
 from ._tracing import Span
+from ._units import Unit
 from ._units import head_length
 from ._units import recent_units
 from ._units import units_from_end
@@ -100,7 +100,7 @@ def fold_cut(
     return tail[0].start if tail else len(messages)
 
 
-def _tokens(unit: Any) -> int:
+def _tokens(unit: Unit) -> int:
     return int(unit.tokens)
 
 

@@ -94,7 +94,7 @@ class Guardrail(ABC):
         """
         return self.wrap_tool_output(text)
 
-    async def check_arguments(self, arguments: Any) -> None:
+    async def check_arguments(self, arguments: object) -> None:
         """Check every URL found in a tool call's decoded ``arguments``; the first refusal raises.
 
         Both the ``egress()`` middleware and a plugin's before-tool-call hook use this, so a URL
@@ -104,7 +104,7 @@ class Guardrail(ABC):
             self.check_url(url)
             await self.url_check(url)
 
-    def check_arguments_offline(self, arguments: Any) -> tuple[str, ...]:
+    def check_arguments_offline(self, arguments: object) -> tuple[str, ...]:
         """The part of :meth:`check_arguments` that needs no I/O, without awaiting anything.
 
         Every URL found in ``arguments`` (the same rule, :func:`find_urls`) goes through
@@ -257,7 +257,7 @@ def _decoded(text: str, stack: list[Any]) -> bool:
     return True
 
 
-def find_urls(value: Any) -> Iterator[str]:
+def find_urls(value: object) -> Iterator[str]:
     """Every URL or host a client could reach inside ``value``, as URLs, each once.
 
     Walks nested dicts (keys and values), lists and tuples; decodes strings that hold JSON
@@ -388,7 +388,7 @@ class _Egress(Middleware):
 
 
 def egress_for(
-    guardrail: Guardrail | None, middlewares: Sequence[Any] = ()
+    guardrail: Guardrail | None, middlewares: Sequence[object] = ()
 ) -> tuple[Middleware, ...]:
     """The ``egress()`` an agent adds for its ``guardrail``.
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
 from typing import Final
 from typing import Literal
@@ -34,6 +33,7 @@ from ._errors import ConfigError
 from ._errors import GuardBlocked
 from ._errors import HookError
 from ._instructions import InstructionPart
+from ._messages import JSONObject
 from ._messages import Message
 from ._records import quick_init
 from ._verdicts import Verdict
@@ -428,7 +428,7 @@ class GuardChain:
         """
         where = f"check_{check}"
         stop = check == "turn"
-        details: dict[str, Any] = {}
+        details: JSONObject = {}
         try:
             decision = getattr(entry.guard, where)(argument)
             if decision is GuardDecision.ALLOW:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
 
 from ._once import per_arguments
 
@@ -45,7 +44,7 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 @per_arguments
-def declared_arguments(field_name: str, fn: Callable[..., Any]) -> tuple[str, ...]:
+def declared_arguments(field_name: str, fn: Callable[..., object]) -> tuple[str, ...]:
     """The arguments ``fn`` is called with as a ``field_name`` hook: the names it declares.
 
     pluggy's rule (``HookImpl.argnames``): the positional parameters without a default, each of

@@ -19,6 +19,7 @@ import inspect
 import reprlib
 import sys
 import warnings
+from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
+from typing import TypeVar
 
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
@@ -53,8 +55,10 @@ if TYPE_CHECKING:
     from ._context import RunContext
     from ._plugins import PluginManager
 
+T = TypeVar("T")
+
 #: One implementation: who contributed it, and the function.
-HookImpl = tuple[str, Callable[..., Any]]
+HookImpl = tuple[str, Callable[..., object]]
 
 #: Seconds an async hook may take before it is cancelled (``Hooks(timeout=...)``).
 DEFAULT_TIMEOUT = 30.0
@@ -137,7 +141,7 @@ def _known_decision(value: ToolDecision | str) -> bool:
     return isinstance(kind, str) and kind in DECISION_RANK
 
 
-def _all_messages(value: Sequence[Any]) -> bool:
+def _all_messages(value: Sequence[object]) -> bool:
     return all(isinstance(m, Message) for m in value)
 
 
@@ -152,7 +156,7 @@ class _Rule:
 
     hook: str
     fold: Literal["chain", "first", "all"]
-    types: tuple[type[Any], ...]
+    types: tuple[type[object], ...]
     allowed: str
     check: Callable[[Any], bool] | None = None
     slot: int = 1
@@ -200,7 +204,9 @@ _RULES: dict[str, _Rule] = {
 # ---------------------------------------------------------------------- calling convention
 
 
-def _caller(fn: Callable[..., Any], names: tuple[str, ...], spec: tuple[str, ...]) -> Any:
+def _caller(
+    fn: Callable[..., object], names: tuple[str, ...], spec: tuple[str, ...]
+) -> Callable[..., object]:
     """A function of the field's arguments (in spec order) that calls ``fn`` with ``names``.
 
     Built once per implementation: the usual full signature is ``fn`` itself.
@@ -221,11 +227,11 @@ class _Plan:
     """One implementation, ready to call: whose it is, the function, and how to call it."""
 
     source: str
-    fn: Callable[..., Any]
-    call: Callable[..., Any]
+    fn: Callable[..., object]
+    call: Callable[..., object]
 
 
-def _plans(field_name: str, impls: Sequence[Any]) -> tuple[_Plan, ...]:
+def _plans(field_name: str, impls: Sequence[object]) -> tuple[_Plan, ...]:
     spec = ARGUMENTS[field_name]
     plans: list[_Plan] = []
     for impl in impls:
@@ -254,7 +260,7 @@ def _plans(field_name: str, impls: Sequence[Any]) -> tuple[_Plan, ...]:
 _AWAITABLE: dict[type, bool] = {}
 
 
-def _awaitable(value: Any) -> bool:
+def _awaitable(value: object) -> bool:
     """Whether a hook's result must be awaited; cached per type, because folds are hot."""
     kind = type(value)
     known = _AWAITABLE.get(kind)
@@ -267,7 +273,7 @@ def _awaitable(value: Any) -> bool:
 
 if sys.version_info >= (3, 11):
 
-    async def _within(pending: Any, seconds: float) -> tuple[bool, Any]:
+    async def _within(pending: Awaitable[T], seconds: float) -> tuple[bool, T | None]:
         """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
         try:
             async with asyncio.timeout(seconds) as scope:
@@ -279,7 +285,7 @@ if sys.version_info >= (3, 11):
 
 else:  # pragma: no cover - Python 3.10
 
-    async def _within(pending: Any, seconds: float) -> tuple[bool, Any]:
+    async def _within(pending: Awaitable[T], seconds: float) -> tuple[bool, T | None]:
         """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
         try:
             return True, await asyncio.wait_for(pending, seconds)
@@ -294,7 +300,7 @@ _abridge.maxstring = _abridge.maxother = 80
 _abridge.maxlist = _abridge.maxtuple = _abridge.maxdict = 4
 
 
-def _name_of(fn: Callable[..., Any]) -> str:
+def _name_of(fn: object) -> str:
     module = getattr(fn, "__module__", None)
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}" if module else name
@@ -304,7 +310,7 @@ def _where(plan: _Plan, rule: _Rule) -> str:
     return f"hook {rule.hook} of plugin {plan.source!r} ({_name_of(plan.fn)})"
 
 
-def _refused(plan: _Plan, rule: _Rule, value: Any) -> HookError:
+def _refused(plan: _Plan, rule: _Rule, value: object) -> HookError:
     """The error for a return value the field does not allow, naming the item that is wrong."""
     what = f"{_abridge.repr(value)} ({type(value).__name__})"
     if isinstance(value, _LIST) and rule.check is _all_messages:
@@ -333,7 +339,7 @@ def _raised(plan: _Plan, rule: _Rule, exc: BaseException) -> HookError:
     )
 
 
-def _span(ctx: Any, plan: _Plan, rule: _Rule, start: float, **attributes: Any) -> Span:
+def _span(ctx: object, plan: _Plan, rule: _Rule, start: float, **attributes: object) -> Span:
     """Record the call on the run's trace, after the fact (only overruns are recorded)."""
     span = Span(
         "hook",
@@ -350,7 +356,7 @@ def _span(ctx: Any, plan: _Plan, rule: _Rule, start: float, **attributes: Any) -
 # ---------------------------------------------------------------------- Hooks
 
 
-def _check_seconds(name: str, value: Any, alternative: str) -> None:
+def _check_seconds(name: str, value: object, alternative: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise ConfigError(
             f"Hooks {name}= must be a positive number of seconds{alternative}, got {value!r}",
@@ -407,7 +413,7 @@ class Hooks:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         slow: float = DEFAULT_SLOW,
-        **fns: Callable[..., Any] | Sequence[Callable[..., Any]],
+        **fns: Callable[..., object] | Sequence[Callable[..., object]],
     ) -> Hooks:
         """Hooks from plain functions, all attributed to ``source``: ``Hooks.of(transform=f)``."""
         fields: dict[str, tuple[HookImpl, ...]] = {}
@@ -447,7 +453,7 @@ class Hooks:
 
     def run_before_model_call(
         self, ctx: RunContext, request: ModelRequest
-    ) -> Coroutine[Any, Any, ModelRequest]:
+    ) -> Coroutine[object, None, ModelRequest]:
         """Each in order, each sees the request the previous left."""
         return self._fold("before_model_call", (ctx, request))
 
@@ -462,11 +468,13 @@ class Hooks:
 
     def run_after_tool_call(
         self, ctx: RunContext, call: ToolCall, result: ToolResult
-    ) -> Coroutine[Any, Any, ToolResult]:
+    ) -> Coroutine[object, None, ToolResult]:
         """Each in order may replace the result."""
         return self._fold("after_tool_call", (ctx, call, result))
 
-    def run_output_guard(self, ctx: RunContext, message: Message) -> Coroutine[Any, Any, Message]:
+    def run_output_guard(
+        self, ctx: RunContext, message: Message
+    ) -> Coroutine[object, None, Message]:
         """Each in order sees the message the previous left."""
         return self._fold("output_guard", (ctx, message))
 
@@ -483,7 +491,7 @@ class Hooks:
 
     def run_transform(
         self, ctx: RunContext, transcript: list[Message]
-    ) -> Coroutine[Any, Any, list[Message]]:
+    ) -> Coroutine[object, None, list[Message]]:
         """A pipeline in order; each sees the transcript the previous returned.
 
         The first hook gets a copy: a hook that trims its list in place cannot touch the run's
@@ -491,7 +499,7 @@ class Hooks:
         """
         return self._fold("transform", (ctx, list(transcript)))
 
-    async def _fold(self, name: str, args: tuple[Any, ...]) -> Any:
+    async def _fold(self, name: str, args: tuple[object, ...]) -> Any:
         """Call one field's implementations in order and combine what they return.
 
         The one loop every fold runs: call with the declared arguments, await (under the
@@ -502,7 +510,7 @@ class Hooks:
         """
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
-        found: list[tuple[str, Any]] = []
+        found: list[tuple[str, object]] = []
         chained = args[slot]  # what a chain hands on: rebuilt into args only if a hook follows
         mark, cpu_mark = perf_counter(), thread_time()
         blocked = slow * BLOCKED_FACTOR
@@ -531,7 +539,7 @@ class Hooks:
             if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
             if kind == "chain":
-                chained = list(out) if rule.copy else out
+                chained = list(out) if rule.copy and isinstance(out, _LIST) else out
             elif kind == "first":
                 return plan.source, out
             else:
@@ -540,7 +548,9 @@ class Hooks:
             return chained
         return found if kind == "all" else None
 
-    async def _await(self, plan: _Plan, rule: _Rule, pending: Any, ctx: Any, start: float) -> Any:
+    async def _await(
+        self, plan: _Plan, rule: _Rule, pending: Awaitable[object], ctx: object, start: float
+    ) -> object:
         if self.timeout is None:
             return await pending
         done, out = await _within(pending, self.timeout)
@@ -554,7 +564,7 @@ class Hooks:
         raise HookTimeoutError(message, plugin=plan.source, hook=rule.hook)
 
     def _held_loop(
-        self, plan: _Plan, rule: _Rule, ctx: Any, start: float, held: float, cpu: float
+        self, plan: _Plan, rule: _Rule, ctx: object, start: float, held: float, cpu: float
     ) -> None:
         _span(ctx, plan, rule, start, slow=self.slow, held=held, cpu=cpu)
         if cpu > self.slow:

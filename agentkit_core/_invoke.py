@@ -26,7 +26,7 @@ class _Tracing(Middleware):
         if ctx is None:
             return await call_next(request)
         # trace._enter/_exit rather than ``with trace.span``: the same span, two calls fewer
-        payload: dict[str, Any] = {"request": request.messages}
+        payload: dict[str, object] = {"request": request.messages}
         trace = ctx.trace
         span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
         try:
@@ -40,7 +40,7 @@ class _Tracing(Middleware):
         return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
-        payload: dict[str, Any] = {"arguments": invocation.arguments}
+        payload: dict[str, object] = {"arguments": invocation.arguments}
         trace = invocation.ctx.trace
         span, token = trace._enter(
             "tool_call", payload, {"tool": invocation.tool.name, "call_id": invocation.call.id}

@@ -64,11 +64,11 @@ def manager_or_default(manager: PluginManager | None) -> PluginManager:
 def build(
     seam: str,
     name: str,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     manager: PluginManager | None = None,
     *,
     where: str = "",
-    check: Callable[[Any], bool] | None = None,
+    check: Callable[[object], bool] | None = None,
     expected: str = "",
 ) -> Any:
     """``factory(**options)`` of the plugin that registered ``name`` on ``seam``.
@@ -108,7 +108,7 @@ def build(
 
 
 def check_plugin_options(
-    reg: Registration, options: Mapping[str, Any], where: str, *, returned: bool = False
+    reg: Registration, options: Mapping[str, object], where: str, *, returned: bool = False
 ) -> None:
     """Check ``options`` for ``reg``'s factory before the call, naming ``where``.
 
@@ -129,7 +129,7 @@ async def open_by_url(
     *,
     what: str,
     examples: str,
-    check: Callable[[Any], bool],
+    check: Callable[[object], bool],
     expected: str,
 ) -> Any:
     """Open ``url`` with the opener the plugin registered for its scheme on ``seam``.
@@ -168,7 +168,7 @@ async def open_by_url(
     return opened
 
 
-def call_factory(reg: Registration, pm: PluginManager, *args: Any, **options: Any) -> Any:
+def call_factory(reg: Registration, pm: PluginManager, *args: object, **options: object) -> Any:
     """``reg.value(*args, **options)``, with ``manager=pm`` when the factory declares it.
 
     One rule for every seam's factory or opener: whatever it looks up in turn (a compactor's
@@ -180,7 +180,7 @@ def call_factory(reg: Registration, pm: PluginManager, *args: Any, **options: An
 
 
 @per_arguments
-def _declares_manager(factory: Callable[..., Any]) -> bool:
+def _declares_manager(factory: Callable[..., object]) -> bool:
     """Whether ``factory`` takes a ``manager`` keyword: like pluggy, it gets only what it names.
 
     Read once per hashable factory: a Kit calls several on every construction.
@@ -196,7 +196,9 @@ def _declares_manager(factory: Callable[..., Any]) -> bool:
 # ---------------------------------------------------------------------- one function per seam
 
 
-def get_compactor(name: str, *, manager: PluginManager | None = None, **options: Any) -> Compactor:
+def get_compactor(
+    name: str, *, manager: PluginManager | None = None, **options: object
+) -> Compactor:
     """The compactor an installed plugin registered as ``name``, built with ``options``."""
     from ._compaction import Compactor
 
@@ -317,7 +319,7 @@ def resolve_guardrail(
         ) from None
 
 
-def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any) -> Guard:
+def get_guard(name: str, *, manager: PluginManager | None = None, **options: object) -> Guard:
     """The guard an installed plugin registered as ``name``, built with ``options``.
 
     An unknown name is an :class:`UnknownNameError` listing the installed guards.
@@ -339,7 +341,7 @@ def get_guard(name: str, *, manager: PluginManager | None = None, **options: Any
 def build_guard_chain(
     guards: Sequence[str | Guard],
     *,
-    options: Mapping[str, Mapping[str, Any] | None] | None = None,
+    options: Mapping[str, Mapping[str, object] | None] | None = None,
     fail_open: Collection[str] = (),
     manager: PluginManager | None = None,
 ) -> GuardChain:
@@ -371,7 +373,7 @@ def build_guard_chain(
 
 
 def get_instruction_part(
-    name: str, *, manager: PluginManager | None = None, **options: Any
+    name: str, *, manager: PluginManager | None = None, **options: object
 ) -> PartSource:
     """The instruction-part source an installed plugin registered as ``name``."""
     from ._instructions import PartSource
@@ -450,7 +452,7 @@ def resolve_policy(
     )
 
 
-def get_tool_source(name: str, *, manager: PluginManager | None = None, **options: Any) -> Any:
+def get_tool_source(name: str, *, manager: PluginManager | None = None, **options: object) -> Any:
     """What the tool-source factory an installed plugin registered as ``name`` returns.
 
     A source, a list of sources, or an awaitable of either (a source that must connect).
@@ -613,7 +615,7 @@ def resolve_model(
     return made
 
 
-def adapt(tp: Any, *, manager: PluginManager | None = None) -> SchemaAdapter[Any]:
+def adapt(tp: object, *, manager: PluginManager | None = None) -> SchemaAdapter[Any]:
     """The schema adapter for ``tp`` from the installed flavours (an adapter is returned as is).
 
     Flavours are probed by ascending ``rank``, then name; the first that accepts builds it.

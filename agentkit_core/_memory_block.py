@@ -307,7 +307,7 @@ class MemoryBlock:
         self.manifest = outcome.manifest
         return rendered
 
-    def sent(self, ctx: RunContext, view: Any, request: ModelRequest) -> ModelRequest:
+    def sent(self, ctx: RunContext, view: object, request: ModelRequest) -> ModelRequest:
         """Keep what ``view`` showed as ``ctx``'s run's render; withhold writes if it dropped."""
         outcome = view.outcome if isinstance(view, _View) else None
         if outcome is None:

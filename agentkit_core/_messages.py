@@ -14,8 +14,17 @@ from dataclasses import field
 from json.scanner import make_scanner
 from typing import Any
 from typing import Literal
+from typing import TypeAlias
+from typing import TypeVar
 
 from ._records import quick_init
+
+#: A JSON value as ``json.loads`` returns it: wire bodies, checkpoint state, parsed arguments.
+JSONValue: TypeAlias = bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
+#: A JSON object.
+JSONObject: TypeAlias = dict[str, JSONValue]
+
+V = TypeVar("V")
 
 Role = Literal["system", "user", "assistant", "tool"]
 #: Message content: plain text, or OpenAI-style content parts (``{"type": "text", ...}``,
@@ -36,7 +45,7 @@ class _Duplicate(Exception):
         self.key = key
 
 
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique(pairs: list[tuple[str, V]]) -> dict[str, V]:
     value = dict(pairs)
     if len(value) != len(pairs):
         seen: set[str] = set()

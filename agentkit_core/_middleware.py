@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
+from ._messages import JSONValue
 from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
@@ -22,6 +24,9 @@ from ._tools import ToolResult
 
 if TYPE_CHECKING:
     from ._context import RunContext
+
+A = TypeVar("A")
+R = TypeVar("R")
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelResponse]]
 CallTool = Callable[["ToolInvocation"], Awaitable[ToolResult]]
@@ -34,7 +39,7 @@ class ToolInvocation:
 
     call: ToolCall
     tool: Tool
-    arguments: dict[str, Any]
+    arguments: dict[str, JSONValue]
     ctx: RunContext
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -97,10 +102,12 @@ def chain_tool(middlewares: Sequence[Middleware], end: CallTool) -> CallTool:
     return call
 
 
-def _bind(wrap: Callable[[Any, Any], Awaitable[Any]], nxt: Any) -> Any:
+def _bind(
+    wrap: Callable[[A, Callable[[A], Awaitable[R]]], Awaitable[R]], nxt: Callable[[A], Awaitable[R]]
+) -> Callable[[A], Awaitable[R]]:
     """``wrap`` with ``nxt`` as its ``call_next``: its awaitable, with no coroutine around it."""
 
-    def call(arg: Any) -> Any:
+    def call(arg: A) -> Awaitable[R]:
         return wrap(arg, nxt)
 
     return call

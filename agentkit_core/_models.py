@@ -15,6 +15,8 @@ from typing import TypedDict
 from typing import runtime_checkable
 
 from ._errors import ConfigError
+from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -63,7 +65,7 @@ class ModelSettings(TypedDict, total=False):
     parallel_tool_calls: bool
     reasoning_effort: ReasoningEffort
     timeout: float
-    extra_body: Mapping[str, Any]
+    extra_body: Mapping[str, JSONValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,7 @@ class ToolSpec:
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: JSONObject = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,7 @@ class OutputSchema:
     """A structured-output request: a JSON Schema the answer must satisfy."""
 
     name: str
-    schema: dict[str, Any]
+    schema: JSONObject
     strict: bool = False
 
 
@@ -148,7 +150,7 @@ class StreamEvent:
     kind: Literal["text", "reasoning", "tool_call", "partial", "done", "result"]
     text: str = ""
     tool_call: ToolCall | None = None
-    partial: Any = None
+    partial: object = None
     response: ModelResponse | None = None
     result: Any = None
 

@@ -35,6 +35,8 @@ from ._errors import ConfigError
 from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import UnsupportedTypeError
+from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import Message
 from ._middleware import CallModel
 from ._middleware import Middleware
@@ -82,19 +84,19 @@ class SchemaAdapter(Protocol[T_co]):
     def name(self) -> str: ...
 
     @property
-    def python_type(self) -> Any: ...
+    def python_type(self) -> object: ...
 
-    def json_schema(self, strict: bool = False) -> dict[str, Any]: ...
+    def json_schema(self, strict: bool = False) -> JSONObject: ...
 
     def parse(self, text: str) -> T_co: ...
 
-    def partial_parse(self, buffer: str) -> Any: ...
+    def partial_parse(self, buffer: str) -> object: ...
 
     def stream(self) -> OutputStream[T_co]: ...
 
-    def serialize(self, obj: Any) -> Any: ...
+    def serialize(self, obj: object) -> object: ...
 
-    def validate(self, value: Any) -> T_co: ...
+    def validate(self, value: object) -> T_co: ...
 
 
 # ---------------------------------------------------------------------- streaming
@@ -114,33 +116,33 @@ class PartialCache:
 
     def __init__(self, parser: PartialJSONParser) -> None:
         self._parser = parser
-        self._built: dict[int, tuple[Any, Any, Any]] = {}
-        self._lists: dict[int, tuple[Any, Any, list[Any]]] = {}
+        self._built: dict[int, tuple[object, object, object]] = {}
+        self._lists: dict[int, tuple[object, object, list[object]]] = {}
 
-    def get(self, data: Any, tp: Any) -> tuple[bool, Any]:
+    def get(self, data: object, tp: object) -> tuple[bool, object]:
         """``(True, built)`` when ``data`` is closed and was built as ``tp`` before."""
         hit = self._built.get(id(data))
         if hit is not None and hit[0] is data and hit[1] is tp:
             return True, hit[2]
         return False, None
 
-    def put(self, data: Any, tp: Any, built: Any) -> None:
+    def put(self, data: object, tp: object, built: object) -> None:
         """Remember ``built`` for ``data`` once ``data`` is closed."""
         if not self._parser.is_open(data):
             self._built[id(data)] = (data, tp, built)
             self._lists.pop(id(data), None)
 
-    def growing(self, data: list[Any], tp: Any) -> list[Any]:
+    def growing(self, data: list[object], tp: object) -> list[object]:
         """The list being built from the open list ``data`` (empty the first time)."""
         entry = self._lists.get(id(data))
         if entry is not None and entry[0] is data and entry[1] is tp:
             return entry[2]
-        built: list[Any] = []
+        built: list[object] = []
         self._lists[id(data)] = (data, tp, built)
         return built
 
 
-PartialBuilder = Callable[[Any, "PartialCache | None"], Any]
+PartialBuilder = Callable[[object, "PartialCache | None"], object]
 
 
 @final
@@ -170,7 +172,7 @@ class OutputStream(Generic[T_co]):
         self._pieces[:] = [joined]
         return joined
 
-    def feed(self, chunk: str) -> Any:
+    def feed(self, chunk: str) -> object:
         """Consume ``chunk``; the partial object (``None`` before the JSON starts)."""
         self._pieces.append(chunk)
         if self.error is None:
@@ -180,7 +182,7 @@ class OutputStream(Generic[T_co]):
                 self.error = exc
         return self.current()
 
-    def current(self) -> Any:
+    def current(self) -> object:
         """The partial object so far, built without validation."""
         data = self._parser.current()
         return None if data is None else self._build(data, self._cache)
@@ -202,20 +204,20 @@ class PartialParsing(ABC):
         """The whole answer parsed strictly (raises ParseError)."""
 
     @abstractmethod
-    def partial_from(self, data: Any, cache: PartialCache | None) -> Any:
+    def partial_from(self, data: object, cache: PartialCache | None) -> object:
         """The partial object for JSON ``data``, built without validation."""
 
     def stream(self) -> OutputStream[Any]:
         """A fresh incremental stream over this adapter."""
         return OutputStream(self.partial_from, self.parse)
 
-    def partial_parse(self, buffer: str) -> Any:
+    def partial_parse(self, buffer: str) -> object:
         """The partial object of a buffer cut anywhere: a stream fed once."""
         return self.stream().feed(buffer)
 
 
 async def stream_partials(
-    adapter: SchemaAdapter[Any], events: AsyncIterator[StreamEvent]
+    adapter: SchemaAdapter[object], events: AsyncIterator[StreamEvent]
 ) -> AsyncIterator[StreamEvent]:
     """Pass ``events`` through, adding a ``"partial"`` event after each text delta.
 
@@ -244,10 +246,10 @@ def strip_code_fence(text: str) -> str:
     return body.strip()
 
 
-def decode_json(text: str) -> Any:
+def decode_json(text: str) -> JSONValue:
     """``text`` (a code fence allowed) as JSON data; invalid JSON raises ParseError."""
     try:
-        return json.loads(strip_code_fence(text))
+        data: JSONValue = json.loads(strip_code_fence(text))
     except json.JSONDecodeError as exc:
         raise ParseError(
             f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column "
@@ -255,14 +257,15 @@ def decode_json(text: str) -> Any:
             raw=text,
             errors=[f"(root): not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"],
         ) from exc
+    return data
 
 
-def error_line(loc: Sequence[Any], msg: str) -> str:
+def error_line(loc: Sequence[object], msg: str) -> str:
     """One validation error as the ``"path: message"`` line every flavour reports."""
     return f"{'.'.join(str(p) for p in loc) or '(root)'}: {msg}"
 
 
-def import_optional(module: str, *, install: str, flavour: str) -> Any:
+def import_optional(module: str, *, install: str, flavour: str) -> types.ModuleType:
     """Import a flavour's library on first use; a missing one names the pip command."""
     try:
         return __import__(module)
@@ -274,11 +277,11 @@ def import_optional(module: str, *, install: str, flavour: str) -> Any:
 
 
 def structure(
-    tp: Any,
-    data: Any,
+    tp: object,
+    data: object,
     *,
-    fields_of: Callable[[Any], Mapping[str, Any] | None],
-    make: Callable[[Any, dict[str, Any]], Any],
+    fields_of: Callable[[object], Mapping[str, object] | None],
+    make: Callable[[Any, dict[str, object]], object],
     cache: PartialCache | None = None,
 ) -> Any:
     """Build a value of type ``tp`` from JSON ``data``, recursing through the type.
@@ -342,7 +345,7 @@ def structure(
     return data
 
 
-def bare_instance(cls: Any, present: Mapping[str, Any]) -> Any:
+def bare_instance(cls: type[T], present: Mapping[str, object]) -> T:
     """An instance of ``cls`` with only ``present`` set: no ``__init__``, no validation.
 
     The attributes not in ``present`` are genuinely absent, so ``getattr(obj, name, None)``
@@ -358,14 +361,14 @@ _MAPS = (dict, Mapping)
 _SEQUENCES = (list, tuple, set, frozenset, Sequence)
 
 
-def _origin(tp: Any) -> Any:
+def _origin(tp: object) -> Any:
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
         return _origin(typing.get_args(tp)[0])
     return origin
 
 
-def _pick(tp: Any, accepts: Callable[[Any], bool]) -> Any:
+def _pick(tp: object, accepts: Callable[[object], bool]) -> object:
     """The arm of a union (or ``tp`` itself) that ``accepts``; ``tp`` when none does."""
     if typing.get_origin(tp) is typing.Annotated:
         tp = typing.get_args(tp)[0]
@@ -378,7 +381,7 @@ def _pick(tp: Any, accepts: Callable[[Any], bool]) -> Any:
     return tp
 
 
-def strict_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def strict_json_schema(schema: Mapping[str, JSONValue]) -> JSONObject:
     """The OpenAI strict-mode form of ``schema`` (a new dict; the input is left alone).
 
     Every object, at any depth and in ``$defs``, lists all its properties as required and
@@ -391,7 +394,7 @@ def strict_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _strict(node: Any, path: str) -> None:
+def _strict(node: object, path: str) -> None:
     if not isinstance(node, dict):
         return
     if "oneOf" in node:
@@ -441,7 +444,7 @@ def _nullable(sub: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- dispatch
 
 
-def adapt_with(tp: Any, registrations: Sequence[Registration]) -> SchemaAdapter[Any]:
+def adapt_with(tp: object, registrations: Sequence[Registration]) -> SchemaAdapter[Any]:
     """The adapter for ``tp`` from these ``schema_adapters`` registrations (see ``adapt``).
 
     Flavours are probed by ascending ``rank``, then name; the first that accepts builds it.
@@ -480,7 +483,7 @@ def adapt_with(tp: Any, registrations: Sequence[Registration]) -> SchemaAdapter[
     )
 
 
-def supports_structured_output(model: Any) -> bool:
+def supports_structured_output(model: object) -> bool:
     """Whether ``model`` declares native structured output.
 
     A model declares it with the optional class attribute ``supports_structured_output =
@@ -490,7 +493,7 @@ def supports_structured_output(model: Any) -> bool:
     return getattr(model, "supports_structured_output", False) is True
 
 
-def output_request(adapter: SchemaAdapter[Any]) -> OutputSchema:
+def output_request(adapter: SchemaAdapter[object]) -> OutputSchema:
     """The structured-output part of a request for ``adapter``."""
     return OutputSchema(adapter.name, adapter.json_schema())
 
@@ -519,7 +522,7 @@ class OutputCoerce(Middleware):
 
     __slots__ = ("adapter", "retries")
 
-    def __init__(self, adapter: SchemaAdapter[Any], retries: int = 2) -> None:
+    def __init__(self, adapter: SchemaAdapter[object], retries: int = 2) -> None:
         if retries < 0:
             raise ConfigError(f"output retries must be 0 or more, got {retries}", value=retries)
         self.adapter = adapter
@@ -559,7 +562,7 @@ class OutputCoerce(Middleware):
         return f"output_coerce({self.adapter.name!r}, retries={self.retries})"
 
 
-def output_coerce(adapter: SchemaAdapter[Any], retries: int = 2) -> OutputCoerce:
+def output_coerce(adapter: SchemaAdapter[object], retries: int = 2) -> OutputCoerce:
     """The typed-output middleware for ``adapter`` (``adapt(Plan, manager=pm)`` makes one)."""
     if not isinstance(adapter, SchemaAdapter) or isinstance(adapter, type):
         raise ConfigError(

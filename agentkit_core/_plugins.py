@@ -115,13 +115,13 @@ class PluginManager:
         self,
         *,
         entry_points: bool = True,
-        plugins: Iterable[Any] = (),
+        plugins: Iterable[object] = (),
         strict: bool | None = None,
         config: PluginConfig | str | os.PathLike[str] | None = None,
         path: Sequence[str] | None = None,
     ) -> None:
         self._use_entry_points = entry_points
-        self._extra: list[tuple[str, Any]] = [(_plugin_name(p), p) for p in plugins]
+        self._extra: list[tuple[str, object]] = [(_plugin_name(p), p) for p in plugins]
         self._strict_arg = strict
         self._config_arg = config
         self._path = list(path) if path is not None else None
@@ -138,12 +138,12 @@ class PluginManager:
     # ------------------------------------------------------------------ public surface
 
     @property
-    def hook(self) -> Any:
+    def hook(self) -> pluggy.HookRelay:
         """Pluggy's hook relay; its call order is the resolved plugin order."""
         self.load()
         return self.pm.hook
 
-    def register(self, plugin: Any, name: str | None = None) -> None:
+    def register(self, plugin: object, name: str | None = None) -> None:
         """Add a plugin object or module in code, without packaging it; re-resolves the order."""
         self._extra.append((name or _plugin_name(plugin), plugin))
         if self._loaded:
@@ -268,7 +268,7 @@ class PluginManager:
             )
         raise UnknownNameError(message, name=name, available=names)
 
-    def hook_impls(self, hook_name: str) -> list[tuple[str, Callable[..., Any]]]:
+    def hook_impls(self, hook_name: str) -> list[tuple[str, Callable[..., object]]]:
         """``(plugin name, function)`` of every implementation of a hook, in call order."""
         self.load()
         caller = getattr(self.pm.hook, hook_name, None)
@@ -286,7 +286,12 @@ class PluginManager:
         text = "\n".join(f"{i.name} {i.version or '-'} {i.status}" for i in self.plugins())
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
-    def add_commands(self, subparsers: Any, *, prog: str = "agentkit") -> list[str]:
+    def add_commands(
+        self,
+        subparsers: Any,
+        *,
+        prog: str = "agentkit",
+    ) -> list[str]:
         """Let every plugin add CLI subcommands; a plugin taking a used name is left out.
 
         Each plugin adds to a scratch subparsers object first, so a plugin that fails or reuses
@@ -339,7 +344,7 @@ class PluginManager:
             return load_plugin_config()
         return PluginConfig(strict=strict_from_env())
 
-    def _info_in_code(self, name: str, obj: Any) -> PluginInfo:
+    def _info_in_code(self, name: str, obj: object) -> PluginInfo:
         if isinstance(obj, str):  # a module name: imported (and its failure recorded) later
             loader = functools.partial(importlib.import_module, obj)
             return PluginInfo(name=name, module=obj, source="code", loader=loader)
@@ -512,7 +517,7 @@ class PluginManager:
 
 
 def _registrar(seam: str, info: PluginInfo, staged: list[Registration]) -> Callable[..., None]:
-    def register(name: str, *values: Any, **meta: Any) -> None:
+    def register(name: str, *values: object, **meta: object) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError(f"register() on {seam} needs a non-empty name, got {name!r}")
         if any(r.seam == seam and r.name == name for r in staged):
@@ -561,7 +566,7 @@ def _names_of(info: PluginInfo) -> set[str]:
     return names
 
 
-def _plugin_name(plugin: Any) -> str:
+def _plugin_name(plugin: object) -> str:
     if isinstance(plugin, str):
         return plugin
     name = getattr(plugin, "AGENTKIT_NAME", None) or getattr(plugin, "__name__", None)

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
@@ -37,6 +36,7 @@ from ._approvals import Approval as Approval
 from ._errors import ConfigError
 from ._hooks import DECISION_RANK
 from ._hooks import ToolDecision
+from ._messages import JSONObject
 from ._messages import ToolCall
 from ._verdicts import Verdict
 
@@ -131,7 +131,7 @@ class _Held:
     """A grant in force in one scope, as the engine compiled it."""
 
     grant: Grant
-    rules: Any
+    rules: object
     granted: tuple[str, ...]
     ended: bool = False
 
@@ -158,7 +158,9 @@ class PolicyEngine(abc.ABC):
     # ------------------------------------------------------------------ what an engine implements
 
     @abc.abstractmethod
-    def evaluate(self, call: ToolCall, source: str | None, grants: Sequence[Any]) -> ToolDecision:
+    def evaluate(
+        self, call: ToolCall, source: str | None, grants: Sequence[object]
+    ) -> ToolDecision:
         """Decide ``call`` by the engine's rules and the granted rule sets ``grants``.
 
         ``source`` is the label of the source the called tool came from (``"tools"``,
@@ -178,7 +180,7 @@ class PolicyEngine(abc.ABC):
         """
 
     @abc.abstractmethod
-    def compile_grant(self, grant: Grant) -> tuple[Any, tuple[str, ...], Refusals]:
+    def compile_grant(self, grant: Grant) -> tuple[object, tuple[str, ...], Refusals]:
         """``grant``'s entries as this engine's rules: ``(rules, granted, refused)``.
 
         ``rules`` is whatever :meth:`evaluate` takes in ``grants``; ``granted`` the entries it
@@ -363,7 +365,7 @@ class PolicyEngine(abc.ABC):
             ctx.report_verdict(report.verdict)
         return report
 
-    def _compile(self, grant: Grant) -> tuple[GrantReport, Any]:
+    def _compile(self, grant: Grant) -> tuple[GrantReport, object]:
         if grant.trusted:
             rules, granted, refused = self.compile_grant(grant)
         else:
@@ -372,7 +374,7 @@ class PolicyEngine(abc.ABC):
                 "before its allowed-tools grant anything"
             )
             rules, granted, refused = None, (), tuple((t, why) for t in grant.tools)
-        details = {
+        details: JSONObject = {
             "tools": list(granted),
             "refused": [{"entry": t, "reason": r} for t, r in refused],
             "digest": grant.digest,
@@ -466,7 +468,12 @@ class PolicyEngine(abc.ABC):
         reports = []
         for record in records:
             now = current(record.subject)
-            recorded = tuple(t for t in record.details.get("tools", ()) if isinstance(t, str))
+            tools = record.details.get("tools", ())
+            recorded = (
+                tuple(t for t in tools if isinstance(t, str))
+                if isinstance(tools, (list, tuple))
+                else ()
+            )
             grant = Grant(
                 record.subject,
                 recorded,

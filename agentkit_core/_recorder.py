@@ -36,6 +36,8 @@ from ._errors import SessionConflict
 from ._errors import SessionNotFound
 from ._instructions import InstructionPart
 from ._instructions import Omission
+from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -114,7 +116,7 @@ class Recorder:
     async def start(
         cls,
         sessions: Sessions | SessionStore,
-        header: SessionHeader | Mapping[str, Any] | None = None,
+        header: SessionHeader | Mapping[str, object] | None = None,
         *,
         session_id: str = "",
         parts: PartsFor | None = None,
@@ -131,7 +133,7 @@ class Recorder:
         sessions: Sessions | SessionStore,
         session_id: str,
         *,
-        header: SessionHeader | Mapping[str, Any] | None = None,
+        header: SessionHeader | Mapping[str, object] | None = None,
         parts: PartsFor | None = None,
     ) -> Recorder:
         """A recorder that continues ``session_id`` at its leaf.
@@ -152,7 +154,7 @@ class Recorder:
         session_id: str,
         *,
         at: str | None = None,
-        header: SessionHeader | Mapping[str, Any] | None = None,
+        header: SessionHeader | Mapping[str, object] | None = None,
         new_id: str = "",
         parts: PartsFor | None = None,
     ) -> Recorder:
@@ -171,7 +173,7 @@ class Recorder:
         cls,
         sessions: Sessions | SessionStore,
         session_id: str,
-        header: SessionHeader | Mapping[str, Any] | None = None,
+        header: SessionHeader | Mapping[str, object] | None = None,
         *,
         parts: PartsFor | None = None,
     ) -> Recorder:
@@ -192,7 +194,7 @@ class Recorder:
                 continue
         return await cls.resume(store, session_id, header=header, parts=parts)
 
-    def _header_changed(self, header: SessionHeader | Mapping[str, Any] | None) -> None:
+    def _header_changed(self, header: SessionHeader | Mapping[str, object] | None) -> None:
         if header is None:
             return
         wanted = as_header(header)
@@ -335,7 +337,7 @@ class Recorder:
 
     # ------------------------------------------------------------------ recording
 
-    def record(self, ctx: RunContext | None, kind: str, body: Mapping[str, Any]) -> None:
+    def record(self, ctx: RunContext | None, kind: str, body: Mapping[str, object]) -> None:
         """Record an item of ``kind`` (a plugin's own kind is ``"namespace/name"``).
 
         ``body`` is a mapping of anything ``encode_state`` encodes; the run's id is added as
@@ -441,10 +443,10 @@ class Recorder:
         self,
         ctx: RunContext | None,
         question: str,
-        schema: Mapping[str, Any] | None,
+        schema: Mapping[str, JSONValue] | None,
         *,
         secret: bool,
-        answer: Any,
+        answer: object,
         by: str,
         error: str | None = None,
     ) -> None:
@@ -459,7 +461,7 @@ class Recorder:
         }
         self._add(ctx, "elicitation", body)
 
-    def record_fold(self, ctx: RunContext | None, fold: Any) -> None:
+    def record_fold(self, ctx: RunContext | None, fold: object) -> None:
         """What compaction folded, for a fold observer: ``ctx.recorder.record_fold(ctx, fold)``.
 
         ``fold`` is a dataclass (or mapping) with ``start``, ``folded`` (the messages replaced),
@@ -485,7 +487,7 @@ class Recorder:
         this recorder. (``default`` is what a :class:`NullRecorder` returns instead.)
         """
         header = self.state.header
-        link = {"session": self.session_id, "run": ctx.run_id, "agent": agent}
+        link: JSONObject = {"session": self.session_id, "run": ctx.run_id, "agent": agent}
         child_header = replace(
             header, model=model or header.model, metadata={**header.metadata, "parent": link}
         )
@@ -542,10 +544,10 @@ class NullRecorder(Recorder):
         self._leaf = None
         self._tainted = False
 
-    def _ignore(self, *args: Any, **kwargs: Any) -> None:
+    def _ignore(self, *args: object, **kwargs: object) -> None:
         return None
 
-    async def _nothing(self, *args: Any, **kwargs: Any) -> None:
+    async def _nothing(self, *args: object, **kwargs: object) -> None:
         return None
 
     record = record_header = record_user = record_instructions = record_response = _ignore

@@ -20,6 +20,7 @@ from typing import Any
 
 from ._compaction import run_compactor
 from ._errors import ConfigError
+from ._messages import JSONObject
 from ._messages import Message
 from ._tokens import estimate_tokens
 
@@ -36,7 +37,7 @@ class Prompt:
     version: str
     template: str
 
-    def render(self, **values: Any) -> str:
+    def render(self, **values: object) -> str:
         """The template with ``{name}`` fields filled; no values leaves it as written."""
         return self.template.format(**values) if values else self.template
 
@@ -109,7 +110,7 @@ class RequestBuilder:
         reground_every_turn: bool = False,
         record_grounding: bool = False,
         budget_check: Callable[[int], None] | None = None,
-        output_schema: dict[str, Any] | None = None,
+        output_schema: JSONObject | None = None,
     ) -> None:
         if grounder is not None and grounding is not None:
             raise ConfigError(
@@ -171,7 +172,7 @@ class RequestBuilder:
         return self.render(items) if items else ""
 
 
-def schema_block(schema: dict[str, Any]) -> str:
+def schema_block(schema: JSONObject) -> str:
     """The prefix message that asks for output matching ``schema``."""
     return (
         "Answer with a single JSON value that matches this JSON Schema, and nothing else:\n"

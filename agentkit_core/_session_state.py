@@ -30,6 +30,7 @@ from ._errors import ConfigError
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
 from ._instructions import Omission
+from ._messages import JSONObject
 from ._messages import Message
 from ._messages import ToolCall
 from ._requests import WorkingContext
@@ -89,7 +90,7 @@ class RecordedInstructions:
         """The system messages these parts were sent as."""
         return tuple(Message.system(SEPARATOR.join(p.text for p in g)) for g in self.messages)
 
-    def to_body(self, base: RecordedInstructions | None = None) -> dict[str, Any]:
+    def to_body(self, base: RecordedInstructions | None = None) -> JSONObject:
         """The item's body (``run`` is added by the recorder).
 
         With ``base``, the render in force, the body is a delta when both renders name their
@@ -97,7 +98,7 @@ class RecordedInstructions:
         (only the parts that are not in ``base`` as they are here), and ``omitted`` only when
         it differs from ``base``'s. A memory write is then recorded as that entry's part.
         """
-        body: dict[str, Any] = {"hash": self.hash}
+        body: JSONObject = {"hash": self.hash}
         placed = [(p, i) for i, group in enumerate(self.messages) for p in group]
         old = _by_id(base) if base is not None else None
         new = _by_id(self)
@@ -148,7 +149,7 @@ def _by_id(
     return found if len(found) == sum(len(g) for g in recorded.messages) else None
 
 
-def _part_body(part: InstructionPart, message: int) -> dict[str, Any]:
+def _part_body(part: InstructionPart, message: int) -> JSONObject:
     return {"id": part.id, "text": part.text, "source": part.source, "message": message}
 
 
@@ -156,7 +157,7 @@ def _part_of(p: Mapping[str, Any]) -> tuple[InstructionPart, int]:
     return InstructionPart(str(p["id"]), str(p["text"]), str(p["source"])), int(p.get("message", 0))
 
 
-def _omission_body(o: Omission) -> dict[str, Any]:
+def _omission_body(o: Omission) -> JSONObject:
     return {
         "part": o.part,
         "source": o.source,
@@ -292,7 +293,7 @@ class SessionState:
 
     # ------------------------------------------------------------------ replay
 
-    def feed(self, kind: str, body: Any, item_id: str | None = None) -> None:
+    def feed(self, kind: str, body: object, item_id: str | None = None) -> None:
         """Apply one item; ``item_id`` (None for an item not yet written) becomes the leaf."""
         if item_id is not None:
             self.leaf = item_id
@@ -328,14 +329,14 @@ class SessionState:
         elif kind == "fold":
             self._fold(body.get("fold"))
 
-    def _grant(self, body: Mapping[str, Any]) -> None:
+    def _grant(self, body: Mapping[str, object]) -> None:
         verdict = Verdict.from_body(body)
         key = (verdict.scope, verdict.subject)
         self._grants.pop(key, None)  # a new grant of a source replaces its old one
         if verdict.hook == "grant" and verdict.verdict == "allow":
             self._grants[key] = verdict
 
-    def _user(self, body: Mapping[str, Any]) -> None:
+    def _user(self, body: Mapping[str, object]) -> None:
         message = body.get("message")
         if not isinstance(message, Message):
             return
@@ -346,7 +347,7 @@ class SessionState:
             self.turns = 0
         self.run_messages.append(message)
 
-    def _response(self, body: Mapping[str, Any]) -> None:
+    def _response(self, body: Mapping[str, object]) -> None:
         message = body.get("message")
         if not isinstance(message, Message):
             return
@@ -379,7 +380,7 @@ class SessionState:
         self.pending = ()
         self._answered, self._asked, self._denied = set(), set(), set()
 
-    def _fold(self, fold: Any) -> None:
+    def _fold(self, fold: object) -> None:
         """Put a fold's summary in place of the messages it folded (a failed fold: nothing)."""
         if not isinstance(fold, Mapping):
             return
@@ -399,7 +400,7 @@ class SessionState:
         self.conversation, self.run_messages = messages[:split], messages[split:]
 
 
-def _find(messages: list[Message], part: list[Any], hint: int | None) -> int | None:
+def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:
     """Where ``part`` occurs in ``messages`` as a contiguous run.
 
     At ``hint`` when it is there (equal messages can repeat), else its last occurrence.

@@ -44,6 +44,8 @@ from ._errors import EncodingError
 from ._errors import SecretTaintError
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
+from ._messages import JSONObject
+from ._messages import JSONValue
 
 SESSION_SCHEMA: Final = 1
 """The version of the record's schema, written into every header body as ``"schema"``."""
@@ -163,7 +165,7 @@ class SessionHeader:
     model: str = ""
     kit_fingerprint: str = ""
     plugin_fingerprint: str = ""
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, JSONValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("cwd", "model", "kit_fingerprint", "plugin_fingerprint"):
@@ -181,7 +183,7 @@ class SessionHeader:
                 source="SessionHeader.metadata",
             )
 
-    def to_body(self) -> dict[str, Any]:
+    def to_body(self) -> JSONObject:
         """The header item's body: these fields and ``"schema"``."""
         return {
             "schema": SESSION_SCHEMA,
@@ -193,7 +195,7 @@ class SessionHeader:
         }
 
     @classmethod
-    def from_body(cls, body: Any) -> SessionHeader:
+    def from_body(cls, body: object) -> SessionHeader:
         """The header a header item's body describes; unknown fields are ignored."""
         if not isinstance(body, Mapping):
             body = {}
@@ -217,7 +219,7 @@ class NewItem:
     """
 
     kind: str
-    body: Any = None
+    body: object = None
     tainted: bool = False
 
 
@@ -303,7 +305,7 @@ class Sessions:
     # ------------------------------------------------------------------ writing
 
     async def create(
-        self, header: SessionHeader | Mapping[str, Any] | None = None, *, session_id: str = ""
+        self, header: SessionHeader | Mapping[str, object] | None = None, *, session_id: str = ""
     ) -> SessionItem:
         """Start a session; returns its header item (``.session_id``, and the leaf to append to).
 
@@ -320,7 +322,7 @@ class Sessions:
         session_id: str,
         *,
         at: str | None = None,
-        header: SessionHeader | Mapping[str, Any] | None = None,
+        header: SessionHeader | Mapping[str, object] | None = None,
         new_id: str = "",
     ) -> SessionItem:
         """A new session whose base is item ``at`` of ``session_id`` (default: its leaf).
@@ -545,7 +547,7 @@ def _where(index: int, count: int) -> str:
     return f"item {index + 1} of {count}" if count > 1 else "the item"
 
 
-def check_kind(kind: Any) -> str:
+def check_kind(kind: object) -> str:
     """``kind`` when it is one of :data:`ITEM_KINDS` or a namespaced ``"ns/name"``."""
     if isinstance(kind, str) and (kind in ITEM_KINDS or _KIND.fullmatch(kind)):
         return kind
@@ -557,7 +559,7 @@ def check_kind(kind: Any) -> str:
     )
 
 
-def _as_header(header: SessionHeader | Mapping[str, Any] | None) -> SessionHeader:
+def _as_header(header: object) -> SessionHeader:
     if header is None:
         return SessionHeader()
     if isinstance(header, SessionHeader):

@@ -26,11 +26,11 @@ from ._tables import unknown_key
 REASONING_EFFORTS: tuple[str, ...] = typing.get_args(ReasoningEffort)
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _integer(value: Any) -> bool:
+def _integer(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -67,7 +67,7 @@ SETTINGS_SCHEMA: dict[str, Kind | None] = {
 assert set(SETTINGS_SCHEMA) == set(ModelSettings.__optional_keys__)
 
 
-def check_settings(value: Mapping[str, Any] | None, where: str) -> ModelSettings:
+def check_settings(value: object, where: str) -> ModelSettings:
     """``value`` as ModelSettings: every key known and every value of its kind.
 
     An unknown key is a :class:`ConfigError` naming the nearest known one (a provider's own

@@ -16,6 +16,7 @@ import types
 import typing
 from collections import abc
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +48,7 @@ def split_names(value: str) -> tuple[str, ...]:
     return tuple(n for n in value.replace(";", ",").replace(" ", ",").split(",") if n)
 
 
-def env_bool(value: Any, key: str, where: str) -> bool:
+def env_bool(value: object, key: str, where: str) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -72,7 +73,7 @@ def _number(cast: Callable[[str], Any], name: str) -> Callable[[str, str], Any]:
     return read
 
 
-def is_table(value: Any) -> bool:
+def is_table(value: object) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) for k in value)
 
 
@@ -125,7 +126,7 @@ TABLES = Kind(
 )
 
 
-def kind_of(tp: Any) -> Kind | None:
+def kind_of(tp: object) -> Kind | None:
     """The kind of a ``TypedDict`` field's type, or None when no file or variable can hold it.
 
     An optional type (``int | None``) also takes None, as the code passing it may.
@@ -138,7 +139,7 @@ def kind_of(tp: Any) -> Kind | None:
         if kind is None or len(rest) == len(args):
             return kind
         return Kind(f"{kind.name} or None", _or_none(kind.check), kind.from_env)
-    simple: dict[Any, Kind] = {bool: BOOL, int: INT, float: FLOAT, str: STR}
+    simple: dict[object, Kind] = {bool: BOOL, int: INT, float: FLOAT, str: STR}
     if tp in simple:
         return simple[tp]
     if origin is list and args == (str,):
@@ -154,7 +155,7 @@ def kind_of(tp: Any) -> Kind | None:
     return None
 
 
-def _paths(types_: list[Any]) -> bool:
+def _paths(types_: list[object]) -> bool:
     """Whether each of ``types_`` is ``str`` or a path type (``Path``, ``os.PathLike[str]``)."""
     bare = [typing.get_origin(t) or t for t in types_]
     return all(t is str or (isinstance(t, type) and issubclass(t, os.PathLike)) for t in bare) and (
@@ -205,7 +206,7 @@ def check_count(value: Any, where: str) -> int:
     return int(value)
 
 
-def unknown_key(key: str, known: Any, where: str) -> ConfigError:
+def unknown_key(key: str, known: Iterable[str], where: str) -> ConfigError:
     """The error for a key nobody reads: names it, where it was, and the nearest valid key.
 
     ``known`` is the valid keys, or a schema, whose keys of kind None (code only) are
@@ -222,7 +223,11 @@ def unknown_key(key: str, known: Any, where: str) -> ConfigError:
 
 
 def check_options(
-    factory: Callable[..., Any], options: Mapping[str, Any], where: str, *, returned: bool = False
+    factory: Callable[..., object],
+    options: Mapping[str, object],
+    where: str,
+    *,
+    returned: bool = False,
 ) -> None:
     """Refuse an option ``factory(**options)`` would not take, naming it, ``where``, the nearest.
 
@@ -236,10 +241,10 @@ def check_options(
     taken = taken_options(factory, returned=returned)
     unknown = [] if taken is None else [key for key in options if key not in taken]
     if unknown:
-        raise unknown_key(unknown[0], taken, where)
+        raise unknown_key(unknown[0], taken or (), where)
 
 
-def taken_options(factory: Callable[..., Any], *, returned: bool = False) -> list[str] | None:
+def taken_options(factory: Callable[..., object], *, returned: bool = False) -> list[str] | None:
     """The option names ``factory`` takes; None when it takes any, or that cannot be told."""
     try:
         signature = inspect.signature(factory)

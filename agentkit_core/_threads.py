@@ -95,7 +95,7 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
-async def run_in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+async def run_in_thread(fn: Callable[..., T], /, *args: object, **kwargs: object) -> T:
     """``fn(*args, **kwargs)`` on a worker thread, in a copy of the caller's context.
 
     What ``asyncio.to_thread`` does, with one queue hop each way. Cancelling the awaiting task

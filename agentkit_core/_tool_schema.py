@@ -8,9 +8,13 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import ToolDefinitionError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def parse_docstring(doc: str | None, where: str = "") -> tuple[str, dict[str, str]]:
@@ -40,7 +44,9 @@ def parse_docstring(doc: str | None, where: str = "") -> tuple[str, dict[str, st
     return " ".join(summary.split()), params
 
 
-def signature_model(fn: Callable[..., Any]) -> tuple[str, Any, str | None]:
+def signature_model(
+    fn: Callable[..., object],
+) -> tuple[str, type[BaseModel] | None, str | None]:
     """``(description, model or None, name of the RunContext parameter or None)``."""
     import pydantic
     from pydantic.fields import FieldInfo

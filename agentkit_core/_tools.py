@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 from typing import overload
 
+from ._messages import JSONObject
 from ._models import ToolSpec
 from ._records import quick_init
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from pydantic import ValidationError
 
     from ._context import RunContext
@@ -31,7 +35,7 @@ class ToolResult:
 
     content: str | tuple[dict[str, Any], ...]
     is_error: bool = False
-    structured: Any = None
+    structured: object = None
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
@@ -70,7 +74,7 @@ class Tool:
         self,
         name: str,
         description: str = "",
-        parameters: dict[str, Any] | None = None,
+        parameters: JSONObject | None = None,
         *,
         sequential: bool = False,
         side_effects: bool = True,
@@ -90,7 +94,7 @@ class Tool:
         """The tool as the model is told about it."""
         return ToolSpec(self.name, self.description, self.parameters)
 
-    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
+    async def invoke(self, arguments: JSONObject, ctx: RunContext) -> ToolResult:
         """Run the tool with decoded arguments; return a result (errors as ``is_error``)."""
         raise NotImplementedError(f"{type(self).__name__}.invoke")
 
@@ -110,7 +114,7 @@ class FunctionTool(Tool):
 
     def __init__(
         self,
-        fn: Callable[..., Any],
+        fn: Callable[..., object],
         *,
         name: str | None = None,
         description: str | None = None,
@@ -142,8 +146,8 @@ class FunctionTool(Tool):
             idempotent=idempotent,
         )
 
-    async def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> ToolResult:
-        kwargs: dict[str, Any] = {}
+    async def invoke(self, arguments: JSONObject, ctx: RunContext) -> ToolResult:
+        kwargs: dict[str, object] = {}
         if self._has_args:
             assert self._model is not None
             try:  # model_validate with its defaults, without its Python frame
@@ -162,7 +166,7 @@ class FunctionTool(Tool):
         if self._ctx_param is not None:
             kwargs[self._ctx_param] = ctx
         if self.is_async:
-            value = await self.fn(**kwargs)
+            value = await cast("Awaitable[object]", self.fn(**kwargs))
         elif self.blocking:
             from ._threads import run_in_thread
 
@@ -172,7 +176,7 @@ class FunctionTool(Tool):
         return as_tool_result(value)
 
 
-def _schema_of(model: Any) -> dict[str, Any]:
+def _schema_of(model: type[BaseModel] | None) -> JSONObject:
     """The model's JSON Schema as pydantic emits it (``examples``, bounds, formats...).
 
     Only the titles pydantic makes up are dropped: the model's (``add_arguments``) and each
@@ -196,11 +200,11 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
-def as_tool_result(value: Any) -> ToolResult:
+def as_tool_result(value: object) -> ToolResult:
     """A tool's return value as a result: text as is, anything else as JSON."""
     kind = type(value)
     if kind is str:
-        return ToolResult(value)
+        return ToolResult(cast(str, value))
     if kind in _SCALARS:
         return ToolResult(_encode(value), structured=value)
     if isinstance(value, ToolResult):
@@ -214,7 +218,7 @@ def as_tool_result(value: Any) -> ToolResult:
 
 
 @overload
-def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
+def tool(fn: Callable[..., object], /) -> FunctionTool: ...
 
 
 @overload
@@ -227,14 +231,14 @@ def tool(
     timeout: float | None = None,
     blocking: bool = False,
     idempotent: bool = False,
-) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+) -> Callable[[Callable[..., object]], FunctionTool]: ...
 
 
 def tool(
-    fn: Callable[..., Any] | None = None,
+    fn: Callable[..., object] | None = None,
     /,
     **options: Any,
-) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+) -> FunctionTool | Callable[[Callable[..., object]], FunctionTool]:
     """Make a tool from a typed function: ``@tool`` or ``@tool(timeout=5, sequential=True)``."""
     if fn is not None:
         return FunctionTool(fn, **options)

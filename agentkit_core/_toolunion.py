@@ -118,7 +118,7 @@ class ToolUnion:
         *,
         tool_filter: ToolFilter | None = None,
         tool_wrap: ToolWrap | None = None,
-        on_conflict: Callable[[ToolConflict], Any] | None = None,
+        on_conflict: Callable[[ToolConflict], object] | None = None,
     ) -> None:
         self.sources = list(sources)
         self.tool_filter = tool_filter

@@ -27,7 +27,12 @@ from dataclasses import dataclass
 from dataclasses import field
 from time import perf_counter
 from time import time_ns
+from typing import TYPE_CHECKING
 from typing import Any
+
+if TYPE_CHECKING:
+    from ._messages import JSONObject
+    from ._messages import JSONValue
 
 _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
     "agentkit_span", default=None
@@ -112,7 +117,7 @@ _MARK_ROOM = 32
 _NUMBERS = (bool, int, float)
 
 
-def export_attributes(name: str, attributes: Mapping[str, Any], tainted: bool) -> dict[str, Any]:
+def export_attributes(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, Any]:
     """The attributes of a span called ``name`` as an exporter may record them.
 
     Numbers, flags and None pass as they are. When ``tainted``, every text attribute (see
@@ -122,7 +127,7 @@ def export_attributes(name: str, attributes: Mapping[str, Any], tainted: bool) -
     (a trace file an older version wrote): what it returned stays within the same bounds.
     """
     text_here = _TEXT_ON.get(name, _NO_TEXT)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in attributes.items():
         if value is None or isinstance(value, _NUMBERS):
             out[key] = value
@@ -158,7 +163,7 @@ def _cut(text: str, room: int) -> str:
     return f"{text[:keep]}…[cut {len(text) - keep:,} chars]"
 
 
-def _bounded(value: Any) -> Any:
+def _bounded(value: object) -> object:
     """``value`` capped at :data:`ATTRIBUTE_LIMIT` characters (its JSON's, if not text).
 
     A list of scalars (ids, names) is capped by the characters of its items, whole items
@@ -181,10 +186,10 @@ def _bounded(value: Any) -> Any:
     return value if len(text) <= ATTRIBUTE_LIMIT else _cut(text, ATTRIBUTE_LIMIT)
 
 
-def _cut_list(items: Sequence[Any]) -> list[Any]:
+def _cut_list(items: Sequence[object]) -> list[object]:
     """The first of ``items`` (scalars) that fit the limit, and a marker saying how many not."""
     left = ATTRIBUTE_LIMIT - _MARK_ROOM  # room for the items marker
-    out: list[Any] = []
+    out: list[object] = []
     for item in items:
         size = len(item) if isinstance(item, str) else len(str(item))
         if size > left:
@@ -227,7 +232,7 @@ class Span:
         default=None, repr=False, compare=False
     )
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self.attributes[key] = value
 
     def exported_attributes(self) -> dict[str, Any]:
@@ -246,8 +251,8 @@ class Span:
         return None if self.end is None else self.end - self.start
 
     def to_dict(
-        self, *, content: bool = False, payload: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+        self, *, content: bool = False, payload: Mapping[str, object] | None = None
+    ) -> JSONObject:
         """The span as JSON-ready data, for exporters.
 
         Attributes and error are the exported ones (:meth:`exported_attributes`); ``tainted``
@@ -255,7 +260,7 @@ class Span:
         payload (``payload`` if given, else the span's) is included, JSON-encoded, unless the
         span is tainted (then ``payload`` is None).
         """
-        data: dict[str, Any] = {
+        data: JSONObject = {
             "name": self.name,
             "span_id": self.span_id,
             "parent_id": self.parent_id,
@@ -277,11 +282,12 @@ class Span:
         return data
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> JSONValue:
     """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
     from pydantic_core import to_jsonable_python
 
-    return to_jsonable_python(value, fallback=repr)
+    data: JSONValue = to_jsonable_python(value, fallback=repr)
+    return data
 
 
 class SpanExporter:
@@ -346,15 +352,17 @@ class Trace:
             if not any(e is exporter for e in self.exporters):
                 self.exporters.append(exporter)
 
-    def open(self, name: str, payload: dict[str, Any] | None = None, **attributes: Any) -> Span:
+    def open(
+        self, name: str, payload: dict[str, object] | None = None, **attributes: object
+    ) -> Span:
         """A new span under the current one, told to the exporters; close it with :meth:`close`."""
         return self._open(name, payload, attributes)
 
     def _open(
         self,
         name: str,
-        payload: dict[str, Any] | None,
-        attributes: dict[str, Any],
+        payload: dict[str, object] | None,
+        attributes: dict[str, object],
         since: float | None = None,
     ) -> Span:
         """:meth:`open` with the attributes dict the span keeps (the caller's own, not copied).
@@ -406,7 +414,7 @@ class Trace:
     def record(
         self,
         name: str,
-        attributes: dict[str, Any],
+        attributes: dict[str, object],
         since: float,
         exc: BaseException | None = None,
     ) -> Span:
@@ -421,7 +429,7 @@ class Trace:
         return span
 
     def _enter(
-        self, name: str, payload: dict[str, Any] | None, attributes: dict[str, Any]
+        self, name: str, payload: dict[str, object] | None, attributes: dict[str, object]
     ) -> tuple[Span, contextvars.Token[Span | None]]:
         """What ``with span(...)`` does on entry, for core's hot paths: open, make current.
 
@@ -440,7 +448,7 @@ class Trace:
             _current.reset(token)
 
     def span(
-        self, name: str, payload: dict[str, Any] | None = None, **attributes: Any
+        self, name: str, payload: dict[str, object] | None = None, **attributes: object
     ) -> _SpanScope:
         """Open a span for the duration of the block; it becomes :func:`current_span`.
 
@@ -449,7 +457,7 @@ class Trace:
         """
         return _SpanScope(self, name, payload, attributes)
 
-    def step(self, name: str, **attributes: Any) -> Span:
+    def step(self, name: str, **attributes: object) -> Span:
         """Open a span that lasts until the next ``step`` under the same span, or its end.
 
         The agent loop marks each turn this way, so a turn needs no block of its own. The step
@@ -491,7 +499,7 @@ class Trace:
         """Every span of that name, oldest first."""
         return [s for s in self.spans if s.name == name]
 
-    def export(self) -> list[dict[str, Any]]:
+    def export(self) -> list[JSONObject]:
         return [s.to_dict() for s in self.spans]
 
 
@@ -504,8 +512,8 @@ class _SpanScope:
         self,
         trace: Trace,
         name: str,
-        payload: dict[str, Any] | None,
-        attributes: dict[str, Any],
+        payload: dict[str, object] | None,
+        attributes: dict[str, object],
     ) -> None:
         self._trace = trace
         self._name = name

@@ -10,7 +10,6 @@ never too little.
 from __future__ import annotations
 
 import re
-from typing import Any
 from typing import Final
 
 MASK: Final = "***"
@@ -27,7 +26,7 @@ _SECRET_PAIR: Final = re.compile(
 )
 
 
-def mask_url(url: Any) -> str:
+def mask_url(url: object) -> str:
     """``url`` with every password replaced by ``***``, fit for messages, reprs and logs.
 
     The userinfo's password (``user:***@host``), the values of secret query parameters
@@ -57,7 +56,7 @@ def mask_url(url: Any) -> str:
     return text[:start] + hosts + text[end:]
 
 
-def url_scheme(url: Any) -> str:
+def url_scheme(url: object) -> str:
     """The scheme of ``url``, lower-cased; "" when it has none (or is not a string).
 
     A Windows drive path (``C:/data/agents.db``, ``D:x``) has none: a scheme is two

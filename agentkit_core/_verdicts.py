@@ -19,6 +19,8 @@ from typing import Any
 from typing import Final
 
 from ._errors import HookError
+from ._messages import JSONObject
+from ._messages import JSONValue
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -58,21 +60,21 @@ class Verdict:
     tool_source: str = ""
     scope: str = ""
     run: str = ""
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, JSONValue] = field(default_factory=dict)
 
     @property
     def about_call(self) -> bool:
         """Whether the subject is one tool call (its tool's name and the call's id)."""
         return self.hook in CALL_HOOKS
 
-    def to_body(self) -> dict[str, Any]:
+    def to_body(self) -> JSONObject:
         """The ``verdict`` item's body (``docs/sessions.md``); the recorder adds ``run``.
 
         ``source`` is the plugin, as in every verdict body; a tool call's subject is written
         as ``tool`` and ``call``, any other as ``subject`` and ``subject_id``. Empty optional
         fields are left out.
         """
-        body: dict[str, Any] = {
+        body: JSONObject = {
             "namespace": self.namespace,
             "hook": self.hook,
             "decision": self.verdict,

@@ -214,3 +214,30 @@ def test_no_module_or_function_is_over_the_size_rule() -> None:
         "split by concept (one module per concept, named for it) and extract well-named "
         f"helpers: {too_long}"
     )
+
+
+#: Uses of typing.Any in core's code (names in the AST, not docstrings): 599 on 0a5d6fa, before
+#: the restructure; issue 34 asks for at most half.
+ANY_BUDGET = 299
+
+
+def any_uses(source: str) -> int:
+    """How many times ``source`` names ``Any`` (``Any`` or ``typing.Any``) in its code."""
+    import ast
+
+    return sum(
+        1
+        for node in ast.walk(ast.parse(source))
+        if (isinstance(node, ast.Name) and node.id == "Any")
+        or (isinstance(node, ast.Attribute) and node.attr == "Any")
+    )
+
+
+def test_core_names_any_at_most_half_as_often_as_before() -> None:
+    used = sum(any_uses(p.read_text(encoding="utf-8")) for p in CORE.rglob("*.py"))
+    assert used <= ANY_BUDGET, f"core names Any {used} times (at most {ANY_BUDGET}); type it"
+
+
+def test_the_any_count_reads_code_not_prose() -> None:
+    source = '"""Any Any."""\nfrom typing import Any\nimport typing\nx: Any = 1\ny: typing.Any\n'
+    assert any_uses(source) == 2

@@ -6,10 +6,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
 from .._lookup import open_checkpointer
+
+if TYPE_CHECKING:
+    from ._viewer import RunView
 
 
 def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
@@ -81,7 +85,7 @@ def _view(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _checkpoint_view(run_id: str, url: str, manager: Any) -> dict[str, Any]:
+async def _checkpoint_view(run_id: str, url: str, manager: Any) -> RunView:
     from ._viewer import view_from_checkpoint
 
     async with await open_checkpointer(url, manager=manager) as checkpointer:

@@ -12,49 +12,193 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Literal
+from typing import TypedDict
 
+from .._messages import JSONObject
+from .._messages import JSONValue
+from .._messages import Message
+from .._messages import ToolCall
 from .._tracing import export_attributes
 from .._tracing import export_error
 from ._trace_file import collector_paused
+
+if TYPE_CHECKING:
+    from .._checkpoint import Checkpoint
 
 #: Payloads longer than this (in characters) start collapsed.
 COLLAPSE_AT = 400
 
 _OMISSION_KEYS = ("compaction_rejected", "compaction_repaired", "omitted")
 
+# What a run view holds. Values copied from a trace's spans stay JSON values: a file another
+# writer made may hold anything there, and the page shows whatever it finds.
 
-def _turn_of(span: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+_ExtraKey = Literal["cache_read_tokens", "cache_write_tokens", "reasoning_tokens"]
+
+
+class ExtraTokens(TypedDict, total=False):
+    """The token counts a provider reports beside input and output, when it reports them."""
+
+    cache_read_tokens: JSONValue
+    cache_write_tokens: JSONValue
+    reasoning_tokens: JSONValue
+
+
+class UsageView(ExtraTokens):
+    """A run's token counts and model calls, from its ``run`` span."""
+
+    input_tokens: JSONValue
+    output_tokens: JSONValue
+    requests: JSONValue
+
+
+class ModelCallRow(ExtraTokens):
+    """One model call: its model, latency, tokens, cost and answer."""
+
+    model: JSONValue
+    latency_s: JSONValue
+    input_tokens: JSONValue
+    output_tokens: JSONValue
+    cost: JSONValue
+    finish: JSONValue
+    messages: JSONValue
+    text: str
+    #: the span it was made for (``fold``, ...) when not the turn itself
+    under: JSONValue
+    error: JSONValue
+
+
+class CallRow(TypedDict):
+    """A tool call as the model asked for it (a pending call, or a tool row's start)."""
+
+    id: JSONValue
+    name: JSONValue
+    arguments: JSONValue
+
+
+class ToolRow(CallRow):
+    """One tool call: its arguments, result, timing and the verdicts on it."""
+
+    result: str | None
+    is_error: JSONValue
+    duration_s: JSONValue
+    verdict: str | None
+    guardrail: str | None
+    error: JSONValue
+
+
+class FoldRow(TypedDict):
+    """A fold: its sizes, the summary and what it replaced."""
+
+    messages: JSONValue
+    tokens_before: JSONValue
+    tokens_after: JSONValue
+    error: JSONValue
+    summary: str
+    folded: list[str]
+
+
+class ErrorRow(TypedDict):
+    """An error a span recorded, and the plugin it came from."""
+
+    span: JSONValue
+    error: JSONValue
+    plugin: JSONValue
+    type: JSONValue
+
+
+class TurnView(TypedDict):
+    """One turn (``n`` 0 for what came before the first): its calls and folds."""
+
+    n: int
+    duration_s: JSONValue
+    model_calls: list[ModelCallRow]
+    tools: list[ToolRow]
+    folds: list[FoldRow]
+
+
+class RunView(TypedDict):
+    """What one run did, as the page shows it."""
+
+    run_id: JSONValue
+    agent: JSONValue
+    source: str
+    task: JSONValue
+    status: JSONValue
+    stop_reason: JSONValue
+    usage: UsageView | None
+    duration_s: JSONValue
+    output: JSONValue
+    pending: list[CallRow]
+    errors: list[ErrorRow]
+    omissions: list[str]
+    turns: list[TurnView]
+
+
+def _attributes(span: JSONObject) -> JSONObject:
+    attributes = span.get("attributes")
+    return attributes if isinstance(attributes, dict) else {}
+
+
+def _items(value: JSONValue) -> list[JSONValue]:
+    """A list a span holds, or none when it holds something else."""
+    return value if isinstance(value, list) else []
+
+
+def _turn_of(span: JSONObject, by_id: dict[str, JSONObject]) -> JSONObject | None:
     """The nearest ``turn`` span above ``span`` within its run, or None."""
     seen = 0
-    parent = by_id.get(span.get("parent_id") or "")
+    parent = by_id.get(_parent_id(span))
     while parent is not None and seen < len(by_id):
         if parent.get("name") == "turn":
             return parent
         if parent.get("name") == "run":
             return None
-        parent = by_id.get(parent.get("parent_id") or "")
+        parent = by_id.get(_parent_id(parent))
         seen += 1
     return None
 
 
-def _new_turn(number: int, duration: float | None) -> dict[str, Any]:
+def _parent_id(span: JSONObject) -> str:
+    parent = span.get("parent_id")
+    return parent if isinstance(parent, str) else ""
+
+
+def _new_turn(number: int, duration: JSONValue) -> TurnView:
     return {"n": number, "duration_s": duration, "model_calls": [], "tools": [], "folds": []}
 
 
-def _payload(span: dict[str, Any]) -> dict[str, Any] | None:
+def _tool_row(call_id: JSONValue, name: JSONValue, arguments: JSONValue = None) -> ToolRow:
+    return {
+        "id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "result": None,
+        "is_error": None,
+        "duration_s": None,
+        "verdict": None,
+        "guardrail": None,
+        "error": None,
+    }
+
+
+def _payload(span: JSONObject) -> JSONObject | None:
     payload = span.get("payload")
     return payload if isinstance(payload, dict) else None
 
 
-def _withheld(span: dict[str, Any]) -> str:
+def _withheld(span: JSONObject) -> str:
     if span.get("tainted"):
         return "(withheld: the run is secret-tainted)"
     return "(not recorded)"
 
 
-def _error(span: dict[str, Any]) -> dict[str, Any]:
+def _error(span: JSONObject) -> ErrorRow:
     return {
         "span": span.get("name"),
         "error": span.get("error"),
@@ -63,28 +207,28 @@ def _error(span: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _as_exported(span: dict[str, Any]) -> dict[str, Any]:
+def _as_exported(span: JSONObject) -> JSONObject:
     """``span`` (a trace file's) with its attributes and error as exporters record them.
 
     This version's files already hold only those; a file an older version or another writer
     made may hold a tainted span's text, or a value of any size, which the page must not show.
     """
-    attributes = span.get("attributes")
     error = span.get("error")
+    error_type = span.get("error_type")
     tainted = bool(span.get("tainted"))
     return {
         **span,
-        "attributes": export_attributes(
-            str(span.get("name")), attributes if isinstance(attributes, dict) else {}, tainted
-        ),
+        "attributes": export_attributes(str(span.get("name")), _attributes(span), tainted),
         "error": export_error(
-            None if error is None else str(error), span.get("error_type"), tainted
+            None if error is None else str(error),
+            error_type if isinstance(error_type, str) else None,
+            tainted,
         ),
     }
 
 
 @collector_paused()
-def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def views_from_spans(spans: Sequence[JSONObject]) -> list[RunView]:
     """One run view per ``run`` span of ``spans`` (a trace file's), in start order.
 
     Attributes and errors are shown as exporters record them (:func:`export_attributes`),
@@ -96,66 +240,87 @@ def views_from_spans(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return views.finish()
 
 
+@dataclass
+class _Run:
+    """A run view being built, with what :meth:`_Views.finish` adds to it last."""
+
+    view: RunView
+    #: calls made before the first turn
+    prelude: TurnView
+    #: the error the ``run`` span itself recorded
+    error: ErrorRow | None
+
+
 class _Views:
     """The run views being built from one trace's spans: runs, their turns and tool rows."""
 
-    def __init__(self, spans: list[dict[str, Any]]) -> None:
+    def __init__(self, spans: list[JSONObject]) -> None:
         self.spans = spans
-        self.by_id = {s["span_id"]: s for s in spans if isinstance(s.get("span_id"), str)}
-        self.views = {run["span_id"]: _run_view(run) for run in spans if run.get("name") == "run"}
-        self.turns: dict[str, dict[str, Any]] = {}
-        self.tool_rows: dict[tuple[str, str], dict[str, Any]] = {}
+        self.by_id = {key: s for s in spans if isinstance(key := s.get("span_id"), str)}
+        self.runs = {
+            run["span_id"]: _Run(
+                _run_view(run), _new_turn(0, None), _error(run) if run.get("error") else None
+            )
+            for run in spans
+            if run.get("name") == "run"
+        }
+        self.turns: dict[JSONValue, TurnView] = {}
+        self.tool_rows: dict[tuple[str, JSONValue], ToolRow] = {}
 
-    def run_of(self, span: dict[str, Any]) -> dict[str, Any] | None:
-        node: dict[str, Any] | None = span
+    def run_of(self, span: JSONObject) -> _Run | None:
+        node: JSONObject | None = span
         for _ in range(len(self.by_id) + 1):
             if node is None:
                 return None
-            if node.get("name") == "run" and node.get("span_id") in self.views:
-                return self.views[node["span_id"]]
-            node = self.by_id.get(node.get("parent_id") or "")
+            if node.get("name") == "run" and node.get("span_id") in self.runs:
+                return self.runs[node["span_id"]]
+            node = self.by_id.get(_parent_id(node))
         return None
 
-    def turn_for(self, span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    def turn_for(self, span: JSONObject, run: _Run) -> TurnView:
         turn = _turn_of(span, self.by_id)
         if turn is None:
-            prelude: dict[str, Any] = view["_prelude"]
-            return prelude
-        return self.add_turn(turn, view)
+            return run.prelude
+        return self.add_turn(turn, run.view)
 
-    def add_turn(self, span: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    def add_turn(self, span: JSONObject, view: RunView) -> TurnView:
         made = self.turns.get(span["span_id"])
         if made is None:
-            attrs = span.get("attributes") or {}
-            made = _new_turn(int(attrs.get("turn") or 0), span.get("duration_s"))
+            number = _attributes(span).get("turn")
+            made = _new_turn(
+                int(number) if isinstance(number, int | float | str) and number else 0,
+                span.get("duration_s"),
+            )
             self.turns[span["span_id"]] = made
             view["turns"].append(made)
         return made
 
-    def tool_row(self, view: dict[str, Any], turn: dict[str, Any], call_id: str, name: str) -> Any:
+    def tool_row(
+        self, view: RunView, turn: TurnView, call_id: JSONValue, name: JSONValue
+    ) -> ToolRow:
         key = (str(view["run_id"]), call_id)
         row = self.tool_rows.get(key)
         if row is None:
-            row = dict.fromkeys(_TOOL_ROW_KEYS)
-            row["id"], row["name"] = call_id, name
+            row = _tool_row(call_id, name)
             self.tool_rows[key] = row
             turn["tools"].append(row)
         return row
 
-    def add(self, span: dict[str, Any]) -> None:
+    def add(self, span: JSONObject) -> None:
         """Put one span (not a run's) into its run's view."""
         name = span.get("name")
-        view = self.run_of(span)
-        if view is None or name == "run":
+        run = self.run_of(span)
+        if run is None or name == "run":
             return
-        attrs = span.get("attributes") or {}
+        view = run.view
+        attrs = _attributes(span)
         for key in _OMISSION_KEYS:
             if attrs.get(key):
                 view["omissions"].append(f"{key.replace('_', ' ')}: {attrs[key]}")
         if name == "turn":
             self.add_turn(span, view)
             return
-        turn = self.turn_for(span, view)
+        turn = self.turn_for(span, run)
         if span.get("error"):
             view["errors"].append(_error(span))
         if name == "model_call":
@@ -167,10 +332,12 @@ class _Views:
         elif name == "fold":
             turn["folds"].append(_fold_row(span))
 
-    def model_call(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
-        attrs = span.get("attributes") or {}
+    def model_call(self, span: JSONObject, view: RunView, turn: TurnView) -> None:
+        attrs = _attributes(span)
         payload = _payload(span)
-        response = (payload or {}).get("response") or {}
+        response = (payload or {}).get("response")
+        if not isinstance(response, dict):
+            response = {}
         turn["model_calls"].append(
             {
                 "model": attrs.get("model"),
@@ -186,16 +353,16 @@ class _Views:
                 "error": span.get("error"),
             }
         )
-        calls = response.get("tool_calls") if isinstance(response, dict) else None
-        ids = attrs.get("tool_call_ids") or []
-        names = attrs.get("tool_call_names") or []
-        for i, call_id in enumerate(ids):
+        calls = _items(response.get("tool_calls"))
+        names = _items(attrs.get("tool_call_names"))
+        for i, call_id in enumerate(_items(attrs.get("tool_call_ids"))):
             row = self.tool_row(view, turn, call_id, names[i] if i < len(names) else "")
-            if calls and i < len(calls) and isinstance(calls[i], dict):
-                row["arguments"] = _arguments(calls[i].get("arguments"))
+            call = calls[i] if i < len(calls) else None
+            if isinstance(call, dict):
+                row["arguments"] = _arguments(call.get("arguments"))
 
-    def tool_call(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
-        attrs = span.get("attributes") or {}
+    def tool_call(self, span: JSONObject, view: RunView, turn: TurnView) -> None:
+        attrs = _attributes(span)
         payload = _payload(span)
         row = self.tool_row(view, turn, str(attrs.get("call_id")), str(attrs.get("tool")))
         row["duration_s"] = span.get("duration_s")
@@ -207,61 +374,49 @@ class _Views:
         else:
             row["result"] = _withheld(span)
 
-    def verdict(self, span: dict[str, Any], view: dict[str, Any], turn: dict[str, Any]) -> None:
+    def verdict(self, span: JSONObject, view: RunView, turn: TurnView) -> None:
         """A ``verdict`` or ``guardrail`` span, on the row of the call it decided."""
-        attrs = span.get("attributes") or {}
-        name = str(span.get("name"))
-        if name == "verdict":
+        attrs = _attributes(span)
+        if span.get("name") == "verdict":
             call_id = attrs.get("call_id")
         else:
-            parent = self.by_id.get(span.get("parent_id") or "") or {}
-            call_id = (parent.get("attributes") or {}).get("call_id")
+            parent = self.by_id.get(_parent_id(span)) or {}
+            call_id = _attributes(parent).get("call_id")
         row = self.tool_row(view, turn, str(call_id), str(attrs.get("tool")))
         who = attrs.get("source") or attrs.get("guardrail") or ""
         reason = attrs.get("reason") or ""
-        row[name] = verdict_text(attrs)
+        if span.get("name") == "verdict":
+            row["verdict"] = verdict_text(attrs)
+        else:
+            row["guardrail"] = verdict_text(attrs)
         if (attrs.get("decision") or "?") == "deny" and row["result"] is None:
             row["result"] = f"not run: denied by {who or 'a hook'}: {reason or 'no reason'}"
             row["is_error"] = True
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[RunView]:
         """Each run's view complete: pending calls marked, turns in order, errors once."""
         result = []
-        for view in self.views.values():
-            prelude = view.pop("_prelude")
-            run_error = view.pop("_run_error")
+        for run in self.runs.values():
+            view = run.view
             _mark_pending(view)
-            if run_error is not None:
-                view["errors"].append(run_error)
+            if run.error is not None:
+                view["errors"].append(run.error)
             view["turns"].sort(key=lambda t: t["n"])
             # an error that reached the run is also on the span that raised it: keep the first
-            unique: dict[Any, dict[str, Any]] = {}
+            unique: dict[JSONValue, ErrorRow] = {}
             for error in view["errors"]:
                 unique.setdefault(error["error"], error)
             view["errors"] = list(unique.values())
+            prelude = run.prelude
             if prelude["model_calls"] or prelude["tools"] or prelude["folds"]:
                 view["turns"].insert(0, prelude)
             result.append(view)
         return result
 
 
-#: The fields of a tool call's row, in the order the page shows them.
-_TOOL_ROW_KEYS = (
-    "id",
-    "name",
-    "arguments",
-    "result",
-    "is_error",
-    "duration_s",
-    "verdict",
-    "guardrail",
-    "error",
-)
-
-
-def _run_view(run: dict[str, Any]) -> dict[str, Any]:
+def _run_view(run: JSONObject) -> RunView:
     """A run's view as its ``run`` span starts it: what it was asked, its status and usage."""
-    attrs = run.get("attributes") or {}
+    attrs = _attributes(run)
     given = _payload(run) or {}
     return {
         "run_id": run.get("run_id"),
@@ -279,32 +434,31 @@ def _run_view(run: dict[str, Any]) -> dict[str, Any]:
         "duration_s": run.get("duration_s"),
         "output": given.get("output"),
         "pending": [
-            _call_dict(c) for c in given.get("pending") or () if isinstance(c, dict) and "id" in c
+            _call_dict(c) for c in _items(given.get("pending")) if isinstance(c, dict) and "id" in c
         ]
-        or [{"id": i, "name": "", "arguments": None} for i in attrs.get("pending") or ()],
+        or [{"id": i, "name": "", "arguments": None} for i in _items(attrs.get("pending"))],
         "errors": [],
-        "_run_error": _error(run) if run.get("error") else None,
         "omissions": [],
         "turns": [],
-        "_prelude": _new_turn(0, None),
     }
 
 
-def _fold_row(span: dict[str, Any]) -> dict[str, Any]:
+def _fold_row(span: JSONObject) -> FoldRow:
     """A fold span as the page shows it: sizes, the summary and what it replaced."""
-    attrs = span.get("attributes") or {}
+    attrs = _attributes(span)
     payload = _payload(span) or {}
+    summary = payload.get("summary")
     return {
         "messages": attrs.get("fold_messages"),
         "tokens_before": attrs.get("fold_tokens_before"),
         "tokens_after": attrs.get("fold_tokens_after"),
         "error": attrs.get("fold_error"),
-        "summary": _text((payload.get("summary") or {}).get("content")),
-        "folded": [_message_line(m) for m in payload.get("folded") or ()],
+        "summary": _text(summary.get("content") if isinstance(summary, dict) else None),
+        "folded": [_message_line(m) for m in _items(payload.get("folded"))],
     }
 
 
-def verdict_text(attributes: dict[str, Any]) -> str:
+def verdict_text(attributes: Mapping[str, object]) -> str:
     """A verdict or guardrail span's decision, who made it and why: ``deny by policy: ...``."""
     who = attributes.get("source") or attributes.get("guardrail") or ""
     reason = attributes.get("reason") or ""
@@ -312,15 +466,15 @@ def verdict_text(attributes: dict[str, Any]) -> str:
     return decision + (f" by {who}" if who else "") + (f": {reason}" if reason else "")
 
 
-def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:
+def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
     """A run view from a run's latest :class:`Checkpoint` (no timings: a checkpoint has none)."""
-    state = checkpoint.state
+    state: object = checkpoint.state
     if not isinstance(state, dict):
         state = {}
     transcript = state.get("transcript") or []
     pending = state.get("pending") or []
     status = checkpoint.status
-    view: dict[str, Any] = {
+    view: RunView = {
         "run_id": checkpoint.run_id,
         "agent": (checkpoint.metadata or {}).get("agent"),
         "source": f"checkpoint v{checkpoint.version} of {versions} ({checkpoint.created_at})",
@@ -335,11 +489,11 @@ def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:
         "omissions": [],
         "turns": [],
     }
-    rows: dict[str, dict[str, Any]] = {}
-    turn: dict[str, Any] | None = None
+    rows: dict[str, ToolRow] = {}
     for message in transcript:
-        role = getattr(message, "role", None)
-        if role == "assistant":
+        if not isinstance(message, Message):
+            continue
+        if message.role == "assistant":
             turn = _new_turn(len(view["turns"]) + 1, None)
             view["turns"].append(turn)
             turn["model_calls"].append(
@@ -357,13 +511,12 @@ def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:
                 }
             )
             for call in message.tool_calls:
-                row = {**_call_dict(call), "result": None, "is_error": None, "duration_s": None}
-                row.update(verdict=None, guardrail=None, error=None)
+                row = _tool_row(call.id, call.name, _arguments(call.arguments))
                 rows[call.id] = row
                 turn["tools"].append(row)
             if not message.tool_calls and status == "done":
                 view["output"] = message.text
-        elif role == "tool" and message.tool_call_id in rows:
+        elif message.role == "tool" and message.tool_call_id in rows:
             row = rows[message.tool_call_id]
             row["result"] = _text(message.content)
             row["is_error"] = message.is_error
@@ -371,7 +524,7 @@ def view_from_checkpoint(checkpoint: Any, versions: int) -> dict[str, Any]:
     return view
 
 
-def _mark_pending(view: dict[str, Any]) -> None:
+def _mark_pending(view: RunView) -> None:
     """A pending call's row says it waits, rather than that no result was recorded."""
     waiting = {str(call.get("id")) for call in view["pending"]}
     for turn in view["turns"]:
@@ -380,7 +533,7 @@ def _mark_pending(view: dict[str, Any]) -> None:
                 row["result"] = "(pending: waiting for a person's approval)"
 
 
-def _call_dict(call: Any) -> dict[str, Any]:
+def _call_dict(call: ToolCall | JSONObject) -> CallRow:
     if isinstance(call, dict):
         return {
             "id": call.get("id"),
@@ -390,16 +543,17 @@ def _call_dict(call: Any) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": _arguments(call.arguments)}
 
 
-def _arguments(raw: Any) -> Any:
+def _arguments(raw: JSONValue) -> JSONValue:
     if isinstance(raw, str):
         try:
-            return json.loads(raw) if raw.strip() else {}
+            parsed: JSONValue = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError:
             return raw
+        return parsed
     return raw
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -412,7 +566,7 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, default=repr)
 
 
-def _message_line(message: Any) -> str:
+def _message_line(message: object) -> str:
     if isinstance(message, dict):
         return f"{message.get('role')}: {_text(message.get('content'))}"
     return str(message)
@@ -463,17 +617,17 @@ _SCRIPT = """
 """
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _seconds(value: Any) -> str:
+def _seconds(value: object) -> str:
     if not isinstance(value, int | float):
         return "-"
     return f"{value * 1000:.0f} ms" if value >= 0.01 else f"{value * 1000:.2f} ms"
 
 
-def _block(label: str, value: Any, out: list[str], *, cls: str = "") -> None:
+def _block(label: str, value: JSONValue, out: list[str], *, cls: str = "") -> None:
     """``value`` as a preformatted block, collapsed under ``label`` when it is long."""
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     size = len(text)
@@ -485,15 +639,15 @@ def _block(label: str, value: Any, out: list[str], *, cls: str = "") -> None:
         out.append(f"<div>{_esc(label)}:<pre>{_esc(text)}</pre></div>")
 
 
-def _render_tool(row: dict[str, Any], out: list[str]) -> None:
+def _render_tool(row: ToolRow, out: list[str]) -> None:
     error = " is-error" if row.get("is_error") else ""
     out.append(f'<div class="tool searchable{error}" data-call-id="{_esc(row.get("id"))}">')
     out.append(f"<b>tool {_esc(row.get('name'))}</b> <code>{_esc(row.get('id'))}</code>")
     out.append(f' <span class="badge">{_seconds(row.get("duration_s"))}</span>')
-    for key in ("verdict", "guardrail"):
-        if row.get(key):
-            kind = str(row[key]).split(" ", 1)[0]
-            out.append(f' <span class="badge {_esc(kind)}">{key}: {_esc(row[key])}</span>')
+    for key, decided in (("verdict", row["verdict"]), ("guardrail", row["guardrail"])):
+        if decided:
+            kind = decided.split(" ", 1)[0]
+            out.append(f' <span class="badge {_esc(kind)}">{key}: {_esc(decided)}</span>')
     if row.get("is_error"):
         out.append(' <span class="badge deny">error</span>')
     _block("arguments", row.get("arguments") if row.get("arguments") is not None else {}, out)
@@ -504,7 +658,7 @@ def _render_tool(row: dict[str, Any], out: list[str]) -> None:
     out.append("</div>")
 
 
-def _render_turn(turn: dict[str, Any], out: list[str]) -> None:
+def _render_turn(turn: TurnView, out: list[str]) -> None:
     label = f"Turn {turn['n']}" if turn["n"] else "Before the first turn"
     out.append(f'<section class="turn searchable" data-turn="{turn["n"]}">')
     out.append(f"<h3>{label} <span class='badge'>{_seconds(turn['duration_s'])}</span></h3>")
@@ -545,15 +699,15 @@ def _render_turn(turn: dict[str, Any], out: list[str]) -> None:
     out.append("</section>")
 
 
-def _render_run(view: dict[str, Any], out: list[str]) -> None:
+def _render_run(view: RunView, out: list[str]) -> None:
     status = str(view.get("status"))
     out.append(f'<article class="run" data-run-id="{_esc(view.get("run_id"))}">')
     out.append(f"<h2>run {_esc(view.get('run_id'))}</h2><div class='facts'>")
     out.append(f"<span>agent <b>{_esc(view.get('agent'))}</b></span>")
     out.append(f"<span class='status-{_esc(status)}'>status <b>{_esc(status)}</b></span>")
     out.append(f"<span>{len(view['turns'])} turn(s)</span>")
-    usage = view.get("usage") or {}
-    if usage.get("requests") is not None:
+    usage = view["usage"]
+    if usage is not None and usage["requests"] is not None:
         out.append(
             f"<span>tokens {_esc(usage.get('input_tokens'))} in / "
             f"{_esc(usage.get('output_tokens'))} out{_esc(usage_extra(usage))}, "
@@ -590,7 +744,7 @@ def _render_run(view: dict[str, Any], out: list[str]) -> None:
 
 
 @collector_paused()
-def render_html(views: Iterable[dict[str, Any]], title: str) -> str:
+def render_html(views: Iterable[RunView], title: str) -> str:
     """One self-contained page showing every run view: nothing in it is fetched."""
     out = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -612,15 +766,23 @@ def render_html(views: Iterable[dict[str, Any]], title: str) -> str:
 
 
 #: The token counts a provider reports beside input and output (Usage's cache and reasoning).
-_EXTRA_TOKENS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+_EXTRA_TOKENS: tuple[_ExtraKey, ...] = (
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
 
 
-def _cache_and_reasoning(attrs: dict[str, Any]) -> dict[str, Any]:
+def _cache_and_reasoning(attrs: JSONObject) -> ExtraTokens:
     """A span's cache and reasoning token counts, when its provider reported them."""
-    return {key: attrs[key] for key in _EXTRA_TOKENS if attrs.get(key)}
+    counts: ExtraTokens = {}
+    for key in _EXTRA_TOKENS:
+        if attrs.get(key):
+            counts[key] = attrs[key]
+    return counts
 
 
-def usage_extra(counts: dict[str, Any]) -> str:
+def usage_extra(counts: Mapping[str, object]) -> str:
     """`` (12 cached in, 3 cache writes, 40 reasoning)`` for the counts there are, else ``""``."""
     words = (
         ("cache_read_tokens", "cached in"),

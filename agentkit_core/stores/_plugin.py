@@ -13,7 +13,6 @@ import importlib
 import sys
 from collections.abc import Callable
 from collections.abc import Sequence
-from typing import Any
 from typing import NamedTuple
 
 from .._urls import url_scheme
@@ -34,9 +33,9 @@ class StorePlugin(NamedTuple):
     (the target's first name) when it is asked for.
     """
 
-    open_store: Callable[[str], Any]
-    hook: Callable[[Register[Any]], None]
-    module_getattr: Callable[[str], Any]
+    open_store: Callable[[str], object]
+    hook: Callable[[Register[Callable[[str], object]]], None]
+    module_getattr: Callable[[str], object]
 
 
 def store_plugin(
@@ -44,7 +43,7 @@ def store_plugin(
     seam: str,
     *,
     schemes: str | Sequence[str],
-    opener: str | Callable[[str], Any],
+    opener: str | Callable[[str], object],
 ) -> StorePlugin:
     """A store plugin's opener, registration hook and module ``__getattr__``, in one call.
 
@@ -79,7 +78,7 @@ def store_plugin(
         )
 
     @hookimpl
-    def hook(register: Register[Any]) -> None:
+    def hook(register: Register[Callable[[str], object]]) -> None:
         for scheme in listed:
             register(scheme, open_store)
 
@@ -106,7 +105,9 @@ def _schemes(schemes: str | Sequence[str]) -> tuple[str, ...]:
     return listed
 
 
-def _lazy_opener(module: str, target: str) -> tuple[Callable[[str], Any], Callable[[str], Any]]:
+def _lazy_opener(
+    module: str, target: str
+) -> tuple[Callable[[str], object], Callable[[str], object]]:
     """The opener and module ``__getattr__`` for ``"module:Class.method"``, both importing late."""
     where, colon, qualname = target.partition(":")
     path = qualname.split(".")
@@ -116,11 +117,11 @@ def _lazy_opener(module: str, target: str) -> tuple[Callable[[str], Any], Callab
             "'._store:SqliteSessionStore.open' (the module relative to the plugin's package)"
         )
 
-    def imported() -> Any:
+    def imported() -> object:
         anchor = getattr(sys.modules.get(module), "__package__", None) or module
         return importlib.import_module(where, anchor if where.startswith(".") else None)
 
-    def open_store(url: str) -> Any:
+    def open_store(url: str) -> object:
         value = imported()
         for part in path:
             try:
@@ -130,12 +131,17 @@ def _lazy_opener(module: str, target: str) -> tuple[Callable[[str], Any], Callab
                     f"store opener {target!r} of {module}: {value!r} has no {part!r}; fix the "
                     "opener given to store_plugin()"
                 ) from None
+        if not callable(value):
+            raise ImportError(
+                f"store opener {target!r} of {module} is {value!r}, which cannot be called; fix "
+                "the opener given to store_plugin()"
+            )
         return value(url)
 
     open_store.__module__, open_store.__qualname__ = module, "open_store"
     open_store.__doc__ = f"Open the store for ``url`` with ``{target}``, imported on first use."
 
-    def module_getattr(name: str) -> Any:
+    def module_getattr(name: str) -> object:
         if name != path[0]:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         value = getattr(imported(), name)
@@ -145,8 +151,8 @@ def _lazy_opener(module: str, target: str) -> tuple[Callable[[str], Any], Callab
     return open_store, module_getattr
 
 
-def _no_attribute(module: str) -> Callable[[str], Any]:
-    def module_getattr(name: str) -> Any:
+def _no_attribute(module: str) -> Callable[[str], object]:
+    def module_getattr(name: str) -> object:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return module_getattr

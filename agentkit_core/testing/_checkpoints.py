@@ -40,11 +40,11 @@ def _run() -> str:
 def record(
     run_id: str,
     version: int,
-    state: Any = None,
+    state: object = None,
     *,
     namespace: str = "agent",
     status: str = "running",
-    metadata: Any = None,
+    metadata: object = None,
 ) -> StoredCheckpoint:
     """A record whose state and metadata are the JSON of the given values."""
     return StoredCheckpoint(

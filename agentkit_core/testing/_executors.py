@@ -24,7 +24,9 @@ from .._executor import InProcessExecutor
 from .._messages import Message
 from .._plugins import PluginManager
 from .._tools import FunctionTool
+from .._tools import Tool
 from ._models import ScriptedModel
+from ._models import Step
 from ._models import tool_call
 from ._registrations import check_declared_options
 
@@ -40,7 +42,7 @@ async def _slow() -> str:
     return "late"
 
 
-def _script() -> list[Any]:
+def _script() -> list[Step]:
     return [
         Message.assistant("", [tool_call("add", '{"a": 2, "b": 3}', id="call_1")]),
         Message.assistant("", [tool_call("add", '{"a": 5, "b": 1}', id="call_2")]),
@@ -57,7 +59,7 @@ class ExecutorConformance:
     def close_executor(self, executor: Executor) -> None:
         """Release what ``make_executor`` opened (nothing by default)."""
 
-    def _agent(self, executor: Executor, tools: list[Any], script: list[Any]) -> Agent:
+    def _agent(self, executor: Executor, tools: list[Tool], script: list[Step]) -> Agent:
         # no installed plugins: their hooks (an untrusted-output frame with a fresh id) would
         # make two runs' transcripts differ
         manager = PluginManager(entry_points=False)
@@ -101,7 +103,10 @@ class ExecutorConformance:
 
     def test_a_step_past_its_timeout_is_an_error_naming_the_step(self) -> None:
         executor = self.make_executor(step_timeout=0.2)
-        script = [Message.assistant("", [tool_call("slow", "{}", id="call_1")]), "done"]
+        script: list[Step] = [
+            Message.assistant("", [tool_call("slow", "{}", id="call_1")]),
+            "done",
+        ]
         try:
             agent = self._agent(executor, [FunctionTool(_slow, name="slow")], script)
             with pytest.raises(StepTimeoutError, match="tool:slow:call_1") as info:

@@ -13,15 +13,15 @@ it. A grant's allow beats the default, never a rule that asks or denies::
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from .._agent import Agent
+from .._context import RunContext
 from .._errors import ConfigError
 from .._messages import ToolCall
 from .._policy import Approval
 from .._policy import Grant
+from .._policy import GrantReport
 from .._policy import PolicyEngine
 from .._verdicts import Verdict
 from ._registrations import check_declared_options
@@ -37,7 +37,9 @@ class PolicyEngineConformance:
     def make_engine(self) -> PolicyEngine:
         raise NotImplementedError("define make_engine() in the conformance subclass")
 
-    def context(self, engine: PolicyEngine, seen: list[Verdict], run_id: str = "run-1") -> Any:
+    def context(
+        self, engine: PolicyEngine, seen: list[Verdict], run_id: str = "run-1"
+    ) -> RunContext:
         return Agent(
             "conformance", "test", policy=engine, verdict_observer=seen.append
         ).new_context(run_id)
@@ -113,7 +115,7 @@ class PolicyEngineConformance:
 
     # ------------------------------------------------------------------ grants
 
-    def grant(self, engine: PolicyEngine, *, trusted: bool = True, run: str = "r1") -> Any:
+    def grant(self, engine: PolicyEngine, *, trusted: bool = True, run: str = "r1") -> GrantReport:
         return engine.grant(Grant("skill:x", ("edit",), trusted, "d1", "read x again", "s", run))
 
     def test_a_trusted_grant_allows_in_its_scope_only(self) -> None:

@@ -33,6 +33,7 @@ from .. import tool
 from .._session_state import REASONING
 from ..plugin import ModelRequest
 from ._models import ScriptedModel
+from ._models import Step
 
 
 @tool
@@ -47,7 +48,7 @@ def transfer(amount: int) -> str:
     return f"moved {amount}"
 
 
-def ask_for_transfers(ctx: Any, call: ToolCall) -> ToolDecision | None:
+def ask_for_transfers(ctx: object, call: ToolCall) -> ToolDecision | None:
     if call.name == "transfer":
         return ToolDecision.ask("a person approves transfers")
     return None
@@ -63,7 +64,7 @@ def reasoning_seen(request: ModelRequest) -> Message:
     return Message.assistant(json.dumps(found))
 
 
-async def open_kit(url: str, steps: list[Any], model: str = "bank", **session: Any) -> Kit:
+async def open_kit(url: str, steps: list[Step], model: str = "bank", **session: Any) -> Kit:
     return await Kit.open(
         name="bank",
         model=ScriptedModel(steps, name=model),

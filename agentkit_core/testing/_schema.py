@@ -20,11 +20,18 @@ against the stream fed one character at a time.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Final
+from typing import TypedDict
 
 from .._errors import ParseError
+from .._messages import JSONObject
 from .._output import SchemaAdapter
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 FIELDS: Final = ("title", "count", "score", "done", "tags", "owner", "note")
 PERSON_FIELDS: Final = ("name", "email")
@@ -32,7 +39,7 @@ _MISSING: Final = object()
 _SCALARS: Final = ("count", "score", "done")
 
 
-def report_documents() -> Any:
+def report_documents() -> SearchStrategy[dict[str, object]]:
     """A hypothesis strategy of Report documents (plain JSON data)."""
     from hypothesis import strategies as st
 
@@ -51,11 +58,18 @@ def report_documents() -> Any:
     )
 
 
-def dump_styles() -> Any:
+class DumpStyle(TypedDict):
+    """The ``json.dumps`` keywords a document is written with."""
+
+    ensure_ascii: bool
+    indent: int | None
+
+
+def dump_styles() -> SearchStrategy[DumpStyle]:
     """A hypothesis strategy of ``json.dumps`` keyword sets."""
     from hypothesis import strategies as st
 
-    return st.fixed_dictionaries({"ensure_ascii": st.booleans(), "indent": st.none() | st.just(2)})
+    return st.builds(DumpStyle, ensure_ascii=st.booleans(), indent=st.none() | st.just(2))
 
 
 class SchemaAdapterConformance:
@@ -64,11 +78,11 @@ class SchemaAdapterConformance:
     #: hypothesis examples per property (kept small: every cut point is parsed).
     max_examples = 15
 
-    def make_adapter(self) -> SchemaAdapter[Any]:
+    def make_adapter(self) -> SchemaAdapter[object]:
         """The adapter under test, for the flavour's declaration of Report."""
         raise NotImplementedError("a conformance subclass supplies make_adapter()")
 
-    def has(self, obj: Any, name: str) -> bool:
+    def has(self, obj: object, name: str) -> bool:
         """Whether field ``name`` has arrived in partial ``obj``.
 
         A field with a default reads as that default before it arrives (a class attribute of
@@ -82,15 +96,15 @@ class SchemaAdapterConformance:
         except TypeError:  # a slotted class: an unset slot raises AttributeError
             return getattr(obj, name, _MISSING) is not _MISSING
 
-    def get(self, obj: Any, name: str) -> Any:
+    def get(self, obj: object, name: str) -> Any:
         """Field ``name`` of ``obj`` (an instance or plain data)."""
         return obj[name] if isinstance(obj, dict) else getattr(obj, name)
 
     # ------------------------------------------------------------------ helpers
 
-    def view(self, obj: Any, fields: tuple[str, ...] = FIELDS) -> dict[str, Any]:
+    def view(self, obj: object, fields: tuple[str, ...] = FIELDS) -> dict[str, object]:
         """The arrived fields of a partial ``obj`` as plain data."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for name in fields:
             if self.has(obj, name):
                 value = self.get(obj, name)
@@ -129,9 +143,11 @@ class SchemaAdapterConformance:
     def test_json_schema(self) -> None:
         schema = self.make_adapter().json_schema()
         json.dumps(schema)
-        assert set(FIELDS) <= set(schema["properties"])
-        assert set(schema["required"]) >= {"title", "count", "score", "done", "tags", "owner"}
-        assert "note" not in schema["required"]
+        properties, required = schema["properties"], schema["required"]
+        assert isinstance(properties, dict) and isinstance(required, list)
+        assert set(FIELDS) <= set(properties)
+        assert set(required) >= {"title", "count", "score", "done", "tags", "owner"}
+        assert "note" not in required
 
     def test_strict_json_schema(self) -> None:
         schema = self.make_adapter().json_schema(strict=True)
@@ -140,7 +156,9 @@ class SchemaAdapterConformance:
         for node in objects:
             assert node["additionalProperties"] is False
             assert node["required"] == list(node["properties"])
-        note = schema["properties"]["note"]
+        properties = schema["properties"]
+        assert isinstance(properties, dict)
+        note = properties["note"]
         assert "null" in json.dumps(note)
 
     def test_round_trip(self) -> None:
@@ -151,7 +169,7 @@ class SchemaAdapterConformance:
 
         @settings(max_examples=self.max_examples, deadline=None)
         @given(report_documents(), dump_styles())
-        def check(doc: dict[str, Any], style: dict[str, Any]) -> None:
+        def check(doc: dict[str, Any], style: DumpStyle) -> None:
             obj = adapter.parse(json.dumps(doc, **style))
             assert adapter.serialize(obj) == doc
             assert adapter.serialize(adapter.validate(obj)) == doc
@@ -202,7 +220,7 @@ class SchemaAdapterConformance:
 
         @settings(max_examples=self.max_examples, deadline=None)
         @given(report_documents(), dump_styles())
-        def check(doc: dict[str, Any], style: dict[str, Any]) -> None:
+        def check(doc: dict[str, Any], style: DumpStyle) -> None:
             text = json.dumps(doc, **style)
             stream = adapter.stream()
             before: set[str] = set()
@@ -233,7 +251,7 @@ class SchemaAdapterConformance:
         assert not self.has(self.get(nested, "owner"), "email")
 
 
-def _example() -> dict[str, Any]:
+def _example() -> JSONObject:
     return {
         "title": "t",
         "count": 1,
@@ -245,7 +263,7 @@ def _example() -> dict[str, Any]:
     }
 
 
-def _objects(schema: Any) -> Any:
+def _objects(schema: object) -> Iterator[dict[str, Any]]:
     """Every object schema with properties, at any depth (``$defs`` included)."""
     if isinstance(schema, dict):
         if "properties" in schema:

@@ -7,6 +7,7 @@ streams, errors, cut connections) and keeps what the client sent.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import socketserver
@@ -101,7 +102,7 @@ class WireServer:
         """Answer the next request with exactly this (``Reply``'s options: chunks, drop...)."""
         self.play(Reply(status, body, **options))
 
-    def answer(self, data: Any, status: int = 200) -> None:
+    def answer(self, data: object, status: int = 200) -> None:
         """Answer the next request with ``data`` as a JSON body."""
         self.play(Reply(status, json.dumps(data).encode()))
 
@@ -125,7 +126,7 @@ class WireServer:
         else:
             self.play(Reply(chunks=events))
 
-    def _handle(self, rfile: Any, conn: socket.socket) -> None:
+    def _handle(self, rfile: io.BufferedIOBase, conn: socket.socket) -> None:
         request_line = rfile.readline().decode("latin-1").split()
         if len(request_line) < 2:
             return
