@@ -4,7 +4,8 @@
     python benchmarks/restructure/run.py --old /tmp/agentkit-old [--rounds 5]
 
 Both trees run in this interpreter's environment (core and every plugin installed), each put
-first on ``PYTHONPATH`` with its plugins, so the only difference is the code. Each round runs
+first on ``PYTHONPATH`` with its plugins, each with its own copy of the benchmark scripts (they
+differ only in the doors they import from), so the only difference is the code. Each round runs
 every benchmark once per tree, in its own process, the tree that goes first alternating from
 round to round; the ratio new/old is taken within the round, and the table gives the median
 ratio over the rounds with the range. Measured: the agent loop's per-turn overhead (core only,
@@ -23,25 +24,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent
-NEW = BENCH.parent
+NEW = Path(__file__).resolve().parent.parent.parent
 #: (label, script, arguments, {figure: label}); each script prints one JSON line.
 CASES = [
     (
         "agent loop, core only",
-        BENCH / "agent_loop" / "bench_agentkit.py",
+        Path("agent_loop/bench_agentkit.py"),
         ["--runs", "10"],
         {"turns_1_20_us": "µs per turn (turns 1-20)"},
     ),
     (
         "agent loop, every plugin installed",
-        BENCH / "agent_loop" / "bench_agentkit_installed.py",
+        Path("agent_loop/bench_agentkit_installed.py"),
         ["--runs", "10"],
         {"turns_1_20_us": "µs per turn (turns 1-20)"},
     ),
     (
         "kit",
-        BENCH / "kit" / "bench_agentkit.py",
+        Path("kit/bench_agentkit.py"),
         ["200", "5"],
         {"construct": "Kit(...) µs", "config": "kit.config() µs"},
     ),
@@ -55,6 +55,8 @@ def pythonpath(tree: Path) -> str:
 
 
 def measure(tree: Path, script: Path, args: list[str]) -> dict[str, float]:
+    """The figures ``tree``'s own copy of ``script`` prints, run on ``tree``'s code."""
+    script = tree / "benchmarks" / script
     env = {**os.environ, "PYTHONPATH": pythonpath(tree), "PYTHONWARNINGS": "ignore"}
     done = subprocess.run(
         [sys.executable, str(script), *args],
