@@ -8,7 +8,8 @@ A store plugin's test subclasses :class:`MCPTokenStoreConformance` and opens a s
 
 ``make_store`` called again with the same ``tmp_path`` must open the same grants (what a
 restart does); a store that keeps them in memory only sets ``durable = False`` (a reopened one
-then starts empty). The suite closes each store it opens. Requires pytest (pytest-asyncio in auto mode) and hypothesis.
+then starts empty). The suite closes each store it opens. Requires pytest (pytest-asyncio in
+auto mode) and hypothesis.
 """
 
 from __future__ import annotations
