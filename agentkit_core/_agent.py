@@ -344,6 +344,7 @@ class Agent:
             guardrail=self.guardrail,
             policy=self.policy,
             verdict_observer=self.verdict_observer,
+            guards=self.guards,
         )
         ctx = RunContext(
             run_id=run_id,
@@ -434,33 +435,29 @@ class Agent:
             return self.settings
         return merge_settings(self.settings, check_settings(settings, "run(settings=)"))
 
-    def _bind(self, ctx: RunContext) -> RunContext:
-        """``ctx`` with this agent's invoker and guardrail where it has none.
+    def _claim(self, ctx: RunContext, service: str) -> None:
+        """Give ``ctx`` this agent's ``service``; one it already carries must be the same."""
+        given, mine = getattr(ctx, service), getattr(self, service)
+        if given is None:
+            setattr(ctx, service, mine)
+        elif given is not mine:
+            raise ConfigError(
+                f"the run context carries the {service} {given!r}, but agent {self.name!r} "
+                f"runs {mine!r}; a run has one {service}: pass it as the agent's {service}= "
+                f"and leave ctx.{service} unset",
+                value=given,
+                source=f"RunContext.{service}",
+            )
 
-        A context carrying another guardrail is refused: a run has one.
+    def _bind(self, ctx: RunContext) -> RunContext:
+        """``ctx`` with this agent's invoker, guardrail, policy and guards where it has none.
+
+        A context carrying another guardrail, policy or guard chain is refused: a run has one.
         """
         if ctx.agent_name is None:
             ctx.agent_name = self.name
-        if ctx.guardrail is None:
-            ctx.guardrail = self.guardrail
-        elif ctx.guardrail is not self.guardrail:
-            raise ConfigError(
-                f"the run context carries the guardrail {ctx.guardrail!r}, but agent "
-                f"{self.name!r} runs {self.guardrail!r}; a run has one guardrail: pass it as "
-                "the agent's guardrail= and leave ctx.guardrail unset",
-                value=ctx.guardrail,
-                source="RunContext.guardrail",
-            )
-        if ctx.policy is None:
-            ctx.policy = self.policy
-        elif ctx.policy is not self.policy:
-            raise ConfigError(
-                f"the run context carries the policy {ctx.policy!r}, but agent {self.name!r} "
-                f"runs {self.policy!r}; a run has one policy: pass it as the agent's policy= "
-                "and leave ctx.policy unset",
-                value=ctx.policy,
-                source="RunContext.policy",
-            )
+        for service in ("guardrail", "policy", "guards"):
+            self._claim(ctx, service)
         if ctx.invoker is None:
             ctx.invoker = self.new_context(ctx.run_id).invoker
             assert ctx.invoker is not None

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
     from ._checkpoint import KeyValueStore
     from ._guardrails import Guardrail
+    from ._guards import GuardChain
     from ._policy import PolicyEngine
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
@@ -162,11 +163,12 @@ class RunServices:
     """What a run works with beside its scope; the agent builds one per run.
 
     ``checkpointer`` persists the run (a :class:`~agentkit_core.Checkpointer` or a bare
-    :class:`~agentkit_core.CheckpointPort`); ``store`` is the key-value alternative a producer
-    bridges to when there is no checkpointer. ``recorder`` writes the conversation's session;
-    ``elicitor`` lets a person answer; ``guardrail`` and ``policy`` are the agent's;
-    ``verdict_observer`` hears every verdict; ``deps`` is whatever the application hands its
-    tools (never read by agentkit).
+    :class:`~agentkit_core.plugin.CheckpointPort`); ``store`` is the key-value alternative a
+    producer bridges to when there is no checkpointer. ``recorder`` writes the conversation's
+    session; ``elicitor`` lets a person answer; ``guardrail``, ``policy`` and ``guards`` (the
+    guard chain, for what a run asks a model outside the loop, such as an MCP server's sampling
+    request) are the agent's; ``verdict_observer`` hears every verdict; ``deps`` is whatever the
+    application hands its tools (never read by agentkit).
     """
 
     checkpointer: Checkpointer | CheckpointPort | None = None
@@ -176,6 +178,7 @@ class RunServices:
     guardrail: Guardrail | None = None
     policy: PolicyEngine | None = None
     verdict_observer: VerdictObserver | None = None
+    guards: GuardChain | None = None
     deps: object = None
 
 
@@ -235,6 +238,7 @@ class RunContext(RunScope):
         self.guardrail: Guardrail | None = given.guardrail
         self.policy: PolicyEngine | None = given.policy
         self.verdict_observer: VerdictObserver | None = given.verdict_observer
+        self.guards: GuardChain | None = given.guards
         self.deps: object = given.deps
         self.parent: RunContext | None = parent
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).

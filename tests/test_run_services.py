@@ -13,7 +13,16 @@ from agentkit_core.plugin import NullRecorder
 from agentkit_core.plugin import RunServices
 from agentkit_core.testing import DictStore
 
-NAMES = ("checkpointer", "store", "elicitor", "guardrail", "policy", "verdict_observer", "deps")
+NAMES = (
+    "checkpointer",
+    "store",
+    "elicitor",
+    "guardrail",
+    "policy",
+    "verdict_observer",
+    "guards",
+    "deps",
+)
 
 
 @given(st.dictionaries(st.sampled_from(NAMES), st.builds(object), max_size=len(NAMES)))

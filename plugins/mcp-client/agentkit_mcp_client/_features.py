@@ -30,6 +30,7 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import ElicitationError
+from agentkit_core import GuardBlocked
 from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import RunContext
@@ -150,16 +151,26 @@ class ClientFeatures:
         why = await self._decide(ctx, arguments)
         if why is not None:
             return _refused(why)
+        guards = ctx.guards
         try:
             invoker = ctx.invoker_for(source=f"{self.label} sampling", hint="run it in an agent")
             with ctx.trace.span("mcp_sampling", server=self.label):
+                if guards is not None:  # what the server sends is an input like any other
+                    request = guards.check_request(ctx, request)
                 response = await invoker.chat(request)
+                answer = response.message
+                if guards is not None:
+                    answer = guards.check_output(ctx, answer)
+        except GuardBlocked as exc:
+            return _refused(
+                f"{self.label}: guard {exc.guard!r} refused the sampling request: {exc.reason}"
+            )
         except Exception as exc:  # the model's failure is the server's error result
             return _refused(f"{self.label}: the run's model failed the sampling request: {exc}")
         stop = "maxTokens" if response.finish_reason in ("length", "max_tokens") else "endTurn"
         return mcp_types.CreateMessageResult(
             role="assistant",
-            content=mcp_types.TextContent(text=response.message.text),
+            content=mcp_types.TextContent(text=answer.text),
             model=response.model or invoker.model.name,
             stop_reason=stop,
         )

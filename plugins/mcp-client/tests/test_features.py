@@ -18,11 +18,15 @@ from mcp_client_helpers import toy
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
+from agentkit_core import GuardChain
 from agentkit_core import Kit
 from agentkit_core import LiveInstructions
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolDecision
+from agentkit_core.plugin import Guard
+from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import GuardInput
 from agentkit_core.plugin import PolicyEngine
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
@@ -84,6 +88,47 @@ async def test_sampling_is_answered_by_the_runs_model_through_its_invoker(peers)
     (span,) = ctx.trace.find("mcp_sampling")
     assert span.attributes["server"].startswith("mcp:#1")
     assert [s.parent for s in ctx.trace.find("model_call")].count("mcp_sampling") == 1
+
+
+class NoServerPrompts(Guard):
+    """Blocks the everything server's sampling prompt; rewrites what the model answers."""
+
+    name = "no-server-prompts"
+
+    def __init__(self, block: bool) -> None:
+        self.block = block
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        if self.block and "helpful test server" in inp.text:
+            return GuardDecision.block("no prompts from servers")
+        return GuardDecision.ALLOW
+
+    def check_output(self, message: Message) -> GuardDecision:
+        if "the run's model answered" in message.text:
+            return GuardDecision.rewrite("[answer withheld]", "answers stay here")
+        return GuardDecision.ALLOW
+
+
+@pytest.mark.parametrize("block", [True, False])
+async def test_the_runs_guards_check_what_a_server_samples(peers, block):
+    asked = []
+
+    def answer(request):
+        asked.append(request)
+        return "the run's model answered"
+
+    model = ScriptedModel([Message.assistant("", [SAMPLE]), answer, answer])
+    async with MCPToolSource([peers.everything()]) as source:
+        chain = GuardChain([NoServerPrompts(block)])
+        agent = Agent(model=model, tools=await source.list_tools(), guards=chain)
+        result = await agent.run("sample")
+    text = _tool_result(result).text
+    if block:  # the request never reached the model; the server got the guard's refusal
+        assert len(asked) == 1, asked
+        assert "guard 'no-server-prompts' refused the sampling request" in text, text
+    else:  # the model answered, and the server got the answer as the guards left it
+        assert len(asked) == 2
+        assert "[answer withheld]" in text and "the run's model answered" not in text, text
 
 
 async def test_sampling_denied_by_the_policy_is_an_error_for_the_server(peers):
