@@ -51,12 +51,16 @@ async def execute_marked(
     It is written only where something keeps it, and not under a durable executor, which
     records each step itself.
     """
-    runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
-    if not agent.executor.durable and any(
-        run and not may_rerun(tools.get(call.name)) for call, run in zip(calls, runs, strict=True)
-    ):
-        at = agent.checkpointer if ctx.checkpoint_at is None else None
-        if type(ctx.recorder) is not NullRecorder or resolve_checkpointer(at, ctx):
+    at = agent.checkpointer if ctx.checkpoint_at is None else None
+    recorded = type(ctx.recorder) is not NullRecorder
+    # nothing keeps a mark (what resolve_checkpointer would find): no batch to scan
+    kept = recorded or at is not None or ctx.checkpointer is not None or ctx.store is not None
+    if kept and not agent.executor.durable:
+        runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
+        if any(
+            run and not may_rerun(tools.get(call.name))
+            for call, run in zip(calls, runs, strict=True)
+        ) and (recorded or resolve_checkpointer(at, ctx)):
             state.pending, state.verdicts = list(calls), {}
             await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)

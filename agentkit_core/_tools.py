@@ -202,10 +202,9 @@ _SCALARS = frozenset({int, float, bool, type(None)})
 
 def as_tool_result(value: object) -> ToolResult:
     """A tool's return value as a result: text as is, anything else as JSON."""
-    kind = type(value)
-    if kind is str:
-        return ToolResult(cast(str, value))
-    if kind in _SCALARS:
+    if type(value) is str:  # the common case, before any isinstance check
+        return ToolResult(value)
+    if type(value) in _SCALARS:
         return ToolResult(_encode(value), structured=value)
     if isinstance(value, ToolResult):
         return value
