@@ -386,16 +386,23 @@ class Connection:
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists (all pages)."""
+        tools: list[mcp_types.Tool] = await self.list_all("tools")
+        return tools
+
+    async def list_all(self, kind: str) -> list[Any]:
+        """Every ``tools``, ``resources`` or ``prompts`` item the server lists (all pages)."""
         client = await self._live()
-        tools: list[mcp_types.Tool] = []
+        listing = getattr(client, f"list_{kind}")
+        found: list[Any] = []
         cursor: str | None = None
         while True:
-            listing = client.list_tools(cursor=cursor)
-            page = await self._request(listing, "listing tools", self.request_timeout)
-            tools.extend(page.tools)
+            page = await self._request(
+                listing(cursor=cursor), f"listing {kind}", self.request_timeout
+            )
+            found.extend(getattr(page, kind))
             cursor = page.next_cursor
             if not cursor:
-                return tools
+                return found
 
     async def call_tool(
         self,

@@ -41,17 +41,8 @@ if TYPE_CHECKING:
 
 async def list_resources(connection: Connection) -> list[mcp_types.Resource]:
     """Every resource the server lists (all pages)."""
-    client = await connection._live()
-    found: list[mcp_types.Resource] = []
-    cursor: str | None = None
-    while True:
-        page = await connection._request(
-            client.list_resources(cursor=cursor), "listing resources", connection.request_timeout
-        )
-        found.extend(page.resources)
-        cursor = page.next_cursor
-        if not cursor:
-            return found
+    resources: list[mcp_types.Resource] = await connection.list_all("resources")
+    return resources
 
 
 async def read_resource(connection: Connection, uri: str) -> str:
@@ -230,18 +221,10 @@ class ResourcePart:
 
 async def list_prompts(source: MCPToolSource, server: str) -> list[mcp_types.Prompt]:
     """Every prompt the server ``server`` (a label) lists."""
-    connection = find_server(source, server).connection
-    client = await connection._live()
-    found: list[mcp_types.Prompt] = []
-    cursor: str | None = None
-    while True:
-        page = await connection._request(
-            client.list_prompts(cursor=cursor), "listing prompts", connection.request_timeout
-        )
-        found.extend(page.prompts)
-        cursor = page.next_cursor
-        if not cursor:
-            return found
+    prompts: list[mcp_types.Prompt] = await find_server(source, server).connection.list_all(
+        "prompts"
+    )
+    return prompts
 
 
 async def render_prompt(
