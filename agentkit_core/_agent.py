@@ -676,11 +676,7 @@ class Agent:
         ctx: RunContext,
         decisions: Sequence[ToolDecision | None] = (),
     ) -> list[Message]:
-        """Run one batch of tool calls; returns their tool messages in call order.
-
-        Calls to tools that are not ``sequential`` run concurrently (at most
-        ``max_parallel_tools`` at once); a sequential tool's call runs alone, in its place.
-        """
+        """Run one batch of tool calls, as ``_tool_calls.execute_batch`` does; in call order."""
         return await execute_batch(self, calls, tools, ctx, decisions)
 
 
