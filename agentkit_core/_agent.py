@@ -12,12 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
@@ -27,6 +30,10 @@ from ._context import RunServices
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ToolDefinitionError
+from ._events import EventLog
+from ._events import EventQueue
+from ._events import RunEvent
+from ._events import model_sink
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
@@ -93,6 +100,8 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
+
+T = TypeVar("T")
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -393,24 +402,46 @@ class Agent:
         the :class:`AgentResult`; a failing run raises from the iterator instead. A retried
         call's events are not taken back: the retry's events follow them.
         """
-        queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
-        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put_nowait, settings))
-        runner.add_done_callback(lambda _: queue.put_nowait(None))
-
-        async def events() -> AsyncIterator[StreamEvent]:
-            while (event := await queue.get()) is not None:
+        queue: EventQueue[StreamEvent] = EventQueue()
+        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
+        source = queue if self._adapter is None else stream_partials(self._adapter, queue)
+        async with contextlib.aclosing(_while_running(runner, queue, source)) as events:
+            async for event in events:
                 yield event
+        yield StreamEvent("result", result=runner.result())
 
-        source = events() if self._adapter is None else stream_partials(self._adapter, events())
+    async def run_stream_events(
+        self,
+        task: str,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
+    ) -> AsyncIterator[RunEvent]:
+        """Run like :meth:`run`, yielding each step of the run as a typed event (docs/events.md).
+
+        The model calls are streamed. The last event is :class:`RunFinished` (holding the
+        :class:`AgentResult`), :class:`RunSuspended` or :class:`RunFailed`, after which a
+        failed run's error is raised from the iterator. Leaving the iteration early (``break``,
+        ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
+        """
+        ctx = ctx if ctx is not None else self.new_context()
+        if ctx.trace.events is not None:
+            raise ConfigError(
+                f"run {ctx.run_id!r} is streaming its events already; give each run its own "
+                "context (leave ctx= unset)",
+                source="Agent.run_stream_events",
+            )
+        queue: EventQueue[RunEvent] = EventQueue()
+        log = ctx.trace.events = EventLog(ctx.run_id, [queue.put])
+        sink = model_sink(log, None if self._adapter is None else self._adapter.stream)
         try:
-            async for event in source:
-                yield event
-            result = await runner
+            runner = asyncio.ensure_future(self._run(task, ctx, wc, sink, settings))
+            async with contextlib.aclosing(_while_running(runner, queue)) as events:
+                async for event in events:
+                    yield event
         finally:
-            if not runner.done():
-                runner.cancel()
-                await asyncio.gather(runner, return_exceptions=True)
-        yield StreamEvent("result", result=result)
+            ctx.trace.events = None
 
     async def _run(
         self,
@@ -491,8 +522,11 @@ class Agent:
         policy = self.policy
         held = False
         try:
-            session = ctx.recorder.session_id
-            given = {"agent": self.name, "session_id": session} if session else {"agent": self.name}
+            given: dict[str, object] = {"agent": self.name, "model": self.model.name}
+            if session := ctx.recorder.session_id:
+                given["session_id"] = session
+                if task is not None:
+                    given["task_item"] = ctx.recorder.last_id
             with ctx.trace.span("run", {"task": state.task}, **given) as span:
                 try:
                     if task is not None and policy is not None:  # a user's message: a new task
@@ -505,7 +539,13 @@ class Agent:
                     raise
                 held = result.status == "suspended"
                 _stamp_run(span, result)
-                return result
+            if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
+                events.finished(result, ctx.recorder.last_id)
+            return result
+        except Exception as exc:
+            if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
+                events.failed(exc)
+            raise
         finally:
             ctx.recorder.end(ctx)
             if policy is not None and not held:
@@ -678,6 +718,25 @@ class Agent:
     ) -> list[Message]:
         """Run one batch of tool calls, as ``_tool_calls.execute_batch`` does; in call order."""
         return await execute_batch(self, calls, tools, ctx, decisions)
+
+
+async def _while_running(
+    runner: asyncio.Future[AgentResult], queue: EventQueue[T], items: AsyncIterable[T] | None = None
+) -> AsyncGenerator[T, None]:
+    """``items`` (the queue's own, by default) while ``runner`` runs; then its error, if any.
+
+    Closing it early (iterate it under ``contextlib.aclosing``: a generator left inside another
+    is closed only when collected) cancels the run and waits for it to unwind.
+    """
+    runner.add_done_callback(lambda _: queue.close())
+    try:
+        async for item in queue if items is None else items:
+            yield item
+        await runner
+    finally:
+        if not runner.done():
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

@@ -292,6 +292,7 @@ class RunContext(RunScope):
             self.elicitor = parent.elicitor
             self.elicit_timeout = parent.elicit_timeout
         self.trace.attach(parent.trace.exporters)
+        self.trace.events = parent.trace.events  # its steps join the parent's event stream
 
     @property
     def elicit_timeout(self) -> float | None:

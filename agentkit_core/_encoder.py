@@ -35,6 +35,7 @@ from uuid import UUID
 
 from ._errors import DecodingError
 from ._errors import EncodingError
+from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -383,3 +384,11 @@ def _encode(obj: object) -> str:
         except (TypeError, ValueError, RecursionError):
             pass  # json encodes what orjson refuses (big ints, int keys...) or says why not
     return _json_encode(obj)
+
+
+def jsonable(value: object) -> JSONValue:
+    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
+    from pydantic_core import to_jsonable_python
+
+    data: JSONValue = to_jsonable_python(value, fallback=repr)
+    return data

@@ -7,12 +7,14 @@ import random
 from typing import Any
 
 from ._errors import ProviderError
+from ._events import Retry
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import ToolInvocation
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._tokens import estimate_tokens
 from ._tools import ToolResult
 from ._tracing import Span
 from ._tracing import current_span
@@ -28,7 +30,10 @@ class _Tracing(Middleware):
         # trace._enter/_exit rather than ``with trace.span``: the same span, two calls fewer
         payload: dict[str, object] = {"request": request.messages}
         trace = ctx.trace
-        span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
+        attributes: dict[str, object] = {"messages": len(request.messages)}
+        if trace.events is not None:  # someone streams the run's events: they get the estimate
+            attributes["estimated_tokens"] = estimate_tokens(request.messages)
+        span, token = trace._enter("model_call", payload, attributes)
         try:
             response = await call_next(request)
             _stamp(span, response)
@@ -138,7 +143,13 @@ class _Retry(Middleware):
                         retry_after=exc.retry_after,
                     ) from exc
                 current_span().set("retries", attempt)
-                await asyncio.sleep(self.delay(attempt, exc.retry_after))
+                wait = self.delay(attempt, exc.retry_after)
+                ctx = request.ctx
+                if ctx is not None and ctx.trace.events is not None:
+                    ctx.trace.events.emit(
+                        Retry, ctx.run_id, attempt=attempt, error=str(exc), wait=wait
+                    )
+                await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # the loop returns or raises
 
 

@@ -140,14 +140,16 @@ class StreamEvent:
     ``kind`` is ``"text"`` (``text`` holds the delta), ``"reasoning"`` (``text`` holds a delta
     of the model's reasoning: a thinking delta or a thought/reasoning summary delta, shown to the
     caller, never part of the answer's text; the whole reasoning is on the final message's
-    ``metadata["reasoning"]``), ``"tool_call"`` (``tool_call`` holds a completed call),
+    ``metadata["reasoning"]``), ``"tool_call_delta"`` (a fragment of a call being written:
+    ``tool_call`` holds its id, its name and the arguments' next characters; optional, for
+    providers that stream them), ``"tool_call"`` (``tool_call`` holds a completed call),
     ``"partial"`` (``partial`` holds the typed output parsed so far) or ``"done"``
     (``response`` holds the whole answer, always a model stream's last event).
     ``Agent.run_stream`` ends its stream with one ``"result"`` event (``result`` holds the
     ``AgentResult``). A consumer should pass over kinds it does not know: more may come.
     """
 
-    kind: Literal["text", "reasoning", "tool_call", "partial", "done", "result"]
+    kind: Literal["text", "reasoning", "tool_call_delta", "tool_call", "partial", "done", "result"]
     text: str = ""
     tool_call: ToolCall | None = None
     partial: object = None

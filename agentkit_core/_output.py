@@ -18,6 +18,7 @@ import types
 import typing
 from abc import ABC
 from abc import abstractmethod
+from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -217,7 +218,7 @@ class PartialParsing(ABC):
 
 
 async def stream_partials(
-    adapter: SchemaAdapter[object], events: AsyncIterator[StreamEvent]
+    adapter: SchemaAdapter[object], events: AsyncIterable[StreamEvent]
 ) -> AsyncIterator[StreamEvent]:
     """Pass ``events`` through, adding a ``"partial"`` event after each text delta.
 

@@ -51,6 +51,7 @@ from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._sessions import _as_header as as_header
+from ._sessions import new_id
 from ._verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ class Recorder:
         self._tainted: bool = parent is not None and parent._tainted
         self._steps: Executor | None = None  # the durable executor of the recording run
         self._flushes = 0
+        #: The id of the item recorded last (:attr:`NewItem.id`), for the run's events.
+        self.last_id: str | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -513,11 +516,12 @@ class Recorder:
         run = ctx.run_id if ctx is not None else None
         if run is not None:
             body["run"] = run
+        self.last_id = item = new_id()
         if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
             self._taint()
-            self._buffer.append(NewItem(kind, {REDACTED: SECRET_TAINT, "run": run}))
+            self._buffer.append(NewItem(kind, {REDACTED: SECRET_TAINT, "run": run}, id=item))
         else:
-            self._buffer.append(NewItem(kind, body))
+            self._buffer.append(NewItem(kind, body, id=item))
         self.state.feed(kind, body)
 
     def _taint(self) -> None:
@@ -543,6 +547,7 @@ class NullRecorder(Recorder):
         self.parts_for = None
         self._leaf = None
         self._tainted = False
+        self.last_id = None
 
     def _ignore(self, *args: object, **kwargs: object) -> None:
         return None

@@ -18,8 +18,10 @@ from typing import Any
 
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
+from ._events import ToolProgress
 from ._messages import Usage
 from ._tracing import Trace
+from ._tracing import current_span
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -216,6 +218,34 @@ class RunScope:
         while run is not None and not run._tainted:
             run._tainted = True
             run = run.parent
+
+    def report_progress(
+        self,
+        progress: float,
+        total: float | None = None,
+        message: str = "",
+        *,
+        call_id: str | None = None,
+    ) -> None:
+        """Say how far a tool call has got: a ``tool_progress`` event.
+
+        For whoever streams the run's events (``Agent.run_stream_events``); without one this
+        does nothing. ``call_id`` defaults to the call whose tool is running in this task.
+        """
+        events = self.trace.events
+        if events is None:
+            return
+        if call_id is None:
+            span = current_span()
+            call_id = str(span.attributes.get("call_id", "")) if span.name == "tool_call" else ""
+        events.emit(
+            ToolProgress,
+            self.run_id,
+            call_id=call_id,
+            progress=progress,
+            total=total,
+            message=message,
+        )
 
     def add_usage(self, usage: Usage) -> None:
         """Add a call's usage to the run (and its parents') and enforce each budget.

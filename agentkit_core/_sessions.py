@@ -221,6 +221,9 @@ class NewItem:
     kind: str
     body: object = None
     tainted: bool = False
+    #: The id the item will have; empty: a fresh one. The recorder names its items as it
+    #: records them, so a run's events can point at the item before it is written.
+    id: str = ""
 
 
 @runtime_checkable
@@ -485,7 +488,7 @@ class Sessions:
             ) from exc
         return SessionItem(
             session_id=sid,
-            id=new_id(),
+            id=new.id or new_id(),
             parent=parent,
             kind=new.kind,
             body_json=body,

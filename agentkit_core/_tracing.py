@@ -30,9 +30,11 @@ from time import time_ns
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ._encoder import jsonable
+from ._events import EventLog
+
 if TYPE_CHECKING:
     from ._messages import JSONObject
-    from ._messages import JSONValue
 
 _current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
     "agentkit_span", default=None
@@ -282,14 +284,6 @@ class Span:
         return data
 
 
-def jsonable(value: object) -> JSONValue:
-    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
-    from pydantic_core import to_jsonable_python
-
-    data: JSONValue = to_jsonable_python(value, fallback=repr)
-    return data
-
-
 class SpanExporter:
     """Receives a run's spans as they start and end.
 
@@ -344,6 +338,8 @@ class Trace:
     exporters: list[SpanExporter] = field(default_factory=list)
     #: One line per exporter that raised and was detached.
     errors: list[str] = field(default_factory=list)
+    #: The run's event log while someone streams its events (``Agent.run_stream_events``).
+    events: EventLog | None = None
     _step_of: dict[str, Span] = field(default_factory=dict, repr=False)
 
     def attach(self, exporters: Sequence[SpanExporter]) -> None:
@@ -393,6 +389,8 @@ class Trace:
         self.spans.append(span)
         if self.exporters:
             self._tell("on_start", span)
+        if self.events is not None:
+            self.events.span_opened(span)
         return span
 
     def close(self, span: Span, exc: BaseException | None = None) -> None:
@@ -410,6 +408,8 @@ class Trace:
             span.tainted = self.tainted()
         if self.exporters:
             self._tell("on_end", span)
+        if self.events is not None:
+            self.events.span_closed(span)
 
     def record(
         self,

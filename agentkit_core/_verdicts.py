@@ -148,6 +148,8 @@ def report_verdict(
         observer = ctx.verdict_observer if observer is None else observer
     if recorder is not None:
         recorder.record_verdict(ctx, verdict)
+    if ctx is not None and ctx.trace.events is not None:
+        ctx.trace.events.verdict(verdict, None if recorder is None else recorder.last_id)
     if observer is not None:
         try:
             observer(verdict)

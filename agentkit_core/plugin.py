@@ -56,7 +56,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_config": ("read_kit_options",),
     "_context": ("Elicitor", "Invoker", "RunServices"),
     "_discovery": ("PluginInfo",),
-    "_encoder": ("encode_state", "decode_state"),
+    "_encoder": ("encode_state", "decode_state", "jsonable"),
     "_errors": (
         "UnsupportedTypeError",
         "PluginConflictError",
@@ -207,7 +207,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolConflict",
         "ToolConflictError",
     ),
-    "_tracing": ("Span", "jsonable", "SpanExporter", "current_span"),
+    "_tracing": ("Span", "SpanExporter", "current_span"),
     "_units": (
         "Unit",
         "units_from_end",
@@ -249,6 +249,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._discovery import PluginInfo as PluginInfo
     from ._encoder import decode_state as decode_state
     from ._encoder import encode_state as encode_state
+    from ._encoder import jsonable as jsonable
     from ._errors import CorruptMemoryEntry as CorruptMemoryEntry
     from ._errors import CorruptSessionItem as CorruptSessionItem
     from ._errors import DecodingError as DecodingError
@@ -408,7 +409,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._tracing import Span as Span
     from ._tracing import SpanExporter as SpanExporter
     from ._tracing import current_span as current_span
-    from ._tracing import jsonable as jsonable
     from ._units import Repair as Repair
     from ._units import Unit as Unit
     from ._units import compaction_units as compaction_units

@@ -19,6 +19,7 @@ import pydantic
 import pytest
 
 import agentkit_core
+import agentkit_core.events
 import agentkit_core.plugin
 import agentkit_core.stores
 import agentkit_core.testing
@@ -27,9 +28,9 @@ API = Path(__file__).resolve().parent / "api"
 PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
 #: The doors whose names are imported on first use, from the table ``_EXPORTS``.
 DOORS = [agentkit_core, agentkit_core.plugin]
-#: Every public module whose list of names is pinned: the doors, the suites and the store
-#: plugins' package.
-PINNED = [*PUBLIC, agentkit_core.stores]
+#: Every public module whose list of names is pinned: the doors, the suites, the store
+#: plugins' package and the run's events.
+PINNED = [*PUBLIC, agentkit_core.stores, agentkit_core.events]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).

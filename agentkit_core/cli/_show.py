@@ -225,7 +225,7 @@ async def run_and_show(
 
 def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = None) -> int:
     """Print ``result`` as ``args`` ask; a suspended run's pending calls go to stderr."""
-    from .._tracing import jsonable
+    from .._encoder import jsonable
 
     out = out if out is not None else sys.stdout
     if args.json:

@@ -283,12 +283,18 @@ def _content_part(block: Any) -> dict[str, Any]:
     return {"type": "text", "text": f"[{block.type} content left out]"}
 
 
-def progress_recorder(span: Span) -> ProgressFnT:
-    """A progress callback that appends each notification to ``span`` (the tool call's)."""
+def progress_recorder(span: Span, ctx: RunContext | None) -> ProgressFnT:
+    """A progress callback that appends each notification to ``span`` (the tool call's).
+
+    Each is also the run's ``tool_progress`` event (``ctx.report_progress``).
+    """
 
     async def record(progress: float, total: float | None, message: str | None) -> None:
         events: list[dict[str, Any]] = span.attributes.setdefault(PROGRESS_ATTRIBUTE, [])
         events.append({"progress": progress, "total": total, "message": message, "at": time.time()})
+        if ctx is not None:  # told from the session's own task: the call is named
+            call_id = str(span.attributes.get("call_id", ""))
+            ctx.report_progress(progress, total, message or "", call_id=call_id)
 
     return record
 

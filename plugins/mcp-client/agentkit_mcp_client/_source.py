@@ -65,10 +65,11 @@ class MCPTool(Tool):
         """Call the tool on its server; a server-side tool error comes back as ``is_error``.
 
         While it runs, the server may sample through ``ctx``'s model; its progress
-        notifications are recorded on the tool call's span (``mcp_progress``).
+        notifications are recorded on the tool call's span (``mcp_progress``) and are the
+        run's ``tool_progress`` events.
         """
         connection = self.server.connection
-        progress = progress_recorder(current_span())
+        progress = progress_recorder(current_span(), ctx)
         with connection.features.running(ctx):
             result = await connection.call_tool(self.remote_name, arguments, self.timeout, progress)
         return to_tool_result(result)

@@ -1,0 +1,483 @@
+"""The run as a stream of typed events: one frozen class per step a caller or a UI can see.
+
+The run's :class:`~agentkit_core.plugin.Trace` is the one place events come from: a span that
+opens or closes (the run, a turn, a model call, a tool call, a fold) becomes its event here, in
+:meth:`EventLog.span_opened`/:meth:`EventLog.span_closed`; the few steps that are not spans
+(a model's deltas, a verdict, a retry, a held batch) are told to the same log where the loop
+records them. Nothing is built unless someone listens: a trace without a log pays one
+``is None`` test per span.
+
+Every event carries the run's id, a sequence number that strictly increases over the run (a
+child agent's events share its parent's numbering) and, where the event corresponds to an item
+of the run's session written at that moment, that item's id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import Generic
+from typing import TypeVar
+
+from ._encoder import jsonable
+from ._messages import ToolCall
+from ._messages import Usage
+
+if TYPE_CHECKING:
+    from ._tracing import Span
+    from ._verdicts import Verdict
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEvent:
+    """What every event carries. ``kind`` names the event in JSON (``"tool_finished"``)."""
+
+    kind: ClassVar[str] = "event"
+    run_id: str
+    seq: int
+    item_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as JSON-ready data: ``kind`` first, then its fields."""
+        data: dict[str, Any] = {"kind": self.kind}
+        for name in self.__dataclass_fields__:
+            data[name] = jsonable(getattr(self, name))
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStarted(RunEvent):
+    kind: ClassVar[str] = "run_started"
+    agent: str
+    model: str
+    session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(RunEvent):
+    kind: ClassVar[str] = "turn_started"
+    turn: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequestStarted(RunEvent):
+    kind: ClassVar[str] = "model_request_started"
+    messages: int
+    estimated_tokens: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta(RunEvent):
+    kind: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingDelta(RunEvent):
+    kind: ClassVar[str] = "thinking_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallStarted(RunEvent):
+    kind: ClassVar[str] = "tool_call_started"
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallArgsDelta(RunEvent):
+    kind: ClassVar[str] = "tool_call_args_delta"
+    call_id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallReady(RunEvent):
+    kind: ClassVar[str] = "tool_call_ready"
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerdictReported(RunEvent):
+    """A policy's, a guard's or a contested hook's decision (its ``namespace`` says which)."""
+
+    kind: ClassVar[str] = "verdict"
+    verdict: Verdict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalRequested(RunEvent):
+    kind: ClassVar[str] = "approval_requested"
+    call: ToolCall
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalAnswered(RunEvent):
+    kind: ClassVar[str] = "approval_answered"
+    call_id: str
+    approved: bool
+    by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStarted(RunEvent):
+    kind: ClassVar[str] = "tool_started"
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress(RunEvent):
+    kind: ClassVar[str] = "tool_progress"
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFinished(RunEvent):
+    """A tool call's end: its result's text (or parts), whether it is an error, seconds taken."""
+
+    kind: ClassVar[str] = "tool_finished"
+    call_id: str
+    name: str
+    result: object
+    is_error: bool
+    duration: float
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retry(RunEvent):
+    kind: ClassVar[str] = "retry"
+    attempt: int
+    error: str
+    wait: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionFold(RunEvent):
+    kind: ClassVar[str] = "compaction_fold"
+    compactor: str
+    messages: int | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryWrite(RunEvent):
+    kind: ClassVar[str] = "memory_write"
+    tool: str
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageUpdate(RunEvent):
+    """One model request's usage and the run's total so far (``cost`` when it is known)."""
+
+    kind: ClassVar[str] = "usage"
+    model: str
+    request: Usage
+    total: Usage
+    cost: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputPartial(RunEvent):
+    kind: ClassVar[str] = "output_partial"
+    value: object
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChildRunStarted(RunEvent):
+    """A child agent's run began (its own events follow, with its ``run_id``)."""
+
+    kind: ClassVar[str] = "child_run_started"
+    child_run_id: str
+    agent: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChildRunFinished(RunEvent):
+    kind: ClassVar[str] = "child_run_finished"
+    child_run_id: str
+    agent: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSuspended(RunEvent):
+    kind: ClassVar[str] = "run_suspended"
+    pending: tuple[ToolCall, ...]
+    reason: str
+    #: The suspended :class:`~agentkit_core.AgentResult` (``resume`` continues it).
+    result: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(RunEvent):
+    """The run's end; ``result`` is the :class:`~agentkit_core.AgentResult` ``run`` returns."""
+
+    kind: ClassVar[str] = "run_finished"
+    result: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFailed(RunEvent):
+    kind: ClassVar[str] = "run_failed"
+    error: str
+    error_type: str
+
+
+#: The memory tools whose call writes the memory (``_memory_block``'s names).
+MEMORY_TOOLS = frozenset({"memory_save", "memory_patch", "memory_forget"})
+
+
+@dataclass(slots=True)
+class EventLog:
+    """Numbers a run's events and hands them to its subscribers, in the run's own task.
+
+    ``run_id`` is the top run's: a child agent's run shares its parent's log (its events are
+    stamped with its own run id, numbered in the one sequence).
+    """
+
+    run_id: str
+    subscribers: list[Callable[[RunEvent], None]] = field(default_factory=list)
+    seq: int = 0
+    total: Usage = field(default_factory=Usage)
+    #: Each open run span's id → (run id, agent), for the child-run events.
+    _runs: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def emit(self, cls: type[RunEvent], run_id: str | None = None, **fields: Any) -> RunEvent:
+        """Build a ``cls`` event with the next sequence number and hand it to every subscriber."""
+        self.seq += 1
+        event = cls(run_id=run_id or self.run_id, seq=self.seq, **fields)
+        for subscriber in self.subscribers:
+            subscriber(event)
+        return event
+
+    def span_opened(self, span: Span) -> None:
+        name, at = span.name, span.attributes
+        run = span.run_id
+        if name == "turn":
+            self.emit(TurnStarted, run, turn=at.get("turn", 0))
+        elif name == "model_call":
+            self.emit(
+                ModelRequestStarted,
+                run,
+                messages=at.get("messages", 0),
+                estimated_tokens=at.get("estimated_tokens", 0),
+            )
+        elif name == "tool_call":
+            self.emit(
+                ToolStarted,
+                run,
+                call_id=at.get("call_id", ""),
+                name=at.get("tool", ""),
+                arguments=span.payload.get("arguments", {}),
+            )
+        elif name == "run":
+            agent = str(at.get("agent", ""))
+            self._runs[span.span_id] = (run or "", agent)
+            if run != self.run_id:
+                self.emit(ChildRunStarted, child_run_id=run or "", agent=agent)
+            else:
+                self.emit(
+                    RunStarted,
+                    item_id=at.get("task_item"),
+                    agent=agent,
+                    model=str(at.get("model", "")),
+                    session_id=at.get("session_id"),
+                )
+
+    def span_closed(self, span: Span) -> None:
+        name, at = span.name, span.attributes
+        run = span.run_id
+        if name == "tool_call":
+            self.emit(
+                ToolFinished,
+                run,
+                call_id=at.get("call_id", ""),
+                name=at.get("tool", ""),
+                result=span.payload.get("result"),
+                is_error=bool(at.get("is_error", span.error is not None)),
+                duration=span.duration or 0.0,
+                error=span.error,
+            )
+            if at.get("tool") in MEMORY_TOOLS and not at.get("is_error"):
+                self.emit(MemoryWrite, run, tool=at["tool"], call_id=at.get("call_id", ""))
+        elif name == "model_call" and span.error is None:
+            request = Usage(
+                input_tokens=at.get("input_tokens", 0),
+                output_tokens=at.get("output_tokens", 0),
+                cache_read_tokens=at.get("cache_read_tokens", 0),
+                cache_write_tokens=at.get("cache_write_tokens", 0),
+                reasoning_tokens=at.get("reasoning_tokens", 0),
+                requests=1,
+            )
+            self.total = self.total + request
+            self.emit(
+                UsageUpdate,
+                run,
+                model=str(at.get("model") or ""),
+                request=request,
+                total=self.total,
+                cost=at.get("cost"),
+            )
+        elif name in ("fold", "compaction"):
+            self.emit(
+                CompactionFold,
+                run,
+                compactor=str(at.get("compactor", "folding")),
+                messages=at.get("fold_messages"),
+                tokens_before=at.get("fold_tokens_before"),
+                tokens_after=at.get("fold_tokens_after"),
+                error=at.get("fold_error") or span.error,
+            )
+        elif name == "run":
+            child, agent = self._runs.pop(span.span_id, (run or "", ""))
+            if child != self.run_id:
+                status = str(at.get("status", "failed" if span.error else "done"))
+                self.emit(ChildRunFinished, child_run_id=child, agent=agent, status=status)
+
+    def finished(self, result: Any, item_id: str | None) -> None:
+        """The run's last event: suspended (each held call's request first), or finished."""
+        if result.status == "suspended":
+            for call in result.pending:
+                self.emit(ApprovalRequested, call=call, reason=result.stop_reason or "")
+            self.emit(
+                RunSuspended,
+                item_id=item_id,
+                pending=tuple(result.pending),
+                reason=result.stop_reason or "",
+                result=result,
+            )
+        else:
+            self.emit(RunFinished, item_id=item_id, result=result)
+
+    def failed(self, exc: BaseException) -> None:
+        self.emit(RunFailed, error=str(exc), error_type=type(exc).__name__)
+
+    def verdict(self, verdict: Verdict, item_id: str | None) -> None:
+        """A reported verdict: a person's (or a policy's release) answer, or a decision."""
+        run = verdict.run or None
+        if verdict.namespace == "approval":
+            approved = verdict.verdict == "allow"
+            self.emit(
+                ApprovalAnswered,
+                run,
+                item_id=item_id,
+                call_id=verdict.subject_id,
+                approved=approved,
+                by=verdict.by,
+            )
+        else:
+            self.emit(VerdictReported, run, item_id=item_id, verdict=verdict)
+
+
+class EventQueue(Generic[T]):
+    """Where a run's events wait for their consumer, in order; iterate it to take them.
+
+    A consumer that falls behind gets the deltas waiting for it merged (:func:`merge_delta`),
+    so their backlog stays one event per stretch of text or arguments; step events
+    wait one by one, none merged or dropped (there are a handful per turn, each already kept in
+    the run's trace).
+    """
+
+    def __init__(self) -> None:
+        self._waiting: deque[T] = deque()
+        self._ready = asyncio.Event()
+        self._closed = False
+
+    def put(self, event: T) -> None:
+        waiting = self._waiting
+        if waiting and (merged := merge_delta(waiting[-1], event)) is not None:
+            waiting[-1] = merged
+        else:
+            waiting.append(event)
+        self._ready.set()
+
+    def close(self) -> None:
+        """No more events: the iteration ends once the waiting ones are taken."""
+        self._closed = True
+        self._ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        waiting = self._waiting
+        while True:
+            while waiting:
+                yield waiting.popleft()
+            if self._closed:
+                return
+            self._ready.clear()
+            await self._ready.wait()
+
+
+def model_sink(log: EventLog, partials: Callable[[], Any] | None) -> Callable[[Any], None]:
+    """The stream sink that turns a model's stream events into the run's events.
+
+    ``partials`` makes a fresh partial parser for typed output (``adapter.stream``); each of
+    the model's answers (ended by its ``"done"``) starts a new one.
+    """
+    parser = None if partials is None else partials()
+    started: set[str] = set()  # the calls of this answer whose start was told
+
+    def start(call: ToolCall) -> None:
+        if call.id not in started:
+            started.add(call.id)
+            log.emit(ToolCallStarted, call_id=call.id, name=call.name)
+
+    def sink(event: Any) -> None:
+        nonlocal parser
+        kind = event.kind
+        if kind == "text" and event.text:
+            log.emit(TextDelta, text=event.text)
+            if parser is not None and (value := parser.feed(event.text)) is not None:
+                log.emit(OutputPartial, value=value)
+        elif kind == "reasoning" and event.text:
+            log.emit(ThinkingDelta, text=event.text)
+        elif kind == "tool_call_delta" and event.tool_call is not None:
+            call = event.tool_call
+            start(call)
+            if call.arguments:
+                log.emit(ToolCallArgsDelta, call_id=call.id, delta=call.arguments)
+        elif kind == "tool_call" and event.tool_call is not None:
+            start(event.tool_call)
+            log.emit(ToolCallReady, call=event.tool_call)
+        elif kind == "done":
+            started.clear()
+            if partials is not None:
+                parser = partials()
+
+    return sink
+
+
+def merge_delta(waiting: T, event: T) -> T | None:
+    """``waiting`` with ``event`` joined on, when both are deltas of one stream; else None.
+
+    What a consumer that is behind receives instead of the two: one delta holding both texts
+    (or both argument fragments of one call), under the later sequence number.
+    """
+    merged: Any = None
+    if type(waiting) is not type(event):
+        return None
+    if isinstance(event, TextDelta | ThinkingDelta):
+        merged = replace(event, text=waiting.text + event.text)  # type: ignore[attr-defined]
+    elif isinstance(event, ToolCallArgsDelta) and waiting.call_id == event.call_id:  # type: ignore[attr-defined]
+        merged = replace(event, delta=waiting.delta + event.delta)  # type: ignore[attr-defined]
+    return merged  # type: ignore[no-any-return]
