@@ -433,15 +433,19 @@ class Agent:
                 source="Agent.run_stream_events",
             )
         queue: EventQueue[RunEvent] = EventQueue()
-        log = ctx.trace.events = EventLog(ctx.run_id, [queue.put])
+        log = ctx.trace.events = EventLog(ctx.run_id, queue.put)
         sink = model_sink(log, None if self._adapter is None else self._adapter.stream)
-        try:
-            runner = asyncio.ensure_future(self._run(task, ctx, wc, sink, settings))
-            async with contextlib.aclosing(_while_running(runner, queue)) as events:
-                async for event in events:
-                    yield event
+        runner = asyncio.ensure_future(self._run(task, ctx, wc, sink, settings))
+        runner.add_done_callback(lambda _: queue.close())
+        waiting = queue.waiting
+        try:  # the queue's loop inlined: a generator less for each event to pass through
+            while await queue.more():
+                while waiting:
+                    yield waiting.popleft()
+            await runner
         finally:
             ctx.trace.events = None
+            await _stopped(runner)
 
     async def _run(
         self,
@@ -734,9 +738,14 @@ async def _while_running(
             yield item
         await runner
     finally:
-        if not runner.done():
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
+        await _stopped(runner)
+
+
+async def _stopped(runner: asyncio.Future[AgentResult]) -> None:
+    """Cancel ``runner`` if it still runs, and wait for it to unwind."""
+    if not runner.done():
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

@@ -28,8 +28,11 @@ from typing import Generic
 from typing import TypeVar
 
 from ._encoder import jsonable
+from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
+from ._records import quick_init
+from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._tracing import Span
@@ -38,14 +41,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunEvent:
     """What every event carries. ``kind`` names the event in JSON (``"tool_finished"``)."""
 
     kind: ClassVar[str] = "event"
     run_id: str
     seq: int
-    item_id: str | None = None
+    item_id: str | None
 
     def to_json(self) -> dict[str, Any]:
         """The event as JSON-ready data: ``kind`` first, then its fields."""
@@ -55,7 +59,8 @@ class RunEvent:
         return data
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunStarted(RunEvent):
     kind: ClassVar[str] = "run_started"
     agent: str
@@ -63,52 +68,60 @@ class RunStarted(RunEvent):
     session_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class TurnStarted(RunEvent):
     kind: ClassVar[str] = "turn_started"
     turn: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ModelRequestStarted(RunEvent):
     kind: ClassVar[str] = "model_request_started"
     messages: int
     estimated_tokens: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class TextDelta(RunEvent):
     kind: ClassVar[str] = "text_delta"
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ThinkingDelta(RunEvent):
     kind: ClassVar[str] = "thinking_delta"
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolCallStarted(RunEvent):
     kind: ClassVar[str] = "tool_call_started"
     call_id: str
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolCallArgsDelta(RunEvent):
     kind: ClassVar[str] = "tool_call_args_delta"
     call_id: str
     delta: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolCallReady(RunEvent):
     kind: ClassVar[str] = "tool_call_ready"
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class VerdictReported(RunEvent):
     """A policy's, a guard's or a contested hook's decision (its ``namespace`` says which)."""
 
@@ -116,14 +129,16 @@ class VerdictReported(RunEvent):
     verdict: Verdict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ApprovalRequested(RunEvent):
     kind: ClassVar[str] = "approval_requested"
     call: ToolCall
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ApprovalAnswered(RunEvent):
     kind: ClassVar[str] = "approval_answered"
     call_id: str
@@ -131,7 +146,8 @@ class ApprovalAnswered(RunEvent):
     by: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolStarted(RunEvent):
     kind: ClassVar[str] = "tool_started"
     call_id: str
@@ -139,7 +155,8 @@ class ToolStarted(RunEvent):
     arguments: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolProgress(RunEvent):
     kind: ClassVar[str] = "tool_progress"
     call_id: str
@@ -148,7 +165,8 @@ class ToolProgress(RunEvent):
     message: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ToolFinished(RunEvent):
     """A tool call's end: its result's text (or parts), whether it is an error, seconds taken."""
 
@@ -161,7 +179,8 @@ class ToolFinished(RunEvent):
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Retry(RunEvent):
     kind: ClassVar[str] = "retry"
     attempt: int
@@ -169,7 +188,8 @@ class Retry(RunEvent):
     wait: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class CompactionFold(RunEvent):
     kind: ClassVar[str] = "compaction_fold"
     compactor: str
@@ -179,14 +199,16 @@ class CompactionFold(RunEvent):
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class MemoryWrite(RunEvent):
     kind: ClassVar[str] = "memory_write"
     tool: str
     call_id: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class UsageUpdate(RunEvent):
     """One model request's usage and the run's total so far (``cost`` when it is known)."""
 
@@ -197,13 +219,15 @@ class UsageUpdate(RunEvent):
     cost: float | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class OutputPartial(RunEvent):
     kind: ClassVar[str] = "output_partial"
     value: object
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ChildRunStarted(RunEvent):
     """A child agent's run began (its own events follow, with its ``run_id``)."""
 
@@ -212,7 +236,8 @@ class ChildRunStarted(RunEvent):
     agent: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class ChildRunFinished(RunEvent):
     kind: ClassVar[str] = "child_run_finished"
     child_run_id: str
@@ -220,7 +245,8 @@ class ChildRunFinished(RunEvent):
     status: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunSuspended(RunEvent):
     kind: ClassVar[str] = "run_suspended"
     pending: tuple[ToolCall, ...]
@@ -229,7 +255,8 @@ class RunSuspended(RunEvent):
     result: Any
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunFinished(RunEvent):
     """The run's end; ``result`` is the :class:`~agentkit_core.AgentResult` ``run`` returns."""
 
@@ -237,7 +264,8 @@ class RunFinished(RunEvent):
     result: Any
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunFailed(RunEvent):
     kind: ClassVar[str] = "run_failed"
     error: str
@@ -250,25 +278,48 @@ MEMORY_TOOLS = frozenset({"memory_save", "memory_patch", "memory_forget"})
 
 @dataclass(slots=True)
 class EventLog:
-    """Numbers a run's events and hands them to its subscribers, in the run's own task.
+    """Numbers a run's events and hands each to ``sink``, in the run's own task.
 
     ``run_id`` is the top run's: a child agent's run shares its parent's log (its events are
     stamped with its own run id, numbered in the one sequence).
     """
 
     run_id: str
-    subscribers: list[Callable[[RunEvent], None]] = field(default_factory=list)
+    sink: Callable[[RunEvent], None]
     seq: int = 0
     total: Usage = field(default_factory=Usage)
     #: Each open run span's id → (run id, agent), for the child-run events.
     _runs: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: The last request estimated, and its estimate (see :meth:`estimate`).
+    _sent: tuple[Message, ...] = ()
+    _sent_tokens: int = 0
 
-    def emit(self, cls: type[RunEvent], run_id: str | None = None, **fields: Any) -> RunEvent:
+    def estimate(self, messages: tuple[Message, ...]) -> int:
+        """``estimate_tokens(messages)``, in time proportional to what is new since the last.
+
+        A request that extends the previous one (the same first message, and the previous
+        one's last message in its place) is counted as the previous estimate plus its new
+        messages: a turn costs the same at turn 1,000 as at turn 1.
+        """
+        sent, n = self._sent, len(self._sent)
+        if n and len(messages) >= n and messages[0] is sent[0] and messages[n - 1] is sent[-1]:
+            tokens = self._sent_tokens + estimate_tokens(messages[n:])
+        else:
+            tokens = estimate_tokens(messages)
+        self._sent, self._sent_tokens = messages, tokens
+        return tokens
+
+    def emit(
+        self,
+        cls: type[RunEvent],
+        run_id: str | None = None,
+        item_id: str | None = None,
+        **fields: Any,
+    ) -> RunEvent:
         """Build a ``cls`` event with the next sequence number and hand it to every subscriber."""
         self.seq += 1
-        event = cls(run_id=run_id or self.run_id, seq=self.seq, **fields)
-        for subscriber in self.subscribers:
-            subscriber(event)
+        event = cls(run_id or self.run_id, self.seq, item_id, **fields)
+        self.sink(event)
         return event
 
     def span_opened(self, span: Span) -> None:
@@ -390,6 +441,10 @@ class EventLog:
             self.emit(VerdictReported, run, item_id=item_id, verdict=verdict)
 
 
+#: The events :func:`merge_delta` may join.
+_DELTAS = frozenset({TextDelta, ThinkingDelta, ToolCallArgsDelta})
+
+
 class EventQueue(Generic[T]):
     """Where a run's events wait for their consumer, in order; iterate it to take them.
 
@@ -400,32 +455,41 @@ class EventQueue(Generic[T]):
     """
 
     def __init__(self) -> None:
-        self._waiting: deque[T] = deque()
+        #: The events not yet taken, oldest first.
+        self.waiting: deque[T] = deque()
         self._ready = asyncio.Event()
         self._closed = False
 
     def put(self, event: T) -> None:
-        waiting = self._waiting
-        if waiting and (merged := merge_delta(waiting[-1], event)) is not None:
-            waiting[-1] = merged
-        else:
-            waiting.append(event)
-        self._ready.set()
+        waiting = self.waiting
+        if type(event) in _DELTAS and waiting:
+            merged = merge_delta(waiting[-1], event)
+            if merged is not None:
+                waiting[-1] = merged
+                return
+        waiting.append(event)
+        if not self._ready.is_set():
+            self._ready.set()
 
     def close(self) -> None:
         """No more events: the iteration ends once the waiting ones are taken."""
         self._closed = True
         self._ready.set()
 
-    async def __aiter__(self) -> AsyncIterator[T]:
-        waiting = self._waiting
-        while True:
-            while waiting:
-                yield waiting.popleft()
+    async def more(self) -> bool:
+        """Wait until an event waits in :attr:`waiting`; False once closed with none left."""
+        while not self.waiting:
             if self._closed:
-                return
+                return False
             self._ready.clear()
             await self._ready.wait()
+        return True
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        waiting = self.waiting
+        while await self.more():
+            while waiting:
+                yield waiting.popleft()
 
 
 def model_sink(log: EventLog, partials: Callable[[], Any] | None) -> Callable[[Any], None]:

@@ -14,7 +14,6 @@ from ._middleware import Middleware
 from ._middleware import ToolInvocation
 from ._models import ModelRequest
 from ._models import ModelResponse
-from ._tokens import estimate_tokens
 from ._tools import ToolResult
 from ._tracing import Span
 from ._tracing import current_span
@@ -32,7 +31,7 @@ class _Tracing(Middleware):
         trace = ctx.trace
         attributes: dict[str, object] = {"messages": len(request.messages)}
         if trace.events is not None:  # someone streams the run's events: they get the estimate
-            attributes["estimated_tokens"] = estimate_tokens(request.messages)
+            attributes["estimated_tokens"] = trace.events.estimate(request.messages)
         span, token = trace._enter("model_call", payload, attributes)
         try:
             response = await call_next(request)

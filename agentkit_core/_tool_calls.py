@@ -20,6 +20,7 @@ from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
 from ._deadline import within
 from ._errors import BudgetExceeded
+from ._events import ToolFinished
 from ._executor import InProcessExecutor
 from ._hooks import ToolDecision
 from ._messages import Message
@@ -182,9 +183,11 @@ async def _call(
     decision: ToolDecision | None,
 ) -> ToolResult:
     if decision is not None and decision.kind == "deny":
-        result = ToolResult.error(
+        result = _unrun(
+            ctx,
+            call,
             f"tool call {call.name!r} was denied by {decision.source or 'a hook'}: "
-            f"{decision.reason or 'no reason given'}"
+            f"{decision.reason or 'no reason given'}",
         )
     else:
         result = await _invoke(agent, call, tools, ctx)
@@ -200,18 +203,22 @@ async def _invoke(
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(sorted(tools)) or "none"
-        return ToolResult.error(f"unknown tool {call.name!r}; the tools are: {known}")
+        return _unrun(ctx, call, f"unknown tool {call.name!r}; the tools are: {known}")
     try:
         arguments = call.parsed_arguments()
     except json.JSONDecodeError as exc:
-        return ToolResult.error(
+        return _unrun(
+            ctx,
+            call,
             f"arguments for tool {call.name!r} are not valid JSON ({exc.msg} at "
-            f"position {exc.pos}): {call.arguments[:200]!r}"
+            f"position {exc.pos}): {call.arguments[:200]!r}",
         )
     if not isinstance(arguments, dict):
-        return ToolResult.error(
+        return _unrun(
+            ctx,
+            call,
             f"arguments for tool {call.name!r} must be a JSON object, got "
-            f"{type(arguments).__name__}"
+            f"{type(arguments).__name__}",
         )
     assert ctx.invoker is not None
     invocation = ToolInvocation(call, tool, arguments, ctx)
@@ -223,6 +230,24 @@ async def _invoke(
         kind="tool",
         idempotent=tool.idempotent or not tool.side_effects,
     )
+
+
+def _unrun(ctx: RunContext, call: ToolCall, error: str) -> ToolResult:
+    """The error result of a call that ends before its tool runs (no ``tool_call`` span).
+
+    Its ``tool_finished`` event is told here, so every call the model made ends in one.
+    """
+    if ctx.trace.events is not None:
+        ctx.trace.events.emit(
+            ToolFinished,
+            ctx.run_id,
+            call_id=call.id,
+            name=call.name,
+            result=error,
+            is_error=True,
+            duration=0.0,
+        )
+    return ToolResult.error(error)
 
 
 def steps_inline(agent: Agent) -> bool:
