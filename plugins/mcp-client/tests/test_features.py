@@ -24,6 +24,9 @@ from agentkit_core import LiveInstructions
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolDecision
+from agentkit_core.events import ToolFinished
+from agentkit_core.events import ToolProgress
+from agentkit_core.events import ToolStarted
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
@@ -246,6 +249,23 @@ async def test_progress_is_recorded_on_the_tool_call_span(peers):
     (span,) = ctx.trace.find("tool_call")
     events = span.attributes[PROGRESS_ATTRIBUTE]
     assert [(e["progress"], e["total"]) for e in events] == [(1, 3), (2, 3), (3, 3)]
+
+
+async def test_progress_notifications_are_the_run_s_tool_progress_events(peers):
+    call = tool_call("trigger-long-running-operation", json.dumps({"duration": 0.3, "steps": 3}))
+    model = ScriptedModel([Message.assistant("", [call]), "done"])
+    async with MCPToolSource([peers.everything()]) as source:
+        agent = Agent(model=model, tools=await source.list_tools())
+        events = [e async for e in agent.run_stream_events("go")]
+    progress = [e for e in events if isinstance(e, ToolProgress)]
+    assert [(e.call_id, e.progress, e.total) for e in progress] == [
+        (call.id, 1, 3),
+        (call.id, 2, 3),
+        (call.id, 3, 3),
+    ]
+    started = next(e for e in events if isinstance(e, ToolStarted))
+    finished = next(e for e in events if isinstance(e, ToolFinished))
+    assert started.seq < progress[0].seq and progress[-1].seq < finished.seq
 
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
