@@ -20,10 +20,12 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Generic
 from typing import TypeVar
 
 from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
+from ._context import DepsT
 from ._context import Elicitor
 from ._context import RunContext
 from ._context import RunServices
@@ -144,7 +146,7 @@ def _chained(guards: GuardChain | Sequence[Guard] | None) -> GuardChain | None:
     return GuardChain(guards)  # type: ignore[arg-type]
 
 
-class Agent:
+class Agent(Generic[DepsT]):
     """An agent: a model, a prompt and tools, run by a ReAct loop.
 
     Args:
@@ -339,7 +341,7 @@ class Agent:
 
     def new_context(
         self, run_id: str | None = None, *, parent: RunContext | None = None
-    ) -> RunContext:
+    ) -> RunContext[DepsT]:
         """A fresh run context wired to this agent's model, middlewares and slots.
 
         ``parent`` is the run this one works for (a child agent's caller): the new run is bound
@@ -355,7 +357,7 @@ class Agent:
             verdict_observer=self.verdict_observer,
             guards=self.guards,
         )
-        ctx = RunContext(
+        ctx: RunContext[DepsT] = RunContext(
             run_id=run_id,
             model=self.model,
             middlewares=self.middlewares,
@@ -372,27 +374,30 @@ class Agent:
         self,
         task: str,
         *,
-        ctx: RunContext | None = None,
+        ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
+        deps: DepsT | None = None,
     ) -> AgentResult:
         """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
 
+        ``deps`` is what the run's tools find as ``ctx.deps`` (``RunContext[MyDeps]``).
         ``settings`` go over the agent's own for this run's model requests, key by key.
         ``on_event`` is called, in the call's own task, with each of the model's stream events
         (the model calls are then streamed; ``"text"``, ``"tool_call"``, ``"done"``): what a
         durable executor publishes a run's stream from. :meth:`run_stream` yields them instead.
         """
-        return await self._run(task, ctx, wc, on_event, settings)
+        return await self._run(task, self._with_deps(ctx, deps), wc, on_event, settings)
 
     async def run_stream(
         self,
         task: str,
         *,
-        ctx: RunContext | None = None,
+        ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
+        deps: DepsT | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Run like :meth:`run`, yielding the model's stream events as they arrive.
 
@@ -403,6 +408,7 @@ class Agent:
         call's events are not taken back: the retry's events follow them.
         """
         queue: EventQueue[StreamEvent] = EventQueue()
+        ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
         source = queue if self._adapter is None else stream_partials(self._adapter, queue)
         async with contextlib.aclosing(_while_running(runner, queue, source)) as events:
@@ -414,9 +420,10 @@ class Agent:
         self,
         task: str,
         *,
-        ctx: RunContext | None = None,
+        ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
+        deps: DepsT | None = None,
     ) -> AsyncIterator[RunEvent]:
         """Run like :meth:`run`, yielding each step of the run as a typed event (docs/events.md).
 
@@ -425,7 +432,7 @@ class Agent:
         failed run's error is raised from the iterator. Leaving the iteration early (``break``,
         ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
         """
-        ctx = ctx if ctx is not None else self.new_context()
+        ctx = self._with_deps(ctx, deps)
         if ctx.trace.events is not None:
             raise ConfigError(
                 f"run {ctx.run_id!r} is streaming its events already; give each run its own "
@@ -469,6 +476,20 @@ class Agent:
         if not settings:
             return self.settings
         return merge_settings(self.settings, check_settings(settings, "run(settings=)"))
+
+    def _with_deps(self, ctx: RunContext[DepsT] | None, deps: DepsT | None) -> RunContext[DepsT]:
+        """``ctx`` (a new one if None) carrying ``deps``; one already carrying others is refused."""
+        ctx = ctx if ctx is not None else self.new_context()
+        if deps is not None:
+            if ctx.deps is not None and ctx.deps is not deps:
+                raise ConfigError(
+                    f"run(deps=...) was given {deps!r}, but its ctx already carries deps "
+                    f"{ctx.deps!r}; pass the deps one way: deps= or the context's own",
+                    value=deps,
+                    source="Agent.run(deps=)",
+                )
+            ctx.deps = deps
+        return ctx
 
     def _claim(self, ctx: RunContext, service: str) -> None:
         """Give ``ctx`` this agent's ``service``; one it already carries must be the same."""
@@ -567,10 +588,11 @@ class Agent:
         run_id: str,
         approvals: Answers = None,
         *,
-        ctx: RunContext | None = None,
+        ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
         settings: ModelSettings | None = None,
         on_event: Callable[[StreamEvent], None] | None = None,
+        deps: DepsT | None = None,
     ) -> AgentResult:
         """Continue ``run_id`` from its latest checkpoint alone, in this process or a new one.
 
@@ -588,8 +610,10 @@ class Agent:
         runs again, any other's outcome is unknown (see :class:`InProcessExecutor`).
         A RUNNING checkpoint (the process died mid-run) continues after its last turn. A DONE,
         FAILED or TAINTED run (a secret reached it), or none at all, is a :class:`ConfigError`.
-        ``on_event`` is as for :meth:`run`.
+        ``on_event`` and ``deps`` are as for :meth:`run` (deps are not checkpointed: give them
+        again).
         """
+        ctx = self._with_deps(ctx if ctx is not None else self.new_context(run_id), deps)
         return await resume_run(
             self, run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=on_event
         )

@@ -17,6 +17,8 @@ from dataclasses import replace
 from types import EllipsisType
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Generic
+from typing import TypeVar
 
 from ._deadline import within
 from ._errors import ConfigError
@@ -182,12 +184,26 @@ class RunServices:
     deps: object = None
 
 
+#: The type of a run's ``deps`` (``RunContext[MyDeps]``, ``Agent[MyDeps]``); a bare
+#: ``RunContext`` is ``RunContext[Any]``. The default exists for the type checker only, so
+#: importing this module does not import typing_extensions.
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _TypeVar
+
+    DepsT = _TypeVar("DepsT", default=Any)
+else:
+    DepsT = TypeVar("DepsT")
+
 #: The service keywords ``RunContext(...)`` also takes one by one (thin aliases of ``services=``).
 SERVICE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RunServices))
 
 
-class RunContext(RunScope):
+class RunContext(RunScope, Generic[DepsT]):
     """Everything one run carries: its scope (id, budget, usage, trace), invoker and services.
+
+    ``RunContext[MyDeps]`` types ``ctx.deps``, what the application hands its tools
+    (``agent.run(task, deps=...)``); agentkit never reads it. A child agent's run gets its
+    parent's unless its own is given.
 
     The services come as one :class:`RunServices` record, which the agent builds per run
     (``services=``; the constructor also takes them one by one, as shorthands); the run keeps
@@ -239,7 +255,7 @@ class RunContext(RunScope):
         self.policy: PolicyEngine | None = given.policy
         self.verdict_observer: VerdictObserver | None = given.verdict_observer
         self.guards: GuardChain | None = given.guards
-        self.deps: object = given.deps
+        self.deps: DepsT = given.deps  # type: ignore[assignment]  # the caller's promise
         self.parent: RunContext | None = parent
         #: Seconds each model call of the run may take in all (see :class:`Invoker`).
         self.model_deadline = check_deadline(model_deadline)
@@ -293,6 +309,8 @@ class RunContext(RunScope):
             self.elicit_timeout = parent.elicit_timeout
         self.trace.attach(parent.trace.exporters)
         self.trace.events = parent.trace.events  # its steps join the parent's event stream
+        if self.deps is None:
+            self.deps = parent.deps
 
     @property
     def elicit_timeout(self) -> float | None:

@@ -71,7 +71,9 @@ def signature_model(
                 "be named parameters"
             )
         annotation = hints.get(param.name, Any)
-        if isinstance(annotation, type) and issubclass(annotation, RunScope):  # RunContext
+        # RunContext, or RunContext[Deps] (an alias whose origin is the class)
+        kind = typing.get_origin(annotation) or annotation
+        if isinstance(kind, type) and issubclass(kind, RunScope):
             ctx_param = param.name
             continue
         default = ... if param.default is param.empty else param.default
