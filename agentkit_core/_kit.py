@@ -152,6 +152,13 @@ class Kit(KitLifecycle):
         mcp: MCP servers (command lines or URLs), short for ``tool_sources={"mcp": ...}``;
             each server is its own source, labelled ``mcp:#<n> <program>``.
         tool_filter, tool_wrap, on_tool_conflict: see :class:`ToolUnion`.
+        deferred_tools: ``fn(kit)``, called once the kit has opened its session and built its
+            policy engine (``kit.session_id``, ``kit.recorder``, ``kit.policy`` are there;
+            ``kit.config()`` is not yet): the tools it returns join ``tools=``'s.
+        message_filter: ``fn(messages) -> messages``, what of the conversation each model call
+            is sent (``drop_app_only`` leaves out the messages marked app-only); the messages
+            stay in the transcript and the session. A filter that drops a call's result, its
+            call or the last user message is refused (:class:`HookError`).
         compaction: the fold the transcript keeps: the keywords of :class:`Folding`
             (``{"budget": 60_000, "model": "openai:gpt-4o-mini"}``; a model string is resolved
             on ``manager``), or a Folding.
@@ -223,6 +230,7 @@ class Kit(KitLifecycle):
                 value=names,
                 source="tool_sources=",
             )
+        self._add_deferred_tools()  # no session to wait for: Kit(...) opens none
         self._union = ToolUnion(self._union_sources, **self._union_options)
         self._union.check_fixed()
 
@@ -252,6 +260,8 @@ class Kit(KitLifecycle):
             if options.get("session") is not None:
                 kit._recorder = await kit._open_session()
                 kit.regrant(kit._recorder)
+            if kit._add_deferred_tools():  # the union again, checked with them
+                kit._union = await ToolUnion.create(kit._union_sources, **kit._union_options)
         except BaseException as exc:
             try:
                 await kit.aclose()
@@ -336,6 +346,29 @@ class Kit(KitLifecycle):
         self._max_parallel = check_count(
             options.get("max_parallel_tools", 8), "Kit(max_parallel_tools=)"
         )
+
+    def _add_deferred_tools(self) -> bool:
+        """Add ``deferred_tools=``'s tools to ``tools=``'s: once, with session and policy built.
+
+        The session's header was written before: its kit fingerprint leaves them out.
+        """
+        fn = self._options.get("deferred_tools")
+        if fn is None:
+            return False
+        from ._agent import _as_tool
+
+        try:
+            made = fn(self)
+        except Exception as exc:
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise ConfigError(
+                f"deferred_tools= function {name} raised {type(exc).__name__}: {exc}",
+                value=fn,
+                source="Kit(deferred_tools=)",
+            ) from exc
+        label, tools = self._union_sources[0]  # tools='s, always first (_tool_sources)
+        self._union_sources[0] = (label, [*tools, *(_as_tool(t) for t in made or ())])
+        return True
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
         sources: list[PartSource] = []

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeAlias
 from typing import TypedDict
@@ -37,6 +38,8 @@ from ._lookup import resolve_model
 from ._memory_block import MEMORY_OPTIONS
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryOptions
+from ._message_filter import MessageFilter
+from ._message_filter import checked_filter
 from ._messages import Message
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
@@ -57,6 +60,9 @@ from ._toolunion import ToolWrap
 from ._verdicts import VerdictObserver
 from .hookspecs import HookFunction
 from .hookspecs import ToolVerdict
+
+if TYPE_CHECKING:
+    from ._kit import Kit
 
 T = TypeVar("T")
 #: One user hook for a contested field, or several (called in order).
@@ -88,6 +94,8 @@ class KitOptions(TypedDict, total=False):
     mcp: Sequence[str]
     tool_filter: ToolFilter | None
     tool_wrap: ToolWrap | None
+    deferred_tools: Callable[[Kit], Sequence[Tool | Callable[..., Any]]] | None
+    message_filter: MessageFilter | None
     on_tool_conflict: Callable[[ToolConflict], object] | None
     compaction: Mapping[str, Any] | Folding | None
     compactor: str | None
@@ -175,9 +183,23 @@ def check_session_options(options: Mapping[str, Any]) -> None:
 
 
 def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
-    """The kit's hook chains: every plugin's hooks in plugin order, then the user's."""
+    """The kit's hook chains: every plugin's hooks in plugin order, then the user's.
+
+    A ``message_filter=`` is the last transform, checked (:func:`checked_filter`).
+    """
     user = {name: options[name] for name in FIELDS if options.get(name) is not None}
-    return plugin_hooks(manager).merged(Hooks.of("user", **user))
+    hooks = plugin_hooks(manager).merged(Hooks.of("user", **user))
+    if options.get("message_filter") is not None:
+        if not callable(options["message_filter"]):
+            raise ConfigError(
+                f"message_filter= takes a function of the messages, such as "
+                f"agentkit_core.drop_app_only; got {options['message_filter']!r}",
+                value=options["message_filter"],
+                source="Kit(message_filter=)",
+            )
+        filtered = checked_filter(options["message_filter"])
+        hooks = hooks.merged(Hooks.of("message_filter", transform=filtered))
+    return hooks
 
 
 def kit_middlewares(
