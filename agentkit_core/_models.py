@@ -142,9 +142,11 @@ class StreamEvent:
     caller, never part of the answer's text; the whole reasoning is on the final message's
     ``metadata["reasoning"]``), ``"tool_call_delta"`` (a fragment of a call being written:
     ``tool_call`` holds its id, its name and the arguments' next characters; optional, for
-    providers that stream them), ``"tool_call"`` (``tool_call`` holds a completed call),
-    ``"partial"`` (``partial`` holds the typed output parsed so far) or ``"done"``
-    (``response`` holds the whole answer, always a model stream's last event).
+    providers that stream them: the first as soon as the id and name are known, all before the
+    call's ``"tool_call"``, their fragments joined equal to its ``arguments``), ``"tool_call"``
+    (``tool_call`` holds a completed call), ``"partial"`` (``partial`` holds the typed output
+    parsed so far) or ``"done"`` (``response`` holds the whole answer, always a model stream's
+    last event).
     ``Agent.run_stream`` ends its stream with one ``"result"`` event (``result`` holds the
     ``AgentResult``). A consumer should pass over kinds it does not know: more may come.
     """

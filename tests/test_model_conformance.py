@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import ProviderError
+from agentkit_core import ToolCall
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import Model
 from agentkit_core.plugin import ModelRequest
@@ -54,6 +56,43 @@ class TestTestModelConformance(ModelConformance):
 
     async def make_model(self, scenario: str, *, stream: bool) -> Model:
         model = TestModel()
+        model.supports_structured_output = True  # type: ignore[attr-defined]
+        return model
+
+
+class Told(ScriptedModel):
+    """Tells each call by the deltas ``tell(call)`` makes, before its ``"tool_call"`` (after it
+    with ``late``)."""
+
+    def __init__(
+        self, steps: list[Any], tell: Callable[[ToolCall], list[ToolCall]], *, late: bool = False
+    ) -> None:
+        super().__init__(steps)
+        self.tell, self.late = tell, late
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in super().stream(request):
+            if event.kind != "tool_call" or event.tool_call is None:
+                yield event
+                continue
+            deltas = [
+                StreamEvent("tool_call_delta", tool_call=c) for c in self.tell(event.tool_call)
+            ]
+            for told in [event, *deltas] if self.late else [*deltas, event]:
+                yield told
+
+
+def in_halves(call: ToolCall) -> list[ToolCall]:
+    """A call as a model that streams it tells it: its id and name, then its arguments in two."""
+    half = len(call.arguments) // 2
+    return [replace(call, arguments=a) for a in ("", call.arguments[:half], call.arguments[half:])]
+
+
+class TestToldModelConformance(ModelConformance):
+    """A model that tells its calls by ``"tool_call_delta"`` events."""
+
+    async def make_model(self, scenario: str, *, stream: bool) -> Model:
+        model = Told([STEPS[scenario]], in_halves)
         model.supports_structured_output = True  # type: ignore[attr-defined]
         return model
 
@@ -226,6 +265,26 @@ def suite(factory: Any, scenarios: tuple[str, ...] = SCENARIOS) -> ModelConforma
             "text deltas join",
         ),
         (lambda s: DoneDiffers([STEPS[s]]), "test_stream_done_equals_request", "finish_reason"),
+        (
+            lambda s: Told([STEPS[s]], lambda c: [replace(c, arguments=c.arguments[1:])]),
+            "test_stream_tool_call_deltas_join_to_their_call",
+            "join to",
+        ),
+        (
+            lambda s: Told([STEPS[s]], in_halves, late=True),
+            "test_stream_tool_call_deltas_join_to_their_call",
+            "a delta after its call",
+        ),
+        (
+            lambda s: Told([STEPS[s]], lambda c: [replace(c, name="other")]),
+            "test_stream_tool_call_deltas_join_to_their_call",
+            "name {'other'}",
+        ),
+        (
+            lambda s: Told([STEPS[s]], lambda c: [replace(c, id=c.id + "_ghost")]),
+            "test_stream_tool_call_deltas_join_to_their_call",
+            "never completed",
+        ),
         (
             lambda s: ScriptedModel([STEPS["text"]]),
             "test_structured_answer_fits_the_schema",

@@ -36,6 +36,7 @@ from typing import TypeVar
 from .._errors import ConfigError
 from .._errors import ProviderError
 from .._messages import Message
+from .._messages import ToolCall
 from .._messages import Usage
 from .._models import Model
 from .._models import ModelRequest
@@ -245,9 +246,10 @@ class ModelConformance:
 
     async def test_stream_yields_only_model_event_kinds(self) -> None:
         kinds = {e.kind for s in self.scenarios if s != "error" for e in await self.stream(s)}
-        assert kinds <= {"text", "reasoning", "tool_call", "partial", "done"}, (
-            "a model stream yields text, reasoning, tool_call, partial and done events, "
-            f"got {kinds}"
+        known = {"text", "reasoning", "tool_call_delta", "tool_call", "partial", "done"}
+        assert kinds <= known, (
+            "a model stream yields text, reasoning, tool_call_delta, tool_call, partial and "
+            f"done events, got {kinds}"
         )
 
     async def test_stream_text_deltas_join_to_the_final_text(self) -> None:
@@ -333,6 +335,10 @@ class ModelConformance:
         assert final, "the streamed 'tool_calls' answer has no tool calls"
         assert streamed == final, f"'tool_call' events {streamed!r} but the final calls {final!r}"
 
+    async def test_stream_tool_call_deltas_join_to_their_call(self) -> None:
+        for scenario in (s for s in self.scenarios if s != "error"):
+            _check_call_deltas(scenario, await self.stream(scenario))
+
     @_plays("structured")
     async def test_structured_answer_fits_the_schema(self) -> None:
         model, response = await self.ask("structured")
@@ -402,3 +408,31 @@ class ModelConformance:
             await self._error(drain, "stream()")
         finally:
             await self._close(model)
+
+
+def _check_call_deltas(scenario: str, events: list[StreamEvent]) -> None:
+    """Check each call's ``"tool_call_delta"`` events (a model may send none).
+
+    They come before its ``"tool_call"``, carry its id and name, and their fragments join to
+    its arguments.
+    """
+    told: dict[str, list[ToolCall]] = {}
+    completed: set[str] = set()
+    for event in events:
+        call = event.tool_call
+        if event.kind == "tool_call_delta":
+            assert call is not None and call.id, f"{scenario!r}: a delta names no call: {event!r}"
+            assert call.id not in completed, f"{scenario!r}: a delta after its call: {event!r}"
+            told.setdefault(call.id, []).append(call)
+        elif event.kind == "tool_call" and call is not None:
+            completed.add(call.id)
+            deltas = told.get(call.id)
+            if deltas:
+                names = {d.name for d in deltas}
+                assert names == {call.name}, f"{scenario!r}: deltas of {call!r} name {names}"
+                joined = "".join(d.arguments for d in deltas)
+                assert joined == call.arguments, (
+                    f"{scenario!r}: the deltas of {call.id!r} join to {joined!r}, its arguments "
+                    f"are {call.arguments!r}"
+                )
+    assert set(told) <= completed, f"{scenario!r}: deltas of calls never completed: {told}"

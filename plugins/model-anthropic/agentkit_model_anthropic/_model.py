@@ -25,13 +25,14 @@ from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
-from agentkit_core.plugin import ParseError
 from agentkit_core.plugin import PartialJSONParser
 from agentkit_core.plugin import ProviderHTTPError
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import StreamEvent
 
 from ._cache import place_breakpoints
+from ._respell import Respeller
+from ._wire import arguments_text
 from ._wire import finish_reason
 from ._wire import message_from_anthropic
 from ._wire import messages_to_anthropic
@@ -293,9 +294,11 @@ class AnthropicModel:
         """Send ``request`` with ``stream: true`` and yield its events as they arrive.
 
         Text deltas come as they arrive, and thinking deltas as ``"reasoning"`` events (a
-        signature or a redacted block shows nothing: neither is readable); a tool call comes
-        complete when its block stops, its ``input_json`` deltas fed to agentkit's incremental
-        JSON parser on the way, so broken arguments fail at once. In ``"tool"`` structured-output
+        signature or a redacted block shows nothing: neither is readable); a tool call is told
+        by ``"tool_call_delta"`` events, the first when its block starts, then its
+        ``input_json`` deltas respelled as its final arguments spell them (:mod:`._respell`), and
+        comes complete when the message stops, its deltas fed to agentkit's incremental JSON
+        parser on the way, so broken arguments fail at once. In ``"tool"`` structured-output
         mode the answer tool's JSON streams as text. A stream that ends without
         ``message_stop`` raises.
         """
@@ -421,6 +424,15 @@ class _Block:
     pieces: list[str] = field(default_factory=list)
     signature: str = ""
     parser: PartialJSONParser | None = None
+    #: A tool call's arguments respelled as told in its deltas (None: not told, the answer tool).
+    respeller: Respeller | None = None
+    told: list[str] = field(default_factory=list)
+
+    def tell(self, fragment: str) -> list[StreamEvent]:
+        """A ``"tool_call_delta"`` of this tool call: ``fragment`` of its arguments."""
+        self.told.append(fragment)
+        call = ToolCall(self.start["id"], self.start["name"], fragment)
+        return [StreamEvent("tool_call_delta", tool_call=call)]
 
 
 @dataclass
@@ -452,7 +464,9 @@ class _Stream:
                 return self._delta(self.blocks[event["index"]], event["delta"])
             elif kind == "content_block_stop":
                 index = event["index"]
-                self.content[index] = self._finish(self.blocks.pop(index), index)
+                block = self.blocks.pop(index)
+                self.content[index] = self._finish(block, index)
+                return self._told_rest(block)
             elif kind == "message_delta":
                 self.stop_reason = (event.get("delta") or {}).get("stop_reason", self.stop_reason)
                 self.usage.update(
@@ -460,7 +474,7 @@ class _Stream:
                 )
             elif kind == "message_stop":
                 self.stopped = True
-        except (KeyError, TypeError, AttributeError, ParseError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:  # ParseError too
             raise ProviderResponseError(
                 f"{self.name}: stream event {self.events} ({kind}) is malformed ({exc}): "
                 f"{json.dumps(event)[:200]}"
@@ -472,6 +486,9 @@ class _Stream:
         if start.get("type") == "tool_use":
             block.parser = PartialJSONParser()
             start["input"] = {}
+            if start.get("name") != self.output_tool:
+                block.respeller = Respeller()
+                return block.tell("")
         elif start.get("type") == "text" and start.get("text"):
             block.pieces.append(start.pop("text"))
             return [StreamEvent("text", text=block.pieces[-1])]
@@ -491,8 +508,10 @@ class _Stream:
                 raise TypeError("an input_json_delta in a block that is not a tool_use")
             block.parser.feed(piece)
             block.pieces.append(piece)
-            if self.output_tool is not None and block.start.get("name") == self.output_tool:
+            if block.respeller is None:  # the answer tool's JSON, which streams as text
                 return [StreamEvent("text", text=piece)] if piece else []
+            fragment = block.respeller.feed(piece)
+            return block.tell(fragment) if fragment else []
         elif kind == "thinking_delta":
             block.pieces.append(delta["thinking"])
             return [StreamEvent("reasoning", text=delta["thinking"])] if delta["thinking"] else []
@@ -523,6 +542,18 @@ class _Stream:
             if self.output_tool is not None and out.get("name") == self.output_tool:
                 out["_raw"] = raw
         return out
+
+    def _told_rest(self, block: _Block) -> list[StreamEvent]:
+        """The delta of what a finished call's arguments hold past what its deltas told.
+
+        ``"{}"`` for a call that streamed none: its deltas then join to its arguments.
+        """
+        if block.respeller is None:
+            return []
+        arguments, told = arguments_text(block.start["input"]), "".join(block.told)
+        if arguments == told or not arguments.startswith(told):
+            return []
+        return block.tell(arguments[len(told) :])
 
     def response(self, model: AnthropicModel) -> ModelResponse:
         content = [self.content[i] for i in sorted(self.content)]

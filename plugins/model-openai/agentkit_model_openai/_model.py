@@ -153,9 +153,10 @@ class OpenAIModel(HTTPModel):
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send ``request`` with ``stream=true`` and yield its events as they arrive.
 
-        Text deltas come as they arrive; tool calls, whose arguments stream in pieces, come
-        complete once the stream has ended with ``[DONE]``. A stream that ends early or drops
-        raises instead of returning a partial answer.
+        Text deltas come as they arrive, and so do a tool call's: a ``"tool_call_delta"`` as
+        soon as its id and name are known, then one per fragment of its arguments. Each call
+        comes complete once the stream has ended with ``[DONE]``. A stream that ends early or
+        drops raises instead of returning a partial answer.
         """
         import httpx
 
@@ -174,9 +175,8 @@ class OpenAIModel(HTTPModel):
                         if data == "[DONE]":
                             state.done = True
                             break
-                        text = self._feed(state, data)
-                        if text:
-                            yield StreamEvent("text", text=text)
+                        for event in self._feed(state, data):
+                            yield event
         except httpx.TransportError as exc:
             raise self._transport_error(exc, timeout, state.events) from exc
         if not state.done:
@@ -186,12 +186,14 @@ class OpenAIModel(HTTPModel):
                 retryable=True,
             )
         response_ = state.response(self)
+        for event in state.unsaid():
+            yield event
         for call in response_.message.tool_calls:
             yield StreamEvent("tool_call", tool_call=call)
         yield StreamEvent("done", response=response_)
 
-    def _feed(self, state: _StreamState, data: str) -> str:
-        """One stream event's data into ``state``; its text delta."""
+    def _feed(self, state: _StreamState, data: str) -> list[StreamEvent]:
+        """One stream event's data into ``state``; its text and tool-call deltas."""
         try:
             chunk = json.loads(data)
         except ValueError as exc:
@@ -260,6 +262,18 @@ class _Call:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    sent: int = 0  # how many of the arguments' fragments a delta has told; 0: none yet
+
+    def tool_call(self, index: int, arguments: str) -> ToolCall:
+        return ToolCall(self.id or f"call_{index}", self.name, arguments)
+
+    def delta(self, index: int) -> StreamEvent | None:
+        """The arguments' fragments not told yet, once the name is known (the first even empty)."""
+        fragment = "".join(self.arguments[self.sent :])
+        if not self.name or (self.sent and not fragment):
+            return None
+        self.sent = len(self.arguments)
+        return StreamEvent("tool_call_delta", tool_call=self.tool_call(index, fragment))
 
 
 @dataclass
@@ -274,29 +288,29 @@ class _StreamState:
     events: int = 0
     done: bool = False
 
-    def feed(self, chunk: dict[str, Any]) -> str:
-        """Take one chunk in; return its text delta."""
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """Take one chunk in; return its text delta and tool-call deltas."""
         self.events += 1
         self.model = chunk.get("model") or self.model
         if chunk.get("usage"):
             self.usage = usage_from_openai(chunk["usage"])
-        text = ""
+        out: list[StreamEvent] = []
         for i, choice in enumerate(chunk.get("choices") or ()):
             if choice.get("index", 0) != 0:
                 continue
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
             delta = choice.get("delta") or {}
-            text = delta.get("content") or ""
             calls = delta.get("tool_calls")
             where = f"stream event {self.events}: choices[{i}].delta.tool_calls"
             check_tool_calls(calls, where, whole=False)
-            for tc in calls or ():
-                self._call_delta(tc)
-        if text:
-            self.text.append(text)
-        return text
+            text = delta.get("content") or ""
+            if text:
+                self.text.append(text)
+                out.append(StreamEvent("text", text=text))
+            out += filter(None, map(self._call_delta, calls or ()))
+        return out
 
-    def _call_delta(self, tc: dict[str, Any]) -> None:
+    def _call_delta(self, tc: dict[str, Any]) -> StreamEvent | None:
         index = tc.get("index")
         if index is None:  # servers that send each call whole, without an index
             index = len(self.calls) if tc.get("id") or not self.calls else max(self.calls)
@@ -305,6 +319,15 @@ class _StreamState:
         function = tc.get("function") or {}
         call.name += function.get("name") or ""
         call.arguments.append(function.get("arguments") or "")
+        return call.delta(index)
+
+    def unsaid(self) -> list[StreamEvent]:
+        """A ``"{}"`` delta for each call that sent no arguments (its final ``arguments``)."""
+        return [
+            StreamEvent("tool_call_delta", tool_call=call.tool_call(index, "{}"))
+            for index, call in sorted(self.calls.items())
+            if not any(call.arguments)
+        ]
 
     def response(self, model: OpenAIModel) -> ModelResponse:
         calls = []
@@ -315,9 +338,7 @@ class _StreamState:
                     f"{model.name}: the streamed tool call at index {index} from {model.url} "
                     "has no function name"
                 )
-            calls.append(
-                ToolCall(call.id or f"call_{index}", call.name, "".join(call.arguments) or "{}")
-            )
+            calls.append(call.tool_call(index, "".join(call.arguments) or "{}"))
         return ModelResponse(
             message=Message.assistant("".join(self.text), calls),
             usage=self.usage or Usage(requests=1),

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentkit_core import ConfigError
 from agentkit_core import ProviderError
+from agentkit_core import ToolCall
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import ProviderResponseError
@@ -40,6 +41,7 @@ RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded", "server_is_o
 #: ``incomplete_details.reason`` as a Chat Completions style finish reason.
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
 _TERMINAL = frozenset({"response.completed", "response.incomplete"})
+_CALL_EVENTS = frozenset({"response.output_item.added", "response.function_call_arguments.delta"})
 
 
 class OpenAIResponsesModel(HTTPModel):
@@ -182,8 +184,10 @@ class OpenAIResponsesModel(HTTPModel):
         """Send ``request`` with ``stream: true`` and yield its events as they arrive.
 
         Text deltas (``response.output_text.delta``) come as they arrive, reasoning summary
-        deltas (``response.reasoning_summary_text.delta``) as ``"reasoning"`` events, each
-        function call when its item is done, and last the answer of ``response.completed`` (or
+        deltas (``response.reasoning_summary_text.delta``) as ``"reasoning"`` events, a function
+        call's ``"tool_call_delta"`` events when its item is added and as its arguments stream
+        (``response.function_call_arguments.delta``), the call itself when its item is done,
+        and last the answer of ``response.completed`` (or
         ``response.incomplete``). ``response.failed`` and ``error`` events raise; a stream that
         ends before its final event raises instead of returning a partial answer.
         """
@@ -192,6 +196,7 @@ class OpenAIResponsesModel(HTTPModel):
         timeout = request.timeout(self.timeout)
         body = self.body(request, stream=True)
         output: dict[int, Any] = {}  # finished items by output_index
+        calls = _CallDeltas()
         final: Any = None
         events = 0
         try:
@@ -212,11 +217,17 @@ class OpenAIResponsesModel(HTTPModel):
                         elif kind == "response.reasoning_summary_text.delta":
                             if event.get("delta"):
                                 yield StreamEvent("reasoning", text=str(event["delta"]))
+                        elif kind in _CALL_EVENTS:
+                            if (delta := calls.feed(kind, event)) is not None:
+                                yield delta
                         elif kind == "response.output_item.done":
                             item = event.get("item")
-                            output[int(event.get("output_index", len(output)))] = item
+                            index = int(event.get("output_index", len(output)))
+                            output[index] = item
                             if isinstance(item, dict) and item.get("type") == "function_call":
                                 [call] = message_from_output([item], model=self.name).tool_calls
+                                if (delta := calls.done(index, call)) is not None:
+                                    yield delta
                                 yield StreamEvent("tool_call", tool_call=call)
                         elif kind in _TERMINAL:
                             final = event.get("response")
@@ -248,3 +259,45 @@ class OpenAIResponsesModel(HTTPModel):
                 f"{self.name}: a stream event from {self.url} is not an object: {data[:200]!r}"
             )
         return event
+
+
+class _CallDeltas:
+    """The function calls being written in a stream, by output index: what deltas told of each.
+
+    A call is told when its item is added (its id and name, the arguments empty so far), then
+    fragment by fragment; when its item is done, whatever its final ``arguments`` hold past
+    what was told (all of it for a call never announced, ``"{}"`` for one that sent none).
+    """
+
+    def __init__(self) -> None:
+        self._told: dict[Any, tuple[str, str, list[str]]] = {}  # id, name, fragments told
+
+    def feed(self, kind: str, event: dict[str, Any]) -> StreamEvent | None:
+        index = event.get("output_index")
+        if kind == "response.output_item.added":
+            item = event.get("item")
+            if not isinstance(item, dict) or item.get("type") != "function_call":
+                return None
+            call_id, name, arguments = (item.get(k) for k in ("call_id", "name", "arguments"))
+            if not (isinstance(call_id, str) and isinstance(name, str) and call_id and name):
+                return None  # told whole when done
+            self._told[index] = (call_id, name, [])
+            fragment = arguments if isinstance(arguments, str) else ""
+        else:
+            delta = event.get("delta")
+            if index not in self._told or not isinstance(delta, str) or not delta:
+                return None
+            fragment = delta
+        call_id, name, told = self._told[index]
+        told.append(fragment)
+        return StreamEvent("tool_call_delta", tool_call=ToolCall(call_id, name, fragment))
+
+    def done(self, index: int, call: ToolCall) -> StreamEvent | None:
+        """The delta that completes ``call``'s, if its final arguments hold more than was told."""
+        if index not in self._told:
+            return StreamEvent("tool_call_delta", tool_call=call)
+        told = "".join(self._told.pop(index)[2])
+        if call.arguments == told or not call.arguments.startswith(told):
+            return None
+        rest = call.arguments[len(told) :]
+        return StreamEvent("tool_call_delta", tool_call=ToolCall(call.id, call.name, rest))
