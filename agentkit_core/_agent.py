@@ -32,8 +32,8 @@ from ._context import RunServices
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ToolDefinitionError
+from ._event_queue import EventQueue
 from ._events import EventLog
-from ._events import EventQueue
 from ._events import RunEvent
 from ._events import model_sink
 from ._executor import Executor

@@ -1,0 +1,88 @@
+"""Where a run's events wait for their consumer: the queue ``run_stream_events`` reads.
+
+Kept apart from ``_events`` (a primitive every plugin's entry module may reach through the
+trace) because it needs asyncio, which ``agentkit plugins list`` must not import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+from typing import Generic
+from typing import TypeVar
+
+from ._events import TextDelta
+from ._events import ThinkingDelta
+from ._events import ToolCallArgsDelta
+
+T = TypeVar("T")
+
+
+#: The events :func:`merge_delta` may join.
+_DELTAS = frozenset({TextDelta, ThinkingDelta, ToolCallArgsDelta})
+
+
+class EventQueue(Generic[T]):
+    """Where a run's events wait for their consumer, in order; iterate it to take them.
+
+    A consumer that falls behind gets the deltas waiting for it merged (:func:`merge_delta`),
+    so their backlog stays one event per stretch of text or arguments; step events
+    wait one by one, none merged or dropped (there are a handful per turn, each already kept in
+    the run's trace).
+    """
+
+    def __init__(self) -> None:
+        #: The events not yet taken, oldest first.
+        self.waiting: deque[T] = deque()
+        self._ready = asyncio.Event()
+        self._closed = False
+
+    def put(self, event: T) -> None:
+        waiting = self.waiting
+        if type(event) in _DELTAS and waiting:
+            merged = merge_delta(waiting[-1], event)
+            if merged is not None:
+                waiting[-1] = merged
+                return
+        waiting.append(event)
+        if not self._ready.is_set():
+            self._ready.set()
+
+    def close(self) -> None:
+        """No more events: the iteration ends once the waiting ones are taken."""
+        self._closed = True
+        self._ready.set()
+
+    async def more(self) -> bool:
+        """Wait until an event waits in :attr:`waiting`; False once closed with none left."""
+        while not self.waiting:
+            if self._closed:
+                return False
+            self._ready.clear()
+            await self._ready.wait()
+        return True
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        waiting = self.waiting
+        while await self.more():
+            while waiting:
+                yield waiting.popleft()
+
+
+def merge_delta(waiting: T, event: T) -> T | None:
+    """``waiting`` with ``event`` joined on, when both are deltas of one stream; else None.
+
+    What a consumer that is behind receives instead of the two: one delta holding both texts
+    (or both argument fragments of one call), under the later sequence number.
+    """
+    merged: Any = None
+    if type(waiting) is not type(event):
+        return None
+    if isinstance(event, TextDelta | ThinkingDelta):
+        merged = replace(event, text=waiting.text + event.text)  # type: ignore[attr-defined]
+    elif isinstance(event, ToolCallArgsDelta) and waiting.call_id == event.call_id:  # type: ignore[attr-defined]
+        merged = replace(event, delta=waiting.delta + event.delta)  # type: ignore[attr-defined]
+    return merged  # type: ignore[no-any-return]
