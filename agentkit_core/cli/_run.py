@@ -23,6 +23,8 @@ from .._settings import check_settings
 from ._show import add_show_arguments
 from ._show import check_show_arguments
 from ._show import run_and_show
+from ._stream import StreamPrinter
+from ._stream import stream_run
 
 
 def _positive(value: str) -> int:
@@ -309,7 +311,12 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
                 exporters=exporters,
             )
 
-        return await run_and_show(args, make_agent, lambda agent: agent.run(args.task, wc=wc))
+        async def run(agent: Agent, printer: StreamPrinter | None) -> Any:
+            if printer is None:
+                return await agent.run(args.task, wc=wc)
+            return await stream_run(agent, args.task, printer, wc=wc)
+
+        return await run_and_show(args, make_agent, run)
 
 
 def _tell_session(args: argparse.Namespace, kit: Any) -> None:
