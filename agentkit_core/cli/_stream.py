@@ -19,6 +19,7 @@ from .._events import ModelRequestStarted
 from .._events import Retry
 from .._events import RunEvent
 from .._events import RunFinished
+from .._events import RunStarted
 from .._events import RunSuspended
 from .._events import TextDelta
 
@@ -57,7 +58,7 @@ class StreamPrinter:
 
     def show(self, event: RunEvent) -> None:
         """Print ``event`` as this printer's mode says."""
-        if self.run_id is None:
+        if isinstance(event, RunStarted):  # a child's run starts with ChildRunStarted
             self.run_id = event.run_id
         if self.events:
             print(json.dumps(event.to_json(), default=str, ensure_ascii=False), file=self.out)
