@@ -11,15 +11,14 @@ its session consistent, so the next message (or ``--resume``) goes on from it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable
 from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
 
@@ -29,8 +28,9 @@ from ._run import add_agent_arguments
 from ._run import kit_options_from_args
 from ._show import SHORT
 from ._show import StepPrinter
-from ._stream import StreamPrinter
-from ._stream import stream_run
+
+if TYPE_CHECKING:  # asyncio and the event model load when a chat starts, not for listing
+    import asyncio
 
 T = TypeVar("T")
 
@@ -107,9 +107,14 @@ class TurnLoop:
     """
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        import asyncio
+
+        self.loop: asyncio.AbstractEventLoop = asyncio.new_event_loop()
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
+        import asyncio
+        import signal
+
         task = self.loop.create_task(work)
         interrupted = False
 
@@ -189,6 +194,8 @@ class Chat:
     def __init__(self, args: argparse.Namespace, kit: Any, exporters: list[Any]) -> None:
         self.args = args
         self.kit = kit
+        from ._stream import StreamPrinter
+
         self.printer = StreamPrinter()
         self.exporters = [*exporters, StepPrinter(before=self.printer.before_line)]
         self.usage = Usage()
@@ -231,6 +238,8 @@ class Chat:
 
     async def turn(self, text: str) -> None:
         """The user's message: a run of the agent at the session's leaf, streamed."""
+        from ._stream import stream_run
+
         wc = self.recorder.working_context(self.agent.model.name)
         self.show(await stream_run(self.agent, text, self.printer, wc=wc))
 

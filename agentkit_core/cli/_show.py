@@ -13,13 +13,16 @@ import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import IO
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
 from .._lookup import open_checkpointer
 from .._tracing import Span
 from .._tracing import SpanExporter
-from ._stream import StreamPrinter
+
+if TYPE_CHECKING:
+    from ._stream import StreamPrinter
 
 #: Characters of a tool call's arguments a step line shows.
 SHORT = 80
@@ -224,6 +227,8 @@ def stream_printer(args: argparse.Namespace) -> StreamPrinter | None:
     Every event for ``--events``; nothing for ``--json`` or ``--quiet``; else the answer's text
     as it arrives.
     """
+    from ._stream import StreamPrinter  # the event model imports asyncio: not for listing
+
     if args.events:
         return StreamPrinter(events=True)
     if args.json or args.quiet:
