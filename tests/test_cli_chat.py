@@ -112,8 +112,9 @@ def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) ->
     say(child, "pay 5", "waiting for approval: call_pay_5 transfer", "/approve or /deny")
     shown = say(child, "/approve", "done after transfer")
     assert "-> transfer: " in shown and "(error)" not in shown
+    assert shown.count("done after transfer") == 1  # streamed, not printed again
     say(child, "pay 7", "waiting for approval: call_pay_7 transfer")
-    say(child, "/deny", "done after transfer (error)")
+    assert say(child, "/deny").count("done after transfer (error)") == 1
     leave(child)
 
 

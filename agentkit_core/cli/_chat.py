@@ -26,8 +26,8 @@ from .._errors import AgentkitError
 from .._messages import Usage
 from ._run import add_agent_arguments
 from ._run import kit_options_from_args
-from ._show import SHORT
 from ._show import StepPrinter
+from ._show import _short
 
 if TYPE_CHECKING:  # asyncio and the event model load when a chat starts, not for listing
     import asyncio
@@ -174,7 +174,7 @@ def _loop(runner: TurnLoop, chat: Chat) -> None:
         except KeyboardInterrupt:  # at the prompt: a fresh line, as a shell does
             print()
             continue
-        if line in ("/exit", "/quit"):
+        if line == "/exit":
             return
         if not line:
             continue
@@ -191,11 +191,10 @@ def _loop(runner: TurnLoop, chat: Chat) -> None:
 class Chat:
     """One conversation: the kit, the agent on the session's recorder, what the chat used."""
 
-    def __init__(self, args: argparse.Namespace, kit: Any, exporters: list[Any]) -> None:
-        self.args = args
-        self.kit = kit
+    def __init__(self, kit: Any, exporters: list[Any]) -> None:
         from ._stream import StreamPrinter
 
+        self.kit = kit
         self.printer = StreamPrinter()
         self.exporters = [*exporters, StepPrinter(before=self.printer.before_line)]
         self.usage = Usage()
@@ -212,7 +211,7 @@ class Chat:
         except TypeError:  # a plugin's factory refused an option of the file: name it, if so
             check_file_plugin_options(options, args.kit_source, returned=True)
             raise
-        chat = cls(args, kit, span_exporters(manager=args.plugin_manager))
+        chat = cls(kit, span_exporters(manager=args.plugin_manager))
         resumed = " (resumed)" if args.resume else ""
         chat.say(f"session {kit.session_id}{resumed}; /exit or Ctrl-D leaves")
         chat.tell_held()
@@ -256,8 +255,7 @@ class Chat:
     def tell_held(self) -> None:
         held = self.recorder.state.held
         for call in held:
-            arguments = call.arguments if len(call.arguments) <= SHORT else "..."
-            self.say(f"waiting for approval: {call.id} {call.name} {arguments}")
+            self.say(f"waiting for approval: {call.id} {call.name} {_short(call.arguments)}")
         if held:
             self.say("/approve or /deny answers them (all, or the CALL_IDs named)")
 

@@ -46,6 +46,7 @@ class StreamPrinter:
         self._err = err
         self.answer = ""
         self.open_line = False  # text was written on stdout since its last newline
+        self.answered = False  # (a resumed run) the model's answer holding ``answer`` ended
         self.run_id: str | None = None
 
     @property
@@ -105,10 +106,12 @@ class StreamPrinter:
         if self.events:  # a resumed run has no typed events; its result is shown at the end
             return
         if event.kind == "text" and event.text and self.text:
+            if self.answered:  # a new answer: the last one's text was not the output
+                self.answer, self.answered = "", False
             self.write(event.text)
         elif event.kind == "done":
             self.end_line()
-            self.answer = ""
+            self.answered = True
 
     def shown(self, result: Any) -> bool:
         """Whether ``result``'s output is on stdout already (or stdout holds the events)."""
@@ -117,7 +120,7 @@ class StreamPrinter:
         streamed = self.text and result.status == "done" and result.output == self.answer
         if streamed or self.answer:
             self.end_line()  # a text not the output (a guard changed it) ends its line first
-        self.answer = ""
+        self.answer, self.answered = "", False
         return bool(streamed) and bool(result.output)
 
 
