@@ -2,7 +2,8 @@
 
 It answers the last message by what it says, so a script survives a new process or a resumed
 session: ``look NAME`` calls ``lookup``, ``pay N`` calls ``transfer``, ``slow`` streams five
-words 0.4 s apart, ``hang`` streams one word then waits a minute; anything else is echoed
+words 0.4 s apart, ``hang`` streams one word then waits a minute, ``flaky`` fails once with a
+retryable error (then echoes); anything else is echoed
 with the number of user messages the model saw (``echo 2: hi``). After a tool result it says
 ``done after TOOL`` (``(error)`` when the result is one: a refused call). :data:`CHAT_PLUGIN`
 offers it to a subprocess as ``--model chat:NAME``.
@@ -15,6 +16,7 @@ import json
 from collections.abc import AsyncIterator
 
 from agentkit_core import Message
+from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.plugin import ModelRequest
@@ -40,6 +42,7 @@ class ChatModel:
 
     def __init__(self, name: str = "") -> None:
         self.name = f"chat:{name}"
+        self.failed = False  # ``flaky`` failed once
 
     def _script(self, request: ModelRequest) -> tuple[list[str], list[ToolCall], float]:
         """The answer's text chunks, its calls, and the pause before each chunk."""
@@ -57,6 +60,9 @@ class ChatModel:
             return SLOW_WORDS, [], 0.4
         if word == "hang":
             return ["thinking", ""], [], 60
+        if word == "flaky" and not self.failed:
+            self.failed = True
+            raise ProviderError("scripted: overloaded, try again", retryable=True)
         users = sum(1 for m in request.messages if m.role == "user")
         return [f"echo {users}: {text}"], [], 0
 

@@ -85,3 +85,11 @@ def test_quiet_prints_the_answer_whole_at_the_end(chat_site: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "".join(SLOW_WORDS) + "\n" and proc.stderr == ""
     assert time.monotonic() - started > 1.6  # the pauses between the words
+
+
+def test_a_retry_is_a_line_on_stderr(chat_site: Path) -> None:
+    proc = run_cli("run", "flaky", "--model", "chat:f", pythonpath=[chat_site, ROOT], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "echo 1: flaky\n"
+    retries = [line for line in proc.stderr.splitlines() if line.startswith("agentkit: retry")]
+    assert len(retries) == 1 and "after: scripted: overloaded, try again" in retries[0], retries
