@@ -188,8 +188,9 @@ class StepPrinter(SpanExporter):
             elif a.get("is_error"):
                 text = "(withheld)" if span.tainted else _short(span.payload.get("result"))
                 outcome = f"error: {text}"
-            else:
-                outcome = f"{a.get('result_chars')} chars"
+            else:  # the size, and the start of what the model reads
+                text = "(withheld)" if span.tainted else _short(span.payload.get("result"), 40)
+                outcome = f"{a.get('result_chars')} chars: {text}"
             self._line(f"  -> {a.get('tool')}: {outcome}{_ms(span)}")
         elif span.name in ("verdict", "guardrail") and (
             a.get("decision") != "allow" or a.get("source")
