@@ -114,8 +114,13 @@ def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) ->
     assert "-> transfer: " in shown and "(error)" not in shown
     assert shown.count("done after transfer") == 1  # streamed, not printed again
     say(child, "pay 7", "waiting for approval: call_pay_7 transfer")
-    assert say(child, "/deny").count("done after transfer (error)") == 1
     leave(child)
+    # the held call is still waiting in the session: a new chat on it answers it
+    resume = ("--session", store, "--resume", child.session)
+    again = chat(tmp_path, site, "--model", "chat:b", *TOOLS, *resume)
+    assert "waiting for approval: call_pay_7 transfer" in again.before
+    assert say(again, "/deny").count("done after transfer (error)") == 1
+    leave(again)
 
 
 def test_ctrl_c_cancels_the_turn_not_the_chat(tmp_path: Path, site: Path, store: str) -> None:
