@@ -32,18 +32,9 @@ class StreamPrinter:
     answer is on stdout already and only its closing newline is missing.
     """
 
-    def __init__(
-        self,
-        *,
-        events: bool = False,
-        text: bool = True,
-        out: IO[str] | None = None,
-        err: IO[str] | None = None,
-    ) -> None:
+    def __init__(self, *, events: bool = False, text: bool = True) -> None:
         self.events = events
         self.text = text
-        self._out = out
-        self._err = err
         self.answer = ""
         self.open_line = False  # text was written on stdout since its last newline
         self.answered = False  # (a resumed run) the model's answer holding ``answer`` ended
@@ -51,11 +42,11 @@ class StreamPrinter:
 
     @property
     def out(self) -> IO[str]:
-        return self._out if self._out is not None else sys.stdout
+        return sys.stdout  # looked up at each write: a test's capture replaces it
 
     @property
     def err(self) -> IO[str]:
-        return self._err if self._err is not None else sys.stderr
+        return sys.stderr
 
     def show(self, event: RunEvent) -> None:
         """Print ``event`` as this printer's mode says."""
