@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
@@ -23,6 +24,9 @@ from .._settings import check_settings
 from ._show import add_show_arguments
 from ._show import check_show_arguments
 from ._show import run_and_show
+
+if TYPE_CHECKING:
+    from ._stream import StreamPrinter
 
 
 def _positive(value: str) -> int:
@@ -290,6 +294,7 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
     """Build the kit (connecting its tool sources and session), run the agent, close the kit."""
     from .._agent import Agent
     from .._kit import Kit
+    from ._stream import stream_run
 
     try:
         opened = await Kit.open(**options)
@@ -309,7 +314,12 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
                 exporters=exporters,
             )
 
-        return await run_and_show(args, make_agent, lambda agent: agent.run(args.task, wc=wc))
+        async def run(agent: Agent, printer: StreamPrinter | None) -> Any:
+            if printer is None:
+                return await agent.run(args.task, wc=wc)
+            return await stream_run(agent, args.task, printer, wc=wc)
+
+        return await run_and_show(args, make_agent, run)
 
 
 def _tell_session(args: argparse.Namespace, kit: Any) -> None:

@@ -13,12 +13,16 @@ import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import IO
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
 from .._lookup import open_checkpointer
 from .._tracing import Span
 from .._tracing import SpanExporter
+
+if TYPE_CHECKING:
+    from ._stream import StreamPrinter
 
 #: Characters of a tool call's arguments a step line shows.
 SHORT = 80
@@ -38,7 +42,14 @@ def add_show_arguments(run: argparse.ArgumentParser) -> None:
         "--quiet",
         "-q",
         action="store_true",
-        help="no step lines on stderr: only the answer (or with --json, the JSON)",
+        help="no step lines on stderr: only the answer, printed whole at the end (or with "
+        "--json, the JSON)",
+    )
+    run.add_argument(
+        "--events",
+        action="store_true",
+        help="print each event of the run as one JSON line on stdout (docs/events.md), "
+        "instead of the answer",
     )
     run.add_argument(
         "--trace",
@@ -80,6 +91,12 @@ def check_show_arguments(args: argparse.Namespace) -> None:
             value=session,
             source="--session",
         )
+    if args.events and args.json:
+        raise ConfigError(
+            "--events and --json both print on stdout: choose the event lines or the result",
+            value="--events",
+            source="--events",
+        )
     if session:
         return  # --resume ID continues the session ID, with TASK as its next message
     if args.resume and not args.store:
@@ -102,6 +119,13 @@ def check_show_arguments(args: argparse.Namespace) -> None:
             f"calls both approved and denied: {', '.join(both)}",
             value=both,
             source="--approve/--deny",
+        )
+    if args.resume and args.events:
+        raise ConfigError(
+            "--events streams a new run; a checkpointed run resumed with --resume has no "
+            "event stream: drop --events (--json prints its result)",
+            value=args.resume,
+            source="--events",
         )
     if args.resume and args.task:
         raise ConfigError(
@@ -126,12 +150,17 @@ def _ms(span: Span) -> str:
 class StepPrinter(SpanExporter):
     """Prints one line per step of a run: model calls, tool calls, results, verdicts, folds."""
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+    def __init__(
+        self, stream: IO[str] | None = None, before: Callable[[], None] | None = None
+    ) -> None:
         self.stream = stream
+        self.before = before  # ends the streamed text's line on a shared terminal
         self.turn = 0
 
     def _line(self, text: str) -> None:
         stream = self.stream if self.stream is not None else sys.stderr
+        if self.before is not None:
+            self.before()
         print(f"agentkit: [{self.turn}] {text}", file=stream, flush=True)
 
     def on_start(self, span: Span) -> None:
@@ -159,8 +188,9 @@ class StepPrinter(SpanExporter):
             elif a.get("is_error"):
                 text = "(withheld)" if span.tainted else _short(span.payload.get("result"))
                 outcome = f"error: {text}"
-            else:
-                outcome = f"{a.get('result_chars')} chars"
+            else:  # the size, and the start of what the model reads
+                text = "(withheld)" if span.tainted else _short(span.payload.get("result"), 40)
+                outcome = f"{a.get('result_chars')} chars: {text}"
             self._line(f"  -> {a.get('tool')}: {outcome}{_ms(span)}")
         elif span.name in ("verdict", "guardrail") and (
             a.get("decision") != "allow" or a.get("source")
@@ -178,31 +208,50 @@ class StepPrinter(SpanExporter):
                 )
 
 
-def show_exporters(args: argparse.Namespace) -> list[SpanExporter]:
+def show_exporters(
+    args: argparse.Namespace, printer: StreamPrinter | None = None
+) -> list[SpanExporter]:
     """The exporters ``agentkit run``'s options ask for (step lines, the trace file)."""
     from ._trace_file import TraceFile
 
     exporters: list[SpanExporter] = []
     if not args.quiet:
-        exporters.append(StepPrinter())
+        exporters.append(StepPrinter(before=None if printer is None else printer.before_line))
     if args.trace:
         exporters.append(TraceFile(args.trace))
     return exporters
 
 
+def stream_printer(args: argparse.Namespace) -> StreamPrinter | None:
+    """What shows the run as it happens (None: the answer is printed whole at the end).
+
+    Every event for ``--events``; nothing for ``--json`` or ``--quiet``; else the answer's text
+    as it arrives.
+    """
+    from ._stream import StreamPrinter  # the event model imports asyncio: not for listing
+
+    if args.events:
+        return StreamPrinter(events=True)
+    if args.json or args.quiet:
+        return None
+    return StreamPrinter(text=not getattr(args, "output", None))
+
+
 async def run_and_show(
     args: argparse.Namespace,
     make_agent: Callable[[Any, list[SpanExporter]], Any],
-    run: Callable[[Any], Awaitable[Any]],
+    run: Callable[[Any, StreamPrinter | None], Awaitable[Any]],
 ) -> int:
     """Build the agent (with the installed and the asked-for exporters), run it, show it.
 
-    ``make_agent(checkpointer, exporters)`` builds the agent; ``run(agent)`` runs it on the
-    task (unless ``--resume`` continues a run from ``--store``). Returns the exit code.
+    ``make_agent(checkpointer, exporters)`` builds the agent; ``run(agent, printer)`` runs it
+    on the task, shown by ``printer`` (unless ``--resume`` continues a run from ``--store``).
+    Returns the exit code.
     """
     from .._lookup import span_exporters
 
-    exporters = [*span_exporters(manager=args.plugin_manager), *show_exporters(args)]
+    printer = stream_printer(args)
+    exporters = [*span_exporters(manager=args.plugin_manager), *show_exporters(args, printer)]
     checkpointer = (
         await open_checkpointer(args.store, manager=args.plugin_manager) if (args.store) else None
     )
@@ -210,9 +259,10 @@ async def run_and_show(
         agent = make_agent(checkpointer, exporters)
         if args.resume and not getattr(args, "session", None):
             approvals = {**dict.fromkeys(args.approve, True), **dict.fromkeys(args.deny, False)}
-            result = await agent.resume(args.resume, approvals)
+            on_event = printer.model_event if printer is not None else None
+            result = await agent.resume(args.resume, approvals, on_event=on_event)
         else:
-            result = await run(agent)
+            result = await run(agent, printer)
     finally:
         for exporter in exporters:
             close = getattr(exporter, "close", None)
@@ -220,11 +270,16 @@ async def run_and_show(
                 close()
         if checkpointer is not None:
             await checkpointer.aclose()
-    return show_result(args, result)
+    return show_result(args, result, shown=printer is not None and printer.shown(result))
 
 
-def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = None) -> int:
-    """Print ``result`` as ``args`` ask; a suspended run's pending calls go to stderr."""
+def show_result(
+    args: argparse.Namespace, result: Any, out: IO[str] | None = None, *, shown: bool = False
+) -> int:
+    """Print ``result`` as ``args`` ask; a suspended run's pending calls go to stderr.
+
+    ``shown``: the answer is on stdout already (streamed), so it is not printed again.
+    """
     from .._encoder import jsonable
 
     out = out if out is not None else sys.stdout
@@ -246,7 +301,7 @@ def show_result(args: argparse.Namespace, result: Any, out: IO[str] | None = Non
             "transcript": result.transcript,
         }
         print(json.dumps(jsonable(data), indent=2, ensure_ascii=False), file=out)
-    elif result.status == "done":
+    elif result.status == "done" and not shown:
         if isinstance(result.output, str):
             print(result.output, file=out)
         else:

@@ -77,8 +77,8 @@ async def test_agent_runs_a_tool_turn_and_answers(
 
 
 def test_cli_run_with_an_openai_model(server: Any) -> None:
-    server.json("calculate_call.json")
-    server.json("answer_42.json")
+    server.sse("calculate_call.sse")  # agentkit run streams its model calls
+    server.sse("answer_42.sse")
     env = {**os.environ, "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-cli"}
     proc = subprocess.run(
         [
@@ -118,7 +118,7 @@ def test_cli_run_with_an_openai_model(server: Any) -> None:
 
 
 def test_cli_run_settings_go_over_the_files_key_by_key(server: Any, tmp_path: Path) -> None:
-    server.json("answer_42.json")
+    server.sse("answer_42.sse")
     config = tmp_path / "agentkit.toml"
     config.write_text("[kit]\n[kit.settings]\ntemperature = 0.9\ntop_p = 0.5\n")
     env = {

@@ -1,0 +1,150 @@
+"""``agentkit chat`` driven through a real pseudo-terminal (pexpect), as a person types."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.chat_models import CHAT_PLUGIN
+from tests.conftest import run_cli
+from tests.view_runs import POLICY_PLUGIN
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ("--tools", "tests.view_runs:CLI_TOOLS")
+PROMPT = "you> "
+SESSION = re.compile(r"agentkit: session ([0-9a-f]+)")
+
+
+@pytest.fixture
+def site(make_site: Any) -> Path:
+    """The chat model (``chat:NAME``) and a plugin asking a person before every transfer."""
+    site = make_site("chat")
+    site.add("agentkit-test-chat", {"chat": "akt_chat"}, {"akt_chat": CHAT_PLUGIN})
+    site.add("agentkit-test-policy", {"policy": "akt_policy"}, {"akt_policy": POLICY_PLUGIN})
+    return Path(site.path)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'sessions.db'}"
+
+
+def chat(tmp_path: Path, site: Path | None, *args: str) -> Any:
+    """``agentkit chat ARGS`` on a pseudo-terminal, its state directory under ``tmp_path``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (site, ROOT) if p is not None)
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "agentkit_core", "chat", *args],
+        cwd=str(ROOT),
+        env=env,
+        encoding="utf-8",
+        timeout=60,  # a loaded machine starts Python slowly
+        dimensions=(24, 200),
+    )
+    child.expect(SESSION)
+    child.session = child.match.group(1)
+    child.expect_exact(PROMPT)
+    return child
+
+
+def say(child: Any, line: str, *expected: str) -> str:
+    """Type ``line``; what the chat printed up to its next prompt, holding each ``expected``."""
+    child.sendline(line)
+    child.expect_exact(PROMPT)
+    shown = child.before or ""
+    for text in expected:
+        assert text in shown, shown
+    return shown
+
+
+def leave(child: Any) -> None:
+    """Ctrl-D: the chat ends, exit code 0."""
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
+def test_a_conversation_with_tools_usage_and_a_fork(tmp_path: Path, site: Path, store: str) -> None:
+    child = chat(tmp_path, site, "--model", "chat:a", *TOOLS, "--session", store)
+    say(child, "hello", "echo 1: hello")
+    shown = say(child, "look ann", "done after lookup")
+    assert 'tool lookup {"name": "ann"}' in shown and "-> lookup: " in shown
+    say(child, "/tools", "lookup  (tools)", "transfer  (tools)")
+    usage = say(child, "/usage")
+    assert re.search(r"usage: \d+ in / \d+ out tokens, 3 requests in this chat", usage), usage
+    forked = say(child, "/fork", f"a fork of {child.session}")
+    fork = re.findall(r"session ([0-9a-f]+), a fork", forked)[0]
+    say(child, "and then", "echo 3: and then")  # the fork holds the conversation so far
+    say(child, "/nope", "unknown command /nope")
+    leave(child)
+    # the original session did not move; the fork has the last message
+    for session, count in ((child.session, 2), (fork, 3)):
+        proc = run_cli("sessions", "export", session, "--store", store, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.count('"kind": "user"') == count, proc.stdout
+
+
+def test_the_builtin_test_model_and_resume(tmp_path: Path, store: str) -> None:
+    child = chat(tmp_path, None, "--model", "test", *TOOLS, "--session", store)
+    say(child, "hi", "tool transfer", "TestModel answer after 2 tool result(s)")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    again = chat(tmp_path, None, "--model", "test", "--session", store, "--resume", child.session)
+    assert again.session == child.session
+    say(again, "more", "TestModel answer after 2 tool result(s)")
+    leave(again)
+
+
+def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) -> None:
+    child = chat(tmp_path, site, "--model", "chat:b", *TOOLS, "--session", store)
+    say(child, "/approve", "no call is waiting for approval")
+    say(child, "pay 5", "waiting for approval: call_pay_5 transfer", "/approve or /deny")
+    shown = say(child, "/approve", "done after transfer")
+    assert "-> transfer: " in shown and "(error)" not in shown
+    assert shown.count("done after transfer") == 1  # streamed, not printed again
+    say(child, "pay 7", "waiting for approval: call_pay_7 transfer")
+    leave(child)
+    # the held call is still waiting in the session: a new chat on it answers it
+    resume = ("--session", store, "--resume", child.session)
+    again = chat(tmp_path, site, "--model", "chat:b", *TOOLS, *resume)
+    assert "waiting for approval: call_pay_7 transfer" in again.before
+    assert say(again, "/deny").count("done after transfer (error)") == 1
+    leave(again)
+
+
+def test_ctrl_c_cancels_the_turn_not_the_chat(tmp_path: Path, site: Path, store: str) -> None:
+    child = chat(tmp_path, site, "--model", "chat:c", "--session", store)
+    say(child, "hello", "echo 1: hello")
+    child.sendline("hang")
+    child.expect_exact("thinking")
+    child.sendintr()
+    child.expect_exact("turn cancelled")
+    child.expect_exact(PROMPT)
+    say(child, "still there", "echo ")  # the chat goes on
+    leave(child)
+    again = chat(tmp_path, site, "--model", "chat:c", "--session", store, "--resume", child.session)
+    shown = say(again, "after", "echo ")
+    assert re.search(r"echo [3-9]: after", shown), shown  # the session holds what came before
+    leave(again)
+
+
+def test_ctrl_c_at_the_prompt_and_history(tmp_path: Path) -> None:
+    history = tmp_path / "history"
+    child = chat(tmp_path, None, "--model", "test", "--history", str(history))
+    child.sendintr()
+    child.expect_exact(PROMPT)  # a fresh prompt, the chat still running
+    say(child, "remember me", "TestModel answer")
+    leave(child)
+    assert "remember me" in history.read_text()
+    assert (tmp_path / "state" / "agentkit" / "sessions.db").exists()  # the default store
