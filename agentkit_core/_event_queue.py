@@ -10,7 +10,6 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any
 from typing import Generic
 from typing import TypeVar
 
@@ -78,11 +77,13 @@ def merge_delta(waiting: T, event: T) -> T | None:
     What a consumer that is behind receives instead of the two: one delta holding both texts
     (or both argument fragments of one call), under the later sequence number.
     """
-    merged: Any = None
     if type(waiting) is not type(event):
         return None
     if isinstance(event, TextDelta | ThinkingDelta):
-        merged = replace(event, text=waiting.text + event.text)  # type: ignore[attr-defined]
-    elif isinstance(event, ToolCallArgsDelta) and waiting.call_id == event.call_id:  # type: ignore[attr-defined]
-        merged = replace(event, delta=waiting.delta + event.delta)  # type: ignore[attr-defined]
-    return merged  # type: ignore[no-any-return]
+        assert isinstance(waiting, TextDelta | ThinkingDelta)
+        return replace(event, text=waiting.text + event.text)  # type: ignore[return-value]
+    if isinstance(event, ToolCallArgsDelta):
+        assert isinstance(waiting, ToolCallArgsDelta)
+        if waiting.call_id == event.call_id:
+            return replace(event, delta=waiting.delta + event.delta)  # type: ignore[return-value]
+    return None

@@ -22,6 +22,7 @@ from typing import Any
 from typing import ClassVar
 
 from ._encoder import jsonable
+from ._messages import JSONObject
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
@@ -29,6 +30,9 @@ from ._records import quick_init
 from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
+    from ._models import StreamEvent
+    from ._output import OutputStream
+    from ._run_state import AgentResult
     from ._tracing import Span
     from ._verdicts import Verdict
 
@@ -43,9 +47,9 @@ class RunEvent:
     seq: int
     item_id: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The event as JSON-ready data: ``kind`` first, then its fields."""
-        data: dict[str, Any] = {"kind": self.kind}
+        data: JSONObject = {"kind": self.kind}
         for name in self.__dataclass_fields__:
             data[name] = jsonable(getattr(self, name))
         return data
@@ -144,7 +148,7 @@ class ToolStarted(RunEvent):
     kind: ClassVar[str] = "tool_started"
     call_id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JSONObject
 
 
 @quick_init
@@ -306,7 +310,7 @@ class EventLog:
         cls: type[RunEvent],
         run_id: str | None = None,
         item_id: str | None = None,
-        **fields: Any,
+        **fields: object,
     ) -> RunEvent:
         """Build a ``cls`` event with the next sequence number and hand it to every subscriber."""
         self.seq += 1
@@ -398,7 +402,7 @@ class EventLog:
                 status = str(at.get("status", "failed" if span.error else "done"))
                 self.emit(ChildRunFinished, child_run_id=child, agent=agent, status=status)
 
-    def finished(self, result: Any, item_id: str | None) -> None:
+    def finished(self, result: AgentResult, item_id: str | None) -> None:
         """The run's last event: suspended (each held call's request first), or finished."""
         if result.status == "suspended":
             for call in result.pending:
@@ -433,7 +437,9 @@ class EventLog:
             self.emit(VerdictReported, run, item_id=item_id, verdict=verdict)
 
 
-def model_sink(log: EventLog, partials: Callable[[], Any] | None) -> Callable[[Any], None]:
+def model_sink(
+    log: EventLog, partials: Callable[[], OutputStream[object]] | None
+) -> Callable[[StreamEvent], None]:
     """The stream sink that turns a model's stream events into the run's events.
 
     ``partials`` makes a fresh partial parser for typed output (``adapter.stream``); each of
@@ -447,7 +453,7 @@ def model_sink(log: EventLog, partials: Callable[[], Any] | None) -> Callable[[A
             started.add(call.id)
             log.emit(ToolCallStarted, call_id=call.id, name=call.name)
 
-    def sink(event: Any) -> None:
+    def sink(event: StreamEvent) -> None:
         nonlocal parser
         kind = event.kind
         if kind == "text" and event.text:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
-from typing import Any
 from typing import Final
 
 from ._errors import HookError
@@ -39,7 +38,9 @@ def drop_app_only(messages: Sequence[Message]) -> list[Message]:
     ]
 
 
-def checked_filter(fn: MessageFilter, source: str = "message_filter=") -> Callable[..., Any]:
+def checked_filter(
+    fn: MessageFilter, source: str = "message_filter="
+) -> Callable[[object, Sequence[Message]], list[Message]]:
     """``fn`` as a ``transform`` hook that refuses to drop what the model must see.
 
     Kept must be the last user message, every result of a call whose assistant message is
