@@ -69,6 +69,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_lookup": ("open_checkpointer", "open_sessions", "open_memory", "open_memory_block"),
     "_memory": ("MemoryEntry", "Memory"),
     "_memory_block": ("MemoryOptions", "MemoryBlock"),
+    "_memory_ground": ("MemoryGrounder",),
     "_messages": ("ToolCall", "Message", "Usage"),
     "_models": ("ModelSettings",),
     "_plugins": ("PluginManager", "get_plugin_manager"),
@@ -164,6 +165,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._memory import MemoryEntry as MemoryEntry
     from ._memory_block import MemoryBlock as MemoryBlock
     from ._memory_block import MemoryOptions as MemoryOptions
+    from ._memory_ground import MemoryGrounder as MemoryGrounder
     from ._messages import Message as Message
     from ._messages import ToolCall as ToolCall
     from ._messages import Usage as Usage

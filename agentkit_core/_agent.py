@@ -49,6 +49,11 @@ from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
 from ._lookup import span_exporters
+from ._memory import Memory
+from ._memory import MemoryStore
+from ._memory_ground import MemoryGrounder
+from ._memory_ground import as_grounder
+from ._memory_ground import render_grounding_block
 from ._messages import Message
 from ._messages import ToolCall
 from ._middleware import MiddlewareLike
@@ -158,6 +163,8 @@ class Agent:
             must be unique.
         output: a type the final answer is parsed into (pydantic models, dataclasses...).
         request_builder: replaces the default builder over ``prompt``.
+        memory: grounds each run on the entries best matching its task (a
+            :class:`MemoryGrounder`, or a Memory or store: its 5 best), in the request's prefix.
         max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
         settings: the :class:`ModelSettings` of every model request of a run (``temperature``,
             ``max_tokens``...); a run's own ``settings=`` go over them key by key.
@@ -238,6 +245,7 @@ class Agent:
         description: str = "",
         guards: GuardChain | Sequence[Guard] | None = None,
         executor: Executor | str | None = None,
+        memory: MemoryGrounder | Memory | MemoryStore | None = None,
     ) -> None:
         check_count(max_turns, "max_turns")
         self.name = name
@@ -272,8 +280,16 @@ class Agent:
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         self._typed_output(output, output_retries, manager)
+        self.memory = as_grounder(memory, "Agent(memory=)")
         if request_builder is None:
             request_builder = self._default_builder(prompt)
+        elif self.memory is not None:
+            raise ConfigError(
+                "Agent got both memory= and request_builder=; they fill one slot: pass "
+                "RequestBuilder(grounding=MemoryGrounder(...)) or memory= alone",
+                value=memory,
+                source="Agent(memory=)",
+            )
         self.request_builder = request_builder
         self._union = tools if isinstance(tools, ToolUnion) else None
         self._tools = {} if isinstance(tools, ToolUnion) else _tool_table(name, tools)
@@ -294,7 +310,9 @@ class Agent:
         schema = None
         if self._adapter is not None and not supports_structured_output(self.model):
             schema = self._adapter.json_schema()
-        return RequestBuilder(text, output_schema=schema)
+        return RequestBuilder(
+            text, output_schema=schema, grounding=self.memory, render=render_grounding_block
+        )
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
@@ -318,6 +336,7 @@ class Agent:
             "max_parallel_tools": config.max_parallel_tools,
             "guards": config.guards,
             "executor": config.executor,
+            "memory": config.memory,
         }
         return cls(**{**options, **overrides})
 
