@@ -104,17 +104,18 @@ MAX_QUERY_TERMS: Final = 32
 _WORD = re.compile(r"[^\W_]+")
 
 
-def query_terms(text: object) -> list[str]:
+def query_terms(text: object, limit: int | None = MAX_QUERY_TERMS) -> list[str]:
     """The words of ``text`` a store looks for: NFKC, casefolded, letters and digits, once each.
 
     No store reads a query's text as its own syntax (``AND``, quotes, ``*``, ``-``, ``NEAR``):
     each builds its query from these words, quoted, so no text can be a syntax error. At most
-    :data:`MAX_QUERY_TERMS`; none for text without a letter or digit.
+    ``limit`` (None: every word, as a store splits an entry it ranks itself); none for text
+    without a letter or digit.
     """
     if not isinstance(text, str):
         return []
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    return list(dict.fromkeys(words))[:MAX_QUERY_TERMS]
+    return list(dict.fromkeys(words))[:limit]
 
 
 @runtime_checkable
