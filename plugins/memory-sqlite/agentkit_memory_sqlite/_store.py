@@ -17,6 +17,9 @@ from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_memory_entries"
 FTS = "agentkit_memory_fts"
+KEYS = "agentkit_memory_fts_keys"
+_ID = f"(SELECT id FROM {KEYS} WHERE scope = new.scope AND title = new.title)"
+_OLD_ID = f"(SELECT id FROM {KEYS} WHERE scope = old.scope AND title = old.title)"
 _SCHEMA = (
     f"""
     CREATE TABLE IF NOT EXISTS {TABLE} (
@@ -30,7 +33,10 @@ _SCHEMA = (
     ) WITHOUT ROWID
     """,
     # The full-text index of the live entries (FTS5, Porter stems), kept by triggers so every
-    # writer, an older version of this store too, keeps it whole.
+    # writer, an older version of this store too, keeps it whole. An entry's row in the index
+    # is found by its key's id (KEYS), so a write touches its own row, never scans the index.
+    f"CREATE TABLE IF NOT EXISTS {KEYS} (id INTEGER PRIMARY KEY, scope TEXT NOT NULL, "
+    "title TEXT NOT NULL, UNIQUE (scope, title))",
     f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS {FTS} USING fts5(
         scope UNINDEXED, title, body, tokenize = 'porter unicode61'
@@ -39,26 +45,34 @@ _SCHEMA = (
     f"""
     CREATE TRIGGER IF NOT EXISTS {FTS}_insert AFTER INSERT ON {TABLE} WHEN new.body <> ''
     BEGIN
-        INSERT INTO {FTS} (scope, title, body) VALUES (new.scope, new.title, new.body);
+        INSERT OR IGNORE INTO {KEYS} (scope, title) VALUES (new.scope, new.title);
+        INSERT INTO {FTS} (rowid, scope, title, body) VALUES ({_ID}, new.scope, new.title,
+            new.body);
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS {FTS}_update AFTER UPDATE ON {TABLE} BEGIN
-        DELETE FROM {FTS} WHERE scope = old.scope AND title = old.title;
-        INSERT INTO {FTS} (scope, title, body)
-            SELECT new.scope, new.title, new.body WHERE new.body <> '';
+        DELETE FROM {FTS} WHERE rowid = {_OLD_ID};
+        INSERT OR IGNORE INTO {KEYS} (scope, title) VALUES (new.scope, new.title);
+        INSERT INTO {FTS} (rowid, scope, title, body)
+            SELECT {_ID}, new.scope, new.title, new.body WHERE new.body <> '';
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS {FTS}_delete AFTER DELETE ON {TABLE} BEGIN
-        DELETE FROM {FTS} WHERE scope = old.scope AND title = old.title;
+        DELETE FROM {FTS} WHERE rowid = {_OLD_ID};
     END
     """,
     # A database made before the index: its entries are indexed once, on open.
     f"""
-    INSERT INTO {FTS} (scope, title, body)
-        SELECT scope, title, body FROM {TABLE}
-        WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM {FTS})
+    INSERT OR IGNORE INTO {KEYS} (scope, title)
+        SELECT scope, title FROM {TABLE} WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM {FTS})
+    """,
+    f"""
+    INSERT INTO {FTS} (rowid, scope, title, body)
+        SELECT k.id, e.scope, e.title, e.body FROM {TABLE} AS e JOIN {KEYS} AS k
+        ON k.scope = e.scope AND k.title = e.title
+        WHERE e.body <> '' AND NOT EXISTS (SELECT 1 FROM {FTS})
     """,
 )
 _SELECT = f"SELECT {COLUMNS} FROM {TABLE}"
