@@ -147,7 +147,8 @@ class Kit(KitLifecycle):
         memory: the memory block (needs :meth:`open`): ``{"store": URL, "scopes": ["user",
             "project"], "read_only": ["user"], "max_entry_bytes": 4096, "max_bytes": None}``,
             the ``memory`` group of parts, re-rendered before every model call, and its tools
-            (see ``docs/memory.md``).
+            (see ``docs/memory.md``); ``"ground": k`` also grounds each run on the k entries
+            best matching its task (:class:`MemoryGrounder`).
         tools: the user's own tools or typed functions (the ``tools`` source, first in the
             union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
