@@ -69,6 +69,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_lookup": ("open_checkpointer", "open_sessions", "open_memory", "open_memory_block"),
     "_memory": ("MemoryEntry", "Memory"),
     "_memory_block": ("MemoryOptions", "MemoryBlock"),
+    "_memory_ground": ("MemoryGrounder",),
     "_message_filter": ("APP_ONLY", "drop_app_only"),
     "_messages": ("ToolCall", "Message", "Usage"),
     "_models": ("ModelSettings",),
@@ -165,6 +166,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._memory import MemoryEntry as MemoryEntry
     from ._memory_block import MemoryBlock as MemoryBlock
     from ._memory_block import MemoryOptions as MemoryOptions
+    from ._memory_ground import MemoryGrounder as MemoryGrounder
     from ._message_filter import APP_ONLY as APP_ONLY
     from ._message_filter import drop_app_only as drop_app_only
     from ._messages import Message as Message

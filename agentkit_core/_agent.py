@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncGenerator
-from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -33,6 +31,8 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ToolDefinitionError
 from ._event_queue import EventQueue
+from ._event_queue import stopped
+from ._event_queue import while_running
 from ._events import EventLog
 from ._events import RunEvent
 from ._events import model_sink
@@ -51,6 +51,11 @@ from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
 from ._lookup import span_exporters
+from ._memory import Memory
+from ._memory import MemoryStore
+from ._memory_ground import MemoryGrounder
+from ._memory_ground import as_grounder
+from ._memory_ground import render_grounding_block
 from ._messages import Message
 from ._messages import ToolCall
 from ._middleware import MiddlewareLike
@@ -160,6 +165,8 @@ class Agent(Generic[DepsT]):
             must be unique.
         output: a type the final answer is parsed into (pydantic models, dataclasses...).
         request_builder: replaces the default builder over ``prompt``.
+        memory: grounds each run on the entries best matching its task (a
+            :class:`MemoryGrounder`, or a Memory or store: its 5 best), in the request's prefix.
         max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
         settings: the :class:`ModelSettings` of every model request of a run (``temperature``,
             ``max_tokens``...); a run's own ``settings=`` go over them key by key.
@@ -240,6 +247,7 @@ class Agent(Generic[DepsT]):
         description: str = "",
         guards: GuardChain | Sequence[Guard] | None = None,
         executor: Executor | str | None = None,
+        memory: MemoryGrounder | Memory | MemoryStore | None = None,
     ) -> None:
         check_count(max_turns, "max_turns")
         self.name = name
@@ -274,8 +282,16 @@ class Agent(Generic[DepsT]):
         self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         self._typed_output(output, output_retries, manager)
+        self.memory = as_grounder(memory, "Agent(memory=)")
         if request_builder is None:
             request_builder = self._default_builder(prompt)
+        elif self.memory is not None:
+            raise ConfigError(
+                "Agent got both memory= and request_builder=; they fill one slot: pass "
+                "RequestBuilder(grounding=MemoryGrounder(...)) or memory= alone",
+                value=memory,
+                source="Agent(memory=)",
+            )
         self.request_builder = request_builder
         self._union = tools if isinstance(tools, ToolUnion) else None
         self._tools = {} if isinstance(tools, ToolUnion) else _tool_table(name, tools)
@@ -296,7 +312,9 @@ class Agent(Generic[DepsT]):
         schema = None
         if self._adapter is not None and not supports_structured_output(self.model):
             schema = self._adapter.json_schema()
-        return RequestBuilder(text, output_schema=schema)
+        return RequestBuilder(
+            text, output_schema=schema, grounding=self.memory, render=render_grounding_block
+        )
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
@@ -320,6 +338,7 @@ class Agent(Generic[DepsT]):
             "max_parallel_tools": config.max_parallel_tools,
             "guards": config.guards,
             "executor": config.executor,
+            "memory": config.memory,
         }
         return cls(**{**options, **overrides})
 
@@ -411,7 +430,7 @@ class Agent(Generic[DepsT]):
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
         source = queue if self._adapter is None else stream_partials(self._adapter, queue)
-        async with contextlib.aclosing(_while_running(runner, queue, source)) as events:
+        async with contextlib.aclosing(while_running(runner, queue, source)) as events:
             async for event in events:
                 yield event
         yield StreamEvent("result", result=runner.result())
@@ -452,7 +471,7 @@ class Agent(Generic[DepsT]):
             await runner
         finally:
             ctx.trace.events = None
-            await _stopped(runner)
+            await stopped(runner)
 
     async def _run(
         self,
@@ -746,30 +765,6 @@ class Agent(Generic[DepsT]):
     ) -> list[Message]:
         """Run one batch of tool calls, as ``_tool_calls.execute_batch`` does; in call order."""
         return await execute_batch(self, calls, tools, ctx, decisions)
-
-
-async def _while_running(
-    runner: asyncio.Future[AgentResult], queue: EventQueue[T], items: AsyncIterable[T] | None = None
-) -> AsyncGenerator[T, None]:
-    """``items`` (the queue's own, by default) while ``runner`` runs; then its error, if any.
-
-    Closing it early (iterate it under ``contextlib.aclosing``: a generator left inside another
-    is closed only when collected) cancels the run and waits for it to unwind.
-    """
-    runner.add_done_callback(lambda _: queue.close())
-    try:
-        async for item in queue if items is None else items:
-            yield item
-        await runner
-    finally:
-        await _stopped(runner)
-
-
-async def _stopped(runner: asyncio.Future[AgentResult]) -> None:
-    """Cancel ``runner`` if it still runs, and wait for it to unwind."""
-    if not runner.done():
-        runner.cancel()
-        await asyncio.gather(runner, return_exceptions=True)
 
 
 def _stamp_run(span: Span, result: AgentResult) -> None:

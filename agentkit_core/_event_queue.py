@@ -1,13 +1,16 @@
-"""Where a run's events wait for their consumer: the queue ``run_stream_events`` reads.
+"""The queue a run's events wait in for their consumer, and the run's stream around it.
 
-Kept apart from ``_events`` (a primitive every plugin's entry module may reach through the
-trace) because it needs asyncio, which ``agentkit plugins list`` must not import.
+The stream reads the queue while the run runs as a task of its own. Kept apart from
+``_events`` (a primitive every plugin's entry module may reach through the trace) because it
+needs asyncio, which ``agentkit plugins list`` must not import.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Generic
@@ -18,6 +21,7 @@ from ._events import ThinkingDelta
 from ._events import ToolCallArgsDelta
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 #: The events :func:`merge_delta` may join.
@@ -87,3 +91,27 @@ def merge_delta(waiting: T, event: T) -> T | None:
         if waiting.call_id == event.call_id:
             return replace(event, delta=waiting.delta + event.delta)  # type: ignore[return-value]
     return None
+
+
+async def while_running(
+    runner: asyncio.Future[R], queue: EventQueue[T], items: AsyncIterable[T] | None = None
+) -> AsyncGenerator[T, None]:
+    """``items`` (the queue's own, by default) while ``runner`` runs; then its error, if any.
+
+    Closing it early (iterate it under ``contextlib.aclosing``: a generator left inside another
+    is closed only when collected) cancels the run and waits for it to unwind.
+    """
+    runner.add_done_callback(lambda _: queue.close())
+    try:
+        async for item in queue if items is None else items:
+            yield item
+        await runner
+    finally:
+        await stopped(runner)
+
+
+async def stopped(runner: asyncio.Future[R]) -> None:
+    """Cancel ``runner`` if it still runs, and wait for it to unwind."""
+    if not runner.done():
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)

@@ -43,6 +43,7 @@ from ._kit_options import KitOptions
 from ._kit_options import check_kit_keys
 from ._kit_options import check_session_options
 from ._kit_options import kit_compaction
+from ._kit_options import kit_grounder
 from ._kit_options import kit_guardrail
 from ._kit_options import kit_guards
 from ._kit_options import kit_hooks
@@ -56,6 +57,7 @@ from ._lookup import resolve_model
 from ._lookup import resolve_policy
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryManifest
+from ._memory_ground import MemoryGrounder
 from ._middleware import Middleware
 from ._models import Model
 from ._models import ModelSettings
@@ -123,6 +125,8 @@ class AgentConfig:
     #: Runs each model call and tool call of a run as a step (``docs/durable.md``); None: the
     #: in-process executor.
     executor: Executor | None = None
+    #: Grounds each run on the memory entries best matching its task (``memory={"ground": k}``).
+    memory: MemoryGrounder | None = None
 
 
 class Kit(KitLifecycle):
@@ -143,7 +147,8 @@ class Kit(KitLifecycle):
         memory: the memory block (needs :meth:`open`): ``{"store": URL, "scopes": ["user",
             "project"], "read_only": ["user"], "max_entry_bytes": 4096, "max_bytes": None}``,
             the ``memory`` group of parts, re-rendered before every model call, and its tools
-            (see ``docs/memory.md``).
+            (see ``docs/memory.md``); ``"ground": k`` also grounds each run on the k entries
+            best matching its task (:class:`MemoryGrounder`).
         tools: the user's own tools or typed functions (the ``tools`` source, first in the
             union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
@@ -246,6 +251,7 @@ class Kit(KitLifecycle):
                 manager = manager_or_default(options.get("manager"))
                 kit._memory = await kit_memory(memory, manager)
                 kit._opened.append(Opened("memory", kit._memory))
+                kit._grounder = kit_grounder(memory, kit._memory)
             kit._setup(options)
             for name, opts in kit._pending_sources.items():
                 for source in await kit._make_source(name, opts):
@@ -416,6 +422,7 @@ class Kit(KitLifecycle):
             max_parallel_tools=self._max_parallel,
             guards=self._guards,
             executor=self._executor,
+            memory=self._grounder,
         )
 
     def parts(self) -> list[InstructionPart]:

@@ -18,6 +18,7 @@ from ._errors import ConfigError
 from ._errors import ToolSourceError
 from ._lookup import get_tool_source
 from ._memory_block import MemoryBlock
+from ._memory_ground import MemoryGrounder
 from ._messages import Message
 from ._plugins import PluginManager
 from ._recorder import NULL_RECORDER
@@ -89,6 +90,7 @@ class KitLifecycle:
         self._mcp_lock = asyncio.Lock()
         self._closed = False
         self._memory: MemoryBlock | None = None
+        self._grounder: MemoryGrounder | None = None
         self._union = ToolUnion([])  # until construction builds the kit's own
         self._recorder: Recorder = NULL_RECORDER  # aclose() flushes it, even after a failed _setup
 

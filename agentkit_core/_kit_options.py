@@ -35,9 +35,11 @@ from ._lookup import open_memory_block
 from ._lookup import plugin_hooks
 from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
+from ._memory import check_k
 from ._memory_block import MEMORY_OPTIONS
 from ._memory_block import MemoryBlock
 from ._memory_block import MemoryOptions
+from ._memory_ground import MemoryGrounder
 from ._message_filter import MessageFilter
 from ._message_filter import checked_filter
 from ._messages import Message
@@ -152,7 +154,16 @@ async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> Memo
     unknown = sorted(set(options) - MEMORY_OPTIONS)
     if unknown:
         raise unknown_key(unknown[0], sorted(MEMORY_OPTIONS), "Kit(memory=...)")
-    return await open_memory_block(**options, manager=manager)
+    if options.get("ground") is not None:  # checked before the store is opened
+        check_k(options["ground"], "Kit(memory={'ground': ...})")
+    block = {k: v for k, v in options.items() if k != "ground"}
+    return await open_memory_block(**block, manager=manager)
+
+
+def kit_grounder(options: Mapping[str, Any], block: MemoryBlock) -> MemoryGrounder | None:
+    """``Kit(memory={..., "ground": k})``'s grounder: the block's memory and scopes, k best."""
+    k = options.get("ground")
+    return None if k is None else MemoryGrounder(block.memory, k, block.scopes)
 
 
 #: The options of the kit's session.

@@ -85,6 +85,39 @@ class MemoryListing:
     corrupt: tuple[CorruptMemoryEntry, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    """An entry a query found, with its provenance: entry, score and store.
+
+    ``entry`` carries the key, version, time and writer; ``store`` is the store's (masked) URL.
+    ``score`` is the store's relevance, higher is better; it ranks one answer's hits and means
+    nothing across stores.
+    """
+
+    entry: MemoryEntry
+    score: float
+    store: str
+
+
+#: Words a query keeps at most: a long task is cut to its first words, never refused.
+MAX_QUERY_TERMS: Final = 32
+_WORD = re.compile(r"[^\W_]+")
+
+
+def query_terms(text: object, limit: int | None = MAX_QUERY_TERMS) -> list[str]:
+    """The words of ``text`` a store looks for: NFKC, casefolded, letters and digits, once each.
+
+    No store reads a query's text as its own syntax (``AND``, quotes, ``*``, ``-``, ``NEAR``):
+    each builds its query from these words, quoted, so no text can be a syntax error. At most
+    ``limit`` (None: every word, as a store splits an entry it ranks itself); none for text
+    without a letter or digit.
+    """
+    if not isinstance(text, str):
+        return []
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return list(dict.fromkeys(words))[:limit]
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """What a memory store implements; every method is async. ``url`` names it in errors.
@@ -130,6 +163,18 @@ class MemoryStore(Protocol):
         The key is left forgotten at the entry's version plus one (:meth:`forgotten`), never
         free to start again from 1. ``expected=None`` forgets the entry whatever its version,
         an unreadable one too; False when there is none.
+        """
+        ...
+
+    async def query(
+        self, text: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[MemoryHit]:
+        """At most ``k`` live entries best matching ``text``, best first, with their scores.
+
+        Full-text search over title and body, among ``scopes`` (every scope when None). Only
+        the :func:`query_terms` of ``text`` count, an entry holding any of them may be found:
+        text without one finds nothing, and no text is a syntax error of the store's. A write
+        is found by the next query, a forgotten entry never.
         """
         ...
 
@@ -250,6 +295,17 @@ def check_body(body: object, max_bytes: int, where: str = "body") -> str:
             source=where,
         )
     return text
+
+
+def check_k(k: object, where: str) -> int:
+    """``k`` when it is a whole number of entries from 1; ConfigError naming ``where`` else."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(
+            f"{where} {k!r} must be a whole number of entries from 1, such as 5",
+            value=k,
+            source=where,
+        )
+    return k
 
 
 def utc_stamp() -> str:
@@ -381,7 +437,7 @@ class Memory:
         if not isinstance(store, MemoryStore):
             raise ConfigError(
                 f"Memory(store) needs a MemoryStore (url, scopes, entries, get, forgotten, put, "
-                f"delete, aclose), got {store!r}; open one with open_memory_store(url)",
+                f"delete, query, aclose), got {store!r}; open one with open_memory_store(url)",
                 value=store,
                 source="Memory",
             )
@@ -438,6 +494,20 @@ class Memory:
                     found.append((-sum(hits), rank, entry.title, entry))
         found.sort(key=lambda f: f[:3])
         return [f[3] for f in found[:limit]]
+
+    async def query(
+        self, text: str, k: int = 5, scopes: Sequence[str] | None = None
+    ) -> list[MemoryHit]:
+        """The ``k`` entries of ``scopes`` (every scope when None) best matching ``text``.
+
+        Ranked by the store's full-text search (:meth:`MemoryStore.query`), best first, each
+        with its score and provenance; text with no words finds nothing.
+        """
+        check_k(k, "Memory.query(k=)")
+        named = None if scopes is None else [check_scope(s) for s in scopes]
+        if not query_terms(text):
+            return []
+        return await self.store.query(text, k, named)
 
     # ------------------------------------------------------------------ writing
 

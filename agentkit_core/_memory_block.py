@@ -89,6 +89,8 @@ class MemoryOptions(TypedDict, total=False):
     read_only: Sequence[str]
     max_entry_bytes: int
     max_bytes: int | None
+    #: ``Kit(memory=)`` only: ground each run on the k entries best matching its task.
+    ground: int | None
 
 
 #: Every key MemoryOptions knows.

@@ -135,7 +135,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "adapt",
         "span_exporters",
     ),
-    "_memory": ("MemoryListing", "MemoryStore", "ENTRY_COLUMNS", "stored_entry", "EntryRows"),
+    "_memory": (
+        "MemoryListing",
+        "MemoryStore",
+        "MemoryHit",
+        "ENTRY_COLUMNS",
+        "stored_entry",
+        "EntryRows",
+        "query_terms",
+    ),
     "_memory_block": ("MemoryManifest",),
     "_middleware": ("ToolInvocation", "Middleware", "as_middleware"),
     "_models": (
@@ -328,8 +336,10 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import span_exporters as span_exporters
     from ._memory import ENTRY_COLUMNS as ENTRY_COLUMNS
     from ._memory import EntryRows as EntryRows
+    from ._memory import MemoryHit as MemoryHit
     from ._memory import MemoryListing as MemoryListing
     from ._memory import MemoryStore as MemoryStore
+    from ._memory import query_terms as query_terms
     from ._memory import stored_entry as stored_entry
     from ._memory_block import MemoryManifest as MemoryManifest
     from ._middleware import Middleware as Middleware

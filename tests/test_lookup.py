@@ -110,6 +110,9 @@ class TaggedMemoryStore:
     async def delete(self, scope: str, title: str, expected: int | None) -> bool:
         return False
 
+    async def query(self, text: str, k: int, scopes: Any = None) -> list[Any]:
+        return []
+
     async def aclose(self) -> None:
         return None
 

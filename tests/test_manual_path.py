@@ -21,6 +21,7 @@ from agentkit_core import Folding
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import LiveInstructions
+from agentkit_core import MemoryGrounder
 from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import Recorder
@@ -280,7 +281,7 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
         instructions="Be brief.",
         tools=[lookup],
         instruction_budget=3_000,
-        memory={"store": url, "scopes": ["project"], "read_only": ["user"]},
+        memory={"store": url, "scopes": ["project"], "read_only": ["user"], "ground": 2},
     )
     block = await open_memory_block(hand_url, ["project"], read_only=["user"], manager=pm)
     live = LiveInstructions([TextPart("Be brief."), block], budget=3_000)
@@ -292,6 +293,7 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
             Hooks.from_plugins(pm)
         ),
         manager=pm,
+        memory=MemoryGrounder(block.memory, 2, block.scopes),
     )
     by_kit = kit.config()
     assert manual.instructions == by_kit.instructions
@@ -300,10 +302,11 @@ async def test_the_manual_path_with_memory_is_the_same_path(tmp_path: Path) -> N
         assert [s for s, _ in getattr(manual.hooks, name)] == [
             s for s, _ in getattr(by_kit.hooks, name)
         ]
-    await Agent.from_config(by_kit).run("save k")
-    await Agent.from_config(manual).run("save k")
+    await Agent.from_config(by_kit).run("save k, with tabs")
+    await Agent.from_config(manual).run("save k, with tabs")
+    assert "### Tabs" in kit_model.requests[0].messages[1].text  # grounded on the task
     for a, b in zip(kit_model.requests, hand_model.requests, strict=True):
-        assert [m.text for m in a.messages] == [m.text for m in b.messages]
+        assert [m.text for m in a.messages] == [m.text.replace(hand_url, url) for m in b.messages]
         assert [t.name for t in a.tools] == [t.name for t in b.tools]
     await kit.aclose()
     await block.aclose()

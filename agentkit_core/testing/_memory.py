@@ -37,12 +37,15 @@ from .._errors import ConfigError
 from .._errors import CorruptMemoryEntry
 from .._errors import StorageError
 from .._memory import MemoryEntry
+from .._memory import MemoryHit
 from .._memory import MemoryListing
 from .._memory import MemoryStore
 from .._memory import check_body
 from .._memory import check_title
 from .._memory import utc_stamp
 from .._urls import mask_url
+from ._memory_recall import fill_labelled
+from ._memory_recall import recall_at_k
 
 _SHARED = [
     HealthCheck.function_scoped_fixture,
@@ -77,7 +80,14 @@ bodies = st.text(min_size=1, max_size=300).filter(
 
 
 class MemoryStoreConformance:
-    """Contract tests for a memory store; subclass and define :meth:`make_store`."""
+    """Contract tests for a memory store; subclass and define :meth:`make_store`.
+
+    ``recall_floor`` is the recall@5 a store's ranking keeps over the labelled set
+    (``_memory_recall``; the shipped stores measured 0.91 to 0.94, benchmarks/README.md); a
+    store's test may set its own, from what it measured.
+    """
+
+    recall_floor = 0.85
 
     async def make_store(self, tmp_path: Path) -> MemoryStore:
         raise NotImplementedError("define make_store(tmp_path) in the conformance subclass")
@@ -186,6 +196,130 @@ class MemoryStoreConformance:
         assert (await store.get(scope, "k")).body == f"writer {winner}"  # type: ignore[union-attr]
         gone = await asyncio.gather(*(store.delete(scope, "k", 2) for _ in range(5)))
         assert sorted(gone) == [False] * 4 + [True]
+
+    # ------------------------------------------------------------------ query
+
+    async def test_query_ranks_the_obvious_best_match_first(self, store: MemoryStore) -> None:
+        scope = fresh_scope()
+        written = [
+            entry(scope, "Deploy schedule", "Production deploys happen on Tuesday mornings."),
+            entry(scope, "Coffee", "The user drinks espresso, no sugar."),
+            entry(scope, "Editor", "The user edits in Vim with a dark theme."),
+            entry(scope, "Team", "The team meets on Tuesday afternoons."),
+        ]
+        for e in written:
+            assert await store.put(e, 0) is True
+        hits = await store.query("when do production deploys happen?", 3, [scope])
+        assert hits and all(isinstance(h, MemoryHit) for h in hits)
+        assert hits[0].entry == written[0]
+        assert hits[0].store == store.url
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        # a word of the title alone finds it too, in any case
+        assert [h.entry.title for h in await store.query("COFFEE", 3, [scope])] == ["Coffee"]
+
+    async def test_query_respects_k_and_scopes(self, store: MemoryStore) -> None:
+        scope, other = fresh_scope(), fresh_scope()
+        for i in range(6):
+            assert await store.put(entry(scope, f"note {i}", f"alpha note number {i}"), 0)
+        assert await store.put(entry(other, "note", "alpha elsewhere"), 0)
+        assert len(await store.query("alpha", 3, [scope])) == 3
+        assert len(await store.query("alpha", 10, [scope])) == 6
+        found = await store.query("alpha", 10, [scope, other])
+        assert {h.entry.scope for h in found} == {scope, other} and len(found) == 7
+        assert await store.query("alpha", 10, []) == []
+        assert await store.query("alpha", 5, [fresh_scope()]) == []
+
+    async def test_query_sees_a_write_and_not_a_forgotten_entry(self, store: MemoryStore) -> None:
+        scope = fresh_scope()
+        assert await store.query("zeppelin", 5, [scope]) == []
+        first = entry(scope, "Hobby", "The user builds zeppelin models.")
+        assert await store.put(first, 0) is True
+        assert [h.entry for h in await store.query("zeppelin", 5, [scope])] == [first]
+        second = entry(scope, "Hobby", "The user builds kites now.", version=2)
+        assert await store.put(second, 1) is True
+        assert await store.query("zeppelin", 5, [scope]) == []
+        assert [h.entry for h in await store.query("kites", 5, [scope])] == [second]
+        assert await store.delete(scope, "Hobby", 2) is True
+        assert await store.query("kites", 5, [scope]) == []
+        again = entry(scope, "Hobby", "Kites again.", version=4)
+        assert await store.put(again, 3) is True
+        assert [h.entry for h in await store.query("kites", 5, [scope])] == [again]
+
+    async def test_query_matches_unicode_words(self, store: MemoryStore) -> None:
+        scope = fresh_scope()
+        written = entry(scope, "Café", "Le café de la gare ouvre à six heures; 東京 too.")
+        assert await store.put(written, 0) is True
+        assert [h.entry for h in await store.query("CAFÉ", 5, [scope])] == [written]
+        assert [h.entry for h in await store.query("gare?", 5, [scope])] == [written]
+
+    async def test_recall_over_the_labelled_set(self, store: MemoryStore) -> None:
+        scopes = {"project": fresh_scope(), "user": fresh_scope()}
+        await fill_labelled(store, scopes)
+        recall = await recall_at_k(store, scopes)
+        assert recall[1] <= recall[3] <= recall[5]
+        assert recall[5] >= self.recall_floor, f"recall@k fell to {recall}"
+
+    @pytest.mark.parametrize(
+        "text", ["", "   ", "\n\t", "?!...", '"', "*", "-", "AND", "OR NOT", "NEAR(", "(", "'"]
+    )
+    async def test_query_without_words_finds_nothing(self, store: MemoryStore, text: str) -> None:
+        scope = fresh_scope()
+        assert await store.put(entry(scope, "and", "and or not near"), 0) is True
+        found = await store.query(text, 5, [scope])
+        assert all(h.entry.title == "and" for h in found)  # its words, if any, only
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=_SHARED)
+    @given(
+        text=st.one_of(
+            st.text(max_size=60),
+            st.lists(
+                st.sampled_from(
+                    [
+                        "AND",
+                        "OR",
+                        "NOT",
+                        "NEAR",
+                        "NEAR(a b, 2)",
+                        '"',
+                        "'",
+                        "*",
+                        "-",
+                        "+",
+                        ":",
+                        "^",
+                        "(",
+                        ")",
+                        "{",
+                        "}",
+                        "alpha",
+                        "alpha*",
+                        "-alpha",
+                        "title:alpha",
+                        "é",
+                        "\x00",
+                        "\\",
+                        "%",
+                        "&",
+                        "|",
+                        "!",
+                        "<->",
+                        "@@",
+                    ]
+                ),
+                max_size=8,
+            ).map(" ".join),
+        ),
+        k=st.integers(1, 4),
+    )
+    async def test_no_query_text_is_a_syntax_error(
+        self, store: MemoryStore, text: str, k: int
+    ) -> None:
+        scope = fresh_scope()
+        assert await store.put(entry(scope, "alpha", "alpha and beta, or near gamma"), 0)
+        found = await store.query(text, k, [scope])
+        assert isinstance(found, list) and len(found) <= k
+        assert all(h.entry.title == "alpha" for h in found)
 
     @settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
     @given(title=titles, body=bodies, session=st.sampled_from(["", "5d1c0f0e9b1a"]))

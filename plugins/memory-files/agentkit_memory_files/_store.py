@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone
@@ -21,7 +22,12 @@ from agentkit_core import ConfigError
 from agentkit_core import MemoryEntry
 from agentkit_core import StorageError
 from agentkit_core.plugin import CorruptMemoryEntry
+from agentkit_core.plugin import MemoryHit
 from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import query_terms
+
+from ._bm25 import ScopeIndex
+from ._bm25 import rank
 
 SUFFIX = ".md"
 LOCK = ".lock"
@@ -163,6 +169,7 @@ class FileMemoryStore:
         self.root = root
         self.url = url
         self._cache: dict[Path, tuple[_Stamp, MemoryEntry | CorruptMemoryEntry]] = {}
+        self._indexes: dict[str, ScopeIndex] = {}  # built by the first query of each scope
         self._closed = False
 
     @classmethod
@@ -226,10 +233,20 @@ class FileMemoryStore:
         """
         return await self._run(self._delete, scope, title, expected)
 
+    async def query(
+        self, text: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[MemoryHit]:
+        """BM25 over each scope's entries (title words counting double), best first."""
+        terms = query_terms(text)
+        if not terms:
+            return []
+        return await self._run(self._query, terms, k, scopes)
+
     async def aclose(self) -> None:
         """Forget what was read; later calls raise :class:`StorageError`."""
         self._closed = True
         self._cache.clear()
+        self._indexes.clear()
 
     def __repr__(self) -> str:
         return f"<FileMemoryStore {self.url}>"
@@ -331,6 +348,16 @@ class FileMemoryStore:
         self._cache[path] = (stamp, found)
         return found
 
+    def _query(self, terms: list[str], k: int, scopes: Sequence[str] | None) -> list[MemoryHit]:
+        indexes = []
+        for scope in self._scopes() if scopes is None else scopes:
+            entries = self._entries(scope).entries
+            index = self._indexes.get(scope)
+            if index is None or not index.fresh(entries):
+                index = self._indexes[scope] = ScopeIndex.build(entries)
+            indexes.append(index)
+        return [MemoryHit(e, score, self.url) for score, e in rank(indexes, terms, k)]
+
     def _path(self, scope: str, title: str) -> Path:
         name = file_name(title)
         if len(name.encode("utf-8")) > MAX_NAME:
@@ -380,6 +407,7 @@ class FileMemoryStore:
             path.parent.mkdir(exist_ok=True)
             _write_durably(path, render_file(entry))
             self._cache[path] = (_stamp(path.stat()), entry)
+            self._indexes.pop(entry.scope, None)  # the next query indexes the scope again
             return True
         finally:
             os.close(fd)  # closing releases the lock
@@ -399,6 +427,7 @@ class FileMemoryStore:
             path.unlink()
             _sync_dir(path.parent)
             self._cache.pop(path, None)
+            self._indexes.pop(scope, None)
             return True
         finally:
             os.close(fd)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import MemoryEntry
 from agentkit_core.plugin import ENTRY_COLUMNS as COLUMNS
 from agentkit_core.plugin import EntryRows
+from agentkit_core.plugin import MemoryHit
 from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import query_terms
 from agentkit_core.plugin import stored_entry
 from agentkit_core.stores import PostgresPool
 
@@ -18,11 +21,26 @@ if TYPE_CHECKING:
 __all__ = ["PostgresMemoryStore"]
 
 
+#: The text search configuration: English stems (a query's "deploying" finds "deploys").
+CONFIG = "english"
+#: What an entry is searched by: its title, weighted above its body.
+DOCUMENT = (
+    f"setweight(to_tsvector('{CONFIG}'::regconfig, title), 'A') || "
+    f"setweight(to_tsvector('{CONFIG}'::regconfig, body), 'B')"
+)
+
+
 def _schema(table: str) -> tuple[str, ...]:
+    # The search column is generated, so a table made before it is filled as it is added and
+    # every writer keeps it current; the GIN index serves the @@ match.
+    index = table[:-1] + '_search"'  # the table's quoted name, '"name"'
     return (
         f"CREATE TABLE IF NOT EXISTS {table} (scope text NOT NULL, title text NOT NULL, "
         "body text NOT NULL, version bigint NOT NULL, updated_at text NOT NULL, "
         "session text NOT NULL DEFAULT '', PRIMARY KEY (scope, title))",
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS search tsvector "
+        f"GENERATED ALWAYS AS ({DOCUMENT}) STORED",
+        f"CREATE INDEX IF NOT EXISTS {index} ON {table} USING gin (search)",
     )
 
 
@@ -137,6 +155,28 @@ class PostgresMemoryStore:
             return await cur.fetchone() is None
 
         return await self.pool.run(remove, f"forgetting {title!r}")
+
+    async def query(
+        self, text: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[MemoryHit]:
+        """Full-text search ranked by ``ts_rank_cd``: the words of ``text`` quoted, OR-ed.
+
+        ``websearch_to_tsquery`` never raises a syntax error, and each word is quoted so none
+        is read as its operators.
+        """
+        terms = query_terms(text)
+        if not terms:
+            return []
+        words = " or ".join('"' + t.replace('"', " ") + '"' for t in terms)
+        where = "" if scopes is None else " AND scope = ANY(%s)"
+        statement = (
+            f"SELECT {COLUMNS}, ts_rank_cd(search, q) AS rank FROM {self.pool.quoted}, "
+            f"websearch_to_tsquery('{CONFIG}'::regconfig, %s) AS q "
+            f"WHERE search @@ q AND body <> ''{where} ORDER BY rank DESC, scope, title LIMIT %s"
+        )
+        args = (words, *(() if scopes is None else (list(scopes),)), k)
+        rows = await self.pool.fetch(statement, args, "searching memory")
+        return [MemoryHit(stored_entry(r[:-1], self.url), float(r[-1]), self.url) for r in rows]
 
     async def aclose(self) -> None:
         """Close the pool; later calls raise ``StorageError``."""

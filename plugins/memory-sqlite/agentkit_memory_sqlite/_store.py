@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from agentkit_core import MemoryEntry
 from agentkit_core.plugin import ENTRY_COLUMNS as COLUMNS
 from agentkit_core.plugin import EntryRows
+from agentkit_core.plugin import MemoryHit
 from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import query_terms
 from agentkit_core.plugin import stored_entry
 from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_memory_entries"
+FTS = "agentkit_memory_fts"
+KEYS = "agentkit_memory_fts_keys"
+_ID = f"(SELECT id FROM {KEYS} WHERE scope = new.scope AND title = new.title)"
+_OLD_ID = f"(SELECT id FROM {KEYS} WHERE scope = old.scope AND title = old.title)"
 _SCHEMA = (
     f"""
     CREATE TABLE IF NOT EXISTS {TABLE} (
@@ -24,6 +31,48 @@ _SCHEMA = (
         session    TEXT    NOT NULL DEFAULT '',
         PRIMARY KEY (scope, title)
     ) WITHOUT ROWID
+    """,
+    # The full-text index of the live entries (FTS5, Porter stems), kept by triggers so every
+    # writer, an older version of this store too, keeps it whole. An entry's row in the index
+    # is found by its key's id (KEYS), so a write touches its own row, never scans the index.
+    f"CREATE TABLE IF NOT EXISTS {KEYS} (id INTEGER PRIMARY KEY, scope TEXT NOT NULL, "
+    "title TEXT NOT NULL, UNIQUE (scope, title))",
+    f"""
+    CREATE VIRTUAL TABLE IF NOT EXISTS {FTS} USING fts5(
+        scope UNINDEXED, title, body, tokenize = 'porter unicode61'
+    )
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS {FTS}_insert AFTER INSERT ON {TABLE} WHEN new.body <> ''
+    BEGIN
+        INSERT OR IGNORE INTO {KEYS} (scope, title) VALUES (new.scope, new.title);
+        INSERT INTO {FTS} (rowid, scope, title, body) VALUES ({_ID}, new.scope, new.title,
+            new.body);
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS {FTS}_update AFTER UPDATE ON {TABLE} BEGIN
+        DELETE FROM {FTS} WHERE rowid = {_OLD_ID};
+        INSERT OR IGNORE INTO {KEYS} (scope, title) VALUES (new.scope, new.title);
+        INSERT INTO {FTS} (rowid, scope, title, body)
+            SELECT {_ID}, new.scope, new.title, new.body WHERE new.body <> '';
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS {FTS}_delete AFTER DELETE ON {TABLE} BEGIN
+        DELETE FROM {FTS} WHERE rowid = {_OLD_ID};
+    END
+    """,
+    # A database made before the index: its entries are indexed once, on open.
+    f"""
+    INSERT OR IGNORE INTO {KEYS} (scope, title)
+        SELECT scope, title FROM {TABLE} WHERE body <> '' AND NOT EXISTS (SELECT 1 FROM {FTS})
+    """,
+    f"""
+    INSERT INTO {FTS} (rowid, scope, title, body)
+        SELECT k.id, e.scope, e.title, e.body FROM {TABLE} AS e JOIN {KEYS} AS k
+        ON k.scope = e.scope AND k.title = e.title
+        WHERE e.body <> '' AND NOT EXISTS (SELECT 1 FROM {FTS})
     """,
 )
 _SELECT = f"SELECT {COLUMNS} FROM {TABLE}"
@@ -102,6 +151,27 @@ class SqliteMemoryStore:
         if expected is not None:
             query, args = f"{query} AND version = ?", (*args, expected)
         return await self.db.write(lambda conn: conn.execute(query, args).rowcount == 1)
+
+    async def query(
+        self, text: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[MemoryHit]:
+        """FTS5 over titles and bodies, ranked by BM25: each word of ``text`` quoted, OR-ed."""
+        terms = query_terms(text)
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where = ""
+        if scopes is not None:
+            where = f" AND f.scope IN ({', '.join('?' * len(scopes))})"
+        cols = ", ".join(f"e.{c.strip()}" for c in COLUMNS.split(","))
+        query = (
+            f"SELECT {cols}, bm25({FTS}) AS rank FROM {FTS} AS f JOIN {TABLE} AS e "
+            f"ON e.scope = f.scope AND e.title = f.title WHERE {FTS} MATCH ?{where} "
+            f"AND e.{_LIVE} ORDER BY rank, e.scope, e.title LIMIT ?"
+        )
+        args = (match, *(scopes or ()), k)
+        rows = await self.db.read(lambda conn: conn.execute(query, args).fetchall())
+        return [MemoryHit(stored_entry(r[:-1], self.url), -float(r[-1]), self.url) for r in rows]
 
     async def aclose(self) -> None:
         """Close the connections and stop the worker thread; closing twice is harmless."""
