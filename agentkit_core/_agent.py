@@ -201,7 +201,7 @@ class Agent:
     def __init__(
         self,
         name: str = "agent",
-        model: Model | str | None = None,
+        model: Model | str | Sequence[Model | str] | None = None,
         prompt: str | Prompt = "",
         tools: Sequence[Any] | ToolUnion = (),
         *,
