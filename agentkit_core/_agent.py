@@ -504,6 +504,7 @@ class Agent:
                     await self._persist(ctx, state, "failed")
                     raise
                 held = result.status == "suspended"
+                result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
                 _stamp_run(span, result)
                 return result
         finally:
@@ -691,6 +692,8 @@ def _stamp_run(span: Span, result: AgentResult) -> None:
         span.set("cache_read_tokens", usage.cache_read_tokens)
         span.set("cache_write_tokens", usage.cache_write_tokens)
         span.set("reasoning_tokens", usage.reasoning_tokens)
+    if result.cost is not None:
+        span.set("cost", result.cost)
     span.set("pending", [call.id for call in result.pending])
     span.payload["output"] = result.output
     if result.pending:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Sequence
+from contextvars import Token
 from dataclasses import replace
 
 from ._errors import ConfigError
@@ -91,21 +92,19 @@ class FallbackModel:
     async def request(self, request: ModelRequest) -> ModelResponse:
         failures: list[tuple[str, ProviderError]] = []
         for index, model in enumerate(self.models):
-            scope = _attempt_span(request, model, index)
+            attempt = _Attempt(request, model, index)
             try:
-                if request.ctx is not None:
-                    check_cost(request.ctx, model.name, request.messages)
                 response = await self.retry.wrap_model(request, model.request)
             except ProviderError as exc:
-                _close(request, scope, exc)
+                attempt.close(exc)
                 if not self.fall_back_on(exc):
                     raise
                 failures.append((model.name, exc))
                 continue
             except BaseException as exc:
-                _close(request, scope, exc)
+                attempt.close(exc)
                 raise
-            _close(request, scope, None)
+            attempt.close(None, response)
             return replace(response, answered_by=model.name)
         raise FallbackExhausted(failures)
 
@@ -113,44 +112,52 @@ class FallbackModel:
         failures: list[tuple[str, ProviderError]] = []
         for index, model in enumerate(self.models):
             started = False
-            scope = _attempt_span(request, model, index)
+            attempt = _Attempt(request, model, index)
             try:
-                if request.ctx is not None:
-                    check_cost(request.ctx, model.name, request.messages)
                 async for event in self.retry.stream(request, model.stream):
                     if event.kind == "done" and event.response is not None:
                         answer = replace(event.response, answered_by=model.name)
                         event = replace(event, response=answer)
+                        attempt.close(None, answer)
                     started = True
                     yield event
             except ProviderError as exc:
-                _close(request, scope, exc)
+                attempt.close(exc)
                 if started or not self.fall_back_on(exc):
                     raise
                 failures.append((model.name, exc))
                 continue
             except BaseException as exc:
-                _close(request, scope, exc)
+                attempt.close(exc)
                 raise
-            _close(request, scope, None)
+            attempt.close(None)
             return
         raise FallbackExhausted(failures)
 
 
-def _attempt_span(request: ModelRequest, model: Model, index: int) -> tuple[Span, object] | None:
-    """A ``model_attempt`` span for one model of the chain, in the request's run (if any)."""
-    if request.ctx is None:
-        return None
-    provider = model.name.partition(":")[0] if ":" in model.name else ""
-    attributes: dict[str, object] = {"model": model.name, "attempt": index + 1}
-    if provider:
-        attributes["provider"] = provider
-    return request.ctx.trace._enter("model_attempt", None, attributes)
+class _Attempt:
+    """One model's turn in the chain: its cost checked, a ``model_attempt`` span (in a run)."""
 
+    __slots__ = ("ctx", "scope")
 
-def _close(
-    request: ModelRequest, scope: tuple[Span, object] | None, exc: BaseException | None
-) -> None:
-    if scope is not None and request.ctx is not None:
-        span, token = scope
-        request.ctx.trace._exit(span, token, exc)  # type: ignore[arg-type]
+    def __init__(self, request: ModelRequest, model: Model, index: int) -> None:
+        self.ctx = ctx = request.ctx
+        self.scope: tuple[Span, Token[Span | None]] | None = None
+        if ctx is None:
+            return
+        check_cost(ctx, model.name, request.messages)
+        attributes: dict[str, object] = {"model": model.name, "attempt": index + 1}
+        if ":" in model.name:
+            attributes["provider"] = model.name.partition(":")[0]
+        self.scope = ctx.trace._enter("model_attempt", None, attributes)
+
+    def close(self, exc: BaseException | None, response: ModelResponse | None = None) -> None:
+        """End the span (once): with the error, or with the answer's token counts."""
+        if self.scope is None or self.ctx is None:
+            return
+        span, token = self.scope
+        self.scope = None
+        if response is not None:
+            span.attributes["input_tokens"] = response.usage.input_tokens
+            span.attributes["output_tokens"] = response.usage.output_tokens
+        self.ctx.trace._exit(span, token, exc)

@@ -15,6 +15,7 @@ from ._pricing import prices
 from ._retry import retry
 from ._tools import ToolResult
 from ._tracing import Span
+from ._tracing import current_span
 
 
 class _Tracing(Middleware):
@@ -106,6 +107,8 @@ class _Metering(Middleware):
                 if known is None:
                     known = self._prices = prices()
                 cost = known.cost(response.usage, model)
+                if cost is not None:  # on the call's span, which tracing opened around this
+                    current_span().attributes["cost"] = cost
             ctx.add_usage(response.usage, model, cost)
         return response
 
