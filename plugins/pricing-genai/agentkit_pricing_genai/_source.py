@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC
 from datetime import datetime
+from datetime import timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from typing import Any
@@ -64,7 +64,7 @@ class GenaiPrices:
             _, info = data_snapshot.get_snapshot().find_provider_model(name, None, provider, None)
         except LookupError:
             return None
-        return priced(info.get_prices(datetime.now(tz=UTC)))
+        return priced(info.get_prices(datetime.now(tz=timezone.utc)))
 
 
 def priced(price: Any) -> Priced:
@@ -75,4 +75,10 @@ def priced(price: Any) -> Priced:
         return Exact(price)
     if getattr(price, _PER_REQUEST, None) is not None:
         return Exact(price)
-    return Price(**{k: None if v is None else float(v) for k, v in values.items()})
+    read, write = values["cache_read"], values["cache_write"]
+    return Price(
+        float(values["input"]),
+        float(values["output"]),
+        cache_read=None if read is None else float(read),
+        cache_write=None if write is None else float(write),
+    )
