@@ -134,13 +134,22 @@ class Prices:
 
 
 _by_manager: weakref.WeakKeyDictionary[PluginManager, Prices] = weakref.WeakKeyDictionary()
+#: The process-wide manager's prices, as last looked up.
+_last: tuple[PluginManager, Prices] | None = None
 
 
 def prices(manager: PluginManager | None = None) -> Prices:
     """The :class:`Prices` of ``manager`` (default: the process-wide plugin manager), kept."""
-    from ._plugins import get_plugin_manager
+    global _last
+    from . import _plugins
 
-    pm = get_plugin_manager() if manager is None else manager.load()
+    if manager is None:
+        pm = _plugins._default
+        if pm is not None and _last is not None and _last[0] is pm:
+            return _last[1]  # the usual call: one identity check, no manager call
+        pm = _plugins.get_plugin_manager()
+    else:
+        pm = manager.load()
     known = _by_manager.get(pm)
     if known is None:
         config = pm.config
@@ -150,6 +159,8 @@ def prices(manager: PluginManager | None = None) -> Prices:
         }
         sources = [_checked(reg.name, reg.plugin, reg.value) for reg in pm.registrations("prices")]
         known = _by_manager[pm] = Prices(overrides, sources)
+    if manager is None:
+        _last = (pm, known)
     return known
 
 
