@@ -105,16 +105,23 @@ class Budget:
             )
 
     def check(self, usage: Usage) -> None:
+        """Raise :class:`BudgetExceeded` when ``usage`` is past the token or request limit."""
+        exc = None
         if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
-            raise BudgetExceeded(
-                f"token budget exceeded: used {usage.total_tokens} of {self.max_tokens}; "
-                "raise Budget(max_tokens=...) or compact the transcript"
+            used = f"used {usage.total_tokens} of {self.max_tokens}"
+            exc = BudgetExceeded(
+                f"token budget exceeded: {used}; raise Budget(max_tokens=...) or compact the "
+                "transcript"
             )
-        if self.max_requests is not None and usage.requests > self.max_requests:
-            raise BudgetExceeded(
-                f"request budget exceeded: made {usage.requests} of {self.max_requests} model "
-                "calls; raise Budget(max_requests=...)"
+            exc.limit, exc.used = "token", used
+        elif self.max_requests is not None and usage.requests > self.max_requests:
+            used = f"made {usage.requests} of {self.max_requests}"
+            exc = BudgetExceeded(
+                f"request budget exceeded: {used} model calls; raise Budget(max_requests=...)"
             )
+            exc.limit, exc.used = "request", used
+        if exc is not None:
+            raise exc
 
     def limits(self) -> bool:
         """Whether any spending limit is set (tokens, requests, cost or tool calls)."""
@@ -301,6 +308,8 @@ class RunScope:
                 )
         except BudgetExceeded as exc:
             exc.run_id = self.run_id
+            if exc.about is None:
+                exc.about = f"after a call to {model or 'a model'}"
             raise
 
     def check_request(self, model: str, estimate: float | None) -> None:

@@ -151,3 +151,17 @@ def test_a_bad_price_in_the_config_names_the_table(
     reset_plugin_manager()
     with pytest.raises(ConfigError, match=r'\[prices."shop:model"\] takes input and output'):
         cost_of(Usage(1, 1), "shop:model")
+
+
+async def test_the_token_limit_names_the_limit_what_was_used_and_after_what() -> None:
+    model = ScriptedModel([answer("a", 900, 200)], name="shop:model")
+    ctx = make_test_ctx(model, budget=Budget(max_tokens=1000))
+    assert ctx.invoker is not None
+    with pytest.raises(BudgetExceeded, match="token budget exceeded: used 1100 of 1000") as info:
+        await ctx.invoker.chat(ModelRequest((Message.user("hi"),)))
+    exc = info.value
+    assert (exc.limit, exc.used, exc.about) == (
+        "token",
+        "used 1100 of 1000",
+        "after a call to shop:model",
+    )
