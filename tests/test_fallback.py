@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -202,3 +206,23 @@ def test_over_random_failures_the_chain_keeps_its_rules(
         assert outcome == expected
     attempts_seen = [s.attributes["model"] for s in ctx.trace.find("model_attempt")]
     assert attempts_seen == [f"m{i}:x" for i in range(len(expected_calls))]
+
+
+def test_the_command_line_and_the_file_take_a_chain(tmp_path: Path) -> None:
+    """``--model a,b`` and ``[kit] model = [...]`` both build a chain; the run's closing line
+    gives its tokens and says its cost is unknown (the test model has no price)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "agentkit_core", "run", "hi", *args]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+
+    proc = run("--model", "test,test")
+    assert proc.returncode == 0, proc.stderr
+    assert "model calls, " in proc.stderr and "cost unknown" in proc.stderr
+    (tmp_path / "agentkit.toml").write_text('[kit]\nmodel = ["test", "test"]\n')
+    proc = run()
+    assert proc.returncode == 0 and "demo run" not in proc.stderr, proc.stderr
+    (tmp_path / "agentkit.toml").write_text("[kit]\nmodel = []\n")
+    assert "a model string, or a list of them" in run().stderr
