@@ -60,6 +60,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ModelDeadlineExceeded",
     ),
     "_evaluator": ("Evaluator",),
+    "_fallback": ("FallbackModel",),
     "_fold": ("Folding",),
     "_guards": ("GuardChain",),
     "_hooks": ("ToolDecision", "StopDecision", "TurnInfo", "Hooks"),
@@ -146,6 +147,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._errors import UnknownNameError as UnknownNameError
     from ._errors import UsageError as UsageError
     from ._evaluator import Evaluator as Evaluator
+    from ._fallback import FallbackModel as FallbackModel
     from ._fold import Folding as Folding
     from ._guards import GuardChain as GuardChain
     from ._hooks import Hooks as Hooks

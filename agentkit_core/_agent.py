@@ -219,7 +219,7 @@ class Agent(Generic[DepsT]):
     def __init__(
         self,
         name: str = "agent",
-        model: Model | str | None = None,
+        model: Model | str | Sequence[Model | str] | None = None,
         prompt: str | Prompt = "",
         tools: Sequence[Any] | ToolUnion = (),
         *,
@@ -582,6 +582,7 @@ class Agent(Generic[DepsT]):
                     await self._persist(ctx, state, "failed")
                     raise
                 held = result.status == "suspended"
+                result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
                 _stamp_run(span, result)
             if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
                 events.finished(result, ctx.recorder.last_id)
@@ -778,6 +779,8 @@ def _stamp_run(span: Span, result: AgentResult) -> None:
         span.set("cache_read_tokens", usage.cache_read_tokens)
         span.set("cache_write_tokens", usage.cache_write_tokens)
         span.set("reasoning_tokens", usage.reasoning_tokens)
+    if result.cost is not None:
+        span.set("cost", result.cost)
     span.set("pending", [call.id for call in result.pending])
     span.payload["output"] = result.output
     if result.pending:

@@ -9,6 +9,7 @@ In ``agentkit.toml`` the keys sit at the top level; in ``pyproject.toml`` under
     [kit]                                              the options of Kit.from_file
     [guardrail.NAME]                                   the settings of the guardrail NAME
     [models.PREFIX]                                    the options of the models PREFIX:NAME
+    [prices."PREFIX:NAME"]                             a model's price (overrides any plugin's)
 
 Every key is known: an unknown one, anywhere, is a :class:`ConfigError` naming the key, the file
 and the nearest valid key, and a value of the wrong type names the type expected. Environment
@@ -30,6 +31,7 @@ from ._errors import ConfigError
 from ._hookfields import FIELDS
 from ._settings import check_settings
 from ._tables import INT
+from ._tables import MODELS
 from ._tables import NAMES
 from ._tables import PLUGIN_NAMES
 from ._tables import STR
@@ -61,13 +63,14 @@ PLUGIN_KEYS: dict[str, Kind | None] = {
     "kit": TABLE,
     "guardrail": TABLES,
     "models": TABLES,
+    "prices": TABLES,
 }
 
 #: The Kit options a file may set, with their kinds.
 KIT_FILE_KEYS: dict[str, Kind | None] = {
     "name": STR,
     "description": STR,
-    "model": STR,
+    "model": MODELS,
     "instructions": STR,
     "parts": TABLES,
     "order": NAMES,
@@ -137,7 +140,10 @@ class PluginConfig:
     file's ``[guardrail.NAME]`` tables (checked against the guardrail's settings when it is
     built); its sources are ``"guardrail.NAME"``. ``models`` holds the ``[models.PREFIX]``
     tables: the options every model string ``"PREFIX:name"`` is built with (checked against the
-    model plugin's declared settings); their sources are ``"models.PREFIX"``.
+    model plugin's declared settings); their sources are ``"models.PREFIX"``. ``prices`` holds
+    the ``[prices."PREFIX:NAME"]`` tables: a model's price in US dollars per million tokens
+    (``input``, ``output``, ``cache_read``, ``cache_write``, ``reasoning``), which wins over a
+    price-source plugin's (a private deployment's own price); their source is ``"prices"``.
     ``sources["file"]`` names the file read.
     """
 
@@ -149,6 +155,7 @@ class PluginConfig:
     strict: bool | None = None
     guardrail: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     models: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    prices: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def source_of(self, key: str) -> str:
@@ -228,6 +235,8 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     models = table.get("models", {})
     for name in models:
         sources[f"models.{name}"] = f"[{prefix}models.{name}] in {p}"
+    if "prices" in table:
+        sources["prices"] = f"[{prefix}prices] in {p}"
     kit_where = f"[{prefix}kit] in {p}"
     kit = table.get("kit")
     if kit is not None:
@@ -235,7 +244,11 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
         if "settings" in kit:  # the request settings' own keys and ranges, named by the file
             kit["settings"] = check_settings(kit["settings"], f"settings in {kit_where}")
     plugins = PluginConfig(
-        **kwargs, guardrail=dict(guardrails), models=dict(models), sources=sources
+        **kwargs,
+        guardrail=dict(guardrails),
+        models=dict(models),
+        prices=dict(table.get("prices", {})),
+        sources=sources,
     )
     return ConfigFile(p, plugins, kit, kit_where)
 
@@ -284,6 +297,7 @@ def load_plugin_config(
         "strict": base.strict,
         "guardrail": base.guardrail,
         "models": base.models,
+        "prices": base.prices,
     }
     sources = dict(base.sources)
     if "AGENTKIT_LOAD_PLUGINS" in env:

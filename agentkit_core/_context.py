@@ -25,6 +25,7 @@ from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
+from ._fallback import FallbackModel
 from ._invoke import default_middlewares
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -38,6 +39,7 @@ from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
+from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
 from ._scope import DEFAULT_MODEL_DEADLINE
@@ -79,8 +81,14 @@ class Invoker:
         deadline: float | None = DEFAULT_MODEL_DEADLINE,
     ) -> None:
         self.model = model
-        #: The provider of a ``"provider:model"`` name (``"anthropic"``), else "".
-        self._provider = model.name.partition(":")[0] if ":" in model.name else ""
+        #: The provider of a ``"provider:model"`` name (``"anthropic"``), else "" (also when
+        #: the model says it has none of its own: a fallback chain's attempts name theirs).
+        provider = getattr(model, "provider", None)
+        if not isinstance(provider, str):
+            provider = model.name.partition(":")[0] if ":" in model.name else ""
+        self._provider = provider
+        #: A fallback chain checks the cost limit and names who answered per attempt itself.
+        self._single = not isinstance(model, FallbackModel)
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
         self.deadline = check_deadline(deadline)
@@ -99,10 +107,16 @@ class Invoker:
             span = current_span()
             if span.name == "model_call":
                 span.attributes.setdefault("provider", self._provider)
+        if self._single and request.ctx is not None:
+            check_cost(request.ctx, self.model.name, request.messages)
         sink = request.metadata.get(STREAM_SINK)
         if sink is None:
-            return self.model.request(request)
+            return self._answer(request) if self._single else self.model.request(request)
         return self._streamed(request, sink)
+
+    async def _answer(self, request: ModelRequest) -> ModelResponse:
+        response = await self.model.request(request)
+        return replace(response, answered_by=self.model.name)
 
     async def _streamed(
         self, request: ModelRequest, sink: Callable[[StreamEvent], None]
@@ -117,6 +131,8 @@ class Invoker:
                 f"model {self.model.name!r} ended its stream without a 'done' event; a Model's "
                 "stream() must end with StreamEvent('done', response=...)"
             )
+        if response.answered_by is None:
+            response = replace(response, answered_by=self.model.name)
         return response
 
     async def chat(self, request: ModelRequest) -> ModelResponse:

@@ -198,10 +198,14 @@ class BudgetExceeded(RunError):
     """A usage or token budget of the run was exhausted.
 
     ``run_id`` names the run whose budget it was (a child agent's or its parent's), when a
-    run's context raised it.
+    run's context raised it. ``limit`` names the limit (``"cost"``, ``"tool call"``...),
+    ``used`` says how much of it was used and ``about`` what was about to happen, when known.
     """
 
     run_id: str | None = None
+    limit: str | None = None
+    used: object = None
+    about: str | None = None
 
 
 class OutputValidationError(RunError):

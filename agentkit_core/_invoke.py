@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import random
 from typing import Any
 
-from ._errors import ProviderError
-from ._events import Retry
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import ToolInvocation
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._pricing import Prices
+from ._pricing import prices
+from ._retry import retry
 from ._tools import ToolResult
 from ._tracing import Span
 from ._tracing import current_span
@@ -91,87 +90,34 @@ def _stamp(span: Span, response: ModelResponse) -> None:
 
 
 class _Metering(Middleware):
-    """Adds each response's usage to the run and enforces the run's budget."""
+    """Adds each response's usage and cost to the run and enforces the run's budget.
+
+    The cost is priced by the model that answered (``response.answered_by``); a tool call is
+    counted, against ``Budget(max_tool_calls=)``, before it starts.
+    """
+
+    def __init__(self) -> None:
+        self._prices: Prices | None = None
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
         response = await call_next(request)
-        if request.ctx is not None:
-            request.ctx.add_usage(response.usage)
+        ctx = request.ctx
+        if ctx is not None:
+            model = response.answered_by
+            cost = None
+            if model is not None and ":" in model:  # a bare name ("test") has no price
+                known = self._prices
+                if known is None:
+                    known = self._prices = prices()
+                cost = known.cost(response.usage, model)
+                if cost is not None:  # on the call's span, which tracing opened around this
+                    current_span().attributes["cost"] = cost
+            ctx.add_usage(response.usage, model, cost)
         return response
 
-
-class _Retry(Middleware):
-    """Calls the model again after a retryable ProviderError, with capped, jittered backoff.
-
-    Each wait is drawn uniformly from zero to ``min(max_delay, base_delay * 2**(n-1))`` before
-    attempt ``n + 1`` ("full jitter"): many workers failing together spread their retries over
-    the window instead of hitting the provider again in lockstep. A provider's ``retry_after``
-    (from a 429's Retry-After) wins: it is waited in full, no jitter. One longer than
-    ``max_delay`` is not shortened (the server would refuse the early attempt too) but ends
-    the call at once with an error saying so. Errors that are not retryable, and the last
-    attempt's error, go to the caller.
-    """
-
-    def __init__(
-        self, attempts: int, base_delay: float, max_delay: float, rng: random.Random
-    ) -> None:
-        self.attempts = attempts
-        self.base_delay = base_delay
-        self.max_delay = max_delay
-        self.rng = rng
-
-    def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait after failed attempt ``attempt`` (1-based)."""
-        if retry_after is not None:
-            return retry_after
-        return self.rng.uniform(0.0, min(self.base_delay * 2 ** (attempt - 1), self.max_delay))
-
-    async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
-        for attempt in range(1, self.attempts + 1):
-            try:
-                return await call_next(request)
-            except ProviderError as exc:
-                if not exc.retryable or attempt == self.attempts:
-                    raise
-                if exc.retry_after is not None and exc.retry_after > self.max_delay:
-                    raise ProviderError(
-                        f"{exc} -- the provider asked to wait {exc.retry_after:g} s before "
-                        f"the next attempt, longer than retry(max_delay={self.max_delay:g}); "
-                        "giving up now rather than waiting. Raise max_delay= to wait "
-                        "that long",
-                        retry_after=exc.retry_after,
-                    ) from exc
-                current_span().set("retries", attempt)
-                wait = self.delay(attempt, exc.retry_after)
-                ctx = request.ctx
-                if ctx is not None and ctx.trace.events is not None:
-                    ctx.trace.events.emit(
-                        Retry, ctx.run_id, attempt=attempt, error=str(exc), wait=wait
-                    )
-                await asyncio.sleep(wait)
-        raise AssertionError("unreachable")  # the loop returns or raises
-
-
-def retry(
-    attempts: int = 3,
-    *,
-    base_delay: float = 0.5,
-    max_delay: float = 20.0,
-    rng: random.Random | None = None,
-) -> Middleware:
-    """Retry retryable provider errors up to ``attempts`` calls in all, backing off between.
-
-    The wait before retry ``n`` is drawn uniformly from zero up to ``base_delay * 2**(n-1)``,
-    capped at ``max_delay`` (full jitter); ``rng`` draws it (a seeded ``random.Random`` makes
-    the waits repeatable; default: a fresh one per middleware). A provider's ``retry_after``
-    is waited instead, in full. ``max_delay`` is also the cap on what a provider may ask: a
-    Retry-After longer than it gives up at once with a :class:`ProviderError` naming both.
-    """
-    if attempts < 1:
-        from ._errors import ConfigError
-
-        raise ConfigError(f"retry(attempts={attempts}) must allow at least one attempt")
-    return _Retry(attempts, base_delay, max_delay, rng if rng is not None else random.Random())
+    async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
+        invocation.ctx.add_tool_call(invocation.tool.name)
+        return await call_next(invocation)
 
 
 def tracing() -> Middleware:

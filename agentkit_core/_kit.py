@@ -101,7 +101,7 @@ class AgentConfig:
     name: str = "agent"
     #: What the agent does, for whoever composes it (a parent's model, an MCP client).
     description: str = ""
-    model: Model | str | None = None
+    model: Model | str | Sequence[Model | str] | None = None
     instructions: str = ""
     tools: ToolUnion | Sequence[Tool] = ()
     hooks: Hooks = field(default_factory=Hooks)

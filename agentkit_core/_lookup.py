@@ -548,7 +548,7 @@ async def open_mcp_token_store(url: str, *, manager: PluginManager | None = None
 
 
 def resolve_model(
-    model: Model | str | None,
+    model: Model | str | Sequence[Model | str] | None,
     *,
     manager: PluginManager | None = None,
     environ: Mapping[str, str] | None = None,
@@ -560,7 +560,9 @@ def resolve_model(
     built-in TestModel, asked for by name. ``"prefix:name"`` goes to the model plugin that
     registered ``prefix`` (``"openai:gpt-4o-mini"``), whose factory gets ``name`` and the
     options of the configuration file's ``[models.PREFIX]`` table, checked against the settings
-    (a ``TypedDict``) the plugin registered with the prefix, when it declared them.
+    (a ``TypedDict``) the plugin registered with the prefix, when it declared them. A list of
+    them, or one string of comma-separated ones (``"anthropic:a,openai:b"``), is a
+    :class:`~agentkit_core.FallbackModel` trying them in order.
     """
     if model is None:
         env = os.environ if environ is None else environ
@@ -577,6 +579,12 @@ def resolve_model(
                 source=f"model= / {MODEL_ENV}",
             )
         model = value
+    if isinstance(model, str) and "," in model:  # "--model a,b", AGENTKIT_MODEL="a,b"
+        model = [part.strip() for part in model.split(",")]
+    if isinstance(model, Sequence) and not isinstance(model, str):
+        from ._fallback import FallbackModel
+
+        return FallbackModel([resolve_model(m, manager=manager) for m in model])
     if model == "test":
         from ._test_model import TestModel
 

@@ -130,6 +130,9 @@ class ModelResponse:
     model: str | None = None
     #: Typed output, set by the ``output_coerce()`` middleware when the agent declares one.
     output: Any = None
+    #: The name of the Model that answered (``"openai:gpt-4o-mini"``): the invoker's model, or
+    #: the one of a fallback chain that answered. Set by the invoker, not by a provider.
+    answered_by: str | None = field(default=None, compare=False)
 
 
 @quick_init

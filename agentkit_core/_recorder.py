@@ -41,6 +41,7 @@ from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
+from ._pricing import cost_of
 from ._requests import WorkingContext
 from ._session_state import REDACTED
 from ._session_state import RecordedInstructions
@@ -404,6 +405,10 @@ class Recorder:
     ) -> None:
         """A model's answer, the model that produced it, and a ``tool_call`` item per call.
 
+        ``model`` is the model that answered (in a fallback chain, the one that did); the
+        item's ``cost`` is what the answer cost in US dollars, left out when its price is
+        unknown.
+
         Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
         ``"repair"`` for an answer output coercion rejected.
         """
@@ -414,6 +419,10 @@ class Recorder:
             "finish_reason": finish_reason,
             "source": source,
         }
+        if usage is not None and ":" in model:  # priced by name; a bare name ("test") is not
+            cost = cost_of(usage, model)
+            if cost is not None:
+                body["cost"] = cost
         self._add(ctx, "response", body)
         for call in message.tool_calls:  # the arguments are in the response's message
             self._add(ctx, "tool_call", {"call": call.id, "tool": call.name})

@@ -25,7 +25,10 @@ class AgentResult:
     ``status`` is ``"done"`` (the model answered; ``output`` holds the answer, typed when the
     agent declares ``output=``), ``"stopped"`` (a should_stop_after_turn hook ended it;
     ``stop_reason`` names the hook) or ``"suspended"`` (``pending`` holds the tool calls
-    waiting for a person's approval; continue with ``agent.resume``).
+    waiting for a person's approval; continue with ``agent.resume``). ``cost`` is what the
+    run's model calls cost in US dollars (its child agents' included), None when a model's
+    price is unknown (never guessed); ``usage_by_model`` splits ``usage`` by the model that
+    answered (in a fallback chain, the one that did).
     """
 
     output: Any
@@ -35,6 +38,8 @@ class AgentResult:
     status: Status = "done"
     stop_reason: str | None = None
     pending: tuple[ToolCall, ...] = ()
+    cost: float | None = None
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -62,16 +62,38 @@ DEFAULT_MAX_DEPTH = 5
 class Budget:
     """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`.
 
-    ``max_depth`` is how many levels of child agents may nest below the run (0: it starts
-    none; :data:`DEFAULT_MAX_DEPTH` by default). A child run is checked against the budget of
-    every run above it, so the tightest applies, and the run whose limit it passed fails.
+    ``max_tokens`` and ``max_requests`` are checked after each model call, on what it used.
+    ``max_cost`` (US dollars) is checked before each call, with the estimated cost of its
+    prompt (a call that would pass it is not made), and after, with the call's actual cost; a
+    model whose price is unknown cannot be held to it and is refused. ``max_tool_calls`` is
+    checked before each tool call. ``max_depth`` is how many levels of child agents may nest
+    below the run (0: it starts none; :data:`DEFAULT_MAX_DEPTH` by default). A child run is
+    checked against the budget of every run above it, so the tightest applies, and the run
+    whose limit it passed fails.
     """
 
     max_tokens: int | None = None
     max_requests: int | None = None
     max_depth: int | None = DEFAULT_MAX_DEPTH
+    max_cost: float | None = None
+    max_tool_calls: int | None = None
 
     def __post_init__(self) -> None:
+        for name in ("max_cost", "max_tool_calls"):
+            value = getattr(self, name)
+            whole = name == "max_tool_calls"
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int if whole else (int, float))
+                or value < 0
+            ):
+                raise ConfigError(
+                    f"Budget({name}={value!r}) must be "
+                    + ("a whole number, 0 or more" if whole else "US dollars, 0 or more")
+                    + ", or None for no limit",
+                    value=value,
+                    source=f"Budget({name}=)",
+                )
         depth = self.max_depth
         if depth is not None and (
             isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
@@ -85,16 +107,40 @@ class Budget:
             )
 
     def check(self, usage: Usage) -> None:
+        """Raise :class:`BudgetExceeded` when ``usage`` is past the token or request limit."""
+        exc = None
         if self.max_tokens is not None and usage.total_tokens > self.max_tokens:
-            raise BudgetExceeded(
-                f"token budget exceeded: used {usage.total_tokens} of {self.max_tokens}; "
-                "raise Budget(max_tokens=...) or compact the transcript"
+            used = f"used {usage.total_tokens} of {self.max_tokens}"
+            exc = BudgetExceeded(
+                f"token budget exceeded: {used}; raise Budget(max_tokens=...) or compact the "
+                "transcript"
             )
-        if self.max_requests is not None and usage.requests > self.max_requests:
-            raise BudgetExceeded(
-                f"request budget exceeded: made {usage.requests} of {self.max_requests} model "
-                "calls; raise Budget(max_requests=...)"
+            exc.limit, exc.used = "token", used
+        elif self.max_requests is not None and usage.requests > self.max_requests:
+            used = f"made {usage.requests} of {self.max_requests}"
+            exc = BudgetExceeded(
+                f"request budget exceeded: {used} model calls; raise Budget(max_requests=...)"
             )
+            exc.limit, exc.used = "request", used
+        if exc is not None:
+            raise exc
+
+    def limits(self) -> bool:
+        """Whether any spending limit is set (tokens, requests, cost or tool calls)."""
+        return not (
+            self.max_tokens is None
+            and self.max_requests is None
+            and self.max_cost is None
+            and self.max_tool_calls is None
+        )
+
+
+def _exceeded(limit: str, used: object, about: str, advice: str) -> BudgetExceeded:
+    exc = BudgetExceeded(f"{limit} budget exceeded: {used}, {about}; {advice}")
+    exc.limit = limit
+    exc.used = used
+    exc.about = about
+    return exc
 
 
 #: Seconds one model call may take in all — its retries, their waits and a whole stream
@@ -162,6 +208,14 @@ class RunScope:
         self.budget = budget or Budget()
         self.scratchpad = Scratchpad()
         self.usage = Usage()
+        #: US dollars the run's priced model calls cost; :attr:`cost` says whether all were.
+        self.spent = 0.0
+        #: The models of the run's calls that no price was found for.
+        self.unpriced: set[str] = set()
+        #: The run's usage per model name (the model that answered, in a fallback chain).
+        self.usage_by_model: dict[str, Usage] = {}
+        #: Tool calls the run has started (its children's included).
+        self.tool_calls = 0
         self.trace = Trace(run_id=self.run_id, tainted=self._is_tainted)
         self.checkpoint_at: tuple[str, str] | None = None
 
@@ -247,23 +301,99 @@ class RunScope:
             message=message,
         )
 
-    def add_usage(self, usage: Usage) -> None:
+    @property
+    def cost(self) -> float | None:
+        """US dollars the run's model calls cost; None when a model's price was unknown."""
+        return None if self.unpriced else self.spent
+
+    def add_usage(self, usage: Usage, model: str | None = None, cost: float | None = None) -> None:
         """Add a call's usage to the run (and its parents') and enforce each budget.
 
-        The parents' budgets are checked first: spending past an ancestor's limit fails that
-        ancestor's run. The :class:`BudgetExceeded` names the run whose budget it was.
+        ``model`` names the model that answered (its usage is kept per model too) and
+        ``cost`` what the call cost (None: its price is unknown). The parents' budgets are
+        checked first: spending past an ancestor's limit fails that ancestor's run. The
+        :class:`BudgetExceeded` names the run whose budget it was.
         """
         if self.parent is not None:
-            self.parent.add_usage(usage)
+            self.parent.add_usage(usage, model, cost)
         self.usage = self.usage + usage
+        if model is not None:
+            known = self.usage_by_model.get(model)
+            self.usage_by_model[model] = usage if known is None else known + usage
+            if cost is None:
+                self.unpriced.add(model)
+            else:
+                self.spent += cost
         budget = self.budget
-        if type(budget) is Budget and budget.max_tokens is None and budget.max_requests is None:
+        if type(budget) is Budget and not budget.limits():
             return  # no limit to check (the usual run): no call and no handler a model call
         try:
             budget.check(self.usage)
+            if budget.max_cost is not None and self.spent > budget.max_cost:
+                raise _exceeded(
+                    "cost",
+                    f"spent ${self.spent:.4f} of ${budget.max_cost:.4f}",
+                    f"after a call to {model or 'a model'}",
+                    "raise Budget(max_cost=...)",
+                )
         except BudgetExceeded as exc:
             exc.run_id = self.run_id
+            if exc.about is None:
+                exc.about = f"after a call to {model or 'a model'}"
             raise
+
+    def check_request(self, model: str, estimate: float | None) -> None:
+        """Refuse a call to ``model`` that would pass a run's cost limit, before it is made.
+
+        ``estimate`` is the estimated cost of the call's prompt (None: the model's price is
+        unknown, which no cost limit can be kept with). This run and every run above it.
+        """
+        run: RunScope | None = self
+        while run is not None:
+            limit = run.budget.max_cost
+            if limit is not None:
+                about = f"about to call {model}"
+                if estimate is None:
+                    exc = _exceeded(
+                        "cost",
+                        f"spent ${run.spent:.4f} of ${limit:.4f}",
+                        f"{about}, whose price is unknown",
+                        f'set its price under [prices."{model}"] in agentkit.toml or '
+                        "install a price source (agentkit-pricing-genai)",
+                    )
+                elif run.spent + estimate > limit:
+                    exc = _exceeded(
+                        "cost",
+                        f"spent ${run.spent:.4f} of ${limit:.4f}",
+                        f"{about} with a prompt estimated at ${estimate:.4f}",
+                        "raise Budget(max_cost=...)",
+                    )
+                else:
+                    exc = None
+                if exc is not None:
+                    exc.run_id = run.run_id
+                    raise exc
+            run = run.parent
+
+    def add_tool_call(self, tool: str) -> None:
+        """Count a tool call about to start, here and above; refuse one past a limit."""
+        run: RunScope | None = self
+        while run is not None:
+            limit = run.budget.max_tool_calls
+            if limit is not None and run.tool_calls + 1 > limit:
+                exc = _exceeded(
+                    "tool call",
+                    f"made {run.tool_calls} of {limit}",
+                    f"about to call tool {tool!r}",
+                    "raise Budget(max_tool_calls=...)",
+                )
+                exc.run_id = run.run_id
+                raise exc
+            run = run.parent
+        run = self
+        while run is not None:
+            run.tool_calls += 1
+            run = run.parent
 
 
 def _label(run: RunScope) -> str:

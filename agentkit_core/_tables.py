@@ -113,6 +113,15 @@ STRING_SEQUENCE = Kind(
     lambda v: isinstance(v, list | tuple) and all(isinstance(x, str) for x in v),
     lambda t, var: list(split_names(t)),
 )
+#: A model: one model string, or a list of them (a fallback chain, tried in order).
+MODELS = Kind(
+    "a model string, or a list of them (a fallback chain)",
+    lambda v: (
+        isinstance(v, str)
+        or (isinstance(v, list) and bool(v) and all(isinstance(x, str) and x for x in v))
+    ),
+    lambda t, var: t,
+)
 PATH = Kind("a path", lambda v: isinstance(v, str | os.PathLike), lambda t, var: t)
 PATHS = Kind(
     "a list of paths",

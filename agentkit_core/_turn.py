@@ -126,7 +126,7 @@ async def model_answer(
         rec.record_response(
             ctx,
             message,
-            model=model,
+            model=response.answered_by or model,
             usage=response.usage,
             finish_reason=response.finish_reason,
         )

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from ._models import ModelRequest
     from ._output import SchemaAdapter
     from ._policy import PolicyEngine
+    from ._pricing import PriceSource
     from ._sessions import SessionStore
     from ._tools import ToolResult
     from ._toolsource import ToolSource
@@ -379,6 +380,19 @@ def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     anything: that happens when a run is started or a worker serves. ``"in-process"`` is
     core's own executor and cannot be registered; an unknown name is an ``UnknownNameError``
     listing the installed ones. Two plugins registering one name is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_prices(register: Register[PriceSource]) -> None:
+    """Offer a price table: what a request to a model costs.
+
+    Called once at load. Call ``register(name, source)``: ``source(model)`` takes a model's
+    name (``"openai:gpt-4o-mini"``) and returns its price (an ``agentkit_core.plugin.Price``,
+    or any object with ``cost(usage) -> float`` in US dollars), or None when it does not know
+    the model: never a guess. It is asked once per model and must be fast after its first
+    call. Sources are asked in plugin order, after the configuration's ``[prices."NAME"]``
+    tables; two plugins registering one name is a conflict.
     """
 
 

@@ -57,6 +57,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_context": ("Elicitor", "Invoker", "RunServices"),
     "_discovery": ("PluginInfo",),
     "_encoder": ("encode_state", "decode_state", "jsonable"),
+    "_fallback": ("FallbackExhausted",),
     "_errors": (
         "UnsupportedTypeError",
         "PluginConflictError",
@@ -108,7 +109,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "compose_instructions",
         "LivePartSource",
     ),
-    "_invoke": ("retry", "tracing", "metering", "default_middlewares"),
+    "_invoke": ("tracing", "metering", "default_middlewares"),
+    "_pricing": ("Price", "Priced", "PriceSource", "cost_of"),
+    "_retry": ("retry",),
     "_kit_options": (
         "kit_memory",
         "kit_hooks",
@@ -279,6 +282,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._executor import replayed_step as replayed_step
     from ._executor import resolve_executor as resolve_executor
     from ._executor import timed_step as timed_step
+    from ._fallback import FallbackExhausted as FallbackExhausted
     from ._fold import SUMMARY as SUMMARY
     from ._fold import SUMMARY_HEADER as SUMMARY_HEADER
     from ._fold import SUMMARY_INSTRUCTIONS as SUMMARY_INSTRUCTIONS
@@ -310,7 +314,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._instructions import order_sources as order_sources
     from ._invoke import default_middlewares as default_middlewares
     from ._invoke import metering as metering
-    from ._invoke import retry as retry
     from ._invoke import tracing as tracing
     from ._kit_options import kit_compaction as kit_compaction
     from ._kit_options import kit_guardrail as kit_guardrail
@@ -376,6 +379,10 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._policy import GrantReport as GrantReport
     from ._policy import PolicyEngine as PolicyEngine
     from ._policy import grant_scope as grant_scope
+    from ._pricing import Price as Price
+    from ._pricing import Priced as Priced
+    from ._pricing import PriceSource as PriceSource
+    from ._pricing import cost_of as cost_of
     from ._recorder import NullRecorder as NullRecorder
     from ._recorder import PartsFor as PartsFor
     from ._redaction import PII_DETECTORS as PII_DETECTORS
@@ -393,6 +400,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._requests import RequestBuilder as RequestBuilder
     from ._requests import WorkingContext as WorkingContext
     from ._requests import render_grounding as render_grounding
+    from ._retry import retry as retry
     from ._scope import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
     from ._scope import Scratchpad as Scratchpad
     from ._session_state import REASONING as REASONING

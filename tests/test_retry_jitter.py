@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core._invoke import _Retry
+from agentkit_core._retry import _Retry
 from agentkit_core.plugin import retry
 
 

@@ -186,7 +186,8 @@ def model_choice(given: str | None, options: dict[str, Any]) -> str:
             )
         return value
     if options.get("model"):
-        return str(options["model"])
+        model = options["model"]  # a list is a fallback chain: resolved as "a,b"
+        return ",".join(model) if isinstance(model, list) else str(model)
     print(
         "agentkit: demo run on the built-in TestModel, which calls every tool with made-up "
         "arguments (pass --model or set AGENTKIT_MODEL for a real model)",

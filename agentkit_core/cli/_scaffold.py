@@ -147,6 +147,13 @@ KINDS: dict[str, Kind] = {
             "Executor",
         ),
         Kind(
+            "prices",
+            "prices",
+            "a price table: what a call to each of its models costs, in US dollars",
+            "nothing to configure: once installed, AgentResult.cost prices the models it lists",
+            "Prices",
+        ),
+        Kind(
             "hooks",
             None,
             "hooks only: asks a person before a tool that deletes something runs",

@@ -17,6 +17,7 @@ import shlex
 import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Iterable
 from typing import Any
 
 from .._errors import ConfigError
@@ -174,7 +175,10 @@ def _show(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([record(i, corrupt) for i in path], indent=2, ensure_ascii=False))
             return corrupt.exit_code()
-        print(f"session {info.id}  ({sessions.store.url})  {_items(info.count)} of its own")
+        spent = spending(_Corrupt().body(i)[0] for i in path if i.kind == "response")
+        print(
+            f"session {info.id}  ({sessions.store.url})  {_items(info.count)} of its own; {spent}"
+        )
         if info.base_item is not None:
             print(f"forked from session {info.base_session} at item {info.base_item}")
         kind_width = max(len(i.kind) for i in path)
@@ -235,6 +239,34 @@ def describe(kind: str, body: Any) -> str:
         text = encode_state(body)
     text = " ".join(text.split())
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+
+
+def spending(responses: Iterable[Any]) -> str:
+    """What ``show``'s first line says the answers used: tokens, cache hits, cost, models."""
+    tokens = [0, 0, 0]
+    cost = 0.0
+    unpriced: set[str] = set()
+    models: dict[str, int] = {}
+    for body in responses:
+        if not isinstance(body, dict) or body.get("source", "model") != "model":
+            continue
+        usage = body.get("usage") or {}
+        model = str(body.get("model") or "?")
+        models[model] = models.get(model, 0) + 1
+        for i, key in enumerate(("input_tokens", "output_tokens", "cache_read_tokens")):
+            tokens[i] += int(usage.get(key, 0) or 0)
+        if isinstance(body.get("cost"), (int, float)):
+            cost += body["cost"]
+        else:
+            unpriced.add(model)
+    answered = ", ".join(f"{m} x{n}" for m, n in models.items()) or "no model answers"
+    priced = f"${cost:.4f}" if not unpriced else "cost unknown (no price for "
+    if unpriced:
+        priced += ", ".join(sorted(unpriced)) + ")"
+    return (
+        f"total: {tokens[0]} in / {tokens[1]} out tokens, {tokens[2]} from cache; "
+        f"{priced}; {answered}"
+    )
 
 
 def _text(value: Any) -> str | None:

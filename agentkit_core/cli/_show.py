@@ -12,6 +12,7 @@ import shlex
 import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import IO
 from typing import TYPE_CHECKING
 from typing import Any
@@ -179,9 +180,14 @@ class StepPrinter(SpanExporter):
             from ._viewer import usage_extra
 
             tokens = f"{a.get('input_tokens')} in / {a.get('output_tokens')} out tokens"
-            tokens += usage_extra(a)
+            tokens += usage_extra(a) + cost_text(a.get("cost"), ", $")
             error = f" failed: {failure}" if failure else f" {what}, {tokens}"
             self._line(f"model {a.get('model') or ''}{error}{_ms(span)}")
+        elif span.name == "model_attempt" and failure:
+            self._line(f"model {a.get('model')} failed, attempt {a.get('attempt')}: {failure}")
+        elif span.name == "run" and span.parent_id is None and not failure:
+            stream = self.stream if self.stream is not None else sys.stderr
+            print(f"agentkit: {run_totals(a)}", file=stream, flush=True)
         elif span.name == "tool_call":
             if failure:
                 outcome = f"raised {failure}"
@@ -206,6 +212,24 @@ class StepPrinter(SpanExporter):
                     f"fold: {a.get('fold_messages')} messages into a summary, tokens "
                     f"{a.get('fold_tokens_before')} -> {a.get('fold_tokens_after')}"
                 )
+
+
+def cost_text(cost: object, prefix: str = "$") -> str:
+    """``cost`` (US dollars) as ``prefix`` and four decimals; "" when it is not a number."""
+    if isinstance(cost, bool) or not isinstance(cost, (int, float)):
+        return ""
+    return f"{prefix}{cost:.4f}"
+
+
+def run_totals(a: Mapping[str, Any]) -> str:
+    """The closing line of a run: its tokens, cache hits and cost (or that it is unknown)."""
+    from ._viewer import usage_extra
+
+    cost = cost_text(a.get("cost"), "cost $") or "cost unknown (a model without a price)"
+    return (
+        f"{a.get('requests')} model calls, {a.get('input_tokens')} in / "
+        f"{a.get('output_tokens')} out tokens{usage_extra(a)}, {cost}"
+    )
 
 
 def show_exporters(

@@ -50,11 +50,12 @@ class ExtraTokens(TypedDict, total=False):
 
 
 class UsageView(ExtraTokens):
-    """A run's token counts and model calls, from its ``run`` span."""
+    """A run's token counts, model calls and cost (None: unknown), from its ``run`` span."""
 
     input_tokens: JSONValue
     output_tokens: JSONValue
     requests: JSONValue
+    cost: JSONValue
 
 
 class ModelCallRow(ExtraTokens):
@@ -430,6 +431,7 @@ def _run_view(run: JSONObject) -> RunView:
             "output_tokens": attrs.get("output_tokens"),
             "requests": attrs.get("requests"),
             **_cache_and_reasoning(attrs),
+            "cost": attrs.get("cost"),
         },
         "duration_s": run.get("duration_s"),
         "output": given.get("output"),
@@ -713,6 +715,9 @@ def _render_run(view: RunView, out: list[str]) -> None:
             f"{_esc(usage.get('output_tokens'))} out{_esc(usage_extra(usage))}, "
             f"{_esc(usage.get('requests'))} model call(s)</span>"
         )
+        cost = usage.get("cost")
+        shown = f"${cost:.4f}" if isinstance(cost, (int, float)) else "unknown"
+        out.append(f"<span>cost <b>{_esc(shown)}</b></span>")
     if view.get("duration_s") is not None:
         out.append(f"<span>{_seconds(view['duration_s'])}</span>")
     out.append(f"<span>from {_esc(view.get('source'))}</span></div>")

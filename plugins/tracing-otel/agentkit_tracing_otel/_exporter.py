@@ -227,6 +227,7 @@ def _name(name: str, a: dict[str, Any]) -> str:
 _START: dict[str, dict[str, Any]] = {
     "run": {"gen_ai.operation.name": "invoke_agent"},
     "model_call": {"gen_ai.operation.name": "chat"},
+    "model_attempt": {"gen_ai.operation.name": "chat"},
     "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
 }
 
@@ -250,6 +251,8 @@ _GENAI: dict[str, dict[str, tuple[str, ...]]] = {
         "finish_reason": ("gen_ai.response.finish_reasons",),
         **_USAGE,
     },
+    # one model of a fallback chain tried (agentkit_core.FallbackModel): its model and tokens
+    "model_attempt": {"model": ("gen_ai.request.model",), **_USAGE},
     "tool_call": _TOOL,
     "verdict": _TOOL,
     "guardrail": _TOOL,
