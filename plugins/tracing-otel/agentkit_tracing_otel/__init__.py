@@ -15,8 +15,6 @@ from typing import Any
 
 import agentkit_core
 
-from ._environment import may_be_configured
-
 if TYPE_CHECKING:
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import SpanExporterFactory
@@ -32,6 +30,8 @@ def from_environment() -> OTelExporter | None:
     Off for certain (no tracer provider set, no variable asking for export), it returns None
     without importing OpenTelemetry: a run with no tracing configured does not pay for it.
     """
+    from ._environment import may_be_configured
+
     if not may_be_configured():
         return None
     from ._exporter import from_environment as build
