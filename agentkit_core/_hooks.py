@@ -528,36 +528,40 @@ class Hooks:
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, object]] = []
-        chained = args[slot]  # what a chain hands on: rebuilt into args only if a hook follows
-        mark = perf_counter()
+        chained = args[slot]  # what a chain hands on, put into args when it changes
+        # locals, not globals, in the loop: it runs per hook and per turn
+        clock, awaitables = perf_counter, _AWAITABLE
+        mark = clock()
         if mark - _cpu_mark.wall > _CPU_FRESH:
             _cpu_mark.cpu, _cpu_mark.wall = thread_time(), mark
         for plan in self._plans[name]:
-            if chained is not args[slot]:
-                args = (*args[:slot], chained, *args[slot + 1 :])
             try:
                 out: Any = plan.call(*args)
-                now = perf_counter()  # an async def has only made its coroutine so far
+                now = clock()  # an async def has only made its coroutine so far
                 held = now - mark
                 if out is not None:
-                    awaitable = _AWAITABLE.get(type(out))
+                    awaitable = awaitables.get(type(out))
                     if awaitable or (awaitable is None and _awaitable(out)):
                         out = await self._await(plan, rule, out, args[0], now)
-                        now = perf_counter()
+                        now = clock()
             except PASSED_THROUGH:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _raised(plan, rule, exc) from exc
             if held > slow:  # CPU time never exceeds wall-clock time: only now can it be slow
                 self._held_loop(plan, rule, args[0], mark, held)
-                now = perf_counter()
+                now = clock()
             mark = now
             if out is None:
                 continue
             if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
             if kind == "chain":
-                chained = list(out) if rule.copy and isinstance(out, _LIST) else out
+                if rule.copy and isinstance(out, _LIST):
+                    out = list(out)
+                if out is not chained:
+                    chained = out
+                    args = (*args[:slot], chained, *args[slot + 1 :])
             elif kind == "first":
                 return plan.source, out
             else:
