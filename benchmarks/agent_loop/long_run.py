@@ -6,7 +6,7 @@ Each framework's script runs once per round and length in its own venv and proce
 (``common.py --long``: one timed run, one traced run), in an order rotated from round to
 round. The table gives the median over the rounds and the range; the peak's ratio to the
 plain loop's, and each framework's last 100 turns over its first 100, are taken within a
-round. ``setup.sh`` makes the venvs first.
+round (so ``--only`` must keep ``bench_floor.py``). ``setup.sh`` makes the venvs first.
 """
 
 from __future__ import annotations
@@ -54,12 +54,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--turns", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument(
+        "--only", nargs="+", default=[], help="scripts to run (bench_floor.py...), default all"
+    )
     args = parser.parse_args()
+    cases = [c for c in CASES if not args.only or c[0] in args.only]
     got: dict[tuple[str, int], list[dict[str, float]]] = {}
     loads: list[float] = []
     for round_ in range(args.rounds):
         loads.append(os.getloadavg()[0])
-        order = CASES[round_ % len(CASES) :] + CASES[: round_ % len(CASES)]
+        order = cases[round_ % len(cases) :] + cases[: round_ % len(cases)]
         for turns in args.turns:
             for script, env, label in order:
                 got.setdefault((label, turns), []).append(measure(script, env, turns))
@@ -72,7 +76,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for turns in args.turns:
         floors = [r["peak_kib"] for r in got[(FLOOR, turns)]]
-        for _, _, label in CASES:
+        for _, _, label in cases:
             rows = got[(label, turns)]
             col = {k: [r[k] for r in rows] for k in rows[0] if isinstance(rows[0][k], float)}
             ratio = [r["peak_kib"] / f for r, f in zip(rows, floors, strict=True)]
