@@ -27,6 +27,7 @@ from agentkit_core import tool
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import StreamEvent
+from agentkit_core.testing import ScriptedModel
 
 #: What the stub reports, as a provider does (so nothing estimates tokens for it).
 USAGE = Usage(100, 10, 1)
@@ -40,6 +41,15 @@ def step(request: ModelRequest) -> ModelResponse:
     name, args = planned
     call = ToolCall(f"call_{len(REC.model_in)}", name, json.dumps(args))
     return ModelResponse(Message.assistant("", (call,)), USAGE, "tool_calls", "scripted")
+
+
+class StampedScript(ScriptedModel):
+    """ScriptedModel, stamping when it returns (main's bench_events.py streams through it)."""
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        response = await super().request(request)
+        REC.model_done()
+        return response
 
 
 class Stamped:
