@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
@@ -342,12 +343,13 @@ class Agent(Generic[DepsT]):
         }
         return cls(**{**options, **overrides})
 
-    @property
+    @functools.cached_property
     def hooks(self) -> Hooks:
-        """The contested-field hooks this agent folds (the installed plugins' by default)."""
-        if self._hooks is None:
-            self._hooks = plugin_hooks(self.manager)
-        return self._hooks
+        """The contested-field hooks this agent folds (the installed plugins' by default).
+
+        Cached on first use: a turn reads it several times, as a plain attribute.
+        """
+        return plugin_hooks(self.manager) if self._hooks is None else self._hooks
 
     @property
     def exporters(self) -> list[SpanExporter]:

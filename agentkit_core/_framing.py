@@ -222,6 +222,8 @@ def keyed_nonce(text: str) -> str:
 
 
 _NONCE = re.compile(r"[0-9A-Za-z]{1,64}")
+#: What a frame's source or note may not hold: a bracket, or anything that breaks a line.
+_NOT_ONE_LINE = re.compile("[<>\n\r\x85\u2028\u2029]")
 
 
 def frame_untrusted(
@@ -235,7 +237,7 @@ def frame_untrusted(
     reads as a delimiter.
     """
     for what, value in (("source", source), *(("note", n) for n in notes)):
-        if not value or any(c in value for c in "<>\n\r\x85\u2028\u2029"):
+        if not value or _NOT_ONE_LINE.search(value):
             raise ConfigError(
                 f"the frame's {what} {value!r} must be one non-empty line without '<' or '>'",
                 value=value,

@@ -18,6 +18,7 @@ import asyncio
 import inspect
 import reprlib
 import sys
+import threading
 import warnings
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -70,6 +71,21 @@ DEFAULT_SLOW = 0.1
 #: no CPU but holds the loop all the same: it is reported past this many times ``slow`` of
 #: wall-clock time, a margin wide enough for a loaded machine's pauses.
 BLOCKED_FACTOR = 5
+
+#: Seconds of wall-clock time a fold trusts the thread's last CPU-clock reading for. Reading
+#: the CPU clock is a system call (~0.4 µs, more than a bare hook call), so a fold reads it
+#: only when the last reading is older than this, and again after a slow call.
+_CPU_FRESH = 0.001
+
+
+class _CpuMark(threading.local):
+    """The thread's CPU clock (``cpu``) as it read at wall-clock time ``wall``."""
+
+    cpu = 0.0
+    wall = float("-inf")
+
+
+_cpu_mark = _CpuMark()
 
 #: What a hook may raise that passes through unchanged: a verdict (a guardrail refusing), a run
 #: that cannot go on (budget, elicitation...), the user's own misconfiguration, and an inner
@@ -505,41 +521,47 @@ class Hooks:
         The one loop every fold runs: call with the declared arguments, await (under the
         deadline) what is awaitable, report a slow synchronous call, attribute a raise, check
         the return against the field's rule, then chain, stop at the first, or collect. One
-        read of each clock per call: each synchronous call is timed from the end of the one
-        before, in the thread's CPU time and in wall-clock time (see :data:`DEFAULT_SLOW`).
+        clock read per call: each synchronous call is timed from the end of the one before in
+        wall-clock time; only one that took longer than ``slow`` has its CPU time asked for
+        (see :meth:`_held_loop` and :data:`DEFAULT_SLOW`).
         """
         rule = _RULES[name]
         types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
         found: list[tuple[str, object]] = []
-        chained = args[slot]  # what a chain hands on: rebuilt into args only if a hook follows
-        mark, cpu_mark = perf_counter(), thread_time()
-        blocked = slow * BLOCKED_FACTOR
+        chained = args[slot]  # what a chain hands on, put into args when it changes
+        # locals, not globals, in the loop: it runs per hook and per turn
+        clock, awaitables = perf_counter, _AWAITABLE
+        mark = clock()
+        if mark - _cpu_mark.wall > _CPU_FRESH:
+            _cpu_mark.cpu, _cpu_mark.wall = thread_time(), mark
         for plan in self._plans[name]:
-            if chained is not args[slot]:
-                args = (*args[:slot], chained, *args[slot + 1 :])
             try:
                 out: Any = plan.call(*args)
-                now, cpu_now = perf_counter(), thread_time()  # an async def: only its coroutine
-                held, cpu = now - mark, cpu_now - cpu_mark
+                now = clock()  # an async def has only made its coroutine so far
+                held = now - mark
                 if out is not None:
-                    awaitable = _AWAITABLE.get(type(out))
+                    awaitable = awaitables.get(type(out))
                     if awaitable or (awaitable is None and _awaitable(out)):
                         out = await self._await(plan, rule, out, args[0], now)
-                        now, cpu_now = perf_counter(), thread_time()
+                        now = clock()
             except PASSED_THROUGH:
                 raise
             except (Exception, SystemExit) as exc:
                 raise _raised(plan, rule, exc) from exc
-            if cpu > slow or held > blocked:
-                self._held_loop(plan, rule, args[0], mark, held, cpu)
-                now, cpu_now = perf_counter(), thread_time()
-            mark, cpu_mark = now, cpu_now
+            if held > slow:  # CPU time never exceeds wall-clock time: only now can it be slow
+                self._held_loop(plan, rule, args[0], mark, held)
+                now = clock()
+            mark = now
             if out is None:
                 continue
             if not isinstance(out, types) or (check is not None and not check(out)):
                 raise _refused(plan, rule, out)
             if kind == "chain":
-                chained = list(out) if rule.copy and isinstance(out, _LIST) else out
+                if rule.copy and isinstance(out, _LIST):
+                    out = list(out)
+                if out is not chained:
+                    chained = out
+                    args = (*args[:slot], chained, *args[slot + 1 :])
             elif kind == "first":
                 return plan.source, out
             else:
@@ -563,9 +585,19 @@ class Hooks:
         _span(ctx, plan, rule, start, timeout=self.timeout).error = message
         raise HookTimeoutError(message, plugin=plan.source, hook=rule.hook)
 
-    def _held_loop(
-        self, plan: _Plan, rule: _Rule, ctx: object, start: float, held: float, cpu: float
-    ) -> None:
+    def _held_loop(self, plan: _Plan, rule: _Rule, ctx: object, start: float, held: float) -> None:
+        """Report a synchronous call that held the loop ``held`` s from ``start``, if it was slow.
+
+        Its CPU time is the thread's CPU clock now less its last reading, less the wall-clock
+        time from that reading to ``start`` (the most CPU that time can hold): never more than
+        the call's own, so a machine crowded by other processes does not make it look slow.
+        The clock is read again for the calls that follow.
+        """
+        cpu_now = thread_time()
+        cpu = max(cpu_now - _cpu_mark.cpu - (start - _cpu_mark.wall), 0.0)
+        _cpu_mark.cpu, _cpu_mark.wall = cpu_now, perf_counter()
+        if cpu <= self.slow and held <= self.slow * BLOCKED_FACTOR:
+            return
         _span(ctx, plan, rule, start, slow=self.slow, held=held, cpu=cpu)
         if cpu > self.slow:
             how = f"computed on the event loop for more than {self.slow:g} s of CPU time"

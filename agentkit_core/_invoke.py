@@ -39,7 +39,12 @@ class _Tracing(Middleware):
         except BaseException as exc:
             trace._exit(span, token, exc)
             raise
-        trace._exit(span, token, None)
+        else:
+            trace._exit(span, token, None)
+        finally:
+            # the exporters have read it (on_end); a span the run keeps holds no transcript,
+            # or a run's memory would grow with the square of its turns
+            del payload["request"]
         return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:

@@ -50,10 +50,13 @@ class _Pool:
     def _serve(self) -> None:
         while True:
             loop, future, call = self.jobs.get()
-            answer(loop, future, call)
+            # free before the caller is woken: its next call finds this thread, not a new one
+            answer(loop, future, call, self._free)
             del loop, future, call  # hold nothing while idle
-            with self.lock:
-                self.idle += 1
+
+    def _free(self) -> None:
+        with self.lock:
+            self.idle += 1
 
 
 _pool = _Pool(LIMIT)
@@ -69,17 +72,23 @@ if hasattr(os, "register_at_fork"):  # the parent's threads do not exist in a fo
 
 
 def answer(
-    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], call: Callable[[], Any]
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[Any],
+    call: Callable[[], Any],
+    done: Callable[[], None] | None = None,
 ) -> None:
     """Run ``call`` on this (worker) thread and settle ``future`` with it on ``loop``.
 
     What ``call`` raises is handed to the awaiting task and raised there; a closed loop means
-    nobody waits any more.
+    nobody waits any more. ``done``, if given, is called once ``call`` has returned, before
+    the loop is woken.
     """
     try:
         result, error = call(), None
     except BaseException as exc:
         result, error = None, exc
+    if done is not None:
+        done()
     try:
         loop.call_soon_threadsafe(_settle, future, result, error)
     except RuntimeError:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import cast
 from typing import overload
 
 from ._messages import JSONObject
@@ -166,7 +164,7 @@ class FunctionTool(Tool):
         if self._ctx_param is not None:
             kwargs[self._ctx_param] = ctx
         if self.is_async:
-            value = await cast("Awaitable[object]", self.fn(**kwargs))
+            value = await self.fn(**kwargs)  # type: ignore[misc]  # is_async: a coroutine
         elif self.blocking:
             from ._threads import run_in_thread
 

@@ -7,11 +7,13 @@ peers run a ``def`` tool), the like-for-like row.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
 
 from common import ANSWER
+from common import MAX_TURNS
 from common import REC
 from common import main
 from common import tools
@@ -24,6 +26,7 @@ from agentkit_core import Usage
 from agentkit_core import tool
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
 from agentkit_core.testing import ScriptedModel
 
 #: What the stub reports, as a provider does (so nothing estimates tokens for it).
@@ -41,12 +44,30 @@ def step(request: ModelRequest) -> ModelResponse:
 
 
 class StampedScript(ScriptedModel):
-    """ScriptedModel, stamping when it returns, replaying the same script on every run."""
+    """ScriptedModel, stamping when it returns (main's bench_events.py streams through it)."""
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         response = await super().request(request)
         REC.model_done()
         return response
+
+
+class Stamped:
+    """The stub model: each request answered by :func:`step`, stamped when it returns.
+
+    It keeps no request, as the peers' stubs keep none (``ScriptedModel`` keeps every request
+    it is sent, which over a long run holds the transcript's square).
+    """
+
+    name = "scripted"
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        response = step(request)
+        REC.model_done()
+        return response
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        raise NotImplementedError("the benchmark does not stream")
 
 
 def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
@@ -55,7 +76,7 @@ def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
     ``options`` go to the Agent over that (benchmarks/observability passes exporters=;
     ``hooks=None`` takes every installed plugin's hooks, as an Agent does by default).
     """
-    model = StampedScript([step] * 1000, name="scripted")
+    model = Stamped()
     functions = tools(kind)
     if kind == "def-thread":  # like the peers: each call on a worker thread
         functions = tuple(tool(fn, blocking=True) for fn in functions)
@@ -64,12 +85,11 @@ def make(kind: str, **options: Any) -> Callable[[int], Awaitable[object]]:
         model,
         "You are a benchmark.",
         functions,
-        max_turns=1000,
+        max_turns=MAX_TURNS,
         **{"hooks": Hooks(), **options},
     )
 
     async def run(turns: int) -> object:
-        model.requests.clear()
         result = await agent.run("go")
         assert result.output == ANSWER, result.output
         return result

@@ -7,6 +7,7 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 
 from common import ANSWER
+from common import MAX_TURNS
 from common import main
 from common import tools
 from fake_chat import StubChat
@@ -20,7 +21,9 @@ def make(kind: str) -> Callable[[int], Awaitable[object]]:
     graph = create_react_agent(StubChat(), list(tools(kind)), prompt="You are a benchmark.")
 
     async def run(turns: int) -> object:
-        result = await graph.ainvoke({"messages": [("user", "go")]}, {"recursion_limit": 1000})
+        result = await graph.ainvoke(
+            {"messages": [("user", "go")]}, {"recursion_limit": 2 * MAX_TURNS + 10}
+        )
         assert result["messages"][-1].content == ANSWER, result["messages"][-1]
         return result
 

@@ -16,6 +16,7 @@ from agents import Usage
 from agents import function_tool
 from agents import set_tracing_disabled
 from common import ANSWER
+from common import MAX_TURNS
 from common import REC
 from common import main
 from common import tools
@@ -59,7 +60,7 @@ def make(kind: str) -> Callable[[int], Awaitable[object]]:
     config = RunConfig(tracing_disabled=True)
 
     async def run(turns: int) -> object:
-        result = await Runner.run(agent, "go", max_turns=1000, run_config=config)
+        result = await Runner.run(agent, "go", max_turns=MAX_TURNS, run_config=config)
         assert result.final_output == ANSWER, result.final_output
         return result
 

@@ -15,6 +15,7 @@ import gc
 import importlib.metadata
 import json
 import platform
+import resource
 import statistics
 import time
 import tracemalloc
@@ -22,6 +23,8 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 
 TOOLS = ("add", "echo", "upper")
+#: The most turns any run is allowed (each framework's turn or step limit is set from it).
+MAX_TURNS = 20_000
 ARGS = {"add": {"a": 2, "b": 3}, "echo": {"text": "hello"}, "upper": {"text": "hello"}}
 ANSWER = "done"
 
@@ -129,8 +132,16 @@ def main(
     parser.add_argument("--tools", choices=("async", "def", "def-thread"), default="async")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument(
+        "--long", type=int, default=0, help="one run of this many turns: memory and windows"
+    )
     args = parser.parse_args()
     run = make(args.tools)
+    if args.long:
+        figures = asyncio.run(_long(run, args.long))
+        version = importlib.metadata.version(dist) if dist else platform.python_version()
+        print(json.dumps({"framework": framework, "version": version, **figures}))
+        return
 
     async def once(turns: int) -> tuple[list[float], float]:
         REC.reset(turns)
@@ -168,3 +179,36 @@ def main(
         }
 
     print(json.dumps(asyncio.run(measure())))
+
+
+async def _long(run: Callable[[int], Awaitable[object]], turns: int) -> dict[str, object]:
+    """One run of ``turns`` turns, timed, then one traced: per-turn cost in windows, and memory.
+
+    Windows are the median overhead of turns 1-100, the 100 around the middle and the last
+    100; ``whole`` is the whole run's framework time per turn (stub and tools left out). The
+    peak is tracemalloc's during a second run; ``rss_kib`` the process's peak RSS after both.
+    """
+    REC.reset(20)
+    await run(20)  # warm-up: imports, caches, schema building
+    gc.collect()
+    REC.reset(turns)
+    t0 = time.perf_counter_ns()
+    await run(turns)
+    wall = time.perf_counter_ns() - t0
+    stub = sum(o - i for i, o in zip(REC.model_in, REC.model_out, strict=True))
+    per_turn = REC.overheads_us()
+    middle = turns // 2
+    windows = {
+        "first_100_us": statistics.median(per_turn[:100]),
+        "middle_100_us": statistics.median(per_turn[middle - 50 : middle + 50]),
+        "last_100_us": statistics.median(per_turn[-100:]),
+        "whole_us": (wall - stub - sum(REC.tool_ns)) / 1000 / (turns + 1),
+    }
+    gc.collect()
+    REC.reset(turns)
+    tracemalloc.start()
+    await run(turns)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    return {"turns": turns, **windows, "peak_kib": peak / 1024, "rss_kib": rss}

@@ -34,8 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "agent_loop"))
 
-from bench_agentkit import StampedScript  # noqa: E402
-from bench_agentkit import step  # noqa: E402
+from bench_agentkit import Stamped  # noqa: E402
 from common import ANSWER  # noqa: E402
 from common import REC  # noqa: E402
 from common import tools  # noqa: E402
@@ -78,7 +77,7 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
 
     ``hooks=None``: every installed plugin's hooks, as an Agent has by default.
     """
-    model = StampedScript([step] * 1000, name="scripted")
+    model = Stamped()
     agent = Agent(
         "bench", model, "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
     )
@@ -89,7 +88,6 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
         if recorded:
             ctx.recorder = await Recorder.start(sessions, {"model": "scripted"})
         REC.reset(turns)
-        model.requests.clear()
         result = await agent.run("go", ctx=ctx)
         assert result.output == ANSWER, result.output
         return statistics.median(REC.overheads_us())

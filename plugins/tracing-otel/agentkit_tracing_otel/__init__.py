@@ -25,7 +25,15 @@ __all__ = ["OTelExporter", "agentkit_register_span_exporters", "from_environment
 
 
 def from_environment() -> OTelExporter | None:
-    """The exporter the ``OTEL_*`` environment asks for, or None when OpenTelemetry is off."""
+    """The exporter the ``OTEL_*`` environment asks for, or None when OpenTelemetry is off.
+
+    Off for certain (no tracer provider set, no variable asking for export), it returns None
+    without importing OpenTelemetry: a run with no tracing configured does not pay for it.
+    """
+    from ._environment import may_be_configured
+
+    if not may_be_configured():
+        return None
     from ._exporter import from_environment as build
 
     return build()

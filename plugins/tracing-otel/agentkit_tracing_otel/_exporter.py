@@ -29,16 +29,11 @@ from agentkit_core import ConfigError
 from agentkit_core.plugin import Span
 from agentkit_core.plugin import SpanExporter
 
+from ._environment import ENDPOINT_ENVS
+
 #: The variable (OpenTelemetry's GenAI instrumentations use it too) that opts in to recording
 #: prompts, answers, tool arguments and tool results.
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-
-#: Variables any of which turns export on when the application set no tracer provider.
-ENDPOINT_ENVS = (
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_TRACES_EXPORTER",
-)
 
 #: agentkit attributes that quote what a person or the model wrote: content, opt-in only.
 _CONTENT_ATTRIBUTES = frozenset({"question"})

@@ -1,0 +1,53 @@
+"""The first run imports only what it uses.
+
+Each check runs in a fresh interpreter (the test session has long imported everything), with
+every installed plugin loaded as an ``Agent`` does by default, and no ``OTEL_*`` variable set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+#: A scripted run: import, build an Agent with the installed plugins, run once.
+RUN = """
+import asyncio, json, sys
+from agentkit_core import Agent, Message, ToolCall
+from agentkit_core.testing import ScriptedModel
+
+def echo(text: str) -> str:
+    '''Return the text.'''
+    return text
+
+TOOLS = {tools}
+steps = [Message.assistant("", (ToolCall("c1", "echo", '{{"text": "x"}}'),)), "done"]
+agent = Agent("a", ScriptedModel(steps if TOOLS else ["done"]), tools=TOOLS)
+assert asyncio.run(agent.run("go")).output == "done"
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _tops_after(tools: str) -> set[str]:
+    """The top-level packages a fresh interpreter holds after one run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN.format(tools=tools)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return {m.split(".")[0] for m in json.loads(done.stdout)}
+
+
+def test_a_first_run_without_tracing_or_typed_values_imports_neither_otel_nor_pydantic() -> None:
+    assert not _tops_after("[]") & {"opentelemetry", "pydantic", "pydantic_core"}
+
+
+def test_a_first_run_with_a_function_tool_imports_no_opentelemetry() -> None:
+    """A function tool's schema and argument checks are pydantic's: pydantic is in play."""
+    assert "opentelemetry" not in _tops_after("[echo]")
