@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterable
@@ -426,6 +427,38 @@ class Agent:
         ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
         """
         ctx = ctx if ctx is not None else self.new_context()
+        start = functools.partial(self._run, task, ctx, wc, settings=settings)
+        async with contextlib.aclosing(self._stream_events(ctx, start)) as events:
+            async for event in events:
+                yield event
+
+    async def resume_stream_events(
+        self,
+        run_id: str,
+        approvals: Answers = None,
+        *,
+        ctx: RunContext | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
+    ) -> AsyncIterator[RunEvent]:
+        """Continue ``run_id`` as :meth:`resume` does, yielding its events as they happen.
+
+        The events are :meth:`run_stream_events`'s: for a front that streams a run, holds it
+        for approval and streams it on with the answers.
+        """
+        ctx = ctx if ctx is not None else self.new_context(run_id)
+
+        def start(sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
+            return self.resume(run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=sink)
+
+        async with contextlib.aclosing(self._stream_events(ctx, start)) as events:
+            async for event in events:
+                yield event
+
+    async def _stream_events(
+        self, ctx: RunContext, start: Callable[..., Awaitable[AgentResult]]
+    ) -> AsyncGenerator[RunEvent, None]:
+        """The events of the run ``start(sink)`` drives on ``ctx``, as they happen."""
         if ctx.trace.events is not None:
             raise ConfigError(
                 f"run {ctx.run_id!r} is streaming its events already; give each run its own "
@@ -436,7 +469,7 @@ class Agent:
         log = ctx.trace.events = EventLog(ctx.run_id, [queue.put])
         sink = model_sink(log, None if self._adapter is None else self._adapter.stream)
         try:
-            runner = asyncio.ensure_future(self._run(task, ctx, wc, sink, settings))
+            runner = asyncio.ensure_future(start(sink))
             async with contextlib.aclosing(_while_running(runner, queue)) as events:
                 async for event in events:
                     yield event
