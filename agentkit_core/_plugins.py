@@ -71,6 +71,7 @@ SEAMS: dict[str, str] = {
     "span_exporters": "agentkit_register_span_exporters",
     "guards": "agentkit_register_guards",
     "executors": "agentkit_register_executors",
+    "servers": "agentkit_register_servers",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"

@@ -188,6 +188,8 @@ SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionS
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
 #: ``opener(url)``: the MCP token store for ``url``, or an awaitable of it.
 MCPTokenStoreOpener: TypeAlias = Callable[..., "MCPTokenStore | Awaitable[MCPTokenStore]"]
+#: ``serve(kit, *, host, port, ready, **options)``: serve ``kit`` until cancelled.
+ServerFactory: TypeAlias = Callable[..., Awaitable[None]]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
     ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
@@ -379,6 +381,20 @@ def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     anything: that happens when a run is started or a worker serves. ``"in-process"`` is
     core's own executor and cannot be registered; an unknown name is an ``UnknownNameError``
     listing the installed ones. Two plugins registering one name is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_servers(register: Register[ServerFactory]) -> None:
+    """Offer servers: the protocols ``agentkit serve --protocol NAME`` serves a kit over.
+
+    Called once at load. Call ``register(name, serve)`` for each protocol: ``await serve(kit,
+    host=..., port=..., ready=..., **options)`` serves the opened ``Kit`` (its session store
+    holds one session per conversation, ``kit.recorder_for``) until it is cancelled, and calls
+    ``ready(url)`` once it listens. ``options`` are what the command line gave: ``token`` (a
+    bearer token every request must carry) and ``ui`` (also serve a chat page); a server that
+    does not take one raises ``ConfigError`` naming it. Importing the plugin must stay light:
+    import the web stack inside ``serve``. Two plugins registering one name is a conflict.
     """
 
 
