@@ -38,11 +38,6 @@ from ._mapping import messages_of
 
 #: The largest request body taken, in bytes (a conversation's new message, not its history).
 MAX_BODY = 1 << 20
-#: What the chat page may load: only itself.
-PAGE_POLICY = (
-    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 
 
 class RequestError(Exception):
@@ -231,9 +226,10 @@ def agui_app(
     ]
     if ui:
         from ._page import PAGE
+        from ._page import POLICY
 
         async def page(request: Request) -> Response:
-            return HTMLResponse(PAGE, headers={"content-security-policy": PAGE_POLICY})
+            return HTMLResponse(PAGE, headers={"content-security-policy": POLICY})
 
         routes.append(Route("/", page, methods=["GET"]))
     return Starlette(routes=routes)

@@ -9,6 +9,7 @@ as ``CUSTOM`` events named by their agentkit kind, their value the event's JSON.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -205,6 +206,16 @@ class Mapper:
         return [ag.StepFinishedEvent(step_name=done)]
 
 
+#: The frame core puts around a tool's result for the model (``frame_untrusted``).
+FRAME = re.compile(r"<<UNTRUSTED id=(\w+) [^\n]*>>\n(.*)\n<<END UNTRUSTED id=\1>>", re.DOTALL)
+
+
+def shown(text: str) -> str:
+    """A tool result as a person reads it: without the frame the model was sent it in."""
+    framed = FRAME.fullmatch(text)
+    return framed.group(2) if framed else text
+
+
 def messages_of(messages: list[Any]) -> list[Any]:
     """A session's transcript as AG-UI messages (for a client that reloads a thread)."""
     out: list[Any] = []
@@ -225,7 +236,7 @@ def messages_of(messages: list[Any]) -> list[Any]:
         elif message.role == "tool":
             out.append(
                 ag.ToolMessage(
-                    id=mid, content=message.text, tool_call_id=message.tool_call_id or ""
+                    id=mid, content=shown(message.text), tool_call_id=message.tool_call_id or ""
                 )
             )
     return out

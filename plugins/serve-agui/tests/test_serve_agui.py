@@ -323,3 +323,18 @@ def test_agentkit_serve_refuses_clearly(args: list[str], says: str, tmp_path: Pa
     command = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "agui", *args]
     proc = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+
+
+async def test_the_page_is_served_with_ui_only_and_a_strict_policy() -> None:
+    from agentkit_serve_agui import agui_app
+
+    async with await Kit.open(model=ScriptedModel([]), session="memory://") as kit:
+        for ui, status in ((False, 404), (True, 200)):
+            transport = httpx.ASGITransport(app=agui_app(kit, ui=ui))
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                page = await http.get("/")
+            assert page.status_code == status
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "unsafe" not in policy
+        assert "script-src 'sha256-" in policy and "connect-src 'self'" in policy
+        assert "http://" not in page.text and "https://" not in page.text  # nothing fetched
