@@ -2,7 +2,8 @@
 
 The agent is the one ``agentkit run`` builds (the same kit options), with a session store
 holding one session per conversation. The protocol is looked up by name on the ``servers``
-seam (``agentkit_register_servers``), so serve-agui and serve-a2a plug in the same way.
+seam (``agentkit_register_servers``), so serve-agui and serve-a2a plug in the same way;
+:func:`serve_asgi` runs a server plugin's ASGI app (each depends on uvicorn).
 """
 
 from __future__ import annotations
@@ -10,12 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
 from ._run import add_agent_arguments
 from ._run import check_file_plugin_options
 from ._run import kit_options_from_args
+
+if TYPE_CHECKING:
+    import socket
 
 #: The environment variable a bearer token may come from instead of ``--token``.
 TOKEN_ENV = "AGENTKIT_SERVE_TOKEN"
@@ -93,3 +99,44 @@ async def _serve_kit(
 
     async with opened as kit:
         await serve(kit, host=args.host, port=args.port, ready=ready, **given)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` resolves)."""
+    import socket
+
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(address)
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def serve_asgi(app: Any, host: str, port: int, ready: Callable[[str], None]) -> None:
+    """Serve the ASGI ``app`` under uvicorn until cancelled; ``ready(url)`` once it listens.
+
+    For server plugins (which depend on uvicorn): the socket is bound first, so ``port`` 0
+    picks a free port and ``ready`` is told the real one.
+    """
+    import asyncio
+
+    import uvicorn
+
+    sock = _bind(host, port)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    ready(_url_of(sock))
+    running = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        await asyncio.shield(running)
+    finally:  # cancelled: let uvicorn close its connections before the kit closes
+        server.should_exit = True
+        await asyncio.gather(running, return_exceptions=True)
+        sock.close()

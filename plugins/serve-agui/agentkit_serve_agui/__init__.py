@@ -35,10 +35,11 @@ async def serve(
     ui: bool = False,
 ) -> None:
     """Serve ``kit`` over AG-UI on ``host:port`` (0 picks a port) until cancelled."""
-    from ._app import agui_app
-    from ._server import serve_app
+    from agentkit_core.cli import serve_asgi
 
-    await serve_app(agui_app(kit, token=token, ui=ui), host, port, ready)
+    from ._app import agui_app
+
+    await serve_asgi(agui_app(kit, token=token, ui=ui), host, port, ready)
 
 
 def __getattr__(name: str) -> Any:
