@@ -338,3 +338,65 @@ async def test_the_page_is_served_with_ui_only_and_a_strict_policy() -> None:
         assert "default-src 'none'" in policy and "unsafe" not in policy
         assert "script-src 'sha256-" in policy and "connect-src 'self'" in policy
         assert "http://" not in page.text and "https://" not in page.text  # nothing fetched
+
+
+async def test_two_servers_on_one_store_serve_one_thread_in_turn(tmp_path: Path) -> None:
+    """A thread started on one server continues on another sharing the session store."""
+    store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    kits = [await Kit.open(model=ScriptedModel([echo] * 2), session=store) for _ in range(2)]
+    servers = [await served(kit) for kit in kits]
+    try:
+        async with httpx.AsyncClient(base_url=servers[0][1], timeout=10) as a:
+            assert text(await Client(a).run("ann", "on a")) == "on a"
+        async with httpx.AsyncClient(base_url=servers[1][1], timeout=10) as b:
+            assert text(await Client(b).run("ann", "on b")) == "on a / on b"
+            history = (await b.get("/threads/ann")).json()["messages"]
+        assert [m["content"] for m in history if m["role"] == "user"] == ["on a", "on b"]
+    finally:
+        for kit, (server, _) in zip(kits, servers, strict=True):
+            server.cancel()
+            await asyncio.gather(server, return_exceptions=True)
+            await kit.aclose()
+
+
+async def test_a_run_another_server_overtook_fails_with_a_conflict(tmp_path: Path) -> None:
+    """Two servers, one thread, at once: the record stays one chain, never interleaved.
+
+    The message on the second server is a new task at the leaf (as a new message abandons a run
+    in progress in one process); the first server's run fails at its next write.
+    """
+    gate, waiting = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for the gate."""
+        waiting.set()
+        await gate.wait()
+        return "opened"
+
+    store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    call = Message.assistant("", [ToolCall("w1", "wait", "{}")])
+    kits = [
+        await Kit.open(model=ScriptedModel(steps), session=store, tools=[wait])
+        for steps in ([call, echo], [echo])
+    ]
+    (sa, ua), (sb, ub) = [await served(kit) for kit in kits]
+    try:
+        async with httpx.AsyncClient(base_url=ua, timeout=10) as a:
+            async with httpx.AsyncClient(base_url=ub, timeout=10) as b:
+                first = asyncio.create_task(Client(a).run("ann", "one"))
+                await waiting.wait()  # the first run has begun, and is in its tool
+                assert text(await Client(b).run("ann", "two")) == "two"
+                gate.set()
+                overtaken = (await first)[-1]
+                history = (await b.get("/threads/ann")).json()["messages"]
+        assert (overtaken["type"], overtaken["code"]) == ("RUN_ERROR", "SessionConflict")
+        assert [(m["role"], m["content"]) for m in history] == [
+            ("user", "two"),
+            ("assistant", "two"),
+        ]
+    finally:
+        for kit, server in zip(kits, (sa, sb), strict=True):
+            server.cancel()
+            await asyncio.gather(server, return_exceptions=True)
+            await kit.aclose()
