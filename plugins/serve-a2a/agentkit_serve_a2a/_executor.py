@@ -52,11 +52,15 @@ class KitExecutor(AgentExecutor):
             submitted = TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
             task = Task(id=task_id, context_id=context_id, status=submitted, history=history)
             await event_queue.enqueue_event(task)
+        run_id, held = recorder.state.run, recorder.state.held
+        approvals = answers(context, [c.id for c in held]) if waiting and run_id and held else None
+        if approvals == {}:  # not an answer: resuming would refuse the calls, so ask again
+            again = 'answer yes or no, or with a data part {"approved": true|false}'
+            await updater.requires_input(updater.new_agent_message([Part(text=again)]))
+            return
         await updater.start_work()
         wc = recorder.working_context(self.agent.model.name)
-        if waiting and recorder.state.held and recorder.state.run:
-            run_id = recorder.state.run
-            approvals = answers(context, [c.id for c in recorder.state.held])
+        if approvals and run_id:
             ctx = self.agent.new_context(run_id)
             ctx.recorder = recorder
             events = self.agent.resume_stream_events(run_id, approvals, ctx=ctx, wc=wc)
@@ -125,4 +129,4 @@ def answers(context: RequestContext, held: list[str]) -> dict[str, bool]:
     said = context.get_user_input().strip().lower().rstrip(".!")
     if said in YES or said in NO:
         return {call: said in YES for call in held}
-    return {}  # no answer: the calls are put to the policy again, and stay held
+    return {}  # not an answer

@@ -154,6 +154,8 @@ async def test_an_approval_is_an_input_required_task_the_client_answers(peer: An
     assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED and ran == []
     asked = "".join(part.text for part in task.status.message.parts)
     assert "transfer" in asked and "yes or no" in asked
+    task, _ = await p.send("what?", "ann", task.id)  # not an answer: asked again
+    assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED and ran == []
     task, answer = await p.send("yes", "ann", task.id)
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     assert answer == "paid" and ran == ["transfer 5"]
