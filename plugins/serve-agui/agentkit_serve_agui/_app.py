@@ -36,6 +36,8 @@ from ._mapping import APPROVAL
 from ._mapping import Mapper
 from ._mapping import messages_of
 
+#: Each AG-UI event as its SSE lines.
+ENCODER = EventEncoder()
 #: The largest request body taken, in bytes (a conversation's new message, not its history).
 MAX_BODY = 1 << 20
 
@@ -106,21 +108,27 @@ class Endpoint:
             answers = None if task is not None else held_answers(recorder, given.resume or [])
         except RequestError as exc:
             return exc.response()
-        self.busy.add(thread)
-        events = self.stream(given, recorder, task, answers)
-        encoder = EventEncoder()
         return StreamingResponse(
-            (encoder.encode(e) async for e in events),
-            media_type=encoder.get_content_type(),
+            self.stream(given, recorder, task, answers),
+            media_type=ENCODER.get_content_type(),
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )
 
     async def stream(
         self, given: RunAgentInput, recorder: Any, task: str | None, answers: Any
-    ) -> AsyncIterator[Any]:
-        """The run's AG-UI events; the thread is free again when they end."""
+    ) -> AsyncIterator[str]:
+        """The run's AG-UI events, encoded for SSE; the thread is busy while they stream.
+
+        The thread is claimed here, where its release is certain (a stream never started, its
+        client gone before the first byte, claims nothing).
+        """
         thread = given.thread_id
         mapper = Mapper(thread, given.run_id)
+        if thread in self.busy:  # another request on the thread began since this one's check
+            for out in mapper.failed(f"thread {thread!r} has a run in progress", "Conflict"):
+                yield ENCODER.encode(out)
+            return
+        self.busy.add(thread)
         try:
             wc = recorder.working_context(self.agent.model.name)
             if task is not None:
@@ -136,12 +144,12 @@ class Endpoint:
             try:
                 async for event in events:
                     for out in mapper.map(event):
-                        yield out
+                        yield ENCODER.encode(out)
                     ended = ended or event.kind == "run_failed"
             except Exception as exc:
                 if not ended:
                     for out in mapper.failed(str(exc), type(exc).__name__):
-                        yield out
+                        yield ENCODER.encode(out)
         finally:
             self.busy.discard(thread)
 

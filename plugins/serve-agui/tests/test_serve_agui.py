@@ -400,3 +400,26 @@ async def test_a_run_another_server_overtook_fails_with_a_conflict(tmp_path: Pat
             server.cancel()
             await asyncio.gather(server, return_exceptions=True)
             await kit.aclose()
+
+
+async def test_a_client_gone_mid_run_cancels_it_and_frees_the_thread(endpoint: Any) -> None:
+    never = asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for ever."""
+        await never.wait()
+        return "never"
+
+    call = Message.assistant("", [ToolCall("w1", "wait", "{}")])
+    client = await endpoint([call, echo], tools=[wait])
+    async with client.http.stream("POST", "/agent", json=run_input("ann", "one")) as response:
+        async for line in response.aiter_lines():
+            if "TOOL_CALL_END" in line:
+                break  # the run is in its tool: hang up
+    for _ in range(100):
+        again = await client.http.post("/agent", json=run_input("ann", "two"))
+        if again.status_code != 409:
+            break
+        await asyncio.sleep(0.05)
+    assert again.status_code == 200 and '"delta":"two"' in again.text
