@@ -12,9 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
+from ag_ui.core import Event
 from ag_ui.core import EventType
 from ag_ui.core import RunAgentInput
 from agentkit_serve_agui import serve
+from pydantic import TypeAdapter
 
 from agentkit_core import Kit
 from agentkit_core import Message
@@ -84,7 +86,38 @@ class Client:
             async for line in response.aiter_lines():
                 if line.startswith("data: "):
                     events.append(json.loads(line[len("data: ") :]))
-        return events
+        return checked(events)
+
+
+EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+def checked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events``, each one of the protocol's own event types, in an order AG-UI allows."""
+    for event in events:
+        EVENT.validate_python(event)
+    assert events[0]["type"] == "RUN_STARTED"
+    assert events[-1]["type"] in ("RUN_FINISHED", "RUN_ERROR")
+    open_: dict[str, set[str]] = {"TEXT": set(), "TOOL": set(), "STEP": set()}
+    for event in events:
+        kind = event["type"]
+        key = event.get("messageId") or event.get("toolCallId") or event.get("stepName")
+        group = (
+            "TEXT"
+            if kind.startswith("TEXT")
+            else "TOOL"
+            if kind.startswith("TOOL_CALL")
+            else "STEP"
+        )
+        if kind in ("TEXT_MESSAGE_START", "TOOL_CALL_START", "STEP_STARTED"):
+            assert key not in open_[group], event
+            open_[group].add(key)
+        elif kind in ("TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"):
+            assert key in open_[group], event
+        elif kind in ("TEXT_MESSAGE_END", "TOOL_CALL_END", "STEP_FINISHED"):
+            open_[group].remove(key)
+    assert open_ == {"TEXT": set(), "TOOL": set(), "STEP": set()}, open_
+    return events
 
 
 def text(events: list[dict[str, Any]]) -> str:
