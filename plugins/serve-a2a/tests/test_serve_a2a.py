@@ -217,3 +217,56 @@ def test_agentkit_serve_runs_it_from_the_command_line(tmp_path: Any) -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+GRANTS = """\
+default = "ask"
+
+[[rules]]
+id = "skills"
+verdict = "allow"
+tool = "read_skill"
+
+[tools.bash]
+aliases = ["Bash"]
+specifier = { command = "prefix" }
+"""
+
+
+@tool
+def bash(command: str) -> str:
+    """Run a command."""
+    ran.append(command)
+    return f"ran {command}"
+
+
+async def test_concurrent_contexts_keep_their_skill_grants_apart(peer: Any, tmp_path: Any) -> None:
+    ran.clear()
+    (tmp_path / "skills" / "release").mkdir(parents=True)
+    (tmp_path / "skills" / "release" / "SKILL.md").write_text(
+        "---\nname: release\ndescription: tag a release\n"
+        "allowed-tools: Bash(git tag:*)\n---\nTag.\n"
+    )
+    (tmp_path / "grants.toml").write_text(GRANTS)
+
+    def step(request: Any) -> Message:
+        """Ann reads the skill then tags; bob tags at once; each then says done."""
+        said = [m for m in request.messages if m.role == "user"][-1].text
+        seen = {m.tool_call_id for m in request.messages if m.role == "tool"}
+        if said == "ann" and not seen:
+            return Message.assistant("", [ToolCall("r1", "read_skill", '{"name": "release"}')])
+        if f"t-{said}" not in seen:
+            command = json.dumps({"command": f"git tag {said}"})
+            return Message.assistant("", [ToolCall(f"t-{said}", "bash", command)])
+        return Message.assistant("done")
+
+    p = await peer(
+        [step] * 6,
+        tools=[bash],
+        policy=str(tmp_path / "grants.toml"),
+        parts={"skills": {"dirs": [str(tmp_path / "skills")], "trusted": True}},
+    )
+    (ann, _), (bob, _) = await asyncio.gather(p.send("ann", "ann"), p.send("bob", "bob"))
+    assert ann.status.state == TaskState.TASK_STATE_COMPLETED  # ann's grant allowed her tag
+    assert bob.status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # bob read no skill
+    assert ran == ["git tag ann"]
