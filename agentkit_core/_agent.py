@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
-from typing import TypeVar
 
 from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
@@ -32,11 +31,9 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._errors import ToolDefinitionError
 from ._event_queue import EventQueue
-from ._event_queue import stopped
+from ._event_queue import stream_events
 from ._event_queue import while_running
-from ._events import EventLog
 from ._events import RunEvent
-from ._events import model_sink
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
@@ -64,6 +61,7 @@ from ._models import Model
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._models import ToolSpec
+from ._output import OutputStream
 from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
@@ -108,8 +106,6 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
-
-T = TypeVar("T")
 
 
 def _as_tool(obj: Any) -> Tool:
@@ -454,26 +450,39 @@ class Agent(Generic[DepsT]):
         ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
         """
         ctx = self._with_deps(ctx, deps)
-        if ctx.trace.events is not None:
-            raise ConfigError(
-                f"run {ctx.run_id!r} is streaming its events already; give each run its own "
-                "context (leave ctx= unset)",
-                source="Agent.run_stream_events",
-            )
-        queue: EventQueue[RunEvent] = EventQueue()
-        log = ctx.trace.events = EventLog(ctx.run_id, queue.put)
-        sink = model_sink(log, None if self._adapter is None else self._adapter.stream)
-        runner = asyncio.ensure_future(self._run(task, ctx, wc, sink, settings))
-        runner.add_done_callback(lambda _: queue.close())
-        waiting = queue.waiting
-        try:  # the queue's loop inlined: a generator less for each event to pass through
-            while await queue.more():
-                while waiting:
-                    yield waiting.popleft()
-            await runner
-        finally:
-            ctx.trace.events = None
-            await stopped(runner)
+        start = functools.partial(self._run, task, ctx, wc, settings=settings)
+        async with contextlib.aclosing(stream_events(ctx, start, self._partials)) as events:
+            async for event in events:
+                yield event
+
+    async def resume_stream_events(
+        self,
+        run_id: str,
+        approvals: Answers = None,
+        *,
+        ctx: RunContext[DepsT] | None = None,
+        wc: WorkingContext | None = None,
+        settings: ModelSettings | None = None,
+        deps: DepsT | None = None,
+    ) -> AsyncIterator[RunEvent]:
+        """Continue ``run_id`` as :meth:`resume` does, yielding its events as they happen.
+
+        The events are :meth:`run_stream_events`'s: for a front that streams a run, holds it
+        for approval and streams it on with the answers.
+        """
+        ctx = self._with_deps(ctx if ctx is not None else self.new_context(run_id), deps)
+
+        def start(sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
+            return self.resume(run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=sink)
+
+        async with contextlib.aclosing(stream_events(ctx, start, self._partials)) as events:
+            async for event in events:
+                yield event
+
+    @property
+    def _partials(self) -> Callable[[], OutputStream[object]] | None:
+        """What parses the typed output of a streamed answer (a fresh one per answer)."""
+        return None if self._adapter is None else self._adapter.stream
 
     async def _run(
         self,

@@ -12,13 +12,25 @@ from collections import deque
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
+from collections.abc import Awaitable
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 from typing import Generic
 from typing import TypeVar
 
+from ._errors import ConfigError
+from ._events import EventLog
+from ._events import RunEvent
 from ._events import TextDelta
 from ._events import ThinkingDelta
 from ._events import ToolCallArgsDelta
+from ._events import model_sink
+
+if TYPE_CHECKING:
+    from ._models import StreamEvent
+    from ._output import OutputStream
+    from ._scope import RunScope
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -115,3 +127,34 @@ async def stopped(runner: asyncio.Future[R]) -> None:
     if not runner.done():
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
+
+
+async def stream_events(
+    scope: RunScope,
+    start: Callable[[Callable[[StreamEvent], None]], Awaitable[R]],
+    partials: Callable[[], OutputStream[object]] | None,
+) -> AsyncGenerator[RunEvent, None]:
+    """The events of the run ``start(sink)`` drives on ``scope``, as they happen.
+
+    ``sink`` takes the model's stream events (``partials`` parses typed output from them).
+    Leaving early cancels the run; one scope streams one run at a time.
+    """
+    if scope.trace.events is not None:
+        raise ConfigError(
+            f"run {scope.run_id!r} is streaming its events already; give each run its own "
+            "context (leave ctx= unset)",
+            source="Agent.run_stream_events",
+        )
+    queue: EventQueue[RunEvent] = EventQueue()
+    log = scope.trace.events = EventLog(scope.run_id, queue.put)
+    runner = asyncio.ensure_future(start(model_sink(log, partials)))
+    runner.add_done_callback(lambda _: queue.close())
+    waiting = queue.waiting
+    try:  # the queue's loop inlined: a generator less for each event to pass through
+        while await queue.more():
+            while waiting:
+                yield waiting.popleft()
+        await runner
+    finally:
+        scope.trace.events = None
+        await stopped(runner)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
 
 from ._encoder import jsonable
@@ -248,7 +247,7 @@ class RunSuspended(RunEvent):
     pending: tuple[ToolCall, ...]
     reason: str
     #: The suspended :class:`~agentkit_core.AgentResult` (``resume`` continues it).
-    result: Any
+    result: AgentResult
 
 
 @quick_init
@@ -257,7 +256,7 @@ class RunFinished(RunEvent):
     """The run's end; ``result`` is the :class:`~agentkit_core.AgentResult` ``run`` returns."""
 
     kind: ClassVar[str] = "run_finished"
-    result: Any
+    result: AgentResult
 
 
 @quick_init

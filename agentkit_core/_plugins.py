@@ -72,6 +72,7 @@ SEAMS: dict[str, str] = {
     "guards": "agentkit_register_guards",
     "executors": "agentkit_register_executors",
     "prices": "agentkit_register_prices",
+    "servers": "agentkit_register_servers",
 }
 _SEAM_OF_HOOK = {hook: seam for seam, hook in SEAMS.items()}
 COMMANDS_HOOK = "agentkit_register_commands"

@@ -189,6 +189,8 @@ SessionStoreOpener: TypeAlias = Callable[..., "SessionStore | Awaitable[SessionS
 MemoryStoreOpener: TypeAlias = Callable[..., "MemoryStore | Awaitable[MemoryStore]"]
 #: ``opener(url)``: the MCP token store for ``url``, or an awaitable of it.
 MCPTokenStoreOpener: TypeAlias = Callable[..., "MCPTokenStore | Awaitable[MCPTokenStore]"]
+#: ``serve(kit, *, host, port, ready, **options)``: serve ``kit`` until cancelled.
+ServerFactory: TypeAlias = Callable[..., Awaitable[None]]
 #: ``factory(**options)``: a tool source, several, or an awaitable of either (one that connects).
 ToolSourceFactory: TypeAlias = Callable[
     ..., "ToolSource | Sequence[ToolSource] | Awaitable[ToolSource | Sequence[ToolSource]]"
@@ -393,6 +395,20 @@ def agentkit_register_prices(register: Register[PriceSource]) -> None:
     the model: never a guess. It is asked once per model and must be fast after its first
     call. Sources are asked in plugin order, after the configuration's ``[prices."NAME"]``
     tables; two plugins registering one name is a conflict.
+    """
+
+
+@hookspec
+def agentkit_register_servers(register: Register[ServerFactory]) -> None:
+    """Offer servers: the protocols ``agentkit serve --protocol NAME`` serves a kit over.
+
+    Called once at load. Call ``register(name, serve)`` for each protocol: ``await serve(kit,
+    host=..., port=..., ready=..., **options)`` serves the opened ``Kit`` (its session store
+    holds one session per conversation, ``kit.recorder_for``) until it is cancelled, and calls
+    ``ready(url)`` once it listens. ``options`` are what the command line gave: ``token`` (a
+    bearer token every request must carry) and ``ui`` (also serve a chat page); a server that
+    does not take one raises ``ConfigError`` naming it. Importing the plugin must stay light:
+    import the web stack inside ``serve``. Two plugins registering one name is a conflict.
     """
 
 

@@ -37,6 +37,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SessionStoreOpener",
         "MemoryStoreOpener",
         "MCPTokenStoreOpener",
+        "ServerFactory",
         "ToolSourceFactory",
     ),
     "_checkpoint": (
@@ -454,6 +455,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from .hookspecs import PolicyLoader as PolicyLoader
     from .hookspecs import Register as Register
     from .hookspecs import RegisterSchemaAdapter as RegisterSchemaAdapter
+    from .hookspecs import ServerFactory as ServerFactory
     from .hookspecs import SessionStoreOpener as SessionStoreOpener
     from .hookspecs import SpanExporterFactory as SpanExporterFactory
     from .hookspecs import StoreOpener as StoreOpener

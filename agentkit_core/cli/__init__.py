@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._run import add_agent_arguments as add_agent_arguments
     from ._run import file_kit_options as file_kit_options
     from ._run import kit_options_from_args as kit_options_from_args
+    from ._serve import serve_asgi as serve_asgi
     from ._trace_file import TraceFile as TraceFile
     from ._trace_file import read_trace_file as read_trace_file
 
@@ -33,6 +34,7 @@ _LAZY = {
     "add_agent_arguments": "._run",
     "file_kit_options": "._run",
     "kit_options_from_args": "._run",
+    "serve_asgi": "._serve",
     "TraceFile": "._trace_file",
     "read_trace_file": "._trace_file",
 }
@@ -45,6 +47,7 @@ __all__ = [
     "kit_options_from_args",
     "main",
     "read_trace_file",
+    "serve_asgi",
 ]
 
 if not TYPE_CHECKING:  # type checkers see the imports above only, so a misspelt name fails

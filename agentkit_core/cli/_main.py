@@ -34,6 +34,7 @@ _BUILTIN_COMMANDS: tuple[str, ...] = (
     "agentkit_core.cli._plugins",
     "agentkit_core.cli._run",
     "agentkit_core.cli._chat",
+    "agentkit_core.cli._serve",
     "agentkit_core.cli._sessions",
     "agentkit_core.cli._memory",
     "agentkit_core.cli._view",

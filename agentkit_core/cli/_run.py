@@ -149,17 +149,18 @@ def load_object(spec: str, what: str) -> Any:
     return obj
 
 
-def file_kit_options() -> tuple[dict[str, Any], str]:
+def file_kit_options(given: str | None = None) -> tuple[dict[str, Any], str]:
     """The kit settings of the project's configuration file, and where they were read.
 
-    The file is the one the plugin configuration comes from: ``AGENTKIT_CONFIG``, else the
-    nearest ``agentkit.toml`` or ``pyproject.toml``. No file, or one without kit settings,
-    gives ``({}, "")``. The whole file is checked (an unknown key anywhere is an error).
+    The file is ``given`` (``agentkit serve --kit``), else the one the plugin configuration
+    comes from: ``AGENTKIT_CONFIG``, else the nearest ``agentkit.toml`` or ``pyproject.toml``.
+    No file, or one without kit settings, gives ``({}, "")``. The whole file is checked (an
+    unknown key anywhere is an error).
     """
     from .._config import find_config_file
     from .._config import read_config
 
-    explicit = os.environ.get("AGENTKIT_CONFIG")
+    explicit = given or os.environ.get("AGENTKIT_CONFIG")
     path = Path(explicit) if explicit else find_config_file()
     if path is None:
         return {}, ""
@@ -202,7 +203,7 @@ def kit_options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     ``args`` holds what :func:`add_agent_arguments` added, and ``args.plugin_manager`` (the
     CLI sets it): the kit is built on that manager.
     """
-    options, where = file_kit_options()
+    options, where = file_kit_options(getattr(args, "kit", None))
     options = dict(options)
     options["model"] = model_choice(args.model, options)
     options.setdefault("name", "cli")

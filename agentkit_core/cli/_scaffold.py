@@ -154,6 +154,12 @@ KINDS: dict[str, Kind] = {
             "Prices",
         ),
         Kind(
+            "server",
+            "servers",
+            "a server: answers each line a TCP client sends with the agent's answer",
+            "agentkit serve --protocol $name",
+        ),
+        Kind(
             "hooks",
             None,
             "hooks only: asks a person before a tool that deletes something runs",

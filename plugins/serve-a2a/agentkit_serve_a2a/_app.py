@@ -1,0 +1,117 @@
+"""The A2A server: the agent card built from the kit, and JSON-RPC over the SDK's handler.
+
+message/send, message/stream, tasks/get and tasks/cancel are the SDK's request handler's; the
+agent is :class:`~agentkit_serve_a2a._executor.KitExecutor`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes
+from a2a.server.routes import create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import AgentCapabilities
+from a2a.types import AgentCard
+from a2a.types import AgentInterface
+from a2a.types import AgentSkill
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.responses import Response
+
+from agentkit_core import Kit
+
+from ._executor import KitExecutor
+
+#: Where the JSON-RPC endpoint is, under the server's URL.
+RPC = "/"
+#: The largest request body taken, in bytes.
+MAX_BODY = 1 << 20
+
+
+def agent_card(kit: Kit, url: str) -> AgentCard:
+    """The card: the kit's name and description; a skill for the conversation, one per tool."""
+    config = kit.config()
+    conversation = AgentSkill(
+        id="conversation",
+        name=config.name,
+        description=config.description or "answers a message, using its tools",
+        tags=["conversation"],
+    )
+    tools = [
+        AgentSkill(
+            id=tool.name,
+            name=tool.name,
+            description=f"the tool {tool.name} ({tool.source})",
+            tags=["tool", tool.source],
+        )
+        for tool in kit.tools()
+    ]
+    return AgentCard(
+        name=config.name,
+        description=config.description or f"the agentkit agent {config.name!r}",
+        version="1.0",
+        supported_interfaces=[
+            AgentInterface(url=url + RPC, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[conversation, *tools],
+    )
+
+
+def a2a_app(kit: Kit, url: str, *, token: str | None = None, max_body: int = MAX_BODY) -> Any:
+    """The A2A server over ``kit`` (opened, with a session store), as an ASGI app at ``url``."""
+    card = agent_card(kit, url)
+    handler = DefaultRequestHandler(
+        agent_executor=KitExecutor(kit), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    app = Starlette(
+        routes=[
+            *create_agent_card_routes(card),
+            *create_jsonrpc_routes(handler, RPC, enable_v0_3_compat=True),
+        ]
+    )
+    return Guarded(app, token, max_body)
+
+
+class Guarded:
+    """The app behind a bearer token (when given) and a bound on the request body."""
+
+    def __init__(self, app: Any, token: str | None, max_body: int) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        refused = self.refused(Request(scope)) if scope["type"] == "http" else None
+        await (refused or self.app)(scope, receive, send)
+
+    def refused(self, request: Request) -> Response | None:
+        is_card = request.url.path.startswith("/.well-known/")
+        if self.token is not None and not is_card:
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                return JSONResponse(
+                    {"error": "this server needs 'Authorization: Bearer <token>'"}, 401
+                )
+        size = request.headers.get("content-length")
+        if size is not None and size.isdigit() and int(size) > self.max_body:
+            return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+        return None
+
+
+class Deferred:
+    """The app, built once the server's URL is known (the card names it)."""
+
+    def __init__(self, kit: Kit, token: str | None) -> None:
+        self.kit, self.token = kit, token
+        self.app: Any = None
+
+    def build(self, url: str) -> None:
+        self.app = a2a_app(self.kit, url, token=self.token)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)

@@ -1,0 +1,132 @@
+"""The kit as an A2A agent: an ``AgentExecutor`` over a session per context.
+
+The A2A context id is the session id: each context is its own session of the kit's store (its
+recorder, transcript and skill grants), and a task is one run in it. The answer's text streams
+as one artifact (``answer``), chunk by chunk. A call held for approval puts the task in
+``input-required`` with a message naming the calls (and a data part listing them); the
+client's next message on that task answers them: a data part ``{"approved": true|false}`` (or
+``{"approvals": {call id: bool}}``), or the text ``yes``/``approve`` or ``no``/``deny``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a.helpers import get_data_parts
+from a2a.helpers import new_data_part
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.agent_execution import RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Part
+from a2a.types import Task
+from a2a.types import TaskState
+from a2a.types import TaskStatus
+
+from agentkit_core import Agent
+from agentkit_core import Kit
+from agentkit_core import events as ev
+
+#: The id of the artifact the answer's text streams into.
+ANSWER = "answer"
+YES = frozenset({"yes", "y", "approve", "approved", "ok", "allow"})
+NO = frozenset({"no", "n", "deny", "denied", "refuse", "reject"})
+
+
+class KitExecutor(AgentExecutor):
+    """Runs the kit's agent for each A2A task, in its context's session."""
+
+    def __init__(self, kit: Kit) -> None:
+        self.kit = kit
+        self.agent = Agent.from_config(kit.config())
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        recorder = await self.kit.recorder_for(context_id)
+        waiting = context.current_task is not None and context.current_task.status.state == (
+            TaskState.TASK_STATE_INPUT_REQUIRED
+        )
+        if context.current_task is None:  # a new task: the client is told it first
+            history = [context.message] if context.message is not None else []
+            submitted = TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
+            task = Task(id=task_id, context_id=context_id, status=submitted, history=history)
+            await event_queue.enqueue_event(task)
+        run_id, held = recorder.state.run, recorder.state.held
+        approvals = answers(context, [c.id for c in held]) if waiting and run_id and held else None
+        if approvals == {}:  # not an answer: resuming would refuse the calls, so ask again
+            again = 'answer yes or no, or with a data part {"approved": true|false}'
+            await updater.requires_input(updater.new_agent_message([Part(text=again)]))
+            return
+        await updater.start_work()
+        wc = recorder.working_context(self.agent.model.name)
+        if approvals and run_id:
+            ctx = self.agent.new_context(run_id)
+            ctx.recorder = recorder
+            events = self.agent.resume_stream_events(run_id, approvals, ctx=ctx, wc=wc)
+        else:
+            ctx = self.agent.new_context()
+            ctx.recorder = recorder
+            events = self.agent.run_stream_events(context.get_user_input(), ctx=ctx, wc=wc)
+        await self.follow(events, updater)
+
+    async def follow(self, events: Any, updater: TaskUpdater) -> None:
+        """Turn the run's events into the task's artifact chunks and its last status."""
+        streamed = ended = False
+        try:
+            async for event in events:
+                if isinstance(event, ev.TextDelta):
+                    await chunk(updater, event.text, append=streamed, last=False)
+                    streamed = True
+                elif isinstance(event, ev.RunSuspended):
+                    ended = True
+                    await updater.requires_input(held_message(updater, event))
+                elif isinstance(event, ev.RunFinished):
+                    ended = True
+                    await chunk(updater, "", append=streamed, last=True)
+                    await updater.complete()
+                elif isinstance(event, ev.RunFailed):
+                    ended = True
+                    await fail(updater, f"{event.error_type}: {event.error}")
+        except Exception as exc:  # a run's own error was told as its last event already
+            if not ended:
+                await fail(updater, f"{type(exc).__name__}: {exc}")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """The framework cancels the running ``execute``; the task is marked canceled."""
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        await updater.cancel()
+
+
+async def chunk(updater: TaskUpdater, text: str, *, append: bool, last: bool) -> None:
+    """One chunk of the answer's artifact."""
+    parts = [Part(text=text)]
+    await updater.add_artifact(
+        parts, artifact_id=ANSWER, name=ANSWER, append=append, last_chunk=last
+    )
+
+
+async def fail(updater: TaskUpdater, text: str) -> None:
+    await updater.failed(updater.new_agent_message([Part(text=text)]))
+
+
+def held_message(updater: TaskUpdater, event: ev.RunSuspended) -> Any:
+    """What the client is asked: the held calls, in words and as data."""
+    calls = [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in event.pending]
+    named = ", ".join(f"{c.name}({c.arguments})" for c in event.pending)
+    text = f"approve {named}? answer yes or no ({event.reason})"
+    return updater.new_agent_message([Part(text=text), new_data_part({"pending": calls})])
+
+
+def answers(context: RequestContext, held: list[str]) -> dict[str, bool]:
+    """The client's answers to the held calls, from its message's data or its text."""
+    message = context.message
+    for data in get_data_parts(message.parts) if message is not None else ():
+        if isinstance(data, dict) and isinstance(data.get("approvals"), dict):
+            return {str(k): bool(v) for k, v in data["approvals"].items()}
+        if isinstance(data, dict) and isinstance(data.get("approved"), bool):
+            return {call: bool(data["approved"]) for call in held}
+    said = context.get_user_input().strip().lower().rstrip(".!")
+    if said in YES or said in NO:
+        return {call: said in YES for call in held}
+    return {}  # not an answer

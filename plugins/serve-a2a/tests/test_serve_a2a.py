@@ -1,0 +1,272 @@
+"""The A2A server on a real socket, driven by the a2a-sdk client over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from a2a.client import ClientConfig
+from a2a.client import create_client
+from a2a.helpers import new_data_part
+from a2a.types import CancelTaskRequest
+from a2a.types import GetTaskRequest
+from a2a.types import Message as A2AMessage
+from a2a.types import Part
+from a2a.types import Role
+from a2a.types import SendMessageRequest
+from a2a.types import TaskState
+from agentkit_serve_a2a import serve
+
+from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
+from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
+
+ran: list[str] = []
+
+
+@tool
+def transfer(amount: int) -> str:
+    """Move money."""
+    ran.append(f"transfer {amount}")
+    return f"moved {amount}"
+
+
+def ask_for_transfers(call: ToolCall) -> ToolDecision | None:
+    return ToolDecision.ask("a person approves transfers") if call.name == "transfer" else None
+
+
+def echo(request: Any) -> Message:
+    return Message.assistant(" / ".join(m.text for m in request.messages if m.role == "user"))
+
+
+def pay(call_id: str, amount: int) -> Message:
+    return Message.assistant("", [ToolCall(call_id, "transfer", json.dumps({"amount": amount}))])
+
+
+def say(text: str | dict[str, Any], context: str, task: str = "") -> SendMessageRequest:
+    part = Part(text=text) if isinstance(text, str) else new_data_part(text)
+    message = A2AMessage(
+        message_id=uuid.uuid4().hex,
+        role=Role.ROLE_USER,
+        parts=[part],
+        context_id=context,
+        task_id=task,
+    )
+    return SendMessageRequest(message=message)
+
+
+class Peer:
+    """The a2a-sdk client of one server, collecting what a message streams back."""
+
+    def __init__(self, client: Any, url: str) -> None:
+        self.client, self.url = client, url
+
+    async def send(
+        self, text: str | dict[str, Any], context: str, task: str = ""
+    ) -> tuple[Any, str]:
+        """The task as its last status left it, and the answer's text streamed in chunks."""
+        answer, seen, status, task_id = "", None, None, task
+        async for response in self.client.send_message(say(text, context, task)):
+            if response.HasField("artifact_update"):
+                answer += "".join(p.text for p in response.artifact_update.artifact.parts)
+            if response.HasField("task"):
+                seen, status = response.task, response.task.status
+            if response.HasField("status_update"):
+                status, task_id = response.status_update.status, response.status_update.task_id
+        if seen is None:  # a message on a task already there streams its updates only
+            seen = await self.client.get_task(GetTaskRequest(id=task_id))
+        assert status is not None
+        seen.status.CopyFrom(status)
+        return seen, answer
+
+
+@pytest.fixture
+async def peer() -> AsyncIterator[Callable[..., Any]]:
+    opened: list[Any] = []
+
+    async def start(steps: list[Any], **options: Any) -> Peer:
+        kit = await Kit.open(model=ScriptedModel(steps), session="memory://", **options)
+        bound: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        server = asyncio.create_task(serve(kit, host="127.0.0.1", port=0, ready=bound.set_result))
+        url = await bound
+        http = httpx.AsyncClient(timeout=10)
+        client = await create_client(url, ClientConfig(httpx_client=http, streaming=True))
+        opened.append((kit, server, http, client))
+        return Peer(client, url)
+
+    yield start
+    for kit, server, http, client in opened:
+        await client.close()
+        await http.aclose()
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        await kit.aclose()
+
+
+async def test_the_card_names_the_kit_and_its_tools(peer: Any) -> None:
+    p = await peer([], tools=[transfer], name="bank", description="moves money")
+    async with httpx.AsyncClient() as http:
+        card = (await http.get(f"{p.url}/.well-known/agent-card.json")).json()
+    assert (card["name"], card["description"]) == ("bank", "moves money")
+    assert [s["id"] for s in card["skills"]] == ["conversation", "transfer"]
+    assert card["capabilities"]["streaming"] is True
+    assert card["supportedInterfaces"][0]["url"] == p.url + "/"
+
+
+async def test_a_malformed_request_is_a_clear_error(peer: Any) -> None:
+    p = await peer([])
+    async with httpx.AsyncClient() as http:
+        not_json = await http.post(p.url + "/", content=b"{nope")
+        unknown = await http.post(
+            p.url + "/", json={"jsonrpc": "2.0", "id": 1, "method": "nope", "params": {}}
+        )
+        huge = await http.post(p.url + "/", content=b"x" * (1 << 21))
+    assert not_json.json()["error"]["code"] == -32700  # JSON-RPC's parse error
+    assert unknown.json()["error"]["code"] == -32601  # method not found
+    assert huge.status_code == 413
+
+
+async def test_a_message_streams_its_answer_and_a_context_is_its_session(peer: Any) -> None:
+    p = await peer([echo] * 4)
+    task, answer = await p.send("hi", "ann")
+    assert answer == "hi" and task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert task.context_id == "ann"
+    _, answer = await p.send("again", "ann")
+    assert answer == "hi / again"
+    (ann, bob) = await asyncio.gather(p.send("more", "ann"), p.send("hello", "bob"))
+    assert (ann[1], bob[1]) == ("hi / again / more", "hello")  # contexts never mix
+
+
+async def test_an_approval_is_an_input_required_task_the_client_answers(peer: Any) -> None:
+    ran.clear()
+    steps = [pay("c1", 5), "paid", pay("c2", 9), "not paid"]
+    p = await peer(steps, tools=[transfer], before_tool_call=ask_for_transfers)
+    task, _ = await p.send("pay ann 5", "ann")
+    assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED and ran == []
+    asked = "".join(part.text for part in task.status.message.parts)
+    assert "transfer" in asked and "yes or no" in asked
+    task, _ = await p.send("what?", "ann", task.id)  # not an answer: asked again
+    assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED and ran == []
+    task, answer = await p.send("yes", "ann", task.id)
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answer == "paid" and ran == ["transfer 5"]
+
+    task, _ = await p.send("pay 9", "ann")  # a new task in the same context
+    assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    task, answer = await p.send({"approved": False}, "ann", task.id)  # answered as data
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answer == "not paid" and ran == ["transfer 5"]
+
+
+async def test_a_task_can_be_read_and_cancelled(peer: Any) -> None:
+    p = await peer([pay("c1", 5)], tools=[transfer], before_tool_call=ask_for_transfers)
+    task, _ = await p.send("pay ann 5", "ann")
+    got = await p.client.get_task(GetTaskRequest(id=task.id))
+    assert got.id == task.id and got.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    canceled = await p.client.cancel_task(CancelTaskRequest(id=task.id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+
+
+async def test_a_token_is_checked_on_every_request_but_the_card() -> None:
+    async with await Kit.open(model=ScriptedModel(["hi"]), session="memory://") as kit:
+        bound: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        server = asyncio.create_task(
+            serve(kit, host="127.0.0.1", port=0, ready=bound.set_result, token="s3cret")
+        )
+        url = await bound
+        try:
+            async with httpx.AsyncClient() as http:
+                assert (await http.get(url + "/.well-known/agent-card.json")).status_code == 200
+                call = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}
+                assert (await http.post(url + "/", json=call)).status_code == 401
+                bearer = {"authorization": "Bearer s3cret"}
+                answered = await http.post(url + "/", json=call, headers=bearer)
+                assert answered.status_code == 200 and "error" in answered.json()  # no such task
+                old = {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "x"}}
+                answered = await http.post(url + "/", json=old, headers=bearer)
+                assert answered.json()["error"]["code"] != -32601  # A2A 0.3's names are served
+        finally:
+            server.cancel()
+            await asyncio.gather(server, return_exceptions=True)
+
+
+def test_agentkit_serve_runs_it_from_the_command_line(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "a2a", "--port", "0"]
+    with subprocess.Popen(
+        [*argv, "--model", "test"], stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    ) as proc:
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            assert line.startswith("agentkit: serving a2a on http://127.0.0.1:"), line
+            url = line.split(" on ", 1)[1].strip()
+            card = httpx.get(url + "/.well-known/agent-card.json", timeout=10).json()
+            assert card["name"] == "cli"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+GRANTS = """\
+default = "ask"
+
+[[rules]]
+id = "skills"
+verdict = "allow"
+tool = "read_skill"
+
+[tools.bash]
+aliases = ["Bash"]
+specifier = { command = "prefix" }
+"""
+
+
+@tool
+def bash(command: str) -> str:
+    """Run a command."""
+    ran.append(command)
+    return f"ran {command}"
+
+
+async def test_concurrent_contexts_keep_their_skill_grants_apart(peer: Any, tmp_path: Any) -> None:
+    ran.clear()
+    (tmp_path / "skills" / "release").mkdir(parents=True)
+    (tmp_path / "skills" / "release" / "SKILL.md").write_text(
+        "---\nname: release\ndescription: tag a release\n"
+        "allowed-tools: Bash(git tag:*)\n---\nTag.\n"
+    )
+    (tmp_path / "grants.toml").write_text(GRANTS)
+
+    def step(request: Any) -> Message:
+        """Ann reads the skill then tags; bob tags at once; each then says done."""
+        said = [m for m in request.messages if m.role == "user"][-1].text
+        seen = {m.tool_call_id for m in request.messages if m.role == "tool"}
+        if said == "ann" and not seen:
+            return Message.assistant("", [ToolCall("r1", "read_skill", '{"name": "release"}')])
+        if f"t-{said}" not in seen:
+            command = json.dumps({"command": f"git tag {said}"})
+            return Message.assistant("", [ToolCall(f"t-{said}", "bash", command)])
+        return Message.assistant("done")
+
+    p = await peer(
+        [step] * 6,
+        tools=[bash],
+        policy=str(tmp_path / "grants.toml"),
+        parts={"skills": {"dirs": [str(tmp_path / "skills")], "trusted": True}},
+    )
+    (ann, _), (bob, _) = await asyncio.gather(p.send("ann", "ann"), p.send("bob", "bob"))
+    assert ann.status.state == TaskState.TASK_STATE_COMPLETED  # ann's grant allowed her tag
+    assert bob.status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # bob read no skill
+    assert ran == ["git tag ann"]

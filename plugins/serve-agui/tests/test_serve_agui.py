@@ -1,0 +1,458 @@
+"""The AG-UI endpoint on a real socket, driven over HTTP: threads, approvals, grants, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ag_ui.core import Event
+from ag_ui.core import EventType
+from ag_ui.core import RunAgentInput
+from agentkit_serve_agui import serve
+from pydantic import TypeAdapter
+
+from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
+from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
+
+ran: list[str] = []
+
+
+@tool
+def transfer(amount: int) -> str:
+    """Move money."""
+    ran.append(f"transfer {amount}")
+    return f"moved {amount}"
+
+
+@tool
+def bash(command: str) -> str:
+    """Run a command."""
+    ran.append(command)
+    return f"ran {command}"
+
+
+def ask_for_transfers(call: ToolCall) -> ToolDecision | None:
+    return ToolDecision.ask("a person approves transfers") if call.name == "transfer" else None
+
+
+def echo(request: Any) -> Message:
+    """Answers with every user message of the conversation it was sent."""
+    return Message.assistant(" / ".join(m.text for m in request.messages if m.role == "user"))
+
+
+def pay(call_id: str, amount: int) -> Message:
+    return Message.assistant("", [ToolCall(call_id, "transfer", json.dumps({"amount": amount}))])
+
+
+def run_input(thread: str, text: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A RunAgentInput's JSON: ``text`` as the new user message."""
+    messages = [] if text is None else [{"id": uuid.uuid4().hex, "role": "user", "content": text}]
+    return {
+        "threadId": thread,
+        "runId": uuid.uuid4().hex,
+        "messages": messages,
+        "state": None,
+        "tools": [],
+        "context": [],
+        "forwardedProps": None,
+        **extra,
+    }
+
+
+class Client:
+    """An AG-UI client over real HTTP, reading the SSE stream into events."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+
+    async def run(self, thread: str, text: str | None = None, **extra: Any) -> list[dict[str, Any]]:
+        body = run_input(thread, text, **extra)
+        RunAgentInput.model_validate(body)  # what we send is the protocol's own input type
+        events = []
+        async with self.http.stream("POST", "/agent", json=body) as response:
+            assert response.status_code == 200, await response.aread()
+            assert response.headers["content-type"].startswith("text/event-stream")
+            async for line in response.aiter_lines():
+                if line.startswith("data: "):
+                    events.append(json.loads(line[len("data: ") :]))
+        return checked(events)
+
+
+EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+def checked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events``, each one of the protocol's own event types, in an order AG-UI allows."""
+    for event in events:
+        EVENT.validate_python(event)
+    assert events[0]["type"] == "RUN_STARTED"
+    assert events[-1]["type"] in ("RUN_FINISHED", "RUN_ERROR")
+    open_: dict[str, set[str]] = {"TEXT": set(), "TOOL": set(), "STEP": set()}
+    for event in events:
+        kind = event["type"]
+        key = event.get("messageId") or event.get("toolCallId") or event.get("stepName")
+        group = (
+            "TEXT"
+            if kind.startswith("TEXT")
+            else "TOOL"
+            if kind.startswith("TOOL_CALL")
+            else "STEP"
+        )
+        if kind in ("TEXT_MESSAGE_START", "TOOL_CALL_START", "STEP_STARTED"):
+            assert key not in open_[group], event
+            open_[group].add(key)
+        elif kind in ("TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"):
+            assert key in open_[group], event
+        elif kind in ("TEXT_MESSAGE_END", "TOOL_CALL_END", "STEP_FINISHED"):
+            open_[group].remove(key)
+    assert open_ == {"TEXT": set(), "TOOL": set(), "STEP": set()}, open_
+    return events
+
+
+def text(events: list[dict[str, Any]]) -> str:
+    return "".join(e["delta"] for e in events if e["type"] == EventType.TEXT_MESSAGE_CONTENT)
+
+
+def types(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+async def served(kit: Kit, **options: Any) -> tuple[asyncio.Task[None], str]:
+    bound: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    server = asyncio.create_task(
+        serve(kit, host="127.0.0.1", port=0, ready=bound.set_result, **options)
+    )
+    return server, await bound
+
+
+@pytest.fixture
+async def endpoint() -> AsyncIterator[Callable[..., Any]]:
+    """``await endpoint(steps, **kit_options)``: a client of a server over a kit on ``steps``."""
+    opened: list[tuple[Kit, asyncio.Task[None], httpx.AsyncClient]] = []
+
+    async def start(steps: list[Any], *, token: str | None = None, **options: Any) -> Client:
+        kit = await Kit.open(model=ScriptedModel(steps), session="memory://", **options)
+        server, url = await served(kit, **({"token": token} if token else {}))
+        http = httpx.AsyncClient(base_url=url, timeout=10)
+        opened.append((kit, server, http))
+        return Client(http)
+
+    yield start
+    for kit, server, http in opened:
+        await http.aclose()
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        await kit.aclose()
+
+
+async def test_a_run_streams_as_agui_events_and_a_thread_is_its_session(endpoint: Any) -> None:
+    client = await endpoint([echo] * 3)
+    first = await client.run("ann", "hi")
+    assert types(first)[0] == EventType.RUN_STARTED and types(first)[-1] == EventType.RUN_FINISHED
+    assert first[0]["threadId"] == "ann" and text(first) == "hi"
+    assert first[-1]["result"] == "hi" and first[-1]["outcome"]["type"] == "success"
+    kinds = types(first)
+    start, end = kinds.index("TEXT_MESSAGE_START"), kinds.index("TEXT_MESSAGE_END")
+    assert start < kinds.index("TEXT_MESSAGE_CONTENT") < end
+    assert kinds.count("STEP_STARTED") == kinds.count("STEP_FINISHED") == 1
+    # a reconnect to the thread (a new client, a new request) continues its session
+    async with httpx.AsyncClient(base_url=str(client.http.base_url)) as other:
+        again = await Client(other).run("ann", "again")
+    assert text(again) == "hi / again"
+    history = (await client.http.get("/threads/ann")).json()
+    assert [(m["role"], m.get("content")) for m in history["messages"]] == [
+        ("user", "hi"),
+        ("assistant", "hi"),
+        ("user", "again"),
+        ("assistant", "hi / again"),
+    ]
+
+
+async def test_concurrent_threads_never_see_each_others_transcript(endpoint: Any) -> None:
+    client = await endpoint([echo] * 6)
+    said = await asyncio.gather(*(client.run(t, f"{t} 1") for t in ("ann", "bob", "cy")))
+    assert [text(e) for e in said] == ["ann 1", "bob 1", "cy 1"]
+    said = await asyncio.gather(*(client.run(t, f"{t} 2") for t in ("ann", "bob", "cy")))
+    assert [text(e) for e in said] == ["ann 1 / ann 2", "bob 1 / bob 2", "cy 1 / cy 2"]
+
+
+async def test_an_approval_is_an_interrupt_the_client_answers(endpoint: Any) -> None:
+    ran.clear()
+    steps = [pay("c1", 5), "paid", pay("c2", 9), "not paid"]
+    client = await endpoint(steps, tools=[transfer], before_tool_call=ask_for_transfers)
+    held = await client.run("ann", "pay ann 5")
+    finished = held[-1]
+    assert finished["type"] == EventType.RUN_FINISHED and finished["outcome"]["type"] == "interrupt"
+    (interrupt,) = finished["outcome"]["interrupts"]
+    assert (interrupt["id"], interrupt["toolCallId"], interrupt["reason"]) == (
+        "c1",
+        "c1",
+        "tool_approval",
+    )
+    assert ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"] == [
+        t for t in types(held) if t.startswith("TOOL_CALL")
+    ]
+    assert ran == []
+    pending = (await client.http.get("/threads/ann")).json()["interrupts"]
+    assert [i["id"] for i in pending] == ["c1"]
+
+    done = await client.run(
+        "ann", resume=[{"interruptId": "c1", "status": "resolved", "payload": {"approved": True}}]
+    )
+    (result,) = [e for e in done if e["type"] == EventType.TOOL_CALL_RESULT]
+    assert (result["toolCallId"], result["content"]) == ("c1", "moved 5")
+    assert text(done) == "paid" and ran == ["transfer 5"]
+
+    await client.run("ann", "pay 9")
+    refused = await client.run("ann", resume=[{"interruptId": "c2", "status": "cancelled"}])
+    (result,) = [e for e in refused if e["type"] == EventType.TOOL_CALL_RESULT]
+    assert (result["toolCallId"], result["content"]) == ("c2", "refused by person")
+    (answered,) = [e for e in refused if e.get("name") == "approval_answered"]
+    assert answered["value"]["approved"] is False and ran == ["transfer 5"]
+    assert text(refused) == "not paid"
+
+
+GRANTS = """\
+default = "ask"
+
+[[rules]]
+id = "skills"
+verdict = "allow"
+tool = "read_skill"
+
+[tools.bash]
+aliases = ["Bash"]
+specifier = { command = "prefix" }
+"""
+
+
+async def test_a_skills_grant_stays_in_its_thread(endpoint: Any, tmp_path: Path) -> None:
+    ran.clear()
+    (tmp_path / "skills" / "release").mkdir(parents=True)
+    (tmp_path / "skills" / "release" / "SKILL.md").write_text(
+        "---\nname: release\ndescription: tag a release\n"
+        "allowed-tools: Bash(git tag:*)\n---\nTag.\n"
+    )
+    (tmp_path / "grants.toml").write_text(GRANTS)
+    read = Message.assistant("", [ToolCall("r1", "read_skill", '{"name": "release"}')])
+    tag = Message.assistant("", [ToolCall("t1", "bash", '{"command": "git tag v1"}')])
+    tag2 = Message.assistant("", [ToolCall("t2", "bash", '{"command": "git tag v2"}')])
+    client = await endpoint(
+        [read, tag, "tagged", tag2],
+        tools=[bash],
+        policy=str(tmp_path / "grants.toml"),
+        parts={"skills": {"dirs": [str(tmp_path / "skills")], "trusted": True}},
+    )
+    ann = await client.run("ann", "tag v1")
+    assert text(ann) == "tagged" and ran == ["git tag v1"]  # the grant allowed it in ann's thread
+    bob = await client.run("bob", "tag v2")  # bob read no skill: the same call waits for a person
+    assert bob[-1]["outcome"]["type"] == "interrupt" and ran == ["git tag v1"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        (b"{not json", 400, "not JSON"),
+        (b'{"threadId": "t"}', 422, "RunAgentInput"),
+        (json.dumps(run_input("t")).encode(), 400, "no user message"),
+        (json.dumps(run_input(" ", "hi")).encode(), 400, "threadId is empty"),
+        (
+            json.dumps(
+                run_input("t", resume=[{"interruptId": "x", "status": "resolved"}])
+            ).encode(),
+            409,
+            "no run waiting",
+        ),
+        (b"x" * (1 << 21), 413, "over"),
+    ],
+)
+async def test_a_malformed_request_is_a_clear_4xx(
+    endpoint: Any, body: bytes, status: int, says: str
+) -> None:
+    client = await endpoint([])
+    response = await client.http.post(
+        "/agent", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == status and says in response.json()["error"]
+
+
+async def test_a_token_is_checked_on_every_request(endpoint: Any) -> None:
+    client = await endpoint(["hi"], token="s3cret")
+    body = run_input("t", "hi")
+    assert (await client.http.post("/agent", json=body)).status_code == 401
+    wrong = {"authorization": "Bearer nope"}
+    assert (await client.http.get("/threads/t", headers=wrong)).status_code == 401
+    client.http.headers["authorization"] = "Bearer s3cret"
+    assert text(await client.run("t", "hi")) == "hi"
+
+
+async def test_a_busy_thread_refuses_a_second_run(endpoint: Any) -> None:
+    gate = asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for the gate."""
+        await gate.wait()
+        return "opened"
+
+    call = Message.assistant("", [ToolCall("w1", "wait", "{}")])
+    client = await endpoint([call, echo, echo], tools=[wait])
+    first = asyncio.create_task(client.run("ann", "one"))
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        second = await client.http.post("/agent", json=run_input("ann", "two"))
+        if second.status_code == 409:
+            break
+    assert second.status_code == 409 and "in progress" in second.json()["error"]
+    assert text(await client.run("bob", "three")) == "three"  # another thread is not held up
+    gate.set()
+    assert text(await first) == "one"
+
+
+def test_agentkit_serve_runs_it_from_the_command_line(tmp_path: Path) -> None:
+    """``agentkit serve --protocol agui`` in its own process, on port 0, told on stderr."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "agui"]
+    argv = [*command, "--port", "0", "--model", "test"]
+    with subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=tmp_path) as proc:
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            assert line.startswith("agentkit: serving agui on http://127.0.0.1:"), line
+            url = line.split(" on ", 1)[1].strip()
+            body = run_input("t", "hi")
+            with httpx.stream("POST", f"{url}/agent", json=body, timeout=10) as response:
+                lines = [x for x in response.iter_lines() if x.startswith("data: ")]
+            assert json.loads(lines[-1][6:])["type"] == "RUN_FINISHED"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--host", "0.0.0.0"], "lets other machines in: give a token"),
+        (["--protocol", "nope"], "no server named 'nope' is installed"),
+    ],
+)
+def test_agentkit_serve_refuses_clearly(args: list[str], says: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "agui", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+
+
+async def test_the_page_is_served_with_ui_only_and_a_strict_policy() -> None:
+    from agentkit_serve_agui import agui_app
+
+    async with await Kit.open(model=ScriptedModel([]), session="memory://") as kit:
+        for ui, status in ((False, 404), (True, 200)):
+            transport = httpx.ASGITransport(app=agui_app(kit, ui=ui))
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                page = await http.get("/")
+            assert page.status_code == status
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "unsafe" not in policy
+        assert "script-src 'sha256-" in policy and "connect-src 'self'" in policy
+        assert "http://" not in page.text and "https://" not in page.text  # nothing fetched
+
+
+async def test_two_servers_on_one_store_serve_one_thread_in_turn(tmp_path: Path) -> None:
+    """A thread started on one server continues on another sharing the session store."""
+    store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    kits = [await Kit.open(model=ScriptedModel([echo] * 2), session=store) for _ in range(2)]
+    servers = [await served(kit) for kit in kits]
+    try:
+        async with httpx.AsyncClient(base_url=servers[0][1], timeout=10) as a:
+            assert text(await Client(a).run("ann", "on a")) == "on a"
+        async with httpx.AsyncClient(base_url=servers[1][1], timeout=10) as b:
+            assert text(await Client(b).run("ann", "on b")) == "on a / on b"
+            history = (await b.get("/threads/ann")).json()["messages"]
+        assert [m["content"] for m in history if m["role"] == "user"] == ["on a", "on b"]
+    finally:
+        for kit, (server, _) in zip(kits, servers, strict=True):
+            server.cancel()
+            await asyncio.gather(server, return_exceptions=True)
+            await kit.aclose()
+
+
+async def test_a_run_another_server_overtook_fails_with_a_conflict(tmp_path: Path) -> None:
+    """Two servers, one thread, at once: the record stays one chain, never interleaved.
+
+    The message on the second server is a new task at the leaf (as a new message abandons a run
+    in progress in one process); the first server's run fails at its next write.
+    """
+    gate, waiting = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for the gate."""
+        waiting.set()
+        await gate.wait()
+        return "opened"
+
+    store = f"sqlite:///{tmp_path / 'sessions.db'}"
+    call = Message.assistant("", [ToolCall("w1", "wait", "{}")])
+    kits = [
+        await Kit.open(model=ScriptedModel(steps), session=store, tools=[wait])
+        for steps in ([call, echo], [echo])
+    ]
+    (sa, ua), (sb, ub) = [await served(kit) for kit in kits]
+    try:
+        async with httpx.AsyncClient(base_url=ua, timeout=10) as a:
+            async with httpx.AsyncClient(base_url=ub, timeout=10) as b:
+                first = asyncio.create_task(Client(a).run("ann", "one"))
+                await waiting.wait()  # the first run has begun, and is in its tool
+                assert text(await Client(b).run("ann", "two")) == "two"
+                gate.set()
+                overtaken = (await first)[-1]
+                history = (await b.get("/threads/ann")).json()["messages"]
+        assert (overtaken["type"], overtaken["code"]) == ("RUN_ERROR", "SessionConflict")
+        assert [(m["role"], m["content"]) for m in history] == [
+            ("user", "two"),
+            ("assistant", "two"),
+        ]
+    finally:
+        for kit, server in zip(kits, (sa, sb), strict=True):
+            server.cancel()
+            await asyncio.gather(server, return_exceptions=True)
+            await kit.aclose()
+
+
+async def test_a_client_gone_mid_run_cancels_it_and_frees_the_thread(endpoint: Any) -> None:
+    never = asyncio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Wait for ever."""
+        await never.wait()
+        return "never"
+
+    call = Message.assistant("", [ToolCall("w1", "wait", "{}")])
+    client = await endpoint([call, echo], tools=[wait])
+    async with client.http.stream("POST", "/agent", json=run_input("ann", "one")) as response:
+        async for line in response.aiter_lines():
+            if "TOOL_CALL_END" in line:
+                break  # the run is in its tool: hang up
+    for _ in range(100):
+        again = await client.http.post("/agent", json=run_input("ann", "two"))
+        if again.status_code != 409:
+            break
+        await asyncio.sleep(0.05)
+    assert again.status_code == 200 and '"delta":"two"' in again.text

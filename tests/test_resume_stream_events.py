@@ -1,0 +1,44 @@
+"""Agent.resume_stream_events: a held run streamed on with the answers, from its session."""
+
+from __future__ import annotations
+
+from agentkit_core import Agent
+from agentkit_core import Kit
+from agentkit_core import Message
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
+from agentkit_core import events as ev
+from agentkit_core import tool
+from agentkit_core.testing import ScriptedModel
+
+
+@tool
+def transfer(amount: int) -> str:
+    """Move money."""
+    return f"moved {amount}"
+
+
+def ask(call: ToolCall) -> ToolDecision:
+    return ToolDecision.ask("a person approves transfers")
+
+
+async def test_a_held_run_streams_on_with_its_answers() -> None:
+    wants = Message.assistant("", [ToolCall("c1", "transfer", '{"amount": 5}')])
+    model = ScriptedModel([wants, "paid"])
+    options = {"tools": [transfer], "before_tool_call": ask, "session": "memory://"}
+    async with await Kit.open(model=model, **options) as kit:
+        agent = Agent.from_config(kit.config())
+        held = [e async for e in agent.run_stream_events("pay ann 5")]
+        assert isinstance(held[-1], ev.RunSuspended)
+        run_id = held[-1].run_id
+        resumed = [e async for e in agent.resume_stream_events(run_id, {"c1": True})]
+    kinds = [e.kind for e in resumed]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert {e.run_id for e in resumed} == {run_id}
+    (answered,) = [e for e in resumed if isinstance(e, ev.ApprovalAnswered)]
+    assert answered.call_id == "c1" and answered.approved
+    (finished,) = [e for e in resumed if isinstance(e, ev.ToolFinished)]
+    assert finished.call_id == "c1" and "moved 5" in str(finished.result)
+    assert resumed[-1].result.output == "paid"  # type: ignore[attr-defined]
+    seqs = [e.seq for e in resumed]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
