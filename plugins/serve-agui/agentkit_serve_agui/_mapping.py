@@ -103,15 +103,6 @@ class Mapper:
                     message_id=_id(), tool_call_id=event.call_id, content=content, role="tool"
                 )
             ]
-        if isinstance(event, ev.ApprovalAnswered) and not event.approved:
-            # a refused call never runs, so no tool_finished follows: its result is the refusal
-            refusal = ag.ToolCallResultEvent(
-                message_id=_id(),
-                tool_call_id=event.call_id,
-                content=f"refused by {event.by}",
-                role="tool",
-            )
-            return [ag.CustomEvent(name=event.kind, value=event.to_json()), refusal]
         if isinstance(event, ev.RunSuspended | ev.RunFinished | ev.RunFailed):
             return [*self._close_step(), self._end(event)]
         if isinstance(event, ev.ToolStarted | ev.ApprovalRequested | ev.ModelRequestStarted):

@@ -217,7 +217,7 @@ async def test_an_approval_is_an_interrupt_the_client_answers(endpoint: Any) -> 
     await client.run("ann", "pay 9")
     refused = await client.run("ann", resume=[{"interruptId": "c2", "status": "cancelled"}])
     (result,) = [e for e in refused if e["type"] == EventType.TOOL_CALL_RESULT]
-    assert (result["toolCallId"], result["content"]) == ("c2", "refused by person")
+    assert result["toolCallId"] == "c2" and "refused by a person" in result["content"]
     (answered,) = [e for e in refused if e.get("name") == "approval_answered"]
     assert answered["value"]["approved"] is False and ran == ["transfer 5"]
     assert text(refused) == "not paid"
