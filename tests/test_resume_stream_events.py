@@ -46,11 +46,14 @@ async def test_a_held_run_streams_on_with_its_answers() -> None:
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
 
 
-async def held_and_resumed(answers: object) -> list[ev.RunEvent]:
-    """A run held on its transfer, then resumed through its event stream with ``answers``."""
+async def held_and_resumed(answers: object, decide: object = ask) -> list[ev.RunEvent]:
+    """A run held on its transfer, then resumed through its event stream with ``answers``.
+
+    ``decide`` is the before_tool_call hook, asked at the run and again at the resume.
+    """
     wants = Message.assistant("", [ToolCall("c1", "transfer", '{"amount": 5}')])
     model = ScriptedModel([wants, "done"])
-    options = {"tools": [transfer], "before_tool_call": ask, "session": "memory://"}
+    options = {"tools": [transfer], "before_tool_call": decide, "session": "memory://"}
     async with await Kit.open(model=model, **options) as kit:
         agent = Agent.from_config(kit.config())
         held = [e async for e in agent.run_stream_events("pay ann 5")]
@@ -78,3 +81,18 @@ async def test_an_approved_held_call_starts_and_finishes() -> None:
     assert calls == [("tool_started", "c1"), ("tool_finished", "c1")]
     kinds = [e.kind for e in resumed]
     assert kinds.index("approval_answered") < kinds.index("tool_started")
+
+
+async def test_a_held_call_denied_at_resume_ends_in_one_tool_finished() -> None:
+    asked: list[str] = []
+
+    def ask_then_deny(call: ToolCall) -> ToolDecision:
+        asked.append(call.id)
+        if len(asked) == 1:
+            return ToolDecision.ask("a person approves transfers")
+        return ToolDecision.deny("transfers are closed")
+
+    resumed = await held_and_resumed(None, ask_then_deny)
+    assert "tool_started" not in [e.kind for e in resumed]
+    (finished,) = [e for e in resumed if isinstance(e, ev.ToolFinished)]
+    assert finished.is_error and "transfers are closed" in str(finished.result)
