@@ -110,7 +110,7 @@ def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) ->
     child = chat(tmp_path, site, "--model", "chat:b", *TOOLS, "--session", store)
     say(child, "/approve", "no call is waiting for approval")
     say(child, "pay 5", "waiting for approval: call_pay_5 transfer", "/approve or /deny")
-    shown = say(child, "/approve", "done after transfer")
+    shown = say(child, "/approve", "call call_pay_5 approved by person", "done after transfer")
     assert "-> transfer: " in shown and "(error)" not in shown
     assert shown.count("done after transfer") == 1  # streamed, not printed again
     say(child, "pay 7", "waiting for approval: call_pay_7 transfer")
@@ -119,7 +119,8 @@ def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) ->
     resume = ("--session", store, "--resume", child.session)
     again = chat(tmp_path, site, "--model", "chat:b", *TOOLS, *resume)
     assert "waiting for approval: call_pay_7 transfer" in again.before
-    assert say(again, "/deny").count("done after transfer (error)") == 1
+    denied = say(again, "/deny", "call call_pay_7 refused by person")
+    assert denied.count("done after transfer (error)") == 1
     leave(again)
 
 

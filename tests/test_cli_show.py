@@ -160,6 +160,53 @@ def test_a_denied_call_is_refused_and_the_model_sees_it(policy_site: Path, tmp_p
     assert any("refused by a person" in m["content"] for m in results)
 
 
+def held_run(policy_site: Path, store: str) -> tuple[str, str]:
+    """A run of ``pay bob`` checkpointed in ``store``, held on its transfer: its id, the call's."""
+    proc = agentkit(
+        "run", "pay bob", *TOOLS, "--model", "test", "--store", store, "--json", "-q",
+        pythonpath=[policy_site],
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    (call,) = data["pending"]
+    return data["run_id"], call["id"]
+
+
+@pytest.mark.parametrize("answer", ["--approve", "--deny"])
+def test_a_resumed_run_prints_its_events(answer: str, policy_site: Path, tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    run_id, call = held_run(policy_site, store)
+    resumed = ("run", "--store", store, "--resume", run_id, answer, call, *TOOLS, "--events")
+    proc = agentkit(*resumed, "--model", "test", pythonpath=[policy_site])
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    seqs = [event["seq"] for event in events]
+    assert seqs == sorted(set(seqs)) and {event["run_id"] for event in events} == {run_id}
+    assert events[0]["kind"] == "run_started" and events[-1]["kind"] == "run_finished"
+    kinds = [event["kind"] for event in events]
+    tool = [e for e in events if e["kind"].startswith("tool_") and e["call_id"] == call]
+    ended = [(e["kind"], e.get("is_error")) for e in tool]
+    (answered,) = [e for e in events if e["kind"] == "approval_answered"]
+    assert answered["approved"] is (answer == "--approve")
+    if answer == "--approve":
+        assert ended == [("tool_started", None), ("tool_finished", False)]
+    else:  # a refused call does not run, and still ends in its tool_finished
+        assert ended == [("tool_finished", True)]
+    assert kinds.index("approval_answered") < kinds.index("tool_finished")
+
+
+def test_a_resumed_run_streams_its_answer_as_a_fresh_one_does(
+    policy_site: Path, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path / 'runs.db'}"
+    run_id, call = held_run(policy_site, store)
+    resumed = ("run", "--store", store, "--resume", run_id, "--approve", call, *TOOLS)
+    proc = agentkit(*resumed, "--model", "test", pythonpath=[policy_site])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("TestModel answer") == 1  # streamed, not printed again
+    assert f"agentkit: call {call} approved by person" in proc.stderr.splitlines()
+
+
 def test_a_suspended_run_without_a_store_says_how_to_keep_it(policy_site: Path) -> None:
     proc = agentkit("run", "pay bob", *TOOLS, "--model", "test", pythonpath=[policy_site])
     assert proc.returncode == 1

@@ -240,7 +240,7 @@ class Chat:
         from ._stream import stream_run
 
         wc = self.recorder.working_context(self.agent.model.name)
-        self.show(await stream_run(self.agent, text, self.printer, wc=wc))
+        self.show(await stream_run(self.agent.run_stream_events(text, wc=wc), self.printer))
 
     def show(self, result: Any) -> None:
         """A turn's end: the answer unless it streamed, the calls waiting if it suspended."""
@@ -278,8 +278,9 @@ class Chat:
             self.say(f"unknown command {name}; the commands: {', '.join(COMMANDS)}")
 
     async def answer(self, approved: bool, ids: list[str]) -> None:
-        """Answer the calls the session's run holds, then continue that run."""
+        """Answer the calls the session's run holds, then continue that run, streamed."""
         from .._approvals import Approval
+        from ._stream import stream_run
 
         state = self.recorder.state
         held, run = state.held, state.run or ""
@@ -291,7 +292,8 @@ class Chat:
         if self.kit.policy is not None:  # the policy decides each again (a deny stays one)
             scope = self.recorder.session_id
             answers = self.kit.policy.release(run, answers, calls=held, scope=scope)
-        self.show(await self.agent.resume(run, answers, on_event=self.printer.model_event))
+        events = self.agent.resume_stream_events(run, answers)
+        self.show(await stream_run(events, self.printer))
 
     async def fork(self) -> None:
         """A new session based at this one's leaf; the chat goes on there."""

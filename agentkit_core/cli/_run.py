@@ -319,7 +319,7 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
         async def run(agent: Agent, printer: StreamPrinter | None) -> Any:
             if printer is None:
                 return await agent.run(args.task, wc=wc)
-            return await stream_run(agent, args.task, printer, wc=wc)
+            return await stream_run(agent.run_stream_events(args.task, wc=wc), printer)
 
         return await run_and_show(args, make_agent, run)
 

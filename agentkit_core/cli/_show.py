@@ -121,13 +121,6 @@ def check_show_arguments(args: argparse.Namespace) -> None:
             value=both,
             source="--approve/--deny",
         )
-    if args.resume and args.events:
-        raise ConfigError(
-            "--events streams a new run; a checkpointed run resumed with --resume has no "
-            "event stream: drop --events (--json prints its result)",
-            value=args.resume,
-            source="--events",
-        )
     if args.resume and args.task:
         raise ConfigError(
             f"--resume continues run {args.resume!r} with its own task; drop the TASK "
@@ -269,10 +262,11 @@ async def run_and_show(
     """Build the agent (with the installed and the asked-for exporters), run it, show it.
 
     ``make_agent(checkpointer, exporters)`` builds the agent; ``run(agent, printer)`` runs it
-    on the task, shown by ``printer`` (unless ``--resume`` continues a run from ``--store``).
-    Returns the exit code.
+    on the task, shown by ``printer``; ``--resume`` continues a run from ``--store`` instead,
+    shown the same way. Returns the exit code.
     """
     from .._lookup import span_exporters
+    from ._stream import stream_run
 
     printer = stream_printer(args)
     exporters = [*span_exporters(manager=args.plugin_manager), *show_exporters(args, printer)]
@@ -283,8 +277,11 @@ async def run_and_show(
         agent = make_agent(checkpointer, exporters)
         if args.resume and not getattr(args, "session", None):
             approvals = {**dict.fromkeys(args.approve, True), **dict.fromkeys(args.deny, False)}
-            on_event = printer.model_event if printer is not None else None
-            result = await agent.resume(args.resume, approvals, on_event=on_event)
+            if printer is None:
+                result = await agent.resume(args.resume, approvals)
+            else:  # streamed as a fresh run is
+                events = agent.resume_stream_events(args.resume, approvals)
+                result = await stream_run(events, printer)
         else:
             result = await run(agent, printer)
     finally:

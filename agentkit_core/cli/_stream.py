@@ -1,7 +1,8 @@
 """Showing a run as it happens: its answer's text on stdout, or every event as a JSON line.
 
 ``agentkit run`` and ``agentkit chat`` consume :meth:`Agent.run_stream_events
-<agentkit_core.Agent.run_stream_events>` through :class:`StreamPrinter`. The step lines (model
+<agentkit_core.Agent.run_stream_events>` (a resumed run's :meth:`Agent.resume_stream_events
+<agentkit_core.Agent.resume_stream_events>`) through :class:`StreamPrinter`. The step lines (model
 calls, tool calls and results, verdicts, folds) stay :class:`~._show.StepPrinter`'s, written
 from the run's spans; this printer adds what only the events carry: the text as it arrives,
 retries and approval answers.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import IO
 from typing import Any
 
@@ -37,7 +39,6 @@ class StreamPrinter:
         self.text = text
         self.answer = ""
         self.open_line = False  # text was written on stdout since its last newline
-        self.answered = False  # (a resumed run) the model's answer holding ``answer`` ended
         self.run_id: str | None = None
 
     @property
@@ -92,18 +93,6 @@ class StreamPrinter:
         self.before_line()
         print(f"agentkit: {text}", file=self.err, flush=True)
 
-    def model_event(self, event: Any) -> None:
-        """A model's stream event (``Agent.resume``'s ``on_event``): its text is shown."""
-        if self.events:  # a resumed run has no typed events; its result is shown at the end
-            return
-        if event.kind == "text" and event.text and self.text:
-            if self.answered:  # a new answer: the last one's text was not the output
-                self.answer, self.answered = "", False
-            self.write(event.text)
-        elif event.kind == "done":
-            self.end_line()
-            self.answered = True
-
     def shown(self, result: Any) -> bool:
         """Whether ``result``'s output is on stdout already (or stdout holds the events)."""
         if self.events:
@@ -111,7 +100,7 @@ class StreamPrinter:
         streamed = self.text and result.status == "done" and result.output == self.answer
         if streamed or self.answer:
             self.end_line()  # a text not the output (a guard changed it) ends its line first
-        self.answer, self.answered = "", False
+        self.answer = ""
         return bool(streamed) and bool(result.output)
 
 
@@ -122,14 +111,13 @@ def _one_terminal(out: IO[str], err: IO[str]) -> bool:
         return False
 
 
-async def stream_run(agent: Any, task: str, printer: StreamPrinter, **options: Any) -> Any:
-    """Run ``agent`` on ``task`` through its event stream, shown by ``printer``; its result.
+async def stream_run(events: AsyncIterator[RunEvent], printer: StreamPrinter) -> Any:
+    """A run's ``events`` (a fresh or a resumed run's stream), shown by ``printer``; its result.
 
-    ``options`` are :meth:`Agent.run_stream_events`'s (``wc=``, ``ctx=``). A failed run raises
-    its error, as :meth:`Agent.run` does.
+    A failed run raises its error, as :meth:`Agent.run` does.
     """
     result = None
-    async for event in agent.run_stream_events(task, **options):
+    async for event in events:
         printer.show(event)
         if isinstance(event, RunFinished | RunSuspended):
             result = event.result
