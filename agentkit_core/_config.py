@@ -106,6 +106,8 @@ KIT_CODE_KEYS: tuple[str, ...] = (
     "agents",
     "tool_filter",
     "tool_wrap",
+    "deferred_tools",
+    "message_filter",
     "on_tool_conflict",
     "guardrail_options",
     "middlewares",
