@@ -73,12 +73,23 @@ async def resume_run(
     tools = await agent._current_tools()
     _check_approved_tools(agent, run_id, held, answers, tools)
     ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
-    ctx.usage = ctx.usage + state.usage  # what the run spent before it was suspended or cut
+    _carry_spending(ctx, state)
     settle = partial(_settle, agent, ctx, state, tools, answers, suspended)
     wc = wc if wc is not None else WorkingContext()
     return await agent._drive(
         state, ctx, wc, merged, on_event, settle=settle if state.pending else None
     )
+
+
+def _carry_spending(ctx: RunContext, state: RunState) -> None:
+    """What the run spent before it was suspended or cut, so its cost and budget span both."""
+    ctx.usage = ctx.usage + state.usage
+    ctx.spent += state.spent
+    ctx.unpriced.update(state.unpriced)
+    for model, usage in state.usage_by_model.items():
+        known = ctx.usage_by_model.get(model)
+        ctx.usage_by_model[model] = usage if known is None else known + usage
+    ctx.tool_calls += state.tool_calls
 
 
 async def _saved_run(agent: Agent, ctx: RunContext, run_id: str) -> tuple[RunState, bool]:
