@@ -204,3 +204,32 @@ async def test_a_resumed_run_costs_both_parts_and_its_budget_spans_them() -> Non
     with pytest.raises(BudgetExceeded, match=r"spent \$1.0010 of \$1.0005") as info:
         await resumed.resume(first.run_id, ["c1"])
     assert info.value.limit == "cost" and info.value.run_id == first.run_id
+
+
+async def test_a_run_at_its_request_limit_makes_no_further_call() -> None:
+    model = ScriptedModel([answer("a", 1, 1), "never"], name="shop:model")
+    ctx = make_test_ctx(model, budget=Budget(max_requests=1))
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(ModelRequest((Message.user("hi"),)))
+    with pytest.raises(BudgetExceeded) as info:
+        await ctx.invoker.chat(ModelRequest((Message.user("again"),)))
+    assert len(model.requests) == 1  # the second call was not made
+    exc = info.value
+    assert (exc.limit, exc.used, exc.about) == (
+        "request",
+        "made 1 of 1 model calls",
+        "about to make model call 2",
+    )
+    assert exc.run_id == ctx.run_id
+
+
+async def test_a_prompt_that_alone_passes_what_is_left_of_max_tokens_is_not_sent() -> None:
+    model = ScriptedModel(["never"], name="shop:model")
+    ctx = make_test_ctx(model, budget=Budget(max_tokens=100))
+    assert ctx.invoker is not None
+    with pytest.raises(BudgetExceeded, match="token budget exceeded: used 0 of 100") as info:
+        await ctx.invoker.chat(ModelRequest((Message.user("word " * 2000),)))
+    assert model.requests == []
+    exc = info.value
+    assert exc.limit == "token" and exc.about is not None
+    assert exc.about.startswith("about to send a prompt estimated at ")
