@@ -27,6 +27,7 @@ from ._errors import ApprovalRefused
 from ._errors import ConfigError
 from ._hooks import ToolDecision
 from ._messages import ToolCall
+from ._messages import Usage
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._policy import grant_scope
@@ -121,6 +122,9 @@ async def _saved_run(agent: Agent, ctx: RunContext, run_id: str) -> tuple[RunSta
         transcript = ctx.recorder.run_transcript(run_id, agent.model.name)
         calls = list(session.pending)
         state = RunState(session.task, transcript, session.turns, calls, session.decisions)
+        state.usage = sum(session.run_usage.values(), Usage())
+        state.spent, state.unpriced = session.run_cost, sorted(session.run_unpriced)
+        state.usage_by_model = dict(session.run_usage)
         suspended = bool(session.held)  # else calls without results: a batch cut short
     else:
         raise ConfigError(

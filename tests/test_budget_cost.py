@@ -15,6 +15,8 @@ from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Usage
@@ -25,6 +27,7 @@ from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import Price
 from agentkit_core.plugin import StoreBridge
 from agentkit_core.plugin import cost_of
+from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import reset_plugin_manager
 from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
@@ -233,3 +236,25 @@ async def test_a_prompt_that_alone_passes_what_is_left_of_max_tokens_is_not_sent
     exc = info.value
     assert exc.limit == "token" and exc.about is not None
     assert exc.about.startswith("about to send a prompt estimated at ")
+
+
+async def test_a_run_resumed_from_its_session_costs_both_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("AGENTKIT_LOAD_PLUGINS")  # the session store's plugin; the prices stay
+    reset_plugin_manager()
+    async with Sessions(await open_session_store("memory://")) as sessions:
+        recorder = await Recorder.start(sessions, {"model": "shop:model"})
+        hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[AskFirst()]))
+
+        def agent(step: ModelResponse, on: Recorder) -> Agent:
+            model = ScriptedModel([step], name="shop:model")
+            return Agent("x", model, "", [look], hooks=hooks, recorder=on)
+
+        first = await agent(calling("look", "c1"), recorder).run("go")
+        assert first.status == "suspended"
+        # a new process: the session's leaf is all it has
+        again = await Recorder.resume(sessions, recorder.session_id)
+        result = await agent(answer("done", 1_000_000, 0), again).resume(first.run_id, ["c1"])
+    assert result.status == "done" and result.cost == pytest.approx(1.001)
+    assert result.usage.requests == 2 and result.usage_by_model["shop:model"].requests == 2
