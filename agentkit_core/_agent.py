@@ -739,7 +739,7 @@ class Agent(Generic[DepsT]):
                 run_id, namespace = ctx.checkpoint_at
                 metadata = {"agent": self.name, "run_id": ctx.run_id}
             state.scratchpad = dict(ctx.scratchpad)
-            state.usage = ctx.usage
+            state.note_spending(ctx)
             await checkpointer.snapshot(
                 run_id, state, status, metadata, namespace=namespace, ctx=ctx
             )

@@ -13,6 +13,7 @@ from ._models import ModelResponse
 from ._pricing import Prices
 from ._pricing import prices
 from ._retry import retry
+from ._tokens import estimate_tokens
 from ._tools import ToolResult
 from ._tracing import Span
 from ._tracing import current_span
@@ -97,6 +98,10 @@ def _stamp(span: Span, response: ModelResponse) -> None:
 class _Metering(Middleware):
     """Adds each response's usage and cost to the run and enforces the run's budget.
 
+    Before the call, a run's request and token limits refuse a call they certainly cannot take
+    (:meth:`~agentkit_core.RunContext.check_call`); after it, every limit is checked on what
+    it used.
+
     The cost is priced by the model that answered (``response.answered_by``); a tool call is
     counted, against ``Budget(max_tool_calls=)``, before it starts.
     """
@@ -105,8 +110,10 @@ class _Metering(Middleware):
         self._prices: Prices | None = None
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
-        response = await call_next(request)
         ctx = request.ctx
+        if ctx is not None:
+            ctx.check_call(lambda: estimate_tokens(request.messages))
+        response = await call_next(request)
         if ctx is not None:
             model = response.answered_by
             cost = None
@@ -131,7 +138,7 @@ def tracing() -> Middleware:
 
 
 def metering() -> Middleware:
-    """Usage of every model call added to ``ctx.usage``; the budget checked after each."""
+    """Usage of every model call added to ``ctx.usage``; the budget checked before and after."""
     return _Metering()
 
 

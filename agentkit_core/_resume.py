@@ -27,6 +27,7 @@ from ._errors import ApprovalRefused
 from ._errors import ConfigError
 from ._hooks import ToolDecision
 from ._messages import ToolCall
+from ._messages import Usage
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._policy import grant_scope
@@ -73,12 +74,23 @@ async def resume_run(
     tools = await agent._current_tools()
     _check_approved_tools(agent, run_id, held, answers, tools)
     ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
-    ctx.usage = ctx.usage + state.usage  # what the run spent before it was suspended or cut
+    _carry_spending(ctx, state)
     settle = partial(_settle, agent, ctx, state, tools, answers, suspended)
     wc = wc if wc is not None else WorkingContext()
     return await agent._drive(
         state, ctx, wc, merged, on_event, settle=settle if state.pending else None
     )
+
+
+def _carry_spending(ctx: RunContext, state: RunState) -> None:
+    """What the run spent before it was suspended or cut, so its cost and budget span both."""
+    ctx.usage = ctx.usage + state.usage
+    ctx.spent += state.spent
+    ctx.unpriced.update(state.unpriced)
+    for model, usage in state.usage_by_model.items():
+        known = ctx.usage_by_model.get(model)
+        ctx.usage_by_model[model] = usage if known is None else known + usage
+    ctx.tool_calls += state.tool_calls
 
 
 async def _saved_run(agent: Agent, ctx: RunContext, run_id: str) -> tuple[RunState, bool]:
@@ -110,6 +122,9 @@ async def _saved_run(agent: Agent, ctx: RunContext, run_id: str) -> tuple[RunSta
         transcript = ctx.recorder.run_transcript(run_id, agent.model.name)
         calls = list(session.pending)
         state = RunState(session.task, transcript, session.turns, calls, session.decisions)
+        state.usage = sum(session.run_usage.values(), Usage())
+        state.spent, state.unpriced = session.run_cost, sorted(session.run_unpriced)
+        state.usage_by_model = dict(session.run_usage)
         suspended = bool(session.held)  # else calls without results: a batch cut short
     else:
         raise ConfigError(

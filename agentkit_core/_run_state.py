@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
@@ -14,6 +15,9 @@ from ._checkpoint import Checkpoint
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
+
+if TYPE_CHECKING:
+    from ._scope import RunScope
 
 Status = Literal["done", "suspended", "stopped"]
 
@@ -64,6 +68,20 @@ class RunState:
     #: What the run has spent so far (``ctx.usage``), so a resumed run goes on counting from it
     #: and its budget binds the whole run. A checkpoint written before it was kept: nothing.
     usage: Usage = field(default_factory=Usage)
+    #: What the run's priced model calls cost so far (``ctx.spent``, US dollars), the models it
+    #: found no price for, its usage per model and its tool calls: a resumed run's cost and its
+    #: ``max_cost`` and ``max_tool_calls`` count the whole run. An older checkpoint: nothing.
+    spent: float = 0.0
+    unpriced: list[str] = field(default_factory=list)
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    tool_calls: int = 0
+
+    def note_spending(self, scope: RunScope) -> None:
+        """Copy in what the run (``scope``, its context) has spent, for its checkpoint."""
+        self.usage = scope.usage
+        self.spent, self.unpriced = scope.spent, sorted(scope.unpriced)
+        self.usage_by_model = dict(scope.usage_by_model)
+        self.tool_calls = scope.tool_calls
 
 
 #: What a RunState checkpoint holds: each field's type, and the type of its items.
@@ -116,7 +134,7 @@ def restored(saved: Checkpoint) -> RunState:
     if not isinstance(usage, Usage):
         path = 'state["usage"]'
         raise saved.corrupt(f"{path} holds {type(usage).__name__}, expected Usage", path)
-    return RunState(
+    state = RunState(
         data["task"],
         list(data["transcript"]),
         data["turn"],
@@ -126,3 +144,31 @@ def restored(saved: Checkpoint) -> RunState:
         dict(scratchpad),
         usage,
     )
+    return _with_spending(saved, data, state)
+
+
+def _with_spending(saved: Checkpoint, data: dict[object, object], state: RunState) -> RunState:
+    """``state`` with the run's cost, unpriced models, usage per model and tool calls, checked.
+
+    A checkpoint written before they were kept has none of them: the run had spent nothing.
+    """
+    spent = data.get("spent") or 0.0
+    unpriced = data.get("unpriced") or []
+    by_model = data.get("usage_by_model") or {}
+    tool_calls = data.get("tool_calls") or 0
+    if not isinstance(spent, (int, float)) or isinstance(spent, bool):
+        raise _wrong(saved, "spent", spent, "dollars")
+    if not isinstance(unpriced, list) or not all(isinstance(m, str) for m in unpriced):
+        raise _wrong(saved, "unpriced", unpriced, "a list of model names")
+    if not isinstance(by_model, dict) or not all(isinstance(u, Usage) for u in by_model.values()):
+        raise _wrong(saved, "usage_by_model", by_model, "model names to Usage")
+    if not isinstance(tool_calls, int) or isinstance(tool_calls, bool):
+        raise _wrong(saved, "tool_calls", tool_calls, "int")
+    state.spent, state.unpriced, state.tool_calls = float(spent), list(unpriced), tool_calls
+    state.usage_by_model = {str(m): u for m, u in by_model.items()}
+    return state
+
+
+def _wrong(saved: Checkpoint, key: str, value: object, expected: str) -> Exception:
+    path = f'state["{key}"]'
+    return saved.corrupt(f"{path} holds {value!r}, expected {expected}", path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextvars
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
@@ -62,7 +63,9 @@ DEFAULT_MAX_DEPTH = 5
 class Budget:
     """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`.
 
-    ``max_tokens`` and ``max_requests`` are checked after each model call, on what it used.
+    ``max_tokens`` and ``max_requests`` are checked before each model call (a run that has
+    made ``max_requests`` calls makes no more; a prompt whose estimated tokens alone pass what
+    is left of ``max_tokens`` is not sent) and after it, on what it used.
     ``max_cost`` (US dollars) is checked before each call, with the estimated cost of its
     prompt (a call that would pass it is not made), and after, with the call's actual cost; a
     model whose price is unknown cannot be held to it and is refused. ``max_tool_calls`` is
@@ -341,6 +344,44 @@ class RunScope:
             if exc.about is None:
                 exc.about = f"after a call to {model or 'a model'}"
             raise
+
+    def check_call(self, estimate: Callable[[], int]) -> None:
+        """Refuse a model call a run's request or token limit certainly cannot take.
+
+        Before the call: a run that has made ``max_requests`` calls makes no more, and one is
+        refused when its prompt alone (``estimate()`` input tokens, asked only when a run sets
+        ``max_tokens``) is more than what is left of ``max_tokens``. Every run from the
+        outermost down, as :meth:`add_usage` checks them after the call.
+        """
+        runs: list[RunScope] = []
+        run: RunScope | None = self
+        while run is not None:
+            if run.budget.max_requests is not None or run.budget.max_tokens is not None:
+                runs.append(run)
+            run = run.parent
+        tokens: int | None = None
+        for run in reversed(runs):  # none in the usual run: no estimate made
+            budget, usage = run.budget, run.usage
+            exc = None
+            if budget.max_requests is not None and usage.requests >= budget.max_requests:
+                exc = _exceeded(
+                    "request",
+                    f"made {usage.requests} of {budget.max_requests} model calls",
+                    f"about to make model call {usage.requests + 1}",
+                    "raise Budget(max_requests=...)",
+                )
+            elif budget.max_tokens is not None:
+                tokens = estimate() if tokens is None else tokens
+                if tokens > budget.max_tokens - usage.total_tokens:
+                    exc = _exceeded(
+                        "token",
+                        f"used {usage.total_tokens} of {budget.max_tokens}",
+                        f"about to send a prompt estimated at {tokens} tokens",
+                        "raise Budget(max_tokens=...) or compact the transcript",
+                    )
+            if exc is not None:
+                exc.run_id = run.run_id
+                raise exc
 
     def check_request(self, model: str, estimate: float | None) -> None:
         """Refuse a call to ``model`` that would pass a run's cost limit, before it is made.

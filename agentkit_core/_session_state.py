@@ -33,6 +33,7 @@ from ._instructions import Omission
 from ._messages import JSONObject
 from ._messages import Message
 from ._messages import ToolCall
+from ._messages import Usage
 from ._requests import WorkingContext
 from ._sessions import SessionHeader
 from ._sessions import SessionItem
@@ -206,6 +207,12 @@ class SessionState:
     turns: int = 0
     pending: tuple[ToolCall, ...] = ()
     redacted: str | None = None
+    #: What the run in progress spent, from its responses' usage and cost: by the model that
+    #: answered, in US dollars, and the models no price was found for. A run resumed from the
+    #: session goes on counting from it (its compactors' and judges' calls are not recorded).
+    run_usage: dict[str, Usage] = field(default_factory=dict)
+    run_cost: float = 0.0
+    run_unpriced: set[str] = field(default_factory=set)
     #: The ids of the pending calls that have a result since the last response.
     _answered: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook answered "ask" for.
@@ -353,6 +360,7 @@ class SessionState:
             return
         self.run_messages.append(message)
         self.turns += 1
+        self._spent(body)
         if body.get("source") == "repair":
             return
         if message.tool_calls:
@@ -360,6 +368,21 @@ class SessionState:
             self.pending = message.tool_calls
         else:
             self._finish_run()
+
+    def _spent(self, body: Mapping[str, object]) -> None:
+        """Add a response's usage and cost to the run's (an answer without usage: nothing)."""
+        counts, model, cost = body.get("usage"), body.get("model"), body.get("cost")
+        if not isinstance(counts, Mapping) or not isinstance(model, str):
+            return
+        usage = Usage(
+            requests=1, **{k: v for k, v in counts.items() if k in _COUNTS and type(v) is int}
+        )
+        known = self.run_usage.get(model)
+        self.run_usage[model] = usage if known is None else known + usage
+        if isinstance(cost, (int, float)):
+            self.run_cost += cost
+        else:
+            self.run_unpriced.add(model)
 
     def _settle_pending(self) -> None:
         if self.pending:
@@ -378,6 +401,7 @@ class SessionState:
         self.run_messages = []
         self.turns = 0
         self.pending = ()
+        self.run_usage, self.run_cost, self.run_unpriced = {}, 0.0, set()
         self._answered, self._asked, self._denied = set(), set(), set()
 
     def _fold(self, fold: object) -> None:
@@ -398,6 +422,12 @@ class SessionState:
         messages[start : start + len(folded)] = [summary]
         split = min(start, len(self.conversation))
         self.conversation, self.run_messages = messages[:split], messages[split:]
+
+
+#: The token counts a response's recorded usage may hold (the recorder writes what is not 0).
+_COUNTS = frozenset(
+    ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+)
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:

@@ -14,13 +14,22 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import Sessions
+from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
 from agentkit_core import Usage
+from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import Price
+from agentkit_core.plugin import StoreBridge
 from agentkit_core.plugin import cost_of
+from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import reset_plugin_manager
+from agentkit_core.testing import DictStore
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call
@@ -165,3 +174,87 @@ async def test_the_token_limit_names_the_limit_what_was_used_and_after_what() ->
         "used 1100 of 1000",
         "after a call to shop:model",
     )
+
+
+class AskFirst:
+    """Holds every call of ``look`` for a person's approval."""
+
+    AGENTKIT_NAME = "ask-first"
+
+    @hookimpl
+    def agentkit_before_tool_call(self, ctx: object, call: ToolCall) -> ToolDecision | None:
+        return ToolDecision.ask("a person approves looks") if call.name == "look" else None
+
+
+def asking(cp: StoreBridge, *steps: ModelResponse | str, budget: Budget | None = None) -> Agent:
+    hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[AskFirst()]))
+    model = ScriptedModel(list(steps), name="shop:model")
+    return Agent("x", model, "", [look], hooks=hooks, checkpointer=cp, budget=budget)
+
+
+async def test_a_resumed_run_costs_both_parts_and_its_budget_spans_them() -> None:
+    cp = StoreBridge(DictStore())  # one store, as two processes would share
+    first = await asking(cp, calling("look", "c1")).run("go")
+    assert first.status == "suspended" and first.cost == pytest.approx(0.001)
+    # a fresh agent (a new process) goes on counting from the checkpoint
+    result = await asking(cp, answer("done", 1_000_000, 0)).resume(first.run_id, ["c1"])
+    assert result.status == "done" and result.cost == pytest.approx(1.001)
+    assert result.usage.requests == 2 and result.usage_by_model["shop:model"].requests == 2
+    # $0.001 before the suspension, $1 after: $1.0005 would have been kept only by suspending
+    budget = Budget(max_cost=1.0005)
+    first = await asking(cp, calling("look", "c1"), budget=budget).run("go")
+    resumed = asking(cp, answer("done", 1_000_000, 0), budget=budget)
+    with pytest.raises(BudgetExceeded, match=r"spent \$1.0010 of \$1.0005") as info:
+        await resumed.resume(first.run_id, ["c1"])
+    assert info.value.limit == "cost" and info.value.run_id == first.run_id
+
+
+async def test_a_run_at_its_request_limit_makes_no_further_call() -> None:
+    model = ScriptedModel([answer("a", 1, 1), "never"], name="shop:model")
+    ctx = make_test_ctx(model, budget=Budget(max_requests=1))
+    assert ctx.invoker is not None
+    await ctx.invoker.chat(ModelRequest((Message.user("hi"),)))
+    with pytest.raises(BudgetExceeded) as info:
+        await ctx.invoker.chat(ModelRequest((Message.user("again"),)))
+    assert len(model.requests) == 1  # the second call was not made
+    exc = info.value
+    assert (exc.limit, exc.used, exc.about) == (
+        "request",
+        "made 1 of 1 model calls",
+        "about to make model call 2",
+    )
+    assert exc.run_id == ctx.run_id
+
+
+async def test_a_prompt_that_alone_passes_what_is_left_of_max_tokens_is_not_sent() -> None:
+    model = ScriptedModel(["never"], name="shop:model")
+    ctx = make_test_ctx(model, budget=Budget(max_tokens=100))
+    assert ctx.invoker is not None
+    with pytest.raises(BudgetExceeded, match="token budget exceeded: used 0 of 100") as info:
+        await ctx.invoker.chat(ModelRequest((Message.user("word " * 2000),)))
+    assert model.requests == []
+    exc = info.value
+    assert exc.limit == "token" and exc.about is not None
+    assert exc.about.startswith("about to send a prompt estimated at ")
+
+
+async def test_a_run_resumed_from_its_session_costs_both_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("AGENTKIT_LOAD_PLUGINS")  # the session store's plugin; the prices stay
+    reset_plugin_manager()
+    async with Sessions(await open_session_store("memory://")) as sessions:
+        recorder = await Recorder.start(sessions, {"model": "shop:model"})
+        hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[AskFirst()]))
+
+        def agent(step: ModelResponse, on: Recorder) -> Agent:
+            model = ScriptedModel([step], name="shop:model")
+            return Agent("x", model, "", [look], hooks=hooks, recorder=on)
+
+        first = await agent(calling("look", "c1"), recorder).run("go")
+        assert first.status == "suspended"
+        # a new process: the session's leaf is all it has
+        again = await Recorder.resume(sessions, recorder.session_id)
+        result = await agent(answer("done", 1_000_000, 0), again).resume(first.run_id, ["c1"])
+    assert result.status == "done" and result.cost == pytest.approx(1.001)
+    assert result.usage.requests == 2 and result.usage_by_model["shop:model"].requests == 2

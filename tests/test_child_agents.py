@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
@@ -116,9 +117,10 @@ async def test_a_child_cannot_spend_past_the_parents_limit() -> None:
     child = Agent("helper", child_model, "Help.", [look], hooks=Hooks())
     parent_model = ScriptedModel([ModelResponse(delegate(), Usage(0, 10, 1)), answer("x", 1)])
     store = await open_checkpoint_store("memory://")
-    parent = parent_of(child, parent_model, budget=Budget(max_tokens=60), checkpointer=store)
+    # 80: what is left after the child's first call is more than its second prompt
+    parent = parent_of(child, parent_model, budget=Budget(max_tokens=80), checkpointer=store)
     ctx = parent.new_context()
-    with pytest.raises(BudgetExceeded, match="used 90 of 60"):
+    with pytest.raises(BudgetExceeded, match="used 90 of 80"):
         await parent.run("go", ctx=ctx)
     assert len(child_model.requests) == 2  # the call that crossed the limit was the last
     assert len(parent_model.requests) == 1  # the parent made no call after its child's
@@ -137,8 +139,10 @@ async def test_a_childs_own_tighter_limit_is_the_childs_failure_not_the_parents(
     assert result.output == "carried on"
     failed = next(m for m in result.transcript if m.role == "tool")
     assert failed.is_error and "helper ran out of its own budget" in failed.content
-    assert "request budget exceeded: made 2 of 1" in failed.content
-    assert result.usage.requests == 2 + 2  # the child's two calls are counted in the parent
+    assert "request budget exceeded: made 1 of 1 model calls, about to make model call 2" in (
+        failed.content
+    )
+    assert result.usage.requests == 2 + 1  # the child's call is counted in the parent
 
 
 async def test_a_tools_own_model_call_past_the_budget_fails_the_run() -> None:
@@ -164,13 +168,15 @@ async def test_a_tools_own_model_call_past_the_budget_fails_the_run() -> None:
     parent_first=st.integers(0, 60),
     child_costs=st.lists(st.integers(1, 60), min_size=1, max_size=5),
     child_limit=st.none() | st.integers(1, 300),
+    prompt=st.integers(0, 40),
 )
 def test_spending_stops_at_the_first_call_past_either_limit(
-    limit: int, parent_first: int, child_costs: list[int], child_limit: int | None
+    limit: int, parent_first: int, child_costs: list[int], child_limit: int | None, prompt: int
 ) -> None:
     """The parent spends first, then its child calls ``look`` until its last answer; every
-    call's tokens count against both limits. The run ends at the first call that passes the
-    parent's limit (the parent's failure) or the child's own (the child's, a tool error)."""
+    call's tokens count against both limits, and every prompt is estimated at ``prompt``
+    tokens. The run ends at the first call that passes the parent's limit, or whose prompt
+    alone would (the parent's failure), or the child's own (the child's, a tool error)."""
     steps: list[Any] = [calling("look", c, f"k{i}") for i, c in enumerate(child_costs[:-1])]
     steps.append(answer("child done", child_costs[-1]))
     child_model = ScriptedModel(steps)
@@ -192,10 +198,16 @@ def test_spending_stops_at_the_first_call_past_either_limit(
     child_spent = 0
     expected_child_calls = len(child_costs)
     outcome = "done"
-    if parent_first > limit:
+    if prompt > limit or parent_first > limit:
         expected_child_calls, outcome = 0, "parent"
     else:
         for i, cost in enumerate(child_costs):
+            if prompt > limit - spent:
+                expected_child_calls, outcome = i, "parent"
+                break
+            if child_limit is not None and prompt > child_limit - child_spent:
+                expected_child_calls, outcome = i, "child"
+                break
             spent += cost
             child_spent += cost
             if spent > limit:
@@ -204,6 +216,8 @@ def test_spending_stops_at_the_first_call_past_either_limit(
             if child_limit is not None and child_spent > child_limit:
                 expected_child_calls, outcome = i + 1, "child"
                 break
+        if outcome != "parent" and prompt > limit - spent:  # the parent's next call
+            outcome = "parent"
 
     async def run() -> str:
         try:
@@ -213,7 +227,8 @@ def test_spending_stops_at_the_first_call_past_either_limit(
         tool_result = next(m for m in result.transcript if m.role == "tool")
         return "child" if "ran out of its own budget" in str(tool_result.content) else "done"
 
-    assert asyncio.run(run()) == outcome
+    with patch("agentkit_core._invoke.estimate_tokens", lambda messages: prompt):
+        assert asyncio.run(run()) == outcome
     assert len(child_model.requests) == expected_child_calls
 
 

@@ -133,7 +133,8 @@ async def test_a_raising_model_gives_empty_and_is_recorded() -> None:
 
 
 async def test_budget_exhausted_by_the_judge_gives_empty_but_is_counted() -> None:
-    ctx = make_test_ctx(ScriptedModel([answer(GOOD)]), budget=Budget(max_tokens=10))
+    # the judge's prompt (about 115 tokens) fits the limit; its answer's 150 do not
+    ctx = make_test_ctx(ScriptedModel([answer(GOOD)]), budget=Budget(max_tokens=120))
     assert await Evaluator().judge(ctx, goal="g", output="o") == {}
     assert ctx.usage.total_tokens == 150
     assert "BudgetExceeded" in ctx.trace.find("judge")[0].attributes["judge_error"]

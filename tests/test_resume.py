@@ -348,6 +348,11 @@ GOOD = {"task": "x", "transcript": [], "turn": 1, "pending": []}
             'state["pending"][0]',
             r"holds int, expected ToolCall",
         ),
+        (
+            '{"task": "x", "transcript": [], "turn": 1, "pending": [], "spent": "1"}',
+            'state["spent"]',
+            r"holds '1', expected dollars",
+        ),
     ],
 )
 async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
