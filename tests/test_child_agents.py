@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from unittest.mock import patch
 
 import pytest
 from hypothesis import given
@@ -31,6 +30,7 @@ from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import Span
 from agentkit_core.plugin import SpanExporter
+from agentkit_core.plugin import estimate_tokens
 from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
@@ -164,44 +164,60 @@ async def test_a_tools_own_model_call_past_the_budget_fails_the_run() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    limit=st.integers(1, 200),
+    limit=st.integers(1, 300),
     parent_first=st.integers(0, 60),
     child_costs=st.lists(st.integers(1, 60), min_size=1, max_size=5),
     child_limit=st.none() | st.integers(1, 300),
-    prompt=st.integers(0, 40),
 )
 def test_spending_stops_at_the_first_call_past_either_limit(
-    limit: int, parent_first: int, child_costs: list[int], child_limit: int | None, prompt: int
+    limit: int, parent_first: int, child_costs: list[int], child_limit: int | None
 ) -> None:
     """The parent spends first, then its child calls ``look`` until its last answer; every
-    call's tokens count against both limits, and every prompt is estimated at ``prompt``
-    tokens. The run ends at the first call that passes the parent's limit, or whose prompt
-    alone would (the parent's failure), or the child's own (the child's, a tool error)."""
-    steps: list[Any] = [calling("look", c, f"k{i}") for i, c in enumerate(child_costs[:-1])]
-    steps.append(answer("child done", child_costs[-1]))
-    child_model = ScriptedModel(steps)
-    child = Agent(
-        "helper",
-        child_model,
-        "Help.",
-        [look],
-        hooks=Hooks(),
-        budget=Budget(max_tokens=child_limit),
-        max_turns=10,
-    )
-    parent_model = ScriptedModel(
-        [ModelResponse(delegate(), Usage(0, parent_first, 1)), answer("done", 0)]
-    )
-    parent = parent_of(child, parent_model, budget=Budget(max_tokens=limit))
+    call's tokens count against both limits, and every prompt is estimated (by core's own
+    estimator) before it is sent. The run ends at the first call that passes the parent's
+    limit, or whose prompt alone would (the parent's failure), or the child's own (the
+    child's, a tool error). The prompts' estimates are read from a run of the same script
+    without limits."""
 
-    spent = parent_first
-    child_spent = 0
-    expected_child_calls = len(child_costs)
-    outcome = "done"
-    if prompt > limit or parent_first > limit:
+    def build(limited: bool) -> tuple[Agent, ScriptedModel, ScriptedModel]:
+        steps: list[Any] = [calling("look", c, f"k{i}") for i, c in enumerate(child_costs[:-1])]
+        steps.append(answer("child done", child_costs[-1]))
+        child_model = ScriptedModel(steps)
+        child = Agent(
+            "helper",
+            child_model,
+            "Help.",
+            [look],
+            hooks=Hooks(),
+            budget=Budget(max_tokens=child_limit if limited else None),
+            max_turns=10,
+        )
+        parent_model = ScriptedModel(
+            [ModelResponse(delegate(), Usage(0, parent_first, 1)), answer("done", 0)]
+        )
+        budget = Budget(max_tokens=limit if limited else None)
+        return parent_of(child, parent_model, budget=budget), parent_model, child_model
+
+    async def run(parent: Agent) -> str:
+        try:
+            result = await parent.run("go")
+        except BudgetExceeded:
+            return "parent"
+        tool_result = next(m for m in result.transcript if m.role == "tool")
+        return "child" if "ran out of its own budget" in str(tool_result.content) else "done"
+
+    free_run, free_parent, free_child = build(limited=False)
+    asyncio.run(run(free_run))
+    parent_prompts = [estimate_tokens(r.messages) for r in free_parent.requests]
+    child_prompts = [estimate_tokens(r.messages) for r in free_child.requests]
+
+    spent = child_spent = 0
+    expected_child_calls, outcome = len(child_costs), "done"
+    if parent_prompts[0] > limit or parent_first > limit:
         expected_child_calls, outcome = 0, "parent"
     else:
-        for i, cost in enumerate(child_costs):
+        spent = parent_first
+        for i, (cost, prompt) in enumerate(zip(child_costs, child_prompts, strict=True)):
             if prompt > limit - spent:
                 expected_child_calls, outcome = i, "parent"
                 break
@@ -216,20 +232,21 @@ def test_spending_stops_at_the_first_call_past_either_limit(
             if child_limit is not None and child_spent > child_limit:
                 expected_child_calls, outcome = i + 1, "child"
                 break
-        if outcome != "parent" and prompt > limit - spent:  # the parent's next call
+        if outcome == "done" and parent_prompts[1] > limit - spent:  # the parent's next call
             outcome = "parent"
 
-    async def run() -> str:
-        try:
-            result = await parent.run("go")
-        except BudgetExceeded:
-            return "parent"
-        tool_result = next(m for m in result.transcript if m.role == "tool")
-        return "child" if "ran out of its own budget" in str(tool_result.content) else "done"
-
-    with patch("agentkit_core._invoke.estimate_tokens", lambda messages: prompt):
-        assert asyncio.run(run()) == outcome
+    parent, parent_model, child_model = build(limited=True)
+    got = asyncio.run(run(parent))
     assert len(child_model.requests) == expected_child_calls
+    if outcome == "child":
+        # the parent's next prompt holds the child's failure, not its answer: it was sent when
+        # what it is estimated at fits what is left, and refused (the parent's failure) when not
+        assert got in ("child", "parent")
+        assert (got == "child") == (len(parent_model.requests) == 2)
+        if got == "child":
+            assert estimate_tokens(parent_model.requests[1].messages) <= limit - spent
+    else:
+        assert got == outcome
 
 
 # ----------------------------------------------------------------- checkpoints and elicitor
