@@ -8,6 +8,7 @@ over TCP. Each request is a new conversation (a new thread / context, so a new s
 - ``inproc``: ``Agent.run_stream_events`` on the kit's agent, no session;
 - ``inproc_session``: the same with the conversation's recorder, as the AG-UI endpoint runs it
   (``kit.recorder_for(thread)``, its working context): what a served run does before HTTP;
+- ``floor``: the HTTP floor (``common.floor_app``): the same events canned, no agent;
 - ``agui``: POST /agent, the SSE stream read to ``RUN_FINISHED``;
 - ``a2a_raw``: ``message/stream`` as JSON-RPC over httpx (A2A 0.3's names), read to the final
   status as the AG-UI stream is read: the server's cost, beside the same client's;
@@ -37,6 +38,7 @@ from agentkit_serve_agui import agui_app
 from common import ANSWER
 from common import Timed
 from common import agui_request
+from common import floor_app
 from common import in_process
 from common import measure
 from common import serving
@@ -108,6 +110,7 @@ async def main(requests: int, warmup: int) -> None:
     kit = await Kit.open(model=ScriptedModel([ANSWER] * total), session="memory://")
     agent = Agent.from_config(kit.config())
     http = httpx.AsyncClient(timeout=30)
+    floor_url, floor_task, floor_server = await serving(lambda url: floor_app())
     agui_url, agui_task, agui_server = await serving(lambda url: agui_app(kit))
     a2a_url, a2a_task, a2a_server = await serving(lambda url: a2a_app(kit, url))
     sdk_http = httpx.AsyncClient(timeout=30)  # the SDK sets headers of its own on its client
@@ -131,6 +134,7 @@ async def main(requests: int, warmup: int) -> None:
     runners = {
         "inproc": inproc,
         "inproc_session": inproc_session,
+        "floor": lambda: agui_request(http, f"{floor_url}/agent"),
         "agui": lambda: agui_request(http, f"{agui_url}/agent"),
         "a2a_raw": lambda: a2a_raw(http, f"{a2a_url}/"),
         "a2a_stream": lambda: a2a_request(streaming, True),
@@ -143,6 +147,7 @@ async def main(requests: int, warmup: int) -> None:
             await client.close()
         await http.aclose()
         await sdk_http.aclose()
+        await stop(floor_task, floor_server)
         await stop(agui_task, agui_server)
         await stop(a2a_task, a2a_server)
         await kit.aclose()

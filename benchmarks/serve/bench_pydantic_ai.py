@@ -6,7 +6,8 @@ documented one, a Starlette route handing each request to ``AGUIAdapter.dispatch
 served by uvicorn on a real local socket and read by the same httpx client (``common.py``).
 pydantic-ai's adapter keeps no session: the client sends the conversation, and here sends only
 its one message, so a request is a new conversation on both sides. Rows, interleaved request by
-request: ``inproc`` (``Agent.run_stream_events``) and ``agui``. Prints one JSON line.
+request: ``inproc`` (``Agent.run_stream_events``), ``floor`` (the HTTP floor, the same
+canned events with no agent behind them, as on agentkit's side) and ``agui``. Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import httpx
 from common import Timed
 from common import agui_request
 from common import chunks
+from common import floor_app
 from common import in_process
 from common import measure
 from common import serving
@@ -59,6 +61,7 @@ async def main(requests: int, warmup: int) -> None:
 
     app = Starlette(routes=[Route("/agent", endpoint, methods=["POST"])])
     http = httpx.AsyncClient(timeout=30)
+    floor_url, floor_task, floor_server = await serving(lambda url: floor_app())
     url, task, server = await serving(lambda url: app)
 
     async def inproc() -> Timed:  # its events are a context manager's (2.x)
@@ -66,11 +69,16 @@ async def main(requests: int, warmup: int) -> None:
         async with agent.run_stream_events("go") as events:
             return await in_process(events, is_delta, start)
 
-    runners = {"inproc": inproc, "agui": lambda: agui_request(http, f"{url}/agent")}
+    runners = {
+        "inproc": inproc,
+        "floor": lambda: agui_request(http, f"{floor_url}/agent"),
+        "agui": lambda: agui_request(http, f"{url}/agent"),
+    }
     try:
         figures = await measure(runners, requests, warmup)
     finally:
         await http.aclose()
+        await stop(floor_task, floor_server)
         await stop(task, server)
     print(json.dumps(figures))
 

@@ -88,6 +88,39 @@ async def in_process(
     return (first - start) * 1e6, (end - start) * 1e6
 
 
+def floor_app() -> Any:
+    """The HTTP floor: a Starlette route streaming a run's AG-UI events, canned, no agent.
+
+    The events a one-turn run sends (started, the message's start, each delta, its end,
+    finished), so ``agui_request`` reads it as a run: what uvicorn, Starlette, SSE and the client
+    cost with nothing behind them.
+    """
+    from starlette.applications import Starlette
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    ids = {"threadId": "t", "runId": "r"}
+    events = [
+        {"type": "RUN_STARTED", **ids},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": c} for c in chunks()),
+        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+        {"type": "RUN_FINISHED", **ids},
+    ]
+    lines = [f"data: {json.dumps(event)}\n\n" for event in events]
+
+    async def run(request: Any) -> StreamingResponse:
+        await request.body()
+
+        async def stream() -> AsyncIterator[str]:
+            for line in lines:
+                yield line
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/agent", run, methods=["POST"])])
+
+
 def bind() -> socket.socket:
     """A listening socket on 127.0.0.1, port 0 (the kernel picks a free port), as serve_asgi binds.
 

@@ -30,12 +30,14 @@ SIDES = {
 #: (side, row, label): the table's rows, in order.
 ROWS = [
     ("ours", "inproc", "agentkit `Agent.run_stream_events`, in process"),
+    ("ours", "floor", "HTTP floor: the same SSE events canned, no agent (agentkit's process)"),
     ("ours", "inproc_session", "agentkit, in process with the conversation's session"),
     ("ours", "agui", "agentkit AG-UI: POST, SSE read to `RUN_FINISHED`"),
     ("ours", "a2a_raw", "agentkit A2A `message/stream`, JSON-RPC over httpx"),
     ("ours", "a2a_stream", "agentkit A2A `message/stream` (a2a-sdk client)"),
     ("ours", "a2a_send", "agentkit A2A `message/send` (a2a-sdk client)"),
     ("theirs", "inproc", "pydantic-ai `Agent.run_stream_events`, in process"),
+    ("theirs", "floor", "HTTP floor, in pydantic-ai's process"),
     ("theirs", "agui", "pydantic-ai AG-UI (`AGUIAdapter.dispatch_request`)"),
 ]
 
@@ -104,6 +106,11 @@ def main() -> None:
         print(
             f"{who} {row}: first text + {spread(over(who, row, 'inproc', 'first_us'), ',.0f')} µs"
             f" over in process; end x{spread(times_own(who, row), '.2f')}"
+        )
+    for who in ("ours", "theirs"):
+        print(
+            f"{who} agui over the floor: + {spread(over(who, 'agui', 'floor'), ',.0f')} µs (end),"
+            f" + {spread(over(who, 'agui', 'floor', 'first_us'), ',.0f')} µs (first text)"
         )
     print(
         "ours agui over its session run: + "
