@@ -139,7 +139,7 @@ async def test_a_thread_alternates_between_two_server_processes(
 async def test_simultaneous_requests_on_one_thread_never_interleave(
     servers: list[str], pg_dsn: str, tmp_path: Path
 ) -> None:
-    """Both sent at once: both begin at the same leaf, so the store takes one of them."""
+    """Both sent at once: the store's compare-and-set on the leaf lets one of them go on."""
     thread = f"both-{uuid.uuid4().hex}"
     runs = [asyncio.create_task(run(url, thread, f"from {url}")) for url in servers]
     entered = tmp_path / "entered"
@@ -154,8 +154,9 @@ async def test_simultaneous_requests_on_one_thread_never_interleave(
         [("RUN_ERROR", "SessionConflict"), ("RUN_FINISHED", None)],
         [("RUN_FINISHED", None), ("RUN_FINISHED", None)],  # serialised: one after the other
     ), ends
-    finished = never_interleaved(await recorded(pg_dsn, thread))
-    assert len(finished) == outcomes.count(("RUN_FINISHED", None))
+    # a refused run may have begun (its task) before the other overtook it, never after
+    path = await recorded(pg_dsn, thread)
+    assert len(never_interleaved(path)) in (1, 2) and path[-1][0] == "response", path
 
 
 async def test_a_run_overtaken_on_the_other_process_fails_with_a_conflict(
