@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from collections.abc import Iterator
 from itertools import groupby
 from pathlib import Path
@@ -40,10 +41,10 @@ async def wait() -> str:
 '''
 
 
-def start(name: str, dsn: str, where: Path) -> tuple[subprocess.Popen[str], str]:
+def start(name: str, where: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
     """``agentkit serve`` as its own process on port 0, and the URL its ready line names."""
     argv = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "agui", "--port", "0"]
-    argv += ["--store", dsn, "--model", "test", "--tools", "gate_tools:wait"]
+    argv += ["--model", "test", "--tools", "gate_tools:wait", *options]
     env = {
         **os.environ,
         "SERVER": name,
@@ -60,22 +61,31 @@ def start(name: str, dsn: str, where: Path) -> tuple[subprocess.Popen[str], str]
 
 
 @pytest.fixture
-def servers(pg_dsn: str, tmp_path: Path) -> Iterator[list[str]]:
-    """The URLs of two server processes, A and B, on one PostgreSQL store."""
+def launch(pg_dsn: str, tmp_path: Path) -> Iterator[Callable[..., list[str]]]:
+    """``launch(*options)``: the URLs of two server processes, A and B, on one store."""
     (tmp_path / "gate_tools.py").write_text(TOOLS)
     (tmp_path / "entered").mkdir()
     started: list[subprocess.Popen[str]] = []
-    try:
+
+    def both(*options: str) -> list[str]:
         urls = []
         for name in "AB":
-            proc, url = start(name, pg_dsn, tmp_path)
+            proc, url = start(name, tmp_path, "--store", pg_dsn, *options)
             started.append(proc)
             urls.append(url)
-        yield urls
+        return urls
+
+    try:
+        yield both
     finally:
         for proc in started:
             proc.terminate()
             proc.communicate(timeout=10)
+
+
+@pytest.fixture
+def servers(launch: Callable[..., list[str]]) -> list[str]:
+    return launch()
 
 
 def run_input(thread: str, text: str) -> dict[str, Any]:
@@ -86,10 +96,11 @@ def run_input(thread: str, text: str) -> dict[str, Any]:
     }
 
 
-async def run(url: str, thread: str, text: str) -> list[dict[str, Any]]:
+async def run(url: str, thread: str, text: str | None, **extra: Any) -> list[dict[str, Any]]:
     """The AG-UI events of one run on ``url``'s server, read from its SSE stream."""
+    body = {**run_input(thread, text or ""), **extra}
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        async with http.stream("POST", "/agent", json=run_input(thread, text)) as response:
+        async with http.stream("POST", "/agent", json=body) as response:
             assert response.status_code == 200, await response.aread()
             return [
                 json.loads(line[len("data: ") :])
@@ -188,3 +199,22 @@ async def test_a_run_overtaken_on_the_other_process_fails_with_a_conflict(
     async with httpx.AsyncClient(base_url=servers[0], timeout=10) as http:
         messages = (await http.get(f"/threads/{thread}")).json()["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["two"]
+
+
+async def test_an_approval_held_on_one_process_is_answered_on_the_other(
+    launch: Callable[..., list[str]], pg_dsn: str, tmp_path: Path
+) -> None:
+    """The held run is the session's: the other process resumes it from the store."""
+    (tmp_path / "gate").touch()
+    (tmp_path / "policy.toml").write_text('default = "ask"\n')
+    (tmp_path / "agentkit.toml").write_text('[kit]\npolicy = "policy.toml"\n')
+    a, b = launch()
+    thread = f"held-{uuid.uuid4().hex}"
+    held = (await run(a, thread, "wait"))[-1]
+    assert held["outcome"]["type"] == "interrupt", held
+    (interrupt,) = held["outcome"]["interrupts"]
+    answer = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {}}]
+    done = await run(b, thread, None, messages=[], resume=answer)
+    (result,) = [e for e in done if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["content"] == "opened on B" and done[-1]["type"] == "RUN_FINISHED"
+    assert len(never_interleaved(await recorded(pg_dsn, thread))) == 1
