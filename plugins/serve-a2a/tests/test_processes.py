@@ -3,18 +3,14 @@
 A context alternates between them and its session stays one chain with every turn in order;
 two messages at once on one context, one to each process: one task fails with a
 ``SessionConflict`` (or they run one after the other), and the record never interleaves them.
-Tasks themselves live in each process's task store: a task is read on the process that ran it.
+The servers and their gated tool are ``.ci/serveprocs.py``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import uuid
-from collections.abc import Iterator
-from itertools import groupby
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,62 +23,14 @@ from a2a.types import Part
 from a2a.types import Role
 from a2a.types import SendMessageRequest
 from a2a.types import TaskState
-
-from agentkit_core import open_sessions
-
-#: The tool the built-in test model calls once per context: it marks its server as in the
-#: tool (a file in $ENTERED), then waits for the file $GATE.
-TOOLS = '''
-import asyncio, os
-from pathlib import Path
-from agentkit_core import tool
-
-@tool
-async def wait() -> str:
-    """Wait for the gate."""
-    (Path(os.environ["ENTERED"]) / os.environ["SERVER"]).touch()
-    while not Path(os.environ["GATE"]).exists():
-        await asyncio.sleep(0.02)
-    return "opened on " + os.environ["SERVER"]
-'''
-
-
-def start(name: str, dsn: str, where: Path) -> tuple[subprocess.Popen[str], str]:
-    """``agentkit serve`` as its own process on port 0, and the URL its ready line names."""
-    argv = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "a2a", "--port", "0"]
-    argv += ["--store", dsn, "--model", "test", "--tools", "gate_tools:wait"]
-    env = {
-        **os.environ,
-        "SERVER": name,
-        "GATE": str(where / "gate"),
-        "ENTERED": str(where / "entered"),
-    }
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=where, env=env)
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    if not line.startswith("agentkit: serving a2a on http://127.0.0.1:"):
-        proc.kill()
-        pytest.fail(f"server {name} did not start: {line}{proc.communicate()[1]}")
-    return proc, line.split(" on ", 1)[1].strip()
+from serveprocs import never_interleaved
+from serveprocs import open_gate
+from serveprocs import recorded
 
 
 @pytest.fixture
-def servers(pg_dsn: str, tmp_path: Path) -> Iterator[list[str]]:
-    """The URLs of two server processes, A and B, on one PostgreSQL store."""
-    (tmp_path / "gate_tools.py").write_text(TOOLS)
-    (tmp_path / "entered").mkdir()
-    started: list[subprocess.Popen[str]] = []
-    try:
-        urls = []
-        for name in "AB":
-            proc, url = start(name, pg_dsn, tmp_path)
-            started.append(proc)
-            urls.append(url)
-        yield urls
-    finally:
-        for proc in started:
-            proc.terminate()
-            proc.communicate(timeout=10)
+def servers(launch: Callable[..., list[str]]) -> list[str]:
+    return launch("a2a")
 
 
 async def send(url: str, context: str, text: str) -> tuple[Any, str]:
@@ -109,26 +57,6 @@ async def send(url: str, context: str, text: str) -> tuple[Any, str]:
     return status.state, said
 
 
-async def recorded(dsn: str, context: str) -> list[tuple[str, Any, str]]:
-    """The context's session path as (kind, run, a user item's text), one chain checked."""
-    sessions = await open_sessions(dsn)
-    try:
-        path = await sessions.path(context)  # checks each item's parent is the one before it
-    finally:
-        await sessions.aclose()
-    return [
-        (item.kind, item.body.get("run"), item.body["message"].text if item.kind == "user" else "")
-        for item in path
-    ]
-
-
-def never_interleaved(path: list[tuple[str, Any, str]]) -> list[Any]:
-    """The runs of ``path`` in order, each run's items all together."""
-    runs = [run for run, _ in groupby(run for _, run, _ in path if run is not None)]
-    assert len(runs) == len(set(runs)), f"the runs' items interleave: {path}"
-    return runs
-
-
 async def test_a_context_alternates_between_two_server_processes(
     servers: list[str], pg_dsn: str, tmp_path: Path
 ) -> None:
@@ -140,7 +68,7 @@ async def test_a_context_alternates_between_two_server_processes(
         assert state == TaskState.TASK_STATE_COMPLETED, said
     path = await recorded(pg_dsn, context)
     assert len(never_interleaved(path)) == 4
-    assert [text for kind, _, text in path if kind == "user"] == turns
+    assert [i.body["message"].text for i in path if i.kind == "user"] == turns
 
 
 async def test_simultaneous_messages_on_one_context_never_interleave(
@@ -148,12 +76,7 @@ async def test_simultaneous_messages_on_one_context_never_interleave(
 ) -> None:
     context = f"both-{uuid.uuid4().hex}"
     sent = [asyncio.create_task(send(url, context, f"from {url}")) for url in servers]
-    entered = tmp_path / "entered"
-    for _ in range(1500):  # both runs are in the tool, or one has already ended
-        await asyncio.sleep(0.02)
-        if len(list(entered.iterdir())) + sum(s.done() for s in sent) >= 2:
-            break
-    (tmp_path / "gate").touch()
+    await open_gate(tmp_path, sent)
     ends = await asyncio.gather(*sent)
     completed = [said for state, said in ends if state == TaskState.TASK_STATE_COMPLETED]
     failed = [said for state, said in ends if state == TaskState.TASK_STATE_FAILED]
@@ -161,4 +84,4 @@ async def test_simultaneous_messages_on_one_context_never_interleave(
     assert all(said.startswith("SessionConflict: ") for said in failed), failed
     # a refused run may have begun (its task) before the other overtook it, never after
     path = await recorded(pg_dsn, context)
-    assert len(never_interleaved(path)) in (1, 2) and path[-1][0] == "response", path
+    assert len(never_interleaved(path)) in (1, 2) and path[-1].kind == "response", path
