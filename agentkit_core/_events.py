@@ -267,10 +267,6 @@ class RunFailed(RunEvent):
     error_type: str
 
 
-#: The memory tools whose call writes the memory (``_memory_block``'s names).
-MEMORY_TOOLS = frozenset({"memory_save", "memory_patch", "memory_forget"})
-
-
 @dataclass(slots=True)
 class EventLog:
     """Numbers a run's events and hands each to ``sink``, in the run's own task.
@@ -365,8 +361,6 @@ class EventLog:
                 duration=span.duration or 0.0,
                 error=span.error,
             )
-            if at.get("tool") in MEMORY_TOOLS and not at.get("is_error"):
-                self.emit(MemoryWrite, run, tool=at["tool"], call_id=at.get("call_id", ""))
         elif name == "model_call" and span.error is None:
             request = Usage(
                 input_tokens=at.get("input_tokens", 0),

@@ -34,6 +34,7 @@ from typing import TypedDict
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
 from ._errors import MemoryConflict
+from ._events import MemoryWrite
 from ._instructions import PART_MEMORY
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
@@ -53,6 +54,7 @@ from ._memory import patched
 from ._memory import render_entry
 from ._tools import Tool
 from ._tools import ToolResult
+from ._tracing import current_call_id
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -544,9 +546,13 @@ class _MemoryTool(Tool):
             what += ("; " if what else "") + (f"unknown: {', '.join(unknown)}" if unknown else "")
             return ToolResult.error(f"invalid arguments for {self.name}: {what}")
         try:
-            return ToolResult(await self.act(ctx, **arguments))
+            result = ToolResult(await self.act(ctx, **arguments))
         except (ConfigError, MemoryConflict, CorruptMemoryEntry) as exc:
             return ToolResult.error(str(exc))
+        events = ctx.trace.events
+        if events is not None and self.name in WRITE_TOOLS:  # the write happened: tell it
+            events.emit(MemoryWrite, ctx.run_id, tool=self.name, call_id=current_call_id())
+        return result
 
     async def act(self, ctx: RunContext, **arguments: str) -> str:
         raise NotImplementedError

@@ -22,7 +22,7 @@ from ._errors import ConfigError
 from ._events import ToolProgress
 from ._messages import Usage
 from ._tracing import Trace
-from ._tracing import current_span
+from ._tracing import current_call_id
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -292,13 +292,10 @@ class RunScope:
         events = self.trace.events
         if events is None:
             return
-        if call_id is None:
-            span = current_span()
-            call_id = str(span.attributes.get("call_id", "")) if span.name == "tool_call" else ""
         events.emit(
             ToolProgress,
             self.run_id,
-            call_id=call_id,
+            call_id=current_call_id() if call_id is None else call_id,
             progress=progress,
             total=total,
             message=message,

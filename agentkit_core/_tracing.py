@@ -532,3 +532,9 @@ class _SpanScope:
 def current_span() -> Span:
     """The innermost open span; outside any, a detached span whose attributes go nowhere."""
     return _current.get() or Span("detached")
+
+
+def current_call_id() -> str:
+    """The id of the tool call whose span is current (a tool running in this task), else ""."""
+    span = _current.get()
+    return str(span.attributes.get("call_id", "")) if span and span.name == "tool_call" else ""

@@ -272,3 +272,23 @@ async def test_a_store_the_kit_opened_is_closed_with_it_and_one_given_is_not(
         async with await Kit.open(model="test", manager=manager(), memory=options):
             pass
         assert (await given.entries("user")).entries == ()  # still open
+
+
+async def test_a_memory_write_is_a_memory_write_event_a_refused_one_is_not(
+    tmp_path: Path,
+) -> None:
+    from agentkit_core.events import MemoryWrite
+    from agentkit_core.events import ToolFinished
+
+    model = ScriptedModel(
+        [save("Deploy", "with make", id="c1"), save("X", "y", scope="nope", id="c2"), "saved"]
+    )
+    async with await Kit.open(
+        model=model, manager=manager(), memory=memory_options(tmp_path)
+    ) as kit:
+        events = [e async for e in Agent.from_config(kit.config()).run_stream_events("save")]
+    writes = [e for e in events if isinstance(e, MemoryWrite)]
+    assert [(w.tool, w.call_id) for w in writes] == [("memory_save", "c1")]
+    finished = {e.call_id: e for e in events if isinstance(e, ToolFinished)}
+    assert finished["c2"].is_error and not finished["c1"].is_error
+    assert writes[0].seq < finished["c1"].seq  # told by the tool, before its call ends
