@@ -209,9 +209,11 @@ FIELDS = ("url", "tool_name", "arguments", "reason", "plugin_attribute")
 #: quotes it, or a hook raising an error that quotes it.
 ENDINGS = ("answer", "ask", "raise")
 
+#: A secret holds a letter and a digit: agentkit's own attribute names and kinds hold no digit, so
+#: a secret can never be one of them by chance ("output_t" is in "output_tokens": not a leak).
 secrets = st.text(
     alphabet=string.ascii_letters + string.digits + "-_.~", min_size=8, max_size=24
-).filter(lambda s: any(c.isalpha() for c in s))
+).filter(lambda s: any(c.isalpha() for c in s) and any(c.isdigit() for c in s))
 
 
 def placed(secret: str, fields: set[str], ending: str) -> list[Any]:
