@@ -29,7 +29,6 @@ from ._context import RunContext
 from ._context import RunServices
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
-from ._errors import ToolDefinitionError
 from ._event_queue import EventQueue
 from ._event_queue import stream_events
 from ._event_queue import while_running
@@ -88,8 +87,8 @@ from ._tool_calls import Suspend
 from ._tool_calls import execute_batch
 from ._tool_calls import run_calls
 from ._tool_calls import run_tool
-from ._tools import FunctionTool
 from ._tools import Tool
+from ._tools import tool_table
 from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
 from ._tracing import Span
@@ -106,27 +105,6 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
-
-
-def _as_tool(obj: Any) -> Tool:
-    if isinstance(obj, Tool):
-        return obj
-    if callable(obj):
-        return FunctionTool(obj)
-    raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
-
-
-def _tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
-    """The agent's tools by name; two of one name is a ToolDefinitionError."""
-    table: dict[str, Tool] = {}
-    for t in map(_as_tool, tools):
-        if t.name in table:
-            raise ToolDefinitionError(
-                f"agent {agent!r} has two tools named {t.name!r}: "
-                f"{table[t.name]!r} and {t!r}; rename one"
-            )
-        table[t.name] = t
-    return table
 
 
 def _checked_compaction(compaction: Any) -> Folding | None:
@@ -291,7 +269,7 @@ class Agent(Generic[DepsT]):
             )
         self.request_builder = request_builder
         self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools = {} if isinstance(tools, ToolUnion) else _tool_table(name, tools)
+        self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
 
     def _typed_output(self, output: Any, retries: int, manager: PluginManager | None) -> None:
         """Typed output: adapt() picks the flavour; output_coerce() parses and repairs the answer.

@@ -75,6 +75,7 @@ from ._sessions import _as_header
 from ._settings import check_settings
 from ._tables import check_count
 from ._tools import Tool
+from ._tools import as_tool
 from ._toolunion import USER_TOOLS
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolOrigin
@@ -361,8 +362,6 @@ class Kit(KitLifecycle):
         fn = self._options.get("deferred_tools")
         if fn is None:
             return False
-        from ._agent import _as_tool
-
         try:
             made = fn(self)
         except Exception as exc:
@@ -373,7 +372,7 @@ class Kit(KitLifecycle):
                 source="Kit(deferred_tools=)",
             ) from exc
         label, tools = self._union_sources[0]  # tools='s, always first (_tool_sources)
-        self._union_sources[0] = (label, [*tools, *(_as_tool(t) for t in made or ())])
+        self._union_sources[0] = (label, [*tools, *(as_tool(t) for t in made or ())])
         return True
 
     def _part_sources(self, options: Mapping[str, Any]) -> list[PartSource]:
@@ -388,10 +387,9 @@ class Kit(KitLifecycle):
         return sources
 
     def _tool_sources(self, options: Mapping[str, Any]) -> list[Any]:
-        from ._agent import _as_tool
         from ._agent_tool import agent_tool
 
-        sources: list[Any] = [(USER_TOOLS, [_as_tool(t) for t in options.get("tools") or ()])]
+        sources: list[Any] = [(USER_TOOLS, [as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
         for src in self._sources:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import overload
 
+from ._errors import ToolDefinitionError
 from ._messages import JSONObject
 from ._models import ToolSpec
 from ._records import quick_init
@@ -240,3 +242,24 @@ def tool(
     if fn is not None:
         return FunctionTool(fn, **options)
     return lambda f: FunctionTool(f, **options)
+
+
+def as_tool(obj: Any) -> Tool:
+    if isinstance(obj, Tool):
+        return obj
+    if callable(obj):
+        return FunctionTool(obj)
+    raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
+
+
+def tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
+    """The agent's tools by name; two of one name is a ToolDefinitionError."""
+    table: dict[str, Tool] = {}
+    for t in map(as_tool, tools):
+        if t.name in table:
+            raise ToolDefinitionError(
+                f"agent {agent!r} has two tools named {t.name!r}: "
+                f"{table[t.name]!r} and {t!r}; rename one"
+            )
+        table[t.name] = t
+    return table
