@@ -39,6 +39,8 @@ from ._fold import Folding
 from ._guardrails import egress_for
 from ._guards import Guard
 from ._guards import GuardChain
+from ._handoff import hand_off
+from ._handoff import taken_handoff
 from ._hooks import Hooks
 from ._hooks import ToolDecision
 from ._invoke import default_middlewares
@@ -582,8 +584,9 @@ class Agent(Generic[DepsT]):
             raise
         finally:
             ctx.recorder.end(ctx)
-            if policy is not None and not held:
-                policy.forget(ctx.run_id)
+            if not held:  # the engine of the agent a handoff left the run with, too
+                for engine in {id(p): p for p in (policy, ctx.policy) if p is not None}.values():
+                    engine.forget(ctx.run_id)
             if ctx.secret_tainted:  # what the conversation keeps from this run holds a secret
                 wc.secret_tainted = True
             _current_run.reset(token)
@@ -648,9 +651,13 @@ class Agent(Generic[DepsT]):
         wc: WorkingContext,
         settings: ModelSettings,
         sink: Callable[[StreamEvent], None] | None = None,
+        start: int | None = None,
     ) -> AgentResult:
-        """Turn after turn: the request, the model's answer, its tool calls, until it answers."""
-        start = len(state.transcript)
+        """Turn after turn: the request, the model's answer, its tool calls, until it answers.
+
+        ``start`` is where the run's own messages begin (a handoff's target goes on from it).
+        """
+        start = len(state.transcript) if start is None else start
         # The tools' specs are read once per set of tools: a fixed list's once per run, a
         # union's each turn (it returns a new set each time).
         offered: dict[str, Tool] | None = None
@@ -680,6 +687,10 @@ class Agent(Generic[DepsT]):
             state.transcript.extend(outcome)
             if type(ctx.recorder) is not NullRecorder:
                 ctx.recorder.record_messages(ctx, outcome, source="tool")
+            if (taken := taken_handoff(calls, tools, outcome)) is not None:
+                target = await hand_off(self, taken, ctx, state)
+                await target._persist(ctx, state, "running")
+                return await target._loop(state, ctx, wc, settings, sink, start)
             await self._persist(ctx, state, "running")
             if self.guards is None and not self.hooks.should_stop_after_turn:
                 continue  # nothing can stop the run here: no step to take for it

@@ -104,6 +104,7 @@ KIT_FILE_KEYS: dict[str, Kind | None] = {
 KIT_CODE_KEYS: tuple[str, ...] = (
     "tools",
     "agents",
+    "handoffs",
     "tool_filter",
     "tool_wrap",
     "deferred_tools",

@@ -242,6 +242,17 @@ class ChildRunFinished(RunEvent):
 
 @quick_init
 @dataclass(frozen=True, slots=True)
+class Handoff(RunEvent):
+    """The run went on under another agent (``Kit(handoffs=)``); ``call_id`` took it."""
+
+    kind: ClassVar[str] = "handoff"
+    from_agent: str
+    to_agent: str
+    call_id: str
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
 class RunSuspended(RunEvent):
     kind: ClassVar[str] = "run_suspended"
     pending: tuple[ToolCall, ...]

@@ -29,6 +29,8 @@ from ._fold import Folding
 from ._guardrails import Guardrail
 from ._guards import GuardChain
 from ._guards import guard_error
+from ._handoff import HANDOFFS
+from ._handoff import handoff_tools
 from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._instructions import InstructionPart
@@ -67,6 +69,7 @@ from ._policy import Grantor
 from ._policy import GrantReport
 from ._policy import PolicyEngine
 from ._recorder import NULL_RECORDER
+from ._recorder import PartsFor
 from ._recorder import Recorder
 from ._requests import WorkingContext
 from ._sessions import SessionHeader
@@ -153,6 +156,11 @@ class Kit(KitLifecycle):
         tools: the user's own tools or typed functions (the ``tools`` source, first in the
             union).
         agents: child agents offered as tools, each its own source ``agent:#<n> <name>``.
+        handoffs: kits the conversation may be handed to, each offered to the model as a
+            ``transfer_to_<name>`` tool (source ``handoff``): taking it goes on with the run
+            under that kit's config, over the same transcript and session
+            (``docs/kits.md``, "Handoffs"). :meth:`add_handoffs` adds kits built later (a
+            kit that hands back).
         tool_sources: options per plugin-provided tool source, e.g.
             ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.
         mcp: MCP servers (command lines or URLs), short for ``tool_sources={"mcp": ...}``;
@@ -392,6 +400,9 @@ class Kit(KitLifecycle):
         sources: list[Any] = [(USER_TOOLS, [as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
+        self._handoffs: list[Kit] = list(options.get("handoffs") or ())
+        if self._handoffs:
+            sources.append((HANDOFFS, handoff_tools(self._handoffs, self.name)))
         for src in self._sources:
             if src.tools:
                 sources.append((src.source, list(src.tools)))
@@ -442,6 +453,50 @@ class Kit(KitLifecycle):
         these parts; for text a hook rewrote, or another agent's, it is None.
         """
         return self._live.parts_for(text)
+
+    @staticmethod
+    def parts_from(*kits: Kit) -> PartsFor:
+        """The parts function of a recorder several kits share: the first kit that rendered.
+
+        ``Recorder.start(store, parts=Kit.parts_from(triage, billing))``; each kit's handoff
+        targets are asked too, so one session records each agent's instructions as its own
+        parts. Text no kit rendered gets None, and is recorded as a string.
+        """
+
+        def parts(text: str) -> tuple[list[InstructionPart], list[Omission]] | None:
+            for kit in _reachable(kits):
+                found = kit.parts_for(text)
+                if found is not None:
+                    return found
+            return None
+
+        return parts
+
+    def add_handoffs(self, *kits: Kit) -> None:
+        """Offer handoffs to ``kits`` too, from the next turn on.
+
+        For a kit that hands back: ``handoffs=`` names kits built before this one, so the
+        second of two kits that hand to each other is added here. The names are checked as
+        ``handoffs=``'s are, and against the tools the kit offers.
+        """
+        tools = handoff_tools([*self._handoffs, *kits], self.name)
+        offered = {o.name for o in self._union.origins() if o.source != HANDOFFS}
+        clash = sorted(offered.intersection(t.name for t in tools))
+        if clash:
+            raise ConfigError(
+                f"kit {self.name!r} already offers a tool named {clash[0]!r}; the handoff "
+                "would take its name: rename the tool or the agent",
+                value=clash[0],
+                source="Kit.add_handoffs",
+            )
+        self._handoffs.extend(kits)
+        self._union.remove(HANDOFFS)
+        self._union.add(HANDOFFS, tools)
+
+    @property
+    def name(self) -> str:
+        """The agent's name (``name=``)."""
+        return self._options.get("name", "agent")
 
     @property
     def memory(self) -> MemoryBlock | None:
@@ -574,7 +629,7 @@ class Kit(KitLifecycle):
                 source="Kit.recorder_for",
             )
         recorder = await Recorder.open(
-            self._sessions, session_id, self.header(), parts=self.parts_for
+            self._sessions, session_id, self.header(), parts=self.parts_from(self)
         )
         self.regrant(recorder)
         return recorder
@@ -589,7 +644,7 @@ class Kit(KitLifecycle):
         else:
             sessions = given if isinstance(given, Sessions) else Sessions(given)
         self._sessions = sessions
-        header, parts = self.header(), self.parts_for
+        header, parts = self.header(), self.parts_from(self)  # its handoffs' parts too
         resume, fork, session_id = (
             options.get("resume"),
             options.get("fork"),
@@ -615,3 +670,15 @@ class Kit(KitLifecycle):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _reachable(kits: Sequence[Kit]) -> list[Kit]:
+    """``kits`` and every kit their handoffs reach, each once, breadth first."""
+    found: list[Kit] = []
+    frontier = list(kits)
+    while frontier:
+        kit = frontier.pop(0)
+        if all(kit is not k for k in found):
+            found.append(kit)
+            frontier.extend(kit._handoffs)
+    return found

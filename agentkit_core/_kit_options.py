@@ -92,6 +92,7 @@ class KitOptions(TypedDict, total=False):
     memory: MemoryOptions | None
     tools: Sequence[Tool]
     agents: Sequence[Agent]
+    handoffs: Sequence[Kit]
     tool_sources: Mapping[str, PluginOptions | None]
     mcp: Sequence[str]
     tool_filter: ToolFilter | None

@@ -8,6 +8,7 @@ on.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
 from functools import partial
@@ -25,6 +26,9 @@ from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
 from ._errors import ApprovalRefused
 from ._errors import ConfigError
+from ._handoff import hand_off
+from ._handoff import resumed_agent
+from ._handoff import taken_handoff
 from ._hooks import ToolDecision
 from ._messages import ToolCall
 from ._messages import Usage
@@ -47,6 +51,9 @@ from ._verdicts import Verdict
 if TYPE_CHECKING:
     from ._agent import Agent
 
+#: Goes on with a resumed run's loop under the agent a settled batch handed it to.
+GoOn = Callable[["Agent"], Awaitable[AgentResult]]
+
 
 async def resume_run(
     agent: Agent,
@@ -68,6 +75,8 @@ async def resume_run(
             source="Agent.resume",
         )
     state, suspended = await _saved_run(agent, ctx, run_id)
+    if state.agent and state.agent != agent.name:  # handed off: it goes on under that agent
+        agent = await resumed_agent(agent, state.agent, ctx, run_id)
     held = state.pending if suspended else []
     ctx = agent._bind(ctx)
     answers = await _checked_answers(ctx, approvals, held, state, run_id)
@@ -75,8 +84,9 @@ async def resume_run(
     _check_approved_tools(agent, run_id, held, answers, tools)
     ctx.scratchpad.update(state.scratchpad)  # the run's own notes win over the caller's
     _carry_spending(ctx, state)
-    settle = partial(_settle, agent, ctx, state, tools, answers, suspended)
     wc = wc if wc is not None else WorkingContext()
+    go_on = partial(_go_on, ctx, state, wc, merged, on_event)
+    settle = partial(_settle, agent, ctx, state, tools, answers, suspended, go_on)
     return await agent._drive(
         state, ctx, wc, merged, on_event, settle=settle if state.pending else None
     )
@@ -125,6 +135,7 @@ async def _saved_run(agent: Agent, ctx: RunContext, run_id: str) -> tuple[RunSta
         state.usage = sum(session.run_usage.values(), Usage())
         state.spent, state.unpriced = session.run_cost, sorted(session.run_unpriced)
         state.usage_by_model = dict(session.run_usage)
+        state.agent = session.agent
         suspended = bool(session.held)  # else calls without results: a batch cut short
     else:
         raise ConfigError(
@@ -193,10 +204,11 @@ async def _settle(
     tools: dict[str, Tool],
     answers: dict[str, Approval],
     suspended: bool,
+    go_on: GoOn,
 ) -> AgentResult | None:
-    """Settle the pending batch; a result (a suspended one) when it is held again instead."""
+    """Settle the pending batch; a result when it is held again, or handed off, instead."""
     if not suspended:  # calls in flight when the run's process stopped
-        return await _recover(agent, ctx, state, tools)
+        return await _recover(agent, ctx, state, tools, go_on)
     # A call the person answered is checked against the policy again (a deny it now
     # makes stands); any other is decided again in full. A checkpoint that does not say
     # what was decided on each call has every call decided again in full.
@@ -209,12 +221,11 @@ async def _settle(
         else:
             now = await decide(agent, ctx, call)
         decisions.append(settle_call(ctx, call, now, answer))
-    await _settled(agent, ctx, state, tools, decisions)
-    return None
+    return await _settled(agent, ctx, state, tools, decisions, go_on)
 
 
 async def _recover(
-    agent: Agent, ctx: RunContext, state: RunState, tools: dict[str, Tool]
+    agent: Agent, ctx: RunContext, state: RunState, tools: dict[str, Tool], go_on: GoOn
 ) -> AgentResult | None:
     """Settle the calls a stopped process left in flight: none runs twice unless it may.
 
@@ -249,8 +260,7 @@ async def _recover(
         if now.kind == "allow" and call.id not in again:
             now = ToolDecision("deny", interrupted_outcome(call.name), "resume")
         decisions.append(settle_call(ctx, call, now, None))
-    await _settled(agent, ctx, state, tools, decisions)
-    return None
+    return await _settled(agent, ctx, state, tools, decisions, go_on)
 
 
 async def _settled(
@@ -259,10 +269,30 @@ async def _settled(
     state: RunState,
     tools: dict[str, Tool],
     decisions: Sequence[ToolDecision | None],
-) -> None:
-    """Run the pending batch as ``decisions`` say and checkpoint the run past it."""
+    go_on: GoOn,
+) -> AgentResult | None:
+    """Run the pending batch as ``decisions`` say and checkpoint the run past it.
+
+    A handoff the batch took goes on under its target here (the result is that run's).
+    """
     outcome = await execute_marked(agent, ctx, state, state.pending, tools, decisions)
     state.transcript.extend(outcome)
     ctx.recorder.record_messages(ctx, outcome, source="tool")
+    taken = taken_handoff(state.pending, tools, outcome)
     state.pending, state.verdicts = [], {}
+    if taken is not None:
+        agent = await hand_off(agent, taken, ctx, state)
     await agent._persist(ctx, state, "running")
+    return None if taken is None else await go_on(agent)
+
+
+async def _go_on(
+    ctx: RunContext,
+    state: RunState,
+    wc: WorkingContext,
+    settings: ModelSettings,
+    sink: Callable[[StreamEvent], None] | None,
+    agent: Agent,
+) -> AgentResult:
+    """The resumed run's loop under ``agent``, the one its settled batch handed it to."""
+    return await agent._loop(state, ctx, wc, settings, sink)

@@ -75,6 +75,9 @@ class RunState:
     unpriced: list[str] = field(default_factory=list)
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
     tool_calls: int = 0
+    #: The agent in charge after a handoff (``Kit(handoffs=)``), by name; "" for the agent the
+    #: run started under. A resumed run goes on under it.
+    agent: str = ""
 
     def note_spending(self, scope: RunScope) -> None:
         """Copy in what the run (``scope``, its context) has spent, for its checkpoint."""
@@ -144,6 +147,10 @@ def restored(saved: Checkpoint) -> RunState:
         dict(scratchpad),
         usage,
     )
+    agent = data.get("agent") or ""  # none in a checkpoint written before handoffs
+    if not isinstance(agent, str):
+        raise _wrong(saved, "agent", agent, "an agent's name")
+    state.agent = agent
     return _with_spending(saved, data, state)
 
 

@@ -213,6 +213,9 @@ class SessionState:
     run_usage: dict[str, Usage] = field(default_factory=dict)
     run_cost: float = 0.0
     run_unpriced: set[str] = field(default_factory=set)
+    #: The agent the run in progress was last handed to (a ``handoff`` item), "" for none: the
+    #: run resumed from the session goes on under it.
+    agent: str = ""
     #: The ids of the pending calls that have a result since the last response.
     _answered: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook answered "ask" for.
@@ -335,6 +338,8 @@ class SessionState:
                 self._grant(body)
         elif kind == "fold":
             self._fold(body.get("fold"))
+        elif kind == "handoff":
+            self.agent = str(body.get("to") or "")
 
     def _grant(self, body: Mapping[str, object]) -> None:
         verdict = Verdict.from_body(body)
@@ -352,6 +357,7 @@ class SessionState:
             self.run = str(body.get("run") or "")
             self.task = message.text
             self.turns = 0
+            self.agent = ""
         self.run_messages.append(message)
 
     def _response(self, body: Mapping[str, object]) -> None:

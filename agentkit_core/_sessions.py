@@ -61,6 +61,7 @@ ITEM_KINDS: Final = (
     "elicitation",
     "fold",
     "child",
+    "handoff",
 )
 """The item kinds of schema version 1 (``docs/sessions.md`` gives each one's body).
 
@@ -70,8 +71,9 @@ left out, once per distinct render. ``user``, ``response``: the messages. ``tool
 ``tool_result``: a call the model asked for and what it returned. ``verdict``: what a
 contested hook decided, with the plugin and rule. ``elicitation``: a question, its answer and
 who answered (never a secret answer's value). ``fold``: what compaction folded. ``child``: a
-child agent's run, linking its own session. A plugin records kinds of its own under a
-namespace: ``"<namespace>/<name>"`` (``"memory/manifest"``).
+child agent's run, linking its own session. ``handoff``: the run went on under another agent
+(``Kit(handoffs=)``), naming both and the call that took it. A plugin records kinds of its own
+under a namespace: ``"<namespace>/<name>"`` (``"memory/manifest"``).
 """
 
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,62}/[a-z0-9][a-z0-9_.-]{0,62}")

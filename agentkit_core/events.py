@@ -13,6 +13,7 @@ from ._events import ApprovalRequested
 from ._events import ChildRunFinished
 from ._events import ChildRunStarted
 from ._events import CompactionFold
+from ._events import Handoff
 from ._events import MemoryWrite
 from ._events import ModelRequestStarted
 from ._events import OutputPartial
@@ -41,6 +42,7 @@ __all__ = [
     "ChildRunFinished",
     "ChildRunStarted",
     "CompactionFold",
+    "Handoff",
     "MemoryWrite",
     "ModelRequestStarted",
     "OutputPartial",
