@@ -159,7 +159,7 @@ class Kit(KitLifecycle):
         handoffs: kits the conversation may be handed to, each offered to the model as a
             ``transfer_to_<name>`` tool (source ``handoff``): taking it goes on with the run
             under that kit's config, over the same transcript and session
-            (``docs/kits.md``, "Handoffs"). :meth:`add_handoffs` adds kits built later (a
+            (``docs/kit.md``, "Handoffs"). :meth:`add_handoffs` adds kits built later (a
             kit that hands back).
         tool_sources: options per plugin-provided tool source, e.g.
             ``{"mcp": {"servers": ["mcp-server-time"]}}``, connected at construction.

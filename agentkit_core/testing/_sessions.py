@@ -46,6 +46,7 @@ from .._errors import StorageError
 from .._lookup import open_sessions
 from .._messages import Message
 from .._messages import ToolCall
+from .._sessions import ITEM_KINDS
 from .._sessions import SESSION_SCHEMA
 from .._sessions import NewItem
 from .._sessions import SessionHeader
@@ -197,6 +198,18 @@ class SessionStoreConformance:
             [item] = await sessions.append(head.session_id, leaf.id, NewItem("user", value))
             got = await sessions.item(head.session_id, item.id)
             assert got.body == value
+
+    async def test_every_item_kind_round_trips(self, sessions: Sessions) -> None:
+        """Each kind of :data:`ITEM_KINDS` after the header (a ``handoff`` among them)."""
+        head = await sessions.create()
+        batch = [
+            NewItem(kind, {"kind": kind, "from": "triage", "to": "billing", "call": "c1"})
+            for kind in ITEM_KINDS
+            if kind != "header"
+        ]
+        await sessions.append(head.session_id, head.id, batch)
+        path = await sessions.path(head.session_id)
+        assert [(i.kind, i.body) for i in path[1:]] == [(n.kind, n.body) for n in batch]
 
     async def test_reads_are_independent_copies(self, sessions: Sessions) -> None:
         head = await sessions.create()
