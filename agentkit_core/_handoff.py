@@ -192,12 +192,12 @@ def agent_for(agent: Agent, target: HandoffTarget) -> Agent:
 async def _switch(source: Agent, target: Agent, ctx: RunContext) -> None:
     """Put ``ctx`` under ``target``: its model, middlewares, policy, guardrail and guards."""
     old, new = source.policy, target.policy
-    if old is not None and new is not None and old is not new:
+    if new is not None and new is not old:
         scope = grant_scope(ctx)
-        for grant, _, ended in old.grants(scope):
+        for grant, _, ended in () if old is None else old.grants(scope):
             if not ended:
                 new.grant(grant, ctx)
-        new.end_grants(scope, ctx.run_id, ctx)  # as at the task's start: others' have ended
+        new.end_grants(scope, ctx.run_id, ctx)  # as at the task's start: earlier runs' end
     ctx.agent_name = target.name
     ctx.policy, ctx.guardrail, ctx.guards = target.policy, target.guardrail, target.guards
     ctx.invoker = Invoker(target.model, target.middlewares, ctx=ctx, deadline=target.model_deadline)

@@ -281,6 +281,40 @@ async def test_a_grant_follows_the_conversation_and_never_lifts_the_target_s_den
     assert wiped.is_error and "never" in wiped.text  # the grant names wipe; ops denies it
 
 
+async def test_a_grant_made_under_the_target_ends_at_the_conversation_s_next_task(
+    tmp_path: Path,
+) -> None:
+    ran: list[str] = []
+    script = [
+        call("read_skill", "r1"),
+        call("deploy", "d1"),
+        "deployed",
+        call("deploy", "d2"),
+        "no",
+    ]
+    ops = Kit(
+        name="ops",
+        model=ScriptedModel(script),
+        tools=[read_skill, *ops_tools(ran)],
+        policy=Rules(allow=("read_skill",)),
+        manager=bare(),
+    )
+    desk_model = ScriptedModel([call("transfer_to_ops", "h1"), call("transfer_to_ops", "h2")])
+    async with (
+        await open_sessions(f"sqlite:///{tmp_path}/s.sqlite") as sessions,
+        await Kit.open(
+            name="desk", model=desk_model, handoffs=[ops], session=sessions, manager=bare()
+        ) as desk,
+    ):
+        agent = Agent.from_config(desk.config())
+        first = await agent.run("deploy")
+        assert first.status == "done" and ran == ["deploy"]
+        second = await agent.run("deploy again")  # the user's next message: the grant ended
+    assert second.status == "done" and ran == ["deploy"]
+    [refused] = [m for m in second.transcript if m.tool_call_id == "d2"]
+    assert refused.is_error and "ended at the user's next message" in refused.text
+
+
 async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> None:
     ran: list[str] = []
     engine = Rules()
