@@ -341,6 +341,25 @@ async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> No
     assert wiped.is_error and "never" in wiped.text
 
 
+async def test_a_handoff_a_person_approved_goes_on_under_the_target_on_resume() -> None:
+    ops_model = ScriptedModel(["ops here"], name="ops-model")
+    ops = Kit(name="ops", model=ops_model, instructions="You are ops.", manager=bare())
+    desk = Kit(
+        name="desk",
+        model=ScriptedModel([call("transfer_to_ops", "h1")]),
+        handoffs=[ops],
+        policy=Rules(),  # asks about every call, the handoff too
+        manager=bare(),
+    )
+    agent = Agent.from_config(desk.config(), checkpointer=await open_checkpointer("memory://"))
+    held = await agent.run("escalate")
+    assert held.status == "suspended" and [c.id for c in held.pending] == ["h1"]
+    kinds = [e.kind async for e in agent.resume_stream_events(held.run_id, {"h1": True})]
+    assert "handoff" in kinds and kinds[-1] == "run_finished"
+    [sent] = ops_model.requests
+    assert sent.messages[0].text == "You are ops." and sent.messages[-1].role == "tool"
+
+
 # ---------------------------------------------------------------------- resuming
 
 
