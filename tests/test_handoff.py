@@ -285,7 +285,7 @@ async def test_a_grant_made_under_the_target_ends_at_the_conversation_s_next_tas
     tmp_path: Path,
 ) -> None:
     ran: list[str] = []
-    script = [
+    script: list[Any] = [
         call("read_skill", "r1"),
         call("deploy", "d1"),
         "deployed",
