@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import ToolSourceFactory
 
+    from ._auth import GrantRevoked as GrantRevoked
     from ._auth import HttpServer as HttpServer
     from ._auth import LoginRequired as LoginRequired
     from ._connection import DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them).
 _LAZY = {
+    "GrantRevoked": "._auth",
     "HttpServer": "._auth",
     "LoginRequired": "._auth",
     "login": "._login",
@@ -76,6 +78,7 @@ __all__ = [
     "SAMPLING_TOOL",
     "STDERR_TAIL_BYTES",
     "FileTokenStore",
+    "GrantRevoked",
     "HttpServer",
     "LoginRequired",
     "MCPServerSource",

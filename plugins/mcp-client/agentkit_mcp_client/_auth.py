@@ -23,6 +23,7 @@ import inspect
 import os
 import re
 import time
+from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 #: The environment variable naming the default token store, and the default itself.
 TOKEN_STORE_ENV = "AGENTKIT_MCP_TOKEN_STORE"
 DEFAULT_USER = "default"
+#: How a revoked grant showed when its refresh was refused.
+REFRESH_REFUSED = "the authorization server answered a refresh with invalid_grant"
 #: How long an interactive login waits for the browser to come back.
 LOGIN_TIMEOUT = 300.0
 MASK = "***"
@@ -72,6 +75,10 @@ Authorize = Callable[[str], Awaitable[None] | None]
 
 class LoginRequired(ToolSourceError):
     """The server needs an OAuth grant this connection may not ask a person for."""
+
+
+class GrantRevoked(LoginRequired):
+    """The stored OAuth grant was revoked (and removed from the token store)."""
 
 
 def default_token_store() -> str:
@@ -290,11 +297,7 @@ async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh:
 
     async def redirect(url: str) -> None:
         if server.authorize is None:
-            raise LoginRequired(
-                f"the server refused the stored OAuth grant for user "
-                f"{server.user!r} (expired, revoked or for other scopes) and no refresh was "
-                f"possible; log in again: {server.login_command()}"
-            )
+            raise await _refused_grant(server, store, provider.revoked)
         assert listener is not None  # authorize is set, so the listener is open
         listener.arm()
         shown = server.authorize(url)
@@ -305,8 +308,28 @@ async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh:
         assert listener is not None  # authorize is set whenever redirect returned
         return await listener.result(LOGIN_TIMEOUT)
 
-    return _provider_class()(
+    provider = _provider_class()(
         server.url, metadata, grants, redirect, callback, server.client_metadata_url
+    )
+    return provider
+
+
+async def _refused_grant(server: HttpServer, store: MCPTokenStore, revoked: str | None) -> Any:
+    """The error for a stored grant the servers refused; a revoked one leaves the store.
+
+    Only that (server, user) key goes: the other servers' and users' grants stay.
+    """
+    if revoked is None:
+        return LoginRequired(
+            f"the server refused the stored OAuth grant for user "
+            f"{server.user!r} (expired or for other scopes) and no refresh was "
+            f"possible; log in again: {server.login_command()}"
+        )
+    await store.delete(server.url, server.user)
+    return GrantRevoked(
+        f"the server refused the stored OAuth grant for user {server.user!r}: it was "
+        f"revoked ({revoked}), so it is removed from the token store "
+        f"{mask_url(server.store_url)!r}; log in again: {server.login_command()}"
     )
 
 
@@ -386,17 +409,65 @@ def _provider_class() -> type:
     from mcp.client.auth import OAuthClientProvider
 
     class Provider(OAuthClientProvider):
-        """The SDK's provider, which also restores a stored token's expiry after a restart.
+        """The SDK's provider; it restores expiry, refreshes a rejected token, notes revocation.
 
         The SDK loads stored tokens but not when they expire, so an expired token would be
         sent (and refused) instead of refreshed; the grant keeps ``expires_at`` for this.
+        The grant is revoked (``revoked`` says how it showed) when a refresh is answered
+        ``invalid_grant``, or when the server answers ``invalid_token`` to the token sent
+        and there is no refresh token to try.
         """
+
+        revoked: str | None = None
 
         async def _initialize(self) -> None:
             await super()._initialize()
             storage = self.context.storage
             if isinstance(storage, _GrantStorage):
                 self.context.token_expiry_time = await storage.expires_at()
+
+        async def _handle_refresh_response(self, response: Any) -> bool:
+            if response.status_code in (400, 401):
+                await response.aread()
+                with contextlib.suppress(ValueError, AttributeError):
+                    if response.json().get("error") == "invalid_grant":
+                        self.revoked = REFRESH_REFUSED
+            ok: bool = await super()._handle_refresh_response(response)
+            return ok
+
+        async def _auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
+            """The SDK's flow, with one refresh when the server rejects the token sent."""
+            from mcp.client.auth.utils import extract_field_from_www_auth
+
+            flow = super()._auth_flow(request)
+            answer: Any = None
+            retried = False
+            try:
+                while True:
+                    try:
+                        sent = await flow.asend(answer)
+                    except StopAsyncIteration:
+                        return
+                    answer = yield sent
+                    rejected = (
+                        sent is request
+                        and not retried
+                        and answer.status_code == 401
+                        and "authorization" in request.headers
+                        and extract_field_from_www_auth(answer, "error") == "invalid_token"
+                    )
+                    if not rejected:
+                        continue
+                    retried = True
+                    if not self.context.can_refresh_token():
+                        self.revoked = "the server rejected the token as invalid_token"
+                        continue
+                    refreshed = yield await self._refresh_token()
+                    if await self._handle_refresh_response(refreshed):
+                        self._add_auth_header(request)
+                        answer = yield request
+            finally:
+                await flow.aclose()
 
     return Provider
 

@@ -51,8 +51,9 @@ SAMPLING_TOOL = "mcp_sampling"
 #: Span attribute of a tool call that lists the progress notifications its server sent.
 PROGRESS_ATTRIBUTE = "mcp_progress"
 
-#: ``listener(uri)``: told that a subscribed resource changed on the server.
-ResourceListener = Callable[[str], Awaitable[None] | None]
+#: ``listener(uri)``: told that a resource changed on the server (``uri``), or that its list
+#: of resources did (None).
+ResourceListener = Callable[[str | None], Awaitable[None] | None]
 
 _sampling_ids = itertools.count(1)
 
@@ -83,7 +84,8 @@ class ClientFeatures:
     label: str
     sampling: bool = True
     roots: tuple[Path, ...] = ()
-    #: Told each ``notifications/resources/updated`` (the resource parts re-read).
+    #: Told each ``notifications/resources/updated`` and ``.../list_changed`` (the resource
+    #: parts re-read).
     listeners: list[ResourceListener] = field(default_factory=list)
     #: The runs with a tool call in flight on this server, the latest last.
     _runs: list[RunContext] = field(default_factory=list)
@@ -128,10 +130,15 @@ class ClientFeatures:
 
         root = getattr(message, "root", message)
         if isinstance(root, mcp_types.ResourceUpdatedNotification):
-            for listener in list(self.listeners):
-                done = listener(str(root.params.uri))
-                if done is not None:
-                    await done
+            uri: str | None = str(root.params.uri)
+        elif isinstance(root, mcp_types.ResourceListChangedNotification):
+            uri = None
+        else:
+            return
+        for listener in list(self.listeners):
+            done = listener(uri)
+            if done is not None:
+                await done
 
     # ------------------------------------------------------------------ sampling
 

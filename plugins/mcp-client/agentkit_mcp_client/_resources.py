@@ -3,13 +3,14 @@
 Resources are offered to the model by two tools per server (``<name>_list_resources`` and
 ``<name>_read_resource``, ``<name>`` the server's prefix or its announced name), and, for the
 resources a product names, as one live instruction part under a byte budget
-(:class:`ResourcePart`) that the server's ``notifications/resources/updated`` refresh. A prompt
+(:class:`ResourcePart`) that the server's update notifications refresh. A prompt
 renders into messages (:func:`render_prompt`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import warnings
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from agentkit_core.plugin import Rendered
 from ._features import uri_texts
 
 if TYPE_CHECKING:
+    import mcp
     import mcp_types
 
     from agentkit_core.plugin import ModelRequest
@@ -54,26 +56,26 @@ async def read_resource(connection: Connection, uri: str) -> str:
     return uri_texts(result.contents)
 
 
-async def subscribe(connection: Connection, uri: str) -> bool:
-    """Ask for ``notifications/resources/updated`` about ``uri``; False where there are none.
+async def subscribe(connection: Connection, client: mcp.Client, uris: Sequence[str]) -> None:
+    """Ask for ``notifications/resources/updated`` about ``uris`` (2025-11-25 handshake).
 
-    Through the 2025-11-25 handshake's ``resources/subscribe``, which the SDK marks deprecated
-    (2026-07-28 servers stream updates through ``subscriptions/listen`` instead, not used yet:
-    there the part keeps what it read at start).
+    Through ``resources/subscribe``, where the server offers it; the SDK marks it deprecated
+    for 2026-07-28 servers, which stream updates through ``subscriptions/listen`` instead
+    (:meth:`ResourcePart._listen`).
     """
     from mcp.shared.exceptions import MCPDeprecationWarning
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    client = await connection._live()
     caps = client.server_capabilities.resources
-    if caps is None or not caps.subscribe or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return False
-    with warnings.catch_warnings():  # the SDK warns when the request is awaited
-        warnings.simplefilter("ignore", MCPDeprecationWarning)
-        await connection._request(
-            client.subscribe_resource(uri), f"subscribing to {uri!r}", connection.request_timeout
-        )
-    return True
+    if caps is None or not caps.subscribe:
+        return
+    for uri in uris:
+        with warnings.catch_warnings():  # the SDK warns when the request is awaited
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await connection._request(
+                client.subscribe_resource(uri),
+                f"subscribing to {uri!r}",
+                connection.request_timeout,
+            )
 
 
 def server_slug(server: MCPServerSource) -> str:
@@ -137,7 +139,15 @@ class ResourcePart:
     A :class:`~agentkit_core.LivePartSource`: the text is each resource's contents under a
     ``## <uri>`` heading, in the order given; what does not fit ``max_bytes`` (or the
     instructions' budget) is left out whole and reported. Start it (:meth:`start`) once the
-    server is connected: it reads the resources and subscribes to their updates.
+    server is connected: it subscribes to the resources' updates and reads them.
+
+    A ``notifications/resources/updated`` marks its resource stale, a
+    ``notifications/resources/list_changed`` every resource (one may be gone or replaced);
+    a stale resource is re-read at once in the background, and :meth:`read` (before every
+    request) waits for that, so the next request carries the fresh text. Updates come by
+    ``resources/subscribe`` (2025-11-25) or a ``subscriptions/listen`` stream (2026-07-28);
+    after a reconnect (an HTTP connection dropped) or a lost stream the part subscribes again
+    and re-reads everything, as updates in between were not seen.
     """
 
     shrinkable = True
@@ -169,32 +179,85 @@ class ResourcePart:
         self.id = id
         self.source = server.label
         self.texts: dict[str, str] = {}
-        #: Every refresh (a ``resources/updated`` re-read) so far, for tests and traces.
+        #: Every refresh (a re-read after an update) so far, for tests and traces.
         self.refreshes = 0
+        self._stale: set[str] = set()
         self._lock = asyncio.Lock()
+        #: The client the subscriptions were made on (a new one needs them made again).
+        self._client: mcp.Client | None = None
+        self._listening: asyncio.Task[None] | None = None
 
     async def start(self) -> ResourcePart:
-        """Read every resource and subscribe to the ones the server can report changes of."""
-        for uri in self.uris:
-            self.texts[uri] = await read_resource(self.server.connection, uri)
-        self.server.connection.features.listeners.append(self._updated)
-        for uri in self.uris:
-            await subscribe(self.server.connection, uri)
+        """Subscribe to the resources' updates, then read every resource."""
+        self.server.connection.features.listeners.append(self._notified)
+        await self._follow()
+        await self._fresh()
         return self
 
-    async def _updated(self, uri: str) -> None:
-        if uri not in self.texts:
+    def _notified(self, uri: str | None) -> None:
+        if uri is not None and uri not in self.uris:
             return
+        self._stale.update(self.uris if uri is None else (uri,))
         # Read outside the notification handler's task: the SDK delivers the answer there.
-        asyncio.get_running_loop().create_task(self._refresh(uri))
+        asyncio.get_running_loop().create_task(self._fresh())
 
-    async def _refresh(self, uri: str) -> None:
+    async def _follow(self) -> None:
+        """Subscribe when the connection's client is not the one subscribed on."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        client = await self.server.connection._live()
+        if client is self._client:
+            return
+        self._client = client
+        self._stale.update(self.uris)
+        if self._listening is not None:
+            self._listening.cancel()
+            self._listening = None
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await subscribe(self.server.connection, client, self.uris)
+            return
+        acked: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._listening = asyncio.get_running_loop().create_task(self._listen(client, acked))
+        await acked
+
+    async def _listen(self, client: mcp.Client, acked: asyncio.Future[None]) -> None:
+        """Hold a ``subscriptions/listen`` stream open; its events reach the message handler.
+
+        A server that does not listen leaves the part as it read it at start; a stream lost
+        or closed once open has the next request listen again.
+        """
+        try:
+            async with client.listen(
+                resources_list_changed=True, resource_subscriptions=self.uris
+            ) as stream:
+                acked.set_result(None)
+                async for _ in stream:
+                    pass
+        except Exception:  # refused or lost: no updates until the next request listens again
+            pass
+        finally:
+            if not acked.done():
+                acked.set_result(None)
+            elif self._client is client:
+                self._client = None
+
+    async def _fresh(self) -> None:
+        """Read every stale resource, one reader at a time.
+
+        At start a failed read is the caller's error; later the part keeps the last text.
+        """
         async with self._lock:
-            try:
-                self.texts[uri] = await read_resource(self.server.connection, uri)
-            except ToolSourceError:
-                return  # the part keeps the last text it read
-            self.refreshes += 1
+            for uri in [u for u in self.uris if u in self._stale]:
+                self._stale.discard(uri)
+                try:
+                    text = await read_resource(self.server.connection, uri)
+                except ToolSourceError:
+                    if uri not in self.texts:
+                        raise
+                    continue
+                if uri in self.texts:
+                    self.refreshes += 1
+                self.texts[uri] = text
 
     def render(self, max_bytes: int | None) -> Rendered:
         limits = [b for b in (max_bytes, self.max_bytes) if b is not None]
@@ -213,6 +276,10 @@ class ResourcePart:
         return Rendered("\n\n".join(kept), tuple(left))
 
     async def read(self, ctx: RunContext) -> PartSource:
+        """The part with its stale resources re-read (a server gone: the last texts)."""
+        with contextlib.suppress(ToolSourceError):
+            await self._follow()
+            await self._fresh()
         return self
 
     def sent(self, ctx: RunContext, view: PartSource, request: ModelRequest) -> ModelRequest:

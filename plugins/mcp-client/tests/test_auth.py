@@ -126,12 +126,21 @@ async def test_each_user_has_their_own_grant(oauth, tmp_path):
     assert f"agentkit mcp login {oauth} --user bob --store {store}" in message
 
 
-async def test_a_revoked_grant_is_a_clear_error_naming_the_login(oauth, tmp_path):
-    store = f"file://{tmp_path}/tokens"
+OTHER = "https://other.example/mcp"
+
+
+@pytest.mark.parametrize("kind", ["file", "sqlite"])
+@pytest.mark.parametrize("expired", [False, True])
+async def test_a_revoked_grant_is_a_clear_error_naming_the_login(oauth, tmp_path, kind, expired):
+    """Revoked, the grant is refused as sent (then its refresh too) or, once expired, its refresh
+    is: either way it leaves the store, and only it."""
+    store = f"file://{tmp_path}/tokens" if kind == "file" else f"sqlite:///{tmp_path}/tokens.db"
     await login(oauth, user="ann", store=store, authorize=follow)
     opened = await open_mcp_token_store(store, manager=manager())
     grant = await opened.get(oauth, "ann")
-    await opened.aclose()
+    kept = {(OTHER, "ann"): {"tokens": {"access_token": "other"}}, (oauth, "bob"): {"x": 1}}
+    for (server, user), value in kept.items():
+        await opened.put(server, user, value)
     assert grant is not None
     client = grant["client"]
     async with httpx.AsyncClient() as http:
@@ -144,13 +153,25 @@ async def test_a_revoked_grant_is_a_clear_error_naming_the_login(oauth, tmp_path
             },
         )
     assert revoked.status_code == 200, revoked.text
+    if expired:
+        await asyncio.sleep(2.5)  # the access token expires: the refresh is what is refused
     spec = {"url": oauth, "auth": "oauth", "token_store": store, "user": "ann"}
     with pytest.raises(ToolSourceError) as caught:
         await whoami(spec)
     message = str(caught.value)
     assert "refused the stored OAuth grant for user 'ann'" in message, message
+    assert "it was revoked (the authorization server answered a refresh with invalid_grant)" in (
+        message
+    )
+    assert "removed from the token store" in message
     assert f"agentkit mcp login {oauth} --user ann --store {store}" in message
     assert grant["tokens"]["access_token"] not in message
+    assert await opened.get(oauth, "ann") is None
+    for (server, user), value in kept.items():
+        assert await opened.get(server, user) == value
+    await opened.aclose()
+    with pytest.raises(ToolSourceError, match="no OAuth grant for user 'ann'"):
+        await whoami(spec)  # the next start asks for a login at once
 
 
 async def test_the_login_command_prints_the_url_and_stores_the_grant(oauth, tmp_path):
