@@ -14,17 +14,14 @@ from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Generic
 from typing import TypeVar
 
 from ._errors import ConfigError
 from ._events import EventLog
+from ._events import Note
 from ._events import RunEvent
-from ._events import TextDelta
-from ._events import ThinkingDelta
-from ._events import ToolCallArgsDelta
 from ._events import model_sink
 
 if TYPE_CHECKING:
@@ -36,48 +33,43 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-#: The events :func:`merge_delta` may join.
-_DELTAS = frozenset({TextDelta, ThinkingDelta, ToolCallArgsDelta})
-
-
 class EventQueue(Generic[T]):
-    """Where a run's events wait for their consumer, in order; iterate it to take them.
+    """Where a run's items wait for their consumer, in order; iterate it to take them.
 
-    A consumer that falls behind gets the deltas waiting for it merged (:func:`merge_delta`),
-    so their backlog stays one event per stretch of text or arguments; step events
-    wait one by one, none merged or dropped (there are a handful per turn, each already kept in
-    the run's trace).
+    ``put`` is what the run pays per item: an append, and a wake-up when the consumer waits.
+    What may join the item before it (a model's delta) is the caller's to join, in
+    :attr:`waiting`, before the consumer takes it.
     """
 
     def __init__(self) -> None:
-        #: The events not yet taken, oldest first.
+        #: The items not yet taken, oldest first.
         self.waiting: deque[T] = deque()
-        self._ready = asyncio.Event()
+        #: What the consumer awaits while nothing waits (None while it is busy).
+        self._waiter: asyncio.Future[None] | None = None
         self._closed = False
 
-    def put(self, event: T) -> None:
-        waiting = self.waiting
-        if type(event) in _DELTAS and waiting:
-            merged = merge_delta(waiting[-1], event)
-            if merged is not None:
-                waiting[-1] = merged
-                return
-        waiting.append(event)
-        if not self._ready.is_set():
-            self._ready.set()
+    def put(self, item: T) -> None:
+        self.waiting.append(item)
+        if self._waiter is not None:
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def close(self) -> None:
-        """No more events: the iteration ends once the waiting ones are taken."""
+        """No more items: the iteration ends once the waiting ones are taken."""
         self._closed = True
-        self._ready.set()
+        self._wake()
 
     async def more(self) -> bool:
-        """Wait until an event waits in :attr:`waiting`; False once closed with none left."""
+        """Wait until an item waits in :attr:`waiting`; False once closed with none left."""
         while not self.waiting:
             if self._closed:
                 return False
-            self._ready.clear()
-            await self._ready.wait()
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
         return True
 
     async def __aiter__(self) -> AsyncIterator[T]:
@@ -85,24 +77,6 @@ class EventQueue(Generic[T]):
         while await self.more():
             while waiting:
                 yield waiting.popleft()
-
-
-def merge_delta(waiting: T, event: T) -> T | None:
-    """``waiting`` with ``event`` joined on, when both are deltas of one stream; else None.
-
-    What a consumer that is behind receives instead of the two: one delta holding both texts
-    (or both argument fragments of one call), under the later sequence number.
-    """
-    if type(waiting) is not type(event):
-        return None
-    if isinstance(event, TextDelta | ThinkingDelta):
-        assert isinstance(waiting, TextDelta | ThinkingDelta)
-        return replace(event, text=waiting.text + event.text)  # type: ignore[return-value]
-    if isinstance(event, ToolCallArgsDelta):
-        assert isinstance(waiting, ToolCallArgsDelta)
-        if waiting.call_id == event.call_id:
-            return replace(event, delta=waiting.delta + event.delta)  # type: ignore[return-value]
-    return None
 
 
 async def while_running(
@@ -145,15 +119,16 @@ async def stream_events(
             "context (leave ctx= unset)",
             source="Agent.run_stream_events",
         )
-    queue: EventQueue[RunEvent] = EventQueue()
-    log = scope.trace.events = EventLog(scope.run_id, queue.put)
+    queue: EventQueue[Note] = EventQueue()
+    waiting = queue.waiting
+    log = scope.trace.events = EventLog(scope.run_id, queue.put, waiting)
     runner = asyncio.ensure_future(start(model_sink(log, partials)))
     runner.add_done_callback(lambda _: queue.close())
-    waiting = queue.waiting
+    build = log.build
     try:  # the queue's loop inlined: a generator less for each event to pass through
         while await queue.more():
             while waiting:
-                yield waiting.popleft()
+                yield build(waiting.popleft())
         await runner
     finally:
         scope.trace.events = None

@@ -15,9 +15,11 @@ of the run's session written at that moment, that item's id.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import MutableSequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import ClassVar
 
 from ._encoder import jsonable
@@ -278,23 +280,41 @@ class RunFailed(RunEvent):
     error_type: str
 
 
+#: What the run notes for an event: the function that builds it (in the consumer's time, see
+#: :class:`EventLog`), the event's sequence number, then what that function reads.
+Note = tuple[Any, ...]
+
+
 @dataclass(slots=True)
 class EventLog:
-    """Numbers a run's events and hands each to ``sink``, in the run's own task.
+    """Numbers a run's events and notes each, in the run's own task, for the consumer to build.
+
+    The run appends a note (a tuple: the function that builds the event, its sequence number,
+    and the span or values it is built from) with ``put``; :meth:`build`, called by whoever
+    takes the notes out of ``waiting``, makes the frozen event. So a turn pays a tuple per
+    event, and the records are made while the run waits for its model, where a consumer gets
+    its time. A span's event reads the span then: what it reads (the attributes set at its
+    open, or everything once it is closed) no longer changes.
 
     ``run_id`` is the top run's: a child agent's run shares its parent's log (its events are
     stamped with its own run id, numbered in the one sequence).
     """
 
     run_id: str
-    sink: Callable[[RunEvent], None]
+    #: Hands a note to the queue (and wakes the consumer).
+    put: Callable[[Note], None]
+    #: The notes not yet taken, oldest last: a delta joins the one before it, if still there.
+    waiting: MutableSequence[Note]
     seq: int = 0
+    #: Usage over the run's requests, as far as the events built so far tell.
     total: Usage = field(default_factory=Usage)
-    #: Each open run span's id → (run id, agent), for the child-run events.
-    _runs: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: The last request estimated, and its estimate (see :meth:`estimate`).
     _sent: tuple[Message, ...] = ()
     _sent_tokens: int = 0
+
+    def build(self, note: Note) -> RunEvent:
+        """The event ``note`` stands for (notes are built in the order they were put)."""
+        return note[0](self, note)  # type: ignore[no-any-return]
 
     def estimate(self, messages: tuple[Message, ...]) -> int:
         """``estimate_tokens(messages)``, in time proportional to what is new since the last.
@@ -317,94 +337,44 @@ class EventLog:
         run_id: str | None = None,
         item_id: str | None = None,
         **fields: object,
-    ) -> RunEvent:
-        """Build a ``cls`` event with the next sequence number and hand it to every subscriber."""
+    ) -> None:
+        """Note a ``cls`` event, with the next sequence number, made of ``fields``."""
         self.seq += 1
-        event = cls(run_id or self.run_id, self.seq, item_id, **fields)
-        self.sink(event)
-        return event
+        self.put((_record, self.seq, cls, run_id, item_id, fields))
 
     def span_opened(self, span: Span) -> None:
-        name, at = span.name, span.attributes
-        run = span.run_id
-        if name == "turn":
-            self.emit(TurnStarted, run, turn=at.get("turn", 0))
-        elif name == "model_call":
-            self.emit(
-                ModelRequestStarted,
-                run,
-                messages=at.get("messages", 0),
-                estimated_tokens=at.get("estimated_tokens", 0),
-            )
-        elif name == "tool_call":
-            self.emit(
-                ToolStarted,
-                run,
-                call_id=at.get("call_id", ""),
-                name=at.get("tool", ""),
-                arguments=span.payload.get("arguments", {}),
-            )
-        elif name == "run":
-            agent = str(at.get("agent", ""))
-            self._runs[span.span_id] = (run or "", agent)
-            if run != self.run_id:
-                self.emit(ChildRunStarted, child_run_id=run or "", agent=agent)
-            else:
-                self.emit(
-                    RunStarted,
-                    item_id=at.get("task_item"),
-                    agent=agent,
-                    model=str(at.get("model", "")),
-                    session_id=at.get("session_id"),
-                )
+        make = _OPENED.get(span.name)
+        if make is not None:  # the request's messages go now: the span drops them at its end
+            self.seq += 1
+            self.put((make, self.seq, span, span.payload.get("request")))
 
     def span_closed(self, span: Span) -> None:
-        name, at = span.name, span.attributes
-        run = span.run_id
-        if name == "tool_call":
-            self.emit(
-                ToolFinished,
-                run,
-                call_id=at.get("call_id", ""),
-                name=at.get("tool", ""),
-                result=span.payload.get("result"),
-                is_error=bool(at.get("is_error", span.error is not None)),
-                duration=span.duration or 0.0,
-                error=span.error,
-            )
-        elif name == "model_call" and span.error is None:
-            request = Usage(
-                input_tokens=at.get("input_tokens", 0),
-                output_tokens=at.get("output_tokens", 0),
-                cache_read_tokens=at.get("cache_read_tokens", 0),
-                cache_write_tokens=at.get("cache_write_tokens", 0),
-                reasoning_tokens=at.get("reasoning_tokens", 0),
-                requests=1,
-            )
-            self.total = self.total + request
-            self.emit(
-                UsageUpdate,
-                run,
-                model=str(at.get("model") or ""),
-                request=request,
-                total=self.total,
-                cost=at.get("cost"),
-            )
-        elif name in ("fold", "compaction"):
-            self.emit(
-                CompactionFold,
-                run,
-                compactor=str(at.get("compactor", "folding")),
-                messages=at.get("fold_messages"),
-                tokens_before=at.get("fold_tokens_before"),
-                tokens_after=at.get("fold_tokens_after"),
-                error=at.get("fold_error") or span.error,
-            )
-        elif name == "run":
-            child, agent = self._runs.pop(span.span_id, (run or "", ""))
-            if child != self.run_id:
-                status = str(at.get("status", "failed" if span.error else "done"))
-                self.emit(ChildRunFinished, child_run_id=child, agent=agent, status=status)
+        make = _CLOSED.get(span.name)
+        if make is None:
+            return
+        if make is _usage_update:
+            if span.error is not None:
+                return
+        elif make is _child_finished and span.run_id == self.run_id:
+            return
+        self.seq += 1
+        self.put((make, self.seq, span))
+
+    def delta(self, make: Callable[[EventLog, Note], RunEvent], key: str, text: str) -> None:
+        """Note a model's delta: joined onto the one before it when that one still waits.
+
+        The consumer is behind, then: it gets one delta holding both texts (or both argument
+        fragments of one call: ``key`` is the call's id, "" for a text), under the later
+        sequence number.
+        """
+        self.seq += 1
+        waiting = self.waiting
+        if waiting:
+            last = waiting[-1]
+            if last[0] is make and last[2] == key:
+                waiting[-1] = (make, self.seq, key, last[3] + text)
+                return
+        self.put((make, self.seq, key, text))
 
     def finished(self, result: AgentResult, item_id: str | None) -> None:
         """The run's last event: suspended (each held call's request first), or finished."""
@@ -441,6 +411,140 @@ class EventLog:
             self.emit(VerdictReported, run, item_id=item_id, verdict=verdict)
 
 
+# The builders a note names. Each takes the log and the note (builder, seq, what it reads...).
+
+
+def _record(log: EventLog, note: Note) -> RunEvent:
+    _, seq, cls, run_id, item_id, fields = note
+    return cls(run_id or log.run_id, seq, item_id, **fields)  # type: ignore[no-any-return]
+
+
+def _turn_started(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    return TurnStarted(span.run_id or log.run_id, note[1], None, span.attributes.get("turn", 0))
+
+
+def _request_started(log: EventLog, note: Note) -> RunEvent:
+    _, seq, span, messages = note
+    tokens = 0 if messages is None else log.estimate(messages)
+    at = span.attributes
+    return ModelRequestStarted(span.run_id or log.run_id, seq, None, at.get("messages", 0), tokens)
+
+
+def _tool_started(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at = span.attributes
+    return ToolStarted(
+        span.run_id or log.run_id,
+        note[1],
+        None,
+        at.get("call_id", ""),
+        at.get("tool", ""),
+        span.payload.get("arguments", {}),
+    )
+
+
+def _run_started(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at, run = span.attributes, span.run_id or ""
+    agent = str(at.get("agent", ""))
+    if run != log.run_id:
+        return ChildRunStarted(log.run_id, note[1], None, run, agent)
+    return RunStarted(
+        log.run_id,
+        note[1],
+        at.get("task_item"),
+        agent,
+        str(at.get("model", "")),
+        at.get("session_id"),
+    )
+
+
+def _tool_finished(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at = span.attributes
+    return ToolFinished(
+        span.run_id or log.run_id,
+        note[1],
+        None,
+        at.get("call_id", ""),
+        at.get("tool", ""),
+        span.payload.get("result"),
+        bool(at.get("is_error", span.error is not None)),
+        span.duration or 0.0,
+        span.error,
+    )
+
+
+def _usage_update(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at = span.attributes
+    request = Usage(
+        at.get("input_tokens", 0),
+        at.get("output_tokens", 0),
+        1,
+        at.get("cache_read_tokens", 0),
+        at.get("cache_write_tokens", 0),
+        at.get("reasoning_tokens", 0),
+    )
+    log.total = total = log.total + request
+    run_id = span.run_id or log.run_id
+    return UsageUpdate(
+        run_id, note[1], None, str(at.get("model") or ""), request, total, at.get("cost")
+    )
+
+
+def _fold(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at = span.attributes
+    return CompactionFold(
+        span.run_id or log.run_id,
+        note[1],
+        None,
+        str(at.get("compactor", "folding")),
+        at.get("fold_messages"),
+        at.get("fold_tokens_before"),
+        at.get("fold_tokens_after"),
+        at.get("fold_error") or span.error,
+    )
+
+
+def _child_finished(log: EventLog, note: Note) -> RunEvent:
+    span = note[2]
+    at = span.attributes
+    status = str(at.get("status", "failed" if span.error else "done"))
+    child, agent = span.run_id or "", str(at.get("agent", ""))
+    return ChildRunFinished(log.run_id, note[1], None, child, agent, status)
+
+
+def _text(log: EventLog, note: Note) -> RunEvent:
+    return TextDelta(log.run_id, note[1], None, note[3])
+
+
+def _thinking(log: EventLog, note: Note) -> RunEvent:
+    return ThinkingDelta(log.run_id, note[1], None, note[3])
+
+
+def _arguments(log: EventLog, note: Note) -> RunEvent:
+    return ToolCallArgsDelta(log.run_id, note[1], None, note[2], note[3])
+
+
+#: The event a span's opening or closing makes, by the span's name.
+_OPENED = {
+    "turn": _turn_started,
+    "model_call": _request_started,
+    "tool_call": _tool_started,
+    "run": _run_started,
+}
+_CLOSED = {
+    "tool_call": _tool_finished,
+    "model_call": _usage_update,
+    "fold": _fold,
+    "compaction": _fold,
+    "run": _child_finished,
+}
+
+
 def model_sink(
     log: EventLog, partials: Callable[[], OutputStream[object]] | None
 ) -> Callable[[StreamEvent], None]:
@@ -461,16 +565,16 @@ def model_sink(
         nonlocal parser
         kind = event.kind
         if kind == "text" and event.text:
-            log.emit(TextDelta, text=event.text)
+            log.delta(_text, "", event.text)
             if parser is not None and (value := parser.feed(event.text)) is not None:
                 log.emit(OutputPartial, value=value)
         elif kind == "reasoning" and event.text:
-            log.emit(ThinkingDelta, text=event.text)
+            log.delta(_thinking, "", event.text)
         elif kind == "tool_call_delta" and event.tool_call is not None:
             call = event.tool_call
             start(call)
             if call.arguments:
-                log.emit(ToolCallArgsDelta, call_id=call.id, delta=call.arguments)
+                log.delta(_arguments, call.id, call.arguments)
         elif kind == "tool_call" and event.tool_call is not None:
             start(event.tool_call)
             log.emit(ToolCallReady, call=event.tool_call)

@@ -29,10 +29,7 @@ class _Tracing(Middleware):
         # trace._enter/_exit rather than ``with trace.span``: the same span, two calls fewer
         payload: dict[str, object] = {"request": request.messages}
         trace = ctx.trace
-        attributes: dict[str, object] = {"messages": len(request.messages)}
-        if trace.events is not None:  # someone streams the run's events: they get the estimate
-            attributes["estimated_tokens"] = trace.events.estimate(request.messages)
-        span, token = trace._enter("model_call", payload, attributes)
+        span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
         try:
             response = await call_next(request)
             _stamp(span, response)

@@ -3,8 +3,12 @@
 Both runs are the agent of ``bench_agentkit.py`` with every installed plugin (``hooks=None``),
 on the same script; ``run`` calls ``model.request``, the event stream ``model.stream``, so a
 third row, ``run_stream`` (the model streamed, no events), separates the stream's own cost from
-the events'. Rounds interleave the three in one process; the per-turn overhead is the median
-over rounds of the common measurement (model returned -> model called again, less the tools).
+the events'. Rounds interleave the three in one process, each round in a new order; the
+per-turn overhead is the common measurement (model returned -> model called again, less the
+tools), a run's median over its turns. The ratios are the median over rounds of each round's
+own ratio (paired: a host loaded by other work slows the three of a round alike). ``whole`` is
+each run's wall time per turn less the model stub and the tools: it also holds what the
+consumer does with the events, wherever the loop gives it the time.
 
 The latency is the time from a model yielding a text delta (a ``perf_counter_ns`` stamp) to the
 consumer holding its ``TextDelta``, over 2,000 deltas. Prints one JSON line.
@@ -30,7 +34,7 @@ from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import StreamEvent
 
-TURNS, ROUNDS = 40, 30
+TURNS, ROUNDS = 40, 60
 
 
 class StampedStream(StampedScript):
@@ -48,10 +52,11 @@ class StampedStream(StampedScript):
         return events()
 
 
-async def overhead(agent: Agent, mode: str) -> float:
-    """The median per-turn framework overhead (µs) of one run of ``TURNS`` turns."""
+async def overhead(agent: Agent, mode: str) -> tuple[float, float]:
+    """One run of ``TURNS`` turns: its median per-turn overhead and its whole time a turn (µs)."""
     REC.reset(TURNS)
     agent.model.requests.clear()  # type: ignore[attr-defined]  # replay the script
+    t0 = time.perf_counter_ns()
     if mode == "run":
         await agent.run("go")
     elif mode == "run_stream":
@@ -60,7 +65,10 @@ async def overhead(agent: Agent, mode: str) -> float:
     else:
         async for _ in agent.run_stream_events("go"):
             pass
-    return statistics.median(REC.overheads_us())
+    wall = time.perf_counter_ns() - t0
+    stub = sum(o - i for i, o in zip(REC.model_in, REC.model_out, strict=True))
+    whole = (wall - stub - sum(REC.tool_ns)) / 1000 / (TURNS + 1)
+    return statistics.median(REC.overheads_us()), whole
 
 
 class Deltas:
@@ -102,21 +110,27 @@ async def main() -> None:
         tools("async"),
         max_turns=1000,
     )
-    figures: dict[str, list[float]] = {"run": [], "run_stream": [], "run_stream_events": []}
+    modes = ("run", "run_stream", "run_stream_events")
+    turn: dict[str, list[float]] = {mode: [] for mode in modes}
+    whole: dict[str, list[float]] = {mode: [] for mode in modes}
     for _ in range(3):  # warm-up
-        for mode in figures:
+        for mode in modes:
             await overhead(built, mode)
-    for _ in range(ROUNDS):
-        for mode in figures:
-            figures[mode].append(await overhead(built, mode))
-    med = {mode: statistics.median(values) for mode, values in figures.items()}
+    for r in range(ROUNDS):
+        for mode in modes[r % 3 :] + modes[: r % 3]:  # each mode first in a third of the rounds
+            per_turn, per_run = await overhead(built, mode)
+            turn[mode].append(per_turn)
+            whole[mode].append(per_run)
     lat = sorted(await latency_us())
     print(
         json.dumps(
             {
-                "turn_overhead_us": {m: round(v, 2) for m, v in med.items()},
-                "events_vs_run": round(med["run_stream_events"] / med["run"], 3),
-                "events_vs_run_stream": round(med["run_stream_events"] / med["run_stream"], 3),
+                "turn_overhead_us": {m: round(statistics.median(v), 2) for m, v in turn.items()},
+                "events_vs_run": ratio(turn, "run_stream_events", "run"),
+                "events_vs_run_stream": ratio(turn, "run_stream_events", "run_stream"),
+                "run_stream_vs_run": ratio(turn, "run_stream", "run"),
+                "whole_us_per_turn": {m: round(statistics.median(v), 2) for m, v in whole.items()},
+                "whole_events_vs_run": ratio(whole, "run_stream_events", "run"),
                 "delta_to_caller_us": {
                     "median": round(statistics.median(lat), 2),
                     "p95": round(lat[int(len(lat) * 0.95)], 2),
@@ -124,6 +138,14 @@ async def main() -> None:
             }
         )
     )
+
+
+def ratio(figures: dict[str, list[float]], mode: str, base: str) -> dict[str, float]:
+    """The median, and the quartiles, of ``mode``'s figure over ``base``'s, round by round."""
+    q1, med, q3 = statistics.quantiles(
+        [a / b for a, b in zip(figures[mode], figures[base], strict=True)], n=4
+    )
+    return {"median": round(med, 3), "q1": round(q1, 3), "q3": round(q3, 3)}
 
 
 if __name__ == "__main__":
