@@ -33,6 +33,10 @@ from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
+from ._content import AudioPart
+from ._content import DocumentPart
+from ._content import ImagePart
+from ._content import TextPart
 from ._errors import DecodingError
 from ._errors import EncodingError
 from ._messages import JSONValue
@@ -46,6 +50,7 @@ TAG = "__agentkit__"
 _ENCODABLE = (
     "None, bool, int, finite float, str, dict (str keys), list, tuple, set, frozenset, "
     "bytes, datetime, date, time, Enum, UUID, Decimal, paths, Message, ToolCall, Usage, "
+    "content parts, "
     "pydantic models, attrs and dataclass instances"
 )
 
@@ -63,6 +68,8 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     bytes, bytearray, memoryview               bytes (tagged, base64)
     datetime, date, time                       the same type (tagged, ISO-8601)
     Message, ToolCall, Usage                   the same type (tagged)
+    TextPart, ImagePart, DocumentPart,         the same type (tagged)
+    AudioPart
     Enum                                       its ``.value``
     UUID, Decimal, pathlib paths               str
     pydantic model                             dict (``model_dump(mode="json")``)
@@ -156,7 +163,15 @@ def _default(value: object) -> object:
 
 
 #: The message types, which decode back to themselves (other records decode to dicts).
-_RECORDS: dict[str, type] = {"message": Message, "tool_call": ToolCall, "usage": Usage}
+_RECORDS: dict[str, type] = {
+    "message": Message,
+    "tool_call": ToolCall,
+    "usage": Usage,
+    "text_part": TextPart,
+    "image_part": ImagePart,
+    "document_part": DocumentPart,
+    "audio_part": AudioPart,
+}
 _TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
 
 

@@ -29,6 +29,7 @@ from typing import Final
 from typing import Literal
 from weakref import WeakKeyDictionary
 
+from ._content import part_text
 from ._errors import ConfigError
 from ._errors import GuardBlocked
 from ._errors import HookError
@@ -169,7 +170,7 @@ def with_text(message: Message, text: str) -> Message:
     """``message`` with ``text`` as its text (its non-text content parts kept, after it)."""
     if isinstance(message.content, str):
         return replace(message, content=text)
-    others = tuple(p for p in message.content if p.get("type") != "text")
+    others = tuple(p for p in message.content if part_text(p) is None)
     return replace(message, content=({"type": "text", "text": text}, *others))
 
 

@@ -1,0 +1,86 @@
+"""Typed content parts: checked when made, carried by messages, encoded, counted."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkit_core import ConfigError
+from agentkit_core import Message
+from agentkit_core.content import MAX_PART_BYTES
+from agentkit_core.content import AudioPart
+from agentkit_core.content import ContentError
+from agentkit_core.content import DocumentPart
+from agentkit_core.content import ImagePart
+from agentkit_core.content import TextPart
+from agentkit_core.content import data_url
+from agentkit_core.plugin import decode_state
+from agentkit_core.plugin import encode_state
+from agentkit_core.plugin import estimate_message
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
+
+
+def test_parts_normalise_media_types_and_render_data_urls() -> None:
+    image = ImagePart(data=PNG, media_type="IMAGE/JPG")
+    assert image.media_type == "image/jpeg"
+    assert data_url(image).startswith("data:image/jpeg;base64,iVBORw0KGgo")
+    assert AudioPart(b"RIFF", "audio/x-wav").media_type == "audio/wav"
+    assert data_url(ImagePart(url="https://example.com/a.png")) == "https://example.com/a.png"
+    assert DocumentPart(data=b"%PDF-1.7").media_type == "application/pdf"
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda: ImagePart(data=PNG, media_type="image/tiff"), "'image/tiff' is not one"),
+        (lambda: ImagePart(data=PNG), "media type None"),
+        (lambda: ImagePart(url="https://x/a.png", data=PNG, media_type="image/png"), "both"),
+        (lambda: ImagePart(), "neither"),
+        (lambda: ImagePart(url="file:///etc/passwd"), "not an http(s) URL"),
+        (lambda: DocumentPart(data=b"x", media_type="text/html"), "application/pdf"),
+        (lambda: AudioPart("text", "audio/wav"), "must be bytes"),  # type: ignore[arg-type]
+        (lambda: AudioPart(b"\0" * (MAX_PART_BYTES + 1), "audio/wav"), "over the limit"),
+        (lambda: TextPart(3), "must be a str"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_bad_part_is_refused_naming_the_value_and_the_fix(make, says) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ContentError, match="pass|send|read|must") as caught:
+        make()
+    assert says in str(caught.value)
+    assert isinstance(caught.value, ConfigError)
+
+
+def test_a_message_of_parts_keeps_its_text_and_round_trips_through_the_encoder() -> None:
+    message = Message.user(
+        (
+            TextPart("look: "),
+            ImagePart(data=PNG, media_type="image/png"),
+            {"type": "text", "text": "and this"},
+            {"type": "image_url", "image_url": {"url": "https://example.com/b.png"}},
+            DocumentPart(url="https://example.com/a.pdf", name="a.pdf"),
+            AudioPart(b"ID3", "audio/mpeg"),
+        )
+    )
+    assert message.text == "look: and this"
+    back = decode_state(encode_state({"m": message}))["m"]
+    assert back == message
+    assert type(back.content[1]) is ImagePart and back.content[1].data == PNG
+
+
+def test_the_estimator_counts_each_kind_by_its_documented_figure() -> None:
+    from agentkit_core._tokens import AUDIO_KIB_TOKENS
+    from agentkit_core._tokens import DOCUMENT_PAGE_TOKENS
+    from agentkit_core._tokens import IMAGE_TOKENS
+    from agentkit_core._tokens import MESSAGE_OVERHEAD
+
+    def tokens(*parts: object) -> int:
+        return estimate_message(Message.user(tuple(parts))) - MESSAGE_OVERHEAD  # type: ignore[arg-type]
+
+    assert tokens(TextPart("abcdefgh")) == 2
+    assert tokens(ImagePart(url="https://example.com/a.png")) == IMAGE_TOKENS
+    pdf = b"%PDF-1.7 << /Type /Pages /Kids [3 0 R 4 0 R] >> << /Type /Page >> << /Type/Page >>"
+    assert tokens(DocumentPart(data=pdf)) == 2 * DOCUMENT_PAGE_TOKENS
+    assert tokens(DocumentPart(url="https://example.com/a.pdf")) == DOCUMENT_PAGE_TOKENS
+    assert tokens(AudioPart(b"\0" * 10 * 1024, "audio/wav")) == 10 * AUDIO_KIB_TOKENS
+    # an OpenAI-style dict part counts as before
+    assert tokens({"type": "image_url", "image_url": {"url": "x"}}) == 64
