@@ -23,6 +23,8 @@ from typing import Generic
 
 from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
+from ._content import Task
+from ._content import task_text
 from ._context import DepsT
 from ._context import Elicitor
 from ._context import RunContext
@@ -367,7 +369,7 @@ class Agent(Generic[DepsT]):
 
     async def run(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -375,7 +377,9 @@ class Agent(Generic[DepsT]):
         on_event: Callable[[StreamEvent], None] | None = None,
         deps: DepsT | None = None,
     ) -> AgentResult:
-        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
+        """Run the agent on ``task`` (text, or text and content parts: docs/content.md).
+
+        Pass ``wc`` to continue a conversation across runs.
 
         ``deps`` is what the run's tools find as ``ctx.deps`` (``RunContext[MyDeps]``).
         ``settings`` go over the agent's own for this run's model requests, key by key.
@@ -387,7 +391,7 @@ class Agent(Generic[DepsT]):
 
     async def run_stream(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -413,7 +417,7 @@ class Agent(Generic[DepsT]):
 
     async def run_stream_events(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -464,7 +468,7 @@ class Agent(Generic[DepsT]):
 
     async def _run(
         self,
-        task: str,
+        task: Task,
         ctx: RunContext | None,
         wc: WorkingContext | None,
         sink: Callable[[StreamEvent], None] | None,
@@ -476,7 +480,7 @@ class Agent(Generic[DepsT]):
         if wc.secret_tainted:  # the conversation so far holds a secret
             ctx.taint()
         built = await self.request_builder.build(task, wc, ctx)
-        state = RunState(task, list(built.messages))
+        state = RunState(task_text(task), list(built.messages))
         return await self._drive(state, ctx, wc, merged, sink, task=wc.messages[-1])
 
     def _settings_for(self, settings: ModelSettings | None) -> ModelSettings:
@@ -588,7 +592,7 @@ class Agent(Generic[DepsT]):
                 wc.secret_tainted = True
             _current_run.reset(token)
 
-    def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
+    def run_sync(self, task: Task, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
         return asyncio.run(self.run(task, **kwargs))
 

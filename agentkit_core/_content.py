@@ -56,9 +56,14 @@ class UnsupportedPartError(ContentError):
         self.kind = kind
 
 
+def normal_media_type(media_type: str) -> str:
+    """``media_type`` lower-cased, in agentkit's spelling (``audio/x-wav`` is ``audio/wav``)."""
+    mt = media_type.strip().lower()
+    return _ALIASES.get(mt, mt)
+
+
 def _media(kind: str, media_type: str | None, allowed: frozenset[str]) -> str:
-    mt = (media_type or "").strip().lower()
-    mt = _ALIASES.get(mt, mt)
+    mt = normal_media_type(media_type or "")
     if mt not in allowed:
         raise ContentError(
             f"{kind} part: media type {media_type!r} is not one agentkit sends; pass "

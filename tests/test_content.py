@@ -84,3 +84,13 @@ def test_the_estimator_counts_each_kind_by_its_documented_figure() -> None:
     assert tokens(AudioPart(b"\0" * 10 * 1024, "audio/wav")) == 10 * AUDIO_KIB_TOKENS
     # an OpenAI-style dict part counts as before
     assert tokens({"type": "image_url", "image_url": {"url": "x"}}) == 64
+
+
+def test_a_run_takes_text_and_parts_as_its_task() -> None:
+    from agentkit_core import Agent
+
+    image = ImagePart(data=PNG, media_type="image/png")
+    result = Agent(model="test").run_sync(["what is this?", image])
+    task = next(m for m in result.transcript if m.role == "user")
+    assert task.content == (TextPart("what is this?"), image)
+    assert task.text == "what is this?"
