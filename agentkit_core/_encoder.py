@@ -33,6 +33,8 @@ from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
+from ._blobs import collecting
+from ._blobs import reference
 from ._content import AudioPart
 from ._content import DocumentPart
 from ._content import ImagePart
@@ -173,6 +175,8 @@ _RECORDS: dict[str, type] = {
     "audio_part": AudioPart,
 }
 _TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
+#: The records whose ``data`` bytes a store that keeps blobs holds by hash (:mod:`._blobs`).
+_PARTS = frozenset({"image_part", "document_part", "audio_part"})
 
 
 def _fields(value: object) -> dict[str, object] | None:
@@ -182,6 +186,8 @@ def _fields(value: object) -> dict[str, object] | None:
         tagged: dict[str, object] = {TAG: tag}
         for name in _field_names(type(value)):
             tagged[name] = getattr(value, name)
+        if tag in _PARTS and tagged["data"] is not None and collecting.get() is not None:
+            tagged["data"] = reference(tagged["data"])  # type: ignore[arg-type]
         return tagged
     if isinstance(value, type):
         return None
@@ -221,6 +227,11 @@ def _untag(obj: dict[str, Any]) -> object:
         return time.fromisoformat(obj["iso"])
     if kind == "bytes":
         return _b64(obj["b64"])
+    if kind == "blob":
+        raise ValueError(
+            f"blob {obj['sha256']} is a reference into a store; read the record through its "
+            "store, which puts the bytes back"
+        )
     raise ValueError(f"unknown tagged type {kind!r}")
 
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core._content import IMAGE_TYPES
 from agentkit_core.content import MAX_PART_BYTES
 from agentkit_core.content import AudioPart
 from agentkit_core.content import ContentError
@@ -44,7 +50,7 @@ def test_parts_normalise_media_types_and_render_data_urls() -> None:
     ],
 )
 def test_a_bad_part_is_refused_naming_the_value_and_the_fix(make, says) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ContentError, match="pass|send|read|must") as caught:
+    with pytest.raises(ContentError, match=r"pass|send|read|must") as caught:
         make()
     assert says in str(caught.value)
     assert isinstance(caught.value, ConfigError)
@@ -94,3 +100,52 @@ def test_a_run_takes_text_and_parts_as_its_task() -> None:
     task = next(m for m in result.transcript if m.role == "user")
     assert task.content == (TextPart("what is this?"), image)
     assert task.text == "what is this?"
+
+
+def _stored(parts: tuple[object, ...]) -> tuple[Message, Message, str]:
+    """A message of ``parts`` appended to a memory:// session twice, read back; the raw body."""
+    import asyncio
+
+    from agentkit_core import open_sessions
+    from agentkit_core.plugin import NewItem
+
+    async def go() -> tuple[Message, Message, str]:
+        async with await open_sessions("memory://") as sessions:
+            head = await sessions.create()
+            message = Message.user(parts)  # type: ignore[arg-type]
+            new = [NewItem("user", {"message": message})] * 2
+            await sessions.append(head.session_id, head.id, new)
+            path = await sessions.path(head.session_id)
+            raw = await sessions.store.path(path[-1].id)
+            return path[1].body["message"], path[2].body["message"], raw[-1].body_json
+
+    return asyncio.run(go())
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.binary(max_size=2048),
+    st.sampled_from(sorted(IMAGE_TYPES)),
+    st.binary(max_size=512),
+)
+def test_parts_round_trip_through_a_session_by_a_stable_hash(
+    image: bytes, media: str, audio: bytes
+) -> None:
+    parts = (TextPart("x"), ImagePart(data=image, media_type=media), AudioPart(audio, "audio/ogg"))
+    first, second, raw = _stored(parts)
+    assert first.content == second.content == parts
+    assert hashlib.sha256(image).hexdigest() in raw  # the record names the bytes by their hash
+
+
+async def test_a_missing_blob_is_a_clear_error() -> None:
+    from agentkit_core import StorageError
+    from agentkit_core import open_sessions
+    from agentkit_core.plugin import NewItem
+
+    async with await open_sessions("memory://") as sessions:
+        head = await sessions.create()
+        message = Message.user((ImagePart(data=PNG, media_type="image/png"),))
+        await sessions.append(head.session_id, head.id, NewItem("user", {"message": message}))
+        sessions.store._blobs.clear()  # type: ignore[attr-defined]
+        with pytest.raises(StorageError, match=r"names blob sha256 [0-9a-f]{64} that memory://"):
+            await sessions.path(head.session_id)

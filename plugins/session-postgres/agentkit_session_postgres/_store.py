@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
 from collections.abc import Sequence
 from datetime import timezone
 from typing import TYPE_CHECKING
@@ -28,7 +30,15 @@ def _schema(table: str) -> tuple[str, ...]:
         # Listing sessions reads only the headers (position 1), in the order they were created.
         f"CREATE INDEX IF NOT EXISTS {headers} ON {table} (created_at, session_id) "
         "WHERE position = 1",
+        # Content-part bytes by sha256, written once however many items name them.
+        f"CREATE TABLE IF NOT EXISTS {_blobs(table)} "
+        "(sha256 text PRIMARY KEY, data bytea NOT NULL)",
     )
+
+
+def _blobs(table: str) -> str:
+    """The quoted name of the blob table beside the quoted item table ``table``."""
+    return f'{table[:-1]}_blobs"'
 
 
 def _item(row: Sequence[Any]) -> SessionItem:
@@ -67,6 +77,10 @@ class PostgresSessionStore:
             f"FROM {t} WHERE id = %s AND session_id = %s ON CONFLICT DO NOTHING"
         )
         self._item = f"SELECT {_COLUMNS} FROM {t} WHERE id = %s"
+        self._put_blob = (
+            f"INSERT INTO {_blobs(t)} (sha256, data) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+        )
+        self._get_blobs = f"SELECT sha256, data FROM {_blobs(t)} WHERE sha256 = ANY(%s)"
         self._leaf = (
             f"SELECT {_COLUMNS} FROM {t} WHERE session_id = %s ORDER BY position DESC LIMIT 1"
         )
@@ -132,6 +146,20 @@ class PostgresSessionStore:
         """INSERT each item after its parent; False when a position is taken (or no parent)."""
         rows = [(*_row(item), item.parent, item.session_id) for item in items]
         return await self._write(self._insert_after, rows, items[0].id)
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """INSERT each blob unless its sha256 is there (a blob is never rewritten)."""
+
+        async def write(conn: AsyncConnection[Any], retried: bool) -> None:
+            async with conn.cursor() as cur:
+                await cur.executemany(self._put_blob, list(blobs.items()))
+
+        await self.pool.run(write, "writing content blobs")
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        rows = await self.pool.fetch(self._get_blobs, (list(hashes),), "reading content blobs")
+        return {digest: bytes(data) for digest, data in rows}
 
     async def item(self, item_id: str) -> SessionItem | None:
         """The item with that id, or None."""
