@@ -45,8 +45,6 @@ class MissingBlobError(StorageError, LookupError):
 class BlobStore(Protocol):
     """What a checkpoint or session store implements to keep part bytes once, by sha256."""
 
-    url: str
-
     async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
         """Write each blob under its sha256 unless that hash is there already (never rewrite)."""
         ...
@@ -78,11 +76,17 @@ async def put_blobs(store: object, blobs: Mapping[str, bytes]) -> None:
 
 
 async def inline_blobs(text: str, store: object) -> str:
-    """``text`` with each blob reference replaced by the bytes (tagged base64) from ``store``."""
+    """``text`` with each blob reference replaced by its bytes (tagged base64).
+
+    ``store`` is a :class:`BlobStore`, or a mapping of the blobs just written.
+    """
     if _MARK not in text:
         return text
     wanted = {m.group(1) for m in _REF.finditer(text)}
-    found = await store.get_blobs(wanted)  # type: ignore[attr-defined]
+    if isinstance(store, Mapping):
+        found = dict(store)
+    else:
+        found = await store.get_blobs(wanted)  # type: ignore[attr-defined]
     for digest in wanted - found.keys():
         url = str(getattr(store, "url", store))
         raise MissingBlobError(

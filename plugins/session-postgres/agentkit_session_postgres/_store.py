@@ -31,14 +31,8 @@ def _schema(table: str) -> tuple[str, ...]:
         f"CREATE INDEX IF NOT EXISTS {headers} ON {table} (created_at, session_id) "
         "WHERE position = 1",
         # Content-part bytes by sha256, written once however many items name them.
-        f"CREATE TABLE IF NOT EXISTS {_blobs(table)} "
-        "(sha256 text PRIMARY KEY, data bytea NOT NULL)",
+        PostgresPool.blob_schema(table),
     )
-
-
-def _blobs(table: str) -> str:
-    """The quoted name of the blob table beside the quoted item table ``table``."""
-    return f'{table[:-1]}_blobs"'
 
 
 def _item(row: Sequence[Any]) -> SessionItem:
@@ -77,10 +71,6 @@ class PostgresSessionStore:
             f"FROM {t} WHERE id = %s AND session_id = %s ON CONFLICT DO NOTHING"
         )
         self._item = f"SELECT {_COLUMNS} FROM {t} WHERE id = %s"
-        self._put_blob = (
-            f"INSERT INTO {_blobs(t)} (sha256, data) VALUES (%s, %s) ON CONFLICT DO NOTHING"
-        )
-        self._get_blobs = f"SELECT sha256, data FROM {_blobs(t)} WHERE sha256 = ANY(%s)"
         self._leaf = (
             f"SELECT {_COLUMNS} FROM {t} WHERE session_id = %s ORDER BY position DESC LIMIT 1"
         )
@@ -148,18 +138,12 @@ class PostgresSessionStore:
         return await self._write(self._insert_after, rows, items[0].id)
 
     async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
-        """INSERT each blob unless its sha256 is there (a blob is never rewritten)."""
-
-        async def write(conn: AsyncConnection[Any], retried: bool) -> None:
-            async with conn.cursor() as cur:
-                await cur.executemany(self._put_blob, list(blobs.items()))
-
-        await self.pool.run(write, "writing content blobs")
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.pool.put_blobs(blobs)
 
     async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
         """The blobs held of ``hashes``."""
-        rows = await self.pool.fetch(self._get_blobs, (list(hashes),), "reading content blobs")
-        return {digest: bytes(data) for digest, data in rows}
+        return await self.pool.get_blobs(hashes)
 
     async def item(self, item_id: str) -> SessionItem | None:
         """The item with that id, or None."""

@@ -31,7 +31,7 @@ _SCHEMA = (
     f"CREATE INDEX IF NOT EXISTS {TABLE}_headers ON {TABLE} (created_at, session_id) "
     "WHERE position = 1",
     # Content-part bytes by sha256, written once however many items name them.
-    f"CREATE TABLE IF NOT EXISTS {BLOBS} (sha256 TEXT PRIMARY KEY, data BLOB NOT NULL)",
+    SqliteFile.blob_schema(BLOBS),
 )
 _COLUMNS = "session_id, id, parent, kind, body, created_at"
 _SELECT = f"SELECT {_COLUMNS} FROM {TABLE}"
@@ -110,18 +110,12 @@ class SqliteSessionStore:
         return [SessionItem(*row) for row in rows]
 
     async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
-        """INSERT each blob unless its sha256 is there (a blob is never rewritten)."""
-        rows = list(blobs.items())
-        statement = f"INSERT OR IGNORE INTO {BLOBS} (sha256, data) VALUES (?, ?)"
-        await self.db.write(lambda conn: conn.executemany(statement, rows))  # each idempotent
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.db.put_blobs(BLOBS, blobs)
 
     async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
         """The blobs held of ``hashes``."""
-        wanted = list(hashes)
-        marks = ", ".join("?" * len(wanted))
-        query = f"SELECT sha256, data FROM {BLOBS} WHERE sha256 IN ({marks})"
-        rows = await self.db.read(lambda conn: conn.execute(query, wanted).fetchall())
-        return {digest: bytes(data) for digest, data in rows}
+        return await self.db.get_blobs(BLOBS, hashes)
 
     async def info(self, session_id: str) -> SessionInfo | None:
         """The session's summary, or None."""
