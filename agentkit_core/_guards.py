@@ -17,6 +17,7 @@ told to let that guard fail open; either way the choice is recorded.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from ._errors import GuardBlocked
 from ._errors import HookError
 from ._instructions import InstructionPart
 from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import Message
 from ._records import quick_init
 from ._verdicts import Verdict
@@ -164,6 +166,33 @@ class ChainedGuard:
         """Whether the guard has a check of its own for ``check`` (the base one allows all)."""
         where = f"check_{check}"
         return getattr(type(self.guard), where, None) is not getattr(Guard, where)
+
+
+def _report_skipped(ctx: RunContext, message: Message, index: int) -> None:
+    """Say, as a verdict, which parts of ``message`` no guard read: guards read text only."""
+    if isinstance(message.content, str):
+        return
+    counts = Counter(
+        str(part.get("type", "?") if isinstance(part, dict) else part.kind)
+        for part in message.content
+        if part_text(part) is None
+    )
+    if counts:
+        skipped: dict[str, JSONValue] = dict(counts)
+        listed = ", ".join(f"{n} {kind}" for kind, n in skipped.items())
+        ctx.report_verdict(
+            Verdict(
+                GUARD_NAMESPACE,
+                "input",
+                "allow",
+                subject="input",
+                subject_id=f"message/{index}",
+                rule="content-parts",
+                plugin="agentkit",
+                reason=f"guards read text only: skipped {listed} part(s) unchecked",
+                details={"skipped": skipped},
+            )
+        )
 
 
 def with_text(message: Message, text: str) -> Message:
@@ -358,6 +387,9 @@ class GuardChain:
                 if i != again:
                     memo.messages[id(msgs[i])] = (msgs[i], versions[i])
             memo.last = _LastRequest(msgs, versions, snapshots, sent)
+        if ctx is not None and any(self._asks_input):
+            for i in todo:
+                _report_skipped(ctx, msgs[i], i)
         if sent == msgs:
             return request
         return replace(request, messages=sent)
