@@ -135,6 +135,28 @@ def test_parts_round_trip_through_a_session_by_a_stable_hash(
     first, second, raw = _stored(parts)
     assert first.content == second.content == parts
     assert hashlib.sha256(image).hexdigest() in raw  # the record names the bytes by their hash
+    back, again, state = _checkpointed(parts)
+    assert back.content == again.content == parts
+    assert hashlib.sha256(image).hexdigest() in state
+
+
+def _checkpointed(parts: tuple[object, ...]) -> tuple[Message, Message, str]:
+    """A message of ``parts`` checkpointed in two versions of a memory:// run, read back."""
+    import asyncio
+
+    from agentkit_core import open_checkpointer
+
+    async def go() -> tuple[Message, Message, str]:
+        async with await open_checkpointer("memory://") as cp:
+            message = Message.user(parts)  # type: ignore[arg-type]
+            await cp.snapshot("r", {"transcript": [message]})
+            await cp.snapshot("r", {"transcript": [message, message]})
+            first, latest = await cp.at_version("r", 1), await cp.resume("r")
+            raw = await cp.port.latest("r", "agent")
+            assert first is not None and latest is not None and raw is not None
+            return first.state["transcript"][0], latest.state["transcript"][1], raw.state
+
+    return asyncio.run(go())
 
 
 async def test_a_missing_blob_is_a_clear_error() -> None:
