@@ -413,8 +413,14 @@ def _encode(obj: object) -> str:
 
 
 def jsonable(value: object) -> JSONValue:
-    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
+    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts).
+
+    Bytes are text when they are UTF-8; when any is not (an image part's), all are base64.
+    """
     from pydantic_core import to_jsonable_python
 
-    data: JSONValue = to_jsonable_python(value, fallback=repr)
+    try:
+        data: JSONValue = to_jsonable_python(value, fallback=repr)
+    except UnicodeDecodeError:
+        data = to_jsonable_python(value, fallback=repr, bytes_mode="base64")
     return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import pytest
@@ -171,3 +172,16 @@ async def test_a_missing_blob_is_a_clear_error() -> None:
         sessions.store._blobs.clear()  # type: ignore[attr-defined]
         with pytest.raises(StorageError, match=r"names blob sha256 [0-9a-f]{64} that memory://"):
             await sessions.path(head.session_id)
+
+
+def test_a_trace_or_event_payload_holds_a_part_as_json() -> None:
+    from agentkit_core.plugin import jsonable
+
+    message = Message.user((TextPart("x"), ImagePart(data=PNG, media_type="image/png")))
+    data = jsonable(message)
+    assert data["content"][1] == {  # type: ignore[index,call-overload]
+        "url": None,
+        "data": base64.b64encode(PNG).decode(),
+        "media_type": "image/png",
+    }
+    assert jsonable({"b": b"plain"}) == {"b": "plain"}  # UTF-8 bytes stay text, as before
