@@ -23,6 +23,8 @@ from typing import Generic
 
 from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
+from ._content import Task
+from ._content import task_text
 from ._context import DepsT
 from ._context import Elicitor
 from ._context import RunContext
@@ -369,7 +371,7 @@ class Agent(Generic[DepsT]):
 
     async def run(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -377,7 +379,9 @@ class Agent(Generic[DepsT]):
         on_event: Callable[[StreamEvent], None] | None = None,
         deps: DepsT | None = None,
     ) -> AgentResult:
-        """Run the agent on ``task``. Pass ``wc`` to continue a conversation across runs.
+        """Run the agent on ``task`` (text, or text and content parts: docs/content.md).
+
+        Pass ``wc`` to continue a conversation across runs.
 
         ``deps`` is what the run's tools find as ``ctx.deps`` (``RunContext[MyDeps]``).
         ``settings`` go over the agent's own for this run's model requests, key by key.
@@ -389,7 +393,7 @@ class Agent(Generic[DepsT]):
 
     async def run_stream(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -415,7 +419,7 @@ class Agent(Generic[DepsT]):
 
     async def run_stream_events(
         self,
-        task: str,
+        task: Task,
         *,
         ctx: RunContext[DepsT] | None = None,
         wc: WorkingContext | None = None,
@@ -466,7 +470,7 @@ class Agent(Generic[DepsT]):
 
     async def _run(
         self,
-        task: str,
+        task: Task,
         ctx: RunContext | None,
         wc: WorkingContext | None,
         sink: Callable[[StreamEvent], None] | None,
@@ -478,7 +482,7 @@ class Agent(Generic[DepsT]):
         if wc.secret_tainted:  # the conversation so far holds a secret
             ctx.taint()
         built = await self.request_builder.build(task, wc, ctx)
-        state = RunState(task, list(built.messages))
+        state = RunState(task_text(task), list(built.messages))
         return await self._drive(state, ctx, wc, merged, sink, task=wc.messages[-1])
 
     def _settings_for(self, settings: ModelSettings | None) -> ModelSettings:
@@ -591,7 +595,7 @@ class Agent(Generic[DepsT]):
                 wc.secret_tainted = True
             _current_run.reset(token)
 
-    def run_sync(self, task: str, **kwargs: Any) -> AgentResult:
+    def run_sync(self, task: Task, **kwargs: Any) -> AgentResult:
         """:meth:`run` from synchronous code (not from inside a running event loop)."""
         return asyncio.run(self.run(task, **kwargs))
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from datetime import datetime
 from datetime import timezone
 from functools import cached_property
@@ -26,6 +27,10 @@ from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
 
+from ._blobs import BlobStore
+from ._blobs import collecting
+from ._blobs import inline_blobs
+from ._blobs import put_blobs
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
@@ -230,10 +235,26 @@ class Checkpointer:
                 await self._put_next(key, TAINTED, "null", _SKIPPED, now.isoformat())
                 self._marked.add(key)
             return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
-        text = encode_state(state)
+        blobs: dict[str, bytes] = {}
+        token = collecting.set(blobs if isinstance(self.port, BlobStore) else None)
+        try:
+            text = encode_state(state)
+        finally:
+            collecting.reset(token)
         meta = "{}" if metadata is None else encode_state(metadata, root="metadata")
+        await put_blobs(self.port, blobs)  # before the record that names them
         record = await self._put_next(key, status, text, meta, now.isoformat())
-        return _decoded(record, self.store, now)
+        return _decoded(await self._inlined(record, blobs), self.store, now)
+
+    async def _inlined(self, record: StoredCheckpoint, blobs: object = None) -> StoredCheckpoint:
+        """``record`` with the part bytes its state names by hash read back.
+
+        From ``blobs`` (those just written) when given, else from the store.
+        """
+        if not isinstance(self.port, BlobStore):
+            return record
+        text = await inline_blobs(record.state, self.port if blobs is None else blobs)
+        return record if text is record.state else replace(record, state=text)
 
     async def _put_next(
         self, key: tuple[str, str], status: str, state: str, metadata: str, stamp: str
@@ -271,7 +292,7 @@ class Checkpointer:
         record = await self.port.latest(run_id, namespace)
         if record is None or (record.status in TERMINAL and not include_terminal):
             return None
-        return _decoded(record, self.store)
+        return _decoded(await self._inlined(record), self.store)
 
     async def list_versions(self, run_id: str, *, namespace: str = "agent") -> list[int]:
         """Every version of ``run_id``, ascending."""
@@ -282,7 +303,7 @@ class Checkpointer:
     ) -> Checkpoint | None:
         """Exactly ``version`` of ``run_id`` (time travel), or None."""
         record = await self.port.get(run_id, namespace, version)
-        return None if record is None else _decoded(record, self.store)
+        return None if record is None else _decoded(await self._inlined(record), self.store)
 
     async def aclose(self) -> None:
         """Close the store underneath."""

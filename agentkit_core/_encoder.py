@@ -33,6 +33,12 @@ from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
+from ._blobs import collecting
+from ._blobs import reference
+from ._content import AudioPart
+from ._content import DocumentPart
+from ._content import ImagePart
+from ._content import TextPart
 from ._errors import DecodingError
 from ._errors import EncodingError
 from ._messages import JSONValue
@@ -46,6 +52,7 @@ TAG = "__agentkit__"
 _ENCODABLE = (
     "None, bool, int, finite float, str, dict (str keys), list, tuple, set, frozenset, "
     "bytes, datetime, date, time, Enum, UUID, Decimal, paths, Message, ToolCall, Usage, "
+    "content parts, "
     "pydantic models, attrs and dataclass instances"
 )
 
@@ -63,6 +70,8 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     bytes, bytearray, memoryview               bytes (tagged, base64)
     datetime, date, time                       the same type (tagged, ISO-8601)
     Message, ToolCall, Usage                   the same type (tagged)
+    TextPart, ImagePart, DocumentPart,         the same type (tagged)
+    AudioPart
     Enum                                       its ``.value``
     UUID, Decimal, pathlib paths               str
     pydantic model                             dict (``model_dump(mode="json")``)
@@ -156,8 +165,18 @@ def _default(value: object) -> object:
 
 
 #: The message types, which decode back to themselves (other records decode to dicts).
-_RECORDS: dict[str, type] = {"message": Message, "tool_call": ToolCall, "usage": Usage}
+_RECORDS: dict[str, type] = {
+    "message": Message,
+    "tool_call": ToolCall,
+    "usage": Usage,
+    "text_part": TextPart,
+    "image_part": ImagePart,
+    "document_part": DocumentPart,
+    "audio_part": AudioPart,
+}
 _TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
+#: The records whose ``data`` bytes a store that keeps blobs holds by hash (:mod:`._blobs`).
+_PARTS = frozenset({"image_part", "document_part", "audio_part"})
 
 
 def _fields(value: object) -> dict[str, object] | None:
@@ -167,6 +186,8 @@ def _fields(value: object) -> dict[str, object] | None:
         tagged: dict[str, object] = {TAG: tag}
         for name in _field_names(type(value)):
             tagged[name] = getattr(value, name)
+        if tag in _PARTS and tagged["data"] is not None and collecting.get() is not None:
+            tagged["data"] = reference(tagged["data"])  # type: ignore[arg-type]
         return tagged
     if isinstance(value, type):
         return None
@@ -206,6 +227,11 @@ def _untag(obj: dict[str, Any]) -> object:
         return time.fromisoformat(obj["iso"])
     if kind == "bytes":
         return _b64(obj["b64"])
+    if kind == "blob":
+        raise ValueError(
+            f"blob {obj['sha256']} is a reference into a store; read the record through its "
+            "store, which puts the bytes back"
+        )
     raise ValueError(f"unknown tagged type {kind!r}")
 
 
@@ -387,8 +413,14 @@ def _encode(obj: object) -> str:
 
 
 def jsonable(value: object) -> JSONValue:
-    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts)."""
+    """``value`` as JSON-ready data (messages, tool calls and dataclasses as dicts).
+
+    Bytes are text when they are UTF-8; when any is not (an image part's), all are base64.
+    """
     from pydantic_core import to_jsonable_python
 
-    data: JSONValue = to_jsonable_python(value, fallback=repr)
+    try:
+        data: JSONValue = to_jsonable_python(value, fallback=repr)
+    except UnicodeDecodeError:
+        data = to_jsonable_python(value, fallback=repr, bytes_mode="base64")
     return data

@@ -24,8 +24,12 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
+from ._content import Part
+from ._content import TextPart
+from ._content import part_text
 from ._errors import ConfigError
 from ._errors import GuardrailViolation
+from ._messages import Content
 from ._messages import Message
 from ._messages import ToolCall
 from ._middleware import CallTool
@@ -77,15 +81,21 @@ class Guardrail(ABC):
         run's guardrail.
         """
         if isinstance(result.content, str):
-            content: str | tuple[dict[str, Any], ...] = self.tool_text(result.content)
+            content: Content = self.tool_text(result.content)
         else:
-            content = tuple(
-                {**part, "text": self.tool_text(str(part.get("text", "")))}
-                if part.get("type") == "text"
-                else part
-                for part in result.content
-            )
+            content = tuple(self._part(part) for part in result.content)
         return ToolResult(content, result.is_error, result.structured)
+
+    def _part(self, part: dict[str, Any] | Part) -> dict[str, Any] | Part:
+        """A text part of tool output through :meth:`tool_text`; any other part as it is."""
+        if isinstance(part, TextPart):
+            return TextPart(self.tool_text(part.text))
+        text = part_text(part)
+        return (
+            part
+            if text is None or not isinstance(part, dict)
+            else {**part, "text": self.tool_text(text)}
+        )
 
     def tool_text(self, text: str) -> str:
         """One text of tool output as the model should read it; default :meth:`wrap_tool_output`.

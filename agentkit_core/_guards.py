@@ -17,6 +17,7 @@ told to let that guard fail open; either way the choice is recorded.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -29,11 +30,13 @@ from typing import Final
 from typing import Literal
 from weakref import WeakKeyDictionary
 
+from ._content import part_text
 from ._errors import ConfigError
 from ._errors import GuardBlocked
 from ._errors import HookError
 from ._instructions import InstructionPart
 from ._messages import JSONObject
+from ._messages import JSONValue
 from ._messages import Message
 from ._records import quick_init
 from ._verdicts import Verdict
@@ -165,11 +168,38 @@ class ChainedGuard:
         return getattr(type(self.guard), where, None) is not getattr(Guard, where)
 
 
+def _report_skipped(ctx: RunContext, message: Message, index: int) -> None:
+    """Say, as a verdict, which parts of ``message`` no guard read: guards read text only."""
+    if isinstance(message.content, str):
+        return
+    counts = Counter(
+        str(part.get("type", "?") if isinstance(part, dict) else part.kind)
+        for part in message.content
+        if part_text(part) is None
+    )
+    if counts:
+        skipped: dict[str, JSONValue] = dict(counts)
+        listed = ", ".join(f"{n} {kind}" for kind, n in skipped.items())
+        ctx.report_verdict(
+            Verdict(
+                GUARD_NAMESPACE,
+                "input",
+                "allow",
+                subject="input",
+                subject_id=f"message/{index}",
+                rule="content-parts",
+                plugin="agentkit",
+                reason=f"guards read text only: skipped {listed} part(s) unchecked",
+                details={"skipped": skipped},
+            )
+        )
+
+
 def with_text(message: Message, text: str) -> Message:
     """``message`` with ``text`` as its text (its non-text content parts kept, after it)."""
     if isinstance(message.content, str):
         return replace(message, content=text)
-    others = tuple(p for p in message.content if p.get("type") != "text")
+    others = tuple(p for p in message.content if part_text(p) is None)
     return replace(message, content=({"type": "text", "text": text}, *others))
 
 
@@ -357,6 +387,9 @@ class GuardChain:
                 if i != again:
                     memo.messages[id(msgs[i])] = (msgs[i], versions[i])
             memo.last = _LastRequest(msgs, versions, snapshots, sent)
+        if ctx is not None and any(self._asks_input):
+            for i in todo:
+                _report_skipped(ctx, msgs[i], i)
         if sent == msgs:
             return request
         return replace(request, messages=sent)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ._content import content_text
+from ._messages import Content
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -64,11 +64,9 @@ class _Tracing(Middleware):
         return result
 
 
-def _size(content: str | tuple[dict[str, Any], ...]) -> int:
+def _size(content: Content) -> int:
     """Characters of a result's text (its text parts, for content parts)."""
-    if isinstance(content, str):
-        return len(content)
-    return sum(len(str(part.get("text", ""))) for part in content)
+    return len(content_text(content))
 
 
 def _stamp(span: Span, response: ModelResponse) -> None:

@@ -17,6 +17,8 @@ from typing import Literal
 from typing import TypeAlias
 from typing import TypeVar
 
+from ._content import Part
+from ._content import content_text
 from ._records import quick_init
 
 #: A JSON value as ``json.loads`` returns it: wire bodies, checkpoint state, parsed arguments.
@@ -27,9 +29,10 @@ JSONObject: TypeAlias = dict[str, JSONValue]
 V = TypeVar("V")
 
 Role = Literal["system", "user", "assistant", "tool"]
-#: Message content: plain text, or OpenAI-style content parts (``{"type": "text", ...}``,
-#: ``{"type": "image_url", ...}``) for multimodal tool results and user turns.
-Content = str | tuple[dict[str, Any], ...]
+#: Message content: plain text, or content parts for multimodal tool results and user turns:
+#: typed ones (:mod:`agentkit_core.content`) and OpenAI-style dicts (``{"type": "text", ...}``,
+#: ``{"type": "image_url", ...}``).
+Content = str | tuple[dict[str, Any] | Part, ...]
 
 
 class DuplicateKeyError(json.JSONDecodeError):
@@ -131,9 +134,8 @@ class Message:
     @property
     def text(self) -> str:
         """The text of the content, with the text of every text part joined."""
-        if isinstance(self.content, str):
-            return self.content
-        return "".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
+        content = self.content
+        return content if isinstance(content, str) else content_text(content)
 
 
 @quick_init

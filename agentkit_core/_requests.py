@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._compaction import run_compactor
+from ._content import Task
+from ._content import task_content
+from ._content import task_text
 from ._errors import ConfigError
 from ._messages import JSONObject
 from ._messages import Message
@@ -131,15 +134,15 @@ class RequestBuilder:
         self.budget_check = budget_check
         self.output_schema = output_schema
 
-    async def build(self, task: str, wc: WorkingContext, ctx: RunContext) -> BuiltRequest:
-        """Append ``task`` to the tail and return the request's messages.
+    async def build(self, task: Task, wc: WorkingContext, ctx: RunContext) -> BuiltRequest:
+        """Append ``task`` (text, or text and parts) to the tail; return the request's messages.
 
         The prefix is written on the first build (or every build with
         ``reground_every_turn``) and reused verbatim otherwise.
         """
         if wc.prefix is None or self.reground_every_turn:
-            wc.prefix = await self._prefix(task, ctx)
-        wc.messages.append(Message.user(task))
+            wc.prefix = await self._prefix(task_text(task), ctx)
+        wc.messages.append(Message.user(task_content(task)))
         tail: Sequence[Message] = wc.messages
         if self.compactor is not None:
             tail = await run_compactor(self.compactor, tail, ctx)

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from datetime import datetime
 from datetime import timezone
 from functools import cached_property
@@ -36,6 +37,10 @@ from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
 
+from ._blobs import BlobStore
+from ._blobs import collecting
+from ._blobs import inline_blobs
+from ._blobs import put_blobs
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
@@ -370,10 +375,16 @@ class Sessions:
         stamp = utc_now().isoformat()
         made: list[SessionItem] = []
         parent = after
-        for index, new in enumerate(batch):
-            item = self._encode(session_id, parent, new, stamp, index, len(batch))
-            made.append(item)
-            parent = item.id
+        blobs: dict[str, bytes] = {}
+        token = collecting.set(blobs if isinstance(self.store, BlobStore) else None)
+        try:
+            for index, new in enumerate(batch):
+                item = self._encode(session_id, parent, new, stamp, index, len(batch))
+                made.append(item)
+                parent = item.id
+        finally:
+            collecting.reset(token)
+        await put_blobs(self.store, blobs)  # before the items that name them
         if not await self.store.append(made):
             raise await self._append_refused(session_id, after)
         return made
@@ -397,7 +408,7 @@ class Sessions:
         end = await (
             self._leaf(session_id) if to is None else self._item_of(session_id, to, "read")
         )
-        path = await self.store.path(end.id)
+        path = [await self._inlined(item) for item in await self.store.path(end.id)]
         if not path or path[-1].id != end.id:
             raise end.corrupt("the store returned no path to it")
         first = path[0]
@@ -509,12 +520,19 @@ class Sessions:
         leaf = await self.store.leaf(session_id)
         if leaf is None:
             raise self._not_found(session_id)
-        return leaf
+        return await self._inlined(leaf)
+
+    async def _inlined(self, item: SessionItem) -> SessionItem:
+        """``item`` with the part bytes it names by hash read back from the store."""
+        if not isinstance(self.store, BlobStore):
+            return item
+        text = await inline_blobs(item.body_json, self.store)
+        return item if text is item.body_json else replace(item, body_json=text)
 
     async def _item_of(self, session_id: str, item_id: str, action: str) -> SessionItem:
         found = await self.store.item(item_id)
         if found is not None and found.session_id == session_id:
-            return found
+            return await self._inlined(found)
         await self._leaf(session_id)  # the session itself missing is the clearer error
         where = "" if found is None else f" (it belongs to session {found.session_id!r}"
         if found is not None:

@@ -12,9 +12,14 @@ the module itself is private like every other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from collections.abc import Iterable
 
+from ._content import AudioPart
+from ._content import DocumentPart
+from ._content import ImagePart
+from ._content import TextPart
 from ._messages import Message
 
 __all__ = [
@@ -30,6 +35,19 @@ CHARS_PER_TOKEN = 4
 #: Tokens charged per message for its role and framing.
 MESSAGE_OVERHEAD = 4
 
+#: Tokens of an image, whatever its size: the most Anthropic charges (an image scaled to about
+#: 1.15 megapixels, (w*h)/750), above OpenAI's high-detail 1024x1024 (765) and Gemini's 258
+#: per tile; the estimate errs high so that a budget holds.
+IMAGE_TOKENS = 1600
+#: Tokens of one PDF page: Anthropic sends each page as its text and an image of it, "typically
+#: 1,500-3,000 tokens a page"; the top of that range. A PDF by URL counts as one page.
+DOCUMENT_PAGE_TOKENS = 3000
+#: Tokens of one KiB of audio: Gemini charges 32 tokens a second, and 16 KiB is about a second
+#: of 128 kbit/s compressed audio (uncompressed WAV runs longer per KiB, so it is overcounted).
+AUDIO_KIB_TOKENS = 2
+#: Characters charged for an OpenAI-style dict part without text (an ``image_url``, say).
+DICT_PART_CHARS = 256
+
 #: The shape of an estimator a caller may pass as ``estimate=``.
 Estimator = Callable[[Iterable[Message]], int]
 
@@ -37,13 +55,35 @@ Estimator = Callable[[Iterable[Message]], int]
 def estimate_message(message: Message) -> int:
     """Estimated tokens of one message: content, tool-call names and arguments, framing."""
     content = message.content
+    parts = 0
     if isinstance(content, str):
         chars = len(content)
     else:
-        chars = sum(len(str(part.get("text", ""))) or 256 for part in content)
+        chars = 0
+        for part in content:
+            if isinstance(part, dict):
+                chars += len(str(part.get("text", ""))) or DICT_PART_CHARS
+            elif isinstance(part, TextPart):
+                chars += len(part.text)
+            else:
+                parts += part_tokens(part)
     for call in message.tool_calls:
         chars += len(call.name) + len(call.arguments) + len(call.id)
-    return MESSAGE_OVERHEAD + (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    return MESSAGE_OVERHEAD + parts + (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+#: A PDF page object (``/Type /Page``, not the ``/Pages`` tree): counted to estimate pages.
+_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def part_tokens(part: ImagePart | DocumentPart | AudioPart) -> int:
+    """Estimated tokens of one non-text part (the figures above, docs/content.md)."""
+    if isinstance(part, ImagePart):
+        return IMAGE_TOKENS
+    if isinstance(part, DocumentPart):
+        pages = len(_PDF_PAGE.findall(part.data)) if part.data is not None else 1
+        return DOCUMENT_PAGE_TOKENS * max(pages, 1)
+    return AUDIO_KIB_TOKENS * max(1, -(-len(part.data) // 1024))
 
 
 def estimate_tokens(messages: Iterable[Message]) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 from typing import overload
 
 from ._errors import ToolDefinitionError
+from ._messages import Content
 from ._messages import JSONObject
 from ._models import ToolSpec
 from ._records import quick_init
@@ -28,12 +29,13 @@ if TYPE_CHECKING:
 class ToolResult:
     """What a tool call produced.
 
-    ``content`` is what the model reads (text, or OpenAI-style content parts such as images);
+    ``content`` is what the model reads (text, or content parts such as images: typed ones
+    from :mod:`agentkit_core.content`, or OpenAI-style dicts);
     ``structured`` keeps machine-readable output beside it; ``is_error`` marks a failure the
     model should see and may recover from.
     """
 
-    content: str | tuple[dict[str, Any], ...]
+    content: Content
     is_error: bool = False
     structured: object = None
 

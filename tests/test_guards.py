@@ -123,6 +123,33 @@ async def test_the_request_is_sent_guarded_and_the_verdict_names_the_message() -
     ]
 
 
+async def test_guards_read_the_text_parts_and_say_they_skipped_the_others() -> None:
+    from agentkit_core.content import AudioPart
+    from agentkit_core.content import ImagePart
+    from agentkit_core.content import Part
+    from agentkit_core.content import TextPart
+
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    image = ImagePart(data=b"\x89PNG", media_type="image/png")
+    audio = AudioPart(b"RIFF", "audio/wav")
+    task: list[str | Part] = ["my secret", image, TextPart(" plan"), audio]
+    await agent(model, Mask(), verdict_observer=seen.append).run(task)
+    sent = model.requests[0].messages[-1]
+    assert sent.text == "my [hidden] plan"
+    assert sent.content[1:] == (image, audio)  # the parts the guards did not read, kept
+    skipped = [v for v in seen if v.rule == "content-parts"]
+    assert [(v.hook, v.verdict, v.subject_id, v.reason, v.details) for v in skipped] == [
+        (
+            "input",
+            "allow",
+            "message/1",
+            "guards read text only: skipped 1 image, 1 audio part(s) unchecked",
+            {"skipped": {"image": 1, "audio": 1}},
+        )
+    ]
+
+
 async def test_guards_run_in_order_each_on_what_the_previous_left() -> None:
     model = ScriptedModel(["ok"])
     await agent(model, Mask(), Upper()).run("my secret plan")

@@ -19,6 +19,7 @@ import pydantic
 import pytest
 
 import agentkit_core
+import agentkit_core.content
 import agentkit_core.events
 import agentkit_core.plugin
 import agentkit_core.stores
@@ -29,8 +30,8 @@ PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
 #: The doors whose names are imported on first use, from the table ``_EXPORTS``.
 DOORS = [agentkit_core, agentkit_core.plugin]
 #: Every public module whose list of names is pinned: the doors, the suites, the store
-#: plugins' package and the run's events.
-PINNED = [*PUBLIC, agentkit_core.stores, agentkit_core.events]
+#: plugins' package, the run's events and the content parts.
+PINNED = [*PUBLIC, agentkit_core.stores, agentkit_core.events, agentkit_core.content]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).

@@ -8,6 +8,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,3 +130,61 @@ def test_a_page_from_agentkit_run_trace_opens(browser: Browser, tmp_path: Path) 
     browser.open(page)
     assert browser.js("document.querySelectorAll('section.turn').length") == turns == 2
     assert browser.js("document.querySelectorAll('[data-call-id]').length") == len(ids) == 4
+
+
+def png(width: int = 3, height: int = 2) -> bytes:
+    """A real PNG (red pixels) the browser decodes."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_part_renders_as_an_img_the_csp_allows(browser: Browser, tmp_path: Path) -> None:
+    from agentkit_core import Message
+    from agentkit_core import open_checkpointer
+    from agentkit_core.cli._viewer import render_html
+    from agentkit_core.cli._viewer import view_from_checkpoint
+    from agentkit_core.content import DocumentPart
+    from agentkit_core.content import ImagePart
+    from agentkit_core.content import TextPart
+
+    task = Message.user(
+        (
+            TextPart("what is this?"),
+            ImagePart(data=png(), media_type="image/png"),
+            ImagePart(url="https://example.com/cat.png"),
+            DocumentPart(data=b"%PDF-1.7", name="r.pdf"),
+        )
+    )
+
+    async def checkpoint() -> Any:
+        async with await open_checkpointer("memory://") as cp:
+            await cp.snapshot("r1", {"task": task.text, "transcript": [task]})
+            return await cp.resume("r1")
+
+    page = tmp_path / "image.html"
+    page.write_text(render_html([view_from_checkpoint(asyncio.run(checkpoint()), 1)], "image"))
+    browser.open(page)
+    images = browser.js(
+        "[...document.querySelectorAll('figure.media img')]"
+        ".map(i => [i.src.slice(0, 22), i.complete && i.naturalWidth, i.naturalHeight])"
+    )
+    assert images == [["data:image/png;base64,", 3, 2]]  # decoded: the CSP let it in
+    lines = browser.js("[...document.querySelectorAll('div.media')].map(e => e.innerText)")
+    assert lines == [
+        "image (by URL, https://example.com/cat.png) (not loaded: the page fetches nothing)",
+        "document (application/pdf, 8 bytes) (not loaded: the page fetches nothing)",
+    ]
+    assert browser.js("performance.getEntriesByType('resource').length") == 0

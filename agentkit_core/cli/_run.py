@@ -49,6 +49,14 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
     )
     run.add_argument("task", nargs="?", default="", help="what the agent should do")
     add_agent_arguments(run)
+    run.add_argument(
+        "--attach",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="send FILE with the task (repeatable): an image, a PDF or audio, its media type "
+        "from its suffix",
+    )
     run.add_argument("--output", metavar="MODULE:TYPE", help="parse the answer into this type")
     run.add_argument(
         "--session",
@@ -265,7 +273,7 @@ def check_file_plugin_options(
 
 def _run(args: argparse.Namespace) -> int:
     check_show_arguments(args)
-    if (args.session or not args.resume) and not args.task.strip():
+    if (args.session or not args.resume) and not args.task.strip() and not args.attach:
         raise ConfigError(
             'the task is empty; say what the agent should do, as in agentkit run "What is 6 * 7?"',
             value=args.task,
@@ -296,6 +304,7 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
     """Build the kit (connecting its tool sources and session), run the agent, close the kit."""
     from .._agent import Agent
     from .._kit import Kit
+    from ._attach import attached_task
     from ._stream import stream_run
 
     try:
@@ -316,10 +325,12 @@ async def _run_kit(args: argparse.Namespace, options: dict[str, Any], output: An
                 exporters=exporters,
             )
 
+        task = attached_task(args.task, args.attach)
+
         async def run(agent: Agent, printer: StreamPrinter | None) -> Any:
             if printer is None:
-                return await agent.run(args.task, wc=wc)
-            return await stream_run(agent.run_stream_events(args.task, wc=wc), printer)
+                return await agent.run(task, wc=wc)
+            return await stream_run(agent.run_stream_events(task, wc=wc), printer)
 
         return await run_and_show(args, make_agent, run)
 

@@ -26,6 +26,12 @@ from .._messages import ToolCall
 from .._tracing import export_attributes
 from .._tracing import export_error
 from ._trace_file import collector_paused
+from ._viewer_content import IMG_SRC
+from ._viewer_content import MediaRow
+from ._viewer_content import content_text
+from ._viewer_content import media_of
+from ._viewer_content import message_line
+from ._viewer_content import render_media
 
 if TYPE_CHECKING:
     from .._checkpoint import Checkpoint
@@ -130,6 +136,8 @@ class RunView(TypedDict):
     agent: JSONValue
     source: str
     task: JSONValue
+    #: The images, documents and audio of the user messages and tool results.
+    media: list[MediaRow]
     status: JSONValue
     stop_reason: JSONValue
     usage: UsageView | None
@@ -349,7 +357,7 @@ class _Views:
                 "cost": attrs.get("cost"),
                 "finish": attrs.get("finish_reason"),
                 "messages": attrs.get("messages"),
-                "text": _text(response.get("content")) if payload else _withheld(span),
+                "text": content_text(response.get("content")) if payload else _withheld(span),
                 "under": span.get("parent") if span.get("parent") != "turn" else None,
                 "error": span.get("error"),
             }
@@ -371,7 +379,7 @@ class _Views:
         row["error"] = span.get("error")
         if payload is not None:
             row["arguments"] = payload.get("arguments")
-            row["result"] = _text(payload.get("result"))
+            row["result"] = content_text(payload.get("result"))
         else:
             row["result"] = _withheld(span)
 
@@ -424,6 +432,7 @@ def _run_view(run: JSONObject) -> RunView:
         "agent": attrs.get("agent"),
         "source": "trace",
         "task": given.get("task"),
+        "media": [],
         "status": attrs.get("status") or ("failed" if run.get("error") else "running"),
         "stop_reason": attrs.get("stop_reason"),
         "usage": {
@@ -455,8 +464,8 @@ def _fold_row(span: JSONObject) -> FoldRow:
         "tokens_before": attrs.get("fold_tokens_before"),
         "tokens_after": attrs.get("fold_tokens_after"),
         "error": attrs.get("fold_error"),
-        "summary": _text(summary.get("content") if isinstance(summary, dict) else None),
-        "folded": [_message_line(m) for m in _items(payload.get("folded"))],
+        "summary": content_text(summary.get("content") if isinstance(summary, dict) else None),
+        "folded": [message_line(m) for m in _items(payload.get("folded"))],
     }
 
 
@@ -481,6 +490,7 @@ def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
         "agent": (checkpoint.metadata or {}).get("agent"),
         "source": f"checkpoint v{checkpoint.version} of {versions} ({checkpoint.created_at})",
         "task": state.get("task"),
+        "media": media_of(transcript),
         "status": status,
         "stop_reason": None,
         "usage": None,
@@ -520,7 +530,7 @@ def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
                 view["output"] = message.text
         elif message.role == "tool" and message.tool_call_id in rows:
             row = rows[message.tool_call_id]
-            row["result"] = _text(message.content)
+            row["result"] = content_text(message.content)
             row["is_error"] = message.is_error
     _mark_pending(view)
     return view
@@ -553,25 +563,6 @@ def _arguments(raw: JSONValue) -> JSONValue:
             return raw
         return parsed
     return raw
-
-
-def _text(content: object) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list | tuple):
-        return "".join(
-            str(p.get("text", "")) if isinstance(p, dict) and p.get("type") == "text" else ""
-            for p in content
-        ) or json.dumps(content, ensure_ascii=False)
-    return json.dumps(content, ensure_ascii=False, default=repr)
-
-
-def _message_line(message: object) -> str:
-    if isinstance(message, dict):
-        return f"{message.get('role')}: {_text(message.get('content'))}"
-    return str(message)
 
 
 # ---------------------------------------------------------------------- HTML
@@ -723,6 +714,7 @@ def _render_run(view: RunView, out: list[str]) -> None:
     out.append(f"<span>from {_esc(view.get('source'))}</span></div>")
     if view.get("task") is not None:
         _block("task", view["task"], out)
+    render_media(view.get("media") or (), out)
     if view.get("stop_reason"):
         out.append(f"<div class='pending'>{_esc(status)}: {_esc(view['stop_reason'])}</div>")
     for call in view.get("pending") or ():
@@ -754,7 +746,7 @@ def render_html(views: Iterable[RunView], title: str) -> str:
     out = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
+        f"style-src 'unsafe-inline'; script-src 'unsafe-inline'; {IMG_SRC}\">",
         f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>",
         f"<header><h1>agentkit run viewer: {_esc(title)}</h1>",
         "<input id='search' type='search' placeholder='search calls, arguments, results'>",

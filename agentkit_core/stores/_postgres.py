@@ -19,6 +19,8 @@ import asyncio
 import re
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import NamedTuple
@@ -243,6 +245,37 @@ class PostgresPool:
             finally:
                 await pool.putconn(conn)
         raise AssertionError("unreachable: the second attempt returns or raises")
+
+    @staticmethod
+    def blob_schema(quoted: str) -> str:
+        """The statement creating the blob table beside the quoted table ``quoted``.
+
+        It holds content-part bytes by sha256 (``agentkit_core.content``); a store's ``schema``
+        includes it.
+        """
+        return (
+            f'CREATE TABLE IF NOT EXISTS {quoted[:-1]}_blobs" '
+            "(sha256 text PRIMARY KEY, data bytea NOT NULL)"
+        )
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Write each blob to the blob table unless its sha256 is there (never rewritten)."""
+        insert = (
+            f'INSERT INTO {self.quoted[:-1]}_blobs" (sha256, data) VALUES (%s, %s) '
+            "ON CONFLICT DO NOTHING"
+        )
+
+        async def write(conn: AsyncConnection[Any], retried: bool) -> None:
+            async with conn.cursor() as cur:
+                await cur.executemany(insert, list(blobs.items()))
+
+        await self.run(write, "writing content blobs")
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs of the blob table with these hashes (a missing one is left out)."""
+        query = f'SELECT sha256, data FROM {self.quoted[:-1]}_blobs" WHERE sha256 = ANY(%s)'
+        rows = await self.fetch(query, (list(hashes),), "reading content blobs")
+        return {digest: bytes(data) for digest, data in rows}
 
     async def fetch(self, query: str, params: tuple[Any, ...], action: str) -> list[Any]:
         """The rows of one statement, through :meth:`run`."""

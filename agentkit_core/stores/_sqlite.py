@@ -19,6 +19,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -293,6 +295,28 @@ class SqliteFile:
         result = await self._call(lambda: fn(self._db()))
         self._check_file()
         return result
+
+    @staticmethod
+    def blob_schema(table: str) -> str:
+        """The statement creating blob table ``table``.
+
+        It holds content-part bytes by sha256 (``agentkit_core.content``); a store's ``schema``
+        includes it.
+        """
+        return f"CREATE TABLE IF NOT EXISTS {table} (sha256 TEXT PRIMARY KEY, data BLOB NOT NULL)"
+
+    async def put_blobs(self, table: str, blobs: Mapping[str, bytes]) -> None:
+        """Write each blob to ``table`` unless its sha256 is there (never rewritten)."""
+        insert = f"INSERT OR IGNORE INTO {table} (sha256, data) VALUES (?, ?)"
+        rows = list(blobs.items())
+        await self.write(lambda conn: conn.executemany(insert, rows))  # each row idempotent
+
+    async def get_blobs(self, table: str, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs of ``table`` with these hashes (a missing one is left out)."""
+        wanted = list(hashes)
+        query = f"SELECT sha256, data FROM {table} WHERE sha256 IN ({', '.join('?' * len(wanted))})"
+        rows = await self.read(lambda conn: conn.execute(query, wanted).fetchall())
+        return {digest: bytes(data) for digest, data in rows}
 
     async def aclose(self) -> None:
         """Close the connections and stop the worker thread; closing twice is harmless."""

@@ -15,6 +15,7 @@ Requires pytest (and pytest-asyncio in auto mode).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -25,12 +26,16 @@ from typing import Any
 
 import pytest
 
+from .._blobs import BlobStore
 from .._checkpoint import DONE
 from .._checkpoint import STATUSES
 from .._checkpoint import SUSPENDED
 from .._checkpoint import Checkpointer
 from .._checkpoint import CheckpointPort
 from .._checkpoint import StoredCheckpoint
+from .._content import ImagePart
+from .._content import TextPart
+from .._messages import Message
 
 
 def _run() -> str:
@@ -216,6 +221,24 @@ class CheckpointPortConformance:
         assert again is not None
         assert again.state == {"items": [1, 2], "nested": {"k": "v"}}
         assert again.metadata == {"tags": ["a"]}
+
+    async def test_a_message_with_image_bytes_round_trips(self, port: CheckpointPort) -> None:
+        """Part bytes come back equal; a store that keeps blobs holds them once, by sha256."""
+        cp = Checkpointer(port)
+        run = _run()
+        png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+        message = Message.user((TextPart("look"), ImagePart(data=png, media_type="image/png")))
+        for turn in range(1, 4):  # the transcript, growing, in every version
+            written = await cp.snapshot(run, {"transcript": [message] * turn})
+            assert written.state["transcript"][0] == message
+        again = await cp.at_version(run, 2)
+        assert again is not None and again.state == {"transcript": [message, message]}
+        assert again.state["transcript"][1].content[1].data == png
+        if isinstance(port, BlobStore):
+            digest = hashlib.sha256(png).hexdigest()
+            raw = await port.latest(run, "agent")
+            assert raw is not None and digest in raw.state and "iVBORw0KGgo" not in raw.state
+            assert await port.get_blobs([digest, "0" * 64]) == {digest: png}
 
     async def test_checkpointer_numbers_versions_and_refuses_terminal(
         self, port: CheckpointPort

@@ -17,6 +17,7 @@ contract underneath. Requires pytest (pytest-asyncio in auto mode) and hypothesi
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import signal
 import subprocess
 import sys
@@ -37,6 +38,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from .._blobs import BlobStore
+from .._content import ImagePart
+from .._content import TextPart
 from .._errors import ConfigError
 from .._errors import EncodingError
 from .._errors import SecretTaintError
@@ -233,6 +237,24 @@ class SessionStoreConformance:
         assert path[0].body["cwd"] == "/häus/名前"
         assert path[1].body == {"text": text} and path[2].body == big
         assert (await sessions.info(sid)).id == sid
+
+    async def test_a_message_with_image_bytes_round_trips(
+        self, store: SessionStore, sessions: Sessions
+    ) -> None:
+        """Part bytes come back equal; a store that keeps blobs holds them once, by sha256."""
+        png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+        message = Message.user((TextPart("look"), ImagePart(data=png, media_type="image/png")))
+        head = await sessions.create()
+        turns = [NewItem("user", {"message": message}) for _ in range(3)]
+        await sessions.append(head.session_id, head.id, turns)
+        path = await sessions.path(head.session_id)
+        assert [item.body["message"] for item in path[1:]] == [message] * 3
+        assert path[1].body["message"].content[1].data == png
+        if isinstance(store, BlobStore):
+            digest = hashlib.sha256(png).hexdigest()
+            raw = await store.path(path[-1].id)
+            assert all(digest in i.body_json and "iVBORw0KGgo" not in i.body_json for i in raw[1:])
+            assert await store.get_blobs([digest, "0" * 64]) == {digest: png}
 
     # ------------------------------------------------------------------ the compare-and-set
 

@@ -7,6 +7,8 @@ the process lives. Records are immutable text, exactly what a durable store keep
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from agentkit_core import StorageError
@@ -23,6 +25,7 @@ class MemoryCheckpointStore:
 
     def __init__(self) -> None:
         self._runs: dict[tuple[str, str], dict[int, StoredCheckpoint]] = {}
+        self._blobs: dict[str, bytes] = {}  # content-part bytes by sha256, each held once
         self._closed = False
 
     def _versions_of(self, run_id: str, namespace: str) -> dict[int, StoredCheckpoint]:
@@ -52,10 +55,22 @@ class MemoryCheckpointStore:
         """The stored versions, ascending."""
         return sorted(self._versions_of(run_id, namespace))
 
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256; one already held stays as it is."""
+        self._versions_of("", "")  # refuses when closed
+        for digest, data in blobs.items():
+            self._blobs.setdefault(digest, data)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        self._versions_of("", "")
+        return {h: self._blobs[h] for h in hashes if h in self._blobs}
+
     async def aclose(self) -> None:
         """Drop every record; later calls raise :class:`~agentkit_core.StorageError`."""
         self._closed = True
         self._runs.clear()
+        self._blobs.clear()
 
     def __repr__(self) -> str:
         return f"<MemoryCheckpointStore memory:// at {id(self):#x}>"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
 from datetime import datetime
 from datetime import timezone
 from typing import TYPE_CHECKING
@@ -24,6 +26,8 @@ def _schema(table: str) -> tuple[str, ...]:
         "version bigint NOT NULL, status text NOT NULL, state text NOT NULL, "
         "metadata text NOT NULL, created_at timestamptz NOT NULL, "
         "PRIMARY KEY (run_id, namespace, version))",
+        # Content-part bytes by sha256, written once however many versions name them.
+        PostgresPool.blob_schema(table),
     )
 
 
@@ -112,6 +116,14 @@ class PostgresCheckpointStore:
         action = f"listing the versions of {run_id!r}"
         rows = await self.pool.fetch(self._versions, (run_id, namespace), action)
         return [version for (version,) in rows]
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.pool.put_blobs(blobs)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        return await self.pool.get_blobs(hashes)
 
     async def aclose(self) -> None:
         """Close the pool; later calls raise :class:`~agentkit_core.StorageError`."""

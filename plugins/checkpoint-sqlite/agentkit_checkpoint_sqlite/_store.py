@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
+from collections.abc import Mapping
 from typing import Any
 
 from agentkit_core.plugin import StoredCheckpoint
@@ -20,6 +22,8 @@ CREATE TABLE IF NOT EXISTS agentkit_checkpoints (
     PRIMARY KEY (run_id, namespace, version)
 )
 """
+#: Content-part bytes by sha256, written once however many versions name them.
+BLOBS = "agentkit_checkpoint_blobs"
 _COLUMNS = "run_id, namespace, version, status, state, metadata, created_at"
 _KEY = "run_id = ? AND namespace = ?"
 _INSERT = f"INSERT INTO agentkit_checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -40,7 +44,8 @@ class SqliteCheckpointStore:
     @classmethod
     async def open(cls, url: str) -> SqliteCheckpointStore:
         """Open (creating when missing) the database a ``sqlite:///`` URL names, and its table."""
-        return cls(await SqliteFile.open_url(url, schema=(_SCHEMA,), what="checkpoint"))
+        schema = (_SCHEMA, SqliteFile.blob_schema(BLOBS))
+        return cls(await SqliteFile.open_url(url, schema=schema, what="checkpoint"))
 
     async def put(self, record: StoredCheckpoint) -> bool:
         """INSERT the record; False when the primary key (its version) is taken."""
@@ -81,6 +86,14 @@ class SqliteCheckpointStore:
         query = f"SELECT version FROM agentkit_checkpoints WHERE {_KEY} ORDER BY version"
         rows = await self.db.read(lambda conn: conn.execute(query, (run_id, namespace)).fetchall())
         return [v for (v,) in rows]
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.db.put_blobs(BLOBS, blobs)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        return await self.db.get_blobs(BLOBS, hashes)
 
     async def aclose(self) -> None:
         """Close the connections and stop the worker thread; closing twice is harmless."""

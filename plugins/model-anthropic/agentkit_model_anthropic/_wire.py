@@ -36,6 +36,8 @@ from agentkit_core import Usage
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ProviderResponseError
 
+from ._parts import part_to_block
+
 #: The metadata key of what only this wire says about a message (its text blocks' shape).
 WIRE = "anthropic"
 #: Content block types that are the model's reasoning, sent back only to the model that wrote them.
@@ -102,11 +104,17 @@ def _tool_result(message: Message) -> dict[str, Any]:
 
 
 def _parts_to_blocks(content: Any, where: str) -> list[dict[str, Any]]:
-    """Content parts as Anthropic blocks: theirs as they are, OpenAI's images converted."""
+    """Content parts as Anthropic blocks: theirs as they are, others converted.
+
+    OpenAI's images and typed parts (:func:`part_to_block`) are converted.
+    """
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     blocks = []
     for part in content:
+        if not isinstance(part, dict):
+            blocks.append(part_to_block(part))
+            continue
         kind = part.get("type")
         if kind in _USER_BLOCKS:
             blocks.append(copy.deepcopy(part))

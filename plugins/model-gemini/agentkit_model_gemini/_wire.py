@@ -26,8 +26,11 @@ from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.content import Part
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import StreamEvent
+
+from ._parts import part_to_gemini
 
 #: ``Message.metadata`` key of what only the Gemini wire says: ``{"generated_ids": [...]}``
 #: names the tool call ids this plugin made up for calls the API sent without an id (they are
@@ -277,14 +280,18 @@ def messages_to_gemini(
     return system, contents
 
 
-def _user_parts(content: str | tuple[dict[str, Any], ...], where: str) -> list[dict[str, Any]]:
+def _user_parts(
+    content: str | Sequence[Mapping[str, Any] | Part], where: str
+) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"text": content}]
     return [_content_part(p, f"{where}.content[{i}]") for i, p in enumerate(content)]
 
 
-def _content_part(part: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """One OpenAI-style content part as a Gemini part."""
+def _content_part(part: Mapping[str, Any] | Part, where: str) -> dict[str, Any]:
+    """One content part (typed, or OpenAI-style) as a Gemini part."""
+    if not isinstance(part, Mapping):
+        return part_to_gemini(part)
     kind = part.get("type")
     if kind == "text":
         return {"text": str(part.get("text", ""))}

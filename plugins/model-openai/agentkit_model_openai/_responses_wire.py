@@ -27,9 +27,11 @@ from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.content import Part
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ProviderResponseError
 
+from ._parts import part_to_responses
 from ._wire import check_settings
 from ._wire import count
 
@@ -120,8 +122,10 @@ def _assistant_to_responses(message: Message, model: str) -> list[dict[str, Any]
     return items
 
 
-def _part_to_responses(part: dict[str, Any]) -> dict[str, Any]:
-    """A content part (the Chat Completions shapes agentkit holds) as a Responses input part."""
+def _part_to_responses(part: dict[str, Any] | Part) -> dict[str, Any]:
+    """A content part (typed, or the Chat Completions shapes) as a Responses input part."""
+    if not isinstance(part, dict):
+        return part_to_responses(part, _IMAGE_DETAIL)
     kind = part.get("type")
     if kind == "text":
         return {"type": "input_text", "text": part.get("text", "")}

@@ -29,6 +29,8 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.plugin import ProviderResponseError
 
+from ._parts import part_to_chat
+
 #: The metadata key of what only this wire says about a message.
 WIRE = "openai"
 
@@ -43,7 +45,9 @@ _MISSING = object()
 def message_to_openai(message: Message) -> dict[str, Any]:
     """One message as a Chat Completions ``messages[]`` entry."""
     residue: dict[str, Any] = message.metadata.get(WIRE) or {}
-    content: Any = message.content if isinstance(message.content, str) else list(message.content)
+    content: Any = message.content
+    if not isinstance(content, str):
+        content = [part_to_chat(part) for part in content]
     role: str = message.role
     if role == "system" and residue.get("role") == "developer":
         role = "developer"

@@ -10,6 +10,8 @@ atomic in its event loop: that is the compare-and-set.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -29,6 +31,7 @@ class MemorySessionStore:
     def __init__(self) -> None:
         self._items: dict[str, SessionItem] = {}  # every item by id: a path costs its length
         self._sessions: dict[str, list[str]] = {}  # each session's item ids, oldest first
+        self._blobs: dict[str, bytes] = {}  # content-part bytes by sha256, each held once
         self._closed = False
 
     def _open(self) -> None:
@@ -82,6 +85,17 @@ class MemorySessionStore:
         path.reverse()
         return path
 
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256; one already held stays as it is."""
+        self._open()
+        for digest, data in blobs.items():
+            self._blobs.setdefault(digest, data)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        self._open()
+        return {h: self._blobs[h] for h in hashes if h in self._blobs}
+
     async def info(self, session_id: str) -> SessionInfo | None:
         """The session's summary, or None."""
         self._open()
@@ -111,6 +125,7 @@ class MemorySessionStore:
         self._closed = True
         self._items.clear()
         self._sessions.clear()
+        self._blobs.clear()
 
     def __repr__(self) -> str:
         return f"<MemorySessionStore {len(self._sessions)} sessions>"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
 from collections.abc import Sequence
 from datetime import timezone
 from typing import TYPE_CHECKING
@@ -28,6 +30,8 @@ def _schema(table: str) -> tuple[str, ...]:
         # Listing sessions reads only the headers (position 1), in the order they were created.
         f"CREATE INDEX IF NOT EXISTS {headers} ON {table} (created_at, session_id) "
         "WHERE position = 1",
+        # Content-part bytes by sha256, written once however many items name them.
+        PostgresPool.blob_schema(table),
     )
 
 
@@ -132,6 +136,14 @@ class PostgresSessionStore:
         """INSERT each item after its parent; False when a position is taken (or no parent)."""
         rows = [(*_row(item), item.parent, item.session_id) for item in items]
         return await self._write(self._insert_after, rows, items[0].id)
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.pool.put_blobs(blobs)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        return await self.pool.get_blobs(hashes)
 
     async def item(self, item_id: str) -> SessionItem | None:
         """The item with that id, or None."""

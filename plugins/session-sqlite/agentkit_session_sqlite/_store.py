@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ from agentkit_core.plugin import SessionItem
 from agentkit_core.stores import SqliteFile
 
 TABLE = "agentkit_session_items"
+BLOBS = "agentkit_session_blobs"
 _SCHEMA = (
     f"""
     CREATE TABLE IF NOT EXISTS {TABLE} (
@@ -27,6 +30,8 @@ _SCHEMA = (
     # Listing sessions reads only the headers (position 1), in the order they were created.
     f"CREATE INDEX IF NOT EXISTS {TABLE}_headers ON {TABLE} (created_at, session_id) "
     "WHERE position = 1",
+    # Content-part bytes by sha256, written once however many items name them.
+    SqliteFile.blob_schema(BLOBS),
 )
 _COLUMNS = "session_id, id, parent, kind, body, created_at"
 _SELECT = f"SELECT {_COLUMNS} FROM {TABLE}"
@@ -103,6 +108,14 @@ class SqliteSessionStore:
         """Root to ``item_id``: one range of positions per session on the way (see _path)."""
         rows = await self.db.read(lambda conn: _path(conn, item_id))
         return [SessionItem(*row) for row in rows]
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Keep each blob under its sha256, written once (the blob table)."""
+        await self.db.put_blobs(BLOBS, blobs)
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        """The blobs held of ``hashes``."""
+        return await self.db.get_blobs(BLOBS, hashes)
 
     async def info(self, session_id: str) -> SessionInfo | None:
         """The session's summary, or None."""
