@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from typing import ClassVar
 from typing import TypeAlias
 
@@ -196,7 +195,7 @@ def task_content(task: Task) -> str | tuple[Part, ...]:
     return tuple(parts)
 
 
-def part_text(part: Any) -> str | None:
+def part_text(part: object) -> str | None:
     """The text of a text part (typed or an OpenAI-style dict); None for any other part."""
     if isinstance(part, TextPart):
         return part.text
@@ -205,7 +204,7 @@ def part_text(part: Any) -> str | None:
     return None
 
 
-def content_text(content: str | Sequence[Any]) -> str:
+def content_text(content: str | Sequence[object]) -> str:
     """The text of message content: the string, or its text parts joined."""
     if isinstance(content, str):
         return content

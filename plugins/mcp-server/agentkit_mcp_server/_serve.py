@@ -21,6 +21,11 @@ from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import agent_tool
+from agentkit_core.content import AudioPart
+from agentkit_core.content import DocumentPart
+from agentkit_core.content import ImagePart
+from agentkit_core.content import b64
+from agentkit_core.content import part_text
 
 from ._defaults import DEFAULT_PORT
 from ._features import ClientModel
@@ -99,18 +104,35 @@ def _content(result: ToolResult) -> list[mcp_types.ContentBlock]:
 
     if isinstance(result.content, str):
         return [mcp_types.TextContent(text=result.content)]
-    blocks: list[mcp_types.ContentBlock] = []
-    for part in result.content:
-        if part.get("type") == "image_url":
-            url = str(part["image_url"]["url"])
-            head, _, data = url.partition(",")
-            mime = head.removeprefix("data:").removesuffix(";base64") or "image/png"
-            blocks.append(mcp_types.ImageContent(data=data, mime_type=mime))
-        elif part.get("type") == "text":
-            blocks.append(mcp_types.TextContent(text=str(part["text"])))
-        else:
-            blocks.append(mcp_types.TextContent(text=json.dumps(part)))
-    return blocks
+    return [_block(part) for part in result.content]
+
+
+def _block(part: Any) -> mcp_types.ContentBlock:
+    """One part of a tool's result as MCP content: typed parts by kind, dicts by their type."""
+    import mcp_types
+
+    if isinstance(part, (ImagePart, AudioPart)) and part.data is not None:
+        kind = mcp_types.ImageContent if isinstance(part, ImagePart) else mcp_types.AudioContent
+        return kind(data=b64(part.data), mime_type=str(part.media_type))
+    if isinstance(part, DocumentPart) and part.data is not None:
+        blob = mcp_types.BlobResourceContents(
+            uri=f"attachment:{part.name or 'document'}",
+            mime_type=part.media_type,
+            blob=b64(part.data),
+        )
+        return mcp_types.EmbeddedResource(resource=blob)
+    if isinstance(part, (ImagePart, DocumentPart)):  # by URL: the client fetches it
+        url = str(part.url)
+        return mcp_types.ResourceLink(uri=url, name=url, mime_type=part.media_type)
+    text = part_text(part)
+    if text is not None:
+        return mcp_types.TextContent(text=text)
+    if part.get("type") == "image_url":
+        url = str(part["image_url"]["url"])
+        head, _, data = url.partition(",")
+        mime = head.removeprefix("data:").removesuffix(";base64") or "image/png"
+        return mcp_types.ImageContent(data=data, mime_type=mime)
+    return mcp_types.TextContent(text=json.dumps(part))
 
 
 def build_server(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import subprocess
 import sys
 
@@ -39,6 +40,23 @@ def check_with_inspector(inspect, target):
 
 def test_inspector_over_stdio(inspect, serve_cmd):
     check_with_inspector(inspect, serve_cmd)
+
+
+def test_typed_content_parts_reach_the_client_as_mcp_blocks(inspect, serve_cmd):
+    from sample_tools import PNG
+
+    called = inspect(serve_cmd, "--method", "tools/call", "--tool-name", "attachments")
+    text, image, link, document, audio = called["content"]
+    assert text == {"type": "text", "text": "four parts follow"}
+    assert (image["type"], image["mimeType"]) == ("image", "image/png")
+    assert base64.b64decode(image["data"]) == PNG
+    assert (link["type"], link["uri"]) == ("resource_link", "https://example.org/cat.png")
+    resource = document["resource"]
+    assert (document["type"], resource["mimeType"]) == ("resource", "application/pdf")
+    assert resource["uri"] == "attachment:report.pdf"
+    assert base64.b64decode(resource["blob"]) == b"%PDF-1.7\n%\xe2\xe3"
+    assert (audio["type"], audio["mimeType"]) == ("audio", "audio/wav")
+    assert base64.b64decode(audio["data"]).startswith(b"RIFF")
 
 
 def test_inspector_over_http(inspect, http_server):
