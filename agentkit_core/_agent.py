@@ -578,6 +578,7 @@ class Agent(Generic[DepsT]):
                     raise
                 held = result.status == "suspended"
                 result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
+                result.agent = state.agent or self.name
                 _stamp_run(span, result)
             if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
                 events.finished(result, ctx.recorder.last_id)

@@ -32,7 +32,8 @@ class AgentResult:
     waiting for a person's approval; continue with ``agent.resume``). ``cost`` is what the
     run's model calls cost in US dollars (its child agents' included), None when a model's
     price is unknown (never guessed); ``usage_by_model`` splits ``usage`` by the model that
-    answered (in a fallback chain, the one that did).
+    answered (in a fallback chain, the one that did); ``agent`` names the agent in charge when
+    the run ended (another than the one started when a handoff was taken).
     """
 
     output: Any
@@ -44,6 +45,7 @@ class AgentResult:
     pending: tuple[ToolCall, ...] = ()
     cost: float | None = None
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    agent: str = ""
 
 
 @dataclass(slots=True)

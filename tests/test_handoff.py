@@ -169,7 +169,7 @@ async def test_a_target_hands_back_and_a_cycle_is_bounded_by_max_turns() -> None
     a = Kit(name="a", model=model, instructions="A", handoffs=[b], manager=bare())
     b.add_handoffs(a)
     result = await Agent.from_config(a.config()).run("go")
-    assert result.output == "back at a"
+    assert (result.output, result.agent) == ("back at a", "a")
     assert [r.messages[0].text for r in model.requests] == ["A", "B", "A"]
     loop = ScriptedModel([call(f"transfer_to_{'ba'[i % 2]}", f"c{i}") for i in range(20)])
     b2 = Kit(name="b", model=loop, manager=bare(), max_turns=5)
@@ -337,6 +337,7 @@ async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> No
     engine.deny = ("wipe",)  # a rule added while the run waited
     result = await agent.resume(held.run_id, {"w1": True})  # goes on under ops, ops' engine
     assert result.status == "done" and result.output == "stopped" and ran == []
+    assert (held.agent, result.agent) == ("ops", "ops")  # the agent in charge, not the one started
     [wiped] = [m for m in result.transcript if m.tool_call_id == "w1"]
     assert wiped.is_error and "never" in wiped.text
 
@@ -448,7 +449,7 @@ async def test_a_run_suspended_after_a_handoff_resumes_in_another_process_under_
                 agent = Agent.from_config(kit.config(), checkpointer=cp)
                 done = await agent.resume({result.run_id!r}, {{"r1": True}})
                 [request] = billing.config().model.requests
-                print(done.status, done.output, request.messages[0].text,
+                print(done.status, done.agent, done.output, request.messages[0].text,
                       [t.name for t in request.tools])
             await sessions.aclose()
 
@@ -461,7 +462,7 @@ async def test_a_run_suspended_after_a_handoff_resumes_in_another_process_under_
     assert done.returncode == 0, done.stderr
     refused, resumed = done.stdout.strip().splitlines()
     assert "handed to the agent 'billing'" in refused and "reaches: none" in refused
-    assert resumed == "done all refunded You are billing. ['refund']"
+    assert resumed == "done billing all refunded You are billing. ['refund']"
     items = await session_items(url, session)
     results = [i.body["message"] for i in items if i.kind == "tool_result"]
     assert [m.text for m in results][-1] == "refunded"
