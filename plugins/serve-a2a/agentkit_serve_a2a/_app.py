@@ -80,14 +80,30 @@ def a2a_app(kit: Kit, url: str, *, token: str | None = None, max_body: int = MAX
 
 
 class Guarded:
-    """The app behind a bearer token (when given) and a bound on the request body."""
+    """The app behind a bearer token (when given) and a bound on the request body.
+
+    The bound counts the bytes received, so a chunked body (no content-length) or one whose
+    content-length understates it is refused too; a body within it is handed on whole.
+    """
 
     def __init__(self, app: Any, token: str | None, max_body: int) -> None:
         self.app, self.token, self.max_body = app, token, max_body
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        refused = self.refused(Request(scope)) if scope["type"] == "http" else None
-        await (refused or self.app)(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = self.refused(Request(scope))
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        body = await self.read(receive)
+        if body is None:  # the client left before its body ended
+            return
+        if len(body) > self.max_body:
+            await self.too_large()(scope, receive, send)
+            return
+        await self.app(scope, replay(body, receive), send)
 
     def refused(self, request: Request) -> Response | None:
         is_card = request.url.path.startswith("/.well-known/")
@@ -99,8 +115,35 @@ class Guarded:
                 )
         size = request.headers.get("content-length")
         if size is not None and size.isdigit() and int(size) > self.max_body:
-            return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+            return self.too_large()
         return None
+
+    async def read(self, receive: Any) -> bytes | None:
+        """The body, read until its end or until it passes the bound; None if the client left."""
+        chunks: list[bytes] = []
+        size = 0
+        while size <= self.max_body:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def too_large(self) -> Response:
+        return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+
+
+def replay(body: bytes, receive: Any) -> Any:
+    """A ``receive`` that gives ``body`` whole, then whatever the client sends next."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return replayed
 
 
 class Deferred:
