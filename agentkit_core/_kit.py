@@ -567,6 +567,11 @@ class Kit(KitLifecycle):
         return self._recorder
 
     @property
+    def sessions(self) -> Sessions | None:
+        """The kit's session store (``session=``), for a front that keeps records beside it."""
+        return self._sessions
+
+    @property
     def session_id(self) -> str:
         """The id of the kit's session, or ``""`` without one."""
         return self._recorder.session_id
