@@ -61,24 +61,27 @@ class SessionTaskStore(VersionedTaskStore):
     ) -> TaskVersion:
         """Append the task after the version it was derived from (a cancel: after any)."""
         sid = PREFIX + task.id
-        leaf, stored = await self.read(sid)
+        leaf = await self.leaf(sid)
+        body = leaf.body if leaf is not None and leaf.kind == TASK else None
+        stored = 0 if body is None else int(body["version"])
         if task.status.state == TaskState.TASK_STATE_CANCELED:
-            if stored is None or stored[1].status.state in TERMINAL:
+            # only the state is read, not the whole task: a save is on every streamed chunk
+            state = None if body is None else body["task"].get("status", {}).get("state")
+            if state is None or TaskState.Value(state) in TERMINAL:
                 raise ConcurrentTaskModificationError(task.id)
-        elif (0 if stored is None else stored[0]) != version_of(prev_version):
+        elif stored != version_of(prev_version):
             raise ConcurrentTaskModificationError(task.id)
         if leaf is None:
             try:
                 leaf = await self.sessions.create(HEADER, session_id=sid)
             except SessionConflict:  # another process saved it first
                 raise ConcurrentTaskModificationError(task.id) from None
-        version = 1 + (0 if stored is None else stored[0])
-        item = NewItem(TASK, {"version": version, "task": MessageToDict(task)})
+        item = NewItem(TASK, {"version": stored + 1, "task": MessageToDict(task)})
         try:
             await self.sessions.append(sid, leaf.id, item)
         except SessionConflict:  # another process saved since our read
             raise ConcurrentTaskModificationError(task.id) from None
-        return TaskVersion(version)
+        return TaskVersion(stored + 1)
 
     async def get(
         self, task_id: str, context: ServerCallContext | None = None
@@ -88,14 +91,17 @@ class SessionTaskStore(VersionedTaskStore):
 
     async def read(self, sid: str) -> tuple[Any, tuple[int, Task] | None]:
         """The task session's leaf (None if there is no session) and its task with version."""
-        try:
-            leaf = await self.sessions.leaf(sid)
-        except SessionNotFound:
-            return None, None
-        if leaf.kind != TASK:
+        leaf = await self.leaf(sid)
+        if leaf is None or leaf.kind != TASK:
             return leaf, None
         body = leaf.body
         return leaf, (int(body["version"]), ParseDict(body["task"], Task()))
+
+    async def leaf(self, sid: str) -> Any:
+        try:
+            return await self.sessions.leaf(sid)
+        except SessionNotFound:
+            return None
 
     async def list(
         self, params: ListTasksRequest, context: ServerCallContext | None = None
