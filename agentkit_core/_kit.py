@@ -567,6 +567,11 @@ class Kit(KitLifecycle):
         return self._recorder
 
     @property
+    def sessions(self) -> Sessions | None:
+        """The kit's session store (``session=``), for a front that keeps records beside it."""
+        return self._sessions
+
+    @property
     def session_id(self) -> str:
         """The id of the kit's session, or ``""`` without one."""
         return self._recorder.session_id
@@ -615,11 +620,12 @@ class Kit(KitLifecycle):
         text = json.dumps(described, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
-    async def recorder_for(self, session_id: str) -> Recorder:
+    async def recorder_for(self, session_id: str, *, create: bool = True) -> Recorder:
         """A recorder of another conversation in the kit's store, with the kit's header/parts.
 
-        The session ``session_id`` is continued at its leaf, or created. For a front serving
-        many conversations: put it on each run's context (``ctx.recorder``).
+        The session ``session_id`` is continued at its leaf, or created (with ``create=False``
+        a missing one is a :class:`SessionNotFound`, for a front that only reads). For a front
+        serving many conversations: put it on each run's context (``ctx.recorder``).
         """
         if self._sessions is None:
             raise ConfigError(
@@ -628,8 +634,9 @@ class Kit(KitLifecycle):
                 value=session_id,
                 source="Kit.recorder_for",
             )
-        recorder = await Recorder.open(
-            self._sessions, session_id, self.header(), parts=self.parts_from(self)
+        opener = Recorder.open if create else Recorder.resume
+        recorder = await opener(
+            self._sessions, session_id, header=self.header(), parts=self.parts_from(self)
         )
         self.regrant(recorder)
         return recorder

@@ -1,18 +1,21 @@
 """The A2A server: the agent card built from the kit, and JSON-RPC over the SDK's handler.
 
 message/send, message/stream, tasks/get and tasks/cancel are the SDK's request handler's; the
-agent is :class:`~agentkit_serve_a2a._executor.KitExecutor`.
+agent is :class:`~agentkit_serve_a2a._executor.KitExecutor`; the tasks are kept in the kit's
+session store (:class:`~agentkit_serve_a2a._tasks.SessionTaskStore`), shared by every process
+on it.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
+import warnings
 from typing import Any
 
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes
 from a2a.server.routes import create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities
 from a2a.types import AgentCard
 from a2a.types import AgentInterface
@@ -22,9 +25,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.responses import Response
 
+from agentkit_core import ConfigError
 from agentkit_core import Kit
 
 from ._executor import KitExecutor
+from ._tasks import SessionTaskStore
 
 #: Where the JSON-RPC endpoint is, under the server's URL.
 RPC = "/"
@@ -67,9 +72,28 @@ def agent_card(kit: Kit, url: str) -> AgentCard:
 def a2a_app(kit: Kit, url: str, *, token: str | None = None, max_body: int = MAX_BODY) -> Any:
     """The A2A server over ``kit`` (opened, with a session store), as an ASGI app at ``url``."""
     card = agent_card(kit, url)
-    handler = DefaultRequestHandler(
-        agent_executor=KitExecutor(kit), task_store=InMemoryTaskStore(), agent_card=card
-    )
+    sessions = kit.sessions
+    if sessions is None:
+        raise ConfigError(
+            "the A2A server keeps its tasks in the kit's session store: open the kit with "
+            "Kit.open(session=URL)",
+            source="a2a_app",
+        )
+    # No event stream across processes (a task's events stream from the process running it),
+    # which the SDK warns of, as a warning and a log line, for every handler built.
+    said = logging.getLogger(DefaultRequestHandler.__module__)
+    quiet = logging.Filter("-")  # a name no logger has: lets no record through
+    said.addFilter(quiet)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "A VersionedTaskStore was configured without")
+            handler = DefaultRequestHandler(
+                agent_executor=KitExecutor(kit),
+                task_store=SessionTaskStore(sessions),
+                agent_card=card,
+            )
+    finally:
+        said.removeFilter(quiet)
     app = Starlette(
         routes=[
             *create_agent_card_routes(card),
@@ -80,14 +104,30 @@ def a2a_app(kit: Kit, url: str, *, token: str | None = None, max_body: int = MAX
 
 
 class Guarded:
-    """The app behind a bearer token (when given) and a bound on the request body."""
+    """The app behind a bearer token (when given) and a bound on the request body.
+
+    The bound counts the bytes received, so a chunked body (no content-length) or one whose
+    content-length understates it is refused too; a body within it is handed on whole.
+    """
 
     def __init__(self, app: Any, token: str | None, max_body: int) -> None:
         self.app, self.token, self.max_body = app, token, max_body
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        refused = self.refused(Request(scope)) if scope["type"] == "http" else None
-        await (refused or self.app)(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = self.refused(Request(scope))
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        body = await self.read(receive)
+        if body is None:  # the client left before its body ended
+            return
+        if len(body) > self.max_body:
+            await self.too_large()(scope, receive, send)
+            return
+        await self.app(scope, replay(body, receive), send)
 
     def refused(self, request: Request) -> Response | None:
         is_card = request.url.path.startswith("/.well-known/")
@@ -99,8 +139,35 @@ class Guarded:
                 )
         size = request.headers.get("content-length")
         if size is not None and size.isdigit() and int(size) > self.max_body:
-            return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+            return self.too_large()
         return None
+
+    async def read(self, receive: Any) -> bytes | None:
+        """The body, read until its end or until it passes the bound; None if the client left."""
+        chunks: list[bytes] = []
+        size = 0
+        while size <= self.max_body:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def too_large(self) -> Response:
+        return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+
+
+def replay(body: bytes, receive: Any) -> Any:
+    """A ``receive`` that gives ``body`` whole, then whatever the client sends next."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return replayed
 
 
 class Deferred:

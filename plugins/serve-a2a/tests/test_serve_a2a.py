@@ -135,6 +135,24 @@ async def test_a_malformed_request_is_a_clear_error(peer: Any) -> None:
     assert huge.status_code == 413
 
 
+async def test_a_chunked_body_over_the_bound_is_a_413(peer: Any) -> None:
+    """The bound counts the bytes received: a chunked body has no content-length to trust."""
+    p = await peer([echo])
+
+    async def chunks(count: int) -> AsyncIterator[bytes]:
+        for _ in range(count):
+            yield b" " * (1 << 16)
+
+    async with httpx.AsyncClient() as http:
+        huge = await http.post(p.url + "/", content=chunks(17))  # 1 MiB and 64 KiB
+        small = await http.post(p.url + "/", content=chunks(1))
+    assert "content-length" not in huge.request.headers
+    assert huge.request.headers["transfer-encoding"] == "chunked"
+    assert huge.status_code == 413
+    assert huge.json() == {"error": "the request body is over 1048576 bytes"}
+    assert small.json()["error"]["code"] == -32700  # within the bound: read whole, then parsed
+
+
 async def test_a_message_streams_its_answer_and_a_context_is_its_session(peer: Any) -> None:
     p = await peer([echo] * 4)
     task, answer = await p.send("hi", "ann")

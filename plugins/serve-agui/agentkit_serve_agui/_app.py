@@ -5,9 +5,9 @@ The thread's session holds the conversation, so of the messages a client sends o
 user message is new: it is the task. A request with ``resume`` answers the interrupts the
 thread's held run is waiting on (``{"approved": false}`` or ``status: "cancelled"`` refuses a
 call) and streams the run on. ``GET /threads/{id}`` gives a thread's transcript and its open
-interrupts, for a client that reloads. One run at a time per thread in this process: a second
-request on a busy thread is a 409; across processes the session store refuses the second
-writer (``SessionConflict``, streamed as the run's error).
+interrupts, for a client that reloads (a 404 for a thread no run has started). One run at a
+time per thread in this process: a second request on a busy thread is a 409; across processes
+the session store refuses the second writer (``SessionConflict``, streamed as the run's error).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from starlette.routing import Route
 
 from agentkit_core import Agent
 from agentkit_core import Kit
+from agentkit_core import SessionNotFound
 
 from ._mapping import APPROVAL
 from ._mapping import Mapper
@@ -159,7 +160,10 @@ class Endpoint:
         except RequestError as exc:
             return exc.response()
         thread = request.path_params["thread_id"]
-        recorder = await self.kit.recorder_for(thread)
+        try:
+            recorder = await self.kit.recorder_for(thread, create=False)
+        except SessionNotFound:  # reading creates nothing: a thread begins with its first run
+            return RequestError(404, f"no thread {thread!r}: none has run on it yet").response()
         state = recorder.state
         messages = [*state.conversation, *state.run_messages] if state.run else state.conversation
         body = {

@@ -160,6 +160,7 @@ input.onkeydown = (ev) => {
 
 async function load() {
   const response = await fetch("threads/" + encodeURIComponent(thread), {headers});
+  if (response.status === 404) { document.body.dataset.idle = "yes"; return; }  // a new thread
   if (!response.ok) { add("div", "msg error", "error: " + response.statusText); return; }
   const history = await response.json();
   for (const m of history.messages) {

@@ -20,6 +20,7 @@ from pydantic import TypeAdapter
 
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import SessionNotFound
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import tool
@@ -285,6 +286,22 @@ async def test_a_malformed_request_is_a_clear_4xx(
         "/agent", content=body, headers={"content-type": "application/json"}
     )
     assert response.status_code == status and says in response.json()["error"]
+
+
+async def test_a_missing_thread_is_a_404_and_reading_it_creates_nothing() -> None:
+    kit = await Kit.open(model=ScriptedModel([]), session="memory://")
+    server, url = await served(kit)
+    try:
+        async with httpx.AsyncClient(base_url=url) as http:
+            response = await http.get("/threads/nobody")
+        assert response.status_code == 404
+        assert response.json() == {"error": "no thread 'nobody': none has run on it yet"}
+        with pytest.raises(SessionNotFound):
+            await kit.recorder_for("nobody", create=False)
+    finally:
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        await kit.aclose()
 
 
 async def test_a_token_is_checked_on_every_request(endpoint: Any) -> None:
