@@ -288,6 +288,15 @@ def plugin_infos(draw):
     return infos
 
 
+def test_a_registration_wider_than_its_column_moves_under_its_row_whole():
+    name, seam = "x4x7h05bjc0ob2kjh35fr" * 2, "s0c3m6q0orh0rdnlpkelrnjfth"
+    long = Registration(seam, "hanyqq7yn7y_u968xefmdh0su0", None, name)
+    info = PluginInfo(name, version="0.1.0", status="loaded", position=0, registrations=[long])
+    row, under = list_table([info]).splitlines()[1:]
+    assert row.split() == ["0", name, "0.1.0", "loaded"]
+    assert under == f"    {seam}:hanyqq7yn7y_u968xefmdh0su0"
+
+
 @settings(max_examples=80, deadline=None)
 @given(infos=plugin_infos())
 def test_any_plugin_list_fits_the_width_and_loses_no_registration(infos):

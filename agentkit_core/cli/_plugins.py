@@ -7,6 +7,7 @@ tables are for people and may change.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import textwrap
 from typing import Any
@@ -112,22 +113,30 @@ def _hooks_text(info: PluginInfo) -> str:
     return " ".join(h.removeprefix("agentkit_") for h in info.hooks if h != COMMANDS_HOOK) or "-"
 
 
+#: Where a cell too wide for its column goes on: a short indent under its row.
+_HANGING = "    "
+_wrap = functools.partial(textwrap.wrap, break_long_words=False, break_on_hyphens=False)
+
+
 def _table(rows: list[list[str]], width: int | None = None) -> str:
     """Rows in aligned columns; with ``width``, the last column wraps to fit it.
 
-    Wrapped lines start under the last column. A word longer than the room left (a very long
-    name before it) is not broken: that line alone runs past ``width``.
+    Wrapped lines start under the last column. A word wider than the room left there (very
+    long names before it) moves that cell to lines of its own under a short indent, so words
+    are never broken; only a word wider than ``width`` itself runs past it.
     """
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
         head = "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths, strict=False)) + "  "
-        room = max(width - len(head), 20) if width is not None else 0
-        tail = (
-            textwrap.wrap(row[-1], room, break_long_words=False, break_on_hyphens=False)
-            if room
-            else [row[-1]]
-        )
+        if width is None:
+            lines.append((head + row[-1]).rstrip())
+            continue
+        if max(map(len, row[-1].split()), default=0) > width - len(head):
+            lines.append(head.rstrip())
+            lines.extend(_HANGING + line for line in _wrap(row[-1], width - len(_HANGING)))
+            continue
+        tail = _wrap(row[-1], width - len(head)) or [""]
         lines.append((head + tail[0]).rstrip())
         lines.extend(" " * len(head) + more for more in tail[1:])
     return "\n".join(lines)
