@@ -10,10 +10,12 @@ the bytes inline (tagged base64), as before.
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import hashlib
 import re
 from collections.abc import Collection
+from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Protocol
 from typing import runtime_checkable
@@ -63,6 +65,20 @@ def reference(data: bytes) -> dict[str, object]:
     return {"__agentkit__": "blob", "sha256": digest, "size": len(data)}
 
 
+@contextlib.contextmanager
+def collected(store: object) -> Iterator[dict[str, bytes]]:
+    """The part bytes encoded inside the block, by sha256, when ``store`` keeps blobs.
+
+    For a store without blobs nothing is collected: the encoder keeps the bytes inline.
+    """
+    blobs: dict[str, bytes] = {}
+    token = collecting.set(blobs if isinstance(store, BlobStore) else None)
+    try:
+        yield blobs
+    finally:
+        collecting.reset(token)
+
+
 async def put_blobs(store: object, blobs: Mapping[str, bytes]) -> None:
     """Write ``blobs`` to ``store``, each within :data:`MAX_PART_BYTES`, before any record."""
     for digest, data in blobs.items():
@@ -78,9 +94,10 @@ async def put_blobs(store: object, blobs: Mapping[str, bytes]) -> None:
 async def inline_blobs(text: str, store: object) -> str:
     """``text`` with each blob reference replaced by its bytes (tagged base64).
 
-    ``store`` is a :class:`BlobStore`, or a mapping of the blobs just written.
+    ``store`` is a :class:`BlobStore`, or a mapping of the blobs just written; a store without
+    blobs holds no references (its records keep the bytes inline), so its text is returned.
     """
-    if _MARK not in text:
+    if _MARK not in text or not isinstance(store, (Mapping, BlobStore)):
         return text
     wanted = {m.group(1) for m in _REF.finditer(text)}
     if isinstance(store, Mapping):

@@ -27,8 +27,7 @@ from typing import Protocol
 from typing import runtime_checkable
 from urllib.parse import quote
 
-from ._blobs import BlobStore
-from ._blobs import collecting
+from ._blobs import collected
 from ._blobs import inline_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
@@ -235,12 +234,8 @@ class Checkpointer:
                 await self._put_next(key, TAINTED, "null", _SKIPPED, now.isoformat())
                 self._marked.add(key)
             return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
-        blobs: dict[str, bytes] = {}
-        token = collecting.set(blobs if isinstance(self.port, BlobStore) else None)
-        try:
+        with collected(self.port) as blobs:
             text = encode_state(state)
-        finally:
-            collecting.reset(token)
         meta = "{}" if metadata is None else encode_state(metadata, root="metadata")
         await put_blobs(self.port, blobs)  # before the record that names them
         record = await self._put_next(key, status, text, meta, now.isoformat())
@@ -251,8 +246,6 @@ class Checkpointer:
 
         From ``blobs`` (those just written) when given, else from the store.
         """
-        if not isinstance(self.port, BlobStore):
-            return record
         text = await inline_blobs(record.state, self.port if blobs is None else blobs)
         return record if text is record.state else replace(record, state=text)
 

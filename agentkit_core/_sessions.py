@@ -37,8 +37,7 @@ from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
 
-from ._blobs import BlobStore
-from ._blobs import collecting
+from ._blobs import collected
 from ._blobs import inline_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
@@ -375,15 +374,11 @@ class Sessions:
         stamp = utc_now().isoformat()
         made: list[SessionItem] = []
         parent = after
-        blobs: dict[str, bytes] = {}
-        token = collecting.set(blobs if isinstance(self.store, BlobStore) else None)
-        try:
+        with collected(self.store) as blobs:
             for index, new in enumerate(batch):
                 item = self._encode(session_id, parent, new, stamp, index, len(batch))
                 made.append(item)
                 parent = item.id
-        finally:
-            collecting.reset(token)
         await put_blobs(self.store, blobs)  # before the items that name them
         if not await self.store.append(made):
             raise await self._append_refused(session_id, after)
@@ -524,8 +519,6 @@ class Sessions:
 
     async def _inlined(self, item: SessionItem) -> SessionItem:
         """``item`` with the part bytes it names by hash read back from the store."""
-        if not isinstance(self.store, BlobStore):
-            return item
         text = await inline_blobs(item.body_json, self.store)
         return item if text is item.body_json else replace(item, body_json=text)
 
