@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Protocol
 from typing import runtime_checkable
 
@@ -91,15 +92,16 @@ async def put_blobs(store: object, blobs: Mapping[str, bytes]) -> None:
         await store.put_blobs(blobs)  # type: ignore[attr-defined]
 
 
-async def inline_blobs(text: str, store: object) -> str:
-    """``text`` with each blob reference replaced by its bytes (tagged base64).
+async def inline_blobs(texts: Sequence[str], store: object) -> list[str]:
+    """``texts`` with each blob reference replaced by its bytes (tagged base64).
 
     ``store`` is a :class:`BlobStore`, or a mapping of the blobs just written; a store without
-    blobs holds no references (its records keep the bytes inline), so its text is returned.
+    blobs holds no references (its records keep the bytes inline), so its texts are returned.
+    The blobs all the texts name are read in one request.
     """
-    if _MARK not in text or not isinstance(store, (Mapping, BlobStore)):
-        return text
-    wanted = {m.group(1) for m in _REF.finditer(text)}
+    if not any(_MARK in text for text in texts) or not isinstance(store, (Mapping, BlobStore)):
+        return list(texts)
+    wanted = {m.group(1) for text in texts if _MARK in text for m in _REF.finditer(text)}
     if isinstance(store, Mapping):
         found = dict(store)
     else:
@@ -117,4 +119,4 @@ async def inline_blobs(text: str, store: object) -> str:
         data = base64.b64encode(found[match.group(1)]).decode("ascii")
         return f'{{"__agentkit__":"bytes","b64":"{data}"}}'
 
-    return _REF.sub(inline, text)
+    return [_REF.sub(inline, text) if _MARK in text else text for text in texts]

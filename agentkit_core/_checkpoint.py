@@ -246,7 +246,7 @@ class Checkpointer:
 
         From ``blobs`` (those just written) when given, else from the store.
         """
-        text = await inline_blobs(record.state, self.port if blobs is None else blobs)
+        [text] = await inline_blobs([record.state], self.port if blobs is None else blobs)
         return record if text is record.state else replace(record, state=text)
 
     async def _put_next(

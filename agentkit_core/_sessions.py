@@ -403,7 +403,7 @@ class Sessions:
         end = await (
             self._leaf(session_id) if to is None else self._item_of(session_id, to, "read")
         )
-        path = [await self._inlined(item) for item in await self.store.path(end.id)]
+        path = await self._inlined(*await self.store.path(end.id))
         if not path or path[-1].id != end.id:
             raise end.corrupt("the store returned no path to it")
         first = path[0]
@@ -515,17 +515,22 @@ class Sessions:
         leaf = await self.store.leaf(session_id)
         if leaf is None:
             raise self._not_found(session_id)
-        return await self._inlined(leaf)
+        [item] = await self._inlined(leaf)
+        return item
 
-    async def _inlined(self, item: SessionItem) -> SessionItem:
-        """``item`` with the part bytes it names by hash read back from the store."""
-        text = await inline_blobs(item.body_json, self.store)
-        return item if text is item.body_json else replace(item, body_json=text)
+    async def _inlined(self, *items: SessionItem) -> list[SessionItem]:
+        """``items`` with the part bytes they name by hash read back from the store at once."""
+        texts = await inline_blobs([item.body_json for item in items], self.store)
+        return [
+            item if text is item.body_json else replace(item, body_json=text)
+            for item, text in zip(items, texts, strict=True)
+        ]
 
     async def _item_of(self, session_id: str, item_id: str, action: str) -> SessionItem:
         found = await self.store.item(item_id)
         if found is not None and found.session_id == session_id:
-            return await self._inlined(found)
+            [item] = await self._inlined(found)
+            return item
         await self._leaf(session_id)  # the session itself missing is the clearer error
         where = "" if found is None else f" (it belongs to session {found.session_id!r}"
         if found is not None:

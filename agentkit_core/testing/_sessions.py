@@ -23,6 +23,8 @@ import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator
+from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -255,6 +257,30 @@ class SessionStoreConformance:
             raw = await store.path(path[-1].id)
             assert all(digest in i.body_json and "iVBORw0KGgo" not in i.body_json for i in raw[1:])
             assert await store.get_blobs([digest, "0" * 64]) == {digest: png}
+
+    async def test_a_path_reads_its_blobs_in_one_request(self, store: SessionStore) -> None:
+        """However many items name blobs, reading the path asks the store for them once."""
+        counting = _CountingBlobs(store) if isinstance(store, BlobStore) else None
+        sessions = Sessions(counting or store)  # type: ignore[arg-type]
+        head = await sessions.create()
+        turns = [
+            NewItem(
+                "user",
+                {
+                    "message": Message.user(
+                        (ImagePart(data=bytes([i]) * 64, media_type="image/png"),)
+                    )
+                },
+            )
+            for i in range(5)
+        ]
+        await sessions.append(head.session_id, head.id, turns)
+        path = await sessions.path(head.session_id)
+        assert [item.body["message"].content[0].data for item in path[1:]] == [
+            bytes([i]) * 64 for i in range(5)
+        ]
+        if counting is not None:  # a store without blobs keeps the bytes inline: no request
+            assert counting.reads == 2  # the leaf, then the path: not one request per item
 
     # ------------------------------------------------------------------ the compare-and-set
 
@@ -712,3 +738,22 @@ def _oks(lines: list[str]) -> list[tuple[int, str, str]]:
             _, n, first, second = line.split()
             oks.append((int(n), first, second))
     return oks
+
+
+class _CountingBlobs:
+    """A store that counts its blob reads and passes everything to the store it wraps."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self._store = store
+        self.reads = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def put_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        await self._store.put_blobs(blobs)  # type: ignore[attr-defined]
+
+    async def get_blobs(self, hashes: Collection[str]) -> dict[str, bytes]:
+        self.reads += 1
+        found: dict[str, bytes] = await self._store.get_blobs(hashes)  # type: ignore[attr-defined]
+        return found
