@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._recorder_processes import RecorderProcessConformance
     from ._sessions import SessionStoreConformance
     from ._sessions import SessionStoreProcessConformance
+    from ._tool_calls import run_tool_calls
+    from ._tool_calls import split_at
+    from ._tool_calls import streamed_tool_calls
     from ._tool_sources import ToolSourceConformance
     from ._wire_server import Reply
     from ._wire_server import WireServer
@@ -55,6 +58,9 @@ _LAZY = {
     "SessionStoreConformance": ("_sessions", "SessionStoreConformance"),
     "SessionStoreProcessConformance": ("_sessions", "SessionStoreProcessConformance"),
     "ToolSourceConformance": ("_tool_sources", "ToolSourceConformance"),
+    "run_tool_calls": ("_tool_calls", "run_tool_calls"),
+    "split_at": ("_tool_calls", "split_at"),
+    "streamed_tool_calls": ("_tool_calls", "streamed_tool_calls"),
     "check_compaction_invariants": ("_compactors", "check_invariants"),
     "check_sendable": ("_compactors", "check_sendable"),
     "transcripts": ("_compactors", "transcripts"),
@@ -103,7 +109,10 @@ __all__ = [
     "check_sendable",
     "make_test_ctx",
     "report_documents",
+    "run_tool_calls",
+    "split_at",
     "sse_events",
+    "streamed_tool_calls",
     "tool_call",
     "transcripts",
 ]

@@ -16,12 +16,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import Agent
-from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core.plugin import ModelRequest
-from agentkit_core.plugin import StreamEvent
 from agentkit_core.plugin import ToolSpec
+from agentkit_core.testing import run_tool_calls
+from agentkit_core.testing import split_at
+from agentkit_core.testing import streamed_tool_calls
 
 WEATHER = ToolSpec(
     "get_weather",
@@ -35,17 +35,6 @@ def ask(*tools: ToolSpec) -> ModelRequest:
     return ModelRequest((Message.user("Weather in Paris, time in Rome?"),), tools=tools)
 
 
-async def told(model: AnthropicModel, request: ModelRequest) -> list[tuple[str, str, str, str]]:
-    """(kind, id, name, arguments) of each tool-call event of the model's stream."""
-    events: list[StreamEvent] = [event async for event in model.stream(request)]
-    assert events[-1].kind == "done"
-    return [
-        (e.kind, e.tool_call.id, e.tool_call.name, e.tool_call.arguments)
-        for e in events
-        if e.tool_call is not None
-    ]
-
-
 @pytest.fixture
 def model(server: Any) -> AnthropicModel:
     return AnthropicModel("claude-sonnet-4-5", base_url=server.url, api_key="sk-ant-test")
@@ -56,7 +45,7 @@ async def test_each_call_is_told_when_its_block_starts_then_fragment_by_fragment
 ) -> None:
     server.sse("parallel_tools.sse")
     weather, time = ("toolu_01Weather", "get_weather"), ("toolu_02Time", "get_time")
-    assert await told(model, ask(WEATHER, TIME)) == [
+    assert await streamed_tool_calls(model, ask(WEATHER, TIME)) == [
         ("tool_call_delta", *weather, ""),  # as soon as its id and name are known
         ("tool_call_delta", *weather, '{"city'),
         ("tool_call_delta", *weather, '": "Par'),
@@ -73,7 +62,7 @@ async def test_a_call_without_arguments_is_told_its_empty_object(
     server: Any, model: AnthropicModel
 ) -> None:
     server.sse("no_arguments.sse")  # one empty partial_json, as the API sends for no input
-    assert await told(model, ask(TIME)) == [
+    assert await streamed_tool_calls(model, ask(TIME)) == [
         ("tool_call_delta", "toolu_03Now", "get_time", ""),
         ("tool_call_delta", "toolu_03Now", "get_time", "{}"),  # what the final call holds
         ("tool_call", "toolu_03Now", "get_time", "{}"),
@@ -86,7 +75,7 @@ async def test_arguments_are_told_as_the_final_call_spells_them(
     # written without spaces, with \u escapes (a surrogate pair cut between two events), 3.50
     # and -0: the final call's arguments are json.dumps of the input, and the deltas join to them
     server.sse("respelled_arguments.sse")
-    events = await told(model, ask(WEATHER))
+    events = await streamed_tool_calls(model, ask(WEATHER))
     arguments = '{"city": "Paris", "days": 3.5, "note": "café 😀", "ok": true, "n": [1, 2, 0]}'
     assert events == [
         ("tool_call_delta", "toolu_04Weather", "get_weather", ""),
@@ -124,12 +113,6 @@ def spelled(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return value, text
 
 
-def split(text: str, cuts: list[int]) -> list[str]:
-    """``text`` cut at ``cuts`` (taken modulo its length): fragments that join to it."""
-    points = sorted({cut % (len(text) + 1) for cut in cuts})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
-
-
 @settings(max_examples=300, deadline=None)
 @given(spelled(), st.lists(st.integers(0, 1000), max_size=20))
 def test_any_spelling_cut_anywhere_is_respelled_as_json_dumps(
@@ -137,7 +120,7 @@ def test_any_spelling_cut_anywhere_is_respelled_as_json_dumps(
 ) -> None:
     value, text = case
     respeller = Respeller()
-    respelled = "".join(respeller.feed(fragment) for fragment in split(text, cuts))
+    respelled = "".join(respeller.feed(fragment) for fragment in split_at(text, cuts))
     assert respelled == json.dumps(value, ensure_ascii=False)
 
 
@@ -192,8 +175,8 @@ async def test_any_split_into_sse_events_gives_deltas_that_join_to_the_arguments
     server: Any, model: AnthropicModel, case: tuple[dict[str, Any], str], cuts: list[int]
 ) -> None:
     value, text = case
-    server.events(*tool_stream(split(text, cuts)))
-    events = await told(model, ask(WEATHER))
+    server.events(*tool_stream(split_at(text, cuts)))
+    events = await streamed_tool_calls(model, ask(WEATHER))
     arguments = json.dumps(value, ensure_ascii=False)
     assert events[-1] == ("tool_call", "toolu_1", "get_weather", arguments)
     assert {e[:3] for e in events[:-1]} == {("tool_call_delta", "toolu_1", "get_weather")}
@@ -203,42 +186,10 @@ async def test_any_split_into_sse_events_gives_deltas_that_join_to_the_arguments
 # ---------------------------------------------------------------------- a run's events
 
 
-def get_weather(city: str) -> str:
-    """The weather in a city.
-
-    Args:
-        city: the city's name
-    """
-    return f"sunny in {city}"
-
-
-def get_time(zone: str) -> str:
-    """The time in a time zone.
-
-    Args:
-        zone: the zone's name
-    """
-    return f"noon in {zone}"
-
-
 async def test_a_run_streams_each_call_started_its_arguments_and_ready(
     server: Any, model: AnthropicModel
 ) -> None:
     server.sse("parallel_tools.sse")
     server.sse("plain.sse")
-    agent = Agent("weather", model, "Be brief.", [get_weather, get_time], hooks=Hooks())
-    kinds = {"tool_call_started", "tool_call_args_delta", "tool_call_ready"}
-    events = [e async for e in agent.run_stream_events("Weather in Paris, time in Rome?")]
-    assert events[-1].kind == "run_finished"
-    by_call: dict[str, list[Any]] = {}
-    for event in (e for e in events if e.kind in kinds):
-        call_id = event.call.id if event.kind == "tool_call_ready" else event.call_id
-        by_call.setdefault(call_id, []).append(event)
-    assert list(by_call) == ["toolu_01Weather", "toolu_02Time"]
-    for call_events in by_call.values():
-        started, *deltas, ready = call_events
-        assert (started.kind, ready.kind) == ("tool_call_started", "tool_call_ready")
-        assert started.name == ready.call.name
-        assert deltas and {e.kind for e in deltas} == {"tool_call_args_delta"}
-        assert "".join(e.delta for e in deltas) == ready.call.arguments
-        assert started.seq < deltas[0].seq and deltas[-1].seq < ready.seq
+    calls = await run_tool_calls(model)
+    assert list(calls) == ["toolu_01Weather", "toolu_02Time"]

@@ -15,13 +15,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core import Agent
-from agentkit_core import Hooks
 from agentkit_core import Message
-from agentkit_core.plugin import Model
 from agentkit_core.plugin import ModelRequest
-from agentkit_core.plugin import StreamEvent
 from agentkit_core.plugin import ToolSpec
+from agentkit_core.testing import run_tool_calls
+from agentkit_core.testing import split_at
+from agentkit_core.testing import streamed_tool_calls
 
 WEATHER = ToolSpec(
     "get_weather",
@@ -37,17 +36,6 @@ TIME = ToolSpec(
 
 def ask(*tools: ToolSpec) -> ModelRequest:
     return ModelRequest((Message.user("Weather in Paris, time in Rome?"),), tools=tools)
-
-
-async def told(model: Model, request: ModelRequest) -> list[tuple[str, str, str, str]]:
-    """(kind, id, name, arguments) of each tool-call event of the model's stream."""
-    events: list[StreamEvent] = [event async for event in model.stream(request)]
-    assert events[-1].kind == "done"
-    return [
-        (e.kind, e.tool_call.id, e.tool_call.name, e.tool_call.arguments)
-        for e in events
-        if e.tool_call is not None
-    ]
 
 
 @pytest.fixture
@@ -68,7 +56,7 @@ async def test_chat_tells_two_interleaved_calls_fragment_by_fragment(
 ) -> None:
     server.sse("parallel_tools.sse")  # the calls' fragments alternate, told apart by `index`
     weather, time = ("call_Pa1", "get_weather"), ("call_Ro2", "get_time")
-    assert await told(chat, ask(WEATHER, TIME)) == [
+    assert await streamed_tool_calls(chat, ask(WEATHER, TIME)) == [
         ("tool_call_delta", *weather, ""),  # as soon as its id and name are known
         ("tool_call_delta", *weather, '{"ci'),
         ("tool_call_delta", *time, ""),
@@ -85,7 +73,7 @@ async def test_chat_call_without_arguments_is_told_its_empty_object(
     server: Any, chat: OpenAIModel
 ) -> None:
     server.sse("no_arguments.sse")
-    assert await told(chat, ask(TIME)) == [
+    assert await streamed_tool_calls(chat, ask(TIME)) == [
         ("tool_call_delta", "call_Nw1", "get_time", ""),
         ("tool_call_delta", "call_Nw1", "get_time", "{}"),  # what the final call holds
         ("tool_call", "call_Nw1", "get_time", "{}"),
@@ -97,7 +85,7 @@ async def test_chat_whole_calls_without_an_index_are_each_told_whole(
 ) -> None:
     server.sse("whole_tool_calls.sse")
     paris, rome = '{"city": "Paris"}', '{"city": "Rome"}'
-    assert await told(chat, ask(WEATHER)) == [
+    assert await streamed_tool_calls(chat, ask(WEATHER)) == [
         ("tool_call_delta", "call_a", "get_weather", paris),
         ("tool_call_delta", "call_b", "get_weather", rome),
         ("tool_call", "call_a", "get_weather", paris),
@@ -108,12 +96,6 @@ async def test_chat_whole_calls_without_an_index_are_each_told_whole(
 def chat_chunk(call: dict[str, Any]) -> bytes:
     chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}], "model": "gpt-4o-mini"}
     return f"data: {json.dumps(chunk)}\n\n".encode()
-
-
-def split(text: str, cuts: list[int]) -> list[str]:
-    """``text`` cut at ``cuts`` (taken modulo its length): fragments that join to it."""
-    points = sorted({cut % (len(text) + 1) for cut in cuts})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
 ARGUMENTS = st.dictionaries(st.text(max_size=6), st.text() | st.integers(), max_size=4).map(
@@ -128,14 +110,14 @@ ARGUMENTS = st.dictionaries(st.text(max_size=6), st.text() | st.integers(), max_
 async def test_chat_any_split_of_the_arguments_gives_deltas_that_join_to_them(
     server: Any, chat: OpenAIModel, arguments: str, cuts: list[int]
 ) -> None:
-    first, *rest = split(arguments, cuts)
+    first, *rest = split_at(arguments, cuts)
     head = {"index": 0, "id": "call_1", "function": {"name": "get_weather", "arguments": first}}
     chunks = [
         chat_chunk(head),
         *(chat_chunk({"index": 0, "function": {"arguments": f}}) for f in rest),
     ]
     server.events(*chunks, b"data: [DONE]\n\n")
-    events = await told(chat, ask(WEATHER))
+    events = await streamed_tool_calls(chat, ask(WEATHER))
     assert events[-1] == ("tool_call", "call_1", "get_weather", arguments)
     deltas = events[:-1]
     assert {(kind, i, name) for kind, i, name, _ in deltas} == {
@@ -152,7 +134,7 @@ async def test_responses_tells_each_call_as_its_item_is_added_and_its_arguments_
 ) -> None:
     server.sse("responses_parallel_tools.sse")
     weather, time = ("call_Pa1weather", "get_weather"), ("call_Ro2time", "get_time")
-    assert await told(responses, ask(WEATHER, TIME)) == [
+    assert await streamed_tool_calls(responses, ask(WEATHER, TIME)) == [
         ("tool_call_delta", *weather, ""),
         ("tool_call_delta", *weather, '{"city'),
         ("tool_call_delta", *weather, '": "Pa'),
@@ -170,7 +152,7 @@ async def test_responses_call_without_arguments_is_told_its_empty_object(
     server: Any, responses: OpenAIResponsesModel
 ) -> None:
     server.sse("responses_no_arguments.sse")
-    assert await told(responses, ask(TIME)) == [
+    assert await streamed_tool_calls(responses, ask(TIME)) == [
         ("tool_call_delta", "call_Nw1now", "get_time", ""),
         ("tool_call_delta", "call_Nw1now", "get_time", "{}"),
         ("tool_call", "call_Nw1now", "get_time", "{}"),
@@ -199,8 +181,8 @@ def responses_stream(call_id: str, fragments: list[str]) -> list[bytes]:
 async def test_responses_any_split_of_the_arguments_gives_deltas_that_join_to_them(
     server: Any, responses: OpenAIResponsesModel, arguments: str, cuts: list[int]
 ) -> None:
-    server.events(*responses_stream("call_1", split(arguments, cuts)))
-    events = await told(responses, ask(WEATHER))
+    server.events(*responses_stream("call_1", split_at(arguments, cuts)))
+    events = await streamed_tool_calls(responses, ask(WEATHER))
     assert events[-1] == ("tool_call", "call_1", "get_weather", arguments)
     assert "".join(fragment for *_, fragment in events[:-1]) == arguments
 
@@ -208,50 +190,12 @@ async def test_responses_any_split_of_the_arguments_gives_deltas_that_join_to_th
 # ---------------------------------------------------------------------- a run's events
 
 
-def get_weather(city: str) -> str:
-    """The weather in a city.
-
-    Args:
-        city: the city's name
-    """
-    return f"sunny in {city}"
-
-
-def get_time(zone: str) -> str:
-    """The time in a time zone.
-
-    Args:
-        zone: the zone's name
-    """
-    return f"noon in {zone}"
-
-
-async def calls_told(model: Model) -> dict[str, list[Any]]:
-    """Each call's tool-call events of one run, by call id, after checking their order."""
-    agent = Agent("weather", model, "Be brief.", [get_weather, get_time], hooks=Hooks())
-    kinds = {"tool_call_started", "tool_call_args_delta", "tool_call_ready"}
-    events = [e async for e in agent.run_stream_events("Weather in Paris, time in Rome?")]
-    assert events[-1].kind == "run_finished"
-    by_call: dict[str, list[Any]] = {}
-    for event in (e for e in events if e.kind in kinds):
-        call_id = event.call.id if event.kind == "tool_call_ready" else event.call_id
-        by_call.setdefault(call_id, []).append(event)
-    for call_events in by_call.values():
-        started, *deltas, ready = call_events
-        assert (started.kind, ready.kind) == ("tool_call_started", "tool_call_ready")
-        assert started.name == ready.call.name
-        assert deltas and {e.kind for e in deltas} == {"tool_call_args_delta"}
-        assert "".join(e.delta for e in deltas) == ready.call.arguments
-        assert started.seq < deltas[0].seq and deltas[-1].seq < ready.seq
-    return by_call
-
-
 async def test_a_chat_run_streams_each_call_started_its_arguments_and_ready(
     server: Any, chat: OpenAIModel
 ) -> None:
     server.sse("parallel_tools.sse")
     server.sse("plain.sse")
-    calls = await calls_told(chat)
+    calls = await run_tool_calls(chat)
     assert list(calls) == ["call_Pa1", "call_Ro2"]
     # interleaved: the second call started while the first was still being written
     assert calls["call_Ro2"][0].seq < calls["call_Pa1"][-1].seq
@@ -262,5 +206,5 @@ async def test_a_responses_run_streams_each_call_started_its_arguments_and_ready
 ) -> None:
     server.sse("responses_parallel_tools.sse")
     server.sse("responses_plain.sse")
-    calls = await calls_told(responses)
+    calls = await run_tool_calls(responses)
     assert list(calls) == ["call_Pa1weather", "call_Ro2time"]
