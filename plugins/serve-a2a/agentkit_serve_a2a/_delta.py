@@ -10,6 +10,7 @@ always reads back exactly as saved; a change it cannot express is ``None``: stor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor  # type: ignore[import-untyped]
@@ -20,32 +21,61 @@ from google.protobuf.message import Message  # type: ignore[import-untyped]
 Body = dict[str, Any]
 
 
+@dataclass
+class Change:
+    """A delta as messages, before it is a body.
+
+    Fields cleared (``put`` has their new values), elements added, and the changes of elements
+    changed in place (by field, then index).
+    """
+
+    clear: list[str]
+    put: Message
+    add: Message
+    inner: dict[str, dict[int, Change]]
+
+    def apply(self, message: Message) -> None:
+        for name in self.clear:
+            message.ClearField(name)
+        message.MergeFrom(self.put)  # a merge replaces scalars and sub-messages, extends lists
+        message.MergeFrom(self.add)
+        for name, changed in self.inner.items():
+            elements = getattr(message, name)
+            for index, change in changed.items():
+                change.apply(elements[index])
+
+    def body(self) -> Body:
+        inner = {n: {str(i): c.body() for i, c in cs.items()} for n, cs in self.inner.items()}
+        body = {"clear": self.clear, "set": _dict(self.put), "add": _dict(self.add), "in": inner}
+        return {key: value for key, value in body.items() if value}
+
+
 def delta(old: Message, new: Message) -> Body | None:
     """The body :func:`apply` turns ``old`` into ``new`` with, or None: store ``new`` whole."""
-    body = _diff(old, new)
+    change = _diff(old, new)
     rebuilt = type(old)()
     rebuilt.CopyFrom(old)
-    apply(rebuilt, body)
-    return body if rebuilt == new else None
+    change.apply(rebuilt)
+    return change.body() if rebuilt == new else None
 
 
 def apply(message: Message, body: Body) -> None:
     """Change ``message`` in place as ``body`` (from :func:`delta`) says."""
-    for name in body.get("clear", ()):
-        message.ClearField(name)
-    for key in ("set", "add"):  # a merge replaces scalars and sub-messages, extends lists
-        if key in body:
-            message.MergeFrom(ParseDict(body[key], type(message)()))
-    for name, changed in body.get("in", {}).items():
-        elements = getattr(message, name)
-        for index, inner in changed.items():
-            apply(elements[int(index)], inner)
+    _parse(message, body).apply(message)
 
 
-def _diff(old: Message, new: Message) -> Body:
-    put, add = type(new)(), type(new)()
-    clear: list[str] = []
-    inner: dict[str, dict[str, Body]] = {}
+def _parse(message: Message, body: Body) -> Change:
+    kind = type(message)
+    inner = {
+        name: {int(i): _parse(getattr(message, name)[int(i)], b) for i, b in changed.items()}
+        for name, changed in body.get("in", {}).items()
+    }
+    put, add = (ParseDict(body.get(key, {}), kind()) for key in ("set", "add"))
+    return Change(list(body.get("clear", ())), put, add, inner)
+
+
+def _diff(old: Message, new: Message) -> Change:
+    change = Change([], type(new)(), type(new)(), {})
     for field in new.DESCRIPTOR.fields:
         name = field.name
         before, after = getattr(old, name), getattr(new, name)
@@ -53,24 +83,25 @@ def _diff(old: Message, new: Message) -> Body:
             continue
         if _grows(field) and len(after) >= len(before):
             pairs = enumerate(zip(before, after, strict=False))  # after may be longer
-            changed = {str(i): _diff(b, a) for i, (b, a) in pairs if b != a}
-            getattr(add, name).extend(after[len(before) :])
+            changed = {i: _diff(b, a) for i, (b, a) in pairs if b != a}
+            getattr(change.add, name).extend(after[len(before) :])
             if changed:
-                inner[name] = changed
+                change.inner[name] = changed
             continue
-        clear.append(name)
+        change.clear.append(name)
         if field.is_repeated:
-            getattr(put, name).extend(after)
+            getattr(change.put, name).extend(after)
         elif _present(new, field):
             if field.type == FieldDescriptor.TYPE_MESSAGE:
-                getattr(put, name).CopyFrom(after)
+                getattr(change.put, name).CopyFrom(after)
             else:
-                setattr(put, name, after)
-    body: Body = {"clear": clear, "set": _dict(put), "add": _dict(add), "in": inner}
-    return {key: value for key, value in body.items() if value}
+                setattr(change.put, name, after)
+    return change
 
 
 def _dict(message: Message) -> Body:
+    if not message.ListFields():
+        return {}
     return MessageToDict(message, preserving_proto_field_name=True)  # type: ignore[no-any-return]
 
 
