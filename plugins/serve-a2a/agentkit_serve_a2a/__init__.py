@@ -41,7 +41,7 @@ OTEL_ENVS = (
 def quiet_sdk_tracing() -> None:
     """Turn the SDK's spans off before it is imported, unless OpenTelemetry may be configured.
 
-    With no tracer provider its spans go nowhere, yet making them took about a third of the
+    With no tracer provider its spans go nowhere, yet making them took a quarter to a third of the
     server's CPU time per streamed request. An application that set a provider imported
     ``opentelemetry.trace``; otherwise only the environment can; and the variable, when set,
     is the user's choice.
