@@ -25,14 +25,9 @@ import asyncio
 import json
 import time
 import uuid
+from typing import Any
 
 import httpx
-from a2a.client import ClientConfig
-from a2a.client import create_client
-from a2a.types import Message as A2AMessage
-from a2a.types import Part
-from a2a.types import Role
-from a2a.types import SendMessageRequest
 from agentkit_serve_a2a import a2a_app
 from agentkit_serve_agui import agui_app
 from common import ANSWER
@@ -50,7 +45,12 @@ from agentkit_core.events import TextDelta
 from agentkit_core.testing import ScriptedModel
 
 
-def say(text: str) -> SendMessageRequest:
+def say(text: str) -> Any:
+    from a2a.types import Message as A2AMessage
+    from a2a.types import Part
+    from a2a.types import Role
+    from a2a.types import SendMessageRequest
+
     message = A2AMessage(
         message_id=uuid.uuid4().hex,
         role=Role.ROLE_USER,
@@ -105,7 +105,12 @@ async def a2a_raw(http: httpx.AsyncClient, url: str, expect: str | None = ANSWER
     return (first - start) * 1e6, (end - start) * 1e6
 
 
-async def main(requests: int, warmup: int) -> None:
+async def main(requests: int, warmup: int, rows: list[str]) -> None:
+    # the client's SDK is imported after the server's app, as `agentkit serve` imports the
+    # plugin first: the plugin sets the SDK's tracing switch before the SDK's first import
+    from a2a.client import ClientConfig
+    from a2a.client import create_client
+
     total = (requests + warmup) * 6 + 10
     kit = await Kit.open(model=ScriptedModel([ANSWER] * total), session="memory://")
     agent = Agent.from_config(kit.config())
@@ -140,6 +145,8 @@ async def main(requests: int, warmup: int) -> None:
         "a2a_stream": lambda: a2a_request(streaming, True),
         "a2a_send": lambda: a2a_request(sending, False),
     }
+    if rows:
+        runners = {name: runners[name] for name in rows}
     try:
         figures = await measure(runners, requests, warmup)
     finally:
@@ -158,5 +165,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--rows", nargs="*", default=[], help="these rows only (default: all)")
     args = parser.parse_args()
-    asyncio.run(main(args.requests, args.warmup))
+    asyncio.run(main(args.requests, args.warmup, args.rows))

@@ -1,7 +1,7 @@
 """Run both sides in interleaved rounds and print the table RESULTS.md holds.
 
 bash benchmarks/serve/setup.sh          # pydantic-ai's venv, with its AG-UI adapter
-python benchmarks/serve/run.py [--rounds R] [--requests N]
+python benchmarks/serve/run.py [--rounds R] [--requests N] [--ours-only]
                                         # in the environment with agentkit and its serve plugins
 
 Each round runs both sides once, each in its own process (the side that goes first alternates
@@ -60,11 +60,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=200, help="requests per row and round")
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument(
+        "--ours-only", action="store_true", help="agentkit's side alone (no pydantic-ai venv)"
+    )
     args = parser.parse_args()
+    sides = ["ours"] if args.ours_only else ["ours", "theirs"]
     rounds: list[dict[str, dict[str, dict[str, float]]]] = []
     loads: list[float] = []
     for r in range(args.rounds):
-        order = ["ours", "theirs"] if r % 2 == 0 else ["theirs", "ours"]
+        order = sides if r % 2 == 0 else sides[::-1]
         loads.append(os.getloadavg()[0])
         rounds.append({who: side(who, args.requests, args.warmup) for who in order})
         loads.append(os.getloadavg()[0])
@@ -91,10 +95,12 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|")
     for who, row, label in ROWS:
+        if who not in sides:
+            continue
         first = spread(per_round(who, row, "first_us"), ",.0f")
         end = spread(per_round(who, row, "end_us"), ",.0f")
         plus = "" if row == "inproc" else spread(over(who, row, "inproc"), ",.0f")
-        times = spread(ratio(who, row, "end_us"), ".2f")
+        times = spread(ratio(who, row, "end_us"), ".2f") if "theirs" in sides else ""
         print(f"| {label} | {first} | {end} | {plus} | {times} |")
     print()
     for who, row in [
@@ -103,11 +109,13 @@ def main() -> None:
         ("ours", "a2a_stream"),
         ("theirs", "agui"),
     ]:
+        if who not in sides:
+            continue
         print(
             f"{who} {row}: first text + {spread(over(who, row, 'inproc', 'first_us'), ',.0f')} µs"
             f" over in process; end x{spread(times_own(who, row), '.2f')}"
         )
-    for who in ("ours", "theirs"):
+    for who in sides:
         print(
             f"{who} agui over the floor: + {spread(over(who, 'agui', 'floor'), ',.0f')} µs (end),"
             f" + {spread(over(who, 'agui', 'floor', 'first_us'), ',.0f')} µs (first text)"

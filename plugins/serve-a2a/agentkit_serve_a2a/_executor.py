@@ -10,6 +10,8 @@ client's next message on that task answers them: a data part ``{"approved": true
 
 from __future__ import annotations
 
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 from a2a.helpers import get_data_parts
@@ -49,8 +51,11 @@ class KitExecutor(AgentExecutor):
         )
         if context.current_task is None:  # a new task: the client is told it first
             history = [context.message] if context.message is not None else []
-            submitted = TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
-            task = Task(id=task_id, context_id=context_id, status=submitted, history=history)
+            # already working: a "submitted" task and then a "working" update would be one more
+            # store write and one more event the SDK sends before the answer's first text
+            working = TaskStatus(state=TaskState.TASK_STATE_WORKING)
+            working.timestamp.FromDatetime(datetime.now(timezone.utc))
+            task = Task(id=task_id, context_id=context_id, status=working, history=history)
             await event_queue.enqueue_event(task)
         run_id, held = recorder.state.run, recorder.state.held
         approvals = answers(context, [c.id for c in held]) if waiting and run_id and held else None
@@ -58,7 +63,8 @@ class KitExecutor(AgentExecutor):
             again = 'answer yes or no, or with a data part {"approved": true|false}'
             await updater.requires_input(updater.new_agent_message([Part(text=again)]))
             return
-        await updater.start_work()
+        if context.current_task is not None:
+            await updater.start_work()
         wc = recorder.working_context(self.agent.model.name)
         if approvals and run_id:
             ctx = self.agent.new_context(run_id)

@@ -1,12 +1,17 @@
 """The SDK's ``VersionedTaskStore`` over the kit's session store, shared by every process.
 
 Each process sees every task, and a cancel on one reaches the run on another.
-A task is a session of its own (``a2a-task:<id>``, header metadata ``{"a2a": "task"}``): each
-save appends ``{"version": n, "task": ...}`` as an ``a2a/task`` item, so the leaf is the task
-as it stands, and the session's compare-and-set append is the version check the SDK asks for
-(a stale ``prev_version`` is a ``ConcurrentTaskModificationError``; the process running the task
-sees a cancel written by another that way and stops). A delete appends an ``a2a/task-deleted``
-item: sessions are append-only.
+A task is a session of its own (``a2a-task:<id>``, header metadata ``{"a2a": "task"}``). Its
+first save appends the whole task, ``{"version": 1, "task": ...}``, as an ``a2a/task`` item;
+each later save appends only what it changed, ``{"version": n, "delta": ...}`` (``_delta``), as
+an ``a2a/task-delta`` item: the SDK saves the whole task on every streamed chunk, and storing it
+whole each time wrote O(N^2) bytes for N chunks. A change a delta cannot express is stored whole
+again. The task is the last whole one with the deltas after it applied; a process keeps the
+tasks it saved or read last, so a save reads only the session's leaf. The session's
+compare-and-set append is the version check the SDK asks for (a stale ``prev_version`` is a
+``ConcurrentTaskModificationError``; the process running the task sees a cancel written by
+another that way and stops). A delete appends an ``a2a/task-deleted`` item: sessions are
+append-only. Tasks stored whole on every save (before the deltas) read as they did.
 """
 
 from __future__ import annotations
@@ -31,7 +36,12 @@ from agentkit_core import SessionNotFound
 from agentkit_core import Sessions
 from agentkit_core.plugin import NewItem
 
-TASK, DELETED = "a2a/task", "a2a/task-deleted"
+from ._delta import apply
+from ._delta import delta
+
+TASK, DELTA, DELETED = "a2a/task", "a2a/task-delta", "a2a/task-deleted"
+#: how many tasks a process remembers as last stored (their next save reads no items back)
+REMEMBERED = 1024
 HEADER = {"metadata": {"a2a": "task"}}
 PREFIX = "a2a-task:"
 TERMINAL = frozenset(
@@ -49,6 +59,9 @@ class SessionTaskStore(VersionedTaskStore):
 
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
+        #: task session id -> (leaf id, version, task) of the tasks this process saved or
+        #: read last: a save diffs against it without reading the session's items back
+        self.known: dict[str, tuple[str, int, Task]] = {}
 
     async def save(
         self,
@@ -59,43 +72,74 @@ class SessionTaskStore(VersionedTaskStore):
         prev_version: TaskVersion = TaskVersion.MISSING,
         context: ServerCallContext | None = None,
     ) -> TaskVersion:
-        """Append the task after the version it was derived from (a cancel: after any)."""
+        """Append what changed after the version it was derived from (a cancel: after any)."""
         sid = PREFIX + task.id
-        leaf = await self.leaf(sid)
-        body = leaf.body if leaf is not None and leaf.kind == TASK else None
-        stored = 0 if body is None else int(body["version"])
+        leaf, stored = await self.read(sid)
+        version = 0 if stored is None else stored[0]
         if task.status.state == TaskState.TASK_STATE_CANCELED:
-            # only the state is read, not the whole task: a save is on every streamed chunk
-            state = None if body is None else body["task"].get("status", {}).get("state")
-            if state is None or TaskState.Value(state) in TERMINAL:
+            if stored is None or stored[1].status.state in TERMINAL:
                 raise ConcurrentTaskModificationError(task.id)
-        elif stored != version_of(prev_version):
+        elif version != version_of(prev_version):
             raise ConcurrentTaskModificationError(task.id)
         if leaf is None:
             try:
                 leaf = await self.sessions.create(HEADER, session_id=sid)
             except SessionConflict:  # another process saved it first
                 raise ConcurrentTaskModificationError(task.id) from None
-        item = NewItem(TASK, {"version": stored + 1, "task": MessageToDict(task)})
+        changed = None if stored is None else delta(stored[1], task)
+        if changed is None:
+            item = NewItem(TASK, {"version": version + 1, "task": MessageToDict(task)})
+        else:
+            item = NewItem(DELTA, {"version": version + 1, "delta": changed})
         try:
-            await self.sessions.append(sid, leaf.id, item)
+            (made,) = await self.sessions.append(sid, leaf.id, item)
         except SessionConflict:  # another process saved since our read
             raise ConcurrentTaskModificationError(task.id) from None
-        return TaskVersion(stored + 1)
+        self.remember(sid, made.id, version + 1, task)
+        return TaskVersion(version + 1)
 
     async def get(
         self, task_id: str, context: ServerCallContext | None = None
     ) -> StoredTask | None:
         _, stored = await self.read(PREFIX + task_id)
-        return None if stored is None else StoredTask(stored[1], TaskVersion(stored[0]))
+        if stored is None:
+            return None
+        copy = Task()
+        copy.CopyFrom(stored[1])  # the caller may change it; the one remembered stays
+        return StoredTask(copy, TaskVersion(stored[0]))
 
     async def read(self, sid: str) -> tuple[Any, tuple[int, Task] | None]:
-        """The task session's leaf (None if there is no session) and its task with version."""
+        """The task session's leaf (None if there is no session) and its task with version.
+
+        The task is the one remembered when the leaf is the item this process wrote or read
+        last; otherwise it is rebuilt from the session's items: the last whole task (each
+        task's first save, and every save stored before deltas) and the deltas after it.
+        """
         leaf = await self.leaf(sid)
-        if leaf is None or leaf.kind != TASK:
+        if leaf is None or leaf.kind not in (TASK, DELTA):
+            self.known.pop(sid, None)
             return leaf, None
-        body = leaf.body
-        return leaf, (int(body["version"]), ParseDict(body["task"], Task()))
+        known = self.known.get(sid)
+        if known is not None and known[0] == leaf.id:
+            return leaf, known[1:]
+        task = Task()
+        for item in await self.sessions.path(sid, to=leaf.id):
+            if item.kind == TASK:
+                task = ParseDict(item.body["task"], Task())
+            elif item.kind == DELTA:
+                apply(task, item.body["delta"])
+        version = int(leaf.body["version"])
+        self.remember(sid, leaf.id, version, task)
+        return leaf, (version, task)
+
+    def remember(self, sid: str, leaf_id: str, version: int, task: Task) -> None:
+        """Keep a copy of the task as stored at ``leaf_id``; forget the oldest past the bound."""
+        copy = Task()
+        copy.CopyFrom(task)
+        self.known.pop(sid, None)
+        self.known[sid] = (leaf_id, version, copy)
+        if len(self.known) > REMEMBERED:
+            del self.known[next(iter(self.known))]
 
     async def leaf(self, sid: str) -> Any:
         try:
@@ -106,7 +150,12 @@ class SessionTaskStore(VersionedTaskStore):
     async def list(
         self, params: ListTasksRequest, context: ServerCallContext | None = None
     ) -> ListTasksResponse:
-        """The SDK's own filtering and paging, over every task of the store."""
+        """The SDK's own filtering and paging, over every task of the store.
+
+        The session store's seam lists every session and nothing narrower (no listing by id
+        prefix or by header metadata), so this reads every session's summary and each task's
+        items: a cost in the store's size, paid only by ``ListTasks``.
+        """
         found = InMemoryTaskStore()
         for info in await self.sessions.sessions():
             if info.id.startswith(PREFIX):

@@ -288,3 +288,28 @@ async def test_concurrent_contexts_keep_their_skill_grants_apart(peer: Any, tmp_
     assert ann.status.state == TaskState.TASK_STATE_COMPLETED  # ann's grant allowed her tag
     assert bob.status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # bob read no skill
     assert ran == ["git tag ann"]
+
+
+@pytest.mark.parametrize(
+    ("environment", "spans"),
+    [
+        ({}, False),  # OpenTelemetry unconfigured: the SDK's spans would go nowhere
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, True),
+        ({"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "true"}, True),  # the user's choice stands
+    ],
+)
+def test_the_sdks_spans_are_off_unless_opentelemetry_may_be_configured(
+    environment: dict[str, str], spans: bool
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")} | environment
+    code = (
+        "from agentkit_serve_a2a import a2a_app\n"
+        "from a2a.utils import telemetry\n"
+        "print(telemetry.otel_enabled)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == str(spans), out.stderr
