@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._encoder import jsonable
-from ._events import EventLog
+from ._event_log import EventLog
 
 if TYPE_CHECKING:
     from ._messages import JSONObject
