@@ -99,6 +99,10 @@ class OTelExporter(SpanExporter):
         self._provider: dict[str | None, str] = {}
         # span ids of the traces the provider's sampler dropped: their spans cost a set lookup
         self._dropped: set[str] = set()
+        # span id -> the context its children start in (made for the first), while it is open
+        self._contexts: dict[str, Any] = {}
+        # span id -> the name its span started with, renamed at its end only if that differs
+        self._started_as: dict[str, str] = {}
 
     def on_start(self, span: Span) -> bool | None:
         """Start its OpenTelemetry span; False for a run the tracer provider's sampler drops.
@@ -113,11 +117,11 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
-        parent = self._live.get(span.parent_id) if span.parent_id else None
         exported = span.exported_attributes()
+        name = _name(span.name, exported)
         otel = self.tracer.start_span(
-            _name(span.name, exported),
-            context=None if parent is None else set_span_in_context(parent),
+            name,
+            context=self._context(span.parent_id),
             kind=_CLIENT if span.name == "model_call" else _INTERNAL,
             start_time=span.start_ns,
             attributes=_START.get(span.name),
@@ -130,16 +134,32 @@ class OTelExporter(SpanExporter):
         if span.name == "run" and span.run_id:
             self._conversation[span.run_id] = _kept(span, exported, "session_id") or span.run_id
         self._live[span.span_id] = otel
+        if span.name in _RENAMED:
+            self._started_as[span.span_id] = name
         return None
+
+    def _context(self, parent_id: str | None) -> Any:
+        """The context a child of ``parent_id`` starts in (None: no open parent of ours)."""
+        if not parent_id:
+            return None
+        context = self._contexts.get(parent_id)
+        if context is None:
+            parent = self._live.get(parent_id)
+            if parent is not None:
+                context = self._contexts[parent_id] = set_span_in_context(parent)
+        return context
 
     def on_end(self, span: Span) -> None:
         otel = self._live.pop(span.span_id, None)
         if otel is None:
             self._dropped.discard(span.span_id)
             return
+        self._contexts.pop(span.span_id, None)
         exported = span.exported_attributes()
         if span.name in _RENAMED:
-            otel.update_name(_name(span.name, exported))
+            name = _name(span.name, exported)
+            if name != self._started_as.pop(span.span_id, None):
+                otel.update_name(name)
         attributes = _end_attributes(span, exported)
         self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
