@@ -3,8 +3,9 @@
 ``BENCH_EXPORTER``: ``none`` (no exporter), ``otel`` (the tracing-otel plugin on a batch
 processor and a no-op exporter), ``otel-content`` (the same, recording content),
 ``otel-sampled-out`` (the same under ``ParentBased(TraceIdRatioBased(0))``: every run dropped by
-the sampler, what an untraced run pays), ``file`` (a trace file on /dev/null). ``BENCH_HOOKS``: ``installed`` (every installed plugin's hooks, an
-Agent's default) or ``core`` (``hooks=Hooks()``, the default).
+the sampler, what an untraced run pays), ``file`` (a trace file on /dev/null).
+``BENCH_HOOKS``: ``installed`` (every installed plugin's hooks, an Agent's default) or ``core``
+(``hooks=Hooks()``, the default).
 """
 
 from __future__ import annotations
