@@ -31,10 +31,6 @@ from ._context import RunContext
 from ._context import RunServices
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
-from ._event_queue import EventQueue
-from ._event_queue import stream_events
-from ._event_queue import while_running
-from ._events import RunEvent
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
@@ -106,6 +102,7 @@ from ._turn import turn_request
 from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
+    from ._events import RunEvent
     from ._guardrails import Guardrail
     from ._kit import AgentConfig
     from ._plugins import PluginManager
@@ -408,6 +405,9 @@ class Agent(Generic[DepsT]):
         the :class:`AgentResult`; a failing run raises from the iterator instead. A retried
         call's events are not taken back: the retry's events follow them.
         """
+        from ._event_queue import EventQueue  # a streamed run's: not every run pays for it
+        from ._event_queue import while_running
+
         queue: EventQueue[StreamEvent] = EventQueue()
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
@@ -433,6 +433,8 @@ class Agent(Generic[DepsT]):
         failed run's error is raised from the iterator. Leaving the iteration early (``break``,
         ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
         """
+        from ._event_queue import stream_events
+
         ctx = self._with_deps(ctx, deps)
         start = functools.partial(self._run, task, ctx, wc, settings=settings)
         async with contextlib.aclosing(stream_events(ctx, start, self._partials)) as events:
@@ -454,6 +456,8 @@ class Agent(Generic[DepsT]):
         The events are :meth:`run_stream_events`'s: for a front that streams a run, holds it
         for approval and streams it on with the answers.
         """
+        from ._event_queue import stream_events
+
         ctx = self._with_deps(ctx if ctx is not None else self.new_context(run_id), deps)
 
         def start(sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:

@@ -29,7 +29,6 @@ from typing import Any
 
 from ._errors import ConfigError
 from ._hookfields import FIELDS
-from ._settings import check_settings
 from ._tables import INT
 from ._tables import MODELS
 from ._tables import NAMES
@@ -245,6 +244,8 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     if kit is not None:
         kit = check_table(kit, _KIT_SCHEMA, kit_where, _kit_code_only)
         if "settings" in kit:  # the request settings' own keys and ranges, named by the file
+            from ._settings import check_settings  # imports the model types: not for a listing
+
             kit["settings"] = check_settings(kit["settings"], f"settings in {kit_where}")
     plugins = PluginConfig(
         **kwargs,

@@ -203,26 +203,60 @@ def core_version() -> str:
     return _core_version_cache[0]
 
 
+_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+_CLAUSE = re.compile(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
+_COMPARE: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
+    ">=": tuple.__ge__,
+    "<=": tuple.__le__,
+    "==": tuple.__eq__,
+    "!=": tuple.__ne__,
+    "<": tuple.__lt__,
+    ">": tuple.__gt__,
+}
+
+
+def _plain_contains(spec_text: str, installed: str) -> bool | None:
+    """Whether release ``installed`` meets plain clauses (``>=0.1,<1``); None: ask packaging.
+
+    Plugins' requirements are such clauses; comparing the zero-padded numbers is PEP 440's
+    answer for them, and spares every first run importing ``packaging`` (~5 ms).
+    """
+    clauses = [_CLAUSE.fullmatch(clause) for clause in spec_text.split(",")]
+    plain = [clause for clause in clauses if clause is not None]
+    if not _RELEASE.fullmatch(installed) or len(plain) < len(clauses):
+        return None
+    have = tuple(map(int, installed.split(".")))
+    for clause in plain:
+        want = tuple(map(int, clause[2].split(".")))
+        width = max(len(have), len(want))
+        padded = (have + (0,) * (width - len(have)), want + (0,) * (width - len(want)))
+        if not _COMPARE[clause[1]](*padded):
+            return False
+    return True
+
+
 def check_core_range(info: PluginInfo) -> None:
     if not info.requires_core:
         return
-    from packaging.specifiers import InvalidSpecifier
-    from packaging.specifiers import SpecifierSet
-
     spec_text, _, marker = info.requires_core.partition(";")
     if marker.strip():
         from packaging.markers import Marker
 
         if not Marker(marker).evaluate():
             return
-    try:
-        spec = SpecifierSet(spec_text)
-    except InvalidSpecifier as exc:
-        info.status = "failed"
-        info.error = f"its agentkit-core requirement {spec_text!r} does not parse: {exc}"
-        return
     installed = core_version()
-    if not spec.contains(installed, prereleases=True):
+    contains = _plain_contains(spec_text, installed)
+    if contains is None:
+        from packaging.specifiers import InvalidSpecifier
+        from packaging.specifiers import SpecifierSet
+
+        try:
+            contains = SpecifierSet(spec_text).contains(installed, prereleases=True)
+        except InvalidSpecifier as exc:
+            info.status = "failed"
+            info.error = f"its agentkit-core requirement {spec_text!r} does not parse: {exc}"
+            return
+    if not contains:
         info.status = "incompatible"
         info.error = (
             f"{info.distribution} {info.version} requires agentkit-core{spec_text}, but "

@@ -27,11 +27,9 @@ from collections.abc import Iterator
 from datetime import date
 from datetime import datetime
 from datetime import time
-from decimal import Decimal
 from enum import Enum
 from pathlib import PurePath
 from typing import Any
-from uuid import UUID
 
 from ._blobs import collecting
 from ._blobs import reference
@@ -137,6 +135,19 @@ def _decode_at(value: object, path: str) -> object:
     raise DecodingError(f"cannot decode {path}: {problem}", path=path)
 
 
+def _loaded_instance(value: object, *classes: tuple[str, str]) -> bool:
+    """Whether ``value`` is an instance of one of ``(module, class)``, of modules imported.
+
+    Nothing is a ``UUID`` unless :mod:`uuid` was imported (it imports :mod:`platform`, ~3 ms of
+    a first run), as for pydantic below.
+    """
+    for module, name in classes:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(value, getattr(loaded, name)):
+            return True
+    return False
+
+
 def _default(value: object) -> object:
     fields = _fields(value)
     if fields is not None:
@@ -156,7 +167,9 @@ def _default(value: object) -> object:
         return {TAG: "bytes", "b64": base64.b64encode(value).decode("ascii")}
     if isinstance(value, Enum):
         return value.value
-    if isinstance(value, (UUID, Decimal, PurePath)):
+    if isinstance(value, PurePath) or _loaded_instance(
+        value, ("uuid", "UUID"), ("decimal", "Decimal")
+    ):
         return str(value)
     pydantic = sys.modules.get("pydantic")  # nothing is a pydantic model unless it was imported
     if pydantic is not None and isinstance(value, pydantic.BaseModel):

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from typing import Generic
 from typing import TypeVar
 
+from . import _events
 from ._errors import ConfigError
-from ._events import EventLog
-from ._events import Note
+from ._event_log import EventLog
+from ._event_log import Note
 from ._events import RunEvent
 from ._events import model_sink
 
@@ -121,7 +122,7 @@ async def stream_events(
         )
     queue: EventQueue[Note] = EventQueue()
     waiting = queue.waiting
-    log = scope.trace.events = EventLog(scope.run_id, queue.put, waiting)
+    log = scope.trace.events = EventLog(scope.run_id, queue.put, waiting, _events)
     runner = asyncio.ensure_future(start(model_sink(log, partials)))
     runner.add_done_callback(lambda _: queue.close())
     build = log.build

@@ -15,26 +15,22 @@ of the run's session written at that moment, that item's id.
 from __future__ import annotations
 
 from collections.abc import Callable
-from collections.abc import MutableSequence
 from dataclasses import dataclass
-from dataclasses import field
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import ClassVar
 
 from ._encoder import jsonable
+from ._event_log import EventLog
+from ._event_log import Note
 from ._messages import JSONObject
-from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
 from ._records import quick_init
-from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ._models import StreamEvent
     from ._output import OutputStream
     from ._run_state import AgentResult
-    from ._tracing import Span
     from ._verdicts import Verdict
 
 
@@ -280,143 +276,7 @@ class RunFailed(RunEvent):
     error_type: str
 
 
-#: What the run notes for an event: the function that builds it (in the consumer's time, see
-#: :class:`EventLog`), the event's sequence number, then what that function reads.
-Note = tuple[Any, ...]
-
-
-@dataclass(slots=True)
-class EventLog:
-    """Numbers a run's events and notes each, in the run's own task, for the consumer to build.
-
-    The run appends a note (a tuple: the function that builds the event, its sequence number,
-    and the span or values it is built from) with ``put``; :meth:`build`, called by whoever
-    takes the notes out of ``waiting``, makes the frozen event. So a turn pays a tuple per
-    event, and the records are made while the run waits for its model, where a consumer gets
-    its time. A span's event reads the span then: what it reads (the attributes set at its
-    open, or everything once it is closed) no longer changes.
-
-    ``run_id`` is the top run's: a child agent's run shares its parent's log (its events are
-    stamped with its own run id, numbered in the one sequence).
-    """
-
-    run_id: str
-    #: Hands a note to the queue (and wakes the consumer).
-    put: Callable[[Note], None]
-    #: The notes not yet taken, oldest last: a delta joins the one before it, if still there.
-    waiting: MutableSequence[Note]
-    seq: int = 0
-    #: Usage over the run's requests, as far as the events built so far tell.
-    total: Usage = field(default_factory=Usage)
-    #: The last request estimated, and its estimate (see :meth:`estimate`).
-    _sent: tuple[Message, ...] = ()
-    _sent_tokens: int = 0
-
-    def build(self, note: Note) -> RunEvent:
-        """The event ``note`` stands for (notes are built in the order they were put)."""
-        return note[0](self, note)  # type: ignore[no-any-return]
-
-    def estimate(self, messages: tuple[Message, ...]) -> int:
-        """``estimate_tokens(messages)``, in time proportional to what is new since the last.
-
-        A request that extends the previous one (the same first message, and the previous
-        one's last message in its place) is counted as the previous estimate plus its new
-        messages: a turn costs the same at turn 1,000 as at turn 1.
-        """
-        sent, n = self._sent, len(self._sent)
-        if n and len(messages) >= n and messages[0] is sent[0] and messages[n - 1] is sent[-1]:
-            tokens = self._sent_tokens + estimate_tokens(messages[n:])
-        else:
-            tokens = estimate_tokens(messages)
-        self._sent, self._sent_tokens = messages, tokens
-        return tokens
-
-    def emit(
-        self,
-        cls: type[RunEvent],
-        run_id: str | None = None,
-        item_id: str | None = None,
-        **fields: object,
-    ) -> None:
-        """Note a ``cls`` event, with the next sequence number, made of ``fields``."""
-        self.seq += 1
-        self.put((_record, self.seq, cls, run_id, item_id, fields))
-
-    def span_opened(self, span: Span) -> None:
-        make = _OPENED.get(span.name)
-        if make is not None:  # the request's messages go now: the span drops them at its end
-            self.seq += 1
-            self.put((make, self.seq, span, span.payload.get("request")))
-
-    def span_closed(self, span: Span) -> None:
-        make = _CLOSED.get(span.name)
-        if make is None:
-            return
-        if make is _usage_update:
-            if span.error is not None:
-                return
-        elif make is _child_finished and span.run_id == self.run_id:
-            return
-        self.seq += 1
-        self.put((make, self.seq, span))
-
-    def delta(self, make: Callable[[EventLog, Note], RunEvent], key: str, text: str) -> None:
-        """Note a model's delta: joined onto the one before it when that one still waits.
-
-        The consumer is behind, then: it gets one delta holding both texts (or both argument
-        fragments of one call: ``key`` is the call's id, "" for a text), under the later
-        sequence number.
-        """
-        self.seq += 1
-        waiting = self.waiting
-        if waiting:
-            last = waiting[-1]
-            if last[0] is make and last[2] == key:
-                waiting[-1] = (make, self.seq, key, last[3] + text)
-                return
-        self.put((make, self.seq, key, text))
-
-    def finished(self, result: AgentResult, item_id: str | None) -> None:
-        """The run's last event: suspended (each held call's request first), or finished."""
-        if result.status == "suspended":
-            for call in result.pending:
-                self.emit(ApprovalRequested, call=call, reason=result.stop_reason or "")
-            self.emit(
-                RunSuspended,
-                item_id=item_id,
-                pending=tuple(result.pending),
-                reason=result.stop_reason or "",
-                result=result,
-            )
-        else:
-            self.emit(RunFinished, item_id=item_id, result=result)
-
-    def failed(self, exc: BaseException) -> None:
-        self.emit(RunFailed, error=str(exc), error_type=type(exc).__name__)
-
-    def verdict(self, verdict: Verdict, item_id: str | None) -> None:
-        """A reported verdict: a person's (or a policy's release) answer, or a decision."""
-        run = verdict.run or None
-        if verdict.namespace == "approval":
-            approved = verdict.verdict == "allow"
-            self.emit(
-                ApprovalAnswered,
-                run,
-                item_id=item_id,
-                call_id=verdict.subject_id,
-                approved=approved,
-                by=verdict.by,
-            )
-        else:
-            self.emit(VerdictReported, run, item_id=item_id, verdict=verdict)
-
-
 # The builders a note names. Each takes the log and the note (builder, seq, what it reads...).
-
-
-def _record(log: EventLog, note: Note) -> RunEvent:
-    _, seq, cls, run_id, item_id, fields = note
-    return cls(run_id or log.run_id, seq, item_id, **fields)  # type: ignore[no-any-return]
 
 
 def _turn_started(log: EventLog, note: Note) -> RunEvent:
@@ -476,7 +336,7 @@ def _tool_finished(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def _usage_update(log: EventLog, note: Note) -> RunEvent:
+def usage_update(log: EventLog, note: Note) -> RunEvent:
     span = note[2]
     at = span.attributes
     request = Usage(
@@ -509,7 +369,7 @@ def _fold(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def _child_finished(log: EventLog, note: Note) -> RunEvent:
+def child_finished(log: EventLog, note: Note) -> RunEvent:
     span = note[2]
     at = span.attributes
     status = str(at.get("status", "failed" if span.error else "done"))
@@ -530,18 +390,18 @@ def _arguments(log: EventLog, note: Note) -> RunEvent:
 
 
 #: The event a span's opening or closing makes, by the span's name.
-_OPENED = {
+OPENED = {
     "turn": _turn_started,
     "model_call": _request_started,
     "tool_call": _tool_started,
     "run": _run_started,
 }
-_CLOSED = {
+CLOSED = {
     "tool_call": _tool_finished,
-    "model_call": _usage_update,
+    "model_call": usage_update,
     "fold": _fold,
     "compaction": _fold,
-    "run": _child_finished,
+    "run": child_finished,
 }
 
 

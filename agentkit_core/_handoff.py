@@ -26,7 +26,6 @@ from typing import Protocol
 from ._context import Invoker
 from ._context import RunContext
 from ._errors import ConfigError
-from ._events import Handoff
 from ._messages import JSONObject
 from ._messages import Message
 from ._messages import ToolCall
@@ -134,6 +133,8 @@ async def hand_off(
     body = {"from": agent.name, "to": target.name, "call": call.id}
     ctx.recorder.record(ctx, "handoff", body)
     if (events := ctx.trace.events) is not None:
+        from ._events import Handoff  # built only for a run whose events are streamed
+
         events.emit(
             Handoff,
             ctx.run_id,

@@ -34,7 +34,6 @@ from typing import TypedDict
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
 from ._errors import MemoryConflict
-from ._events import MemoryWrite
 from ._instructions import PART_MEMORY
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
@@ -551,6 +550,8 @@ class _MemoryTool(Tool):
             return ToolResult.error(str(exc))
         events = ctx.trace.events
         if events is not None and self.name in WRITE_TOOLS:  # the write happened: tell it
+            from ._events import MemoryWrite  # built only for a run whose events are streamed
+
             events.emit(MemoryWrite, ctx.run_id, tool=self.name, call_id=current_call_id())
         return result
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import io
 import keyword
 import re
 import sys
-import tokenize
 import typing
 import warnings
 from collections.abc import Iterable
@@ -113,6 +111,11 @@ def _publish_loaded(doors: Mapping[str, ModuleType]) -> None:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: A hint's names, passing over its string literals (``Literal["a b"]``) and numbers: a
+#: tokenizer for type expressions (``tokenize`` compiles ~10 ms of patterns on first use).
+_NAME_TOKEN = re.compile(
+    r"""'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*"|\d[\w.]*|([A-Za-z_]\w*)"""
+)
 
 
 def _spelt_out(hint: str, home: str, where: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
@@ -132,16 +135,16 @@ def _spelt_out(hint: str, home: str, where: Mapping[str, tuple[str, str]]) -> tu
         return hint, home
     names = [
         token
-        for token in tokenize.generate_tokens(io.StringIO(hint).readline)
-        if token.type == tokenize.NAME and not keyword.iskeyword(token.string)
+        for token in _NAME_TOKEN.finditer(hint)
+        if token[1] is not None and not keyword.iskeyword(token[1])
     ]
     spelt = hint
     for token in reversed(names):  # from the end, so the earlier offsets still hold
-        start, end = token.start[1], token.end[1]
-        if spelt[:start].rstrip().endswith(".") or hasattr(builtins, token.string):
+        start, end, name = token.start(), token.end(), token[1]
+        if spelt[:start].rstrip().endswith(".") or hasattr(builtins, name):
             continue  # an attribute (``abc.Callable``'s ``Callable``) or a builtin
-        owner = where[token.string][1] if missing(token.string) else home
-        spelt = f"{spelt[:start]}{owner}.{token.string}{spelt[end:]}"
+        owner = where[name][1] if missing(name) else home
+        spelt = f"{spelt[:start]}{owner}.{name}{spelt[end:]}"
     return spelt, __name__
 
 

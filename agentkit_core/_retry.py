@@ -13,7 +13,6 @@ from collections.abc import Callable
 from ._deadline import within
 from ._errors import ConfigError
 from ._errors import ProviderError
-from ._events import Retry
 from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
@@ -75,6 +74,8 @@ class _Retry(Middleware):
         wait = self.delay(attempt, exc.retry_after)
         ctx = request.ctx
         if ctx is not None and ctx.trace.events is not None:
+            from ._events import Retry  # built only for a run whose events are streamed
+
             ctx.trace.events.emit(Retry, ctx.run_id, attempt=attempt, error=str(exc), wait=wait)
         await asyncio.sleep(wait)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import json
-import uuid
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,7 +19,6 @@ from typing import Any
 
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
-from ._events import ToolProgress
 from ._messages import Usage
 from ._tracing import Trace
 from ._tracing import current_call_id
@@ -182,6 +181,14 @@ def current_run() -> RunContext | None:
     return _current_run.get()
 
 
+def _uuid4_hex() -> str:
+    """``uuid.uuid4().hex``, without importing :mod:`uuid` (and :mod:`platform`) on a first run."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    return raw.hex()
+
+
 class RunScope:
     """What identifies and bounds one run (the base of :class:`~agentkit_core.RunContext`).
 
@@ -200,7 +207,7 @@ class RunScope:
         parent: RunScope | None = None,
         budget: Budget | None = None,
     ) -> None:
-        self.run_id = run_id or uuid.uuid4().hex
+        self.run_id = run_id or _uuid4_hex()
         #: The run that started this one (a child agent's caller), or None.
         self.parent = parent
         #: How many runs are above this one: 0 for a run nobody started, 1 for its child...
@@ -292,6 +299,8 @@ class RunScope:
         events = self.trace.events
         if events is None:
             return
+        from ._events import ToolProgress  # built only for a run whose events are streamed
+
         events.emit(
             ToolProgress,
             self.run_id,

@@ -6,7 +6,6 @@ every unknown key gets the same nearest-key message and every wrong value names 
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import json
 import os
@@ -221,6 +220,8 @@ def unknown_key(key: str, known: Iterable[str], where: str) -> ConfigError:
     ``known`` is the valid keys, or a schema, whose keys of kind None (code only) are
     suggested but not listed.
     """
+    import difflib  # for a misspelt key's suggestion only
+
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ";"
     listed = sorted(k for k in known if not isinstance(known, Mapping) or known[k] is not None)

@@ -20,7 +20,6 @@ from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
 from ._deadline import within
 from ._errors import BudgetExceeded
-from ._events import ToolFinished
 from ._executor import InProcessExecutor
 from ._hooks import ToolDecision
 from ._messages import Message
@@ -238,6 +237,8 @@ def _unrun(ctx: RunContext, call: ToolCall, error: str) -> ToolResult:
     Its ``tool_finished`` event is told here, so every call the model made ends in one.
     """
     if ctx.trace.events is not None:
+        from ._events import ToolFinished  # built only for a run whose events are streamed
+
         ctx.trace.events.emit(
             ToolFinished,
             ctx.run_id,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._encoder import jsonable
-from ._events import EventLog
+from ._event_log import EventLog
 
 if TYPE_CHECKING:
     from ._messages import JSONObject
@@ -293,8 +293,14 @@ class SpanExporter:
     ``agentkit.tracing`` logger: an exporter never breaks a run.
     """
 
-    def on_start(self, span: Span) -> None:
-        """``span`` has opened: name, attributes given at the start, payload, parent."""
+    def on_start(self, span: Span) -> bool | None:
+        """``span`` has opened: name, attributes given at the start, payload, parent.
+
+        Returning False for a ``run`` span (a sampler's "not this run") detaches the exporter
+        from that run: it hears of none of its spans again, not even that one's end, so an
+        untraced run costs it nothing per span. Any other return value is ignored.
+        """
+        return None
 
     def on_end(self, span: Span) -> None:
         """``span`` has ended: its attributes, error and ``end_ns`` are final.
@@ -485,7 +491,8 @@ class Trace:
     def _tell(self, method: str, span: Span) -> None:
         for exporter in list(self.exporters):
             try:
-                getattr(exporter, method)(span)
+                if getattr(exporter, method)(span) is False and span.name == "run":
+                    self.exporters.remove(exporter)  # sampled out (SpanExporter.on_start)
             except Exception as exc:
                 self.exporters.remove(exporter)
                 line = (

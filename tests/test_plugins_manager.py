@@ -401,3 +401,19 @@ def test_allow_list_leaves_plugins_registered_in_code_alone(make_site, monkeypat
         ("mine", "loaded"),
         ("packaged", "disabled"),
     ]
+
+
+def test_a_plain_core_range_is_judged_as_packaging_judges_it() -> None:
+    """Plain clauses are compared without packaging; anything else is left to it (None)."""
+    from packaging.specifiers import SpecifierSet
+
+    from agentkit_core._discovery import _plain_contains
+
+    specs = [">=0.1,<1", "==0.1", "!=1.0", " > 0.1 ", "<=1", ">=0.1, <1", ">=1.0.0", "<0.1.1"]
+    for spec in specs:
+        for version in ["0", "0.1", "0.1.0", "0.2", "1", "1.0", "1.0.1", "2.5.3", "0.0.9"]:
+            expected = SpecifierSet(spec).contains(version, prereleases=True)
+            assert _plain_contains(spec, version) is expected, (spec, version)
+    assert _plain_contains("~=0.1", "0.1") is None
+    assert _plain_contains(">=0.1", "0.2rc1") is None
+    assert _plain_contains("", "1") is None

@@ -221,6 +221,26 @@ def test_a_broken_exporter_is_detached_and_the_run_goes_on(
     assert sum(1 for kind, _ in recorder.events if kind == "end") == len(ctx.trace.spans)
 
 
+class SampledOut(Recorder):
+    """Declines every run: False from the run span's on_start (a sampler's "not this run")."""
+
+    def on_start(self, span: Span) -> bool:
+        super().on_start(span)
+        return span.name != "run"
+
+
+def test_an_exporter_that_declines_a_run_hears_nothing_more_of_it() -> None:
+    declined, recorder = SampledOut(), Recorder()
+    agent = Agent(
+        "a", ScriptedModel([calls("x"), "done"]), tools=[echo], exporters=[declined, recorder]
+    )
+    ctx = agent.new_context()
+    assert asyncio.run(agent.run("go", ctx=ctx)).output == "done"
+    assert [(kind, s.name) for kind, s in declined.events] == [("start", "run")]
+    assert ctx.trace.errors == [] and ctx.trace.exporters == [recorder]
+    assert sum(1 for kind, _ in recorder.events if kind == "end") == len(ctx.trace.spans)
+
+
 def test_exporters_must_be_span_exporters() -> None:
     with pytest.raises(
         ConfigError, match=r"exporters= takes agentkit_core.plugin.SpanExporter.*print"

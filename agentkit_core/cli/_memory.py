@@ -13,9 +13,7 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
-import tempfile
 from collections.abc import Awaitable
 from collections.abc import Callable
 from pathlib import Path
@@ -247,6 +245,9 @@ def _in_editor(text: str, title: str) -> str:
             "no editor: set VISUAL or EDITOR, or pass the text with --body or --file",
             source="EDITOR",
         )
+    import subprocess  # only `memory edit` runs an editor: every other command skips both
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="agentkit-memory-") as tmp:
         path = Path(tmp) / "entry.md"
         path.write_text(text + "\n" if text else "", encoding="utf-8")

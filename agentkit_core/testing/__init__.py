@@ -10,13 +10,9 @@ from .._public import publish
 from .._test_model import TestModel
 from ._context import DictStore
 from ._context import make_test_ctx
-from ._guardrails import GuardrailConformance
-from ._model_conformance import ModelConformance
 from ._models import ScriptedModel
 from ._models import Step
 from ._models import tool_call
-from ._schema import SchemaAdapterConformance
-from ._schema import report_documents
 
 if TYPE_CHECKING:  # imported on first use at run time (below); typed as what they are
     from ._checkpoints import CheckpointPortConformance
@@ -25,13 +21,17 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._compactors import check_sendable
     from ._compactors import transcripts
     from ._executors import ExecutorConformance
+    from ._guardrails import GuardrailConformance
     from ._guards import GuardConformance
     from ._instruction_parts import InstructionPartConformance
     from ._mcp_tokens import MCPTokenStoreConformance
     from ._memory import MemoryStoreConformance
     from ._memory import MemoryStoreProcessConformance
+    from ._model_conformance import ModelConformance
     from ._policy import PolicyEngineConformance
     from ._recorder_processes import RecorderProcessConformance
+    from ._schema import SchemaAdapterConformance
+    from ._schema import report_documents
     from ._sessions import SessionStoreConformance
     from ._sessions import SessionStoreProcessConformance
     from ._tool_calls import run_tool_calls
@@ -43,8 +43,13 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._wire_server import sse_events
 
 #: The names imported on first use, and where: the conformance suites need hypothesis or
-#: pytest, which a plugin's runtime must not pay for.
+#: pytest, which a plugin's runtime must not pay for, and a script that only wants a
+#: ``ScriptedModel`` need not build every suite's classes.
 _LAZY = {
+    "GuardrailConformance": ("_guardrails", "GuardrailConformance"),
+    "ModelConformance": ("_model_conformance", "ModelConformance"),
+    "SchemaAdapterConformance": ("_schema", "SchemaAdapterConformance"),
+    "report_documents": ("_schema", "report_documents"),
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
     "ExecutorConformance": ("_executors", "ExecutorConformance"),

@@ -22,8 +22,11 @@ class NoopExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
 
-def noop_provider() -> Any:
-    """A provider with the batch processor a real deployment uses, on the no-op exporter."""
-    provider = TracerProvider()
+def noop_provider(sampler: Any = None) -> Any:
+    """A provider with the batch processor a real deployment uses, on the no-op exporter.
+
+    ``sampler``: the provider's (None: the SDK's default, every trace recorded).
+    """
+    provider = TracerProvider(sampler=sampler)
     provider.add_span_processor(BatchSpanProcessor(NoopExporter()))
     return provider

@@ -1,9 +1,11 @@
 """agentkit's agent-loop turn (benchmarks/agent_loop) with span exporters attached or not.
 
 ``BENCH_EXPORTER``: ``none`` (no exporter), ``otel`` (the tracing-otel plugin on a batch
-processor and a no-op exporter), ``otel-content`` (the same, recording content), ``file`` (a
-trace file on /dev/null). ``BENCH_HOOKS``: ``installed`` (every installed plugin's hooks, an
-Agent's default) or ``core`` (``hooks=Hooks()``, the default).
+processor and a no-op exporter), ``otel-content`` (the same, recording content),
+``otel-sampled-out`` (the same under ``ParentBased(TraceIdRatioBased(0))``: every run dropped by
+the sampler, what an untraced run pays), ``file`` (a trace file on /dev/null).
+``BENCH_HOOKS``: ``installed`` (every installed plugin's hooks, an Agent's default) or ``core``
+(``hooks=Hooks()``, the default).
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ def exporters() -> list[Any]:
     from agentkit_tracing_otel import OTelExporter
     from noop import noop_provider
 
-    return [OTelExporter(noop_provider(), capture_content=KIND == "otel-content")]
+    sampler = None
+    if KIND == "otel-sampled-out":
+        from opentelemetry.sdk.trace.sampling import ParentBased
+        from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+
+        sampler = ParentBased(TraceIdRatioBased(0.0))
+    return [OTelExporter(noop_provider(sampler), capture_content=KIND == "otel-content")]
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ INSTALLED = "agentkit, every plugin installed"
 CORE = "agentkit, core only"
 #: (label, venv, script, exporter): agentkit as the README installs it (every plugin's hooks,
 #: an Agent's default) and core only (``hooks=Hooks()``), pydantic-ai beside them.
-OURS = ("none", "otel", "otel-content", "file")
+OURS = ("none", "otel", "otel-content", "otel-sampled-out", "file")
 THEIRS = ("none", "otel", "otel-content")
 CASES = [
     *((INSTALLED, "agentkit-all", "otel_agentkit.py", x) for x in OURS),

@@ -9,7 +9,6 @@ last completed step. Adds the commands ``agentkit worker``, ``submit``, ``result
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypedDict
@@ -17,6 +16,8 @@ from typing import TypedDict
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:
+    import argparse
+
     from agentkit_core.plugin import ExecutorFactory
     from agentkit_core.plugin import Register
 

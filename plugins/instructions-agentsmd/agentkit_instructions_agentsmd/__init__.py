@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from typing import TypedDict
 
 from agentkit_core import ConfigError
-from agentkit_core import Tool
 from agentkit_core import hookimpl
 from agentkit_core.plugin import Omission
 from agentkit_core.plugin import Rendered
 
 if TYPE_CHECKING:
+    from agentkit_core import Tool
     from agentkit_core.plugin import InstructionPartFactory
     from agentkit_core.plugin import Register
 

@@ -5,7 +5,6 @@ Nothing of the ``mcp`` SDK is imported until a server is built.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.util
 from typing import TYPE_CHECKING
@@ -18,6 +17,8 @@ from agentkit_core.plugin import lazy_attributes
 from ._defaults import DEFAULT_PORT
 
 if TYPE_CHECKING:
+    import argparse
+
     from ._auth import BearerTokens as BearerTokens
     from ._features import ServedPrompt as ServedPrompt
     from ._features import ServedResource as ServedResource

@@ -97,28 +97,69 @@ class OTelExporter(SpanExporter):
         # run id -> its gen_ai.conversation.id and gen_ai.provider.name, while the run is open
         self._conversation: dict[str | None, str] = {}
         self._provider: dict[str | None, str] = {}
+        # span ids of the traces the provider's sampler dropped: their spans cost a set lookup
+        self._dropped: set[str] = set()
+        # span id -> the context its children start in (made for the first), while it is open
+        self._contexts: dict[str, Any] = {}
+        # span id -> the name its span started with, renamed at its end only if that differs
+        self._started_as: dict[str, str] = {}
 
-    def on_start(self, span: Span) -> None:
-        parent = self._live.get(span.parent_id) if span.parent_id else None
-        attributes = _START.get(span.name)
-        if span.name == "run" and span.run_id:
-            session = _kept(span, span.exported_attributes(), "session_id")
-            self._conversation[span.run_id] = session or span.run_id
-        self._live[span.span_id] = self.tracer.start_span(
-            _name(span.name, span.exported_attributes()),
-            context=None if parent is None else set_span_in_context(parent),
+    def on_start(self, span: Span) -> bool | None:
+        """Start its OpenTelemetry span; False for a run the tracer provider's sampler drops.
+
+        The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
+        a trace's root: a run it drops is detached from this exporter (no more calls for its
+        spans); a span it drops under a recorded one is skipped with its subtree.
+        """
+        dropped = self._dropped
+        if span.parent_id in dropped:  # under a span the sampler dropped: so is this one
+            if span.name == "run":  # a child run's own trace: nothing of it reaches us
+                return False
+            dropped.add(span.span_id)
+            return None
+        exported = span.exported_attributes()
+        name = _name(span.name, exported)
+        otel = self.tracer.start_span(
+            name,
+            context=self._context(span.parent_id),
             kind=_CLIENT if span.name == "model_call" else _INTERNAL,
             start_time=span.start_ns,
-            attributes=attributes,
+            attributes=_START.get(span.name),
         )
+        if not otel.is_recording():  # the sampler's answer, asked once per trace, at its root
+            if span.name == "run":
+                return False
+            dropped.add(span.span_id)
+            return None
+        if span.name == "run" and span.run_id:
+            self._conversation[span.run_id] = _kept(span, exported, "session_id") or span.run_id
+        self._live[span.span_id] = otel
+        if span.name in _RENAMED:
+            self._started_as[span.span_id] = name
+        return None
+
+    def _context(self, parent_id: str | None) -> Any:
+        """The context a child of ``parent_id`` starts in (None: no open parent of ours)."""
+        if not parent_id:
+            return None
+        context = self._contexts.get(parent_id)
+        if context is None:
+            parent = self._live.get(parent_id)
+            if parent is not None:
+                context = self._contexts[parent_id] = set_span_in_context(parent)
+        return context
 
     def on_end(self, span: Span) -> None:
         otel = self._live.pop(span.span_id, None)
         if otel is None:
+            self._dropped.discard(span.span_id)
             return
+        self._contexts.pop(span.span_id, None)
         exported = span.exported_attributes()
         if span.name in _RENAMED:
-            otel.update_name(_name(span.name, exported))
+            name = _name(span.name, exported)
+            if name != self._started_as.pop(span.span_id, None):
+                otel.update_name(name)
         attributes = _end_attributes(span, exported)
         self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:

@@ -352,3 +352,32 @@ def test_agentkit_run_sends_spans_to_an_otlp_http_collector(
     tool = next(span for _, span in spans if span.name == "execute_tool weather")
     assert attributes(tool)["gen_ai.tool.name"] == "weather"
     assert "gen_ai.tool.call.arguments" not in attributes(tool)
+
+
+def test_a_run_the_sampler_drops_exports_nothing_and_keeps_nothing() -> None:
+    """The provider's sampler is asked at the run's root; a dropped run's spans are skipped."""
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+    from opentelemetry.sdk.trace.sampling import ParentBased
+    from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+
+    memory = InMemorySpanExporter()
+    made = TracerProvider(sampler=ALWAYS_OFF)
+    made.add_span_processor(SimpleSpanProcessor(memory))
+    exporter = OTelExporter(made)
+    model = ScriptedModel([calls(("weather", {"city": "Paris"})), "It is sunny."])
+    agent = Agent("forecaster", model, tools=[weather], exporters=[exporter], hooks=None)
+    assert run(agent).output == "It is sunny."
+    assert memory.get_finished_spans() == ()
+    assert not exporter._live and not exporter._dropped and not exporter._conversation
+    assert not exporter._contexts and not exporter._started_as
+    # a ratio of 1 keeps every run, whole, as without a sampler
+    memory = InMemorySpanExporter()
+    kept = TracerProvider(sampler=ParentBased(TraceIdRatioBased(1.0)))
+    kept.add_span_processor(SimpleSpanProcessor(memory))
+    model = ScriptedModel([calls(("weather", {"city": "Paris"})), "It is sunny."])
+    recording = OTelExporter(kept)
+    agent = Agent("forecaster", model, tools=[weather], exporters=[recording], hooks=None)
+    run(agent)
+    assert not recording._live and not recording._contexts and not recording._started_as
+    names = {s.name for s in memory.get_finished_spans()}
+    assert {"invoke_agent forecaster", "turn 1", "chat scripted", "execute_tool weather"} <= names
