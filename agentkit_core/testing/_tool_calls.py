@@ -8,7 +8,6 @@ it — its ``"tool_call_delta"`` events, and a run's ``tool_call_started`` / arg
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
 
 from .._agent import Agent
 from .._events import ToolCallArgsDelta
@@ -57,7 +56,10 @@ def get_time(zone: str) -> str:
     return f"noon in {zone}"
 
 
-async def run_tool_calls(model: Model, *, deltas: bool = True) -> dict[str, list[Any]]:
+ToolCallEvent = ToolCallStarted | ToolCallArgsDelta | ToolCallReady
+
+
+async def run_tool_calls(model: Model, *, deltas: bool = True) -> dict[str, list[ToolCallEvent]]:
     """One run asking for the weather in Paris and the time in Rome: each call's events, by id.
 
     The model's wire must answer with calls of ``get_weather`` and/or ``get_time``, then a plain
@@ -67,7 +69,7 @@ async def run_tool_calls(model: Model, *, deltas: bool = True) -> dict[str, list
     agent = Agent("weather", model, "Be brief.", [get_weather, get_time], hooks=Hooks())
     events = [e async for e in agent.run_stream_events("Weather in Paris, time in Rome?")]
     assert events[-1].kind == "run_finished"
-    by_call: dict[str, list[Any]] = {}
+    by_call: dict[str, list[ToolCallEvent]] = {}
     for event in events:
         if isinstance(event, ToolCallReady):
             by_call.setdefault(event.call.id, []).append(event)
@@ -75,12 +77,11 @@ async def run_tool_calls(model: Model, *, deltas: bool = True) -> dict[str, list
             by_call.setdefault(event.call_id, []).append(event)
     for call_events in by_call.values():
         started, *told, ready = call_events
-        assert (started.kind, ready.kind) == ("tool_call_started", "tool_call_ready")
+        assert isinstance(started, ToolCallStarted) and isinstance(ready, ToolCallReady)
         assert started.name == ready.call.name
         assert all(a.seq < b.seq for a, b in pairwise(call_events))
-        if not deltas:
-            assert told == []
-            continue
-        assert told and {e.kind for e in told} == {"tool_call_args_delta"}
-        assert "".join(e.delta for e in told) == ready.call.arguments
+        args = [e for e in told if isinstance(e, ToolCallArgsDelta)]
+        assert args == told and bool(told) == deltas  # none for a wire that sends calls whole
+        if deltas:
+            assert "".join(e.delta for e in args) == ready.call.arguments
     return by_call
