@@ -69,6 +69,7 @@ from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
+from ._plugins import manager_or_default
 from ._policy import PolicyEngine
 from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
@@ -232,7 +233,7 @@ class Agent(Generic[DepsT]):
         self.name = name
         self.description = description
         self.settings = check_settings(settings, "Agent(settings=)")
-        self.manager = manager
+        self.manager = manager = manager_or_default(manager)  # Agent(...) is an edge
         self.model = resolve_model(model, manager=manager)
         self.output = output
         self.max_turns = max_turns
@@ -275,7 +276,7 @@ class Agent(Generic[DepsT]):
         self._union = tools if isinstance(tools, ToolUnion) else None
         self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
 
-    def _typed_output(self, output: Any, retries: int, manager: PluginManager | None) -> None:
+    def _typed_output(self, output: Any, retries: int, manager: PluginManager) -> None:
         """Typed output: adapt() picks the flavour; output_coerce() parses and repairs the answer.
 
         The schema rides on every request and, unless the model declares native structured

@@ -53,7 +53,6 @@ from ._kit_options import kit_memory
 from ._kit_options import kit_middlewares
 from ._kit_options import plugin_options
 from ._lookup import get_instruction_part
-from ._lookup import manager_or_default
 from ._lookup import open_sessions
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
@@ -64,6 +63,7 @@ from ._middleware import Middleware
 from ._models import Model
 from ._models import ModelSettings
 from ._plugins import PluginManager
+from ._plugins import manager_or_default
 from ._policy import Grant
 from ._policy import Grantor
 from ._policy import GrantReport

@@ -214,9 +214,7 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     return hooks
 
 
-def kit_middlewares(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> tuple[Middleware, ...]:
+def kit_middlewares(options: Mapping[str, Any], manager: PluginManager) -> tuple[Middleware, ...]:
     """The kit's middlewares: compaction, then the user's own.
 
     The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
@@ -237,7 +235,7 @@ def kit_middlewares(
     return tuple(chain)
 
 
-def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
+def kit_compaction(spec: Any, manager: PluginManager) -> Folding | None:
     """The kit's fold: ``Folding(**spec)`` (a model string resolved on ``manager``), or None."""
     if spec is None or isinstance(spec, Folding):
         return spec
@@ -276,9 +274,7 @@ def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any
     return options
 
 
-def kit_guards(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> GuardChain | None:
+def kit_guards(options: Mapping[str, Any], manager: PluginManager) -> GuardChain | None:
     """The kit's guard chain from ``guards=``, ``guard_options=`` and ``guard_fail_open=``.
 
     None when ``guards=`` names none; see :func:`build_guard_chain`.
@@ -310,9 +306,7 @@ def kit_guards(
     )
 
 
-def kit_guardrail(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> Guardrail | None:
+def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardrail | None:
     """The kit's guardrail: ``guardrail=``, or the one the configuration names.
 
     A name is built with ``guardrail_options`` over its configured settings.

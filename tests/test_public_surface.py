@@ -77,13 +77,13 @@ def test_public_objects_show_their_public_module(module: ModuleType) -> None:
     assert wrong == {}
 
 
-def test_reprs_and_tracebacks_name_the_public_path() -> None:
+def test_reprs_and_tracebacks_name_the_public_path(pm) -> None:
     assert repr(agentkit_core.Agent) == "<class 'agentkit_core.Agent'>"
     assert (
         repr(agentkit_core.testing.ScriptedModel) == "<class 'agentkit_core.testing.ScriptedModel'>"
     )
     try:
-        agentkit_core.plugin.resolve_model("no-colon")
+        agentkit_core.plugin.resolve_model("no-colon", manager=pm)
     except agentkit_core.ConfigError as exc:
         last = traceback.format_exception_only(type(exc), exc)[-1]
     assert last.startswith("agentkit_core.ConfigError: model string 'no-colon'")
