@@ -20,10 +20,10 @@ from agentkit_core import open_checkpointer
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from agentkit_core import open_checkpointer
+    from agentkit_core import PluginManager, open_checkpointer
 
     async def main(url, run, count):
-        async with await open_checkpointer(url) as cp:
+        async with await open_checkpointer(url, manager=PluginManager()) as cp:
             for i in range(count):
                 state = {"i": i, "pad": "x" * 2000, "who": sys.argv[4]}
                 written = await cp.snapshot(run, state)
