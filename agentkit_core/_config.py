@@ -114,6 +114,7 @@ KIT_CODE_KEYS: tuple[str, ...] = (
     "middlewares",
     "manager",
     "verdict_observer",
+    "limits",
     *FIELDS,
 )
 

@@ -21,6 +21,7 @@ import pytest
 import agentkit_core
 import agentkit_core.content
 import agentkit_core.events
+import agentkit_core.options
 import agentkit_core.plugin
 import agentkit_core.stores
 import agentkit_core.testing
@@ -30,8 +31,14 @@ PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
 #: The doors whose names are imported on first use, from the table ``_EXPORTS``.
 DOORS = [agentkit_core, agentkit_core.plugin]
 #: Every public module whose list of names is pinned: the doors, the suites, the store
-#: plugins' package, the run's events and the content parts.
-PINNED = [*PUBLIC, agentkit_core.stores, agentkit_core.events, agentkit_core.content]
+#: plugins' package, the run's events, the content parts and the option records.
+PINNED = [
+    *PUBLIC,
+    agentkit_core.stores,
+    agentkit_core.events,
+    agentkit_core.content,
+    agentkit_core.options,
+]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
