@@ -68,6 +68,7 @@ from ._options import GuardOptions
 from ._options import Limits
 from ._options import agent_compaction
 from ._options import agent_guards
+from ._options import config_options
 from ._options import record_of
 from ._output import OutputStream
 from ._output import output_coerce
@@ -300,29 +301,12 @@ class Agent(Generic[DepsT]):
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
-        """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns)."""
-        options: dict[str, Any] = {
-            "name": config.name,
-            "description": config.description,
-            "model": config.model,
-            "prompt": config.instructions,
-            "tools": config.tools,
-            "hooks": config.hooks,
-            "middlewares": config.middlewares,
-            "max_turns": config.max_turns,
-            "compaction": config.compaction,
-            "manager": config.manager,
-            "recorder": config.recorder,
-            "guardrail": config.guardrail,
-            "verdict_observer": config.verdict_observer,
-            "policy": config.policy,
-            "settings": config.settings,
-            "max_parallel_tools": config.max_parallel_tools,
-            "guards": config.guards,
-            "executor": config.executor,
-            "memory": config.memory,
-        }
-        return cls(**{**options, **overrides})
+        """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns).
+
+        ``overrides`` go over its fields; a record there (``limits=Limits(...)``) replaces the
+        fields it groups.
+        """
+        return cls(**config_options(config, overrides))  # type: ignore[arg-type]
 
     @functools.cached_property
     def hooks(self) -> Hooks:

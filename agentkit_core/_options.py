@@ -44,6 +44,7 @@ from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
     from ._agent import Agent
+    from ._kit import AgentConfig
     from ._kit import Kit
 
 R = TypeVar("R", bound="_Record")
@@ -228,12 +229,7 @@ def flatten(
         given = value.given()
         for name in given:
             if name != key and name in options:
-                raise ConfigError(
-                    f"{where} got both {key}={type(value).__name__}(...) and {name}=; the flat "
-                    f"{name}= is short for {type(value).__name__}({name}=...): pass one",
-                    value=name,
-                    source=where,
-                )
+                raise _both(record, name, where)
             if keys is not None and name not in keys:
                 reads = [f.name for f in dataclasses.fields(record) if f.name in keys]  # type: ignore[arg-type]
                 raise ConfigError(
@@ -246,6 +242,16 @@ def flatten(
     return flat
 
 
+def _both(record: type[_Record], name: str, where: str) -> ConfigError:
+    """The error for a record given beside one of its own flat keywords."""
+    return ConfigError(
+        f"{where} got both {record.key}={record.__name__}(...) and {name}=; the flat "
+        f"{name}= is short for {record.__name__}({name}=...): pass one",
+        value=name,
+        source=where,
+    )
+
+
 def record_of(cls: type[R], record: R | None, where: str, **flat: object) -> R:
     """``record``, or the record the flat keywords (its aliases) build when it is None.
 
@@ -256,12 +262,7 @@ def record_of(cls: type[R], record: R | None, where: str, **flat: object) -> R:
     defaults = {f.name: _default(f) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     for name, value in flat.items():
         if value is not defaults[name] and value != defaults[name]:
-            raise ConfigError(
-                f"{where} got both {cls.key}={cls.__name__}(...) and {name}=; the flat "
-                f"{name}= is short for {cls.__name__}({name}=...): pass one",
-                value=name,
-                source=where,
-            )
+            raise _both(cls, name, where)
     return record
 
 
@@ -297,6 +298,21 @@ def agent_guards(
     if given is None or isinstance(given, GuardChain):
         return record
     return dataclasses.replace(record, guards=GuardChain(given))  # type: ignore[arg-type]
+
+
+def config_options(config: AgentConfig, overrides: Mapping[str, object]) -> dict[str, object]:
+    """``Agent.from_config``'s keywords: the config's fields, then ``overrides``.
+
+    ``instructions`` is the agent's ``prompt``; a record among the overrides replaces the
+    fields it groups (``limits=Limits(...)`` the config's ``max_turns``...).
+    """
+    options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    options["prompt"] = options.pop("instructions")
+    for value in overrides.values():
+        if isinstance(value, _Record):
+            for f in dataclasses.fields(value):  # type: ignore[arg-type]
+                options.pop(f.name, None)
+    return {**options, **overrides}
 
 
 def agent_compaction(compaction: object) -> Folding | None:

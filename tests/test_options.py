@@ -112,3 +112,10 @@ def test_a_kit_refuses_a_record_beside_its_flat_key_and_an_agent_only_field(
         Kit(model="test", manager=pm, session=SessionOptions(session="memory://"))
     with pytest.raises(ConfigError, match=r"resume need session="):
         Kit(model="test", manager=pm, session=SessionOptions(resume="s1"))
+
+
+def test_from_config_takes_a_record_over_the_fields_it_groups(pm: PluginManager) -> None:
+    config = Kit(model="test", manager=pm, max_turns=12, max_parallel_tools=3).config()
+    agent = Agent.from_config(config, limits=Limits(max_turns=2))
+    assert (agent.max_turns, agent.max_parallel_tools) == (2, 8)  # the record's, whole
+    assert Agent.from_config(config).max_turns == 12
