@@ -57,25 +57,31 @@ class _Record:
     key: ClassVar[str]
 
     def __new__(cls: type[R], *args: object, **fields: object) -> R:
-        known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-        for name in fields:
-            if name not in known:
-                raise unknown_key(name, known, f"{cls.__name__}(...)")
+        known = _defaults(cls)
+        if not fields.keys() <= known.keys():
+            unknown = next(name for name in fields if name not in known)
+            raise unknown_key(unknown, list(known), f"{cls.__name__}(...)")
         return super().__new__(cls)
 
     def given(self) -> dict[str, object]:
         """The fields set to something other than their default: what the flat keys would say."""
         return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if getattr(self, f.name) != _default(f)
+            name: getattr(self, name)
+            for name, default in _defaults(type(self)).items()
+            if getattr(self, name) != default
         }
 
 
-def _default(f: dataclasses.Field[object]) -> object:
-    if f.default is not dataclasses.MISSING:
-        return f.default
-    return f.default_factory() if f.default_factory is not dataclasses.MISSING else None
+_DEFAULTS: dict[type[_Record], dict[str, object]] = {}
+
+
+def _defaults(cls: type[_Record]) -> dict[str, object]:
+    """Each field of a record and its default, read once per record class (an Agent reads two)."""
+    known = _DEFAULTS.get(cls)
+    if known is None:
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        known = _DEFAULTS[cls] = {f.name: f.default for f in fields}
+    return known
 
 
 @dataclasses.dataclass(frozen=True)
@@ -259,7 +265,7 @@ def record_of(cls: type[R], record: R | None, where: str, **flat: object) -> R:
     """
     if record is None:
         return cls(**flat)
-    defaults = {f.name: _default(f) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    defaults = _defaults(cls)
     for name, value in flat.items():
         if value is not defaults[name] and value != defaults[name]:
             raise _both(cls, name, where)
