@@ -20,8 +20,12 @@ from typing import Any
 
 import pytest
 
+from agentkit_core import PluginManager
 from agentkit_core import open_sessions
 from agentkit_core.plugin import SessionItem
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 TOOLS = '''
 import asyncio, os
@@ -91,7 +95,7 @@ async def open_gate(where: Path, sent: list[asyncio.Task[Any]]) -> None:
 
 async def recorded(dsn: str, session_id: str) -> list[SessionItem]:
     """The session's path, checked to be one chain (each item's parent the one before it)."""
-    sessions = await open_sessions(dsn)
+    sessions = await open_sessions(dsn, manager=PM)
     try:
         return await sessions.path(session_id)
     finally:

@@ -60,11 +60,18 @@ from ._models import Model
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._models import ToolSpec
+from ._options import GuardOptions
+from ._options import Limits
+from ._options import agent_compaction
+from ._options import agent_guards
+from ._options import config_options
+from ._options import record_of
 from ._output import OutputStream
 from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
+from ._plugins import manager_or_default
 from ._policy import PolicyEngine
 from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
@@ -108,25 +115,6 @@ if TYPE_CHECKING:
     from ._plugins import PluginManager
 
 
-def _checked_compaction(compaction: Any) -> Folding | None:
-    """``compaction=`` as given, when it is a Folding (or None)."""
-    if compaction is not None and not isinstance(compaction, Folding):
-        raise ConfigError(
-            f"compaction= takes a Folding (the fold the transcript keeps), got "
-            f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
-            value=compaction,
-            source="Agent(compaction=)",
-        )
-    return compaction
-
-
-def _chained(guards: GuardChain | Sequence[Guard] | None) -> GuardChain | None:
-    """``guards=`` as a GuardChain: one as given, Guard objects chained in order."""
-    if guards is None or isinstance(guards, GuardChain):
-        return guards
-    return GuardChain(guards)  # type: ignore[arg-type]
-
-
 class Agent(Generic[DepsT]):
     """An agent: a model, a prompt and tools, run by a ReAct loop.
 
@@ -143,14 +131,10 @@ class Agent(Generic[DepsT]):
         request_builder: replaces the default builder over ``prompt``.
         memory: grounds each run on the entries best matching its task (a
             :class:`MemoryGrounder`, or a Memory or store: its 5 best), in the request's prefix.
-        max_turns: model calls a run may make before :class:`MaxTurnsExceeded`.
         settings: the :class:`ModelSettings` of every model request of a run (``temperature``,
             ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         middlewares: after the default tracing and metering; the first is the outermost.
         hooks: the contested-field hooks; None means the installed plugins' hooks.
-        max_parallel_tools: how many tool calls of one batch run at once (at least 1).
-        tool_timeout: seconds a tool call may take when the tool sets no timeout of its own
-            (default 300; None for no limit); past it the call is a tool error the model reads.
         output_retries: repair rounds for typed output that does not validate.
         checkpointer: a Checkpointer or CheckpointPort every run snapshots through (RUNNING
             after each turn, SUSPENDED on an ask, DONE, FAILED); see :meth:`resume`.
@@ -159,31 +143,18 @@ class Agent(Generic[DepsT]):
             transcript and the checkpoint).
         recorder: the :class:`Recorder` every run's context starts with, which writes the
             conversation's session (``ctx.recorder`` replaces it for one run).
-        verdict_observer: told every verdict a run reports (``ctx.verdict_observer``): the
-            hooks' folds, approvals, a policy engine's and the guards' decisions.
-        guardrail: the run's guardrail: a Guardrail, the name of an installed one (built with
-            its configured settings), or None for the one the configuration names (none when
-            it names none). The agent checks every tool call with it (``egress()``, right
-            after the default middlewares) and puts it on each run's ``ctx.guardrail``.
-        policy: the run's :class:`PolicyEngine`, or the path of a policy file an installed
-            engine reads (``policy_engine=`` names the engine when several are installed).
-            It decides every tool call before the before_tool_call hooks, and its decision
-            folds with theirs (deny over ask over allow); a tool it removes is never offered;
-            each new task ends the grants the conversation's last task had. It is on each
-            run's ``ctx.policy``.
-        model_deadline: seconds one model call may take in all, its retries and a whole
-            stream included (default :data:`DEFAULT_MODEL_DEADLINE`, 600; None for none);
-            past it the run fails with :class:`ModelDeadlineExceeded`, checkpointed FAILED.
         exporters: span exporters every run tells of its spans; None means the installed
             plugins' (:func:`span_exporters`), ``[]`` none.
         manager: the plugin manager model strings, guardrail names, output types and (when
             ``hooks`` is None) the plugins' hooks are looked up in; default: the process-wide
             one.
-        guards: a :class:`GuardChain` (or :class:`Guard` objects, chained in order): every
-            message of each request is checked after the before_model_call hooks, each
-            assistant message as it completes (streamed or not) before it joins the
-            transcript and before the output_guard hooks, and each turn that ran tools before
-            the should_stop_after_turn hooks (see ``docs/guards.md``).
+        limits: how far a run may go, a :class:`~agentkit_core.options.Limits`
+            (``max_turns``, ``max_parallel_tools``, ``tool_timeout``, ``model_deadline``,
+            ``budget``); those five flat keywords are thin aliases that build it.
+        guards: what checks a run, a :class:`~agentkit_core.options.GuardOptions` (its
+            ``guards``: a GuardChain or Guard objects; ``guardrail``, ``policy``,
+            ``policy_engine``, ``verdict_observer``); ``guards=`` as a GuardChain or Guard
+            objects and those four flat keywords are thin aliases that build it.
         executor: the :class:`Executor` each model call and tool call of a run runs on as a
             step (``"model:<turn>"``, ``"tool:<name>:<call id>"``), or an executor's name;
             None is the in-process one (see ``docs/durable.md``).
@@ -221,58 +192,91 @@ class Agent(Generic[DepsT]):
         policy_engine: str | None = None,
         settings: ModelSettings | None = None,
         description: str = "",
-        guards: GuardChain | Sequence[Guard] | None = None,
+        guards: GuardOptions | GuardChain | Sequence[Guard] | None = None,
         executor: Executor | str | None = None,
         memory: MemoryGrounder | Memory | MemoryStore | None = None,
+        limits: Limits | None = None,
     ) -> None:
-        check_count(max_turns, "max_turns")
+        limits = record_of(
+            Limits,
+            limits,
+            "Agent(limits=)",
+            max_turns=max_turns,
+            max_parallel_tools=max_parallel_tools,
+            tool_timeout=tool_timeout,
+            model_deadline=model_deadline,
+            budget=budget,
+        )
+        checks = agent_guards(
+            guards,
+            guardrail=guardrail,
+            policy=policy,
+            policy_engine=policy_engine,
+            verdict_observer=verdict_observer,
+        )
+        self._limit(limits)
         self.name = name
         self.description = description
         self.settings = check_settings(settings, "Agent(settings=)")
-        self.manager = manager
+        self.manager = manager = manager_or_default(manager)  # Agent(...) is an edge
         self.model = resolve_model(model, manager=manager)
         self.output = output
-        self.max_turns = max_turns
-        self.guardrail = resolve_guardrail(guardrail, manager=manager)
-        self.middlewares = (
-            *default_middlewares(),
-            *egress_for(self.guardrail, middlewares),
-            *middlewares,
-        )
+        self._check_with(checks, middlewares)
         self._hooks = hooks
-        self.max_parallel_tools = check_count(max_parallel_tools, "max_parallel_tools")
-        self.tool_timeout = check_deadline(tool_timeout, "tool_timeout", 300.0)
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
         # lose the version it wrote last)
         self.checkpointer = resolve_checkpointer(checkpointer)
         self.elicitor = elicitor
-        self.budget = budget
-        self.compaction = _checked_compaction(compaction)
+        self.compaction = agent_compaction(compaction)
         self.recorder = NULL_RECORDER if recorder is None else recorder
-        self.verdict_observer = verdict_observer
-        self.policy = resolve_policy(policy, engine=policy_engine, manager=manager)
-        self.guards = _chained(guards)
         self._offered: dict[str, Tool] | None = None
         self.executor = resolve_executor(executor, manager=manager, source="Agent(executor=)")
-        self.model_deadline = check_deadline(model_deadline)
         self._exporters = None if exporters is None else check_exporters(exporters)
         self._typed_output(output, output_retries, manager)
         self.memory = as_grounder(memory, "Agent(memory=)")
-        if request_builder is None:
-            request_builder = self._default_builder(prompt)
-        elif self.memory is not None:
+        self.request_builder = self._builder(prompt, request_builder, memory)
+        self._union = tools if isinstance(tools, ToolUnion) else None
+        self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
+
+    def _limit(self, limits: Limits) -> None:
+        """How far a run may go, each limit checked (``Agent(limits=)``)."""
+        self.max_turns = check_count(limits.max_turns, "max_turns")
+        self.max_parallel_tools = check_count(limits.max_parallel_tools, "max_parallel_tools")
+        self.tool_timeout = check_deadline(limits.tool_timeout, "tool_timeout", 300.0)
+        self.model_deadline = check_deadline(limits.model_deadline)
+        self.budget = limits.budget
+
+    def _check_with(self, checks: GuardOptions, middlewares: Sequence[MiddlewareLike]) -> None:
+        """What checks a run (``Agent(guards=)``): guardrail (egress after the defaults), policy."""
+        self.guardrail = resolve_guardrail(checks.guardrail, manager=self.manager)
+        self.middlewares = (
+            *default_middlewares(),
+            *egress_for(self.guardrail, middlewares),
+            *middlewares,
+        )
+        self.verdict_observer = checks.verdict_observer
+        self.policy = resolve_policy(
+            checks.policy, engine=checks.policy_engine, manager=self.manager
+        )
+        self.guards: GuardChain | None = checks.guards  # type: ignore[assignment]  # chained
+
+    def _builder(
+        self, prompt: str | Prompt, given: RequestBuilder | None, memory: object
+    ) -> RequestBuilder:
+        """``request_builder=``, or the default one over ``prompt``; memory= fills its slot."""
+        if given is None:
+            return self._default_builder(prompt)
+        if self.memory is not None:
             raise ConfigError(
                 "Agent got both memory= and request_builder=; they fill one slot: pass "
                 "RequestBuilder(grounding=MemoryGrounder(...)) or memory= alone",
                 value=memory,
                 source="Agent(memory=)",
             )
-        self.request_builder = request_builder
-        self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
+        return given
 
-    def _typed_output(self, output: Any, retries: int, manager: PluginManager | None) -> None:
+    def _typed_output(self, output: Any, retries: int, manager: PluginManager) -> None:
         """Typed output: adapt() picks the flavour; output_coerce() parses and repairs the answer.
 
         The schema rides on every request and, unless the model declares native structured
@@ -294,29 +298,12 @@ class Agent(Generic[DepsT]):
 
     @classmethod
     def from_config(cls, config: AgentConfig, **overrides: Any) -> Agent:
-        """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns)."""
-        options: dict[str, Any] = {
-            "name": config.name,
-            "description": config.description,
-            "model": config.model,
-            "prompt": config.instructions,
-            "tools": config.tools,
-            "hooks": config.hooks,
-            "middlewares": config.middlewares,
-            "max_turns": config.max_turns,
-            "compaction": config.compaction,
-            "manager": config.manager,
-            "recorder": config.recorder,
-            "guardrail": config.guardrail,
-            "verdict_observer": config.verdict_observer,
-            "policy": config.policy,
-            "settings": config.settings,
-            "max_parallel_tools": config.max_parallel_tools,
-            "guards": config.guards,
-            "executor": config.executor,
-            "memory": config.memory,
-        }
-        return cls(**{**options, **overrides})
+        """An agent from a plain :class:`AgentConfig` (what ``Kit.config()`` returns).
+
+        ``overrides`` go over its fields; a record there (``limits=Limits(...)``) replaces the
+        fields it groups.
+        """
+        return cls(**config_options(config, overrides))  # type: ignore[arg-type]
 
     @functools.cached_property
     def hooks(self) -> Hooks:

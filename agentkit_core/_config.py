@@ -113,6 +113,7 @@ KIT_CODE_KEYS: tuple[str, ...] = (
     "middlewares",
     "manager",
     "verdict_observer",
+    "limits",
     *FIELDS,
 )
 

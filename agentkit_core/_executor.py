@@ -234,9 +234,7 @@ def check_options(
         )
 
 
-def get_executor(
-    name: str = IN_PROCESS, *, manager: PluginManager | None = None, **options: Any
-) -> Executor:
+def get_executor(name: str = IN_PROCESS, *, manager: PluginManager, **options: Any) -> Executor:
     """The run executor named ``name``, built with ``options``.
 
     ``"in-process"`` is core's :class:`InProcessExecutor`; any other name is the executor an
@@ -245,13 +243,12 @@ def get_executor(
     not take is a :class:`ConfigError` naming it.
     """
     from ._lookup import build
-    from ._lookup import manager_or_default
 
     source = f"executor_options (executor {name!r})"
     if name == IN_PROCESS:
         check_options(InProcessExecutor, options, source)
         return InProcessExecutor(**options)
-    pm = manager_or_default(manager)
+    pm = manager.load()
     try:
         reg = pm.lookup("executors", name)
     except UnknownNameError as exc:  # core's own executor is no plugin's: name it too
@@ -278,7 +275,7 @@ def resolve_executor(
     executor: Executor | str | None,
     options: Mapping[str, object] | None = None,
     *,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
     source: str = "executor=",
 ) -> Executor:
     """An :class:`Executor` from an object, a name (built with ``options``), or None (default)."""

@@ -11,7 +11,7 @@ from ._middleware import ToolInvocation
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._pricing import Prices
-from ._pricing import prices
+from ._pricing import run_prices
 from ._retry import retry
 from ._tokens import estimate_tokens
 from ._tools import ToolResult
@@ -115,7 +115,7 @@ class _Metering(Middleware):
             if model is not None and ":" in model:  # a bare name ("test") has no price
                 known = self._prices
                 if known is None:
-                    known = self._prices = prices()
+                    known = self._prices = run_prices()
                 cost = known.cost(response.usage, model)
                 if cost is not None:  # on the call's span, which tracing opened around this
                     current_span().attributes["cost"] = cost

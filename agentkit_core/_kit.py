@@ -51,9 +51,9 @@ from ._kit_options import kit_guards
 from ._kit_options import kit_hooks
 from ._kit_options import kit_memory
 from ._kit_options import kit_middlewares
+from ._kit_options import kit_options
 from ._kit_options import plugin_options
 from ._lookup import get_instruction_part
-from ._lookup import manager_or_default
 from ._lookup import open_sessions
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
@@ -64,6 +64,7 @@ from ._middleware import Middleware
 from ._models import Model
 from ._models import ModelSettings
 from ._plugins import PluginManager
+from ._plugins import manager_or_default
 from ._policy import Grant
 from ._policy import Grantor
 from ._policy import GrantReport
@@ -200,6 +201,16 @@ class Kit(KitLifecycle):
         middlewares: the user's own middlewares, after the kit's.
         max_turns: model calls a run may make (``AgentConfig.max_turns``).
         max_parallel_tools: tool calls of one batch run at once (default 8).
+        limits: a :class:`~agentkit_core.options.Limits`; a kit reads its ``max_turns`` and
+            ``max_parallel_tools`` (the two flat keywords are thin aliases that build it).
+            Likewise ``tools=`` takes a :class:`~agentkit_core.options.ToolOptions` (every
+            tool option above), ``compaction=`` a
+            :class:`~agentkit_core.options.CompactionOptions` (``compaction``, ``compactor``,
+            ``compactor_options``), ``guards=`` a :class:`~agentkit_core.options.GuardOptions`
+            (the guards, guardrail and policy options and ``verdict_observer``) and
+            ``session=`` a :class:`~agentkit_core.options.SessionOptions` (the session
+            options below); their flat keywords are thin aliases, and a record beside one of
+            its own flat keywords is a ConfigError.
         settings: the :class:`ModelSettings` of every model request (``temperature``,
             ``max_tokens``...); a run's own ``settings=`` go over them key by key.
         before_model_call ... transform: the user's own hooks (a function or a list of them),
@@ -254,6 +265,7 @@ class Kit(KitLifecycle):
         kit = cls.__new__(cls)
         kit._start_lifecycle()
         try:
+            options = kit_options(options)  # type: ignore[assignment]
             check_kit_keys(options)
             memory = options.get("memory")
             if memory is not None:
@@ -297,6 +309,7 @@ class Kit(KitLifecycle):
         configures the kit.
         """
         options = read_kit_options(path)
+        overrides = kit_options(overrides)  # type: ignore[assignment]  # a record beats the file
         if "manager" not in overrides:
             overrides["manager"] = PluginManager(config=path)
         return cls(**{**options, **overrides})
@@ -304,6 +317,7 @@ class Kit(KitLifecycle):
     # ------------------------------------------------------------------ construction
 
     def _setup(self, options: KitOptions) -> None:
+        options = kit_options(options)  # type: ignore[assignment]
         check_kit_keys(options)
         self._options = options.copy()
         manager = options.get("manager")
@@ -649,7 +663,7 @@ class Kit(KitLifecycle):
             sessions = await open_sessions(given, manager=self._manager)
             self._opened.append(Opened(f"session store {sessions!r}", sessions))
         else:
-            sessions = given if isinstance(given, Sessions) else Sessions(given)
+            sessions = given if isinstance(given, Sessions) else Sessions(given)  # type: ignore[arg-type]  # records were spread
         self._sessions = sessions
         header, parts = self.header(), self.parts_from(self)  # its handoffs' parts too
         resume, fork, session_id = (

@@ -48,6 +48,12 @@ from ._middleware import MiddlewareLike
 from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelSettings
+from ._options import CompactionOptions
+from ._options import GuardOptions
+from ._options import Limits
+from ._options import SessionOptions
+from ._options import ToolOptions
+from ._options import flatten
 from ._plugins import PluginManager
 from ._policy import PolicyEngine
 from ._sessions import SessionHeader
@@ -79,7 +85,9 @@ class KitOptions(TypedDict, total=False):
     A misspelled key or a wrong type is a mypy error where the call is written, and an
     unknown key a :class:`ConfigError` at run time; see :class:`Kit` for what each one does.
     The plugins' own option dicts (``parts``, ``tool_sources``, ``compactor_options``,
-    ``guardrail_options``) are the keywords of the plugin's factory, typed there.
+    ``guardrail_options``) are the keywords of the plugin's factory, typed there. The records
+    of :mod:`agentkit_core.options` group them: ``limits``, and ``tools``, ``compaction``,
+    ``guards`` and ``session`` take a record or their own flat value (:func:`kit_options`).
     """
 
     model: Model | str | None
@@ -90,7 +98,7 @@ class KitOptions(TypedDict, total=False):
     order: Sequence[str] | None
     instruction_budget: int | None
     memory: MemoryOptions | None
-    tools: Sequence[Tool]
+    tools: Sequence[Tool] | ToolOptions
     agents: Sequence[Agent]
     handoffs: Sequence[Kit]
     tool_sources: Mapping[str, PluginOptions | None]
@@ -100,12 +108,12 @@ class KitOptions(TypedDict, total=False):
     deferred_tools: Callable[[Kit], Sequence[Tool | Callable[..., Any]]] | None
     message_filter: MessageFilter | None
     on_tool_conflict: Callable[[ToolConflict], object] | None
-    compaction: Mapping[str, Any] | Folding | None
+    compaction: Mapping[str, Any] | Folding | CompactionOptions | None
     compactor: str | None
     compactor_options: PluginOptions | None
     guardrail: str | None
     guardrail_options: PluginOptions | None
-    guards: Sequence[str | Guard]
+    guards: Sequence[str | Guard] | GuardOptions
     guard_options: Mapping[str, PluginOptions | None]
     guard_fail_open: Sequence[str]
     executor: Executor | str | None
@@ -115,9 +123,10 @@ class KitOptions(TypedDict, total=False):
     middlewares: Sequence[MiddlewareLike]
     max_turns: int
     max_parallel_tools: int
+    limits: Limits
     settings: ModelSettings | None
     manager: PluginManager | None
-    session: str | Sessions | SessionStore | None
+    session: str | Sessions | SessionStore | SessionOptions | None
     header: SessionHeader | Mapping[str, Any] | None
     session_id: str | None
     resume: str | None
@@ -135,6 +144,15 @@ class KitOptions(TypedDict, total=False):
 
 #: Every key KitOptions knows.
 KIT_OPTIONS: frozenset[str] = frozenset(KitOptions.__optional_keys__)
+
+
+def kit_options(options: Mapping[str, object]) -> dict[str, object]:
+    """``options`` with each record (``limits=Limits(...)``...) spread into its flat keys.
+
+    A record beside one of its own flat keys, or one setting a field a kit does not read
+    (``Limits(tool_timeout=...)``, an agent's), is a :class:`ConfigError`.
+    """
+    return flatten(options, "Kit(...)", KIT_OPTIONS)
 
 
 def check_kit_keys(options: Mapping[str, Any]) -> None:
@@ -214,9 +232,7 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     return hooks
 
 
-def kit_middlewares(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> tuple[Middleware, ...]:
+def kit_middlewares(options: Mapping[str, Any], manager: PluginManager) -> tuple[Middleware, ...]:
     """The kit's middlewares: compaction, then the user's own.
 
     The guardrail's ``egress()`` is the agent's, from :func:`kit_guardrail`.
@@ -237,7 +253,7 @@ def kit_middlewares(
     return tuple(chain)
 
 
-def kit_compaction(spec: Any, manager: PluginManager | None = None) -> Folding | None:
+def kit_compaction(spec: Any, manager: PluginManager) -> Folding | None:
     """The kit's fold: ``Folding(**spec)`` (a model string resolved on ``manager``), or None."""
     if spec is None or isinstance(spec, Folding):
         return spec
@@ -276,9 +292,7 @@ def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any
     return options
 
 
-def kit_guards(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> GuardChain | None:
+def kit_guards(options: Mapping[str, Any], manager: PluginManager) -> GuardChain | None:
     """The kit's guard chain from ``guards=``, ``guard_options=`` and ``guard_fail_open=``.
 
     None when ``guards=`` names none; see :func:`build_guard_chain`.
@@ -310,9 +324,7 @@ def kit_guards(
     )
 
 
-def kit_guardrail(
-    options: Mapping[str, Any], manager: PluginManager | None = None
-) -> Guardrail | None:
+def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardrail | None:
     """The kit's guardrail: ``guardrail=``, or the one the configuration names.
 
     A name is built with ``guardrail_options`` over its configured settings.

@@ -1,9 +1,10 @@
 """The lookup layer: every name-to-implementation lookup of every seam, on an explicit manager.
 
 Seams take objects (``egress(guardrail)``, ``compaction(compactor)``); names belong here. Each
-function takes the :class:`PluginManager` to look in; the process-wide default
-(:func:`get_plugin_manager`) is used only where none is given, so two kits on two managers in
-one process never see each other's plugins. A factory that builds the wrong kind of object is a
+function takes the :class:`PluginManager` to look in as a required ``manager``: only the edges
+(``Kit``, ``Agent(...)``, the CLI) fall back to the process-wide one
+(:func:`~agentkit_core._plugins.manager_or_default`), so two kits on two managers in one process
+never see each other's plugins. A factory that builds the wrong kind of object is a
 :class:`PluginError` naming the plugin, never a confusing failure later.
 """
 
@@ -24,7 +25,6 @@ from ._errors import UnknownNameError
 from ._once import per_arguments
 from ._plugins import PluginManager
 from ._plugins import Registration
-from ._plugins import get_plugin_manager
 from ._tables import check_given
 from ._tables import check_options
 from ._tables import settings_schema
@@ -56,16 +56,11 @@ if TYPE_CHECKING:
 MODEL_ENV = "AGENTKIT_MODEL"
 
 
-def manager_or_default(manager: PluginManager | None) -> PluginManager:
-    """``manager`` loaded, or the process-wide default when it is None."""
-    return get_plugin_manager() if manager is None else manager.load()
-
-
 def build(
     seam: str,
     name: str,
-    options: Mapping[str, object] | None = None,
-    manager: PluginManager | None = None,
+    options: Mapping[str, object] | None,
+    manager: PluginManager,
     *,
     where: str = "",
     check: Callable[[object], bool] | None = None,
@@ -82,7 +77,7 @@ def build(
     manager. With ``check``, a built value it rejects is a :class:`PluginError` naming the
     plugin and ``expected`` (what the seam asks for).
     """
-    pm = manager_or_default(manager)
+    pm = manager.load()
     reg = pm.lookup(seam, name)
     what = f"{seam.replace('_', ' ')[:-1]} {name!r}"
     options = dict(options or {})
@@ -125,7 +120,7 @@ def check_plugin_options(
 async def open_by_url(
     seam: str,
     url: str,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
     *,
     what: str,
     examples: str,
@@ -145,7 +140,7 @@ async def open_by_url(
             value=mask_url(url),
             source=what,
         )
-    pm = manager_or_default(manager)
+    pm = manager.load()
     try:
         reg = pm.lookup(seam, scheme)
     except UnknownNameError as exc:
@@ -196,9 +191,7 @@ def _declares_manager(factory: Callable[..., object]) -> bool:
 # ---------------------------------------------------------------------- one function per seam
 
 
-def get_compactor(
-    name: str, *, manager: PluginManager | None = None, **options: object
-) -> Compactor:
+def get_compactor(name: str, *, manager: PluginManager, **options: object) -> Compactor:
     """The compactor an installed plugin registered as ``name``, built with ``options``."""
     from ._compaction import Compactor
 
@@ -217,7 +210,7 @@ def get_compactor(
 def get_guardrail(
     name: str,
     *,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
     environ: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Guardrail:
@@ -231,7 +224,7 @@ def get_guardrail(
     from ._config import layered_settings
     from ._guardrails import Guardrail
 
-    pm = manager_or_default(manager)
+    pm = manager.load()
     reg = pm.lookup("guardrails", name)
     layered = layered_settings(
         options,
@@ -253,14 +246,14 @@ def get_guardrail(
 
 
 def configured_guardrails(
-    manager: PluginManager | None = None, environ: Mapping[str, str] | None = None
+    manager: PluginManager, environ: Mapping[str, str] | None = None
 ) -> list[str]:
     """The guardrails the configuration names.
 
     A file's ``[guardrail.NAME]`` tables, and the installed guardrails whose declared
     environment variables are set.
     """
-    pm = manager_or_default(manager)
+    pm = manager.load()
     env = os.environ if environ is None else environ
     names = list(pm.config.guardrail)
     for reg in pm.registrations("guardrails"):
@@ -273,7 +266,7 @@ def configured_guardrails(
 def resolve_guardrail(
     guardrail: Guardrail | str | None,
     *,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
     environ: Mapping[str, str] | None = None,
 ) -> Guardrail | None:
     """An agent's guardrail from a Guardrail, a registered name, or None.
@@ -295,7 +288,7 @@ def resolve_guardrail(
             value=guardrail,
             source="guardrail=",
         )
-    pm = manager_or_default(manager)
+    pm = manager.load()
     names = configured_guardrails(pm, environ)
     if not names:
         return None
@@ -319,7 +312,7 @@ def resolve_guardrail(
         ) from None
 
 
-def get_guard(name: str, *, manager: PluginManager | None = None, **options: object) -> Guard:
+def get_guard(name: str, *, manager: PluginManager, **options: object) -> Guard:
     """The guard an installed plugin registered as ``name``, built with ``options``.
 
     An unknown name is an :class:`UnknownNameError` listing the installed guards.
@@ -343,7 +336,7 @@ def build_guard_chain(
     *,
     options: Mapping[str, Mapping[str, object] | None] | None = None,
     fail_open: Collection[str] = (),
-    manager: PluginManager | None = None,
+    manager: PluginManager,
 ) -> GuardChain:
     """The chain ``Kit(guards=..., guard_options=..., guard_fail_open=...)`` builds.
 
@@ -356,7 +349,7 @@ def build_guard_chain(
     from ._guards import GuardChain
     from ._guards import only_named
 
-    pm = manager_or_default(manager)
+    pm = manager.load()
     names = [g for g in guards if isinstance(g, str)]
     options = dict(options or {})
     only_named(options, names, "guard_options=")
@@ -372,9 +365,7 @@ def build_guard_chain(
     return GuardChain(entries, fail_open=fail_open)
 
 
-def get_instruction_part(
-    name: str, *, manager: PluginManager | None = None, **options: object
-) -> PartSource:
+def get_instruction_part(name: str, *, manager: PluginManager, **options: object) -> PartSource:
     """The instruction-part source an installed plugin registered as ``name``."""
     from ._instructions import PartSource
 
@@ -394,7 +385,7 @@ def load_policy(
     path: str | os.PathLike[str],
     *,
     engine: str | None = None,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
 ) -> PolicyEngine:
     """The policy engine ``path`` (a policy file) describes, read by an installed engine plugin.
 
@@ -403,7 +394,7 @@ def load_policy(
     """
     from ._policy import PolicyEngine
 
-    pm = manager_or_default(manager)
+    pm = manager.load()
     if engine is None:
         names = [reg.name for reg in pm.registrations("policy_engines")]
         if len(names) != 1:
@@ -435,7 +426,7 @@ def resolve_policy(
     policy: PolicyEngine | str | os.PathLike[str] | None,
     *,
     engine: str | None = None,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
 ) -> PolicyEngine | None:
     """An agent's policy engine from an engine, a policy file's path, or None (no policy)."""
     from ._policy import PolicyEngine
@@ -452,7 +443,7 @@ def resolve_policy(
     )
 
 
-def get_tool_source(name: str, *, manager: PluginManager | None = None, **options: object) -> Any:
+def get_tool_source(name: str, *, manager: PluginManager, **options: object) -> Any:
     """What the tool-source factory an installed plugin registered as ``name`` returns.
 
     A source, a list of sources, or an awaitable of either (a source that must connect).
@@ -460,9 +451,7 @@ def get_tool_source(name: str, *, manager: PluginManager | None = None, **option
     return build("tool_sources", name, options, manager, where=f"tool_sources[{name!r}]")
 
 
-async def open_checkpoint_store(
-    url: str, *, manager: PluginManager | None = None
-) -> CheckpointPort:
+async def open_checkpoint_store(url: str, *, manager: PluginManager) -> CheckpointPort:
     """Open the checkpoint store for ``url`` through the plugin that registered its scheme.
 
     ``memory://`` (checkpoint-memory), ``sqlite:///path/runs.db`` (checkpoint-sqlite),
@@ -483,7 +472,7 @@ async def open_checkpoint_store(
     return port
 
 
-async def open_session_store(url: str, *, manager: PluginManager | None = None) -> SessionStore:
+async def open_session_store(url: str, *, manager: PluginManager) -> SessionStore:
     """Open the session store for ``url`` through the plugin that registered its scheme.
 
     ``memory://`` (session-memory), ``sqlite:///path/sessions.db`` (session-sqlite),
@@ -504,7 +493,7 @@ async def open_session_store(url: str, *, manager: PluginManager | None = None) 
     return store
 
 
-async def open_memory_store(url: str, *, manager: PluginManager | None = None) -> MemoryStore:
+async def open_memory_store(url: str, *, manager: PluginManager) -> MemoryStore:
     """Open the memory store for ``url`` through the plugin that registered its scheme.
 
     ``file:///path/to/dir`` or ``file:relative/dir`` (memory-files), ``sqlite:///memory.db``
@@ -525,7 +514,7 @@ async def open_memory_store(url: str, *, manager: PluginManager | None = None) -
     return store
 
 
-async def open_mcp_token_store(url: str, *, manager: PluginManager | None = None) -> MCPTokenStore:
+async def open_mcp_token_store(url: str, *, manager: PluginManager) -> MCPTokenStore:
     """Open the store of MCP servers' OAuth grants for ``url``, by its scheme's plugin.
 
     ``file:///path/to/dir`` or ``file:relative/dir`` (one JSON file per server and user) and
@@ -550,7 +539,7 @@ async def open_mcp_token_store(url: str, *, manager: PluginManager | None = None
 def resolve_model(
     model: Model | str | Sequence[Model | str] | None,
     *,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
     environ: Mapping[str, str] | None = None,
 ) -> Model:
     """A Model from a Model, a model string, or None.
@@ -599,7 +588,7 @@ def resolve_model(
             value=model,
             source="model=",
         )
-    pm = manager_or_default(manager)
+    pm = manager.load()
     reg = pm.lookup("models", prefix)
     table = pm.config.models.get(prefix)
     if not table:
@@ -623,18 +612,18 @@ def resolve_model(
     return made
 
 
-def adapt(tp: object, *, manager: PluginManager | None = None) -> SchemaAdapter[Any]:
+def adapt(tp: object, *, manager: PluginManager) -> SchemaAdapter[Any]:
     """The schema adapter for ``tp`` from the installed flavours (an adapter is returned as is).
 
     Flavours are probed by ascending ``rank``, then name; the first that accepts builds it.
     """
     from ._output import adapt_with
 
-    return adapt_with(tp, manager_or_default(manager).registrations("schema_adapters"))
+    return adapt_with(tp, manager.load().registrations("schema_adapters"))
 
 
 async def open_checkpointer(
-    url: str, *, clock: Clock | None = None, manager: PluginManager | None = None
+    url: str, *, clock: Clock | None = None, manager: PluginManager
 ) -> Checkpointer:
     """A :class:`Checkpointer` over :func:`open_checkpoint_store`; ``aclose`` closes the store."""
     from ._checkpoint import Checkpointer
@@ -645,7 +634,7 @@ async def open_checkpointer(
     )
 
 
-async def open_sessions(url: str, *, manager: PluginManager | None = None) -> Sessions:
+async def open_sessions(url: str, *, manager: PluginManager) -> Sessions:
     """:class:`Sessions` over :func:`open_session_store`; ``aclose`` closes the store."""
     from ._sessions import Sessions
 
@@ -653,7 +642,7 @@ async def open_sessions(url: str, *, manager: PluginManager | None = None) -> Se
 
 
 async def open_memory(
-    url: str, *, max_entry_bytes: int | None = None, manager: PluginManager | None = None
+    url: str, *, max_entry_bytes: int | None = None, manager: PluginManager
 ) -> Memory:
     """:class:`Memory` over :func:`open_memory_store`; ``aclose`` closes the store."""
     from ._memory import Memory
@@ -677,7 +666,7 @@ async def open_memory_block(
     read_only: Sequence[str] = (),
     max_entry_bytes: int | None = None,
     max_bytes: int | None = None,
-    manager: PluginManager | None = None,
+    manager: PluginManager,
 ) -> MemoryBlock:
     """A :class:`MemoryBlock` over ``store``, its scopes read once.
 
@@ -700,14 +689,14 @@ async def open_memory_block(
     )
 
 
-def plugin_hooks(manager: PluginManager | None = None) -> Hooks:
+def plugin_hooks(manager: PluginManager) -> Hooks:
     """Every loaded plugin's contested-field hooks, in plugin order."""
     from ._hooks import Hooks
 
-    return Hooks.from_plugins(manager_or_default(manager))
+    return Hooks.from_plugins(manager.load())
 
 
-def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
+def span_exporters(manager: PluginManager) -> list[SpanExporter]:
     """The span exporters the installed plugins offer, in plugin order.
 
     Each registered factory is called with no arguments (``manager=`` when it declares one);
@@ -716,7 +705,7 @@ def span_exporters(manager: PluginManager | None = None) -> list[SpanExporter]:
     """
     from ._tracing import SpanExporter
 
-    pm = manager_or_default(manager)
+    pm = manager.load()
     made: list[SpanExporter] = []
     for reg in pm.registrations("span_exporters"):
         exporter = call_factory(reg, pm)

@@ -586,6 +586,15 @@ def get_plugin_manager() -> PluginManager:
     return _default.load()
 
 
+def manager_or_default(manager: PluginManager | None) -> PluginManager:
+    """``manager`` loaded, or the process-wide one when it is None.
+
+    Only the edges call it (``Kit``, ``Agent(...)``, the CLI): every lookup below them takes
+    its manager as a required argument.
+    """
+    return get_plugin_manager() if manager is None else manager.load()
+
+
 def reset_plugin_manager() -> None:
     """Forget the process-wide manager, so the next use discovers again (tests)."""
     global _default

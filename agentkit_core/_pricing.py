@@ -134,22 +134,13 @@ class Prices:
 
 
 _by_manager: weakref.WeakKeyDictionary[PluginManager, Prices] = weakref.WeakKeyDictionary()
-#: The process-wide manager's prices, as last looked up.
+#: The process-wide manager's prices, as last looked up by :func:`run_prices`.
 _last: tuple[PluginManager, Prices] | None = None
 
 
-def prices(manager: PluginManager | None = None) -> Prices:
-    """The :class:`Prices` of ``manager`` (default: the process-wide plugin manager), kept."""
-    global _last
-    from . import _plugins
-
-    if manager is None:
-        pm = _plugins._default
-        if pm is not None and _last is not None and _last[0] is pm:
-            return _last[1]  # the usual call: one identity check, no manager call
-        pm = _plugins.get_plugin_manager()
-    else:
-        pm = manager.load()
+def prices(manager: PluginManager) -> Prices:
+    """The :class:`Prices` of ``manager``, kept per manager."""
+    pm = manager.load()
     known = _by_manager.get(pm)
     if known is None:
         config = pm.config
@@ -159,9 +150,25 @@ def prices(manager: PluginManager | None = None) -> Prices:
         }
         sources = [_checked(reg.name, reg.plugin, reg.value) for reg in pm.registrations("prices")]
         known = _by_manager[pm] = Prices(overrides, sources)
-    if manager is None:
-        _last = (pm, known)
     return known
+
+
+def run_prices() -> Prices:
+    """The prices a run's cost is counted with: the process-wide manager's.
+
+    A run carries no plugin manager of its own (the metering middleware, the recorder and
+    :func:`check_cost` see only the run), so these three read the process-wide one; kept, so
+    the usual call is one identity check.
+    """
+    global _last
+    from . import _plugins
+
+    pm = _plugins._default
+    if pm is not None and _last is not None and _last[0] is pm:
+        return _last[1]
+    pm = _plugins.get_plugin_manager()
+    _last = (pm, prices(pm))
+    return _last[1]
 
 
 def _checked(name: str, plugin: str, source: object) -> PriceSource:
@@ -174,7 +181,7 @@ def _checked(name: str, plugin: str, source: object) -> PriceSource:
     return source  # type: ignore[return-value]
 
 
-def cost_of(usage: Usage, model: str, *, manager: PluginManager | None = None) -> float | None:
+def cost_of(usage: Usage, model: str, *, manager: PluginManager) -> float | None:
     """What ``usage`` of the model named ``model`` cost, in US dollars; None when unknown.
 
     ``model`` is a model's name (``"anthropic:claude-sonnet-4-5"``). The price comes from the
@@ -194,7 +201,7 @@ def check_cost(scope: RunScope, model: str, messages: Iterable[Message]) -> None
         run = run.parent
     if run is None:
         return
-    price = prices().price(model)
+    price = run_prices().price(model)
     estimate = None
     if price is not None:
         estimate = price.cost(Usage(input_tokens=estimate_tokens(messages)))

@@ -41,7 +41,7 @@ from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
-from ._pricing import cost_of
+from ._pricing import run_prices
 from ._requests import WorkingContext
 from ._session_state import REDACTED
 from ._session_state import RecordedInstructions
@@ -420,7 +420,7 @@ class Recorder:
             "source": source,
         }
         if usage is not None and ":" in model:  # priced by name; a bare name ("test") is not
-            cost = cost_of(usage, model)
+            cost = run_prices().cost(usage, model)
             if cost is not None:
                 body["cost"] = cost
         self._add(ctx, "response", body)

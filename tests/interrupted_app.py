@@ -13,6 +13,7 @@ from typing import Any
 
 from agentkit_core import Agent
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import Tool
 from agentkit_core import ToolCall
@@ -21,6 +22,9 @@ from agentkit_core import open_sessions
 from agentkit_core import tool
 from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 BATCH = Message.assistant(
     "",
@@ -62,12 +66,14 @@ def agent(directory: Path, steps: list[Any], *, hang: bool, mode: str, cp: Any =
 async def main(directory: Path, where: str) -> None:
     run = agent(directory, [BATCH], hang=True, mode="report")
     if where == "checkpoint":
-        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}") as cp:
+        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}", manager=PM) as cp:
             run = agent(directory, [BATCH], hang=True, mode="report", cp=cp)
             ctx = run.new_context("r1")
             await run.run("pay ann", ctx=ctx)
     else:
-        async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+        async with await open_sessions(
+            f"sqlite:///{directory / 'sessions.db'}", manager=PM
+        ) as sessions:
             recorder = await Recorder.start(sessions, session_id="s1")
             ctx = run.new_context("r1")
             ctx.recorder = recorder

@@ -18,10 +18,14 @@ from agentkit_core import Agent
 from agentkit_core import Approval
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core.testing import ScriptedModel
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 POLICY = """\
 default = "ask"
@@ -108,7 +112,7 @@ async def open_kit(
 
 
 async def main(step: str, directory: Path, args: list[str]) -> dict[str, Any]:
-    checkpointer = await open_checkpointer(f"sqlite:///{directory / 'runs.db'}")
+    checkpointer = await open_checkpointer(f"sqlite:///{directory / 'runs.db'}", manager=PM)
     try:
         if step == "suspend":
             async with await open_kit(directory, [batch()]) as kit:

@@ -43,6 +43,10 @@ from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
 from tests.view_runs import POLICY_PLUGIN
 
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
+
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("allow", "ask", "deny")
 
@@ -143,15 +147,15 @@ class Path_:
 
 
 @pytest.fixture
-async def cp() -> Any:
-    checkpointer = await open_checkpointer("memory://")
+async def cp(pm) -> Any:
+    checkpointer = await open_checkpointer("memory://", manager=pm)
     yield checkpointer
     await checkpointer.aclose()
 
 
 @pytest.fixture
-async def sessions() -> Any:
-    async with await open_sessions("memory://") as opened:
+async def sessions(pm) -> Any:
+    async with await open_sessions("memory://", manager=pm) as opened:
         yield opened
 
 
@@ -190,11 +194,11 @@ async def test_approving_a_denied_call_is_refused_on_the_record_and_the_run_wait
     assert denied.is_error and "denied" in denied.content
 
 
-async def test_a_deny_from_one_layer_outweighs_an_ask_from_another_in_the_session() -> None:
+async def test_a_deny_from_one_layer_outweighs_an_ask_from_another_in_the_session(pm) -> None:
     """The policy asks about every call, a hook denies one: that one is not held."""
     ran: list[str] = []
     kinds = ["ask", "deny"]
-    async with await open_sessions("memory://") as sessions:
+    async with await open_sessions("memory://", manager=pm) as sessions:
         recorder = await Recorder.start(sessions)
         agent = Agent(
             "gate",
@@ -274,9 +278,9 @@ async def test_no_denied_call_ever_runs_whatever_the_answers(
     kinds: list[str], answers: dict[str, bool], as_approvals: bool, kind: str
 ) -> None:
     ran: list[str] = []
-    cp = await open_checkpointer("memory://")
+    cp = await open_checkpointer("memory://", manager=PM)
     try:
-        async with await open_sessions("memory://") as sessions:
+        async with await open_sessions("memory://", manager=PM) as sessions:
             way = Path_(kind, cp, sessions)
             held = await way.run(way.agent(kinds, ran, [batch(kinds), "finished"]))
             assert ran == []  # nothing of a held batch runs before the answers

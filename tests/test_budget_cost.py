@@ -65,13 +65,15 @@ async def look() -> str:
     return "seen"
 
 
-def test_a_price_prices_each_kind_of_token() -> None:
+def test_a_price_prices_each_kind_of_token(pm) -> None:
     price = Price(1.0, 2.0, cache_read=0.1, cache_write=1.25, reasoning=3.0)
     usage = Usage(1_000_000, 1_000_000, 1, 200_000, 100_000, 500_000)
     # 700k uncached at 1, 200k read at 0.1, 100k written at 1.25, 500k out at 2, 500k reasoning at 3
     assert price.cost(usage) == pytest.approx(0.7 + 0.02 + 0.125 + 1.0 + 1.5)
-    assert cost_of(Usage(1_000_000, 500_000, 1, 400_000), "shop:model") == pytest.approx(1.64)
-    assert cost_of(Usage(10, 10), "shop:unknown") is None
+    assert cost_of(
+        Usage(1_000_000, 500_000, 1, 400_000), "shop:model", manager=pm
+    ) == pytest.approx(1.64)
+    assert cost_of(Usage(10, 10), "shop:unknown", manager=pm) is None
 
 
 async def test_a_run_knows_its_cost_and_fails_past_max_cost_after_the_call() -> None:
@@ -152,14 +154,14 @@ def test_the_new_limits_are_checked() -> None:
 
 
 def test_a_bad_price_in_the_config_names_the_table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pm
 ) -> None:
     config = tmp_path / "bad.toml"
     config.write_text('[prices."shop:model"]\ninput = 1.0\n', encoding="utf-8")
     monkeypatch.setenv("AGENTKIT_CONFIG", str(config))
     reset_plugin_manager()
     with pytest.raises(ConfigError, match=r'\[prices."shop:model"\] takes input and output'):
-        cost_of(Usage(1, 1), "shop:model")
+        cost_of(Usage(1, 1), "shop:model", manager=pm)
 
 
 async def test_the_token_limit_names_the_limit_what_was_used_and_after_what() -> None:
@@ -240,10 +242,11 @@ async def test_a_prompt_that_alone_passes_what_is_left_of_max_tokens_is_not_sent
 
 async def test_a_run_resumed_from_its_session_costs_both_parts(
     monkeypatch: pytest.MonkeyPatch,
+    pm,
 ) -> None:
     monkeypatch.delenv("AGENTKIT_LOAD_PLUGINS")  # the session store's plugin; the prices stay
     reset_plugin_manager()
-    async with Sessions(await open_session_store("memory://")) as sessions:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as sessions:
         recorder = await Recorder.start(sessions, {"model": "shop:model"})
         hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[AskFirst()]))
 

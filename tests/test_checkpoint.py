@@ -39,8 +39,8 @@ class TestStoreBridgeConformance(CheckpointPortConformance):
 
 
 @pytest.fixture
-async def cp() -> Any:
-    checkpointer = await open_checkpointer("memory://")
+async def cp(pm) -> Any:
+    checkpointer = await open_checkpointer("memory://", manager=pm)
     yield checkpointer
     await checkpointer.aclose()
 
@@ -54,9 +54,9 @@ class Clock:
         return self.now
 
 
-async def test_the_clock_stamps_each_snapshot_in_utc() -> None:
+async def test_the_clock_stamps_each_snapshot_in_utc(pm) -> None:
     clock = Clock()
-    async with await open_checkpointer("memory://", clock=clock) as cp:
+    async with await open_checkpointer("memory://", clock=clock, manager=pm) as cp:
         first = await cp.snapshot("r", {"turn": 1})
         second = await cp.snapshot("r", {"turn": 2})
         assert first.created_at == datetime(2026, 12, 3, 7, 0, 1, tzinfo=timezone.utc)
@@ -68,8 +68,10 @@ async def test_the_clock_stamps_each_snapshot_in_utc() -> None:
         assert read.created_at.tzinfo is second.created_at.tzinfo is timezone.utc
 
 
-async def test_a_naive_clock_is_refused() -> None:
-    async with await open_checkpointer("memory://", clock=lambda: datetime(2026, 1, 1)) as cp:
+async def test_a_naive_clock_is_refused(pm) -> None:
+    async with await open_checkpointer(
+        "memory://", clock=lambda: datetime(2026, 1, 1), manager=pm
+    ) as cp:
         with pytest.raises(ConfigError, match=r"clock returned datetime.*aware datetime"):
             await cp.snapshot("r", {})
         assert await cp.list_versions("r") == []
@@ -130,8 +132,8 @@ async def test_a_corrupt_record_names_the_store_run_version_and_path(
     assert str(error).startswith("memory://: version 1 of run 'r'")
 
 
-async def test_messages_name_the_store_by_its_masked_url_or_the_ports_repr() -> None:
-    async with await open_checkpointer("memory://ann:hunter2@host") as opened:
+async def test_messages_name_the_store_by_its_masked_url_or_the_ports_repr(pm) -> None:
+    async with await open_checkpointer("memory://ann:hunter2@host", manager=pm) as opened:
         assert opened.store == "memory://ann:***@host"
         assert repr(opened) == "<Checkpointer memory://ann:***@host>"
     port = StoreBridge(DictStore())
@@ -174,10 +176,10 @@ async def test_resume_and_time_travel(cp: Checkpointer) -> None:
     assert other.version == 1 and await cp.list_versions("r", namespace="workflow") == [1]
 
 
-async def test_resolution_order() -> None:
-    explicit = await open_checkpointer("memory://")
-    on_ctx = await open_checkpointer("memory://")
-    port = await open_checkpoint_store("memory://")
+async def test_resolution_order(pm) -> None:
+    explicit = await open_checkpointer("memory://", manager=pm)
+    on_ctx = await open_checkpointer("memory://", manager=pm)
+    port = await open_checkpoint_store("memory://", manager=pm)
     store = DictStore()
     ctx = make_test_ctx(checkpointer=on_ctx, store=store)
     assert resolve_checkpointer(explicit, ctx) is explicit
@@ -212,12 +214,12 @@ def test_resolution_refuses_what_is_not_a_checkpointer() -> None:
         Checkpointer(None)  # type: ignore[arg-type]
 
 
-async def test_an_unknown_scheme_names_the_installed_ones() -> None:
+async def test_an_unknown_scheme_names_the_installed_ones(pm) -> None:
     with pytest.raises(UnknownNameError, match=r"scheme 'redis' of 'redis://x'; installed") as info:
-        await open_checkpoint_store("redis://x")
+        await open_checkpoint_store("redis://x", manager=pm)
     assert {"memory", "sqlite"} <= set(info.value.available)
     with pytest.raises(ConfigError, match=r"'runs.db' has no scheme"):
-        await open_checkpoint_store("runs.db")
+        await open_checkpoint_store("runs.db", manager=pm)
 
 
 async def test_an_opener_that_returns_no_port_is_the_plugin_s_fault(

@@ -110,13 +110,13 @@ def _under(span: Span, ancestor: Span, by_id: dict[str, Span]) -> bool:
 # ----------------------------------------------------------------- the budget
 
 
-async def test_a_child_cannot_spend_past_the_parents_limit() -> None:
+async def test_a_child_cannot_spend_past_the_parents_limit(pm) -> None:
     child_model = ScriptedModel(
         [calling("look", 40, "k1"), calling("look", 40, "k2"), answer("never", 40)]
     )
     child = Agent("helper", child_model, "Help.", [look], hooks=Hooks())
     parent_model = ScriptedModel([ModelResponse(delegate(), Usage(0, 10, 1)), answer("x", 1)])
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     # 80: what is left after the child's first call is more than its second prompt
     parent = parent_of(child, parent_model, budget=Budget(max_tokens=80), checkpointer=store)
     ctx = parent.new_context()
@@ -252,9 +252,11 @@ def test_spending_stops_at_the_first_call_past_either_limit(
 # ----------------------------------------------------------------- checkpoints and elicitor
 
 
-async def test_the_child_checkpoints_through_the_parents_checkpointer_under_its_namespace() -> None:
+async def test_the_child_checkpoints_through_the_parents_checkpointer_under_its_namespace(
+    pm,
+) -> None:
     child = Agent("helper", ScriptedModel([calling("look", 1, "k1"), "found"]), "Help.", [look])
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     collect = Collect()
     parent = parent_of(
         child, ScriptedModel([delegate(), "done"]), checkpointer=store, exporters=[collect]
@@ -297,7 +299,7 @@ async def test_the_child_asks_through_the_parents_elicitor() -> None:
     assert result.output == "done" and asked == ["Whom shall I greet?"]
 
 
-async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
+async def test_a_secret_the_child_was_told_taints_the_parent(pm) -> None:
     async def person(question: str, schema: Any, secret: bool) -> str:
         return "hunter2"
 
@@ -308,7 +310,7 @@ async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
         return "logged in"
 
     child = Agent("helper", ScriptedModel([calling("password", 1, "k1"), "in"]), "", [password])
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     parent = parent_of(
         child, ScriptedModel([delegate(), "done"]), elicitor=person, checkpointer=store
     )
@@ -327,12 +329,12 @@ async def test_a_secret_the_child_was_told_taints_the_parent() -> None:
 # ----------------------------------------------------------------- nesting
 
 
-async def test_a_grandchild_writes_under_the_root_run_and_spends_from_every_ancestor() -> None:
+async def test_a_grandchild_writes_under_the_root_run_and_spends_from_every_ancestor(pm) -> None:
     leaf_model = ScriptedModel([answer("leaf done", 30)])
     leaf = Agent("leaf", leaf_model, "", hooks=Hooks())
     mid_config = Kit(model=ScriptedModel([delegate(to="leaf"), "mid done"]), agents=[leaf])
     mid = Agent.from_config(mid_config.config(), name="mid", hooks=Hooks())
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     collect = Collect()
     root = parent_of(
         mid,

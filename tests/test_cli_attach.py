@@ -33,7 +33,7 @@ def test_each_file_becomes_a_part_after_the_text(tmp_path: Path) -> None:
     assert attached_task("just text", []) == "just text"
 
 
-def test_an_attached_image_reaches_the_recorded_task(tmp_path: Path) -> None:
+def test_an_attached_image_reaches_the_recorded_task(tmp_path: Path, pm) -> None:
     (tmp_path / "cat.png").write_bytes(PNG)
     url = f"sqlite:///{tmp_path / 's.db'}"
     proc = agentkit(
@@ -51,7 +51,7 @@ def test_an_attached_image_reaches_the_recorded_task(tmp_path: Path) -> None:
     assert session is not None
 
     async def first_user_message() -> object:
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             items = await sessions.path(session.group(1))
         return next(i.body["message"] for i in items if i.kind == "user")
 

@@ -89,9 +89,9 @@ def test_edit_in_the_editor_is_based_on_the_version_it_read(tmp_path: Path) -> N
     slow = tmp_path / "slow.py"
     slow.write_text(
         "import asyncio, sys, pathlib\n"
-        "from agentkit_core import open_memory\n"
+        "from agentkit_core import PluginManager, open_memory\n"
         "async def run():\n"
-        f"    async with await open_memory({url!r}) as m:\n"
+        f"    async with await open_memory({url!r}, manager=PluginManager()) as m:\n"
         "        await m.save('user', 'k', 'A run wrote this.', base=2)\n"
         "asyncio.run(run())\n"
         "pathlib.Path(sys.argv[1]).write_text('The person wrote this.')\n"
@@ -154,7 +154,7 @@ def test_an_unreadable_entry_is_listed_and_forgotten(tmp_path: Path) -> None:
     assert not bad.exists()
 
 
-def test_the_store_defaults_to_the_environment_then_the_kit_s_default(tmp_path: Path) -> None:
+def test_the_store_defaults_to_the_environment_then_the_kit_s_default(tmp_path: Path, pm) -> None:
     env = {"AGENTKIT_MEMORY_STORE": f"file://{tmp_path}/from-env"}
     ok(agentkit("edit", "--scope", "user", "k", "--body", "x", env=env))
     assert (tmp_path / "from-env" / "user" / "k.md").is_file()
@@ -173,7 +173,7 @@ def test_the_store_defaults_to_the_environment_then_the_kit_s_default(tmp_path: 
     assert (tmp_path / ".agentkit" / "memory" / "user" / "k.md").is_file()
 
     async def read() -> str:
-        async with await open_memory(f"file://{tmp_path}/.agentkit/memory") as memory:
+        async with await open_memory(f"file://{tmp_path}/.agentkit/memory", manager=pm) as memory:
             found = await memory.get("user", "k")
             assert found is not None
             return found.body

@@ -15,10 +15,14 @@ from typing import Any
 import pytest
 
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import open_sessions
 from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import SessionItem
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 def agentkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -47,7 +51,7 @@ class Store:
         self.items: list[SessionItem] = []
 
     async def fill(self) -> None:
-        async with await open_sessions(self.url) as sessions:
+        async with await open_sessions(self.url, manager=PM) as sessions:
             head = await sessions.create({"cwd": "/srv", "model": "m1"}, session_id="talk")
             call = ToolCall("c1", "weather", '{"city": "Paris"}')
             self.items = [head] + await sessions.append(

@@ -12,6 +12,7 @@ from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PendingToolCallError
+from agentkit_core import PluginManager
 from agentkit_core import Prompt
 from agentkit_core import RunContext
 from agentkit_core import RunError
@@ -29,6 +30,10 @@ from agentkit_core.plugin import estimate_tokens
 from agentkit_core.plugin import get_compactor
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
+
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
 
 
 class Rewrite:
@@ -85,10 +90,10 @@ async def test_an_unsafe_rewrite_is_refused_and_the_request_goes_whole(
     assert "compaction_messages_after" not in span
 
 
-async def test_the_span_records_message_and_token_counts_before_and_after() -> None:
+async def test_the_span_records_message_and_token_counts_before_and_after(pm) -> None:
     """A run's first request, compacted: the whole request's estimate is not known without
     reading what was dropped, so the span leaves it out (issue 22)."""
-    model, span, whole = await run(get_compactor("truncation", max_tokens=200))
+    model, span, whole = await run(get_compactor("truncation", max_tokens=200, manager=pm))
     sent = list(model.requests[0].messages)
     assert sent[0] == whole[0] and sent[-1] == whole[-1] and len(sent) < len(whole)
     assert span["compaction_messages_before"] == len(whole)
@@ -98,8 +103,8 @@ async def test_the_span_records_message_and_token_counts_before_and_after() -> N
     assert "compaction_rejected" not in span
 
 
-async def test_a_request_nothing_is_dropped_from_counts_its_tokens_before() -> None:
-    model, span, whole = await run(get_compactor("truncation", max_tokens=100_000))
+async def test_a_request_nothing_is_dropped_from_counts_its_tokens_before(pm) -> None:
+    model, span, whole = await run(get_compactor("truncation", max_tokens=100_000, manager=pm))
     assert list(model.requests[0].messages) == whole
     assert span["compaction_tokens_before"] == span["compaction_tokens_after"]
     assert span["compaction_tokens_after"] == estimate_tokens(whole)
@@ -142,21 +147,21 @@ def test_compaction_needs_a_compactor() -> None:
         compaction(None)  # type: ignore[arg-type]
 
 
-def test_an_unknown_name_lists_the_installed_compactors() -> None:
+def test_an_unknown_name_lists_the_installed_compactors(pm) -> None:
     installed = [r.name for r in get_plugin_manager().registrations("compactors")]
     assert "truncation" in installed and "sliding-window" in installed
     with pytest.raises(UnknownNameError, match="no compactor named 'nope' is installed") as info:
-        get_compactor("nope")
+        get_compactor("nope", manager=pm)
     assert all(name in str(info.value) for name in installed)
     assert info.value.available == tuple(installed)
 
 
-def test_get_compactor_builds_the_named_plugin_with_its_options() -> None:
-    compactor = get_compactor("truncation", max_tokens=321)
+def test_get_compactor_builds_the_named_plugin_with_its_options(pm) -> None:
+    compactor = get_compactor("truncation", max_tokens=321, manager=pm)
     assert type(compactor).__name__ == "TruncationCompactor"
     assert compactor.max_tokens == 321  # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match="max_tokens must be at least 1, got 0"):
-        get_compactor("truncation", max_tokens=0)
+        get_compactor("truncation", max_tokens=0, manager=pm)
 
 
 async def test_the_kit_names_a_compactor_and_runs_it_as_the_middleware() -> None:
@@ -226,12 +231,13 @@ BROKEN = [
     [
         Rewrite(lambda ms: ms),  # unchanged
         Rewrite(lambda ms: []),  # refused
-        get_compactor("truncation", max_tokens=10**6),  # under its threshold
+        get_compactor("truncation", max_tokens=10**6, manager=PM),  # under its threshold
     ],
     ids=["unchanged", "refused", "under-threshold"],
 )
 async def test_what_no_provider_accepts_is_dropped_whatever_the_compactor_did(
     compactor: Compactor,
+    pm,
 ) -> None:
     sent, span = await send(compactor, BROKEN)
     assert sent == [BROKEN[0], BROKEN[2], BROKEN[4], *BROKEN[6:]]

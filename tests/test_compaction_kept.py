@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import agentkit_core._tokens as tokens_module
 import agentkit_core._units as units_module
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import compaction
 from agentkit_core.plugin import Invoker
@@ -30,6 +31,9 @@ from agentkit_core.plugin import tracing
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import transcripts
+
+#: A fresh manager for the helpers below (Hypothesis runs them), never the process-wide one.
+PM = PluginManager()
 
 COMPACTORS = st.one_of(
     st.integers(1, 400).map(lambda n: ("truncation", {"max_tokens": n})),
@@ -44,7 +48,9 @@ def send(
     name, options = spec
     model = ScriptedModel(["ok"] * len(requests))
     ctx = make_test_ctx()
-    invoker = Invoker(model, [tracing(), compaction(get_compactor(name, **options))], ctx=ctx)
+    invoker = Invoker(
+        model, [tracing(), compaction(get_compactor(name, manager=PM, **options))], ctx=ctx
+    )
 
     async def go() -> None:
         for messages in requests:
@@ -59,7 +65,7 @@ def bare(spec: tuple[str, dict[str, Any]], messages: Sequence[Message]) -> tuple
     """The compactor's result for ``messages`` and whether it gave them back unchanged."""
     name, options = spec
     given = list(messages)
-    result = asyncio.run(get_compactor(name, **options).compact(given, make_test_ctx()))
+    result = asyncio.run(get_compactor(name, manager=PM, **options).compact(given, make_test_ctx()))
     return result, result is given
 
 
@@ -144,7 +150,9 @@ def test_a_runs_next_request_reads_only_what_it_keeps_and_what_is_new(
         new = tuple(rounds(1, start=dropped))
         model = ScriptedModel(["ok", "ok"])
         ctx = make_test_ctx()
-        invoker = Invoker(model, [tracing(), compaction(get_compactor(name, **options))], ctx=ctx)
+        invoker = Invoker(
+            model, [tracing(), compaction(get_compactor(name, manager=PM, **options))], ctx=ctx
+        )
 
         async def turns(
             invoker: Invoker, head: tuple[Message, ...], new: tuple[Message, ...]

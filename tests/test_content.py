@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core._content import IMAGE_TYPES
 from agentkit_core.content import MAX_PART_BYTES
 from agentkit_core.content import AudioPart
@@ -23,6 +24,9 @@ from agentkit_core.content import data_url
 from agentkit_core.plugin import decode_state
 from agentkit_core.plugin import encode_state
 from agentkit_core.plugin import estimate_message
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 
@@ -111,7 +115,7 @@ def _stored(parts: tuple[object, ...]) -> tuple[Message, Message, str]:
     from agentkit_core.plugin import NewItem
 
     async def go() -> tuple[Message, Message, str]:
-        async with await open_sessions("memory://") as sessions:
+        async with await open_sessions("memory://", manager=PM) as sessions:
             head = await sessions.create()
             message = Message.user(parts)  # type: ignore[arg-type]
             new = [NewItem("user", {"message": message})] * 2
@@ -148,7 +152,7 @@ def _checkpointed(parts: tuple[object, ...]) -> tuple[Message, Message, str]:
     from agentkit_core import open_checkpointer
 
     async def go() -> tuple[Message, Message, str]:
-        async with await open_checkpointer("memory://") as cp:
+        async with await open_checkpointer("memory://", manager=PM) as cp:
             message = Message.user(parts)  # type: ignore[arg-type]
             await cp.snapshot("r", {"transcript": [message]})
             await cp.snapshot("r", {"transcript": [message, message]})
@@ -160,12 +164,12 @@ def _checkpointed(parts: tuple[object, ...]) -> tuple[Message, Message, str]:
     return asyncio.run(go())
 
 
-async def test_a_missing_blob_is_a_clear_error() -> None:
+async def test_a_missing_blob_is_a_clear_error(pm) -> None:
     from agentkit_core import StorageError
     from agentkit_core import open_sessions
     from agentkit_core.plugin import NewItem
 
-    async with await open_sessions("memory://") as sessions:
+    async with await open_sessions("memory://", manager=pm) as sessions:
         head = await sessions.create()
         message = Message.user((ImagePart(data=PNG, media_type="image/png"),))
         await sessions.append(head.session_id, head.id, NewItem("user", {"message": message}))

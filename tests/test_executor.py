@@ -52,9 +52,9 @@ def test_an_unknown_executor_lists_the_installed_ones() -> None:
     assert "in-process" in info.value.available
 
 
-def test_an_unknown_option_is_named_with_the_options_there_are() -> None:
+def test_an_unknown_option_is_named_with_the_options_there_are(pm) -> None:
     with pytest.raises(ConfigError, match=r"unknown option\(s\) 'databse'.*step_timeout"):
-        get_executor("in-process", databse="x")
+        get_executor("in-process", databse="x", manager=pm)
 
 
 @pytest.mark.parametrize("bad", [0, -1, "5", True])

@@ -143,10 +143,10 @@ async def test_a_models_deadline_covers_its_attempts_then_the_next_model_answers
     assert response.answered_by == "b:two"
 
 
-def test_a_list_or_a_comma_string_resolves_to_a_chain() -> None:
-    made = resolve_model(["test", "test"])
+def test_a_list_or_a_comma_string_resolves_to_a_chain(pm) -> None:
+    made = resolve_model(["test", "test"], manager=pm)
     assert isinstance(made, FallbackModel) and len(made.models) == 2
-    assert isinstance(resolve_model("test, test"), FallbackModel)
+    assert isinstance(resolve_model("test, test", manager=pm), FallbackModel)
 
 
 OUTCOMES = st.sampled_from(["ok", "busy", "bad"])

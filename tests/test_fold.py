@@ -184,14 +184,14 @@ async def test_a_failed_fold_sends_the_transcript_whole_and_backs_off() -> None:
     assert fold_cut(model.main[asked_on[1] - 2].messages, 200, head=1) < 18
 
 
-async def test_the_back_off_survives_a_checkpoint_and_a_resume() -> None:
+async def test_the_back_off_survives_a_checkpoint_and_a_resume(pm) -> None:
     async def down(old: list[Message], ctx: RunContext) -> str:
         raise RuntimeError("down")
 
     def ask(ctx: RunContext, call: ToolCall) -> ToolDecision | None:
         return ToolDecision.ask("a person approves") if call.id == "f1" else None
 
-    cp = await open_checkpointer("memory://")
+    cp = await open_checkpointer("memory://", manager=pm)
     model = Split(calls(2))
     folding = Folding(budget=400, keep_recent=150, summarizer=down)
     reader = agent(model, folding, hooks=Hooks.of(before_tool_call=ask), checkpointer=cp)
@@ -205,11 +205,11 @@ async def test_the_back_off_survives_a_checkpoint_and_a_resume() -> None:
     await cp.aclose()
 
 
-async def test_the_checkpoint_keeps_the_summary_and_a_resume_sends_it() -> None:
+async def test_the_checkpoint_keeps_the_summary_and_a_resume_sends_it(pm) -> None:
     def ask(ctx: RunContext, call: ToolCall) -> ToolDecision | None:
         return ToolDecision.ask("a person approves") if call.id == "f0" else None
 
-    cp = await open_checkpointer("memory://")
+    cp = await open_checkpointer("memory://", manager=pm)
     model = Split(calls(1))
     reader = agent(
         model,

@@ -329,7 +329,7 @@ def test_a_part_a_guard_blocks_is_an_error_from_the_kit() -> None:
         Kit(model="test", instructions="a forbidden prompt", guards=["mask"], manager=manager())
 
 
-async def test_each_part_is_guarded_before_the_join_and_recorded_as_sent() -> None:
+async def test_each_part_is_guarded_before_the_join_and_recorded_as_sent(pm) -> None:
     seen: list[Verdict] = []
     model = ScriptedModel(["ok"])
     kit = Kit(
@@ -341,7 +341,7 @@ async def test_each_part_is_guarded_before_the_join_and_recorded_as_sent() -> No
     )
     assert kit.config().instructions == "keep the [hidden]"
     assert [(p.id, p.text) for p in kit.parts()] == [("product", "keep the [hidden]")]
-    async with Sessions(await open_session_store("memory://")) as sessions:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as sessions:
         recorder = await Recorder.start(sessions, parts=kit.parts_for)
         config = kit.config()
         run = Agent.from_config(config, recorder=recorder)

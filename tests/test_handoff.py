@@ -35,6 +35,9 @@ from agentkit_core.plugin import SessionState
 from agentkit_core.plugin import grant_scope
 from agentkit_core.testing import ScriptedModel
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,7 +56,7 @@ def refund() -> str:
 
 
 async def session_items(url: str, session_id: str) -> list[Any]:
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=PM) as sessions:
         return await sessions.path(session_id)
 
 
@@ -62,6 +65,7 @@ async def session_items(url: str, session_id: str) -> list[Any]:
 
 async def test_a_handoff_switches_instructions_tools_and_model_over_one_session(
     tmp_path: Path,
+    pm,
 ) -> None:
     url = f"sqlite:///{tmp_path}/s.sqlite"
     billing_model = ScriptedModel([call("refund", "c2"), "refunded, bye"], name="billing-model")
@@ -75,7 +79,7 @@ async def test_a_handoff_switches_instructions_tools_and_model_over_one_session(
         manager=bare(),
     )
     async with (
-        await open_sessions(url) as sessions,
+        await open_sessions(url, manager=pm) as sessions,
         await Kit.open(
             name="triage",
             model=triage_model,
@@ -246,7 +250,7 @@ def ops_tools(ran: list[str]) -> list[Any]:
 
 @pytest.mark.parametrize("granted", [True, False])
 async def test_a_grant_follows_the_conversation_and_never_lifts_the_target_s_deny(
-    tmp_path: Path, granted: bool
+    tmp_path: Path, granted: bool, pm
 ) -> None:
     ran: list[str] = []
     ops_model = ScriptedModel([call("deploy", "d1"), call("wipe", "w1"), "done"])
@@ -260,7 +264,7 @@ async def test_a_grant_follows_the_conversation_and_never_lifts_the_target_s_den
     desk_script = [call("read_skill", "r1")] if granted else []
     desk_model = ScriptedModel([*desk_script, call("transfer_to_ops", "h1")])
     async with (
-        await open_sessions(f"sqlite:///{tmp_path}/s.sqlite") as sessions,
+        await open_sessions(f"sqlite:///{tmp_path}/s.sqlite", manager=pm) as sessions,
         await Kit.open(
             name="desk",
             model=desk_model,
@@ -283,6 +287,7 @@ async def test_a_grant_follows_the_conversation_and_never_lifts_the_target_s_den
 
 async def test_a_grant_made_under_the_target_ends_at_the_conversation_s_next_task(
     tmp_path: Path,
+    pm,
 ) -> None:
     ran: list[str] = []
     script: list[Any] = [
@@ -301,7 +306,7 @@ async def test_a_grant_made_under_the_target_ends_at_the_conversation_s_next_tas
     )
     desk_model = ScriptedModel([call("transfer_to_ops", "h1"), call("transfer_to_ops", "h2")])
     async with (
-        await open_sessions(f"sqlite:///{tmp_path}/s.sqlite") as sessions,
+        await open_sessions(f"sqlite:///{tmp_path}/s.sqlite", manager=pm) as sessions,
         await Kit.open(
             name="desk", model=desk_model, handoffs=[ops], session=sessions, manager=bare()
         ) as desk,
@@ -315,7 +320,7 @@ async def test_a_grant_made_under_the_target_ends_at_the_conversation_s_next_tas
     assert refused.is_error and "ended at the user's next message" in refused.text
 
 
-async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> None:
+async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny(pm) -> None:
     ran: list[str] = []
     engine = Rules()
     ops = Kit(
@@ -331,7 +336,9 @@ async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> No
         handoffs=[ops],
         manager=bare(),
     )
-    agent = Agent.from_config(desk.config(), checkpointer=await open_checkpointer("memory://"))
+    agent = Agent.from_config(
+        desk.config(), checkpointer=await open_checkpointer("memory://", manager=pm)
+    )
     held = await agent.run("wipe it")
     assert held.status == "suspended" and [c.id for c in held.pending] == ["w1"]
     engine.deny = ("wipe",)  # a rule added while the run waited
@@ -342,7 +349,7 @@ async def test_an_approval_after_a_handoff_never_lifts_the_target_s_deny() -> No
     assert wiped.is_error and "never" in wiped.text
 
 
-async def test_a_handoff_a_person_approved_goes_on_under_the_target_on_resume() -> None:
+async def test_a_handoff_a_person_approved_goes_on_under_the_target_on_resume(pm) -> None:
     ops_model = ScriptedModel(["ops here"], name="ops-model")
     ops = Kit(name="ops", model=ops_model, instructions="You are ops.", manager=bare())
     desk = Kit(
@@ -352,7 +359,9 @@ async def test_a_handoff_a_person_approved_goes_on_under_the_target_on_resume() 
         policy=Rules(),  # asks about every call, the handoff too
         manager=bare(),
     )
-    agent = Agent.from_config(desk.config(), checkpointer=await open_checkpointer("memory://"))
+    agent = Agent.from_config(
+        desk.config(), checkpointer=await open_checkpointer("memory://", manager=pm)
+    )
     held = await agent.run("escalate")
     assert held.status == "suspended" and [c.id for c in held.pending] == ["h1"]
     kinds = [e.kind async for e in agent.resume_stream_events(held.run_id, {"h1": True})]
@@ -410,6 +419,7 @@ def write_module(tmp_path: Path) -> None:
 
 async def test_a_run_suspended_after_a_handoff_resumes_in_another_process_under_the_target(
     tmp_path: Path,
+    pm,
 ) -> None:
     write_module(tmp_path)
     sys.path.insert(0, str(tmp_path))
@@ -420,9 +430,9 @@ async def test_a_run_suspended_after_a_handoff_resumes_in_another_process_under_
     url = f"sqlite:///{tmp_path}/s.sqlite"
     cp_url = f"sqlite:///{tmp_path}/cp.sqlite"
     steps = [Message.assistant("", [ToolCall("r1", "refund", "{}")])]
-    sessions = await open_sessions(url)
+    sessions = await open_sessions(url, manager=pm)
     _, opening = handoff_kits.kits(sessions, billing_steps=steps)
-    cp = await open_checkpointer(cp_url)
+    cp = await open_checkpointer(cp_url, manager=pm)
     async with sessions, await opening as triage:
         result = await Agent.from_config(triage.config(), checkpointer=cp).run("refund please")
         session = triage.session_id
@@ -431,12 +441,14 @@ async def test_a_run_suspended_after_a_handoff_resumes_in_another_process_under_
         f"""
         import asyncio, sys
         sys.path.insert(0, {str(tmp_path)!r})
-        from agentkit_core import Agent, ConfigError, open_checkpointer, open_sessions
+        from agentkit_core import Agent, ConfigError, PluginManager, open_checkpointer
+        from agentkit_core import open_sessions
         import handoff_kits
 
         async def main():
-            cp = await open_checkpointer({cp_url!r})
-            sessions = await open_sessions({url!r})
+            pm = PluginManager()
+            cp = await open_checkpointer({cp_url!r}, manager=pm)
+            sessions = await open_sessions({url!r}, manager=pm)
             _, opening = handoff_kits.kits(sessions, {session!r}, handoffs=False)
             async with await opening as lone:
                 try:
@@ -520,7 +532,7 @@ async def random_handoffs(hops: list[str], runs: int) -> None:
             expected.append(current)
             steps.append(f"answer {run}")
         model = ScriptedModel(steps)
-        sessions = await open_sessions(url)
+        sessions = await open_sessions(url, manager=PM)
         others, opening = three_kits(model, sessions)
         async with sessions, await opening as a:
             others["b"].add_handoffs(a)

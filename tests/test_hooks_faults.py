@@ -32,6 +32,9 @@ from agentkit_core.plugin import FAILED
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import make_test_ctx
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 
 def plugin_hooks(name: str, field: str, impl: Any, **limits: Any) -> Hooks:
     plugin = SimpleNamespace(AGENTKIT_NAME=name, **{f"agentkit_{field}": hookimpl(impl)})
@@ -146,12 +149,14 @@ async def test_a_hanging_async_hook_is_cancelled_at_the_deadline_naming_the_plug
     assert span.attributes["plugin"] == "sleepy" and span.error == str(err)
 
 
-async def test_a_hanging_hook_fails_the_run_and_the_checkpoint_says_failed(tmp_path: Path) -> None:
+async def test_a_hanging_hook_fails_the_run_and_the_checkpoint_says_failed(
+    tmp_path: Path, pm
+) -> None:
     async def hang(info: TurnInfo) -> None:
         await asyncio.sleep(3600)
 
     hooks = plugin_hooks("stuck", "before_turn", hang, timeout=0.1)
-    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}", manager=pm)
     try:
         agent = Agent("a", ScriptedModel(["never"]), hooks=hooks, checkpointer=cp)
         ctx = agent.new_context("r1")
@@ -272,7 +277,7 @@ async def test_trimming_the_transcript_in_place_leaves_the_saved_transcript_whol
             "done",
         ]
     )
-    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path / 'runs.db'}", manager=PM)
     try:
         agent = Agent("t", model, "system prompt", [echo], manager=pm, checkpointer=cp)
         result = await agent.run("task")

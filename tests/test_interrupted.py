@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import Tool
 from agentkit_core import ToolCall
@@ -35,6 +36,9 @@ from agentkit_core import tool
 from agentkit_core.plugin import InProcessExecutor
 from agentkit_core.testing import ScriptedModel
 from tests.interrupted_app import agent
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 APP = Path(__file__).resolve().parent / "interrupted_app.py"
 ROOT = APP.parent.parent
@@ -62,10 +66,12 @@ def effects(directory: Path) -> list[str]:
 async def resumed(directory: Path, where: str, mode: str, answers: Any = None) -> Any:
     steps = ["paid, I think"]
     if where == "checkpoint":
-        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}") as cp:
+        async with await open_checkpointer(f"sqlite:///{directory / 'runs.db'}", manager=PM) as cp:
             run = agent(directory, steps, hang=False, mode=mode, cp=cp)
             return await run.resume("r1", answers)
-    async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+    async with await open_sessions(
+        f"sqlite:///{directory / 'sessions.db'}", manager=PM
+    ) as sessions:
         run = agent(directory, steps, hang=False, mode=mode)
         ctx = run.new_context("r1")
         ctx.recorder = await Recorder.resume(sessions, "s1")
@@ -142,7 +148,7 @@ async def test_no_call_that_must_not_run_twice_runs_twice(
     hang = f"t{data.draw(st.integers(0, len(flags) - 1))}"
     counts: dict[str, int] = {}
     calls = Message.assistant("", [ToolCall(f"c{i}", f"t{i}", "{}") for i in range(len(flags))])
-    async with await open_checkpointer("memory://") as cp:
+    async with await open_checkpointer("memory://", manager=PM) as cp:
 
         def make(steps: list[Any], hanging: str) -> Agent:
             return Agent(

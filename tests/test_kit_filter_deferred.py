@@ -173,10 +173,13 @@ def load_kit_module(tmp_path: Path) -> Any:
 
 async def test_deferred_tools_see_the_open_session_and_survive_a_resume_in_another_process(
     tmp_path: Path,
+    pm,
 ) -> None:
     mod = load_kit_module(tmp_path)
     url = f"sqlite:///{tmp_path}/sessions.sqlite"
-    sessions = await open_sessions(url)  # the installed SQLite store; the kit's manager is bare
+    sessions = await open_sessions(
+        url, manager=pm
+    )  # the installed SQLite store; the kit's manager is bare
     async with (
         sessions,
         await Kit.open(
@@ -197,7 +200,7 @@ async def test_deferred_tools_see_the_open_session_and_survive_a_resume_in_anoth
         import deferred_kit
 
         async def main():
-            sessions = await open_sessions({url!r})
+            sessions = await open_sessions({url!r}, manager=PluginManager())
             opened = Kit.open(model=deferred_kit.script(), session=sessions,
                               resume={session!r}, deferred_tools=deferred_kit.deferred,
                               manager=PluginManager(entry_points=False))

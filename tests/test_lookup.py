@@ -399,7 +399,9 @@ def test_seams_take_objects_not_names() -> None:
 # ----------------------------------------------------------------- no silent stand-in model
 
 
-def test_no_model_is_an_error_that_says_how_to_pass_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_model_is_an_error_that_says_how_to_pass_one(
+    monkeypatch: pytest.MonkeyPatch, pm
+) -> None:
     monkeypatch.delenv("AGENTKIT_MODEL", raising=False)
     with pytest.raises(ConfigError, match=r"no model given: pass model=.*or set AGENTKIT_MODEL"):
         Agent("ops")
@@ -409,7 +411,7 @@ def test_no_model_is_an_error_that_says_how_to_pass_one(monkeypatch: pytest.Monk
         Agent.from_config(AgentConfig())
     monkeypatch.setenv("AGENTKIT_MODEL", "  ")
     with pytest.raises(ConfigError, match=r"AGENTKIT_MODEL is set but empty"):
-        resolve_model(None)
+        resolve_model(None, manager=pm)
 
 
 #: Runs agents the ways a product does, on the real installed plugins, then reports which
@@ -450,10 +452,13 @@ def test_running_agents_on_the_real_plugins_never_imports_the_testing_package() 
 
 def test_agentkit_model_names_the_model_when_none_is_passed(
     monkeypatch: pytest.MonkeyPatch,
+    pm,
 ) -> None:
     monkeypatch.setenv("AGENTKIT_MODEL", "test")
     assert isinstance(Agent("ops", hooks=None, manager=lonely()).model, TestModel)
-    assert isinstance(resolve_model(None, environ={"AGENTKIT_MODEL": "test"}), TestModel)
+    assert isinstance(
+        resolve_model(None, environ={"AGENTKIT_MODEL": "test"}, manager=pm), TestModel
+    )
     monkeypatch.setenv("AGENTKIT_MODEL", "shared:m")
     assert Agent("ops", manager=everything("b")).model.tag == "b"  # type: ignore[attr-defined]
 

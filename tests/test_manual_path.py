@@ -46,6 +46,9 @@ from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import resolve_model
 from agentkit_core.testing import ScriptedModel
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 MANUAL = Path(__file__).resolve().parent.parent / "docs" / "manual.md"
 
 
@@ -182,7 +185,9 @@ async def test_the_manual_path_is_the_same_path(tmp_path: Path) -> None:
         description="Answers in full.",
         settings={"temperature": 0.2, "stop": ["END"]},
         max_parallel_tools=3,
-        compaction=Folding(budget=50_000, keep_recent=20_000, model=resolve_model("test")),
+        compaction=Folding(
+            budget=50_000, keep_recent=20_000, model=resolve_model("test", manager=PM)
+        ),
         manager=pm,
         guardrail=get_guardrail(
             "web", manager=pm, egress_allow=["example.com"], redact_tool_output=True
@@ -205,7 +210,7 @@ def test_the_plugins_named_in_the_manual_are_the_registered_ones() -> None:
 
 async def test_the_manual_path_records_the_same_session() -> None:
     """``recorder``: the session the kit opens, opened by hand, records the same items."""
-    sessions = Sessions(await open_session_store("memory://"))
+    sessions = Sessions(await open_session_store("memory://", manager=PM))
     steps = [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "found"]
     pm = PluginManager(entry_points=False)  # no plugin hooks that would differ run to run
     kit = await Kit.open(

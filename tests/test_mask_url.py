@@ -113,16 +113,18 @@ def test_no_piece_of_a_password_survives(
         assert not leaked, (url, masked)
 
 
-async def test_open_by_url_errors_show_the_url_masked() -> None:
+async def test_open_by_url_errors_show_the_url_masked(pm) -> None:
     with pytest.raises(UnknownNameError, match=r"'nosuch://app:\*\*\*@db'") as info:
-        await open_checkpoint_store("nosuch://app:S3CR3T@db")
+        await open_checkpoint_store("nosuch://app:S3CR3T@db", manager=pm)
     assert "S3CR3T" not in str(info.value)
     with pytest.raises(UnknownNameError) as info:
-        await open_checkpoint_store("app:S3CR3T@db")  # "app" looks like a scheme
+        await open_checkpoint_store("app:S3CR3T@db", manager=pm)  # "app" looks like a scheme
     assert "S3CR3T" not in str(info.value)
     with pytest.raises(ConfigError, match="has no scheme") as cfg:
-        await open_checkpoint_store("//app:S3CR3T@db")
+        await open_checkpoint_store("//app:S3CR3T@db", manager=pm)
     assert "S3CR3T" not in str(cfg.value) and "S3CR3T" not in repr(cfg.value.value)
     with pytest.raises(UnknownNameError) as info:
-        await open_checkpoint_store("http://app:S3CR3T@[::1/x")  # urlsplit would raise here
+        await open_checkpoint_store(
+            "http://app:S3CR3T@[::1/x", manager=pm
+        )  # urlsplit would raise here
     assert "S3CR3T" not in str(info.value)

@@ -22,10 +22,16 @@ from agentkit_core.plugin import MemoryStore
 from agentkit_core.plugin import open_memory_store
 from agentkit_core.plugin import stored_entry
 
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
+
 
 @pytest.fixture
-async def memory(tmp_path: Path):
-    async with await open_memory(f"sqlite:///{tmp_path}/memory.db", max_entry_bytes=64) as m:
+async def memory(tmp_path: Path, pm):
+    async with await open_memory(
+        f"sqlite:///{tmp_path}/memory.db", max_entry_bytes=64, manager=pm
+    ) as m:
         yield m
 
 
@@ -161,7 +167,7 @@ def test_two_writers_never_overwrite_each_other_unseen(
 
     async def run() -> None:
         path = tmp_path_factory.mktemp("two")
-        async with await open_memory(url.format(path)) as memory:
+        async with await open_memory(url.format(path), manager=PM) as memory:
             seen: dict[str, MemoryEntry | None] = {"a": None, "b": None}
             for n, (who, op) in enumerate(steps):
                 before = await memory.get("user", "k")
@@ -188,19 +194,19 @@ def test_two_writers_never_overwrite_each_other_unseen(
     asyncio.run(run())
 
 
-async def test_open_names_the_installed_schemes() -> None:
+async def test_open_names_the_installed_schemes(pm) -> None:
     with pytest.raises(UnknownNameError, match=r"scheme 'nope'.*installed schemes: .*file"):
-        await open_memory("nope:///x")
+        await open_memory("nope:///x", manager=pm)
     with pytest.raises(ConfigError, match="has no scheme; write it like 'file:///path"):
-        await open_memory_store("just-a-path")
+        await open_memory_store("just-a-path", manager=pm)
     with pytest.raises(UnknownNameError, match="installed schemes: none"):
         await open_memory_store("file:///x", manager=PluginManager(entry_points=False))
 
 
-def test_memory_takes_only_a_store_and_a_whole_bound(tmp_path: Path) -> None:
+def test_memory_takes_only_a_store_and_a_whole_bound(tmp_path: Path, pm) -> None:
     with pytest.raises(ConfigError, match="needs a MemoryStore"):
         Memory("sqlite:///x.db")  # type: ignore[arg-type]
-    store = asyncio.run(open_memory_store(f"file://{tmp_path}"))
+    store = asyncio.run(open_memory_store(f"file://{tmp_path}", manager=pm))
     assert isinstance(store, MemoryStore)
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ConfigError, match="max_entry_bytes"):

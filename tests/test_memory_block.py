@@ -21,6 +21,7 @@ from agentkit_core import MemoryBlock
 from agentkit_core import MemoryEntry
 from agentkit_core import Message
 from agentkit_core import PluginError
+from agentkit_core import PluginManager
 from agentkit_core import TextPart
 from agentkit_core import open_memory_block
 from agentkit_core.plugin import SEPARATOR
@@ -34,6 +35,9 @@ from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import InstructionPartConformance
 from agentkit_core.testing import make_test_ctx
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 
 def stamp(n: int) -> str:
     return f"2026-10-{n:02d}T08:00:00+00:00"
@@ -41,7 +45,7 @@ def stamp(n: int) -> str:
 
 async def seed(url: str, *entries: tuple[str, str, str, int]) -> None:
     """Entries (scope, title, body, day written) put straight into the store."""
-    store = await open_memory_store(url)
+    store = await open_memory_store(url, manager=PM)
     try:
         for scope, title, body, day in entries:
             assert await store.put(MemoryEntry(scope, title, body, 1, stamp(day)), 0)
@@ -62,9 +66,9 @@ def url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-async def block(url: str):
+async def block(url: str, pm):
     await seed(url, *ENTRIES)
-    made = await open_memory_block(url, ["user", "project"])
+    made = await open_memory_block(url, ["user", "project"], manager=pm)
     yield made
     await made.aclose()
 
@@ -73,7 +77,7 @@ class TestMemoryBlockConformance(InstructionPartConformance):
     def make_source(self, tmp_path: Path) -> PartSource:
         url = f"file://{tmp_path}/mem"
         asyncio.run(seed(url, *ENTRIES))
-        return asyncio.run(open_memory_block(url, ["project"], read_only=["user"]))
+        return asyncio.run(open_memory_block(url, ["project"], read_only=["user"], manager=PM))
 
 
 def test_the_block_is_a_group_of_parts_in_scope_order(block: MemoryBlock) -> None:
@@ -109,9 +113,11 @@ def test_the_block_is_a_group_of_parts_in_scope_order(block: MemoryBlock) -> Non
     ]
 
 
-async def test_read_only_scopes_are_marked_and_one_not_named_comes_last(url: str) -> None:
+async def test_read_only_scopes_are_marked_and_one_not_named_comes_last(url: str, pm) -> None:
     await seed(url, *ENTRIES, ("rules", "No force push", "Never force-push main.", 4))
-    block = await open_memory_block(url, ["user", "project"], read_only=["rules", "user"])
+    block = await open_memory_block(
+        url, ["user", "project"], read_only=["rules", "user"], manager=pm
+    )
     assert block.scopes == ("user", "project", "rules")
     assert block.writable == ("project",)
     texts = {p.id: p.text for p in block.render(None).parts}
@@ -121,8 +127,8 @@ async def test_read_only_scopes_are_marked_and_one_not_named_comes_last(url: str
     assert "You may write to: project." in texts["memory:usage"]
 
 
-def test_an_empty_memory_still_offers_the_tools(tmp_path: Path) -> None:
-    block = asyncio.run(open_memory_block(f"file://{tmp_path}/none", ["user"]))
+def test_an_empty_memory_still_offers_the_tools(tmp_path: Path, pm) -> None:
+    block = asyncio.run(open_memory_block(f"file://{tmp_path}/none", ["user"], manager=pm))
     ids = [p.id for p in block.render(None).parts]
     assert ids == ["memory", "memory/user", "memory:summary", "memory:usage"]
     assert "no entries yet" in block.render(None).text
@@ -161,10 +167,12 @@ def test_a_bound_without_room_for_the_block_drops_it_and_says_writes_are_off(
     assert sorted(whats[1:]) == sorted(f"memory/{s}/{t}" for s, t, _, _ in ENTRIES)
 
 
-def test_the_block_s_own_bound_and_the_budget_the_smaller_binds(url: str) -> None:
+def test_the_block_s_own_bound_and_the_budget_the_smaller_binds(url: str, pm) -> None:
     asyncio.run(seed(url, *ENTRIES))
-    whole = len(asyncio.run(open_memory_block(url, ["user", "project"])).render(None).text)
-    own = asyncio.run(open_memory_block(url, ["user", "project"], max_bytes=whole - 30))
+    whole = len(
+        asyncio.run(open_memory_block(url, ["user", "project"], manager=pm)).render(None).text
+    )
+    own = asyncio.run(open_memory_block(url, ["user", "project"], max_bytes=whole - 30, manager=pm))
     assert len(own.render(None).text.encode()) <= whole - 30
     assert own.render(10_000).omissions == own.render(None).omissions != ()
     assert own.render(50).text == ""
@@ -188,7 +196,7 @@ def test_any_bound_is_kept_and_nothing_that_fits_is_left_out(
     ]
     entries = [e for e in entries if e[2].strip()]
     asyncio.run(seed(url, *entries))
-    block = asyncio.run(open_memory_block(url, ["user"], max_entry_bytes=10_000))
+    block = asyncio.run(open_memory_block(url, ["user"], max_entry_bytes=10_000, manager=PM))
     out = block.render(bound)
     size = len(out.text.encode())
     assert size <= bound
@@ -206,12 +214,12 @@ def test_any_bound_is_kept_and_nothing_that_fits_is_left_out(
 
 
 async def test_an_unreadable_entry_is_reported_by_name_and_the_rest_renders(
-    url: str, tmp_path: Path
+    url: str, tmp_path: Path, pm
 ) -> None:
     await seed(url, *ENTRIES)
     bad = tmp_path / "mem" / "project" / "Broken.md"
     bad.write_bytes(b"---\nversion: many\n---\nx")
-    block = await open_memory_block(url, ["user", "project"])
+    block = await open_memory_block(url, ["user", "project"], manager=pm)
     out = block.render(None)
     assert [o.what for o in out.omissions] == [str(bad)]
     assert "version 'many'" in out.omissions[0].reason
@@ -241,10 +249,11 @@ async def test_the_manifest_hash_moves_exactly_when_the_render_does(
 
 async def test_an_unchanged_memory_is_not_rendered_again_and_a_changed_row_is(
     tmp_path: Path,
+    pm,
 ) -> None:
     url = f"sqlite:///{tmp_path}/mem.db"
     await seed(url, *ENTRIES)
-    block = await open_memory_block(url, ["user", "project"])
+    block = await open_memory_block(url, ["user", "project"], manager=pm)
     try:
         first = block.render(None)
         await block.refresh()
@@ -282,7 +291,7 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
     # each example gets its own database file under tmp_path
     async def go(path: Path) -> None:
         url = f"sqlite:///{path}"
-        block = await open_memory_block(url, ["user"])
+        block = await open_memory_block(url, ["user"], manager=PM)
         try:
             for n, (op, title, body, bound) in enumerate(ops):
                 found = await block.memory.store.get("user", title)
@@ -301,7 +310,9 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
                         )
                     conn.close()
                 await block.refresh()
-                fresh = await open_memory_block(url, ["user"])  # its own store, read anew
+                fresh = await open_memory_block(
+                    url, ["user"], manager=PM
+                )  # its own store, read anew
                 got, want = block.render(bound), fresh.render(bound)
                 await fresh.aclose()
                 assert (got.text, got.omissions) == (want.text, want.omissions)
@@ -324,9 +335,11 @@ def test_a_reused_render_is_always_what_a_fresh_render_shows(tmp_path: Path, ops
         ({"scopes": ["user"], "max_bytes": -1}, "max_bytes=-1"),
     ],
 )
-async def test_bad_block_options_are_refused(url: str, options: dict, message: str) -> None:
+async def test_bad_block_options_are_refused(
+    url: str, options: dict, message: str, pm: PluginManager
+) -> None:
     with pytest.raises(ConfigError, match=message):
-        await open_memory_block(url, **options)
+        await open_memory_block(url, manager=pm, **options)
 
 
 class _Group:
@@ -385,8 +398,8 @@ async def test_live_instructions_take_the_prompt_s_place_in_every_request(
     assert live.parts_for("another text") is None
 
 
-async def test_without_a_prompt_the_render_goes_first(tmp_path: Path) -> None:
-    block = await open_memory_block(f"file://{tmp_path}/m", ["user"], max_bytes=10)
+async def test_without_a_prompt_the_render_goes_first(tmp_path: Path, pm) -> None:
+    block = await open_memory_block(f"file://{tmp_path}/m", ["user"], max_bytes=10, manager=pm)
     live = LiveInstructions([block])
     assert live.text == ""  # dropped: no instructions, so no prompt message either
     sent = await live.before_model_call(make_test_ctx(), request(Message.user("hi")))
@@ -440,9 +453,11 @@ async def test_a_run_without_a_render_cannot_write(block: MemoryBlock) -> None:
     assert result.is_error and "no render of the memory block" in str(result.content)
 
 
-async def test_scopes_read_only_unknown_bound_and_secrets_are_refused(url: str) -> None:
+async def test_scopes_read_only_unknown_bound_and_secrets_are_refused(url: str, pm) -> None:
     await seed(url, *ENTRIES)
-    block = await open_memory_block(url, ["project"], read_only=["user"], max_entry_bytes=20)
+    block = await open_memory_block(
+        url, ["project"], read_only=["user"], max_entry_bytes=20, manager=pm
+    )
     live = LiveInstructions([block])
     await rendered(live, "r")
     refused = {
@@ -529,12 +544,13 @@ async def test_an_entry_left_out_for_space_is_seen_through_search(block: MemoryB
 
 async def test_writes_name_their_session_and_are_recorded_as_the_entry_s_part(
     block: MemoryBlock,
+    pm,
 ) -> None:
     from agentkit_core import Recorder
     from agentkit_core import Sessions
     from agentkit_core.plugin import open_session_store
 
-    sessions = Sessions(await open_session_store("memory://"))
+    sessions = Sessions(await open_session_store("memory://", manager=pm))
     recorder = await Recorder.start(sessions)
     live = LiveInstructions([block])
     ctx = make_test_ctx(run_id="r")

@@ -20,6 +20,9 @@ from agentkit_core.plugin import RequestBuilder
 from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import ScriptedModel
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 NOTES = {
     ("project", "Deploy"): "Production deploys run with make release on Tuesdays.",
     ("project", "CI"): "CI runs the test suite on every push.",
@@ -33,7 +36,7 @@ def manager() -> PluginManager:
 
 
 async def filled(tmp_path: Path) -> Memory:
-    memory = await open_memory(f"file://{tmp_path}/mem")
+    memory = await open_memory(f"file://{tmp_path}/mem", manager=PM)
     for (scope, title), body in NOTES.items():
         await memory.save(scope, title, body, base=0)
     return memory
@@ -69,9 +72,9 @@ async def test_nothing_matching_adds_no_grounding(tmp_path: Path) -> None:
     await memory.aclose()
 
 
-async def test_a_kit_grounds_and_records_what_it_grounded_on(tmp_path: Path) -> None:
+async def test_a_kit_grounds_and_records_what_it_grounded_on(tmp_path: Path, pm) -> None:
     await (await filled(tmp_path)).aclose()
-    sessions = Sessions(await open_session_store("memory://"))
+    sessions = Sessions(await open_session_store("memory://", manager=pm))
     model = ScriptedModel(["Vim."])
     options = {"store": f"file://{tmp_path}/mem", "scopes": ["user"], "ground": 1}
     async with await Kit.open(

@@ -109,8 +109,8 @@ async def test_a_save_in_one_turn_is_in_the_next_request(tmp_path: Path) -> None
         assert kit.config().instructions == first  # a config is a value: the first render
 
 
-async def test_the_budget_drops_the_block_and_its_writes_and_says_so(tmp_path: Path) -> None:
-    async with await open_memory(f"file://{tmp_path}/mem") as memory:
+async def test_the_budget_drops_the_block_and_its_writes_and_says_so(tmp_path: Path, pm) -> None:
+    async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as memory:
         await memory.save("user", "Tabs", "Indent with tabs.", base=0)
     model = ScriptedModel([save("Deploy", "x"), "ok"])
     async with await Kit.open(
@@ -144,8 +144,9 @@ class Gated(ScriptedModel):
 
 async def test_concurrent_runs_off_one_kit_each_write_over_their_own_render(
     tmp_path: Path,
+    pm,
 ) -> None:
-    async with await open_memory(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as memory:
         await memory.save("project", "Deploy", "make release", base=0)
     slow = Gated([save("Deploy", "make ship"), save("Deploy", "make ship", id="c2"), "done"])
     fast = ScriptedModel([save("Deploy", "make release && tag"), "done"])
@@ -197,9 +198,9 @@ WORKER = textwrap.dedent(
 )
 
 
-async def test_two_processes_never_write_over_each_other_unseen(tmp_path: Path) -> None:
+async def test_two_processes_never_write_over_each_other_unseen(tmp_path: Path, pm) -> None:
     url = f"file://{tmp_path}/mem"
-    async with await open_memory(url) as memory:
+    async with await open_memory(url, manager=pm) as memory:
         await memory.save("project", "Deploy", "make release", base=0)
         worker = subprocess.Popen(
             [sys.executable, "-c", WORKER, url],
@@ -221,8 +222,9 @@ async def test_two_processes_never_write_over_each_other_unseen(tmp_path: Path) 
 
 async def test_a_write_names_its_session_and_is_recorded_as_the_entry_s_part(
     tmp_path: Path,
+    pm,
 ) -> None:
-    sessions = Sessions(await open_session_store("memory://"))
+    sessions = Sessions(await open_session_store("memory://", manager=pm))
     model = ScriptedModel([save("CI", "Runs on push."), "noted"])
     async with await Kit.open(
         model=model,
@@ -246,11 +248,11 @@ async def test_a_write_names_its_session_and_is_recorded_as_the_entry_s_part(
     assert kinds.index("memory/write") < kinds.index("tool_result")
 
 
-async def test_the_kit_fingerprint_does_not_follow_what_memory_holds(tmp_path: Path) -> None:
+async def test_the_kit_fingerprint_does_not_follow_what_memory_holds(tmp_path: Path, pm) -> None:
     prints = []
     for body in (None, "one fact", "another fact"):
         if body is not None:
-            async with await open_memory(f"file://{tmp_path}/mem") as memory:
+            async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as memory:
                 await memory.save("user", "k", body, base=None)
         async with await Kit.open(
             model="test", manager=manager(), memory=memory_options(tmp_path)
@@ -261,13 +263,14 @@ async def test_the_kit_fingerprint_does_not_follow_what_memory_holds(tmp_path: P
 
 async def test_a_store_the_kit_opened_is_closed_with_it_and_one_given_is_not(
     tmp_path: Path,
+    pm,
 ) -> None:
     kit = await Kit.open(model="test", manager=manager(), memory=memory_options(tmp_path))
     opened = kit.memory.memory  # type: ignore[union-attr]
     await kit.aclose()
     with pytest.raises(Exception, match="closed"):
         await opened.entries("user")
-    async with await open_memory(f"file://{tmp_path}/mem") as given:
+    async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as given:
         options = memory_options(tmp_path, store=given)
         async with await Kit.open(model="test", manager=manager(), memory=options):
             pass

@@ -69,15 +69,86 @@ async def test_a_memory_block_refuses_a_url_and_names_the_opener(tmp_path: Path)
     assert caught.value.value == url
 
 
-async def test_the_opener_owns_a_url_s_store_and_leaves_a_given_one_open(tmp_path: Path) -> None:
+async def test_the_opener_owns_a_url_s_store_and_leaves_a_given_one_open(
+    tmp_path: Path, pm
+) -> None:
     url = f"file://{tmp_path}/mem"
-    store = await open_memory_store(url)
+    store = await open_memory_store(url, manager=pm)
     assert await store.put(MemoryEntry("user", "Tabs", "Indent with tabs.", 1, "2026-12-01"), 0)
-    block = await open_memory_block(url, ["user"])
+    block = await open_memory_block(url, ["user"], manager=pm)
     assert "Indent with tabs." in block.render(None).text
     await block.aclose()
     given_memory = Memory(store)
-    lent = await open_memory_block(given_memory, ["user"])
+    lent = await open_memory_block(given_memory, ["user"], manager=pm)
     await lent.aclose()  # the caller's store stays open: it still reads
     assert (await given_memory.get("user", "Tabs")) is not None
     await store.aclose()
+
+
+def _lookup_layer() -> list[tuple[str, object]]:
+    """Every public function of the lookup layer: the modules that turn names into objects."""
+    import inspect
+
+    from agentkit_core import _executor
+    from agentkit_core import _kit_options
+    from agentkit_core import _lookup
+    from agentkit_core import _pricing
+
+    found = []
+    for module in (_lookup, _executor, _pricing, _kit_options):
+        for name, value in vars(module).items():
+            if (
+                inspect.isfunction(value)
+                and value.__code__.co_filename == module.__file__  # the doors rename __module__
+                and not name.startswith("_")
+                and "manager" in inspect.signature(value).parameters
+            ):
+                found.append((f"{module.__name__}.{name}", value))
+    return found
+
+
+def test_every_lookup_takes_its_manager_as_a_required_argument() -> None:
+    """Only the edges (Kit, Agent(...), the CLI) fall back to the process-wide manager."""
+    import inspect
+
+    functions = _lookup_layer()
+    assert len(functions) >= 30, [name for name, _ in functions]
+    optional = [
+        name
+        for name, fn in functions
+        if inspect.signature(fn).parameters["manager"].default is not inspect.Parameter.empty
+    ]
+    assert optional == []
+
+
+async def test_a_lookup_without_a_manager_is_a_type_error_naming_it() -> None:
+    from agentkit_core import open_checkpointer
+    from agentkit_core.plugin import get_compactor
+
+    with pytest.raises(
+        TypeError, match=r"get_compactor.*required keyword-only argument: 'manager'"
+    ):
+        get_compactor("truncation")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"open_checkpointer.*argument: 'manager'"):
+        await open_checkpointer("memory://")  # type: ignore[call-arg]
+
+
+def test_one_function_creates_the_process_wide_manager() -> None:
+    """``get_plugin_manager`` builds it; the edges' ``manager_or_default`` reads it through it."""
+    import ast
+
+    import agentkit_core
+
+    creators = []
+    for path in Path(agentkit_core.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                creators.extend(
+                    f"{path.name}:{fn.name}"
+                    for node in ast.walk(fn)
+                    if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "_default" for t in node.targets)
+                    and isinstance(node.value, ast.Call)
+                )
+    assert creators == ["_plugins.py:get_plugin_manager"]

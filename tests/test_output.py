@@ -169,9 +169,9 @@ print(sorted(m for m in ("attr", "attrs", "jsonschema", "msgspec") if m in sys.m
     assert out.strip() == "[]"
 
 
-def test_an_adapter_passes_through_adapt() -> None:
+def test_an_adapter_passes_through_adapt(pm) -> None:
     adapter = adapt(Plan, manager=manager())
-    assert adapt(adapter) is adapter
+    assert adapt(adapter, manager=pm) is adapter
 
 
 # ----------------------------------------------------------------- strict schema

@@ -84,10 +84,10 @@ def test_shipped_plugins_run_from_their_wheels(installed: Any, tmp_path: Path) -
     db = tmp_path / "runs.db"
     code = (
         "import asyncio\n"
-        "from agentkit_core import Checkpointer\n"
+        "from agentkit_core import Checkpointer, PluginManager\n"
         "from agentkit_core.plugin import open_checkpoint_store\n"
         "async def main():\n"
-        f"    port = await open_checkpoint_store('sqlite:///{db}')\n"
+        f"    port = await open_checkpoint_store('sqlite:///{db}', manager=PluginManager())\n"
         "    written = await Checkpointer(port).snapshot('r1', {'turn': 1})\n"
         "    await port.aclose()\n"
         "    print(written.version)\n"

@@ -113,8 +113,8 @@ def agent(steps: list[Any], engine: PolicyEngine | None = None, **kw: Any) -> Ag
 
 
 @pytest.fixture
-async def cp() -> Any:
-    checkpointer = await open_checkpointer("memory://")
+async def cp(pm) -> Any:
+    checkpointer = await open_checkpointer("memory://", manager=pm)
     yield checkpointer
     await checkpointer.aclose()
 
@@ -214,8 +214,8 @@ async def test_the_fold_is_the_strongest_of_all(policy: str, hooks: list[str | N
     assert RANK[decision.kind] == max(RANK[v] for v in [policy, *filter(None, hooks)])
 
 
-async def test_a_new_task_ends_the_last_tasks_grants_and_resume_keeps_them() -> None:
-    sessions = Sessions(await open_session_store("memory://"))
+async def test_a_new_task_ends_the_last_tasks_grants_and_resume_keeps_them(pm) -> None:
+    sessions = Sessions(await open_session_store("memory://", manager=pm))
     recorder = await Recorder.start(sessions)
     engine = conformance_engine()
     seen: list[Verdict] = []
@@ -307,9 +307,9 @@ def test_load_policy_needs_exactly_one_engine_or_a_name(tmp_path: Any) -> None:
     assert isinstance(kit.policy, NameEngine) and kit.config().policy is kit.policy
 
 
-def test_resolve_policy_refuses_what_is_not_a_policy() -> None:
-    assert resolve_policy(None) is None
+def test_resolve_policy_refuses_what_is_not_a_policy(pm) -> None:
+    assert resolve_policy(None, manager=pm) is None
     engine = conformance_engine()
-    assert resolve_policy(engine) is engine
+    assert resolve_policy(engine, manager=pm) is engine
     with pytest.raises(ConfigError, match=r"policy= takes .* got int 3"):
-        resolve_policy(3)  # type: ignore[arg-type]
+        resolve_policy(3, manager=pm)  # type: ignore[arg-type]

@@ -18,11 +18,15 @@ from agentkit_core import Agent
 from agentkit_core import Approval
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import open_sessions
 from agentkit_core.plugin import Verdict
 from agentkit_core.testing import ScriptedModel
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 APP = Path(__file__).resolve().parent / "policy_app.py"
 _spec = importlib.util.spec_from_file_location("policy_app", APP)
@@ -47,7 +51,9 @@ def step(directory: Path, name: str, *args: str) -> dict[str, Any]:
 
 
 async def verdicts(directory: Path, session: str) -> list[Verdict]:
-    async with await open_sessions(f"sqlite:///{directory / 'sessions.db'}") as sessions:
+    async with await open_sessions(
+        f"sqlite:///{directory / 'sessions.db'}", manager=PM
+    ) as sessions:
         path = await sessions.path(session)
     return [Verdict.from_body(i.body) for i in path if i.kind == "verdict"]
 

@@ -21,6 +21,7 @@ import pytest
 import agentkit_core
 import agentkit_core.content
 import agentkit_core.events
+import agentkit_core.options
 import agentkit_core.plugin
 import agentkit_core.stores
 import agentkit_core.testing
@@ -30,8 +31,14 @@ PUBLIC = [agentkit_core, agentkit_core.plugin, agentkit_core.testing]
 #: The doors whose names are imported on first use, from the table ``_EXPORTS``.
 DOORS = [agentkit_core, agentkit_core.plugin]
 #: Every public module whose list of names is pinned: the doors, the suites, the store
-#: plugins' package, the run's events and the content parts.
-PINNED = [*PUBLIC, agentkit_core.stores, agentkit_core.events, agentkit_core.content]
+#: plugins' package, the run's events, the content parts and the option records.
+PINNED = [
+    *PUBLIC,
+    agentkit_core.stores,
+    agentkit_core.events,
+    agentkit_core.content,
+    agentkit_core.options,
+]
 
 #: Optional libraries some plugin needs; neither core nor any plugin's entry module may pull
 #: them in at import or load time (they cost start-up of ``agentkit plugins list``).
@@ -77,13 +84,13 @@ def test_public_objects_show_their_public_module(module: ModuleType) -> None:
     assert wrong == {}
 
 
-def test_reprs_and_tracebacks_name_the_public_path() -> None:
+def test_reprs_and_tracebacks_name_the_public_path(pm) -> None:
     assert repr(agentkit_core.Agent) == "<class 'agentkit_core.Agent'>"
     assert (
         repr(agentkit_core.testing.ScriptedModel) == "<class 'agentkit_core.testing.ScriptedModel'>"
     )
     try:
-        agentkit_core.plugin.resolve_model("no-colon")
+        agentkit_core.plugin.resolve_model("no-colon", manager=pm)
     except agentkit_core.ConfigError as exc:
         last = traceback.format_exception_only(type(exc), exc)[-1]
     assert last.startswith("agentkit_core.ConfigError: model string 'no-colon'")

@@ -30,8 +30,8 @@ from agentkit_core.testing import ScriptedModel
 
 
 @pytest.fixture
-async def sessions() -> Any:
-    async with Sessions(await open_session_store("memory://")) as opened:
+async def sessions(pm) -> Any:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as opened:
         yield opened
 
 

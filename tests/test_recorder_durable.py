@@ -34,6 +34,9 @@ from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import StepKind
 from agentkit_core.plugin import open_session_store
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 T = TypeVar("T")
 
 
@@ -114,7 +117,7 @@ async def items(sessions: Sessions, session_id: str) -> list[tuple[str, str]]:
 
 
 async def interrupted(die_at: int, torn: bool) -> tuple[list[Any], list[Any]]:
-    async with Sessions(await open_session_store("memory://")) as sessions:
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
         await run(sessions, await Recorder.start(sessions, session_id="ref"), Replay([]))
         log: list[tuple[str, Any]] = []
         first = await Recorder.start(sessions, session_id="s")
@@ -134,8 +137,8 @@ def test_a_run_interrupted_at_any_step_records_its_session_once(die_at: int, tor
     assert recorded == reference
 
 
-async def test_a_batch_another_writer_beat_is_still_a_conflict() -> None:
-    async with Sessions(await open_session_store("memory://")) as sessions:
+async def test_a_batch_another_writer_beat_is_still_a_conflict(pm) -> None:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as sessions:
         recorder = await Recorder.start(sessions, session_id="s")
         assert recorder.leaf is not None
         await sessions.append("s", recorder.leaf, NewItem("notes/other", {"by": "someone"}))

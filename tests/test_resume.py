@@ -90,9 +90,9 @@ def bank(cp: Any, *steps: Any) -> Agent:
 
 
 @pytest.fixture
-async def cp() -> Any:
+async def cp(pm) -> Any:
     ran.clear()
-    checkpointer = await open_checkpointer("memory://")
+    checkpointer = await open_checkpointer("memory://", manager=pm)
     yield checkpointer
     await checkpointer.aclose()
 
@@ -251,7 +251,7 @@ APP = textwrap.dedent(
 
     async def main(mode, url, run_id, approvals):
         hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[Policy()]))
-        async with await open_checkpointer(url) as cp:
+        async with await open_checkpointer(url, manager=PluginManager()) as cp:
             agent = Agent("bank", ScriptedModel(SCRIPTS[mode]), tools=[lookup, transfer, crash],
                           hooks=hooks, checkpointer=cp)
             if mode == "resume":
@@ -278,7 +278,7 @@ def app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_suspend_in_one_process_resume_in_another(tmp_path: Path) -> None:
+async def test_suspend_in_one_process_resume_in_another(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
     suspended = app(tmp_path, "suspend", url, "run-1", "null")
     assert suspended.returncode == 0, suspended.stderr
@@ -291,28 +291,28 @@ async def test_suspend_in_one_process_resume_in_another(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     out = json.loads(resumed.stdout)
     assert out == {"status": "done", "output": "account of ann | moved 5", "pending": []}
-    async with await open_checkpointer(url) as cp:
+    async with await open_checkpointer(url, manager=pm) as cp:
         assert await statuses(cp, "run-1") == [SUSPENDED, RUNNING, RUNNING, DONE]
 
 
-async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: Path) -> None:
+async def test_a_crashed_run_resumes_from_its_last_running_checkpoint(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
     crashed = app(tmp_path, "crash", url, "run-2", "null")
     assert crashed.returncode == -9, crashed.stderr
-    async with await open_checkpointer(url) as cp:
+    async with await open_checkpointer(url, manager=pm) as cp:
         assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING]  # the last: in flight
     resumed = app(tmp_path, "resume", url, "run-2", "null")
     assert resumed.returncode == 0, resumed.stderr
     output = json.loads(resumed.stdout)["output"]
     assert output.startswith("account of bob | ") and "whether it acted is unknown" in output
-    async with await open_checkpointer(url) as cp:
+    async with await open_checkpointer(url, manager=pm) as cp:
         assert await statuses(cp, "run-2") == [RUNNING, RUNNING, RUNNING, RUNNING, DONE]
         done = await cp.resume("run-2", include_terminal=True)
         assert done is not None and done.state["turn"] == 3  # the cut batch was turn 2
 
 
-async def test_an_agent_given_a_port_snapshots_through_one_checkpointer() -> None:
-    port = await open_checkpoint_store("memory://")
+async def test_an_agent_given_a_port_snapshots_through_one_checkpointer(pm) -> None:
+    port = await open_checkpoint_store("memory://", manager=pm)
     agent = Agent(
         "p", ScriptedModel([CALLS_ONE, "done"]), tools=[lookup], hooks=Hooks(), checkpointer=port
     )
@@ -356,10 +356,10 @@ GOOD = {"task": "x", "transcript": [], "turn": 1, "pending": []}
     ],
 )
 async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
-    tmp_path: Path, state: str, path: str, message: str
+    tmp_path: Path, state: str, path: str, message: str, pm
 ) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
-    agent = bank(await open_checkpointer(url), CALLS_ONE, "done")
+    agent = bank(await open_checkpointer(url, manager=pm), CALLS_ONE, "done")
     await agent.run("x", ctx=agent.new_context("hurt"))
     assert agent.checkpointer is not None
     await agent.checkpointer.aclose()
@@ -367,7 +367,7 @@ async def test_resuming_a_corrupt_checkpoint_names_store_run_version_and_path(
     with closing(sqlite3.connect(tmp_path / "runs.db")) as db, db:
         db.execute("DELETE FROM agentkit_checkpoints WHERE version >= 2")
         db.execute("UPDATE agentkit_checkpoints SET state = ? WHERE version = 1", (state,))
-    again = bank(await open_checkpointer(url), "done")
+    again = bank(await open_checkpointer(url, manager=pm), "done")
     assert again.checkpointer is not None
     with pytest.raises(DecodingError, match=message) as info:
         await again.resume("hurt")

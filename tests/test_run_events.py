@@ -59,6 +59,10 @@ from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import retry
 from agentkit_core.testing import ScriptedModel
 
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
+
 
 @tool
 def ok_echo(text: str) -> str:
@@ -253,7 +257,7 @@ def test_streamed_and_plain_runs_leave_identical_sessions(
     url = f"sqlite:///{tmp_path_factory.mktemp('s')}/sessions.sqlite"
 
     async def both() -> None:
-        sessions = await open_sessions(url)
+        sessions = await open_sessions(url, manager=PM)
         try:
             records = []
             for streamed in (False, True):
@@ -298,8 +302,8 @@ async def test_a_run_s_events_in_order_with_their_items() -> None:
     ]
 
 
-async def test_events_name_the_session_items_they_wrote(tmp_path: Any) -> None:
-    sessions = await open_sessions(f"sqlite:///{tmp_path}/s.sqlite")
+async def test_events_name_the_session_items_they_wrote(tmp_path: Any, pm) -> None:
+    sessions = await open_sessions(f"sqlite:///{tmp_path}/s.sqlite", manager=pm)
     try:
         recorder = await Recorder.start(sessions)
         a = agent([Turn(("deny_wipe",), 0)], False, 0)

@@ -18,6 +18,7 @@ from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import Hooks
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import Prompt
 from agentkit_core import RunContext
 from agentkit_core import ToolDecision
@@ -27,6 +28,10 @@ from agentkit_core.plugin import RequestBuilder
 from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import tool_call
+
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
 
 EVIDENCE = [MemoryItem("The release is on Friday.", "handbook.md", 0.9, {"line": 12})]
 
@@ -60,10 +65,10 @@ def grounded_agent(model: ScriptedModel, store: Any, hooks: Hooks | None = None)
     )
 
 
-async def test_the_grounding_record_survives_a_suspension_and_a_restart(tmp_path: Path) -> None:
+async def test_the_grounding_record_survives_a_suspension_and_a_restart(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     first_model = ScriptedModel([Message.assistant("", [tool_call("publish", id="p1")])])
-    store = await open_checkpoint_store(url)
+    store = await open_checkpoint_store(url, manager=pm)
     agent = grounded_agent(first_model, store, Hooks.of("policy", before_tool_call=asks))
     suspended = await agent.run("Publish the notes.")
     assert suspended.status == "suspended"
@@ -73,7 +78,7 @@ async def test_the_grounding_record_survives_a_suspension_and_a_restart(tmp_path
     await store.aclose()
 
     # a new process: a fresh store object, agent and context; only the checkpoint is left
-    store = await open_checkpoint_store(url)
+    store = await open_checkpoint_store(url, manager=pm)
     later = grounded_agent(ScriptedModel(["Published on Friday."]), store)
     ctx = later.new_context(suspended.run_id)
     ctx.scratchpad["caller"] = "kept"
@@ -90,7 +95,7 @@ async def test_the_grounding_record_survives_a_suspension_and_a_restart(tmp_path
     await store.aclose()
 
 
-async def test_a_crashed_run_resumes_with_what_its_tools_wrote() -> None:
+async def test_a_crashed_run_resumes_with_what_its_tools_wrote(pm) -> None:
     started = asyncio.Event()
 
     @tool
@@ -100,7 +105,7 @@ async def test_a_crashed_run_resumes_with_what_its_tools_wrote() -> None:
         await asyncio.sleep(3600)
         return "never"
 
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     model = ScriptedModel(
         [
             Message.assistant("", [tool_call("publish", id="p1")]),
@@ -131,8 +136,8 @@ async def test_a_crashed_run_resumes_with_what_its_tools_wrote() -> None:
     assert fresh.scratchpad["grounding"][0]["items"][0]["source"] == "handbook.md"
 
 
-async def test_a_checkpoint_written_before_scratchpads_resumes_with_an_empty_one() -> None:
-    store = await open_checkpoint_store("memory://")
+async def test_a_checkpoint_written_before_scratchpads_resumes_with_an_empty_one(pm) -> None:
+    store = await open_checkpoint_store("memory://", manager=pm)
     checkpointer = Checkpointer(store)
     state = {"task": "go", "transcript": [Message.user("go")], "turn": 0, "pending": []}
     await checkpointer.snapshot("old-run", state, "running")
@@ -164,7 +169,7 @@ def test_any_json_scratchpad_round_trips_through_sqlite(
 ) -> None:
     async def scenario() -> None:
         url = f"sqlite:///{tmp_path / 'pad.db'}"
-        store = await open_checkpoint_store(url)
+        store = await open_checkpoint_store(url, manager=PM)
         hooks = Hooks.of("policy", before_tool_call=asks)
         model = ScriptedModel([Message.assistant("", [tool_call("publish", id="p1")])])
         agent = Agent("a", model, tools=[publish], checkpointer=store, hooks=hooks)
@@ -172,7 +177,7 @@ def test_any_json_scratchpad_round_trips_through_sqlite(
         ctx.scratchpad.update(pad)
         suspended = await agent.run("go", ctx=ctx)
         await store.aclose()
-        store = await open_checkpoint_store(url)
+        store = await open_checkpoint_store(url, manager=PM)
         later = Agent("a", ScriptedModel(["ok"]), tools=[publish], checkpointer=store)
         fresh = later.new_context(suspended.run_id)
         await later.resume(suspended.run_id, ["p1"], ctx=fresh)

@@ -27,8 +27,8 @@ from agentkit_core.testing import ScriptedModel
 
 
 @pytest.fixture
-async def sessions() -> Any:
-    async with Sessions(await open_session_store("memory://")) as opened:
+async def sessions(pm) -> Any:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as opened:
         yield opened
 
 
@@ -178,7 +178,7 @@ def stored_text(path: list[SessionItem]) -> str:
     return "\n".join(i.body_json for i in path)
 
 
-async def test_a_secret_answer_and_what_follows_it_are_never_written(tmp_path: Path) -> None:
+async def test_a_secret_answer_and_what_follows_it_are_never_written(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/s.db"
     echo = Message.assistant("your password is hunter2")
     steps = [Message.assistant("", [ToolCall("c1", "sign_in", "{}")]), echo, "fine"]
@@ -213,7 +213,7 @@ async def test_a_secret_answer_and_what_follows_it_are_never_written(tmp_path: P
     assert asked["by"].endswith(".secret")
     assert path[6].body == {"redacted": "secret_taint", "run": first.run_id}
     # the conversation cannot be rebuilt past the withheld item, and says how to go on
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         resumed = await Recorder.resume(sessions, kit.session_id)
         with pytest.raises(ConfigError, match=rf"item '{path[6].id}' was withheld") as caught:
             resumed.working_context()

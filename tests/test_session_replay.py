@@ -22,6 +22,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import SessionNotFound
 from agentkit_core import Sessions
@@ -35,6 +36,9 @@ from agentkit_core.plugin import SessionState
 from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import strip_reasoning
 from agentkit_core.testing import ScriptedModel
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 @tool
@@ -112,7 +116,7 @@ def body(messages: list[Message]) -> list[Message]:
 
 
 async def scenario(plan: list[tuple[list[list[str]], str]]) -> None:
-    async with Sessions(await open_session_store("memory://")) as sessions:
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
         planned = Planned()
         recorder = await Recorder.start(sessions, {"model": "planned"})
         agent = Agent(
@@ -234,8 +238,8 @@ def test_recorded_instructions_round_trip_and_rebuild_their_messages() -> None:
     assert [m.text for m in again.prefix] == ["A\n\nB", "C"]
 
 
-async def test_kit_resume_and_fork_errors_name_what_is_wrong() -> None:
-    async with Sessions(await open_session_store("memory://")) as sessions:
+async def test_kit_resume_and_fork_errors_name_what_is_wrong(pm) -> None:
+    async with Sessions(await open_session_store("memory://", manager=pm)) as sessions:
         with pytest.raises(SessionNotFound, match="no session 'nope' in memory://"):
             await Kit.open(model="test", session=sessions, resume="nope")
         kit = await Kit.open(model=ScriptedModel(["a"]), session=sessions)

@@ -27,15 +27,15 @@ def item(body_json: str = "{}", created_at: str = "2026-12-03T07:00:00+00:00") -
     return SessionItem("s1", "i1", None, "user", body_json, created_at)
 
 
-async def test_an_unknown_scheme_names_the_installed_ones_without_the_password() -> None:
+async def test_an_unknown_scheme_names_the_installed_ones_without_the_password(pm) -> None:
     with pytest.raises(
         UnknownNameError, match=r"no session store handles the scheme 'redis'"
     ) as info:
-        await open_session_store("redis://u:hunter2@h/0")
+        await open_session_store("redis://u:hunter2@h/0", manager=pm)
     assert {"memory", "sqlite", "postgresql", "postgres"} <= set(info.value.available)
     assert "hunter2" not in str(info.value) and "redis://u:***@h/0" in str(info.value)
     with pytest.raises(ConfigError, match=r"'sessions.db' has no scheme"):
-        await open_session_store("sessions.db")
+        await open_session_store("sessions.db", manager=pm)
 
 
 async def test_the_scheme_is_looked_up_on_the_given_manager() -> None:

@@ -181,10 +181,10 @@ def act() -> str:
     return "done"
 
 
-async def test_stream_and_resume_take_settings_too() -> None:
+async def test_stream_and_resume_take_settings_too(pm) -> None:
     model = ScriptedModel([Message.assistant("", [tool_call("act")]), "finished", "streamed"])
     asks = Hooks.of("t", before_tool_call=lambda ctx, call: ToolDecision("ask", "check", "t"))
-    store = await open_checkpoint_store("memory://")
+    store = await open_checkpoint_store("memory://", manager=pm)
     agent = Agent("a", model, tools=[act], hooks=asks, settings={"seed": 1}, checkpointer=store)
     suspended = await agent.run("go", settings={"top_p": 0.5})
     assert suspended.status == "suspended"

@@ -81,8 +81,8 @@ async def records(cp: Checkpointer, run_id: str) -> list[tuple[str, Any]]:
 
 
 @pytest.fixture
-async def cp(tmp_path: Path) -> Any:
-    checkpointer = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db")
+async def cp(tmp_path: Path, pm) -> Any:
+    checkpointer = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db", manager=pm)
     yield checkpointer
     await checkpointer.aclose()
 

@@ -28,10 +28,10 @@ def test_a_scheme_has_two_characters_at_least(url: str, scheme: str) -> None:
     assert url_scheme(url) == scheme
 
 
-async def test_a_drive_path_as_a_store_url_says_it_has_no_scheme() -> None:
+async def test_a_drive_path_as_a_store_url_says_it_has_no_scheme(pm) -> None:
     # It used to be "no checkpoint store handles the scheme 'c'".
     with pytest.raises(ConfigError, match=r"'C:\\\\data\\\\runs.db' has no scheme; write it like"):
-        await open_checkpoint_store("C:\\data\\runs.db")
+        await open_checkpoint_store("C:\\data\\runs.db", manager=pm)
 
 
 @given(

@@ -51,7 +51,7 @@ def echo(text: str) -> str:
     return text
 
 
-def test_a_run_sums_them_and_every_reader_sees_them(tmp_path: Path) -> None:
+def test_a_run_sums_them_and_every_reader_sees_them(tmp_path: Path, pm) -> None:
     script = ScriptedModel(
         [
             answer(Message.assistant("", (tool_call("echo", '{"text": "a"}'),)), 60, 7),
@@ -61,7 +61,7 @@ def test_a_run_sums_them_and_every_reader_sees_them(tmp_path: Path) -> None:
     trace = tmp_path / "run.jsonl"
 
     async def go() -> tuple[object, list[dict[str, object]]]:
-        async with await open_sessions("memory://") as sessions:
+        async with await open_sessions("memory://", manager=pm) as sessions:
             recorder = await Recorder.start(sessions)
             with TraceFile(trace) as exporter:
                 agent = Agent(
@@ -103,7 +103,7 @@ def test_a_provider_that_reports_none_changes_nothing(tmp_path: Path) -> None:
     assert "cached in" not in render_html(views_from_spans(spans), "run")
 
 
-def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
+def test_a_resumed_run_goes_on_counting_from_its_checkpoint(pm) -> None:
     from agentkit_core import ToolCall
     from agentkit_core import ToolDecision
 
@@ -113,7 +113,7 @@ def test_a_resumed_run_goes_on_counting_from_its_checkpoint() -> None:
     calling = Message.assistant("", (tool_call("echo", '{"text": "a"}'),))
 
     async def go() -> tuple[Usage, Usage]:
-        async with await open_checkpointer("memory://") as cp:
+        async with await open_checkpointer("memory://", manager=pm) as cp:
             first = Agent(
                 model=ScriptedModel([answer(calling, 60, 7)]),
                 tools=[echo],

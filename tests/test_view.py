@@ -86,11 +86,11 @@ def test_the_page_shows_every_turn_and_call_escaped_and_self_contained(tmp_path:
     assert 'id="search"' in page or "id='search'" in page
 
 
-def test_a_checkpointed_run_is_viewed_from_its_store(tmp_path: Path) -> None:
+def test_a_checkpointed_run_is_viewed_from_its_store(tmp_path: Path, pm) -> None:
     from agentkit_core.plugin import open_checkpoint_store
 
     async def go() -> dict[str, Any]:
-        port = await open_checkpoint_store(f"sqlite:///{tmp_path / 'runs.db'}")
+        port = await open_checkpoint_store(f"sqlite:///{tmp_path / 'runs.db'}", manager=pm)
         async with Checkpointer(port) as checkpointer:
             agent = Agent(
                 "bank",

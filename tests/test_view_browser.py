@@ -151,7 +151,9 @@ def png(width: int = 3, height: int = 2) -> bytes:
     )
 
 
-def test_an_image_part_renders_as_an_img_the_csp_allows(browser: Browser, tmp_path: Path) -> None:
+def test_an_image_part_renders_as_an_img_the_csp_allows(
+    browser: Browser, tmp_path: Path, pm
+) -> None:
     from agentkit_core import Message
     from agentkit_core import open_checkpointer
     from agentkit_core.cli._viewer import render_html
@@ -170,7 +172,7 @@ def test_an_image_part_renders_as_an_img_the_csp_allows(browser: Browser, tmp_pa
     )
 
     async def checkpoint() -> Any:
-        async with await open_checkpointer("memory://") as cp:
+        async with await open_checkpointer("memory://", manager=pm) as cp:
             await cp.snapshot("r1", {"task": task.text, "transcript": [task]})
             return await cp.resume("r1")
 

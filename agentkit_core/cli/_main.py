@@ -90,7 +90,7 @@ def _main(argv: Sequence[str] | None, manager: PluginManager | None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the manager records them; printed below
-            from .._lookup import manager_or_default
+            from .._plugins import manager_or_default
 
             manager = manager_or_default(manager)
             parser = build_parser(manager)

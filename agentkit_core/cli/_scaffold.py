@@ -66,7 +66,7 @@ KINDS: dict[str, Kind] = {
             "checkpoint",
             "checkpoint_stores",
             "a checkpoint store: one JSON file per checkpoint under a directory",
-            'await open_checkpoint_store("$name:///var/lib/agent/checkpoints")',
+            'await open_checkpoint_store("$name:///var/lib/agent/checkpoints", manager=pm)',
             "Store",
         ),
         Kind(

@@ -4,7 +4,8 @@ A store plugin's test subclasses :class:`CheckpointPortConformance` and opens a 
 
     class TestSqliteConformance(CheckpointPortConformance):
         async def make_port(self, tmp_path):
-            return await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db")
+            url = f"sqlite:///{tmp_path}/runs.db"
+            return await open_checkpoint_store(url, manager=PluginManager())
 
 The suite closes the port after each test. A store that needs other fixtures (a throwaway
 server) overrides the ``port`` fixture itself instead: an async generator fixture yielding an

@@ -4,7 +4,8 @@ A store plugin's test subclasses :class:`MCPTokenStoreConformance` and opens a s
 
     class TestFileTokens(MCPTokenStoreConformance):
         async def make_store(self, tmp_path):
-            return await open_mcp_token_store(f"file://{tmp_path}/tokens")
+            url = f"file://{tmp_path}/tokens"
+            return await open_mcp_token_store(url, manager=PluginManager())
 
 ``make_store`` called again with the same ``tmp_path`` must open the same grants (what a
 restart does); a store that keeps them in memory only sets ``durable = False`` (a reopened one

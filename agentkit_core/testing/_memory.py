@@ -4,7 +4,8 @@ A store plugin's test subclasses :class:`MemoryStoreConformance` and opens a fre
 
     class TestSqliteConformance(MemoryStoreConformance):
         async def make_store(self, tmp_path):
-            return await open_memory_store(f"sqlite:///{tmp_path}/memory.db")
+            url = f"sqlite:///{tmp_path}/memory.db"
+            return await open_memory_store(url, manager=PluginManager())
 
         async def spoil(self, store, tmp_path, scope, title):
             ...  # make that entry unreadable, as a person or a bad disk could
@@ -43,6 +44,7 @@ from .._memory import MemoryStore
 from .._memory import check_body
 from .._memory import check_title
 from .._memory import utc_stamp
+from .._plugins import PluginManager
 from .._urls import mask_url
 from ._memory_recall import fill_labelled
 from ._memory_recall import recall_at_k
@@ -418,21 +420,21 @@ class MemoryStoreProcessConformance:
     def url(self, tmp_path: Path) -> str:
         return self.make_url(tmp_path)
 
-    async def _seed(self, url: str) -> str:
+    async def _seed(self, url: str, manager: PluginManager) -> str:
         from .._lookup import open_memory_store
 
         scope = fresh_scope()
-        store = await open_memory_store(url)
+        store = await open_memory_store(url, manager=manager)
         try:
             assert await store.put(entry(scope, "counter", "0"), 0)
         finally:
             await store.aclose()
         return scope
 
-    async def _counter(self, url: str, scope: str) -> MemoryEntry:
+    async def _counter(self, url: str, scope: str, manager: PluginManager) -> MemoryEntry:
         from .._lookup import open_memory_store
 
-        store = await open_memory_store(url)
+        store = await open_memory_store(url, manager=manager)
         try:
             found = await store.get(scope, "counter")
         finally:
@@ -440,8 +442,10 @@ class MemoryStoreProcessConformance:
         assert found is not None
         return found
 
-    async def test_processes_racing_on_one_entry_lose_no_increment(self, url: str) -> None:
-        scope = await self._seed(url)
+    async def test_processes_racing_on_one_entry_lose_no_increment(
+        self, url: str, pm: PluginManager
+    ) -> None:
+        scope = await self._seed(url, pm)
         per, count = 12, 3
         writers = [_start(url, scope, per) for _ in range(count)]
         for proc in writers:
@@ -454,11 +458,13 @@ class MemoryStoreProcessConformance:
             assert proc.returncode == 0, err
             outputs.append(out.splitlines())
         assert all(lines.count("ok") == per for lines in outputs)
-        final = await self._counter(url, scope)
+        final = await self._counter(url, scope, pm)
         assert (final.body, final.version) == (str(per * count), per * count + 1)
 
-    async def test_a_writer_killed_mid_write_leaves_a_whole_entry(self, url: str) -> None:
-        scope = await self._seed(url)
+    async def test_a_writer_killed_mid_write_leaves_a_whole_entry(
+        self, url: str, pm: PluginManager
+    ) -> None:
+        scope = await self._seed(url, pm)
         proc = _start(url, scope, 0)
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("go\n")
@@ -475,7 +481,7 @@ class MemoryStoreProcessConformance:
             if stream is not None:
                 stream.close()
         oks += rest.splitlines().count("ok")
-        final = await self._counter(url, scope)
+        final = await self._counter(url, scope, pm)
         assert final.version == int(final.body) + 1
         assert int(final.body) in (oks, oks + 1)  # one in flight may have landed unreported
 

@@ -15,10 +15,11 @@ import sys
 from .._lookup import open_memory_store
 from .._memory import MemoryEntry
 from .._memory import utc_stamp
+from .._plugins import PluginManager
 
 
 async def main(url: str, scope: str, count: int) -> None:
-    store = await open_memory_store(url)
+    store = await open_memory_store(url, manager=PluginManager())
     try:
         await store.get(scope, "counter")
         print("ready", flush=True)

@@ -20,6 +20,7 @@ import pytest
 
 from .._lookup import open_sessions
 from .._messages import Message
+from .._plugins import PluginManager
 
 WORKER = "agentkit_core.testing._recorder_worker"
 
@@ -47,7 +48,9 @@ class RecorderProcessConformance:
     def url(self, tmp_path: Path) -> str:
         return self.make_url(tmp_path)
 
-    async def test_a_call_held_for_approval_is_released_in_a_new_process(self, url: str) -> None:
+    async def test_a_call_held_for_approval_is_released_in_a_new_process(
+        self, url: str, pm: PluginManager
+    ) -> None:
         first = step("suspend", url)
         assert first["status"] == "suspended"
         assert first["pending"] == ["c2"]
@@ -64,7 +67,7 @@ class RecorderProcessConformance:
         assert any("account of ann" in s for s in seen)
         assert any("moved 5" in s for s in seen)
         assert seen[-2:] == ["assistant: paid", "user: did it work?"]
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(first["session"])
         kinds = [i.kind for i in path]
         assert kinds.count("header") == 1  # same kit, same model: no header change recorded
@@ -77,9 +80,11 @@ class RecorderProcessConformance:
         assert sorted(m.tool_call_id for m in results) == ["c1", "c2"]
         assert {i.body["run"] for i in path if i.kind == "tool_result"} == {first["run"]}
 
-    async def test_two_processes_continuing_one_session_never_interleave(self, url: str) -> None:
+    async def test_two_processes_continuing_one_session_never_interleave(
+        self, url: str, pm: PluginManager
+    ) -> None:
         sid = step("suspend", url)["session"]
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             before = [i.id for i in await sessions.path(sid)]
         racers = [
             subprocess.Popen(
@@ -104,7 +109,7 @@ class RecorderProcessConformance:
         assert len(conflicts) == 1 and len(winners) == 1, outcomes
         assert conflicts[0]["conflict"] == sid
         assert sid in conflicts[0]["message"]
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(sid)
         assert [i.id for i in path[: len(before)]] == before
         added = path[len(before) :]
@@ -115,10 +120,10 @@ class RecorderProcessConformance:
         assert texts == [f"from {name}", f"hello {name}"]
 
     async def test_a_restart_on_another_model_sends_none_of_the_first_models_reasoning(
-        self, url: str
+        self, url: str, pm: PluginManager
     ) -> None:
         sid = step("reason", url, "model-a")["session"]
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(sid)
         [answer] = [i.body for i in path if i.kind == "response"]
         assert answer["model"] == "model-a"
@@ -131,7 +136,7 @@ class RecorderProcessConformance:
         ]
         # ... another model is not, and the session records the switch in a new header
         assert step("switch", url, sid, "model-b")["reasoning"] == []
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(sid)
         models = [i.body["model"] for i in path if i.kind == "header"]
         assert models == ["model-a", "model-b"]

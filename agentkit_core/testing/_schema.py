@@ -10,7 +10,7 @@ then subclasses :class:`SchemaAdapterConformance` (the class name starting with 
 
     class TestMine(SchemaAdapterConformance):
         def make_adapter(self):
-            return adapt(Report)
+            return adapt(Report, manager=PluginManager())
 
 Documents are generated (hypothesis), written out with varied JSON styles (ASCII escapes,
 indentation), and the partial parse is checked at every cut point of each document and

@@ -16,11 +16,12 @@ import sys
 
 from .._errors import SessionConflict
 from .._lookup import open_sessions
+from .._plugins import PluginManager
 from .._sessions import NewItem
 
 
 async def main(url: str, session_id: str, after: str, count: int, name: str) -> None:
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=PluginManager()) as sessions:
         leaf = (await sessions.leaf(session_id)).id
         print("ready", flush=True)
         sys.stdin.readline()

@@ -4,7 +4,8 @@ A store plugin's test subclasses :class:`SessionStoreConformance` and opens a fr
 
     class TestSqliteConformance(SessionStoreConformance):
         async def make_store(self, tmp_path):
-            return await open_session_store(f"sqlite:///{tmp_path}/sessions.db")
+            url = f"sqlite:///{tmp_path}/sessions.db"
+            return await open_session_store(url, manager=PluginManager())
 
 The suite closes the store after each test. A store that needs other fixtures (a throwaway
 server) overrides the ``store`` fixture itself instead: an async generator fixture yielding an
@@ -52,6 +53,7 @@ from .._errors import StorageError
 from .._lookup import open_sessions
 from .._messages import Message
 from .._messages import ToolCall
+from .._plugins import PluginManager
 from .._sessions import ITEM_KINDS
 from .._sessions import SESSION_SCHEMA
 from .._sessions import NewItem
@@ -608,8 +610,10 @@ class SessionStoreProcessConformance:
     def start(url: str, session_id: str, after: str, count: int, name: str) -> _Writer:
         return _Writer.start(url, session_id, after, count, name)
 
-    async def test_a_writer_killed_mid_append_loses_nothing_it_reported(self, url: str) -> None:
-        async with await open_sessions(url) as sessions:
+    async def test_a_writer_killed_mid_append_loses_nothing_it_reported(
+        self, url: str, pm: PluginManager
+    ) -> None:
+        async with await open_sessions(url, manager=pm) as sessions:
             head = await sessions.create()
         writer = self.start(url, head.session_id, "-", 0, "w")
         writer.go()
@@ -617,7 +621,7 @@ class SessionStoreProcessConformance:
         writer.kill()
         reported += writer.rest_oks()  # printed before the kill landed
         self.after_kill(url)
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(head.session_id)
             assert path[0].id == head.id
             items = path[1:]
@@ -633,8 +637,10 @@ class SessionStoreProcessConformance:
             [more] = await sessions.append(head.session_id, items[-1].id, user("after"))
             assert (await sessions.leaf(head.session_id)).id == more.id
 
-    async def test_two_processes_after_one_leaf_one_conflicts(self, url: str) -> None:
-        async with await open_sessions(url) as sessions:
+    async def test_two_processes_after_one_leaf_one_conflicts(
+        self, url: str, pm: PluginManager
+    ) -> None:
+        async with await open_sessions(url, manager=pm) as sessions:
             head = await sessions.create()
         writers = [self.start(url, head.session_id, head.id, 1, name) for name in ("p", "q")]
         for writer in writers:
@@ -646,19 +652,21 @@ class SessionStoreProcessConformance:
         winner_ok = outputs[winner][0].split()
         loser_ok = outputs[1 - winner][1].split()
         assert conflicts[0].split() == ["conflict", "0", winner_ok[3]]  # names the leaf it met
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(head.session_id)
         assert ids(path) == [head.id, winner_ok[2], winner_ok[3], loser_ok[2], loser_ok[3]]
 
-    async def test_processes_appending_to_one_session_never_interleave(self, url: str) -> None:
-        async with await open_sessions(url) as sessions:
+    async def test_processes_appending_to_one_session_never_interleave(
+        self, url: str, pm: PluginManager
+    ) -> None:
+        async with await open_sessions(url, manager=pm) as sessions:
             head = await sessions.create()
         per_writer = 15
         writers = [self.start(url, head.session_id, "-", per_writer, f"w{n}") for n in range(3)]
         for writer in writers:
             writer.go()
         outputs = [writer.finish() for writer in writers]
-        async with await open_sessions(url) as sessions:
+        async with await open_sessions(url, manager=pm) as sessions:
             path = await sessions.path(head.session_id)
         items = path[1:]
         assert len(items) == 2 * 3 * per_writer

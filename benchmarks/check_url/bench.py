@@ -28,6 +28,11 @@ from agentkit_core.plugin import get_guardrail
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread
 
+from agentkit_core import PluginManager
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 N = 10_000
 SEED = 7
 
@@ -137,7 +142,9 @@ def main() -> None:
     args = parser.parse_args()
     pairs = make_urls(random.Random(SEED))
     urls = [u for _, u in pairs]
-    guard = get_guardrail("web")  # every installed plugin loaded, the web one built by name
+    guard = get_guardrail(
+        "web", manager=PM
+    )  # every installed plugin loaded, the web one built by name
 
     def ours(url: str) -> bool:
         try:

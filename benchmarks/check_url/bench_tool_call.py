@@ -40,6 +40,9 @@ from agentkit_core.testing import tool_call
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 CALLS: dict[str, tuple[dict[str, Any], str]] = {
     "tiny": ({"text": "hello"}, "HELLO"),
     "typical": (
@@ -85,7 +88,7 @@ async def make_call(variant: str, arguments: dict[str, Any], text: str, fresh: b
             PluginManager()
         )  # every installed plugin, as Agent(...) folds them
         if variant.endswith("'web'"):
-            guard = get_guardrail("web")
+            guard = get_guardrail("web", manager=PM)
             middlewares.append(egress(guard))
             options["guardrail"] = guard
     ctx = make_test_ctx(ScriptedModel([]), middlewares=middlewares, **options)

@@ -45,8 +45,12 @@ import psycopg  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402
 
 from agentkit_core import Checkpointer  # noqa: E402
+from agentkit_core import PluginManager  # noqa: E402
 from agentkit_core.plugin import StoredCheckpoint  # noqa: E402
 from agentkit_core.plugin import open_checkpoint_store  # noqa: E402
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 BARE_TABLE = "bare_checkpoints"
 BARE_DDL = (
@@ -89,7 +93,7 @@ async def bare_writer(dsn: str, run_id: str) -> tuple[Step, Callable[[], Awaitab
 
 
 async def port_writer(dsn: str, run_id: str) -> tuple[Step, Callable[[], Awaitable[None]]]:
-    port = await open_checkpoint_store(dsn)
+    port = await open_checkpoint_store(dsn, manager=PM)
     state = ten_kb_state()
 
     async def step(i: int) -> object:
@@ -102,7 +106,7 @@ async def port_writer(dsn: str, run_id: str) -> tuple[Step, Callable[[], Awaitab
 
 
 async def checkpointer_writer(dsn: str, run_id: str) -> tuple[Step, Callable[[], Awaitable[None]]]:
-    checkpointer = Checkpointer(await open_checkpoint_store(dsn))
+    checkpointer = Checkpointer(await open_checkpoint_store(dsn, manager=PM))
     state = ten_kb_state()
 
     async def step(i: int) -> object:

@@ -38,6 +38,11 @@ from datetime import timezone
 from pathlib import Path
 from typing import Any
 
+from agentkit_core import PluginManager
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 STATE: dict[str, Any] = {
     "task": "summarise the quarterly report",
     "turn": 7,
@@ -95,7 +100,7 @@ def agentkit(
 
     async def main() -> Span:
         url = f"sqlite:///{path}?synchronous={sync}&writes={writes}"
-        async with await open_checkpointer(url) as cp:
+        async with await open_checkpointer(url, manager=PM) as cp:
             ready()
             start = time.time()
             for _ in range(n):

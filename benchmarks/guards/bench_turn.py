@@ -19,7 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 from bench_agentkit import make
 from common import main
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import build_guard_chain
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 TERMS = [f"codename-{i}" for i in range(9)] + ["re:\\bACME-\\d{3,}\\b"]
 
@@ -30,6 +34,7 @@ def chain() -> object:
     return build_guard_chain(
         ["redact", "max-input", "denylist"],
         options={"max-input": {"max_tokens": 100_000}, "denylist": {"path": str(path)}},
+        manager=PM,
     )
 
 

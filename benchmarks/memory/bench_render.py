@@ -51,12 +51,17 @@ from agentkit_core.testing import make_test_ctx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread
 
+from agentkit_core import PluginManager
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 SIZES = (100, 1_000, 10_000)
 BODY = "The user prefers small commits, one change each, with the why in the message. " * 2
 
 
 async def fill(url: str, n: int) -> None:
-    store = await open_memory_store(url)
+    store = await open_memory_store(url, manager=PM)
     try:
         for i in range(n):
             stamp = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00+00:00"
@@ -76,7 +81,7 @@ class Ours:
 
     @classmethod
     async def open(cls, url: str) -> Ours:
-        block = await open_memory_block(url, ["project"], max_entry_bytes=10_000)
+        block = await open_memory_block(url, ["project"], max_entry_bytes=10_000, manager=PM)
         full = len(block.render(None).text.encode())
         live = LiveInstructions(
             [TextPart("You help with this repository."), block], budget=full // 2

@@ -38,6 +38,11 @@ from agentkit_core.plugin import open_memory_store
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread
 
+from agentkit_core import PluginManager
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 TABLE = "agentkit_memory_entries"
 BODY = "The user prefers small commits, one change each, with the why in it. " * 4 + "Ship Fridays."
 PASSAGES = ("Ship Fridays", "Ship Mondays")  # a patch swaps one for the other, back and forth
@@ -93,7 +98,7 @@ class Ours:
 
     @classmethod
     async def open(cls, url: str) -> Ours:
-        memory = await open_memory(url)
+        memory = await open_memory(url, manager=PM)
         await memory.save("project", "Notes", BODY, base=0, session="s")
         return cls(memory)
 
@@ -127,7 +132,7 @@ async def bench(tmp: Path, kind: str, n: int, rounds: int) -> None:
     rates: list[tuple[float, float]] = []
     for r in range(rounds + 1):  # round 0 warms up
         bare_path = tmp / f"{uuid.uuid4().hex}.db"
-        store = await open_memory_store(f"sqlite:///{bare_path}")  # the same table
+        store = await open_memory_store(f"sqlite:///{bare_path}", manager=PM)  # the same table
         await store.aclose()
         bare = Bare(bare_path)
         ours = await Ours.open(f"sqlite:///{tmp / uuid.uuid4().hex}.db")

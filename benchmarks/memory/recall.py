@@ -14,15 +14,19 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing._memory_recall import KS
 from agentkit_core.testing._memory_recall import QUERIES
 from agentkit_core.testing._memory_recall import fill_labelled
 from agentkit_core.testing._memory_recall import recall_at_k
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 
 async def measure(url: str) -> dict[int, float]:
-    store = await open_memory_store(url)
+    store = await open_memory_store(url, manager=PM)
     try:
         scopes = {s: f"r{uuid.uuid4().hex[:10]}" for s in ("project", "user")}
         await fill_labelled(store, scopes)

@@ -46,6 +46,11 @@ from agentkit_core.plugin import reset_plugin_manager
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, for _report
 from _report import spread
 
+from agentkit_core import PluginManager
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 HERE = Path(__file__).resolve().parent
 WARM_UP = 50
 REQUEST = ModelRequest(
@@ -139,10 +144,10 @@ def time_cost(n: int = 200_000) -> tuple[float, float]:
     from agentkit_core.plugin import Price
 
     usage = Usage(1234, 567, 1, 800, 0, 100)
-    cost_of(usage, "shop:model")
+    cost_of(usage, "shop:model", manager=PM)
     started = time.perf_counter()
     for _ in range(n):
-        cost_of(usage, "shop:model")
+        cost_of(usage, "shop:model", manager=PM)
     whole = (time.perf_counter() - started) / n * 1e6
     price = Price(1.0, 2.0, cache_read=0.1)
     started = time.perf_counter()

@@ -39,9 +39,13 @@ sys.path.insert(0, str(ROOT / ".ci"))
 import psycopg  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402
 
+from agentkit_core import PluginManager  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
 from agentkit_core import open_sessions  # noqa: E402
 from agentkit_core.plugin import NewItem  # noqa: E402
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 BODY: dict[str, Any] = {"text": "a user message " + "lorem ipsum dolor sit amet " * 36}
 assert 950 < len(json.dumps(BODY)) < 1100, len(json.dumps(BODY))
@@ -112,7 +116,7 @@ class Agentkit:
 
     @classmethod
     async def open(cls, url: str) -> Agentkit:
-        sessions = await open_sessions(url)
+        sessions = await open_sessions(url, manager=PM)
         head = await sessions.create()
         return cls(sessions, head.session_id, head.id)
 

@@ -42,11 +42,15 @@ from common import tools  # noqa: E402
 from agentkit_core import Agent  # noqa: E402
 from agentkit_core import Hooks  # noqa: E402
 from agentkit_core import Message  # noqa: E402
+from agentkit_core import PluginManager  # noqa: E402
 from agentkit_core import Recorder  # noqa: E402
 from agentkit_core import Sessions  # noqa: E402
 from agentkit_core import ToolCall  # noqa: E402
 from agentkit_core.plugin import NullRecorder  # noqa: E402
 from agentkit_core.plugin import open_session_store  # noqa: E402
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 TARGET = 1.3
 
@@ -81,7 +85,7 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
     agent = Agent(
         "bench", model, "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
     )
-    sessions = Sessions(await open_session_store(url))
+    sessions = Sessions(await open_session_store(url, manager=PM))
 
     async def once(recorded: bool) -> float:
         ctx = agent.new_context()

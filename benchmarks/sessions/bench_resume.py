@@ -44,8 +44,12 @@ sys.path.insert(0, str(ROOT / ".ci"))
 
 from pgcluster import PgCluster  # noqa: E402
 
+from agentkit_core import PluginManager  # noqa: E402
 from agentkit_core import open_sessions  # noqa: E402
 from agentkit_core.plugin import NewItem  # noqa: E402
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 MESSAGES = 10_000
 PER_STEP = 200
@@ -73,7 +77,7 @@ def median_seconds(read: Callable[[], Any], repeats: int) -> float:
 
 async def agentkit_rows(url: str, repeats: int, steps: tuple[int, ...]) -> list[float]:
     """Resume seconds with each number of forks in ``steps``."""
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=PM) as sessions:
         head = await sessions.create({"model": "bench"})
         sid, leaf, items = head.session_id, head.id, []
         for start in range(0, MESSAGES, PER_STEP):

@@ -11,11 +11,15 @@ import asyncio
 import sys
 
 from agentkit_core import Checkpointer
+from agentkit_core import PluginManager
 from agentkit_core.plugin import open_checkpoint_store
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 async def main(dsn: str, run_id: str, count: int, name: str) -> None:
-    checkpointer = Checkpointer(await open_checkpoint_store(dsn))
+    checkpointer = Checkpointer(await open_checkpoint_store(dsn, manager=PM))
     try:
         await checkpointer.list_versions(run_id)  # connect before the start signal
         print("ready", flush=True)

@@ -2,9 +2,13 @@ from pathlib import Path
 
 import pytest
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import CheckpointPort
 from agentkit_core.plugin import open_checkpoint_store
 from agentkit_core.testing import CheckpointPortConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 class TestPostgresConformance(CheckpointPortConformance):
@@ -13,4 +17,4 @@ class TestPostgresConformance(CheckpointPortConformance):
         self.dsn = pg_dsn
 
     async def make_port(self, tmp_path: Path) -> CheckpointPort:
-        return await open_checkpoint_store(self.dsn)
+        return await open_checkpoint_store(self.dsn, manager=PM)

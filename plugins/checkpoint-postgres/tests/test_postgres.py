@@ -48,9 +48,9 @@ def table() -> str:
     return f"t_{uuid.uuid4().hex}"
 
 
-async def test_both_schemes_open_this_store(pg_dsn: str) -> None:
+async def test_both_schemes_open_this_store(pg_dsn: str, pm) -> None:
     for url in (pg_dsn, pg_dsn.replace("postgresql://", "postgres://", 1)):
-        port = await open_checkpoint_store(url)
+        port = await open_checkpoint_store(url, manager=pm)
         try:
             assert isinstance(port, PostgresCheckpointStore)
             run = f"run-{uuid.uuid4().hex}"
@@ -60,9 +60,9 @@ async def test_both_schemes_open_this_store(pg_dsn: str) -> None:
             await port.aclose()
 
 
-async def test_the_table_is_created_on_first_use_and_keeps_the_exact_json(pg_dsn: str) -> None:
+async def test_the_table_is_created_on_first_use_and_keeps_the_exact_json(pg_dsn: str, pm) -> None:
     name = table()
-    port = await open_checkpoint_store(f"{pg_dsn}?table={name}")
+    port = await open_checkpoint_store(f"{pg_dsn}?table={name}", manager=pm)
     state = '{"b":  1, "a": [1.0, 2e3], "b": "dup"}'  # jsonb would reorder, dedupe, reformat
     try:
         async with await psycopg.AsyncConnection.connect(pg_dsn) as conn:
@@ -112,32 +112,36 @@ async def test_synchronous_commit_option_reaches_the_session(pg_dsn: str) -> Non
         ("postgresql://u:hunter2@h:fifty/db", r"its port is not a number"),
     ],
 )
-async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
+async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message) as info:
-        await open_checkpoint_store(url)
+        await open_checkpoint_store(url, manager=pm)
     assert "hunter2" not in str(info.value)
     assert "postgresql://u:***@h" in str(info.value)
 
 
-async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
+async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster, pm) -> None:
     """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
     urls = await password_urls(pg_cluster)
     for url in urls:
-        store = await open_checkpoint_store(url)
+        store = await open_checkpoint_store(url, manager=pm)
         try:
             assert await store.put(record(f"r-{uuid.uuid4().hex}", 1))
         finally:
             await store.aclose()
-    store = await open_checkpoint_store(urls[0].replace("%40", "@@", 1))  # the server checks it
+    store = await open_checkpoint_store(
+        urls[0].replace("%40", "@@", 1), manager=pm
+    )  # the server checks it
     with pytest.raises(StorageError, match="password authentication failed") as info:
         await store.latest("r", "agent")
     assert "p@@ss" not in str(info.value) and "***" in str(info.value)
     await store.aclose()
 
 
-async def test_a_refused_connection_names_the_url_without_the_password() -> None:
+async def test_a_refused_connection_names_the_url_without_the_password(pm) -> None:
     with socket_nobody_listens_on() as free:
-        port = await open_checkpoint_store(f"postgresql://postgres:hunter2@127.0.0.1:{free}/db")
+        port = await open_checkpoint_store(
+            f"postgresql://postgres:hunter2@127.0.0.1:{free}/db", manager=pm
+        )
         with pytest.raises(
             StorageError, match=r"cannot connect .*postgres:\*\*\*@127.0.0.1.*refused"
         ):
@@ -147,15 +151,15 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
         await port.aclose()
 
 
-async def test_a_missing_database_is_a_storage_error(pg_dsn: str) -> None:
-    port = await open_checkpoint_store(pg_dsn.rsplit("/", 1)[0] + "/nosuchdb")
+async def test_a_missing_database_is_a_storage_error(pg_dsn: str, pm) -> None:
+    port = await open_checkpoint_store(pg_dsn.rsplit("/", 1)[0] + "/nosuchdb", manager=pm)
     with pytest.raises(StorageError, match=r'cannot connect .*database "nosuchdb" does not exist'):
         await port.versions("r", "agent")
     await port.aclose()
 
 
-async def test_a_closed_store_refuses_calls(pg_dsn: str) -> None:
-    port = await open_checkpoint_store(pg_dsn)
+async def test_a_closed_store_refuses_calls(pg_dsn: str, pm) -> None:
+    port = await open_checkpoint_store(pg_dsn, manager=pm)
     assert await port.latest("r", "agent") is None
     await port.aclose()
     with pytest.raises(StorageError, match=r"is closed; open a new one"):
@@ -172,8 +176,8 @@ def test_loading_the_plugin_does_not_import_psycopg() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
-    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}")
+async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster, pm) -> None:
+    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}", manager=pm)
     try:
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
         pg_cluster.restart()  # every pooled connection is now dead
@@ -184,9 +188,13 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
 
 
 @pytest.mark.parametrize("how", ["crash", "fast"])
-async def test_the_first_snapshot_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+async def test_the_first_snapshot_after_a_restart_succeeds(
+    pg_cluster: PgCluster, how: str, pm
+) -> None:
     """A full pool of stale connections: the first put after the restart must not fail."""
-    port = await open_checkpoint_store(f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4")
+    port = await open_checkpoint_store(
+        f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4", manager=pm
+    )
     try:
         assert all(await asyncio.gather(*(port.put(record("r", v)) for v in (1, 2, 3, 4))))
         await asyncio.sleep(0.2)  # every connection back in the pool, idle
@@ -208,10 +216,10 @@ async def test_the_first_snapshot_after_a_restart_succeeds(pg_cluster: PgCluster
     ],
 )
 async def test_an_insert_whose_connection_dies_is_retried_without_breaking_the_cas(
-    pg_dsn: str, meanwhile: str | None, written: bool
+    pg_dsn: str, meanwhile: str | None, written: bool, pm
 ) -> None:
     name = table()
-    port = await open_checkpoint_store(f"{pg_dsn}?table={name}")
+    port = await open_checkpoint_store(f"{pg_dsn}?table={name}", manager=pm)
     ours = record("r", 1, '{"who": "ours"}')
     theirs = record("r", 1, '{"who": "theirs"}')
     try:

@@ -36,6 +36,7 @@ def go(proc: subprocess.Popen[str]) -> None:
 
 async def test_every_version_a_killed_writer_was_given_survives_a_server_crash(
     pg_cluster: PgCluster,
+    pm,
 ) -> None:
     run_id = f"crash-{uuid.uuid4().hex}"
     proc = start_writer(pg_cluster.dsn, run_id, 0, "w")
@@ -57,7 +58,9 @@ async def test_every_version_a_killed_writer_was_given_survives_a_server_crash(
     # Then the server goes down without a shutdown checkpoint: what it acknowledged must be on disk.
     pg_cluster.restart()
 
-    async with Checkpointer(await open_checkpoint_store(pg_cluster.dsn)) as checkpointer:
+    async with Checkpointer(
+        await open_checkpoint_store(pg_cluster.dsn, manager=pm)
+    ) as checkpointer:
         stored = await checkpointer.list_versions(run_id)
         # A snapshot in flight at the kill may have committed without being printed.
         assert stored[: len(printed)] == printed and len(stored) <= len(printed) + 1
@@ -69,7 +72,7 @@ async def test_every_version_a_killed_writer_was_given_survives_a_server_crash(
             assert checkpoint.metadata == {"writer": "w"}
 
 
-async def test_four_processes_on_one_run_get_versions_one_to_n(pg_dsn: str) -> None:
+async def test_four_processes_on_one_run_get_versions_one_to_n(pg_dsn: str, pm) -> None:
     run_id = f"race-{uuid.uuid4().hex}"
     per_writer = 25
     procs = {f"w{i}": start_writer(pg_dsn, run_id, per_writer, f"w{i}") for i in range(4)}
@@ -88,7 +91,7 @@ async def test_four_processes_on_one_run_get_versions_one_to_n(pg_dsn: str) -> N
     total = 4 * per_writer
     assert sorted(given) == list(range(1, total + 1))
 
-    async with Checkpointer(await open_checkpoint_store(pg_dsn)) as checkpointer:
+    async with Checkpointer(await open_checkpoint_store(pg_dsn, manager=pm)) as checkpointer:
         assert await checkpointer.list_versions(run_id) == list(range(1, total + 1))
         for version, name in given.items():
             checkpoint = await checkpointer.at_version(run_id, version)

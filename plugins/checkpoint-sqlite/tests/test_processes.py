@@ -20,10 +20,10 @@ from agentkit_core import open_checkpointer
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from agentkit_core import open_checkpointer
+    from agentkit_core import PluginManager, open_checkpointer
 
     async def main(url, run, count):
-        async with await open_checkpointer(url) as cp:
+        async with await open_checkpointer(url, manager=PluginManager()) as cp:
             for i in range(count):
                 state = {"i": i, "pad": "x" * 2000, "who": sys.argv[4]}
                 written = await cp.snapshot(run, state)
@@ -46,7 +46,7 @@ def start_writer(tmp_path: Path, url: str, run: str, count: int, who: str) -> su
     )
 
 
-async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Path) -> None:
+async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
     child = start_writer(tmp_path, url, "crash", 100_000, "child")
     assert child.stdout is not None
@@ -62,7 +62,7 @@ async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Pa
     reported += [int(v) for v in rest.split()]  # printed before the kill landed
     assert child.returncode == -signal.SIGKILL, err
     assert len(reported) >= 40, err
-    async with await open_checkpointer(url) as cp:
+    async with await open_checkpointer(url, manager=pm) as cp:
         versions = await cp.list_versions("crash")
         assert versions == list(range(1, len(versions) + 1))
         assert set(reported) <= set(versions)
@@ -77,7 +77,9 @@ async def test_a_writer_killed_mid_stream_loses_nothing_it_reported(tmp_path: Pa
 
 
 @pytest.mark.parametrize("writes", ["thread", "inline"])
-async def test_four_processes_on_one_run_get_versions_1_to_n(tmp_path: Path, writes: str) -> None:
+async def test_four_processes_on_one_run_get_versions_1_to_n(
+    tmp_path: Path, writes: str, pm
+) -> None:
     url = f"sqlite:///{tmp_path}/runs.db?synchronous=normal&writes={writes}"
     per_writer = 30
     children = [start_writer(tmp_path, url, "shared", per_writer, f"w{i}") for i in range(4)]
@@ -89,7 +91,7 @@ async def test_four_processes_on_one_run_get_versions_1_to_n(tmp_path: Path, wri
     reported = sorted(int(v) for out, _ in outputs for v in out.split())
     total = 4 * per_writer
     assert reported == list(range(1, total + 1))  # no version reported twice, none skipped
-    async with await open_checkpointer(url) as cp:
+    async with await open_checkpointer(url, manager=pm) as cp:
         assert await cp.list_versions("shared") == list(range(1, total + 1))
         writers = []
         for v in range(1, total + 1):

@@ -39,19 +39,19 @@ def test_url_paths_follow_sqlalchemy() -> None:
         ("sqlite:///r.db?writes=async", r"writes='async'.*not one of thread, inline"),
     ],
 )
-async def test_bad_urls_are_refused(url: str, message: str) -> None:
+async def test_bad_urls_are_refused(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message):
-        await open_checkpoint_store(url)
+        await open_checkpoint_store(url, manager=pm)
 
 
-async def test_a_missing_directory_is_a_storage_error(tmp_path: Path) -> None:
+async def test_a_missing_directory_is_a_storage_error(tmp_path: Path, pm) -> None:
     with pytest.raises(StorageError, match=r"cannot open the SQLite checkpoint database .*nope"):
-        await open_checkpoint_store(f"sqlite:///{tmp_path}/nope/runs.db")
+        await open_checkpoint_store(f"sqlite:///{tmp_path}/nope/runs.db", manager=pm)
 
 
-async def test_wal_and_the_synchronous_setting_are_applied(tmp_path: Path) -> None:
+async def test_wal_and_the_synchronous_setting_are_applied(tmp_path: Path, pm) -> None:
     for option, level in (("", 2), ("?synchronous=normal", 1), ("?synchronous=extra", 3)):
-        store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db{option}")
+        store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db{option}", manager=pm)
         assert isinstance(store, SqliteCheckpointStore)
         pragmas = await store.db.read(
             lambda conn: [
@@ -62,9 +62,11 @@ async def test_wal_and_the_synchronous_setting_are_applied(tmp_path: Path) -> No
         await store.aclose()
 
 
-async def test_records_persist_across_opens_and_the_key_is_the_database_s(tmp_path: Path) -> None:
+async def test_records_persist_across_opens_and_the_key_is_the_database_s(
+    tmp_path: Path, pm
+) -> None:
     url = f"sqlite:///{tmp_path}/runs.db"
-    store = await open_checkpoint_store(url)
+    store = await open_checkpoint_store(url, manager=pm)
     assert await store.put(REC)
     await store.aclose()
     # another writer, outside agentkit
@@ -75,22 +77,22 @@ async def test_records_persist_across_opens_and_the_key_is_the_database_s(tmp_pa
                 ("r", "agent", 1, "done", "{}", "{}", "t"),
             )
     conn.close()
-    again = await open_checkpoint_store(url)
+    again = await open_checkpoint_store(url, manager=pm)
     assert await again.get("r", "agent", 1) == REC
     assert await again.put(REC) is False
     await again.aclose()
 
 
-async def test_a_closed_store_says_so(tmp_path: Path) -> None:
-    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db")
+async def test_a_closed_store_says_so(tmp_path: Path, pm) -> None:
+    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db", manager=pm)
     await store.aclose()
     with pytest.raises(StorageError, match=r"SQLite checkpoint store .*runs.db' is closed"):
         await store.latest("r", "agent")
 
 
-async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: Path) -> None:
+async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: Path, pm) -> None:
     store = await open_checkpoint_store(
-        f"sqlite:///{tmp_path}/runs.db?writes=inline&busy_timeout=10000"
+        f"sqlite:///{tmp_path}/runs.db?writes=inline&busy_timeout=10000", manager=pm
     )
     assert await store.put(REC)  # the database is free: written on this thread
     other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
@@ -108,9 +110,9 @@ async def test_an_inline_put_never_waits_for_a_lock_on_the_event_loop(tmp_path: 
 
 @pytest.mark.parametrize("writes", ["inline", "thread"])
 async def test_reads_answer_from_what_is_committed_while_another_writer_holds_the_lock(
-    tmp_path: Path, writes: str
+    tmp_path: Path, writes: str, pm
 ) -> None:
-    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes={writes}")
+    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?writes={writes}", manager=pm)
     assert await store.put(REC)
     other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
@@ -134,8 +136,11 @@ async def test_reads_answer_from_what_is_committed_while_another_writer_holds_th
 
 async def test_a_put_held_past_busy_timeout_fails_writes_nothing_and_never_holds_the_loop(
     tmp_path: Path,
+    pm,
 ) -> None:
-    store = await open_checkpoint_store(f"sqlite:///{tmp_path}/runs.db?busy_timeout=300")
+    store = await open_checkpoint_store(
+        f"sqlite:///{tmp_path}/runs.db?busy_timeout=300", manager=pm
+    )
     other = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another writer holds the lock past the timeout
     ticks = 0
@@ -167,9 +172,9 @@ async def test_a_put_held_past_busy_timeout_fails_writes_nothing_and_never_holds
         "sqlite:///:memory:?token=Hunter2Qq",
     ],
 )
-async def test_bad_urls_never_show_a_password(url: str) -> None:
+async def test_bad_urls_never_show_a_password(url: str, pm) -> None:
     with pytest.raises(ConfigError) as info:
-        await open_checkpoint_store(url)
+        await open_checkpoint_store(url, manager=pm)
     said = f"{info.value} {info.value.value!r}"
     assert "Hunter2" not in said and "Qq" not in said and "***" in said
 
@@ -177,10 +182,10 @@ async def test_bad_urls_never_show_a_password(url: str) -> None:
 @pytest.mark.parametrize("writes", ["inline", "thread"])
 @pytest.mark.parametrize("how", ["deleted", "replaced", "moved"])
 async def test_a_database_file_gone_while_open_fails_every_later_call(
-    tmp_path: Path, writes: str, how: str
+    tmp_path: Path, writes: str, how: str, pm
 ) -> None:
     db = tmp_path / "runs.db"
-    store = await open_checkpoint_store(f"sqlite:///{db}?writes={writes}")
+    store = await open_checkpoint_store(f"sqlite:///{db}?writes={writes}", manager=pm)
     assert await store.put(REC)
     for suffix in ("", "-wal", "-shm"):
         if how == "moved":

@@ -14,6 +14,7 @@ from typing import TypedDict
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import compaction_units
@@ -88,7 +89,11 @@ class ImportanceFilteringCompactor:
         if max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}", value=max_tokens)
         self.filterer = filterer
-        self.model = None if model is None else resolve_model(model, manager=manager)
+        self.model = (
+            None
+            if model is None
+            else resolve_model(model, manager=get_plugin_manager() if manager is None else manager)
+        )
         self.max_tokens = max_tokens
         self.instructions = instructions
         self.estimate = estimate

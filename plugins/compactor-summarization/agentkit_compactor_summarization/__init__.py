@@ -8,6 +8,7 @@ from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
+from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core.plugin import SUMMARY_HEADER
 from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
@@ -88,7 +89,11 @@ class SummarizationCompactor:
                 f"keep_recent must be at least 1 token, got {keep_recent}", value=keep_recent
             )
         self.summarizer = summarizer
-        self.model = None if model is None else resolve_model(model, manager=manager)
+        self.model = (
+            None
+            if model is None
+            else resolve_model(model, manager=get_plugin_manager() if manager is None else manager)
+        )
         self.max_tokens = max_tokens
         self.keep_recent = keep_recent
         self.instructions = instructions

@@ -73,13 +73,13 @@ def fetching(*urls: str) -> ScriptedModel:
     return ScriptedModel([*steps, "done"])
 
 
-def test_entry_point_registers_the_web_guardrail_with_its_settings() -> None:
+def test_entry_point_registers_the_web_guardrail_with_its_settings(pm) -> None:
     registration = get_plugin_manager().lookup("guardrails", "web")
     # a factory importing the guardrail when called, so registering it (plugins list) does not
     assert isinstance(registration.value(), WebGuardrail)
     assert registration.distribution == "agentkit-guardrail-web"
     assert registration.meta == {"settings": WebSettings, "env_prefix": "AGENTKIT_WEB_"}
-    guard = get_guardrail("web", egress_allow=["example.com"], environ={})
+    guard = get_guardrail("web", egress_allow=["example.com"], environ={}, manager=pm)
     assert isinstance(guard, WebGuardrail) and guard.egress_allow == {"example.com"}
 
 

@@ -268,11 +268,12 @@ async def _note_refusal(watch: Any, response: Any) -> None:
 async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh: bool) -> Any:
     from mcp.shared.auth import OAuthClientMetadata
 
+    from agentkit_core import get_plugin_manager
     from agentkit_core.plugin import open_mcp_token_store
 
     store = server.token_store
-    if store is None or isinstance(store, str):
-        store = await open_mcp_token_store(server.store_url)
+    if store is None or isinstance(store, str):  # a server spec names no manager: the process's
+        store = await open_mcp_token_store(server.store_url, manager=get_plugin_manager())
         stack.push_async_callback(store.aclose)
     grants = _GrantStorage(store, server.url, server.user)
     grants.configured = _configured_client(server)

@@ -19,8 +19,8 @@ from agentkit_core.testing._memory import titles
 
 
 @pytest.fixture
-async def memory(tmp_path: Path):
-    async with await open_memory(f"file://{tmp_path}/mem") as memory:
+async def memory(tmp_path: Path, pm):
+    async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as memory:
         yield memory
 
 
@@ -139,30 +139,30 @@ async def test_temporary_and_hidden_files_are_not_entries(memory: Memory, tmp_pa
         ("file:", "names no directory"),
     ],
 )
-async def test_bad_urls_are_refused_naming_the_form(url: str, problem: str):
+async def test_bad_urls_are_refused_naming_the_form(url: str, problem: str, pm):
     with pytest.raises(ConfigError, match=problem) as raised:
-        await open_memory_store(url)
+        await open_memory_store(url, manager=pm)
     assert "file:///srv/app/memory" in str(raised.value)
 
 
-async def test_a_url_naming_a_file_is_refused(tmp_path: Path):
+async def test_a_url_naming_a_file_is_refused(tmp_path: Path, pm):
     (tmp_path / "f").write_text("x")
     with pytest.raises(ConfigError, match="not a directory"):
-        await open_memory_store(f"file://{tmp_path}/f")
+        await open_memory_store(f"file://{tmp_path}/f", manager=pm)
 
 
-async def test_a_relative_url_is_under_the_working_directory(tmp_path: Path, monkeypatch):
+async def test_a_relative_url_is_under_the_working_directory(tmp_path: Path, monkeypatch, pm):
     monkeypatch.chdir(tmp_path)
-    async with await open_memory("file:.agentkit/memory") as memory:
+    async with await open_memory("file:.agentkit/memory", manager=pm) as memory:
         await memory.save("user", "k", "x", base=0)
     assert (tmp_path / ".agentkit" / "memory" / "user" / "k.md").is_file()
 
 
-async def test_a_directory_it_cannot_write_is_a_storage_error(tmp_path: Path):
+async def test_a_directory_it_cannot_write_is_a_storage_error(tmp_path: Path, pm):
     from agentkit_core import StorageError
 
     (tmp_path / "mem").mkdir()
     (tmp_path / "mem" / "user").write_text("a file where the scope's directory would be")
-    async with await open_memory(f"file://{tmp_path}/mem") as memory:
+    async with await open_memory(f"file://{tmp_path}/mem", manager=pm) as memory:
         with pytest.raises(StorageError, match="failed"):
             await memory.save("user", "k", "x", base=0)

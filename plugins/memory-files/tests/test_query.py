@@ -11,18 +11,18 @@ from agentkit_core import open_memory
 FILE = "---\nversion: 3\nupdated: 2025-01-02T00:00:00+00:00\n---\n{body}\n"
 
 
-async def test_files_written_before_are_found(tmp_path: Path) -> None:
+async def test_files_written_before_are_found(tmp_path: Path, pm) -> None:
     scope = tmp_path / "user"
     scope.mkdir()
     (scope / "Deploys.md").write_text(FILE.format(body="Production deploys on Tuesdays."))
     (scope / "Coffee.md").write_text(FILE.format(body="The user drinks espresso."))
-    async with await open_memory(f"file://{tmp_path}") as memory:
+    async with await open_memory(f"file://{tmp_path}", manager=pm) as memory:
         [hit] = await memory.query("deploying", 5)
         assert (hit.entry.title, hit.entry.version) == ("Deploys", 3)
 
 
-async def test_the_index_follows_writes_here_and_by_hand(tmp_path: Path) -> None:
-    async with await open_memory(f"file://{tmp_path}") as memory:
+async def test_the_index_follows_writes_here_and_by_hand(tmp_path: Path, pm) -> None:
+    async with await open_memory(f"file://{tmp_path}", manager=pm) as memory:
         await memory.save("user", "Coffee", "The user drinks espresso.", base=0)
         assert [h.entry.title for h in await memory.query("espresso", 5)] == ["Coffee"]
         await memory.save("user", "Coffee", "The user drinks tea.", base=1)

@@ -17,9 +17,14 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
+from agentkit_core import PluginManager
 from agentkit_core.plugin import MemoryStore
 from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing._memory import entry
+
+#: A fresh manager for what runs outside a test's fixtures (a Hypothesis test, a
+#: parametrize), never the process-wide one.
+PM = PluginManager()
 
 
 def files_under(directory: Path) -> set[Path]:
@@ -63,10 +68,10 @@ async def every_operation(store: MemoryStore, scope: str) -> list[str]:
     ],
 )
 async def test_a_scope_that_is_no_plain_name_is_refused_by_the_store(
-    tmp_path: Path, scope: str, problem: str
+    tmp_path: Path, scope: str, problem: str, pm
 ) -> None:
     root = tmp_path / "data" / "mem"
-    store = await open_memory_store(f"file://{root}")
+    store = await open_memory_store(f"file://{root}", manager=pm)
     refusals = await every_operation(store, scope)
     assert len(refusals) == 5
     for message in refusals:
@@ -75,10 +80,12 @@ async def test_a_scope_that_is_no_plain_name_is_refused_by_the_store(
     assert all(p == tmp_path / "data" or p.is_relative_to(root) for p in files_under(tmp_path))
 
 
-async def test_an_absolute_scope_is_refused_and_nothing_is_written_there(tmp_path: Path) -> None:
+async def test_an_absolute_scope_is_refused_and_nothing_is_written_there(
+    tmp_path: Path, pm
+) -> None:
     root = tmp_path / "mem"
     elsewhere = tmp_path / "elsewhere"
-    store = await open_memory_store(f"file://{root}")
+    store = await open_memory_store(f"file://{root}", manager=pm)
     refusals = await every_operation(store, str(elsewhere))
     assert len(refusals) == 5 and "holds '/'" in refusals[0]
     assert not elsewhere.exists()
@@ -86,13 +93,13 @@ async def test_an_absolute_scope_is_refused_and_nothing_is_written_there(tmp_pat
 
 @pytest.mark.parametrize("target", ["outside", "."])
 async def test_a_scope_that_is_a_link_out_of_the_root_is_refused(
-    tmp_path: Path, target: str
+    tmp_path: Path, target: str, pm
 ) -> None:
     root = tmp_path / "mem"
     (tmp_path / "outside").mkdir()
     root.mkdir()
     (root / "linked").symlink_to(tmp_path / target if target != "." else root)
-    store = await open_memory_store(f"file://{root}")
+    store = await open_memory_store(f"file://{root}", manager=pm)
     refusals = await every_operation(store, "linked")
     assert len(refusals) == 5 and "a link to" in refusals[0]
     assert list((tmp_path / "outside").iterdir()) == []
@@ -100,11 +107,11 @@ async def test_a_scope_that_is_a_link_out_of_the_root_is_refused(
     assert await store.scopes() == []
 
 
-async def test_a_link_to_a_scope_inside_the_root_still_works(tmp_path: Path) -> None:
+async def test_a_link_to_a_scope_inside_the_root_still_works(tmp_path: Path, pm) -> None:
     root = tmp_path / "mem"
     (root / "project").mkdir(parents=True)
     (root / "alias").symlink_to(root / "project")
-    store = await open_memory_store(f"file://{root}")
+    store = await open_memory_store(f"file://{root}", manager=pm)
     assert await every_operation(store, "alias") == []
 
 
@@ -130,7 +137,7 @@ def test_every_file_the_store_writes_stays_under_its_root(parts: list[str], abso
         before = files_under(base)
 
         async def attempt() -> None:
-            store = await open_memory_store(f"file://{root}")
+            store = await open_memory_store(f"file://{root}", manager=PM)
             await every_operation(store, scope)
             await store.aclose()
 

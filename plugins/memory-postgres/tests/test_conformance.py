@@ -4,10 +4,14 @@ import psycopg
 import pytest
 from pgcluster import PgCluster
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import MemoryStore
 from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import MemoryStoreConformance
 from agentkit_core.testing import MemoryStoreProcessConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 class TestPostgresConformance(MemoryStoreConformance):
@@ -16,7 +20,7 @@ class TestPostgresConformance(MemoryStoreConformance):
         self.dsn = pg_dsn
 
     async def make_store(self, tmp_path: Path) -> MemoryStore:
-        return await open_memory_store(self.dsn)
+        return await open_memory_store(self.dsn, manager=PM)
 
     async def spoil(self, store: MemoryStore, tmp_path: Path, scope: str, title: str) -> None:
         async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:

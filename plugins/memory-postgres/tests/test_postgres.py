@@ -30,14 +30,14 @@ async def sql(dsn: str, statement: str, *args: object) -> list[tuple[object, ...
         return await cur.fetchall() if cur.description else []
 
 
-async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None:
+async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str, pm) -> None:
     name = table()
     for url in (f"{pg_dsn}?table={name}", f"{pg_dsn.replace('postgresql', 'postgres', 1)}"):
-        store = await open_memory_store(url)
+        store = await open_memory_store(url, manager=pm)
         assert isinstance(store, PostgresMemoryStore)
         await store.aclose()
     assert await sql(pg_dsn, "SELECT to_regclass(%s)", name) == [(None,)]  # nothing connected
-    async with await open_memory(f"{pg_dsn}?table={name}") as memory:
+    async with await open_memory(f"{pg_dsn}?table={name}", manager=pm) as memory:
         await memory.save("user", "k", "text", base=0)
     assert await sql(pg_dsn, f'SELECT title, version FROM "{name}"') == [("k", 1)]
 
@@ -49,25 +49,25 @@ async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None
         ("postgresql://u:hunter2@h/db?table=drop;table", r"table='drop;table' is not a plain"),
     ],
 )
-async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
+async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message) as info:
-        await open_memory_store(url)
+        await open_memory_store(url, manager=pm)
     assert "hunter2" not in str(info.value) and "memory store" in str(info.value)
 
 
-async def test_a_refused_connection_names_the_url_without_the_password() -> None:
+async def test_a_refused_connection_names_the_url_without_the_password(pm) -> None:
     with socket.socket() as sock:  # bound, never listening: a connect is refused for sure
         sock.bind(("127.0.0.1", 0))
         url = f"postgresql://postgres:hunter2@127.0.0.1:{sock.getsockname()[1]}/db"
-        memory = await open_memory(url)
+        memory = await open_memory(url, manager=pm)
         assert "hunter2" not in repr(memory)
         with pytest.raises(StorageError, match=r"cannot connect .*memory store .*postgres:\*\*\*@"):
             await memory.entries("user")
         await memory.aclose()
 
 
-async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
-    async with await open_memory(f"{pg_cluster.dsn}?table={table()}") as memory:
+async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster, pm) -> None:
+    async with await open_memory(f"{pg_cluster.dsn}?table={table()}", manager=pm) as memory:
         await asyncio.gather(*(memory.save("user", f"k{n}", "one", base=0) for n in range(4)))
         pg_cluster.restart()  # a power cut: every pooled connection is now dead
         done = await asyncio.gather(
@@ -86,10 +86,10 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
     ],
 )
 async def test_a_write_whose_connection_dies_is_retried_without_breaking_the_cas(
-    pg_dsn: str, meanwhile: str | None, written: bool
+    pg_dsn: str, meanwhile: str | None, written: bool, pm
 ) -> None:
     name = table()
-    store = await open_memory_store(f"{pg_dsn}?table={name}")
+    store = await open_memory_store(f"{pg_dsn}?table={name}", manager=pm)
     try:
         await store.entries("user")  # the table exists
         ours = MemoryEntry("user", "k", "ours", 1, "2026-12-03T07:00:00+00:00", "s1")

@@ -9,7 +9,7 @@ import psycopg
 from agentkit_core import open_memory
 
 
-async def test_a_table_made_before_the_search_column_is_indexed_on_open(pg_dsn: str) -> None:
+async def test_a_table_made_before_the_search_column_is_indexed_on_open(pg_dsn: str, pm) -> None:
     name = f"m_{uuid.uuid4().hex}"
     async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as conn:
         await conn.execute(  # the table as the store made it before its search column
@@ -22,7 +22,7 @@ async def test_a_table_made_before_the_search_column_is_indexed_on_open(pg_dsn: 
             "Tuesdays.', 3, '2025-01-02T00:00:00+00:00', ''), ('user', 'Gone', '', 2, "
             "'2025-01-05T00:00:00+00:00', '')"
         )
-    async with await open_memory(f"{pg_dsn}?table={name}") as memory:
+    async with await open_memory(f"{pg_dsn}?table={name}", manager=pm) as memory:
         assert [(e.title, e.version) for e in (await memory.entries("user")).entries] == [
             ("Deploys", 3)
         ]

@@ -1,10 +1,14 @@
 import sqlite3
 from pathlib import Path
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import MemoryStore
 from agentkit_core.plugin import open_memory_store
 from agentkit_core.testing import MemoryStoreConformance
 from agentkit_core.testing import MemoryStoreProcessConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 def spoil_row(db: Path, scope: str, title: str) -> None:
@@ -19,7 +23,7 @@ def spoil_row(db: Path, scope: str, title: str) -> None:
 
 class TestSqliteConformance(MemoryStoreConformance):
     async def make_store(self, tmp_path: Path) -> MemoryStore:
-        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db")
+        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db", manager=PM)
 
     async def spoil(self, store: MemoryStore, tmp_path: Path, scope: str, title: str) -> None:
         spoil_row(tmp_path / "memory.db", scope, title)
@@ -27,7 +31,7 @@ class TestSqliteConformance(MemoryStoreConformance):
 
 class TestSqliteThreadConformance(MemoryStoreConformance):
     async def make_store(self, tmp_path: Path) -> MemoryStore:
-        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db?writes=thread")
+        return await open_memory_store(f"sqlite:///{tmp_path}/memory.db?writes=thread", manager=PM)
 
 
 class TestSqliteProcesses(MemoryStoreProcessConformance):

@@ -30,9 +30,9 @@ def old_database(path: Path) -> None:
     conn.close()
 
 
-async def test_a_database_made_before_the_index_is_indexed_on_open(tmp_path: Path) -> None:
+async def test_a_database_made_before_the_index_is_indexed_on_open(tmp_path: Path, pm) -> None:
     old_database(tmp_path / "memory.db")
-    async with await open_memory(f"sqlite:///{tmp_path}/memory.db") as memory:
+    async with await open_memory(f"sqlite:///{tmp_path}/memory.db", manager=pm) as memory:
         listed = [(e.title, e.version) for e in (await memory.entries("user")).entries]
         assert listed == [("Coffee", 1), ("Deploys", 3)]
         assert await memory.store.forgotten("user", "Gone") == 2
@@ -42,5 +42,5 @@ async def test_a_database_made_before_the_index_is_indexed_on_open(tmp_path: Pat
         await memory.save("user", "Coffee", "The user drinks tea now.", base=1)
         assert await memory.query("espresso", 5) == []
     # opened again: indexed once, not twice
-    async with await open_memory(f"sqlite:///{tmp_path}/memory.db") as memory:
+    async with await open_memory(f"sqlite:///{tmp_path}/memory.db", manager=pm) as memory:
         assert len(await memory.query("deploys tuesdays", 5)) == 1

@@ -21,9 +21,9 @@ from agentkit_core.plugin import open_memory_store
         ("sqlite:///m.db?synchronous=sometimes", r"synchronous='sometimes'"),
     ],
 )
-async def test_bad_urls_are_config_errors(url: str, message: str) -> None:
+async def test_bad_urls_are_config_errors(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message):
-        await open_memory_store(url)
+        await open_memory_store(url, manager=pm)
 
 
 @pytest.mark.parametrize(
@@ -37,9 +37,9 @@ async def test_bad_urls_are_config_errors(url: str, message: str) -> None:
     ],
 )
 async def test_a_row_edited_into_something_else_is_named_and_forgotten(
-    tmp_path: Path, column: str, value: object, problem: str
+    tmp_path: Path, column: str, value: object, problem: str, pm
 ) -> None:
-    async with await open_memory(f"sqlite:///{tmp_path}/m.db") as memory:
+    async with await open_memory(f"sqlite:///{tmp_path}/m.db", manager=pm) as memory:
         await memory.save("user", "good", "fine", base=0)
         await memory.save("user", "bad", "to spoil", base=0)
         conn = sqlite3.connect(tmp_path / "m.db")

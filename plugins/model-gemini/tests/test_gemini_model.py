@@ -437,9 +437,9 @@ async def test_google_api_key_wins_over_gemini_api_key(
     assert server.received[0].headers["x-goog-api-key"] == "from-google"
 
 
-def test_the_model_string_resolves_through_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_model_string_resolves_through_the_plugin(monkeypatch: pytest.MonkeyPatch, pm) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "k")
-    model = resolve_model("gemini:gemini-2.5-flash")
+    model = resolve_model("gemini:gemini-2.5-flash", manager=pm)
     assert isinstance(model, GeminiModel) and model.name == "gemini:gemini-2.5-flash"
 
 

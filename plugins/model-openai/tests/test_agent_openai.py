@@ -165,12 +165,12 @@ async def test_agent_run_stream_retries_a_429_and_streams_each_call(
 
 
 async def test_a_stream_of_keepalives_forever_ends_at_the_deadline_and_is_checkpointed(
-    server: Any, tmp_path: Path
+    server: Any, tmp_path: Path, pm
 ) -> None:
     server.sse("whole_tool_calls.sse")  # turn 1: a tool turn, checkpointed RUNNING
     server.keepalives(0.05)  # turn 2: the stream opens, then only ": keep-alive", forever
     model = OpenAIModel("test-model", base_url=server.url, timeout=1.0)
-    cp = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db")
+    cp = await open_checkpointer(f"sqlite:///{tmp_path}/runs.db", manager=pm)
     agent = Agent(
         "weather",
         model,

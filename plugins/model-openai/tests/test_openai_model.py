@@ -461,10 +461,10 @@ def test_retry_after_reads_seconds_milliseconds_and_http_dates() -> None:
 # ---------------------------------------------------------------------- configuration
 
 
-def test_model_string_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_string_and_environment(monkeypatch: pytest.MonkeyPatch, pm) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1/")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    model = resolve_model("openai:llama3.2")
+    model = resolve_model("openai:llama3.2", manager=pm)
     assert isinstance(model, OpenAIModel)
     assert model.name == "openai:llama3.2"
     assert model.url == "http://localhost:11434/v1/chat/completions"

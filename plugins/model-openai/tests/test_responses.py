@@ -373,23 +373,24 @@ async def test_incomplete_responses(server: Any, model: OpenAIResponsesModel) ->
 
 def test_a_missing_api_key_is_one_line_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
+    pm,
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError) as exc:
-        resolve_model("openai-responses:o4-mini")
+        resolve_model("openai-responses:o4-mini", manager=pm)
     assert "\n" not in str(exc.value) and "OPENAI_API_KEY" in str(exc.value)
     local = OpenAIResponsesModel("m", base_url="http://127.0.0.1:1/v1")  # a local server: fine
     assert local.url == "http://127.0.0.1:1/v1/responses"
 
 
-def test_options_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_options_are_checked(monkeypatch: pytest.MonkeyPatch, pm) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(ConfigError, match=r"reasoning_summary.*'short'"):
         OpenAIResponsesModel("o4-mini", reasoning_summary="short")
     with pytest.raises(ConfigError, match=r"'temprature'.*extra_body"):
         OpenAIResponsesModel("o4-mini").body(ask(settings={"temprature": 1}))  # type: ignore[typeddict-unknown-key]
-    model = resolve_model("openai-responses:o4-mini")
+    model = resolve_model("openai-responses:o4-mini", manager=pm)
     assert isinstance(model, OpenAIResponsesModel) and model.name == "openai-responses:o4-mini"
 
 

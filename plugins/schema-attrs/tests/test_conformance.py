@@ -7,9 +7,13 @@ from typing import Any
 import attr
 import attrs
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SchemaAdapter
 from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 @attrs.define
@@ -48,11 +52,11 @@ class OldReport:
 
 class TestAttrsAdapter(SchemaAdapterConformance):
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(Report)
+        return adapt(Report, manager=PM)
 
 
 class TestOldStyleFrozenAttrsAdapter(SchemaAdapterConformance):
     max_examples = 5
 
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(OldReport)
+        return adapt(OldReport, manager=PM)

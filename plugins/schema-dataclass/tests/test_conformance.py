@@ -5,9 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SchemaAdapter
 from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 @dataclass
@@ -46,11 +50,11 @@ class FrozenReport:
 
 class TestDataclassAdapter(SchemaAdapterConformance):
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(Report)
+        return adapt(Report, manager=PM)
 
 
 class TestFrozenSlottedDataclassAdapter(SchemaAdapterConformance):
     max_examples = 5
 
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(FrozenReport)
+        return adapt(FrozenReport, manager=PM)

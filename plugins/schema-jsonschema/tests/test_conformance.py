@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SchemaAdapter
 from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 TEXT = {"type": "string"}
 REPORT = {
@@ -34,4 +38,4 @@ REPORT = {
 
 class TestJSONSchemaAdapter(SchemaAdapterConformance):
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(REPORT)
+        return adapt(REPORT, manager=PM)

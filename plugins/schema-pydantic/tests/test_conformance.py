@@ -6,9 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SchemaAdapter
 from agentkit_core.plugin import adapt
 from agentkit_core.testing import SchemaAdapterConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 class Person(BaseModel):
@@ -28,7 +32,7 @@ class Report(BaseModel):
 
 class TestPydanticAdapter(SchemaAdapterConformance):
     def make_adapter(self) -> SchemaAdapter[Any]:
-        return adapt(Report)
+        return adapt(Report, manager=PM)
 
     def has(self, obj: Any, name: str) -> bool:
         return name in obj.model_fields_set  # defaults are filled in, but not "set"

@@ -3,10 +3,14 @@ from pathlib import Path
 import pytest
 from pgcluster import PgCluster
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SessionStore
 from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import SessionStoreConformance
 from agentkit_core.testing import SessionStoreProcessConformance
+
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
 
 
 class TestPostgresConformance(SessionStoreConformance):
@@ -15,7 +19,7 @@ class TestPostgresConformance(SessionStoreConformance):
         self.dsn = pg_dsn
 
     async def make_store(self, tmp_path: Path) -> SessionStore:
-        return await open_session_store(self.dsn)
+        return await open_session_store(self.dsn, manager=PM)
 
 
 class TestPostgresProcesses(SessionStoreProcessConformance):

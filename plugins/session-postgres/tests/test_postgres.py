@@ -34,17 +34,17 @@ async def sql(dsn: str, statement: str, *args: object) -> list[tuple[object, ...
         return await cur.fetchall() if cur.description else []
 
 
-async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None:
+async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str, pm) -> None:
     name = table()
     for url in (
         f"{pg_dsn}?table={name}",
         f"{pg_dsn.replace('postgresql', 'postgres', 1)}?table={name}",
     ):
-        store = await open_session_store(url)
+        store = await open_session_store(url, manager=pm)
         assert isinstance(store, PostgresSessionStore) and store.table == name
         await store.aclose()
     assert await sql(pg_dsn, "SELECT to_regclass(%s)", name) == [(None,)]  # nothing connected
-    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}", manager=pm) as sessions:
         head = await sessions.create()
         body = '{"b":  1, "a": [1.0, 2e3], "b": "dup"}'  # jsonb would reorder and dedupe
         item = SessionItem(
@@ -67,19 +67,19 @@ async def test_both_schemes_and_the_table_made_on_first_use(pg_dsn: str) -> None
         ("postgresql://u:hunter2@h:fifty/db", r"its port is not a number"),
     ],
 )
-async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str) -> None:
+async def test_bad_urls_are_config_errors_without_the_password(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message) as info:
-        await open_session_store(url)
+        await open_session_store(url, manager=pm)
     assert "hunter2" not in str(info.value) and "u:***@h" in str(info.value)
     assert "zz" not in str(info.value)
     assert "session store" in str(info.value)
 
 
-async def test_a_refused_connection_names_the_url_without_the_password() -> None:
+async def test_a_refused_connection_names_the_url_without_the_password(pm) -> None:
     with socket.socket() as sock:  # bound, never listening: a connect is refused for sure
         sock.bind(("127.0.0.1", 0))
         url = f"postgresql://postgres:hunter2@127.0.0.1:{sock.getsockname()[1]}/db"
-        sessions = await open_sessions(url)
+        sessions = await open_sessions(url, manager=pm)
         assert "hunter2" not in repr(sessions) and "hunter2" not in repr(sessions.store)
         with pytest.raises(
             StorageError, match=r"cannot connect .*session store .*postgres:\*\*\*@"
@@ -88,8 +88,8 @@ async def test_a_refused_connection_names_the_url_without_the_password() -> None
         await sessions.aclose()
 
 
-async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) -> None:
-    async with await open_sessions(f"{pg_cluster.dsn}?table={table()}") as sessions:
+async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster, pm) -> None:
+    async with await open_sessions(f"{pg_cluster.dsn}?table={table()}", manager=pm) as sessions:
         heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
         pg_cluster.restart()  # every pooled connection is now dead
         done = await asyncio.gather(
@@ -100,10 +100,12 @@ async def test_an_open_store_outlives_a_server_restart(pg_cluster: PgCluster) ->
 
 
 @pytest.mark.parametrize("how", ["crash", "fast"])
-async def test_the_first_append_after_a_restart_succeeds(pg_cluster: PgCluster, how: str) -> None:
+async def test_the_first_append_after_a_restart_succeeds(
+    pg_cluster: PgCluster, how: str, pm
+) -> None:
     """A full pool of stale connections: each call's retry must not meet the next stale one."""
     url = f"{pg_cluster.dsn}?table={table()}&pool_min=4&pool_max=4"
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         heads = await asyncio.gather(*(sessions.create() for _ in range(4)))
         await asyncio.sleep(0.2)  # every connection back in the pool, idle
         pg_cluster.restart(immediate=how == "crash")
@@ -112,16 +114,18 @@ async def test_the_first_append_after_a_restart_succeeds(pg_cluster: PgCluster, 
             assert [i.id for i in await sessions.path(head.session_id)] == [head.id, item.id]
 
 
-async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) -> None:
+async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster, pm) -> None:
     """Percent-encoded, as typed or in the query, the password reaches the server unchanged."""
     urls = await password_urls(pg_cluster)
     for url in urls:
-        async with await open_sessions(url) as s:
+        async with await open_sessions(url, manager=pm) as s:
             head = await s.create()
             await s.append(head.session_id, head.id, NewItem("user", {}))
             assert len(await s.path(head.session_id)) == 2
             assert "p@ss" not in repr(s.store) and "***" in repr(s.store)
-    sessions = await open_sessions(urls[0].replace("%40", "@@", 1))  # the server checks it
+    sessions = await open_sessions(
+        urls[0].replace("%40", "@@", 1), manager=pm
+    )  # the server checks it
     with pytest.raises(StorageError, match="password authentication failed") as info:
         await sessions.sessions()
     assert "p@@ss" not in str(info.value)
@@ -137,10 +141,10 @@ async def test_a_password_with_reserved_characters_works(pg_cluster: PgCluster) 
     ],
 )
 async def test_an_append_whose_connection_dies_is_retried_without_breaking_the_cas(
-    pg_dsn: str, meanwhile: str | None, written: bool
+    pg_dsn: str, meanwhile: str | None, written: bool, pm
 ) -> None:
     name = table()
-    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}", manager=pm) as sessions:
         head = await sessions.create()
         stamp = head.created_at
 
@@ -172,9 +176,9 @@ async def test_an_append_whose_connection_dies_is_retried_without_breaking_the_c
                 await sessions.append(head.session_id, head.id, NewItem("user", {}))
 
 
-async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(pg_dsn: str) -> None:
+async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(pg_dsn: str, pm) -> None:
     name = table()
-    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}", manager=pm) as sessions:
         head = await sessions.create()
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
@@ -187,9 +191,9 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(pg_dsn:
         assert (await sessions.info(head.session_id)).count == 4
 
 
-async def test_forks_edited_into_a_loop_end_the_walk(pg_dsn: str) -> None:
+async def test_forks_edited_into_a_loop_end_the_walk(pg_dsn: str, pm) -> None:
     name = table()
-    async with await open_sessions(f"{pg_dsn}?table={name}") as sessions:
+    async with await open_sessions(f"{pg_dsn}?table={name}", manager=pm) as sessions:
         head = await sessions.create()
         [a] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
         fork = await sessions.fork(head.session_id, at=a.id)

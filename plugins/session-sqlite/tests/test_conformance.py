@@ -1,20 +1,28 @@
 from pathlib import Path
 
+from agentkit_core import PluginManager
 from agentkit_core.plugin import SessionStore
 from agentkit_core.plugin import open_session_store
 from agentkit_core.testing import SessionStoreConformance
 
+#: A fresh manager for the helpers below, never the process-wide one.
+PM = PluginManager()
+
 
 class TestSqliteConformance(SessionStoreConformance):
     async def make_store(self, tmp_path: Path) -> SessionStore:
-        return await open_session_store(f"sqlite:///{tmp_path}/sessions.db")
+        return await open_session_store(f"sqlite:///{tmp_path}/sessions.db", manager=PM)
 
 
 class TestSqliteNormalConformance(SessionStoreConformance):
     async def make_store(self, tmp_path: Path) -> SessionStore:
-        return await open_session_store(f"sqlite:///{tmp_path}/sessions.db?synchronous=normal")
+        return await open_session_store(
+            f"sqlite:///{tmp_path}/sessions.db?synchronous=normal", manager=PM
+        )
 
 
 class TestSqliteThreadConformance(SessionStoreConformance):
     async def make_store(self, tmp_path: Path) -> SessionStore:
-        return await open_session_store(f"sqlite:///{tmp_path}/sessions.db?writes=thread")
+        return await open_session_store(
+            f"sqlite:///{tmp_path}/sessions.db?writes=thread", manager=PM
+        )

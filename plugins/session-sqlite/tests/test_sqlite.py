@@ -26,9 +26,9 @@ def edit(path: Path, statement: str, *args: object) -> None:
     conn.close()
 
 
-async def test_the_table_and_its_keys_are_the_database_s(tmp_path: Path) -> None:
+async def test_the_table_and_its_keys_are_the_database_s(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         assert isinstance(sessions.store, SqliteSessionStore)
         assert sessions.store.url == url
         head = await sessions.create()
@@ -53,19 +53,21 @@ async def test_the_table_and_its_keys_are_the_database_s(tmp_path: Path) -> None
         ("sqlite:///s.db?writes=async", r"writes='async'.*not one of thread, inline"),
     ],
 )
-async def test_bad_urls_are_refused(url: str, message: str) -> None:
+async def test_bad_urls_are_refused(url: str, message: str, pm) -> None:
     with pytest.raises(ConfigError, match=message):
-        await open_session_store(url)
+        await open_session_store(url, manager=pm)
 
 
-async def test_a_missing_directory_is_a_storage_error(tmp_path: Path) -> None:
+async def test_a_missing_directory_is_a_storage_error(tmp_path: Path, pm) -> None:
     with pytest.raises(StorageError, match=r"cannot open the SQLite session database .*nope"):
-        await open_session_store(f"sqlite:///{tmp_path}/nope/sessions.db")
+        await open_session_store(f"sqlite:///{tmp_path}/nope/sessions.db", manager=pm)
 
 
-async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_path: Path) -> None:
+async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(
+    tmp_path: Path, pm
+) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         head = await sessions.create({"model": "m"})
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
@@ -77,7 +79,7 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_pat
         '{"n": 1',
         items[1].id,
     )
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         path = await sessions.path(head.session_id)
         assert [i.id for i in path] == [head.id, *(i.id for i in items)]
         with pytest.raises(CorruptSessionItem) as info:
@@ -93,15 +95,15 @@ async def test_a_corrupt_body_names_its_item_and_the_rest_stays_readable(tmp_pat
         assert len(await sessions.path(fork.session_id)) == 3
 
 
-async def test_a_missing_record_is_named_not_skipped(tmp_path: Path) -> None:
+async def test_a_missing_record_is_named_not_skipped(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         head = await sessions.create()
         items = await sessions.append(
             head.session_id, head.id, [NewItem("user", {"n": n}) for n in range(3)]
         )
     edit(tmp_path / "sessions.db", f"DELETE FROM {TABLE} WHERE id = ?", items[1].id)
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         with pytest.raises(CorruptSessionItem, match=rf"its parent '{items[1].id}' is not"):
             await sessions.path(head.session_id)
         assert [i.id for i in await sessions.path(head.session_id, to=items[0].id)] == [
@@ -110,15 +112,15 @@ async def test_a_missing_record_is_named_not_skipped(tmp_path: Path) -> None:
         ]
 
 
-async def test_forks_edited_into_a_loop_end_the_walk(tmp_path: Path) -> None:
+async def test_forks_edited_into_a_loop_end_the_walk(tmp_path: Path, pm) -> None:
     url = f"sqlite:///{tmp_path}/sessions.db"
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         head = await sessions.create()
         [a] = await sessions.append(head.session_id, head.id, NewItem("user", {}))
         fork = await sessions.fork(head.session_id, at=a.id)
         [b] = await sessions.append(fork.session_id, fork.id, NewItem("user", {}))
     # the root's header now claims to be forked from the fork's item: a loop of two sessions
     edit(tmp_path / "sessions.db", f"UPDATE {TABLE} SET parent = ? WHERE id = ?", b.id, head.id)
-    async with await open_sessions(url) as sessions:
+    async with await open_sessions(url, manager=pm) as sessions:
         with pytest.raises(CorruptSessionItem, match=r"cannot be followed .*or a loop"):
             await sessions.path(fork.session_id)

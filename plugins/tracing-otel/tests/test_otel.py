@@ -286,9 +286,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
-def test_without_otel_variables_nothing_is_exported(clean_env: pytest.MonkeyPatch) -> None:
+def test_without_otel_variables_nothing_is_exported(clean_env: pytest.MonkeyPatch, pm) -> None:
     assert from_environment() is None
-    assert not any(isinstance(e, OTelExporter) for e in span_exporters())
+    assert not any(isinstance(e, OTelExporter) for e in span_exporters(manager=pm))
 
 
 def test_disabled_and_none_export_nothing(clean_env: pytest.MonkeyPatch) -> None:
@@ -306,11 +306,11 @@ def test_an_unknown_exporter_name_is_a_clear_error(clean_env: pytest.MonkeyPatch
         from_environment()
 
 
-def test_an_endpoint_turns_export_on(clean_env: pytest.MonkeyPatch) -> None:
+def test_an_endpoint_turns_export_on(clean_env: pytest.MonkeyPatch, pm) -> None:
     clean_env.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
     exporter = from_environment()
     assert isinstance(exporter, OTelExporter)
-    assert isinstance(span_exporters()[0], OTelExporter)
+    assert isinstance(span_exporters(manager=pm)[0], OTelExporter)
 
 
 # ---------------------------------------------------------------------- a real collector

@@ -106,7 +106,7 @@ def test_the_provider_is_the_prefix_in_the_conventions_spelling(prefix: str, nam
     assert provider_name(None, name) is None  # a model name without a prefix says nothing
 
 
-def test_a_real_provider_run_in_a_session_names_both() -> None:
+def test_a_real_provider_run_in_a_session_names_both(pm) -> None:
     """A provider answers with its bare model id; the run records a session."""
     from agentkit_core import Message
     from agentkit_core import Recorder
@@ -118,7 +118,7 @@ def test_a_real_provider_run_in_a_session_names_both() -> None:
     model = ScriptedModel([answer], name="gemini:gemini-2.5-flash")
 
     async def go() -> str:
-        async with await open_sessions("memory://") as sessions:
+        async with await open_sessions("memory://", manager=pm) as sessions:
             recorder = await Recorder.start(sessions)
             agent = Agent("greeter", model, exporters=[made], hooks=None, recorder=recorder)
             await agent.run("hi")

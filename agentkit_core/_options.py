@@ -1,0 +1,333 @@
+"""The option records ``Agent(...)`` and ``Kit(...)`` take, grouped by what they configure.
+
+Each record is a frozen value (``Limits``, ``GuardOptions``, ``SessionOptions``,
+``CompactionOptions``, ``ToolOptions``)
+passed under the key of its group:
+``Kit(limits=Limits(max_turns=5), guards=GuardOptions(["redact"]))``.
+The flat keywords (``max_turns=5``, ``guards=["redact"]``) stay as thin aliases that build the
+same record; giving a record and one of its flat keywords at once is a :class:`ConfigError`.
+A field a record does not have is the nearest-key :class:`ConfigError` of the kit's options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import ClassVar
+from typing import TypeVar
+
+from ._errors import ConfigError
+
+# Imported at run time, not for the type checker only: the records are public, and their
+# hints must resolve (typing.get_type_hints, pydantic); Agent and Kit resolve by their door.
+from ._fold import Folding
+from ._guardrails import Guardrail
+from ._guards import Guard
+from ._guards import GuardChain
+from ._policy import PolicyEngine
+from ._scope import DEFAULT_MODEL_DEADLINE
+from ._scope import Budget
+from ._sessions import SessionHeader
+from ._sessions import Sessions
+from ._sessions import SessionStore
+from ._tables import unknown_key
+from ._tools import Tool
+from ._toolunion import ToolConflict
+from ._toolunion import ToolFilter
+from ._toolunion import ToolWrap
+from ._verdicts import VerdictObserver
+
+if TYPE_CHECKING:
+    from ._agent import Agent
+    from ._kit import AgentConfig
+    from ._kit import Kit
+
+R = TypeVar("R", bound="_Record")
+
+
+class _Record:
+    """A frozen options record: an unknown field is the nearest-key error, not a TypeError."""
+
+    #: The keyword the record is passed under (``Kit(limits=...)``), for error messages.
+    key: ClassVar[str]
+
+    def __new__(cls: type[R], *args: object, **fields: object) -> R:
+        known = _defaults(cls)
+        if not fields.keys() <= known.keys():
+            unknown = next(name for name in fields if name not in known)
+            raise unknown_key(unknown, list(known), f"{cls.__name__}(...)")
+        return super().__new__(cls)
+
+    def given(self) -> dict[str, object]:
+        """The fields set to something other than their default: what the flat keys would say."""
+        return {
+            name: getattr(self, name)
+            for name, default in _defaults(type(self)).items()
+            if getattr(self, name) != default
+        }
+
+
+_DEFAULTS: dict[type[_Record], dict[str, object]] = {}
+
+
+def _defaults(cls: type[_Record]) -> dict[str, object]:
+    """Each field of a record and its default, read once per record class (an Agent reads two)."""
+    known = _DEFAULTS.get(cls)
+    if known is None:
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        known = _DEFAULTS[cls] = {f.name: f.default for f in fields}
+    return known
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits(_Record):
+    """How far a run may go: turns, parallel tool calls, the time of a tool or model call, cost.
+
+    Args:
+        max_turns: model calls a run may make.
+        max_parallel_tools: how many tool calls of one batch run at once (at least 1).
+        tool_timeout: seconds a tool call may take when the tool sets no timeout of its own
+            (None for no limit); past it the call is a tool error the model reads. Agent only.
+        model_deadline: seconds one model call may take in all, its retries and a whole
+            stream included (None for none); past it the run fails with
+            ``ModelDeadlineExceeded``, checkpointed FAILED. Agent only.
+        budget: the :class:`Budget` of every run (tokens, requests, tool calls, cost).
+            Agent only.
+    """
+
+    key: ClassVar[str] = "limits"
+
+    max_turns: int = 10
+    max_parallel_tools: int = 8
+    tool_timeout: float | None = 300.0
+    model_deadline: float | None = DEFAULT_MODEL_DEADLINE
+    budget: Budget | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GuardOptions(_Record):
+    """What checks a run: guards, the guardrail, the policy engine, and who hears the verdicts.
+
+    Args:
+        guards: the guards checking every instruction part (kit), request, answer and turn:
+            installed guards by name (kit only; ``["redact", "max-input"]``, built with
+            ``guard_options[name]``, run in plugin order), then :class:`Guard` objects in the
+            order given; an agent also takes a :class:`GuardChain`. See ``docs/guards.md``.
+        guard_options: options per guard named in ``guards`` (kit only).
+        guard_fail_open: the named guards whose raising lets the text through (kit only).
+        guardrail: a Guardrail, the name of an installed one (built with its configured
+            settings and ``guardrail_options``), or None for the one the configuration names.
+            Every tool call is checked with it (``egress()``).
+        guardrail_options: options of the guardrail named (kit only).
+        policy: a :class:`PolicyEngine`, or the path of a policy file an installed engine
+            reads; it decides every tool call before the hooks (``docs/policy.md``).
+        policy_engine: names the engine that reads the file, when several are installed.
+        verdict_observer: told every verdict a run reports (policy, guards, approvals, hooks).
+    """
+
+    key: ClassVar[str] = "guards"
+
+    guards: GuardChain | Sequence[str | Guard] | None = None
+    guard_options: Mapping[str, Mapping[str, object] | None] | None = None
+    guard_fail_open: Sequence[str] = ()
+    guardrail: Guardrail | str | None = None
+    guardrail_options: Mapping[str, object] | None = None
+    policy: PolicyEngine | str | os.PathLike[str] | None = None
+    policy_engine: str | None = None
+    verdict_observer: VerdictObserver | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionOptions(_Record):
+    """The session a kit records its conversation in (``docs/sessions.md``); needs ``Kit.open``.
+
+    Args:
+        session: the store: a URL such as ``sqlite:///sessions.db``, a SessionStore or a
+            Sessions.
+        header: fields of a new session's header over the kit's own, or a SessionHeader.
+        session_id: the session's id: continued at its leaf when it exists, else created.
+        resume: an existing session to continue at its leaf.
+        fork, fork_at: a new session based at item ``fork_at`` (default: the leaf) of session
+            ``fork``.
+    """
+
+    key: ClassVar[str] = "session"
+
+    session: str | Sessions | SessionStore | None = None
+    header: SessionHeader | Mapping[str, object] | None = None
+    session_id: str | None = None
+    resume: str | None = None
+    fork: str | None = None
+    fork_at: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CompactionOptions(_Record):
+    """How a kit keeps the transcript within budget (``docs/compaction.md``).
+
+    Args:
+        compaction: the fold: the keywords of ``Folding`` (``{"budget": 60_000}``) or a
+            Folding.
+        compactor, compactor_options: a compactor plugin by name and its options, run as
+            ``compaction()`` middleware.
+    """
+
+    key: ClassVar[str] = "compaction"
+
+    compaction: Mapping[str, object] | Folding | None = None
+    compactor: str | None = None
+    compactor_options: Mapping[str, object] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolOptions(_Record):
+    """The tools a kit offers, from every source, and how their union is shaped.
+
+    Args:
+        tools: the user's own tools or typed functions (first in the union).
+        agents: child agents offered as tools.
+        handoffs: kits the conversation may be handed to (``transfer_to_<name>`` tools).
+        tool_sources: options per plugin-provided tool source, connected by ``Kit.open``.
+        mcp: MCP servers (command lines or URLs), short for ``tool_sources={"mcp": ...}``.
+        tool_filter, tool_wrap, on_tool_conflict: see ``ToolUnion``.
+        deferred_tools: ``fn(kit)``, called once the kit opened its session and policy; the
+            tools it returns join ``tools``.
+    """
+
+    key: ClassVar[str] = "tools"
+
+    tools: Sequence[Tool] = ()
+    agents: Sequence[Agent] = ()
+    handoffs: Sequence[Kit] = ()
+    tool_sources: Mapping[str, Mapping[str, object] | None] | None = None
+    mcp: Sequence[str] = ()
+    tool_filter: ToolFilter | None = None
+    tool_wrap: ToolWrap | None = None
+    on_tool_conflict: Callable[[ToolConflict], object] | None = None
+    deferred_tools: Callable[[Kit], Sequence[Tool | Callable[..., object]]] | None = None
+
+
+#: Every record, by the key it is passed under.
+RECORDS: dict[str, type[_Record]] = {
+    r.key: r for r in (Limits, GuardOptions, SessionOptions, CompactionOptions, ToolOptions)
+}
+
+
+def flatten(
+    options: Mapping[str, object], where: str, keys: Collection[str] | None = None
+) -> dict[str, object]:
+    """``options`` with each record replaced by the flat keys it sets.
+
+    A record and one of its flat keys given at once is a :class:`ConfigError`; ``keys``, when
+    given, are the flat keys the receiver reads (a record field outside them, set, is refused).
+    """
+    flat = dict(options)
+    for key, record in RECORDS.items():
+        value = flat.get(key)
+        if not isinstance(value, record):
+            continue
+        del flat[key]
+        given = value.given()
+        for name in given:
+            if name != key and name in options:
+                raise _both(record, name, where)
+            if keys is not None and name not in keys:
+                reads = [f.name for f in dataclasses.fields(record) if f.name in keys]  # type: ignore[arg-type]
+                raise ConfigError(
+                    f"{where} does not take {type(value).__name__}({name}=...); the fields it "
+                    f"reads are {', '.join(reads)}",
+                    value=name,
+                    source=where,
+                )
+        flat.update(given)
+    return flat
+
+
+def _both(record: type[_Record], name: str, where: str) -> ConfigError:
+    """The error for a record given beside one of its own flat keywords."""
+    return ConfigError(
+        f"{where} got both {record.key}={record.__name__}(...) and {name}=; the flat "
+        f"{name}= is short for {record.__name__}({name}=...): pass one",
+        value=name,
+        source=where,
+    )
+
+
+def record_of(cls: type[R], record: R | None, where: str, **flat: object) -> R:
+    """``record``, or the record the flat keywords (its aliases) build when it is None.
+
+    A flat keyword set to other than its default beside a record is a :class:`ConfigError`.
+    """
+    if record is None:
+        return cls(**flat)
+    defaults = _defaults(cls)
+    for name, value in flat.items():
+        if value is not defaults[name] and value != defaults[name]:
+            raise _both(cls, name, where)
+    return record
+
+
+def agent_guards(
+    guards: GuardOptions | GuardChain | Sequence[Guard] | None, **flat: object
+) -> GuardOptions:
+    """``Agent(guards=...)``'s record: given, or built from the guards and the flat aliases.
+
+    An agent takes objects: guards by name and their options are the kit's (or
+    ``build_guard_chain(..., manager=)``'s), refused here naming them.
+    """
+    where = "Agent(guards=)"
+    if isinstance(guards, GuardOptions):
+        record = record_of(GuardOptions, guards, where, **flat)
+    else:
+        record = GuardOptions(guards=guards, **flat)  # type: ignore[arg-type]
+    given = record.guards
+    named = [] if isinstance(given, GuardChain) else [g for g in given or () if isinstance(g, str)]
+    for name, value in (
+        ("guards by name", named),
+        ("guard_options", record.guard_options),
+        ("guard_fail_open", record.guard_fail_open),
+        ("guardrail_options", record.guardrail_options),
+    ):
+        if value:
+            raise ConfigError(
+                f"{where} got {name} ({value!r}): an agent takes Guard objects (or a "
+                "GuardChain); build named guards with Kit(guards=...) or "
+                "build_guard_chain(names, options=..., fail_open=..., manager=pm)",
+                value=value,
+                source=where,
+            )
+    if given is None or isinstance(given, GuardChain):
+        return record
+    return dataclasses.replace(record, guards=GuardChain(given))  # type: ignore[arg-type]
+
+
+def config_options(config: AgentConfig, overrides: Mapping[str, object]) -> dict[str, object]:
+    """``Agent.from_config``'s keywords: the config's fields, then ``overrides``.
+
+    ``instructions`` is the agent's ``prompt``; a record among the overrides replaces the
+    fields it groups (``limits=Limits(...)`` the config's ``max_turns``...).
+    """
+    options = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    options["prompt"] = options.pop("instructions")
+    for value in overrides.values():
+        if isinstance(value, _Record):
+            for f in dataclasses.fields(value):  # type: ignore[arg-type]
+                options.pop(f.name, None)
+    return {**options, **overrides}
+
+
+def agent_compaction(compaction: object) -> Folding | None:
+    """``Agent(compaction=)`` as given, when it is a Folding (or None)."""
+    if compaction is None or isinstance(compaction, Folding):
+        return compaction
+    raise ConfigError(
+        f"compaction= takes a Folding (the fold the transcript keeps), got "
+        f"{compaction!r}; a per-request compactor goes in middlewares=[compaction(c)]",
+        value=compaction,
+        source="Agent(compaction=)",
+    )
