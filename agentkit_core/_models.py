@@ -96,7 +96,7 @@ class ModelRequest:
     middlewares to talk to each other.
     """
 
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     tools: tuple[ToolSpec, ...] = ()
     output: OutputSchema | None = None
     settings: ModelSettings = field(default_factory=lambda: ModelSettings())
