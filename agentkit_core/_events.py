@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import MutableSequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
@@ -309,14 +310,14 @@ class EventLog:
     #: Usage over the run's requests, as far as the events built so far tell.
     total: Usage = field(default_factory=Usage)
     #: The last request estimated, and its estimate (see :meth:`estimate`).
-    _sent: tuple[Message, ...] = ()
+    _sent: Sequence[Message] = ()
     _sent_tokens: int = 0
 
     def build(self, note: Note) -> RunEvent:
         """The event ``note`` stands for (notes are built in the order they were put)."""
         return note[0](self, note)  # type: ignore[no-any-return]
 
-    def estimate(self, messages: tuple[Message, ...]) -> int:
+    def estimate(self, messages: Sequence[Message]) -> int:
         """``estimate_tokens(messages)``, in time proportional to what is new since the last.
 
         A request that extends the previous one (the same first message, and the previous

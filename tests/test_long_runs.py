@@ -14,6 +14,7 @@ import tracemalloc
 from collections.abc import AsyncIterator
 
 from agentkit_core import Agent
+from agentkit_core import Budget
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import ToolCall
@@ -150,3 +151,30 @@ def test_a_requests_messages_stay_what_was_sent() -> None:
     assert first == tuple(transcript[:2]) and len(first) == 2 and hash(first) == hash(first[:])
     assert last == tuple(transcript[:-1]) and last[-1] is transcript[-2]
     assert list(reversed(first)) == transcript[1::-1] and first + last[2:] == last
+
+
+def test_a_budgets_estimate_before_each_call_reads_only_the_new_messages(monkeypatch) -> None:
+    """With a token limit every call's prompt is estimated first: the new messages only."""
+    from agentkit_core import _tokens
+
+    estimated: list[object] = []
+    real = _tokens.estimate_message
+
+    def counting(message: Message) -> int:
+        estimated.append(message)
+        return real(message)
+
+    monkeypatch.setattr(_tokens, "estimate_message", counting)
+    budget = Budget(max_tokens=10**9)
+    agent = Agent(
+        "a",
+        OneCallPerTurn(50),
+        "sys",
+        [echo],
+        hooks=Hooks(),
+        exporters=[],
+        budget=budget,
+        max_turns=51,
+    )
+    assert asyncio.run(agent.run("go")).output == "done"
+    assert len(estimated) <= 2 * 51 + 2, len(estimated)  # each message once (was 2,652)
