@@ -13,6 +13,8 @@ import sys
 import tracemalloc
 from collections.abc import AsyncIterator
 
+import pytest
+
 from agentkit_core import Agent
 from agentkit_core import Budget
 from agentkit_core import Hooks
@@ -153,7 +155,9 @@ def test_a_requests_messages_stay_what_was_sent() -> None:
     assert list(reversed(first)) == transcript[1::-1] and first + last[2:] == last
 
 
-def test_a_budgets_estimate_before_each_call_reads_only_the_new_messages(monkeypatch) -> None:
+def test_a_budgets_estimate_before_each_call_reads_only_the_new_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """With a token limit every call's prompt is estimated first: the new messages only."""
     from agentkit_core import _tokens
 
