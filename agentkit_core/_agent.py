@@ -29,6 +29,7 @@ from ._context import DepsT
 from ._context import Elicitor
 from ._context import RunContext
 from ._context import RunServices
+from ._context import unread
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._executor import Executor
@@ -445,7 +446,7 @@ class Agent(Generic[DepsT]):
         """
         from ._event_queue import stream_events
 
-        ctx = self._with_deps(ctx if ctx is not None else self.new_context(run_id), deps)
+        ctx = self._with_deps(ctx if ctx is not None else unread(self.new_context(run_id)), deps)
 
         def start(sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
             return self.resume(run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=sink)
@@ -468,7 +469,7 @@ class Agent(Generic[DepsT]):
         settings: ModelSettings | None,
     ) -> AgentResult:
         merged = self._settings_for(settings)
-        ctx = self._bind(ctx if ctx is not None else self.new_context())
+        ctx = self._bind(ctx if ctx is not None else unread(self.new_context()))
         wc = wc if wc is not None else WorkingContext()
         if wc.secret_tainted:  # the conversation so far holds a secret
             ctx.taint()
@@ -484,7 +485,7 @@ class Agent(Generic[DepsT]):
 
     def _with_deps(self, ctx: RunContext[DepsT] | None, deps: DepsT | None) -> RunContext[DepsT]:
         """``ctx`` (a new one if None) carrying ``deps``; one already carrying others is refused."""
-        ctx = ctx if ctx is not None else self.new_context()
+        ctx = ctx if ctx is not None else unread(self.new_context())
         if deps is not None:
             if ctx.deps is not None and ctx.deps is not deps:
                 raise ConfigError(
@@ -621,7 +622,7 @@ class Agent(Generic[DepsT]):
         ``on_event`` and ``deps`` are as for :meth:`run` (deps are not checkpointed: give them
         again).
         """
-        ctx = self._with_deps(ctx if ctx is not None else self.new_context(run_id), deps)
+        ctx = self._with_deps(ctx if ctx is not None else unread(self.new_context(run_id)), deps)
         return await resume_run(
             self, run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=on_event
         )

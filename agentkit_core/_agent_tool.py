@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ._context import RunContext
+from ._context import unread
 from ._errors import BudgetExceeded
 from ._messages import JSONObject
 from ._tools import Tool
@@ -61,7 +62,7 @@ class AgentTool(Tool):
         if not isinstance(task, str) or not task:
             return ToolResult.error(f"{self.name}: 'task' must be a non-empty string")
         name = self.agent.name
-        child = self.agent.new_context(parent=ctx)
+        child = unread(self.agent.new_context(parent=ctx))
         child.recorder = await ctx.recorder.child(
             ctx, name, model=self.agent.model.name, default=child.recorder
         )

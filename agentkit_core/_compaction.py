@@ -21,6 +21,7 @@ from typing import runtime_checkable
 from ._errors import PendingToolCallError
 from ._errors import RunError
 from ._messages import Message
+from ._messages import TranscriptView
 from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
@@ -128,7 +129,7 @@ class _Compaction(Middleware):
         # Per run: the last request's messages and their estimate, when that was known
         # without reading what was dropped. A run's next request is that transcript with new
         # messages after it, so its count costs only the new ones.
-        self._counted: weakref.WeakKeyDictionary[RunContext, tuple[tuple[Message, ...], int]] = (
+        self._counted: weakref.WeakKeyDictionary[RunContext, tuple[Sequence[Message], int]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -179,24 +180,34 @@ class _Compaction(Middleware):
             tokens = kept
         else:
             last = self._counted.get(ctx)
-            if last is not None and type(before) is tuple and _starts_with(before, last[0]):
+            if last is not None and _frozen(before) and _starts_with(before, last[0]):
                 tokens = last[1] + estimate_tokens(before[len(last[0]) :])
-        if tokens is not None and type(before) is tuple:  # a list may change after the call
+        if tokens is not None and _frozen(before):  # a list may change after the call
             self._counted[ctx] = (before, tokens)
         else:
             self._counted.pop(ctx, None)
         return tokens
 
 
-def _starts_with(messages: tuple[Message, ...], prefix: tuple[Message, ...]) -> bool:
+def _frozen(messages: Sequence[Message]) -> bool:
+    """Whether ``messages`` cannot change after the call: a tuple, or a transcript's view."""
+    return type(messages) is tuple or type(messages) is TranscriptView
+
+
+def _starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
     """Whether ``messages`` begins with the messages of ``prefix``, copying neither.
 
-    Tuple ordering walks both to the first position where they differ, comparing identical
-    messages by address alone (no message is read, so a long prefix costs a pointer scan);
-    messages define no order, so a difference raises TypeError.
+    Two views of one transcript compare their lengths. Tuple ordering walks both to the first
+    position where they differ, comparing identical messages by address alone (no message is
+    read, so a long prefix costs a pointer scan); messages define no order, so a difference
+    raises TypeError.
     """
     n = len(prefix)
     if not n or len(messages) < n or messages[n - 1] is not prefix[-1]:
+        return False
+    if isinstance(messages, TranscriptView):
+        return messages.extends(prefix)
+    if type(messages) is not tuple or type(prefix) is not tuple:
         return False
     try:
         return prefix <= messages

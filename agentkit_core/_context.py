@@ -448,3 +448,13 @@ def _services(services: RunServices | None, given: dict[str, Any]) -> RunService
             source="RunContext",
         )
     return services
+
+
+def unread(ctx: RunContext[DepsT]) -> RunContext[DepsT]:
+    """``ctx``, a context an agent made for one run: its trace keeps no finished span.
+
+    Nobody holds it after the run, so the spans would only grow the run's memory (exporters
+    and the event stream still see each one); a context the caller passes keeps them all.
+    """
+    ctx.trace.keep = False
+    return ctx

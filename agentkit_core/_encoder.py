@@ -42,6 +42,7 @@ from ._errors import EncodingError
 from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
+from ._messages import TranscriptView
 from ._messages import Usage
 
 TAG = "__agentkit__"
@@ -152,6 +153,8 @@ def _default(value: object) -> object:
     fields = _fields(value)
     if fields is not None:
         return fields
+    if isinstance(value, TranscriptView):  # a request's messages, encoded as their tuple
+        return list(value)
     if isinstance(value, (set, frozenset)):
         try:
             return sorted(value)
@@ -292,7 +295,7 @@ def _children(value: object, path: str) -> Iterator[tuple[str, object]]:
                 )
             yield f"{path}[{json.dumps(key, ensure_ascii=False)}]", child
         return
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, TranscriptView)):
         for i, child in enumerate(value):
             yield f"{path}[{i}]", child
         return
@@ -433,7 +436,12 @@ def jsonable(value: object) -> JSONValue:
     from pydantic_core import to_jsonable_python
 
     try:
-        data: JSONValue = to_jsonable_python(value, fallback=repr)
+        data: JSONValue = to_jsonable_python(value, fallback=_fallback)
     except UnicodeDecodeError:
-        data = to_jsonable_python(value, fallback=repr, bytes_mode="base64")
+        data = to_jsonable_python(value, fallback=_fallback, bytes_mode="base64")
     return data
+
+
+def _fallback(value: object) -> object:
+    """What :func:`jsonable` makes of a value pydantic does not know: a view's list, else repr."""
+    return list(value) if isinstance(value, TranscriptView) else repr(value)

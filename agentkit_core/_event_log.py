@@ -15,9 +15,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._messages import Message
 from ._messages import Usage
-from ._tokens import estimate_tokens
+from ._tokens import SentTokens
 
 if TYPE_CHECKING:
     from ._events import RunEvent
@@ -58,28 +57,13 @@ class EventLog:
     seq: int = 0
     #: Usage over the run's requests, as far as the events built so far tell.
     total: Usage = field(default_factory=Usage)
-    #: The last request estimated, and its estimate (see :meth:`estimate`).
-    _sent: tuple[Message, ...] = ()
-    _sent_tokens: int = 0
+    #: Estimates each request from the messages new since the last (a turn's estimate costs
+    #: the same at turn 1,000 as at turn 1).
+    estimate: SentTokens = field(default_factory=SentTokens)
 
     def build(self, note: Note) -> RunEvent:
         """The event ``note`` stands for (notes are built in the order they were put)."""
         return note[0](self, note)  # type: ignore[no-any-return]
-
-    def estimate(self, messages: tuple[Message, ...]) -> int:
-        """``estimate_tokens(messages)``, in time proportional to what is new since the last.
-
-        A request that extends the previous one (the same first message, and the previous
-        one's last message in its place) is counted as the previous estimate plus its new
-        messages: a turn costs the same at turn 1,000 as at turn 1.
-        """
-        sent, n = self._sent, len(self._sent)
-        if n and len(messages) >= n and messages[0] is sent[0] and messages[n - 1] is sent[-1]:
-            tokens = self._sent_tokens + estimate_tokens(messages[n:])
-        else:
-            tokens = estimate_tokens(messages)
-        self._sent, self._sent_tokens = messages, tokens
-        return tokens
 
     def emit(
         self,

@@ -25,6 +25,7 @@ from typing import Literal
 from typing import TypeVar
 from typing import final
 
+from ._context import unread
 from ._errors import ConfigError
 from ._errors import StepTimeoutError
 from ._errors import UnknownNameError
@@ -94,7 +95,7 @@ class Executor:
         The default runs it in the caller's task (``agent.run``) with a fresh context of
         ``run_id`` (a new id when None).
         """
-        return await agent.run(task, ctx=agent.new_context(run_id))
+        return await agent.run(task, ctx=unread(agent.new_context(run_id)))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

@@ -275,7 +275,8 @@ class Folding:
                 await self._tell(ctx, Fold(head, old, None, before, before, str(exc)), span)
                 return view
             sent = [*view[:view_head], summary, *view[view_cut:]]
-            transcript[head:cut] = [summary]
+            # a new list: the requests made so far are views of the old one (TranscriptView)
+            state.transcript = [*transcript[:head], summary, *transcript[cut:]]
             state.fold_backoff = None
             after = count(sent)
             span.set("fold_messages", len(old))

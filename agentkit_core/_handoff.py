@@ -126,9 +126,8 @@ async def hand_off(
     target = agent_for(agent, handoff.target)
     await _switch(agent, target, ctx)
     prefix = await target.request_builder.build(state.task, WorkingContext(), ctx)
-    state.transcript[: _system_head(state.transcript)] = prefix.messages[
-        : _system_head(prefix.messages)
-    ]
+    head = _system_head(state.transcript)  # a new list: earlier requests are views of the old
+    state.transcript = [*prefix.messages[: _system_head(prefix.messages)], *state.transcript[head:]]
     state.agent = target.name
     body = {"from": agent.name, "to": target.name, "call": call.id}
     ctx.recorder.record(ctx, "handoff", body)

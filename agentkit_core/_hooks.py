@@ -364,7 +364,7 @@ def _span(ctx: object, plan: _Plan, rule: _Rule, start: float, **attributes: obj
         end=perf_counter(),
     )
     trace = getattr(ctx, "trace", None)
-    if trace is not None:
+    if trace is not None and trace.keep:
         trace.spans.append(span)
     return span
 

@@ -13,7 +13,6 @@ from ._models import ModelResponse
 from ._pricing import Prices
 from ._pricing import run_prices
 from ._retry import retry
-from ._tokens import estimate_tokens
 from ._tools import ToolResult
 from ._tracing import Span
 from ._tracing import current_span
@@ -107,7 +106,7 @@ class _Metering(Middleware):
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
         ctx = request.ctx
         if ctx is not None:
-            ctx.check_call(lambda: estimate_tokens(request.messages))
+            ctx.check_call(lambda: ctx.sent_tokens(request.messages))
         response = await call_next(request)
         if ctx is not None:
             model = response.answered_by

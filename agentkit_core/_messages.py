@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from itertools import islice
 from json.scanner import make_scanner
 from typing import Any
 from typing import Literal
 from typing import TypeAlias
 from typing import TypeVar
+from typing import overload
 
 from ._content import Part
 from ._content import content_text
@@ -170,3 +174,74 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
         )
+
+
+class TranscriptView(Sequence[Message]):
+    """The first ``len`` messages of a run's transcript, read in place: a request's messages.
+
+    A request used to copy the transcript into a tuple every turn, which made a turn's cost
+    grow with the run. The transcript is append-only while requests are made of it (a fold or
+    a handoff makes a new list), so what a view shows never changes. It behaves as the tuple
+    of those messages: equal to that tuple (and to a view of the same messages), hashed and
+    pickled as it, sliced into tuples, added to tuples.
+    """
+
+    __slots__ = ("_items", "_n")
+
+    def __init__(self, items: list[Message], n: int | None = None) -> None:
+        self._items = items
+        self._n = len(items) if n is None else n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[slice(*index.indices(self._n))])
+        at = index + self._n if index < 0 else index
+        if not 0 <= at < self._n:
+            raise IndexError("tuple index out of range")
+        return self._items[at]
+
+    def __iter__(self) -> Iterator[Message]:
+        return islice(self._items, self._n)
+
+    def __reversed__(self) -> Iterator[Message]:
+        return map(self._items.__getitem__, range(self._n - 1, -1, -1))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TranscriptView):
+            if other._items is self._items and other._n == self._n:
+                return True
+            return other._n == self._n and tuple(self) == tuple(other)
+        if isinstance(other, tuple):
+            return len(other) == self._n and tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: tuple[Message, ...]) -> tuple[Message, ...]:
+        return (*self, *other)
+
+    def __radd__(self, other: tuple[Message, ...]) -> tuple[Message, ...]:
+        return (*other, *self)
+
+    def __reduce__(self) -> tuple[type[tuple[Message, ...]], tuple[tuple[Message, ...]]]:
+        return tuple, (tuple(self),)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def extends(self, prefix: Sequence[Message]) -> bool:
+        """Whether these begin with ``prefix`` (a view of the same list: no message is read)."""
+        if isinstance(prefix, TranscriptView) and prefix._items is self._items:
+            return prefix._n <= self._n
+        n = len(prefix)
+        return n <= self._n and tuple(islice(self._items, n)) == tuple(prefix)

@@ -91,12 +91,15 @@ class OutputSchema:
 class ModelRequest:
     """One call to a model. Middlewares pass on a changed copy (``dataclasses.replace``).
 
+    ``messages`` is read as a sequence: in a run, a view of the transcript as it was when the
+    request was made (:class:`TranscriptView`, not copied each turn), which behaves as the
+    tuple of those messages; a middleware that changes them passes on a tuple or a list.
     ``ctx`` is the run the call belongs to (None outside a run); ``settings`` holds the
     request's :class:`ModelSettings` (``temperature``, ``max_tokens``...); ``metadata`` is for
     middlewares to talk to each other.
     """
 
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     tools: tuple[ToolSpec, ...] = ()
     output: OutputSchema | None = None
     settings: ModelSettings = field(default_factory=lambda: ModelSettings())

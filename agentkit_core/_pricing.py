@@ -21,7 +21,6 @@ from typing import runtime_checkable
 from ._errors import ConfigError
 from ._errors import PluginError
 from ._messages import Usage
-from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -204,5 +203,5 @@ def check_cost(scope: RunScope, model: str, messages: Iterable[Message]) -> None
     price = run_prices().price(model)
     estimate = None
     if price is not None:
-        estimate = price.cost(Usage(input_tokens=estimate_tokens(messages)))
+        estimate = price.cost(Usage(input_tokens=scope.sent_tokens(messages)))
     scope.check_request(model, estimate)

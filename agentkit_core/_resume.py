@@ -24,6 +24,7 @@ from ._checkpoint import SUSPENDED
 from ._checkpoint import TAINTED
 from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
+from ._context import unread
 from ._errors import ApprovalRefused
 from ._errors import ConfigError
 from ._handoff import hand_off
@@ -67,7 +68,7 @@ async def resume_run(
 ) -> AgentResult:
     """:meth:`Agent.resume <agentkit_core.Agent.resume>`: see there."""
     merged = agent._settings_for(settings)
-    ctx = ctx if ctx is not None else agent.new_context(run_id)
+    ctx = ctx if ctx is not None else unread(agent.new_context(run_id))
     if ctx.run_id != run_id:
         raise ConfigError(
             f"resume({run_id!r}) was given a context of run {ctx.run_id!r}",

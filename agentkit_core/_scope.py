@@ -20,6 +20,7 @@ from typing import Any
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._messages import Usage
+from ._tokens import SentTokens
 from ._tracing import Trace
 from ._tracing import current_call_id
 
@@ -227,6 +228,8 @@ class RunScope:
         #: Tool calls the run has started (its children's included).
         self.tool_calls = 0
         self.trace = Trace(run_id=self.run_id, tainted=self._is_tainted)
+        #: The estimate of each request's input tokens, for a budget's checks before a call.
+        self.sent_tokens = SentTokens()
         self.checkpoint_at: tuple[str, str] | None = None
 
     def _check_depth(self) -> None:

@@ -21,6 +21,7 @@ from ._content import DocumentPart
 from ._content import ImagePart
 from ._content import TextPart
 from ._messages import Message
+from ._messages import TranscriptView
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -89,3 +90,29 @@ def part_tokens(part: ImagePart | DocumentPart | AudioPart) -> int:
 def estimate_tokens(messages: Iterable[Message]) -> int:
     """Estimated tokens of a transcript: the sum of :func:`estimate_message` over it."""
     return sum(estimate_message(m) for m in messages)
+
+
+class SentTokens:
+    """A run's request estimates, each in time proportional to the messages new since the last.
+
+    A request whose messages are a view of the same transcript as the previous one's (the
+    loop's requests are, turn after turn) adds only its new messages' estimates to the last
+    count; any other is estimated whole. A budget's checks ask it before every call.
+    """
+
+    __slots__ = ("_last", "_tokens")
+
+    def __init__(self) -> None:
+        self._last: TranscriptView | None = None
+        self._tokens = 0
+
+    def __call__(self, messages: Iterable[Message]) -> int:
+        if not isinstance(messages, TranscriptView):
+            return estimate_tokens(messages)
+        last = self._last
+        if last is not None and messages.extends(last):
+            tokens = self._tokens + estimate_tokens(messages[len(last) :])
+        else:
+            tokens = estimate_tokens(messages)
+        self._last, self._tokens = messages, tokens
+        return tokens

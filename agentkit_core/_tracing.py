@@ -336,6 +336,11 @@ class Trace:
 
     ``tainted`` is asked at each span's start and end: once it answers True (the run's
     context passes its secret taint), spans are marked and exporters record no payload.
+
+    With ``keep`` False, :attr:`spans` stays empty: exporters and the event stream still hear
+    of every span, but the trace holds none (a run's memory would otherwise grow by its spans,
+    three a turn). An agent makes such a trace for a run whose context it made itself, which
+    nobody can read after the run; a context you pass in keeps every span.
     """
 
     spans: list[Span] = field(default_factory=list)
@@ -347,6 +352,7 @@ class Trace:
     #: The run's event log while someone streams its events (``Agent.run_stream_events``).
     events: EventLog | None = None
     _step_of: dict[str, Span] = field(default_factory=dict, repr=False)
+    keep: bool = True
 
     def attach(self, exporters: Sequence[SpanExporter]) -> None:
         """Tell ``exporters`` (those not attached already) of every span from now on."""
@@ -392,7 +398,8 @@ class Trace:
             payload if payload is not None else {},
             self.tainted(),
         )
-        self.spans.append(span)
+        if self.keep:
+            self.spans.append(span)
         if self.exporters:
             self._tell("on_start", span)
         if self.events is not None:

@@ -18,6 +18,7 @@ from ._context import RunContext
 from ._errors import ProviderResponseError
 from ._hooks import TurnInfo
 from ._messages import Message
+from ._messages import TranscriptView
 from ._models import STREAM_SINK
 from ._models import ModelRequest
 from ._models import ModelResponse
@@ -67,7 +68,8 @@ async def turn_request(
         messages = await agent.compaction.apply(ctx, state, view)
         folded = messages is not view
     request = ModelRequest(  # messages, tools, output, settings, ctx, metadata
-        tuple(messages),
+        # the transcript as it is now, not copied (a view: a turn's cost stays flat)
+        TranscriptView(messages) if messages is state.transcript else tuple(messages),
         specs,
         agent._output_request,
         settings.copy(),

@@ -24,6 +24,7 @@ from typing import IO
 from typing import Any
 
 from .._errors import ConfigError
+from .._messages import TranscriptView
 from .._tracing import Span
 from .._tracing import SpanExporter
 
@@ -59,15 +60,18 @@ class TraceFile(SpanExporter):
         if span.name == "run":
             self._requests.pop(span.run_id, None)
         request = span.payload.get("request") if span.name == "model_call" else None
-        if not self.content or span.tainted or not isinstance(request, tuple | list):
+        if not self.content or span.tainted or not isinstance(request, Sequence):
             self._write(span.to_dict(content=self.content))
             return
         previous = self._requests.get(span.run_id, ())
         shared = 0
-        for before, now in zip(previous, request, strict=False):
-            if before is not now:
-                break
-            shared += 1
+        if isinstance(request, TranscriptView) and request.extends(previous):
+            shared = len(previous)  # a view of the same transcript: nothing to walk
+        else:
+            for before, now in zip(previous, request, strict=False):
+                if before is not now:
+                    break
+                shared += 1
         self._requests[span.run_id] = request
         payload = {**span.payload, "request": request[shared:], "request_prefix": shared}
         self._write(span.to_dict(content=True, payload=payload))
