@@ -22,6 +22,7 @@ from ._errors import PendingToolCallError
 from ._errors import RunError
 from ._messages import Message
 from ._messages import TranscriptView
+from ._messages import starts_with
 from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
@@ -180,7 +181,7 @@ class _Compaction(Middleware):
             tokens = kept
         else:
             last = self._counted.get(ctx)
-            if last is not None and _frozen(before) and _starts_with(before, last[0]):
+            if last is not None and _frozen(before) and starts_with(before, last[0]):
                 tokens = last[1] + estimate_tokens(before[len(last[0]) :])
         if tokens is not None and _frozen(before):  # a list may change after the call
             self._counted[ctx] = (before, tokens)
@@ -192,27 +193,6 @@ class _Compaction(Middleware):
 def _frozen(messages: Sequence[Message]) -> bool:
     """Whether ``messages`` cannot change after the call: a tuple, or a transcript's view."""
     return type(messages) is tuple or type(messages) is TranscriptView
-
-
-def _starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
-    """Whether ``messages`` begins with the messages of ``prefix``, copying neither.
-
-    Two views of one transcript compare their lengths. Tuple ordering walks both to the first
-    position where they differ, comparing identical messages by address alone (no message is
-    read, so a long prefix costs a pointer scan); messages define no order, so a difference
-    raises TypeError.
-    """
-    n = len(prefix)
-    if not n or len(messages) < n or messages[n - 1] is not prefix[-1]:
-        return False
-    if isinstance(messages, TranscriptView):
-        return messages.extends(prefix)
-    if type(messages) is not tuple or type(prefix) is not tuple:
-        return False
-    try:
-        return prefix <= messages
-    except TypeError:
-        return False
 
 
 def refuse_pending(messages: Sequence[Message]) -> None:

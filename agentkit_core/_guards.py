@@ -38,6 +38,7 @@ from ._instructions import InstructionPart
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
+from ._messages import starts_with
 from ._records import quick_init
 from ._verdicts import Verdict
 
@@ -227,7 +228,7 @@ class _LastRequest:
     ``snapshots[k]`` is the request as guard ``k`` saw it, ``sent`` as the chain left it.
     """
 
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     versions: list[list[Message]]
     snapshots: list[tuple[Message, ...]]
     sent: tuple[Message, ...]
@@ -341,8 +342,8 @@ class GuardChain:
         again = first if self._measures else -1  # asked every request: the whole is measured
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
-        if last is not None and msgs[: len(last.messages)] == last.messages:
-            same = len(last.messages)  # (a tuple compares identical items without __eq__)
+        if last is not None and starts_with(msgs, last.messages):
+            same = len(last.messages)
         # each message's versions: before each guard, and after the last
         versions: list[list[Message]] = [] if last is None else last.versions[:same]
         todo: list[int] = []
@@ -395,7 +396,7 @@ class GuardChain:
         return replace(request, messages=sent)
 
     def _report_built(
-        self, ctx: RunContext | None, memo: _RunMemo, messages: tuple[Message, ...]
+        self, ctx: RunContext | None, memo: _RunMemo, messages: Sequence[Message]
     ) -> None:
         """Report the construction pass's verdicts about the parts this request carries.
 

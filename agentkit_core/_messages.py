@@ -245,3 +245,24 @@ class TranscriptView(Sequence[Message]):
             return prefix._n <= self._n
         n = len(prefix)
         return n <= self._n and tuple(islice(self._items, n)) == tuple(prefix)
+
+
+def starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
+    """Whether ``messages`` begins with the messages of ``prefix``, copying neither.
+
+    Two views of one transcript compare their lengths. Tuple ordering walks both to the first
+    position where they differ, comparing identical messages by address alone (no message is
+    read, so a long prefix costs a pointer scan); messages define no order, so a difference
+    raises TypeError.
+    """
+    n = len(prefix)
+    if not n or len(messages) < n or messages[n - 1] is not prefix[-1]:
+        return False
+    if isinstance(messages, TranscriptView):
+        return messages.extends(prefix)
+    if type(messages) is not tuple or type(prefix) is not tuple:
+        return False
+    try:
+        return prefix <= messages
+    except TypeError:
+        return False
