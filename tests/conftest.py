@@ -23,8 +23,10 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 CORE_RANGE = "agentkit-core>=0.1,<1"
 ROOT = Path(__file__).resolve().parent.parent
-#: Where .ci/build-wheels puts the wheels of this checkout and of their dependencies.
-WHEELS = ROOT / ".ci" / "wheels"
+#: Where .ci/build-wheels puts the wheels of this checkout and of their dependencies, and the
+#: venv .ci/install-wheels fills from them (tox moves both into each environment's directory).
+WHEELS = Path(os.environ.get("AGENTKIT_WHEELS", ROOT / ".ci" / "wheels"))
+WHEEL_VENV = Path(os.environ.get("AGENTKIT_WHEEL_VENV", ROOT / ".ci" / "wheel-venv"))
 BUILD_WHEELS = "bash .ci/build-wheels (bash .ci/install-dev runs it)"
 INSTALL_WHEELS = "bash .ci/install-wheels (bash .ci/install-dev runs it)"
 
@@ -268,7 +270,7 @@ class Wheelhouse:
 
     def installed(self) -> Venv:
         """.ci/wheel-venv, which .ci/install-wheels fills from the wheelhouse; fails if stale."""
-        path = ROOT / ".ci" / "wheel-venv"
+        path = WHEEL_VENV
         marker = path / "bin" / "agentkit"
         if not marker.exists():
             pytest.fail(f"{path} is missing; install it: {INSTALL_WHEELS}")
