@@ -588,9 +588,10 @@ def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
 def test_the_model_string_and_no_sdk_at_import() -> None:
     code = (
         "import sys, agentkit_model_anthropic\n"
+        "from agentkit_core import PluginManager\n"
         "from agentkit_core.plugin import resolve_model\n"
         "assert 'anthropic' not in sys.modules\n"
-        "m = resolve_model('anthropic:claude-haiku-4-5')\n"
+        "m = resolve_model('anthropic:claude-haiku-4-5', manager=PluginManager())\n"
         "assert 'anthropic' not in sys.modules, 'the SDK is imported before a request'\n"
         "print(m.name)\n"
     )

@@ -27,10 +27,13 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from agentkit_core import PluginManager
 from agentkit_core import open_sessions
 from agentkit_core.plugin import NewItem
 
 CONTEXT = ServerCallContext()
+#: the stores are looked up here, not through the pm fixture: a hypothesis test shares it
+PM = PluginManager()
 CANCELED = TaskState.TASK_STATE_CANCELED
 #: the states a status update sets; a cancel is a step of its own (a write the store checks)
 STATES = [TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED]
@@ -86,7 +89,7 @@ def step(task: Task, change: tuple[Any, ...]) -> bool:
 @given(st.lists(steps, max_size=12))
 def test_a_task_reads_back_as_the_sdks_own_store_keeps_it(changes: list[tuple[Any, ...]]) -> None:
     async def check() -> None:
-        sessions = await open_sessions("memory://")
+        sessions = await open_sessions("memory://", manager=PM)
         store, elsewhere, theirs = SessionTaskStore(sessions), None, InMemoryTaskStore()
         task = Task(
             id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
@@ -111,7 +114,7 @@ def test_a_task_reads_back_as_the_sdks_own_store_keeps_it(changes: list[tuple[An
 
 async def stored_bytes(path: Path, chunks: int) -> int:
     """The bytes of a task's items on SQLite after its answer streamed in ``chunks`` chunks."""
-    sessions = await open_sessions(f"sqlite:///{path}")
+    sessions = await open_sessions(f"sqlite:///{path}", manager=PM)
     store = SessionTaskStore(sessions)
     task = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
     task.history.append(message("hello"))
@@ -141,7 +144,7 @@ async def test_a_streamed_task_is_stored_in_bytes_linear_in_its_chunks(tmp_path:
 
 
 async def test_a_task_stored_whole_by_an_earlier_version_still_reads() -> None:
-    sessions = await open_sessions("memory://")
+    sessions = await open_sessions("memory://", manager=PM)
     old = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
     old.history.append(message("hi"))
     head = await sessions.create({"metadata": {"a2a": "task"}}, session_id="a2a-task:t1")
