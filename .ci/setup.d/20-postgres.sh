@@ -5,9 +5,8 @@
 # Idempotent and instant when both are present; never starts a server.
 set -euo pipefail
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
-}
+# shellcheck source=../setup-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../setup-lib.sh"
 
 if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
   # Only the binaries are wanted: keep the Debian package from creating and starting its own
@@ -16,8 +15,7 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
   if [ ! -f /etc/postgresql-common/createcluster.conf ]; then
     echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.conf >/dev/null
   fi
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  apt_install postgresql
 fi
 
 if [ "$(id -u)" = 0 ] && ! id -u postgres >/dev/null 2>&1; then

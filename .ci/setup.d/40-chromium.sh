@@ -4,12 +4,10 @@
 # Idempotent and instant when the binary is present.
 set -euo pipefail
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
-}
+# shellcheck source=../setup-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../setup-lib.sh"
 
 if ! command -v chromium >/dev/null 2>&1; then
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  apt_install chromium
 fi
 echo "chromium ready: $(chromium --version 2>/dev/null || echo "$(command -v chromium)")"
