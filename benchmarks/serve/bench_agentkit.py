@@ -32,6 +32,7 @@ from agentkit_serve_a2a import a2a_app
 from agentkit_serve_agui import agui_app
 from common import ANSWER
 from common import Timed
+from common import a2a_stream_body
 from common import agui_request
 from common import floor_app
 from common import in_process
@@ -79,14 +80,7 @@ async def a2a_request(client: object, streaming: bool) -> Timed:
 
 async def a2a_raw(http: httpx.AsyncClient, url: str, expect: str | None = ANSWER) -> Timed:
     """``message/stream`` as JSON-RPC over httpx, read as the AG-UI stream is: server cost only."""
-    message = {
-        "kind": "message",
-        "role": "user",
-        "parts": [{"kind": "text", "text": "go"}],
-        "messageId": uuid.uuid4().hex,
-        "contextId": uuid.uuid4().hex,
-    }
-    body = {"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message}}
+    body = a2a_stream_body()
     start = time.perf_counter()
     first, text, done = 0.0, "", False
     async with http.stream("POST", url, json=body) as response:

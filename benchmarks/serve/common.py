@@ -48,6 +48,19 @@ def agui_body(text: str = "go") -> dict[str, Any]:
     }
 
 
+def a2a_stream_body() -> dict[str, Any]:
+    """A2A ``message/stream`` on a new context, in A2A 0.3's names (the SDK's compatibility
+    layer takes it): one user message."""
+    message = {
+        "kind": "message",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "go"}],
+        "messageId": uuid.uuid4().hex,
+        "contextId": uuid.uuid4().hex,
+    }
+    return {"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message}}
+
+
 async def agui_request(client: httpx.AsyncClient, url: str, expect: str | None = ANSWER) -> Timed:
     """POST a run and read its SSE stream to ``RUN_FINISHED``; its text is ``expect``'s."""
     start = time.perf_counter()

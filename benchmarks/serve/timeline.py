@@ -142,18 +142,6 @@ class Stamped:
         await self.app(scope, received, sent)
 
 
-def v03_body() -> dict[str, Any]:
-    """``message/stream`` in A2A 0.3's names (the SDK's compatibility layer takes it)."""
-    message = {
-        "kind": "message",
-        "role": "user",
-        "parts": [{"kind": "text", "text": "go"}],
-        "messageId": uuid.uuid4().hex,
-        "contextId": uuid.uuid4().hex,
-    }
-    return {"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message}}
-
-
 def v10_body() -> dict[str, Any]:
     """``SendStreamingMessage`` in A2A 1.0's names (sent with ``A2A-Version: 1.0``)."""
     message = {
@@ -167,7 +155,10 @@ def v10_body() -> dict[str, Any]:
 
 
 async def request(http: Any, url: str, version: str) -> None:
-    body, headers = (v10_body(), {"A2A-Version": "1.0"}) if version == "1.0" else (v03_body(), {})
+    from common import a2a_stream_body
+
+    v10 = version == "1.0"
+    body, headers = (v10_body(), {"A2A-Version": "1.0"}) if v10 else (a2a_stream_body(), {})
     STAMPS.clear()
     stamp("client call")
     async with http.stream("POST", url, json=body, headers=headers) as response:
