@@ -3,7 +3,7 @@
 Each round runs, in a new order, a 40-turn run of the agent-loop scenario (core only) with no
 exporter, with tracing-otel on a no-op exporter under a sampler that drops every run
 (``ParentBased(TraceIdRatioBased(0))``: what an untraced run pays), and with tracing-otel
-recording, then the OpenTelemetry SDK's own spans for as many turns (``sdk_floor.turns``). The
+recording, then the OpenTelemetry SDK's own spans for the same run (``sdk_floor.run``). The
 differences are taken within the round; medians and ranges over the rounds. One JSON line.
 
     python benchmarks/observability/paired.py [--rounds 30] [--turns 40]
@@ -30,8 +30,7 @@ from common import REC
 from noop import noop_provider
 from opentelemetry.sdk.trace.sampling import ParentBased
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
-from opentelemetry.trace import set_span_in_context
-from sdk_floor import turns as sdk_turns
+from sdk_floor import run as sdk_run
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -47,12 +46,12 @@ async def measure(rounds: int, turns: int) -> dict[str, Any]:
         "otel": make("async", exporters=[OTelExporter(noop_provider())]),
     }
     tracer = noop_provider().get_tracer("floor")
-    context = set_span_in_context(tracer.start_span("invoke_agent bench"))
     for run in cases.values():  # warm-up
         for _ in range(3):
             REC.reset(turns)
             await run(turns)
-    sdk_turns(tracer, context, turns * 3)
+    for _ in range(3):
+        sdk_run(tracer, turns)
     cpu: dict[str, list[float]] = {name: [] for name in [*cases, "sdk"]}
     order = list(cases)
     rng = random.Random(36)
@@ -64,7 +63,7 @@ async def measure(rounds: int, turns: int) -> dict[str, Any]:
             await cases[name](turns)
             cpu[name].append((time.process_time() - t0) / turns * 1e6)
         t0 = time.process_time()
-        sdk_turns(tracer, context, turns)
+        sdk_run(tracer, turns)
         cpu["sdk"].append((time.process_time() - t0) / turns * 1e6)
     none = cpu["none"]
     sampled = [a - b for a, b in zip(cpu["sampled_out"], none, strict=True)]

@@ -1,11 +1,19 @@
-"""The OpenTelemetry SDK's own cost for the spans of one agentkit turn, with nothing of agentkit:
-a turn, a model call and a tool call started under their parents and ended with the attributes
-the plugin sets, on the same batch processor and no-op exporter. Prints one JSON line."""
+"""The OpenTelemetry SDK's own cost for the spans of one agentkit run, with nothing of agentkit.
+
+The same spans tracing-otel makes for the agent-loop scenario (checked against it by
+``python sdk_floor.py --check``): an ``invoke_agent bench`` run; under it, per turn, a ``turn N``
+and under that a ``chat scripted`` model call (CLIENT) and an ``execute_tool <name>`` tool call;
+the last turn only answers. Same names, kinds, parent links, attribute names and value kinds,
+start and end times given; each attribute passed where agentkit knows it (at the start, or at
+the end with one ``set_attributes``), on the same batch processor and no-op exporter. The
+cheapest way to make those spans with the SDK: its floor. Prints one JSON line.
+"""
 
 from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -13,58 +21,133 @@ from noop import noop_provider
 from opentelemetry.trace import SpanKind
 from opentelemetry.trace import set_span_in_context
 
-MODEL = {
-    "gen_ai.request.model": "scripted",
-    "gen_ai.response.model": "scripted",
-    "gen_ai.usage.input_tokens": 120,
-    "gen_ai.usage.output_tokens": 12,
-    "gen_ai.response.finish_reasons": ["tool_calls"],
-    "agentkit.messages": 3,
-    "agentkit.tool_call_ids": ["call_1"],
-    "agentkit.tool_call_names": ["add"],
-}
-TOOL = {
-    "gen_ai.tool.name": "add",
-    "gen_ai.tool.call.id": "call_1",
-    "agentkit.is_error": False,
-    "agentkit.result_chars": 1,
-}
+CONVERSATION = "0123456789abcdef0123456789abcdef"
+TOOLS = ("add", "echo", "upper")
+CHAT_START = {"gen_ai.operation.name": "chat"}
+TOOL_START = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"}
 
 
-def turns(tracer: Any, context: Any, n: int) -> None:
-    """``n`` turns' spans: a turn, and a model call and a tool call under it, as the plugin sets."""
-    for _ in range(n):
-        turn = tracer.start_span("turn", context=context, start_time=time.time_ns())
+def chat_end(messages: int, call: str | None, tool: str | None) -> dict[str, Any]:
+    return {
+        "agentkit.messages": messages,
+        "gen_ai.request.model": "scripted",
+        "gen_ai.response.model": "scripted",
+        "gen_ai.usage.input_tokens": 100,
+        "gen_ai.usage.output_tokens": 10,
+        "gen_ai.response.finish_reasons": ["tool_calls" if call else "stop"],
+        "agentkit.tool_call_ids": [call] if call else [],
+        "agentkit.tool_call_names": [tool] if tool else [],
+        "gen_ai.conversation.id": CONVERSATION,
+    }
+
+
+def run(tracer: Any, n: int) -> None:
+    """One run of ``n`` tool-calling turns and a last answering one, as tracing-otel makes it."""
+    now = time.time_ns
+    root = tracer.start_span(
+        "invoke_agent bench", start_time=now(), attributes={"gen_ai.operation.name": "invoke_agent"}
+    )
+    under_root = set_span_in_context(root)
+    for i in range(1, n + 2):
+        turn = tracer.start_span(
+            f"turn {i}", context=under_root, start_time=now(), attributes={"agentkit.turn": i}
+        )
         inner = set_span_in_context(turn)
         chat = tracer.start_span(
-            "chat",
+            "chat scripted",
             context=inner,
             kind=SpanKind.CLIENT,
-            start_time=time.time_ns(),
-            attributes={"gen_ai.operation.name": "chat"},
+            start_time=now(),
+            attributes=CHAT_START,
         )
-        chat.set_attributes(MODEL)
-        chat.end(end_time=time.time_ns())
-        tool = tracer.start_span(
-            "execute_tool add",
-            context=inner,
-            start_time=time.time_ns(),
-            attributes={"gen_ai.operation.name": "execute_tool"},
-        )
-        tool.set_attributes(TOOL)
-        tool.end(end_time=time.time_ns())
-        turn.set_attributes({"agentkit.turn": 1})
-        turn.end(end_time=time.time_ns())
+        call, tool = (f"call_{i}", TOOLS[i % 3]) if i <= n else (None, None)
+        chat.set_attributes(chat_end(2 * i, call, tool))
+        chat.end(end_time=now())
+        if tool is not None:
+            span = tracer.start_span(
+                f"execute_tool {tool}", context=inner, start_time=now(), attributes=TOOL_START
+            )
+            span.set_attributes(
+                {
+                    "gen_ai.tool.name": tool,
+                    "gen_ai.tool.call.id": call,
+                    "agentkit.is_error": False,
+                    "agentkit.result_chars": 5,
+                }
+            )
+            span.end(end_time=now())
+        turn.end(end_time=now())
+    root.set_attributes(
+        {
+            "gen_ai.agent.name": "bench",
+            "agentkit.model": "scripted",
+            "agentkit.status": "done",
+            "gen_ai.usage.input_tokens": 100 * (n + 1),
+            "gen_ai.usage.output_tokens": 10 * (n + 1),
+            "agentkit.requests": n + 1,
+            "agentkit.pending": [],
+            "gen_ai.conversation.id": CONVERSATION,
+        }
+    )
+    root.end(end_time=now())
+
+
+def shape(spans: Any) -> list[tuple[Any, ...]]:
+    """Each span's name (digits and tool names masked), kind, parent's name, attribute kinds."""
+    by_id = {s.context.span_id: s for s in spans}
+
+    def masked(name: str) -> str:
+        head = name.partition(" ")[0]
+        return head if head in ("turn", "execute_tool") else name
+
+    out = []
+    for s in spans:
+        parent = by_id.get(s.parent.span_id) if s.parent else None
+        kinds = sorted((k, type(v).__name__) for k, v in s.attributes.items())
+        out.append((masked(s.name), s.kind.name, parent and masked(parent.name), kinds))
+    return sorted(out, key=repr)
+
+
+def check() -> None:
+    """Compare this floor's spans with tracing-otel's on the agent-loop scenario (3 turns)."""
+    import asyncio
+    from pathlib import Path
+
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
+    from agentkit_tracing_otel import OTelExporter
+    from bench_agentkit import make
+    from common import REC
+
+    shapes = []
+    for agentkit in (True, False):
+        memory = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(memory))
+        if agentkit:
+            REC.reset(3)
+            asyncio.run(make("async", exporters=[OTelExporter(provider)])(3))
+        else:
+            run(provider.get_tracer("floor"), 3)
+        shapes.append(shape(memory.get_finished_spans()))
+    same = shapes[0] == shapes[1]
+    print(json.dumps({"same_spans": same, "agentkit": shapes[0], "floor": shapes[1]}))
+    sys.exit(0 if same else 1)
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--check"]:
+        check()
     tracer = noop_provider().get_tracer("floor")
-    context = set_span_in_context(tracer.start_span("invoke_agent bench"))
     rounds = []
     for _ in range(7):
-        n = 2000
+        n = 400
         t0 = time.perf_counter()
-        turns(tracer, context, n)
+        for _ in range(10):
+            run(tracer, n // 10)
         rounds.append((time.perf_counter() - t0) / n * 1e6)
     print(json.dumps({"sdk_us_per_turn": statistics.median(rounds)}))
 
