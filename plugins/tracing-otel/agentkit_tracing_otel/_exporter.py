@@ -49,12 +49,11 @@ def _value(value: Any) -> Any:
     """``value`` as an OpenTelemetry attribute value (a scalar, a list of one scalar type)."""
     if isinstance(value, bool | int | float | str):
         return value
-    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return list(value)
-    if isinstance(value, list | tuple) and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in value
+    if isinstance(value, list | tuple) and (
+        all(isinstance(v, str) for v in value)
+        or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        return list(value)
+        return value  # as it is: the SDK keeps a copy of its own
     return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
 
 
@@ -101,8 +100,6 @@ class OTelExporter(SpanExporter):
         self._dropped: set[str] = set()
         # span id -> the context its children start in (made for the first), while it is open
         self._contexts: dict[str, Any] = {}
-        # span id -> the name its span started with, renamed at its end only if that differs
-        self._started_as: dict[str, str] = {}
 
     def on_start(self, span: Span) -> bool | None:
         """Start its OpenTelemetry span; False for a run the tracer provider's sampler drops.
@@ -112,36 +109,34 @@ class OTelExporter(SpanExporter):
         spans); a span it drops under a recorded one is skipped with its subtree.
         """
         dropped = self._dropped
-        if span.parent_id in dropped:  # under a span the sampler dropped: so is this one
+        if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
             if span.name == "run":  # a child run's own trace: nothing of it reaches us
                 return False
             dropped.add(span.span_id)
             return None
-        exported = span.exported_attributes()
-        name = _name(span.name, exported)
+        shape = _SHAPES.get(span.name) or _Shape(span.name)
+        parent_id = span.parent_id
         otel = self.tracer.start_span(
-            name,
-            context=self._context(span.parent_id),
-            kind=_CLIENT if span.name == "model_call" else _INTERNAL,
+            shape.title(span, span.attributes),
+            context=self._context(parent_id) if parent_id else None,
+            kind=shape.kind,
             start_time=span.start_ns,
-            attributes=_START.get(span.name),
+            attributes=shape.start,
         )
         if not otel.is_recording():  # the sampler's answer, asked once per trace, at its root
-            if span.name == "run":
+            if shape.run:
                 return False
             dropped.add(span.span_id)
             return None
-        if span.name == "run" and span.run_id:
-            self._conversation[span.run_id] = _kept(span, exported, "session_id") or span.run_id
+        if shape.run and span.run_id:
+            self._conversation[span.run_id] = (
+                _kept(span, span.exported_attributes(), "session_id") or span.run_id
+            )
         self._live[span.span_id] = otel
-        if span.name in _RENAMED:
-            self._started_as[span.span_id] = name
         return None
 
-    def _context(self, parent_id: str | None) -> Any:
+    def _context(self, parent_id: str) -> Any:
         """The context a child of ``parent_id`` starts in (None: no open parent of ours)."""
-        if not parent_id:
-            return None
         context = self._contexts.get(parent_id)
         if context is None:
             parent = self._live.get(parent_id)
@@ -154,20 +149,24 @@ class OTelExporter(SpanExporter):
         if otel is None:
             self._dropped.discard(span.span_id)
             return
-        self._contexts.pop(span.span_id, None)
+        contexts = self._contexts
+        if contexts:
+            contexts.pop(span.span_id, None)
+        shape = _SHAPES.get(span.name) or _Shape(span.name)
         exported = span.exported_attributes()
-        if span.name in _RENAMED:
-            name = _name(span.name, exported)
-            if name != self._started_as.pop(span.span_id, None):
+        if shape.key is not None:  # renamed only if what names it changed since the start
+            name = shape.title(span, exported)
+            if name != getattr(otel, "name", name):
                 otel.update_name(name)
-        attributes = _end_attributes(span, exported)
-        self._conversation_and_provider(span, exported, attributes)
+        attributes = shape.attributes(exported)
+        if shape.conversation:
+            self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
             cache = self._encoded.setdefault(span.run_id, {})
             attributes.update(
                 _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
             )
-        if span.name == "run":
+        if shape.run:
             self._encoded.pop(span.run_id, None)
             self._conversation.pop(span.run_id, None)
             self._provider.pop(span.run_id, None)
@@ -188,16 +187,16 @@ class OTelExporter(SpanExporter):
         core's tracing puts there), else the prefix of its ``model``; the run's is its model
         calls' (the first one's), known by the time the run ends.
         """
-        if span.name not in ("run", "model_call"):
-            return
         run = span.run_id
         conversation = self._conversation.get(run, run)
         if conversation:
             attributes["gen_ai.conversation.id"] = conversation
         provider = provider_name(_kept(span, exported, "provider"), _kept(span, exported, "model"))
-        if span.name == "model_call" and provider:
-            self._provider.setdefault(run, provider)
-        provider = provider or self._provider.get(run)
+        if provider:
+            if span.name == "model_call":
+                self._provider.setdefault(run, provider)
+        else:
+            provider = self._provider.get(run)
         if provider:
             attributes["gen_ai.provider.name"] = provider
 
@@ -242,22 +241,13 @@ def _kept(span: Span, exported: dict[str, Any], key: str) -> str | None:
 _CLIENT = trace.SpanKind.CLIENT
 _INTERNAL = trace.SpanKind.INTERNAL
 
-#: Spans whose name says what they act on, known once they end (a model's name, say).
-_RENAMED = frozenset({"run", "model_call", "tool_call", "turn"})
-
-
-def _name(name: str, a: dict[str, Any]) -> str:
-    """The OpenTelemetry name of a span called ``name`` with the exported attributes ``a``."""
-    if name == "run":
-        return f"invoke_agent {a.get('agent', '')}".strip()
-    if name == "model_call":
-        return f"chat {a.get('model', '')}".strip()
-    if name == "tool_call":
-        return f"execute_tool {a.get('tool', '')}".strip()
-    if name == "turn":
-        return f"turn {a.get('turn', '')}".strip()
-    return name
-
+#: Spans whose name says what they act on: the name's start and the attribute that ends it.
+_TITLES = {
+    "run": ("invoke_agent", "agent"),
+    "model_call": ("chat", "model"),
+    "tool_call": ("execute_tool", "tool"),
+    "turn": ("turn", "turn"),
+}
 
 #: The attributes a span starts with: its GenAI operation.
 _START: dict[str, dict[str, Any]] = {
@@ -293,25 +283,79 @@ _GENAI: dict[str, dict[str, tuple[str, ...]]] = {
     "verdict": _TOOL,
     "guardrail": _TOOL,
 }
-_SCALARS = (str, bool, int, float)
+_SCALARS = frozenset({str, bool, int, float})
+
+#: How an attribute is recorded: as ``agentkit.<key>``, under its GenAI name(s), as a list of
+#: one (``finish_reason``), or not at all (content: see :func:`_content_attributes`).
+_AGENTKIT, _GEN, _LIST, _SKIP = range(4)
+
+#: A text this long passes core's cap on exported strings (4,096 characters) as it is: a span's
+#: name is read from it at the start with no export of all its attributes.
+_SHORT = 256
 
 
-def _end_attributes(span: Span, exported: dict[str, Any]) -> dict[str, Any]:
-    """The OpenTelemetry attributes of ``span`` from its ``exported`` ones, content left out."""
-    genai = _GENAI.get(span.name, {})
-    out: dict[str, Any] = {}
-    for key, value in exported.items():
-        if value is None or key in _CONTENT_ATTRIBUTES:
-            continue
-        names = genai.get(key)
-        if names is None:
-            out["agentkit." + key] = value if type(value) in _SCALARS else _value(value)
-        elif key == "finish_reason":
-            out[names[0]] = [str(value)]
-        else:
-            for name in names:
-                out[name] = value if type(value) in _SCALARS else str(value)
-    return out
+class _Shape:
+    """What an agentkit span of one name becomes: OpenTelemetry name, kind, start attributes.
+
+    One per span name, made on first sight; each attribute key's OpenTelemetry name(s) are
+    worked out once, on first sight too, so a span's export is one pass over its attributes.
+    """
+
+    __slots__ = ("conversation", "genai", "key", "kind", "names", "prefix", "run", "start")
+
+    def __init__(self, name: str) -> None:
+        self.prefix, self.key = _TITLES.get(name, (name, None))
+        self.kind = _CLIENT if name == "model_call" else _INTERNAL
+        self.start = _START.get(name)
+        self.genai = _GENAI.get(name, {})
+        self.run = name == "run"
+        self.conversation = name in ("run", "model_call")
+        self.names: dict[str, tuple[tuple[str, ...], int]] = {}
+        _SHAPES[name] = self
+
+    def title(self, span: Span, attributes: dict[str, Any]) -> str:
+        """The span's OpenTelemetry name from ``attributes`` (its raw ones, or exported ones).
+
+        A raw value not surely exported as it is (long text, a list) is read exported.
+        """
+        if self.key is None:
+            return self.prefix
+        value = attributes.get(self.key, "")
+        if type(value) is not int and (type(value) is not str or len(value) > _SHORT):
+            value = span.exported_attributes().get(self.key, "")
+        return f"{self.prefix} {value}".strip()
+
+    def attributes(self, exported: dict[str, Any]) -> dict[str, Any]:
+        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out."""
+        names = self.names
+        out: dict[str, Any] = {}
+        for key, value in exported.items():
+            if value is None:
+                continue
+            how = names.get(key)
+            if how is None:
+                how = names[key] = self._how(key)
+            targets, kind = how
+            if kind == _AGENTKIT:
+                out[targets[0]] = value if type(value) in _SCALARS else _value(value)
+            elif kind == _GEN:
+                value = value if type(value) in _SCALARS else str(value)
+                for target in targets:
+                    out[target] = value
+            elif kind == _LIST:
+                out[targets[0]] = [str(value)]
+        return out
+
+    def _how(self, key: str) -> tuple[tuple[str, ...], int]:
+        if key in _CONTENT_ATTRIBUTES:
+            return (), _SKIP
+        targets = self.genai.get(key)
+        if targets is None:
+            return ("agentkit." + key,), _AGENTKIT
+        return targets, _LIST if key == "finish_reason" else _GEN
+
+
+_SHAPES: dict[str, _Shape] = {}
 
 
 def _content_attributes(span: Span, exported: dict[str, Any], messages: Any) -> dict[str, Any]:

@@ -369,7 +369,7 @@ def test_a_run_the_sampler_drops_exports_nothing_and_keeps_nothing() -> None:
     assert run(agent).output == "It is sunny."
     assert memory.get_finished_spans() == ()
     assert not exporter._live and not exporter._dropped and not exporter._conversation
-    assert not exporter._contexts and not exporter._started_as
+    assert not exporter._contexts
     # a ratio of 1 keeps every run, whole, as without a sampler
     memory = InMemorySpanExporter()
     kept = TracerProvider(sampler=ParentBased(TraceIdRatioBased(1.0)))
@@ -378,6 +378,6 @@ def test_a_run_the_sampler_drops_exports_nothing_and_keeps_nothing() -> None:
     recording = OTelExporter(kept)
     agent = Agent("forecaster", model, tools=[weather], exporters=[recording], hooks=None)
     run(agent)
-    assert not recording._live and not recording._contexts and not recording._started_as
+    assert not recording._live and not recording._contexts
     names = {s.name for s in memory.get_finished_spans()}
     assert {"invoke_agent forecaster", "turn 1", "chat scripted", "execute_tool weather"} <= names
