@@ -3,8 +3,10 @@
 Each round runs, in a new order, a 40-turn run of the agent-loop scenario (core only) with no
 exporter, with tracing-otel on a no-op exporter under a sampler that drops every run
 (``ParentBased(TraceIdRatioBased(0))``: what an untraced run pays), and with tracing-otel
-recording, then the OpenTelemetry SDK's own spans for the same run (``sdk_floor.run``). The
-differences are taken within the round; medians and ranges over the rounds. One JSON line.
+recording, and with ``sdk_floor.FloorExporter`` (the SDK's own calls for the same spans at the
+same points of the run, nothing else: the floor in the run's setting); then the SDK's own spans
+for the same run in a tight loop (``sdk_floor.run``). The differences are taken within the
+round; medians and ranges over the rounds. One JSON line.
 
     python benchmarks/observability/paired.py [--rounds 30] [--turns 40]
 """
@@ -30,6 +32,7 @@ from common import REC
 from noop import noop_provider
 from opentelemetry.sdk.trace.sampling import ParentBased
 from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+from sdk_floor import FloorExporter
 from sdk_floor import run as sdk_run
 
 
@@ -44,6 +47,9 @@ async def measure(rounds: int, turns: int) -> dict[str, Any]:
             "async", exporters=[OTelExporter(noop_provider(ParentBased(TraceIdRatioBased(0.0))))]
         ),
         "otel": make("async", exporters=[OTelExporter(noop_provider())]),
+        "floor_in_run": make(
+            "async", exporters=[FloorExporter(noop_provider().get_tracer("floor"))]
+        ),
     }
     tracer = noop_provider().get_tracer("floor")
     for run in cases.values():  # warm-up
@@ -68,6 +74,7 @@ async def measure(rounds: int, turns: int) -> dict[str, Any]:
     none = cpu["none"]
     sampled = [a - b for a, b in zip(cpu["sampled_out"], none, strict=True)]
     traced = [a - b for a, b in zip(cpu["otel"], none, strict=True)]
+    floor = [a - b for a, b in zip(cpu["floor_in_run"], none, strict=True)]
     return {
         "rounds": rounds,
         "turns": turns,
@@ -75,6 +82,8 @@ async def measure(rounds: int, turns: int) -> dict[str, Any]:
         "sampled_out_extra_us": spread(sampled),
         "otel_extra_us": spread(traced),
         "otel_extra_over_sdk": spread([t / f for t, f in zip(traced, cpu["sdk"], strict=True)]),
+        "floor_in_run_extra_us": spread(floor),
+        "otel_extra_over_floor_in_run": spread([t / f for t, f in zip(traced, floor, strict=True)]),
     }
 
 
