@@ -153,7 +153,7 @@ class OTelExporter(SpanExporter):
         if contexts:
             contexts.pop(span.span_id, None)
         shape = _SHAPES.get(span.name) or _Shape(span.name)
-        exported = span.exported_attributes()
+        exported = _exported(span)
         if shape.key is not None:  # renamed only if what names it changed since the start
             name = shape.title(span, exported)
             if name != getattr(otel, "name", name):
@@ -289,9 +289,31 @@ _SCALARS = frozenset({str, bool, int, float})
 #: one (``finish_reason``), or not at all (content: see :func:`_content_attributes`).
 _AGENTKIT, _GEN, _LIST, _SKIP = range(4)
 
-#: A text this long passes core's cap on exported strings (4,096 characters) as it is: a span's
-#: name is read from it at the start with no export of all its attributes.
+#: A text this long passes core's cap on exported strings (4,096 characters) as it is, and a list
+#: of up to :data:`_FEW` such texts passes it too (whole lists are capped by their characters).
 _SHORT = 256
+_FEW = 8
+_PLAIN = frozenset({int, float, bool, type(None)})
+
+
+def _exported(span: Span) -> dict[str, Any]:
+    """``span``'s attributes as exported (:meth:`Span.exported_attributes`).
+
+    An untainted span whose every value is surely exported as it is (a number, a short text, a
+    few short texts) is its own attributes, read, not copied: the common case, one loop.
+    """
+    attributes = span.attributes
+    if span.tainted:
+        return span.exported_attributes()
+    for value in attributes.values():
+        kind = type(value)
+        if kind in _PLAIN or (kind is str and len(value) <= _SHORT):
+            continue
+        if (kind is list or kind is tuple) and len(value) <= _FEW:
+            if all(type(item) is str and len(item) <= _SHORT for item in value):
+                continue
+        return span.exported_attributes()
+    return attributes
 
 
 class _Shape:
