@@ -3,7 +3,9 @@
 Each agentkit span becomes one OpenTelemetry span when it starts (so children find their
 parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
-checks and folds keep agentkit's names. Every agentkit attribute rides along as
+checks and folds keep agentkit's names. A span is named when it starts; one that does not know
+then what it acts on (a model call learns its model when it answers) is renamed at its end.
+Every agentkit attribute rides along as
 ``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
 tool name and call id, and the conversation: the session's id when the run records one, else
 the run's id. Attributes and error messages are the ones core exports
@@ -154,11 +156,9 @@ class OTelExporter(SpanExporter):
             contexts.pop(span.span_id, None)
         shape = _SHAPES.get(span.name) or _Shape(span.name)
         exported = _exported(span)
-        if shape.key is not None:  # renamed only if what names it changed since the start
-            name = shape.title(span, exported)
-            if name != getattr(otel, "name", name):
-                otel.update_name(name)
-        attributes = shape.attributes(exported)
+        if shape.key is not None and getattr(otel, "name", None) == shape.prefix:
+            otel.update_name(shape.title(span, exported))  # it learnt what it acts on
+        attributes = shape.attributes(exported, exported is span.attributes)
         if shape.conversation:
             self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
@@ -345,10 +345,14 @@ class _Shape:
         value = attributes.get(self.key, "")
         if type(value) is not int and (type(value) is not str or len(value) > _SHORT):
             value = span.exported_attributes().get(self.key, "")
-        return f"{self.prefix} {value}".strip()
+        return f"{self.prefix} {value}".strip() if value != "" else self.prefix
 
-    def attributes(self, exported: dict[str, Any]) -> dict[str, Any]:
-        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out."""
+    def attributes(self, exported: dict[str, Any], plain: bool = False) -> dict[str, Any]:
+        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out.
+
+        ``plain``: every value is a number, a short text or a few (:func:`_exported`), which
+        OpenTelemetry takes as it is.
+        """
         names = self.names
         out: dict[str, Any] = {}
         for key, value in exported.items():
@@ -359,7 +363,7 @@ class _Shape:
                 how = names[key] = self._how(key)
             targets, kind = how
             if kind == _AGENTKIT:
-                out[targets[0]] = value if type(value) in _SCALARS else _value(value)
+                out[targets[0]] = value if plain or type(value) in _SCALARS else _value(value)
             elif kind == _GEN:
                 value = value if type(value) in _SCALARS else str(value)
                 for target in targets:

@@ -12,6 +12,8 @@ from typing import Any
 
 from agentkit_tracing_otel import OTelExporter
 from agentkit_tracing_otel._exporter import PROVIDER_NAMES
+from agentkit_tracing_otel._exporter import _exported
+from agentkit_tracing_otel._exporter import _Shape
 from agentkit_tracing_otel._exporter import provider_name
 from hypothesis import given
 from hypothesis import settings
@@ -130,3 +132,35 @@ def test_a_real_provider_run_in_a_session_names_both(pm) -> None:
     assert call["gen_ai.provider.name"] == "gcp.gemini"
     assert call["gen_ai.conversation.id"] == session
     assert spans["invoke_agent greeter"]["gen_ai.conversation.id"] == session
+
+
+TEXT = st.text(max_size=300) | st.sampled_from(["", "x" * 5000])
+VALUE = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | TEXT
+    | st.lists(TEXT, max_size=10)
+    | st.lists(st.integers(), max_size=3)
+    | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(["run", "model_call", "tool_call", "turn", "verdict"]),
+    attributes=st.dictionaries(st.sampled_from(["tool", "model", "reason", "n"]), VALUE),
+    tainted=st.booleans(),
+)
+def test_the_attributes_read_are_the_exported_ones(
+    name: str, attributes: dict[str, Any], tainted: bool
+) -> None:
+    """Property: the exporter's shortcut reads and records what the export rule says."""
+    span = Span(name, attributes, tainted=tainted)
+    read = _exported(span)
+    assert read == span.exported_attributes()
+    shape = _Shape(name)
+    assert shape.attributes(read, read is attributes) == shape.attributes(
+        span.exported_attributes()
+    )
