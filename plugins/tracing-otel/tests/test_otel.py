@@ -381,3 +381,19 @@ def test_a_run_the_sampler_drops_exports_nothing_and_keeps_nothing() -> None:
     assert not recording._live and not recording._contexts
     names = {s.name for s in memory.get_finished_spans()}
     assert {"invoke_agent forecaster", "turn 1", "chat scripted", "execute_tool weather"} <= names
+
+
+def test_a_run_that_keeps_no_spans_exports_every_span() -> None:
+    """An agent-made context keeps no finished spans; the exporter still gets each of them."""
+    shapes = []
+    for passed in (False, True):
+        made, memory = provider()
+        model = ScriptedModel([calls(("weather", {"city": "Paris"})), "It is sunny."])
+        agent = Agent("forecaster", model, tools=[weather], exporters=[OTelExporter(made)])
+        ctx = RunContext() if passed else None
+        run(agent, ctx=ctx)
+        spans = memory.get_finished_spans()
+        if ctx is not None:
+            assert len(ctx.trace.spans) == len(spans)
+        shapes.append(sorted((s.name, sorted(s.attributes or {})) for s in spans))
+    assert shapes[0] == shapes[1]
