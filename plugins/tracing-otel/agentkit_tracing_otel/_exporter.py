@@ -242,7 +242,7 @@ _CLIENT = trace.SpanKind.CLIENT
 _INTERNAL = trace.SpanKind.INTERNAL
 
 #: Spans whose name says what they act on: the name's start and the attribute that ends it.
-_TITLES = {
+_TITLES: dict[str, tuple[str, str | None]] = {
     "run": ("invoke_agent", "agent"),
     "model_call": ("chat", "model"),
     "tool_call": ("execute_tool", "tool"),
