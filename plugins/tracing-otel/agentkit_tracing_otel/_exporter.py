@@ -333,7 +333,8 @@ class _Shape:
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
         self.names: dict[str, tuple[tuple[str, ...], int]] = {}
-        _SHAPES[name] = self
+        if len(_SHAPES) < _KEPT:
+            _SHAPES[name] = self
 
     def title(self, span: Span, attributes: dict[str, Any]) -> str:
         """The span's OpenTelemetry name from ``attributes`` (its raw ones, or exported ones).
@@ -360,7 +361,9 @@ class _Shape:
                 continue
             how = names.get(key)
             if how is None:
-                how = names[key] = self._how(key)
+                how = self._how(key)
+                if len(names) < _KEPT:
+                    names[key] = how
             targets, kind = how
             if kind == _AGENTKIT:
                 out[targets[0]] = value if plain or type(value) in _SCALARS else _value(value)
@@ -382,6 +385,9 @@ class _Shape:
 
 
 _SHAPES: dict[str, _Shape] = {}
+#: The most span names, and attribute keys per span name, remembered: names made up at run
+#: time (a key per item, say) are worked out each time rather than kept without bound.
+_KEPT = 512
 
 
 def _content_attributes(span: Span, exported: dict[str, Any], messages: Any) -> dict[str, Any]:

@@ -164,3 +164,20 @@ def test_the_attributes_read_are_the_exported_ones(
     assert shape.attributes(read, read is attributes) == shape.attributes(
         span.exported_attributes()
     )
+
+
+def test_names_made_up_at_run_time_are_not_kept_without_bound(monkeypatch: Any) -> None:
+    """Span names and attribute keys the exporter remembers stay bounded, however many."""
+    from agentkit_tracing_otel import _exporter
+
+    monkeypatch.setattr(_exporter, "_SHAPES", {})
+    made, memory = exporter()
+    many = 2 * _exporter._KEPT
+    for i in range(many):
+        for span in (Span(f"step {i}", {"n": i}), Span("step", {f"score_{i}": i})):
+            made.on_start(span)
+            made.on_end(span)
+    assert len(_exporter._SHAPES) <= _exporter._KEPT
+    assert len(_exporter._SHAPES["step"].names) <= _exporter._KEPT
+    last = dict(memory.get_finished_spans()[-1].attributes or {})
+    assert last == {f"agentkit.score_{many - 1}": many - 1}
