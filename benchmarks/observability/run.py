@@ -124,9 +124,10 @@ def write(
         "Target: agentkit with the OpenTelemetry plugin ≤ 1.5x agentkit without (judged with "
         "every plugin installed).",
         "",
-        f"The OpenTelemetry SDK alone, starting and ending a turn's three spans (turn, model "
-        f"call, tool call) with the plugin's attributes on the same processor and exporter and "
-        f"nothing of agentkit (`sdk_floor.py`), takes {floor:.0f} µs: with agentkit's "
+        f"The OpenTelemetry SDK alone, making the very spans the plugin makes for a run (a turn, "
+        f"a model call and a tool call a turn, under the run's) on the same processor and "
+        f"exporter, in a tight loop with nothing of agentkit (`sdk_floor.py`), takes "
+        f"{floor:.0f} µs a turn: with agentkit's "
         f"{per_turn[(INSTALLED, 'none')]:.0f} µs turn that is a floor of "
         f"{(per_turn[(INSTALLED, 'none')] + floor) / per_turn[(INSTALLED, 'none')]:.2f}x for "
         "any exporter that makes those spans, before agentkit's own work. The 1.5x target is "
@@ -140,6 +141,10 @@ def write(
         "With content, each message is encoded once per run and the request's list is joined "
         "from those encodings. `file` is a trace file (`agentkit run --trace`) on /dev/null: "
         "every span serialized with its payload and flushed as written.",
+        "",
+        "Against the SDK's own calls for the very same spans, made at the same points of a run "
+        "and in a tight loop (`paired.py`, CPU time, one process; issue 36's ≤ 1.1x): "
+        "RESULTS-floor.md.",
         "",
         "## The viewer on long runs",
         "",
