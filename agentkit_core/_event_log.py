@@ -130,7 +130,7 @@ class EventLog(Backlog[Note]):
         """The event ``note`` stands for, numbered next, or None if it stands for none.
 
         Called on the notes in the order they were put; a note that stands for two events
-        builds the first and puts itself (or what it leaves) back in front of ``waiting``.
+        builds the first and puts a note for the second in front of ``waiting``.
         """
         event: RunEvent | None = note[0](self, note, self.seq + 1)
         if event is not None:
@@ -165,7 +165,7 @@ class EventLog(Backlog[Note]):
         """Note a model's delta: joined onto the one before it when that one still waits.
 
         The consumer is behind, then: it gets one delta holding both texts (or both argument
-        fragments of one call: ``key`` is the call's id, "" for a text).
+        fragments of one call: ``key`` is the call's id, ``name`` its tool's, "" for a text).
         """
         waiting = self.waiting
         if waiting:
