@@ -394,16 +394,20 @@ class Agent(Generic[DepsT]):
         call's events are not taken back: the retry's events follow them.
         """
         from ._event_queue import EventQueue  # a streamed run's: not every run pays for it
-        from ._event_queue import while_running
+        from ._event_queue import stopped
 
         queue: EventQueue[StreamEvent] = EventQueue()
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
+        runner.add_done_callback(lambda _: queue.close())
         source = queue if self._adapter is None else stream_partials(self._adapter, queue)
-        async with contextlib.aclosing(while_running(runner, queue, source)) as events:
-            async for event in events:
+        try:  # the queue read here, not through a generator around it: a hop less an event
+            async for event in source:
                 yield event
-        yield StreamEvent("result", result=runner.result())
+            result = await runner
+        finally:  # left early: the run is cancelled, and unwinds before the iterator closes
+            await stopped(runner)
+        yield StreamEvent("result", result=result)
 
     def run_stream_events(
         self,

@@ -74,11 +74,12 @@ class EventLog(Backlog[Note]):
 
     The run appends a note (a tuple: the function that builds the event, and the span or
     values it is built from); the consumer takes the notes out of ``waiting`` in order and
-    calls :meth:`build` on each, which numbers and makes the frozen event (or none: a note may
-    stand for no event, or for two). So a turn pays a tuple per step, and the numbers and
-    records are made while the run waits for its model, where a consumer gets its time. A
-    span's event reads the span then: what it reads (the attributes set at its open, or
-    everything once it is closed) no longer changes.
+    calls each one's builder with the log, the note and the next number: it makes the frozen
+    event, or returns None for a note that stands for none (one that stands for two builds
+    the first and puts a note for the second in front of ``waiting``). So a turn pays a tuple
+    per step, and the numbers and records are made while the run waits for its model, where
+    a consumer gets its time. A span's event reads the span then: what it reads (the
+    attributes set at its open, or everything once it is closed) no longer changes.
 
     ``run_id`` is the top run's: a child agent's run shares its parent's log (its events are
     stamped with its own run id, numbered in the one sequence).
@@ -125,17 +126,6 @@ class EventLog(Backlog[Note]):
         self.estimate = SentTokens()
         #: The calls of the answer being built whose ``tool_call_started`` was built.
         self.started: set[str] = set()
-
-    def build(self, note: Note) -> RunEvent | None:
-        """The event ``note`` stands for, numbered next, or None if it stands for none.
-
-        Called on the notes in the order they were put; a note that stands for two events
-        builds the first and puts a note for the second in front of ``waiting``.
-        """
-        event: RunEvent | None = note[0](self, note, self.seq + 1)
-        if event is not None:
-            self.seq += 1
-        return event
 
     def emit(
         self,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -58,23 +57,6 @@ async def more(backlog: Backlog[T]) -> bool:
     return True
 
 
-async def while_running(
-    runner: asyncio.Future[R], queue: EventQueue[T], items: AsyncIterable[T] | None = None
-) -> AsyncGenerator[T, None]:
-    """``items`` (the queue's own, by default) while ``runner`` runs; then its error, if any.
-
-    Closing it early (iterate it under ``contextlib.aclosing``: a generator left inside another
-    is closed only when collected) cancels the run and waits for it to unwind.
-    """
-    runner.add_done_callback(lambda _: queue.close())
-    try:
-        async for item in queue if items is None else items:
-            yield item
-        await runner
-    finally:
-        await stopped(runner)
-
-
 async def stopped(runner: asyncio.Future[R]) -> None:
     """Cancel ``runner`` if it still runs, and wait for it to unwind."""
     if not runner.done():
@@ -102,11 +84,13 @@ async def stream_events(
     log = scope.trace.events = EventLog(scope.run_id, _events, partials)
     runner = asyncio.ensure_future(start(scope, model_sink(log)))
     runner.add_done_callback(lambda _: log.close())
-    waiting, build = log.waiting, log.build
+    waiting = log.waiting
     try:  # the queue's loop inlined: a generator less for each event to pass through
         while await more(log):
-            while waiting:
-                if (event := build(waiting.popleft())) is not None:
+            while waiting:  # build each note, numbered next (a note may stand for none)
+                note = waiting.popleft()
+                if (event := note[0](log, note, log.seq + 1)) is not None:
+                    log.seq = event.seq
                     yield event
         await runner
     finally:
