@@ -394,18 +394,22 @@ class Agent(Generic[DepsT]):
         call's events are not taken back: the retry's events follow them.
         """
         from ._event_queue import EventQueue  # a streamed run's: not every run pays for it
-        from ._event_queue import while_running
+        from ._event_queue import stopped
 
         queue: EventQueue[StreamEvent] = EventQueue()
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
+        runner.add_done_callback(lambda _: queue.close())
         source = queue if self._adapter is None else stream_partials(self._adapter, queue)
-        async with contextlib.aclosing(while_running(runner, queue, source)) as events:
-            async for event in events:
+        try:  # the queue read here, not through a generator around it: a hop less an event
+            async for event in source:
                 yield event
-        yield StreamEvent("result", result=runner.result())
+            result = await runner
+        finally:  # left early: the run is cancelled, and unwinds before the iterator closes
+            await stopped(runner)
+        yield StreamEvent("result", result=result)
 
-    async def run_stream_events(
+    def run_stream_events(
         self,
         task: Task,
         *,
@@ -420,16 +424,17 @@ class Agent(Generic[DepsT]):
         :class:`AgentResult`), :class:`RunSuspended` or :class:`RunFailed`, after which a
         failed run's error is raised from the iterator. Leaving the iteration early (``break``,
         ``aclose``, cancelling the consumer) cancels the run, as cancelling :meth:`run` does.
+        Nothing happens before the iteration starts.
         """
         from ._event_queue import stream_events
 
-        ctx = self._with_deps(ctx, deps)
-        start = functools.partial(self._run, task, ctx, wc, settings=settings)
-        async with contextlib.aclosing(stream_events(ctx, start, self._partials)) as events:
-            async for event in events:
-                yield event
+        def start(ctx: RunContext, sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
+            return self._run(task, ctx, wc, sink, settings)
 
-    async def resume_stream_events(
+        # the stream itself, not a generator around it: each event passes one generator
+        return stream_events(functools.partial(self._with_deps, ctx, deps), start, self._partials)
+
+    def resume_stream_events(
         self,
         run_id: str,
         approvals: Answers = None,
@@ -446,14 +451,15 @@ class Agent(Generic[DepsT]):
         """
         from ._event_queue import stream_events
 
-        ctx = self._with_deps(ctx if ctx is not None else unread(self.new_context(run_id)), deps)
+        def context() -> RunContext:
+            return self._with_deps(
+                ctx if ctx is not None else unread(self.new_context(run_id)), deps
+            )
 
-        def start(sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
+        def start(ctx: RunContext, sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
             return self.resume(run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=sink)
 
-        async with contextlib.aclosing(stream_events(ctx, start, self._partials)) as events:
-            async for event in events:
-                yield event
+        return stream_events(context, start, self._partials)
 
     @property
     def _partials(self) -> Callable[[], OutputStream[object]] | None:

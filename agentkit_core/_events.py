@@ -29,7 +29,6 @@ from ._records import quick_init
 
 if TYPE_CHECKING:
     from ._models import StreamEvent
-    from ._output import OutputStream
     from ._run_state import AgentResult
     from ._verdicts import Verdict
 
@@ -276,27 +275,28 @@ class RunFailed(RunEvent):
     error_type: str
 
 
-# The builders a note names. Each takes the log and the note (builder, seq, what it reads...).
+# The builders a note names. Each takes the log, the note (builder, what it reads...) and the
+# number the event gets; one that returns None stands for no event (and uses no number).
 
 
-def _turn_started(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
-    return TurnStarted(span.run_id or log.run_id, note[1], None, span.attributes.get("turn", 0))
+def _turn_started(log: EventLog, note: Note, seq: int) -> RunEvent:
+    span = note[1]
+    return TurnStarted(span.run_id or log.run_id, seq, None, span.attributes.get("turn", 0))
 
 
-def _request_started(log: EventLog, note: Note) -> RunEvent:
-    _, seq, span, messages = note
+def _request_started(log: EventLog, note: Note, seq: int) -> RunEvent:
+    _, span, messages = note
     tokens = 0 if messages is None else log.estimate(messages)
     at = span.attributes
     return ModelRequestStarted(span.run_id or log.run_id, seq, None, at.get("messages", 0), tokens)
 
 
-def _tool_started(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _tool_started(log: EventLog, note: Note, seq: int) -> RunEvent:
+    span = note[1]
     at = span.attributes
     return ToolStarted(
         span.run_id or log.run_id,
-        note[1],
+        seq,
         None,
         at.get("call_id", ""),
         at.get("tool", ""),
@@ -304,15 +304,15 @@ def _tool_started(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def _run_started(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _run_started(log: EventLog, note: Note, seq: int) -> RunEvent:
+    span = note[1]
     at, run = span.attributes, span.run_id or ""
     agent = str(at.get("agent", ""))
     if run != log.run_id:
-        return ChildRunStarted(log.run_id, note[1], None, run, agent)
+        return ChildRunStarted(log.run_id, seq, None, run, agent)
     return RunStarted(
         log.run_id,
-        note[1],
+        seq,
         at.get("task_item"),
         agent,
         str(at.get("model", "")),
@@ -320,12 +320,12 @@ def _run_started(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def _tool_finished(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _tool_finished(log: EventLog, note: Note, seq: int) -> RunEvent:
+    span = note[1]
     at = span.attributes
     return ToolFinished(
         span.run_id or log.run_id,
-        note[1],
+        seq,
         None,
         at.get("call_id", ""),
         at.get("tool", ""),
@@ -336,8 +336,10 @@ def _tool_finished(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def usage_update(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _usage_update(log: EventLog, note: Note, seq: int) -> RunEvent | None:
+    span = note[1]
+    if span.error is not None:  # a failed request: its retry (or the failure) is told
+        return None
     at = span.attributes
     request = Usage(
         at.get("input_tokens", 0),
@@ -350,16 +352,16 @@ def usage_update(log: EventLog, note: Note) -> RunEvent:
     log.total = total = log.total + request
     run_id = span.run_id or log.run_id
     return UsageUpdate(
-        run_id, note[1], None, str(at.get("model") or ""), request, total, at.get("cost")
+        run_id, seq, None, str(at.get("model") or ""), request, total, at.get("cost")
     )
 
 
-def _fold(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _fold(log: EventLog, note: Note, seq: int) -> RunEvent:
+    span = note[1]
     at = span.attributes
     return CompactionFold(
         span.run_id or log.run_id,
-        note[1],
+        seq,
         None,
         str(at.get("compactor", "folding")),
         at.get("fold_messages"),
@@ -369,24 +371,62 @@ def _fold(log: EventLog, note: Note) -> RunEvent:
     )
 
 
-def child_finished(log: EventLog, note: Note) -> RunEvent:
-    span = note[2]
+def _child_finished(log: EventLog, note: Note, seq: int) -> RunEvent | None:
+    span = note[1]
+    if span.run_id == log.run_id:  # the run's own end is told by finished() or failed()
+        return None
     at = span.attributes
     status = str(at.get("status", "failed" if span.error else "done"))
     child, agent = span.run_id or "", str(at.get("agent", ""))
-    return ChildRunFinished(log.run_id, note[1], None, child, agent, status)
+    return ChildRunFinished(log.run_id, seq, None, child, agent, status)
 
 
-def _text(log: EventLog, note: Note) -> RunEvent:
-    return TextDelta(log.run_id, note[1], None, note[3])
+def _text(log: EventLog, note: Note, seq: int) -> RunEvent:
+    text = note[2]
+    if log.parser is not None and (value := log.parser.feed(text)) is not None:
+        log.waiting.appendleft((_partial, value))  # the answer parsed so far, next
+    return TextDelta(log.run_id, seq, None, text)
 
 
-def _thinking(log: EventLog, note: Note) -> RunEvent:
-    return ThinkingDelta(log.run_id, note[1], None, note[3])
+def _partial(log: EventLog, note: Note, seq: int) -> RunEvent:
+    return OutputPartial(log.run_id, seq, None, note[1])
 
 
-def _arguments(log: EventLog, note: Note) -> RunEvent:
-    return ToolCallArgsDelta(log.run_id, note[1], None, note[2], note[3])
+def _thinking(log: EventLog, note: Note, seq: int) -> RunEvent:
+    return ThinkingDelta(log.run_id, seq, None, note[2])
+
+
+def _call_started(log: EventLog, note: Note, call_id: str, name: str, seq: int) -> RunEvent | None:
+    """The call's ``tool_call_started``, the first time one of its notes is built, else None.
+
+    The note goes back in front of the queue, to build its own event next.
+    """
+    if call_id in log.started:
+        return None
+    log.started.add(call_id)
+    log.waiting.appendleft(note)
+    return ToolCallStarted(log.run_id, seq, None, call_id, name)
+
+
+def _arguments(log: EventLog, note: Note, seq: int) -> RunEvent | None:
+    _, call_id, delta, name = note
+    started = _call_started(log, note, call_id, name, seq)
+    if started is not None or not delta:  # a delta without text only starts the call
+        return started
+    return ToolCallArgsDelta(log.run_id, seq, None, call_id, delta)
+
+
+def _answered(log: EventLog, note: Note, seq: int) -> RunEvent | None:
+    """A model's stream event that is no delta: a call complete, or the answer done."""
+    event = note[1]
+    if event.kind == "done":  # the next answer's calls, and document, are new
+        log.started.clear()
+        if log.partials is not None:
+            log.parser = log.partials()
+        return None
+    call = event.tool_call
+    started = _call_started(log, note, call.id, call.name, seq)
+    return started if started is not None else ToolCallReady(log.run_id, seq, None, call)
 
 
 #: The event a span's opening or closing makes, by the span's name.
@@ -398,49 +438,35 @@ OPENED = {
 }
 CLOSED = {
     "tool_call": _tool_finished,
-    "model_call": usage_update,
+    "model_call": _usage_update,
     "fold": _fold,
     "compaction": _fold,
-    "run": child_finished,
+    "run": _child_finished,
 }
 
 
-def model_sink(
-    log: EventLog, partials: Callable[[], OutputStream[object]] | None
-) -> Callable[[StreamEvent], None]:
-    """The stream sink that turns a model's stream events into the run's events.
+def model_sink(log: EventLog) -> Callable[[StreamEvent], None]:
+    """The stream sink that notes a model's stream events for the run's events.
 
-    ``partials`` makes a fresh partial parser for typed output (``adapter.stream``); each of
-    the model's answers (ended by its ``"done"``) starts a new one.
+    It only notes them, joining a delta onto the one before it while the consumer is behind:
+    the consumer builds the events (a call's start, its arguments, its being ready, the typed
+    output parsed so far) as it takes the notes.
     """
-    parser = None if partials is None else partials()
-    started: set[str] = set()  # the calls of this answer whose start was told
-
-    def start(call: ToolCall) -> None:
-        if call.id not in started:
-            started.add(call.id)
-            log.emit(ToolCallStarted, call_id=call.id, name=call.name)
+    waiting, delta = log.waiting, log.delta
 
     def sink(event: StreamEvent) -> None:
-        nonlocal parser
         kind = event.kind
-        if kind == "text" and event.text:
-            log.delta(_text, "", event.text)
-            if parser is not None and (value := parser.feed(event.text)) is not None:
-                log.emit(OutputPartial, value=value)
+        if kind == "text":
+            if event.text:
+                delta(_text, "", event.text, "")
+        elif kind == "done" or (kind == "tool_call" and event.tool_call is not None):
+            waiting.append((_answered, event))  # log.put, inlined (two a turn)
+            if log.waiter is not None:
+                log.wake()
+        elif kind == "tool_call_delta":
+            if (call := event.tool_call) is not None:
+                delta(_arguments, call.id, call.arguments, call.name)
         elif kind == "reasoning" and event.text:
-            log.delta(_thinking, "", event.text)
-        elif kind == "tool_call_delta" and event.tool_call is not None:
-            call = event.tool_call
-            start(call)
-            if call.arguments:
-                log.delta(_arguments, call.id, call.arguments)
-        elif kind == "tool_call" and event.tool_call is not None:
-            start(event.tool_call)
-            log.emit(ToolCallReady, call=event.tool_call)
-        elif kind == "done":
-            started.clear()
-            if partials is not None:
-                parser = partials()
+            delta(_thinking, "", event.text, "")
 
     return sink

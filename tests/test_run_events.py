@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ from agentkit_core.events import RunFinished
 from agentkit_core.events import RunStarted
 from agentkit_core.events import RunSuspended
 from agentkit_core.events import TextDelta
+from agentkit_core.events import ToolCallArgsDelta
 from agentkit_core.events import ToolCallReady
 from agentkit_core.events import ToolCallStarted
 from agentkit_core.events import ToolFinished
@@ -56,6 +58,9 @@ from agentkit_core.events import UsageUpdate
 from agentkit_core.events import VerdictReported
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import StreamEvent
 from agentkit_core.plugin import retry
 from agentkit_core.testing import ScriptedModel
 
@@ -421,6 +426,48 @@ async def test_a_slow_consumer_gets_deltas_merged_and_every_step_event() -> None
     assert "".join(e.text for e in deltas) == text
     assert len(deltas) < len(text) / 8  # merged: the script streams 8 characters at a time
     check_stream(events)
+
+
+class Fragments:
+    """Streams a call's arguments a character at a time, then answers: never waits."""
+
+    name = "fragments"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        raise NotImplementedError
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.calls += 1
+        if self.calls > 1:
+            yield StreamEvent("text", text="done")
+            yield StreamEvent("done", response=ModelResponse(Message.assistant("done")))
+            return
+        call = ToolCall("c1", "add", '{"a": 2, "b": 3}')
+        yield StreamEvent("tool_call_delta", tool_call=ToolCall("c1", "add", ""))
+        for char in call.arguments:
+            yield StreamEvent("tool_call_delta", tool_call=ToolCall("c1", "add", char))
+        yield StreamEvent("tool_call", tool_call=call)
+        yield StreamEvent("done", response=ModelResponse(Message.assistant("", [call])))
+
+
+async def test_a_call_s_merged_argument_deltas_follow_its_start_numbered_without_gaps() -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    a = Agent("frag", Fragments(), tools=[add])  # type: ignore[arg-type]
+    events = [e async for e in a.run_stream_events("go")]
+    check_stream(events)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    kinds = [e.kind for e in events if e.kind.startswith("tool_call")]
+    # the run never waited: the consumer, behind, got the fragments as one delta
+    assert kinds == ["tool_call_started", "tool_call_args_delta", "tool_call_ready"]
+    delta = next(e for e in events if isinstance(e, ToolCallArgsDelta))
+    assert (delta.call_id, delta.delta) == ("c1", '{"a": 2, "b": 3}')
 
 
 async def test_one_context_streams_one_run_at_a_time() -> None:
