@@ -73,6 +73,9 @@ UNUSED_BY_PLUGINS_LIST = {
     "agentkit_core.cli._sessions",
     "agentkit_core.cli._memory",
     "agentkit_core.cli._view",
+    # the instruction-part and session records, which the plugins' entry modules used to import
+    "agentkit_core._instructions",
+    "agentkit_core._sessions",
 }
 
 #: ``agentkit plugins list`` in a fresh interpreter, its table thrown away.
