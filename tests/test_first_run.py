@@ -57,6 +57,10 @@ UNUSED = {
     "email",
     "tempfile",
     "shutil",
+    "platform",
+    "importlib.resources",
+    "lzma",
+    "bz2",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
