@@ -434,6 +434,7 @@ def test_reading_the_folders_finds_what_importlib_metadata_finds(make_site, monk
     site.plugin("alpha", version="2.3")
     site.add("agentkit-test-pair", {"one": "akt_pair:ONE [extra]", "two": "akt_pair"}, {})
     (site.path / "akt_pair.py").write_text("ONE = 'one'\n", encoding="utf-8")
+    assert _discovery._metadata_folders(sys.path) is not None  # the folders are read here
     fast = {None: _seen(None), "site": _seen([str(site.path)])}
     loaded = {i.name: i.loader() for i in _discovery.discover_entry_points([str(site.path)])}
     assert loaded["one"] == "one" and loaded["two"].__name__ == "akt_pair"
