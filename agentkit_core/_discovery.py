@@ -8,10 +8,14 @@ import fails is recorded as ``failed`` instead of taking the host down.
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.machinery
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -73,11 +77,9 @@ def candidate_key(info: PluginInfo) -> tuple[str, int, str, str]:
 
 def discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
     """Entry points of group ``agentkit``, metadata only: nothing is imported here."""
-    import importlib_metadata
-
     found: list[PluginInfo] = []
     seen: set[str] = set()
-    for dist in importlib_metadata.distributions(**({} if path is None else {"path": path})):
+    for dist in _distributions(path):
         eps = [ep for ep in dist.entry_points if ep.group == GROUP]
         if not eps:
             continue
@@ -101,16 +103,118 @@ def discover_entry_points(path: list[str] | None) -> list[PluginInfo]:
     return found
 
 
+def _distributions(path: list[str] | None) -> Iterable[Any]:
+    """Every distribution on ``path`` (``sys.path``), in ``importlib_metadata``'s order.
+
+    Read straight from the ``.dist-info``/``.egg-info`` folders when that is all there is to
+    read: importing ``importlib_metadata`` (with ``zipfile``, ``email``, ``tempfile`` and
+    ``shutil`` behind it) was a tenth of a first run. A zip or other non-folder entry on the
+    path, or an import finder of its own that finds distributions, gets the library.
+    """
+    entries = sys.path if path is None else path
+    folders = _metadata_folders(entries)
+    if folders is None:
+        import importlib_metadata
+
+        return importlib_metadata.distributions(**({} if path is None else {"path": path}))
+    return map(_Folder, folders)
+
+
+def _metadata_folders(entries: list[str]) -> list[str] | None:
+    """The metadata folders in ``entries``, in directory order.
+
+    None when ``importlib_metadata`` must answer: it knows zips, eggs and other finders.
+    """
+    if any(_own_finder(finder) for finder in sys.meta_path):
+        return None
+    folders: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, str) or entry.lower().endswith(".egg"):
+            return None
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return None  # a zip on the path
+        except OSError:
+            continue
+        ends = (".dist-info", ".egg-info")
+        folders.extend(os.path.join(entry, n) for n in names if n.lower().endswith(ends))
+    return folders
+
+
+def _own_finder(finder: object) -> bool:
+    """Whether a ``sys.meta_path`` finder finds distributions other than the path's folders."""
+    if getattr(finder, "find_distributions", None) is None:
+        return False
+    kind = finder if isinstance(finder, type) else type(finder)
+    return not (kind is importlib.machinery.PathFinder or kind.__module__ == "importlib_metadata")
+
+
+class _Folder:
+    """One ``.dist-info``/``.egg-info`` folder, read as ``importlib_metadata`` reads it."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def read_text(self, name: str) -> str | None:
+        """A file of the folder; ``""``: the path itself (an ``.egg-info`` file)."""
+        try:
+            with open(os.path.join(self.path, name) if name else self.path, encoding="utf-8") as f:
+                return f.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    @property
+    def entry_points(self) -> list[_EntryPoint]:
+        text = self.read_text("entry_points.txt") or ""
+        found: list[_EntryPoint] = []
+        group = None
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line.startswith(("#", ";")):
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                group = line[1:-1].strip()
+            elif group is not None and "=" in line:
+                name, _, value = line.partition("=")
+                found.append(_EntryPoint(name.strip(), value.strip(), group))
+        return found
+
+
+#: ``module``, ``module:attr.attr`` and an ignored ``[extras]``, as importlib.metadata parses.
+_ENTRY_VALUE = re.compile(
+    r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryPoint:
+    name: str
+    value: str
+    group: str
+
+    def load(self) -> object:
+        match = _ENTRY_VALUE.match(self.value)
+        if match is None:
+            raise ValueError(f"entry point {self.name!r} = {self.value!r} does not parse")
+        module = importlib.import_module(match["module"])
+        attrs = (match["attr"] or "").split(".")
+        return functools.reduce(getattr, filter(None, attrs), module)
+
+
 def _read_headers(dist: Any) -> tuple[str, str, list[str]]:
     """Name, Version and Requires-Dist from METADATA's header block.
 
     Read directly rather than through ``dist.metadata``: the email parser behind that costs
-    about 0.2 ms a distribution, which is most of the discovery time with many plugins.
+    about 0.2 ms a distribution, which is most of the discovery time with many plugins. The
+    files are those ``metadata`` reads: METADATA, PKG-INFO, or the path itself (an
+    ``.egg-info`` file); none gives ``"?"``, as an empty ``metadata`` does.
     """
-    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or dist.read_text("")
     if text is None:
-        meta = dist.metadata
-        return meta["Name"] or "?", meta["Version"] or "?", meta.get_all("Requires-Dist") or []
+        return "?", "?", []
     name = version = "?"
     requires: list[str] = []
     for line in text.splitlines():
@@ -193,14 +297,22 @@ _core_version_cache: list[str] = []
 def core_version() -> str:
     """The installed agentkit-core version, from its metadata (the package's as a fallback)."""
     if not _core_version_cache:
-        import importlib_metadata
-
-        try:
-            version = _read_headers(importlib_metadata.distribution(CORE_DISTRIBUTION))[1]
-        except importlib_metadata.PackageNotFoundError:
+        dist = next((d for d in _distributions(None) if _names(d, CORE_DISTRIBUTION)), None)
+        if dist is not None:
+            version = _read_headers(dist)[1]
+        else:
             from . import __version__ as version
         _core_version_cache.append(version)
     return _core_version_cache[0]
+
+
+def _names(dist: Any, name: str) -> bool:
+    """Whether ``dist`` is distribution ``name`` by its folder's name, as a lookup matches."""
+    folder = getattr(dist, "path", None) or getattr(dist, "_path", None)
+    if folder is None:
+        return normalize(_read_headers(dist)[0]) == normalize(name)
+    stem = os.path.basename(str(folder)).rpartition(".")[0].partition("-")[0]
+    return normalize(stem) == normalize(name)
 
 
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")

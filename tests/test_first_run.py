@@ -49,14 +49,59 @@ UNUSED = {
     "decimal",
     "agentkit_core._events",
     "agentkit_core._event_queue",
+    # discovery reads the .dist-info folders itself: no importlib_metadata and what it imports
+    "importlib_metadata",
+    "importlib.metadata",
+    "zipp",
+    "zipfile",
+    "email",
+    "tempfile",
+    "shutil",
+    "platform",
+    "importlib.resources",
+    "lzma",
+    "bz2",
 }
+
+#: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
+#: other built-in commands' modules (only the chosen command's module is imported).
+UNUSED_BY_PLUGINS_LIST = {
+    "asyncio",
+    "importlib_metadata",
+    "importlib.metadata",
+    "zipfile",
+    "email",
+    "tempfile",
+    "agentkit_core.cli._chat",
+    "agentkit_core.cli._serve",
+    "agentkit_core.cli._sessions",
+    "agentkit_core.cli._memory",
+    "agentkit_core.cli._view",
+    # the instruction-part and session records, which the plugins' entry modules used to import
+    "agentkit_core._instructions",
+    "agentkit_core._sessions",
+}
+
+#: ``agentkit plugins list`` in a fresh interpreter, its table thrown away.
+PLUGINS_LIST = """
+import contextlib, io, json, sys
+from agentkit_core.cli._main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["plugins", "list"]) == 0
+print(json.dumps(sorted(sys.modules)))
+"""
 
 
 def _modules_after(tools: str) -> set[str]:
     """The modules a fresh interpreter holds after one run."""
+    return _modules_of(RUN.format(tools=tools))
+
+
+def _modules_of(script: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``script``, which prints them."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run(
-        [sys.executable, "-c", RUN.format(tools=tools)],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         check=False,
@@ -83,3 +128,7 @@ def test_a_first_run_imports_none_of_what_it_does_not_use() -> None:
 def test_a_first_run_with_a_function_tool_imports_no_opentelemetry() -> None:
     """A function tool's schema and argument checks are pydantic's: pydantic is in play."""
     assert "opentelemetry" not in _tops_after("[echo]")
+
+
+def test_plugins_list_imports_only_what_listing_uses() -> None:
+    assert not _modules_of(PLUGINS_LIST) & UNUSED_BY_PLUGINS_LIST

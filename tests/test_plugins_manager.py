@@ -417,3 +417,42 @@ def test_a_plain_core_range_is_judged_as_packaging_judges_it() -> None:
     assert _plain_contains("~=0.1", "0.1") is None
     assert _plain_contains(">=0.1", "0.2rc1") is None
     assert _plain_contains("", "1") is None
+
+
+def _seen(path: list[str] | None) -> list[tuple[object, ...]]:
+    from agentkit_core._discovery import discover_entry_points
+
+    found = discover_entry_points(path)
+    return sorted((i.name, i.distribution, i.version, i.module, i.requires_core) for i in found)
+
+
+def test_reading_the_folders_finds_what_importlib_metadata_finds(make_site, monkeypatch):
+    """Discovery reads .dist-info folders itself; importlib_metadata answers the same."""
+    from agentkit_core import _discovery
+
+    site = make_site()
+    site.plugin("alpha", version="2.3")
+    site.add("agentkit-test-pair", {"one": "akt_pair:ONE [extra]", "two": "akt_pair"}, {})
+    (site.path / "akt_pair.py").write_text("ONE = 'one'\n", encoding="utf-8")
+    assert _discovery._metadata_folders(sys.path) is not None  # the folders are read here
+    fast = {None: _seen(None), "site": _seen([str(site.path)])}
+    loaded = {i.name: i.loader() for i in _discovery.discover_entry_points([str(site.path)])}
+    assert loaded["one"] == "one" and loaded["two"].__name__ == "akt_pair"
+    monkeypatch.setattr(_discovery, "_metadata_folders", lambda entries: None)
+    assert fast == {None: _seen(None), "site": _seen([str(site.path)])}
+
+
+def test_a_zip_on_the_path_is_read_by_importlib_metadata(make_site, tmp_path):
+    import zipfile
+
+    from agentkit_core import _discovery
+
+    site = make_site()
+    site.plugin("alpha")
+    archive = tmp_path / "plugins.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for file in site.path.rglob("*"):
+            if file.is_file():
+                zipped.write(file, file.relative_to(site.path))
+    assert _discovery._metadata_folders([str(archive)]) is None
+    assert [row[0] for row in _seen([str(archive)])] == ["alpha"]

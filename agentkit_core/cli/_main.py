@@ -29,16 +29,16 @@ from typing import TextIO
 if TYPE_CHECKING:
     from .._plugins import PluginManager
 
-#: Modules holding the built-in command groups, each with ``add_commands(subparsers)``.
-_BUILTIN_COMMANDS: tuple[str, ...] = (
-    "agentkit_core.cli._plugins",
-    "agentkit_core.cli._run",
-    "agentkit_core.cli._chat",
-    "agentkit_core.cli._serve",
-    "agentkit_core.cli._sessions",
-    "agentkit_core.cli._memory",
-    "agentkit_core.cli._view",
-)
+#: Each built-in command and the module that adds it with ``add_commands(subparsers)``.
+_BUILTIN_COMMANDS: dict[str, str] = {
+    "plugins": "agentkit_core.cli._plugins",
+    "run": "agentkit_core.cli._run",
+    "chat": "agentkit_core.cli._chat",
+    "serve": "agentkit_core.cli._serve",
+    "sessions": "agentkit_core.cli._sessions",
+    "memory": "agentkit_core.cli._memory",
+    "view": "agentkit_core.cli._view",
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,15 +48,25 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser(manager: PluginManager | None = None) -> argparse.ArgumentParser:
-    """The parser with the built-in commands and, given a manager, every plugin's commands."""
+def build_parser(
+    manager: PluginManager | None = None, *, command: str | None = None
+) -> argparse.ArgumentParser:
+    """The parser with the built-in commands and, given a manager, every plugin's commands.
+
+    Given ``command``, a built-in one, only that command's module is imported (the others get
+    an empty parser, so a plugin still cannot take their names): one command's run never pays
+    for building every other command's options. Without it (``--help``) every one is built.
+    """
     from .. import __version__
 
     parser = Parser(prog="agentkit", description="agentkit command line")
     parser.add_argument("--version", action="version", version=f"agentkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in _BUILTIN_COMMANDS:
-        importlib.import_module(module_name).add_commands(sub)
+    for name, module_name in _BUILTIN_COMMANDS.items():
+        if command in (None, name):
+            importlib.import_module(module_name).add_commands(sub)
+        else:
+            sub.add_parser(name)
     if manager is not None:
         manager.add_commands(sub, prog=parser.prog)
     return parser
@@ -87,19 +97,19 @@ def _show_warning(
 def _main(argv: Sequence[str] | None, manager: PluginManager | None) -> int:
     from .._errors import AgentkitError
 
+    arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the manager records them; printed below
             from .._plugins import manager_or_default
 
             manager = manager_or_default(manager)
-            parser = build_parser(manager)
+            parser = build_parser(manager, command=_builtin_command(arguments))
     except AgentkitError as exc:
         print(f"agentkit: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C while plugins were imported: it names the plugin
         return _interrupted(exc)
-    arguments = list(sys.argv[1:] if argv is None else argv)
     if "--json" not in arguments:  # before parsing, which may exit; --json carries its own
         for message in manager.warnings:
             print(f"agentkit: warning: {message}", file=sys.stderr)
@@ -131,6 +141,16 @@ def _main(argv: Sequence[str] | None, manager: PluginManager | None) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def _builtin_command(arguments: list[str]) -> str | None:
+    """The built-in command the arguments name first; None (build all) for anything else.
+
+    The top-level options (``--help``, ``--version``) take no value, so a command is the
+    first argument; one after an option is left to argparse with every command built.
+    """
+    first = arguments[0] if arguments else None
+    return first if first in _BUILTIN_COMMANDS else None
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:

@@ -15,13 +15,13 @@ from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
-from agentkit_core.plugin import Omission
-from agentkit_core.plugin import Rendered
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the instruction-part records load when a kit reads the files, not here
     from agentkit_core import Tool
     from agentkit_core.plugin import InstructionPartFactory
+    from agentkit_core.plugin import Omission
     from agentkit_core.plugin import Register
+    from agentkit_core.plugin import Rendered
 
 __all__ = ["PART_ID", "AgentsMD", "AgentsMDOptions"]
 
@@ -94,6 +94,8 @@ class AgentsMD:
         return list(reversed(dirs[: dirs.index(self.root) + 1]))
 
     def _read(self) -> tuple[list[_File], list[Omission]]:
+        from agentkit_core.plugin import Omission
+
         files: list[_File] = []
         skipped: list[Omission] = []
         candidates: list[Path] = []
@@ -131,6 +133,9 @@ class AgentsMD:
 
     def render(self, max_bytes: int | None) -> Rendered:
         """The chain's text within the bound, the files left out as omissions."""
+        from agentkit_core.plugin import Omission
+        from agentkit_core.plugin import Rendered
+
         bound = self.max_total_bytes if max_bytes is None else min(max_bytes, self.max_total_bytes)
         kept: list[_File] = []
         used = 0

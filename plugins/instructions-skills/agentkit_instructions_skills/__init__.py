@@ -27,14 +27,14 @@ from agentkit_core import ConfigError
 from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import hookimpl
-from agentkit_core.plugin import Omission
-from agentkit_core.plugin import Rendered
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the instruction-part records load when skills are read, not here
     from agentkit_core import RunContext
     from agentkit_core.plugin import Grant
     from agentkit_core.plugin import InstructionPartFactory
+    from agentkit_core.plugin import Omission
     from agentkit_core.plugin import Register
+    from agentkit_core.plugin import Rendered
 
 __all__ = [
     "GRANT_PREFIX",
@@ -322,6 +322,8 @@ class Skills:
 
     def reload(self) -> None:
         """Discover the skills again; on an error the catalogue in force stays as it was."""
+        from agentkit_core.plugin import Omission
+
         found: dict[str, Skill] = {}
         problems: list[Omission] = []
         for directory, optional in self.dirs:
@@ -358,6 +360,9 @@ class Skills:
 
     def render(self, max_bytes: int | None) -> Rendered:
         """The skill catalogue (names and descriptions) within ``max_bytes``."""
+        from agentkit_core.plugin import Omission
+        from agentkit_core.plugin import Rendered
+
         if not self.skills:
             return Rendered("", tuple(self._problems))
         head = [HEADER]

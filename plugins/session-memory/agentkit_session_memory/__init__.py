@@ -14,11 +14,14 @@ from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agentkit_core import StorageError
-from agentkit_core.plugin import SessionInfo
-from agentkit_core.plugin import SessionItem
 from agentkit_core.stores import store_plugin
+
+if TYPE_CHECKING:  # the session records load when a store is used, not when plugins load
+    from agentkit_core.plugin import SessionInfo
+    from agentkit_core.plugin import SessionItem
 
 __all__ = ["MemorySessionStore"]
 
@@ -98,6 +101,8 @@ class MemorySessionStore:
 
     async def info(self, session_id: str) -> SessionInfo | None:
         """The session's summary, or None."""
+        from agentkit_core.plugin import SessionInfo
+
         self._open()
         ids = self._sessions.get(session_id)
         if not ids:
