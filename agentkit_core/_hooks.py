@@ -78,19 +78,22 @@ BLOCKED_FACTOR = 5
 #: the last reading is older than this, and again after a slow call or an await.
 _CPU_FRESH = 0.001
 
-#: The last CPU-clock reading: the thread's CPU time, the wall-clock time it was read at, and
-#: the thread. Another thread's reading is no bound for this one's: the CPU time is then not
-#: known.
-_cpu_mark: list[Any] = [0.0, float("-inf"), 0]
-#: The wall-clock time until which that reading is fresh: a plain global, the one thing a
-#: fold reads of it (a ``threading.local`` costs ~0.1 µs a read).
+#: Each thread's last CPU-clock reading: its CPU time, and the wall-clock time it was read at.
+_cpu_marks: dict[int, tuple[float, float]] = {}
+#: The wall-clock time until which the last reading (any thread's) is fresh: a plain global,
+#: the one thing a fold reads of them (a ``threading.local`` costs ~0.1 µs a read). A thread
+#: whose own reading is older gets a looser bound on a slow call's CPU time, never a wrong one.
 _cpu_fresh_until = float("-inf")
 
 
 def _read_cpu(wall: float) -> None:
     global _cpu_fresh_until
-    _cpu_mark[:] = thread_time(), wall, get_ident()
+    _cpu_marks[get_ident()] = thread_time(), wall
     _cpu_fresh_until = wall + _CPU_FRESH
+
+
+#: A thread's reading before its first: it bounds nothing (the CPU time then counts as 0).
+_NEVER_READ = (0.0, float("-inf"))
 
 
 def _restart() -> float:
@@ -650,9 +653,8 @@ class Hooks:
         The clock is read again for the calls that follow.
         """
         cpu_now = thread_time()
-        cpu_then, wall_then, thread = _cpu_mark
-        # another thread's reading bounds nothing here: then only the wall-clock rule applies
-        cpu = max(cpu_now - cpu_then - (start - wall_then), 0.0) if thread == get_ident() else 0.0
+        cpu_then, wall_then = _cpu_marks.get(get_ident(), _NEVER_READ)
+        cpu = max(cpu_now - cpu_then - (start - wall_then), 0.0)
         _read_cpu(perf_counter())
         if cpu <= self.slow and held <= self.slow * BLOCKED_FACTOR:
             return

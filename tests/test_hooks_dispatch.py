@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -201,3 +203,39 @@ async def test_the_slow_hook_is_named_among_fast_sync_and_async_ones() -> None:
         await hooks.run_output_guard(ctx, Message.assistant("x"))
     (span,) = ctx.trace.find("hook")
     assert span.attributes["plugin"] == "blocker" and span.attributes["held"] >= 0.08
+
+
+def test_a_call_is_not_judged_by_another_threads_cpu_reading(monkeypatch) -> None:
+    """Thread B has computed for 0.2 s; thread A read its own CPU clock last. B's hook only
+    waits 0.02 s (under 5 x slow): A's reading must not make B's CPU time look like the call's.
+    """
+    from agentkit_core import _hooks
+
+    hooks = Hooks.of("waits", output_guard=blocking(0.02), slow=0.01)
+    computed, read = threading.Event(), threading.Event()
+    caught: list[Any] = []
+
+    def b() -> None:
+        start = time.thread_time()
+        while time.thread_time() - start < 0.2:
+            pass
+        computed.set()
+        read.wait()
+        ctx = make_test_ctx()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            asyncio.run(hooks.run_output_guard(ctx, Message.assistant("x")))
+        caught.extend([*seen, *ctx.trace.find("hook")])
+
+    def a() -> None:
+        computed.wait()
+        _hooks._read_cpu(time.perf_counter())
+        monkeypatch.setattr(_hooks, "_cpu_fresh_until", float("inf"))  # B reads none of its own
+        read.set()
+
+    threads = [threading.Thread(target=b), threading.Thread(target=a)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert caught == []
