@@ -18,7 +18,6 @@ import asyncio
 import inspect
 import reprlib
 import sys
-import threading
 import warnings
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -26,12 +25,14 @@ from collections.abc import Coroutine
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from threading import get_ident
 from time import perf_counter
 from time import thread_time
 from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
+from typing import NamedTuple
 from typing import TypeVar
 
 from ._errors import ConfigError
@@ -72,20 +73,40 @@ DEFAULT_SLOW = 0.1
 #: wall-clock time, a margin wide enough for a loaded machine's pauses.
 BLOCKED_FACTOR = 5
 
-#: Seconds of wall-clock time a fold trusts the thread's last CPU-clock reading for. Reading
-#: the CPU clock is a system call (~0.4 µs, more than a bare hook call), so a fold reads it
-#: only when the last reading is older than this, and again after a slow call.
+#: Seconds of wall-clock time a fold trusts the last CPU-clock reading for. Reading the CPU
+#: clock is a system call (~0.4 µs, more than a bare hook call), so a fold reads it only when
+#: the last reading is older than this, and again after a slow call or an await.
 _CPU_FRESH = 0.001
 
+#: Each thread's last CPU-clock reading: its CPU time, and the wall-clock time it was read at.
+_cpu_marks: dict[int, tuple[float, float]] = {}
+#: The wall-clock time until which the last reading (any thread's) is fresh: a plain global,
+#: the one thing a fold reads of them (a ``threading.local`` costs ~0.1 µs a read). A thread
+#: whose own reading is older gets a looser bound on a slow call's CPU time, never a wrong one.
+_cpu_fresh_until = float("-inf")
 
-class _CpuMark(threading.local):
-    """The thread's CPU clock (``cpu``) as it read at wall-clock time ``wall``."""
 
-    cpu = 0.0
-    wall = float("-inf")
+def _read_cpu(wall: float) -> None:
+    global _cpu_fresh_until
+    _cpu_marks[get_ident()] = thread_time(), wall
+    _cpu_fresh_until = wall + _CPU_FRESH
 
 
-_cpu_mark = _CpuMark()
+#: A thread's reading before its first: it bounds nothing (the CPU time then counts as 0).
+_NEVER_READ = (0.0, float("-inf"))
+
+
+def _restart() -> float:
+    """The wall clock after an await, with a CPU reading fresh enough for what follows."""
+    now = perf_counter()
+    if now > _cpu_fresh_until:
+        _read_cpu(now)
+    return now
+
+
+#: No value a hook returns is this: a fold whose returns must each be checked skips none.
+_NO = object()
+
 
 #: What a hook may raise that passes through unchanged: a verdict (a guardrail refusing), a run
 #: that cannot go on (budget, elicitation...), the user's own misconfiguration, and an inner
@@ -271,6 +292,34 @@ def _plans(field_name: str, impls: Sequence[object]) -> tuple[_Plan, ...]:
     return tuple(plans)
 
 
+class _Fold(NamedTuple):
+    """One field of a Hooks, ready to fold: its plans and its rule's parts, unpacked at once."""
+
+    plans: tuple[_Plan, ...]
+    rule: _Rule
+    kind: str
+    slot: int
+    types: tuple[type[object], ...]
+    check: Callable[[Any], bool] | None
+    copy: bool
+    #: A chain whose returns are not copied: a hook handing back its value changes nothing.
+    unchecked: bool
+
+    @classmethod
+    def of(cls, rule: _Rule, plans: tuple[_Plan, ...]) -> _Fold:
+        chain = rule.fold == "chain"
+        return cls(
+            plans,
+            rule,
+            rule.fold,
+            rule.slot,
+            rule.types,
+            rule.check,
+            rule.copy,
+            chain and not rule.copy,
+        )
+
+
 # ---------------------------------------------------------------------- awaiting
 
 _AWAITABLE: dict[type, bool] = {}
@@ -408,9 +457,7 @@ class Hooks:
     slow: float = DEFAULT_SLOW
     #: Filled in by ``__post_init__``: whether any field has an implementation.
     empty: bool = field(default=True, init=False, compare=False)
-    _plans: dict[str, tuple[_Plan, ...]] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    _folds: dict[str, _Fold] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.timeout is not None:
@@ -419,7 +466,7 @@ class Hooks:
         for name in FIELDS:
             impls = tuple(getattr(self, name))
             object.__setattr__(self, name, impls)
-            self._plans[name] = _plans(name, impls)
+            self._folds[name] = _Fold.of(_RULES[name], _plans(name, impls))
         object.__setattr__(self, "empty", not any(getattr(self, n) for n in FIELDS))
 
     @classmethod
@@ -518,64 +565,76 @@ class Hooks:
     async def _fold(self, name: str, args: tuple[object, ...]) -> Any:
         """Call one field's implementations in order and combine what they return.
 
-        The one loop every fold runs: call with the declared arguments, await (under the
-        deadline) what is awaitable, report a slow synchronous call, attribute a raise, check
-        the return against the field's rule, then chain, stop at the first, or collect. One
-        clock read per call: each synchronous call is timed from the end of the one before in
+        The one loop every fold runs: call with the declared arguments, attribute a raise,
+        report a slow synchronous call, await (under the deadline) what is awaitable, check
+        the return against the field's rule, then chain, stop at the first, or collect. A
+        chain hook that hands back the value it was given changes nothing: it is not checked.
+        One clock read per call: each call is timed from the end of the one before in
         wall-clock time; only one that took longer than ``slow`` has its CPU time asked for
         (see :meth:`_held_loop` and :data:`DEFAULT_SLOW`).
         """
-        rule = _RULES[name]
-        types, check, kind, slot, slow = rule.types, rule.check, rule.fold, rule.slot, self.slow
-        found: list[tuple[str, object]] = []
+        plans, rule, kind, slot, types, check, copy, unchecked = self._folds[name]
+        found: list[tuple[str, object]] | None = None  # made for the first return kept
         chained = args[slot]  # what a chain hands on, put into args when it changes
-        # locals, not globals, in the loop: it runs per hook and per turn
-        clock, awaitables = perf_counter, _AWAITABLE
-        mark = clock()
-        if mark - _cpu_mark.wall > _CPU_FRESH:
-            _cpu_mark.cpu, _cpu_mark.wall = thread_time(), mark
-        for plan in self._plans[name]:
-            try:
-                out: Any = plan.call(*args)
-                now = clock()  # an async def has only made its coroutine so far
-                held = now - mark
-                if out is not None:
-                    awaitable = awaitables.get(type(out))
-                    if awaitable or (awaitable is None and _awaitable(out)):
-                        out = await self._await(plan, rule, out, args[0], now)
-                        now = clock()
-            except PASSED_THROUGH:
-                raise
-            except (Exception, SystemExit) as exc:
-                raise _raised(plan, rule, exc) from exc
-            if held > slow:  # CPU time never exceeds wall-clock time: only now can it be slow
-                self._held_loop(plan, rule, args[0], mark, held)
-                now = clock()
-            mark = now
-            if out is None:
-                continue
-            if not isinstance(out, types) or (check is not None and not check(out)):
-                raise _refused(plan, rule, out)
-            if kind == "chain":
-                if rule.copy and isinstance(out, _LIST):
-                    out = list(out)
-                if out is not chained:
+        if plans:
+            same = chained if unchecked else _NO  # a hook may hand it back unchecked
+            slow = self.slow
+            mark = perf_counter()
+            if mark > _cpu_fresh_until:
+                _read_cpu(mark)
+            for plan in plans:
+                try:
+                    out: Any = plan.call(*args)
+                except PASSED_THROUGH:
+                    raise
+                except (Exception, SystemExit) as exc:
+                    raise _raised(plan, rule, exc) from exc
+                now = perf_counter()  # an async def has only made its coroutine so far
+                if now - mark > slow:  # CPU time never exceeds wall-clock time
+                    self._held_loop(plan, rule, args[0], mark, now - mark)
+                    now = perf_counter()
+                mark = now
+                if out is None or out is same:
+                    continue
+                awaitable = _AWAITABLE.get(type(out))
+                if awaitable or (awaitable is None and _awaitable(out)):
+                    out = await self._await(plan, rule, out, args[0], now)
+                    mark = _restart()
+                    if out is None or out is same:
+                        continue
+                if not isinstance(out, types) or (check is not None and not check(out)):
+                    raise _refused(plan, rule, out)
+                if kind == "chain":
+                    if not copy:
+                        same = out
+                    elif isinstance(out, _LIST):  # always: a copied return is a list or tuple
+                        out = list(out)
                     chained = out
-                    args = (*args[:slot], chained, *args[slot + 1 :])
-            elif kind == "first":
-                return plan.source, out
-            else:
-                found.append((plan.source, out))
+                    args = (*args[:slot], out, *args[slot + 1 :])
+                elif found is None:
+                    found = [(plan.source, out)]
+                    if kind == "first":
+                        break
+                else:
+                    found.append((plan.source, out))
         if kind == "chain":
             return chained
-        return found if kind == "all" else None
+        if kind == "all":
+            return found or []
+        return found and found[0]
 
     async def _await(
         self, plan: _Plan, rule: _Rule, pending: Awaitable[object], ctx: object, start: float
     ) -> object:
-        if self.timeout is None:
-            return await pending
-        done, out = await _within(pending, self.timeout)
+        """What an async hook returns, under the deadline; what it raises, attributed."""
+        try:
+            if self.timeout is None:
+                return await pending
+            done, out = await _within(pending, self.timeout)
+        except PASSED_THROUGH:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise _raised(plan, rule, exc) from exc
         if done:
             return out
         message = (
@@ -594,8 +653,9 @@ class Hooks:
         The clock is read again for the calls that follow.
         """
         cpu_now = thread_time()
-        cpu = max(cpu_now - _cpu_mark.cpu - (start - _cpu_mark.wall), 0.0)
-        _cpu_mark.cpu, _cpu_mark.wall = cpu_now, perf_counter()
+        cpu_then, wall_then = _cpu_marks.get(get_ident(), _NEVER_READ)
+        cpu = max(cpu_now - cpu_then - (start - wall_then), 0.0)
+        _read_cpu(perf_counter())
         if cpu <= self.slow and held <= self.slow * BLOCKED_FACTOR:
             return
         _span(ctx, plan, rule, start, slow=self.slow, held=held, cpu=cpu)
