@@ -78,22 +78,45 @@ BLOCKED_FACTOR = 5
 #: the last reading is older than this, and again after a slow call or an await.
 _CPU_FRESH = 0.001
 
-#: Each thread's last CPU-clock reading: its CPU time, and the wall-clock time it was read at.
-_cpu_marks: dict[int, tuple[float, float]] = {}
+#: Each thread's last CPU-clock reading: its CPU time, its count of waits (see
+#: :func:`_cpu_reading`), and the wall-clock time it was read at.
+_cpu_marks: dict[int, tuple[float, int, float]] = {}
 #: The wall-clock time until which the last reading (any thread's) is fresh: a plain global,
 #: the one thing a fold reads of them (a ``threading.local`` costs ~0.1 µs a read). A thread
 #: whose own reading is older gets a looser bound on a slow call's CPU time, never a wrong one.
 _cpu_fresh_until = float("-inf")
 
 
+if sys.platform == "linux":
+    from resource import RUSAGE_THREAD
+    from resource import getrusage
+
+    def _cpu_reading() -> tuple[float, int]:
+        """The thread's CPU time and how often it gave up the CPU to wait (voluntary switches).
+
+        A hook that held the loop without computing either waited (a blocking call: the
+        count grows) or was left runnable while the OS ran other processes (a crowded CPU:
+        it does not), and only the first is the hook's doing.
+        """
+        usage = getrusage(RUSAGE_THREAD)
+        return usage.ru_utime + usage.ru_stime, usage.ru_nvcsw
+
+else:
+
+    def _cpu_reading() -> tuple[float, int]:
+        """The thread's CPU time; no count of waits here (-1: every long hold counts as one)."""
+        return thread_time(), -1
+
+
 def _read_cpu(wall: float) -> None:
     global _cpu_fresh_until
-    _cpu_marks[get_ident()] = thread_time(), wall
+    _cpu_marks[get_ident()] = (*_cpu_reading(), wall)
     _cpu_fresh_until = wall + _CPU_FRESH
 
 
-#: A thread's reading before its first: it bounds nothing (the CPU time then counts as 0).
-_NEVER_READ = (0.0, float("-inf"))
+#: A thread's reading before its first: it bounds nothing (the CPU time then counts as 0, and
+#: the call as having waited).
+_NEVER_READ = (0.0, -1, float("-inf"))
 
 
 def _restart() -> float:
@@ -650,13 +673,16 @@ class Hooks:
         Its CPU time is the thread's CPU clock now less its last reading, less the wall-clock
         time from that reading to ``start`` (the most CPU that time can hold): never more than
         the call's own, so a machine crowded by other processes does not make it look slow.
+        A long hold with little CPU counts only if the thread waited meanwhile (where the
+        platform counts waits): a crowded CPU leaves it runnable, not waiting.
         The clock is read again for the calls that follow.
         """
-        cpu_now = thread_time()
-        cpu_then, wall_then = _cpu_marks.get(get_ident(), _NEVER_READ)
+        cpu_now, waits_now = _cpu_reading()
+        cpu_then, waits_then, wall_then = _cpu_marks.get(get_ident(), _NEVER_READ)
         cpu = max(cpu_now - cpu_then - (start - wall_then), 0.0)
         _read_cpu(perf_counter())
-        if cpu <= self.slow and held <= self.slow * BLOCKED_FACTOR:
+        waited = waits_now < 0 or waits_now > waits_then
+        if cpu <= self.slow and (held <= self.slow * BLOCKED_FACTOR or not waited):
             return
         _span(ctx, plan, rule, start, slow=self.slow, held=held, cpu=cpu)
         if cpu > self.slow:

@@ -90,3 +90,42 @@ def test_the_web_plugins_hooks_are_not_reported_on_a_crowded_cpu() -> None:
         AGENTKIT_LOAD_PLUGINS="web",
     )
     assert proc.returncode == 0 and proc.stdout == "quiet\n", proc.stderr
+
+
+def test_a_hook_left_runnable_on_a_crowded_cpu_is_not_taken_for_one_that_waits() -> None:
+    """Under 5 x slow of CPU time but held past it by the wall clock, without ever waiting."""
+    proc = run_script(
+        """
+        import asyncio, os, subprocess, sys, time
+        from agentkit_core import Hooks, Message
+        from agentkit_core.testing import make_test_ctx
+
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        held = []
+
+        def crowded(message):
+            wall, start = time.perf_counter(), time.thread_time()
+            while time.thread_time() - start < 0.03:  # under slow (0.05 s) of CPU time
+                pass
+            held.append(time.perf_counter() - wall)
+
+        hooks = Hooks.of("crowded", output_guard=crowded, slow=0.05)
+        burn = (
+            f"import os,time\\nos.sched_setaffinity(0,{{{cpu}}})\\n"
+            "t=time.time()\\nwhile time.time()-t<8: pass"
+        )
+        loops = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(12)]
+        try:
+            time.sleep(0.5)  # they have started and share the CPU
+            ctx = make_test_ctx()
+            asyncio.run(hooks.run_output_guard(ctx, Message.assistant("a")))
+        finally:
+            for loop in loops:
+                loop.kill()
+        assert held[0] > 0.25, f"not crowded past 5 x slow: {held}"
+        assert ctx.trace.find("hook") == [], ctx.trace.find("hook")
+        print("quiet")
+        """
+    )
+    assert proc.returncode == 0 and proc.stdout == "quiet\n", proc.stderr
