@@ -34,6 +34,8 @@ ROWS = [
     ("ours", "inproc_session", "agentkit, in process with the conversation's session"),
     ("ours", "agui", "agentkit AG-UI: POST, SSE read to `RUN_FINISHED`"),
     ("ours", "a2a_raw", "agentkit A2A `message/stream`, JSON-RPC over httpx"),
+    ("ours", "a2a_floor", "A2A floor: the same server, an executor with no agent (same events)"),
+    ("ours", "a2a_floor_sdk_store", "A2A floor with the SDK's `InMemoryTaskStore`"),
     ("ours", "a2a_stream", "agentkit A2A `message/stream` (a2a-sdk client)"),
     ("ours", "a2a_send", "agentkit A2A `message/send` (a2a-sdk client)"),
     ("theirs", "inproc", "pydantic-ai `Agent.run_stream_events`, in process"),
@@ -106,6 +108,8 @@ def main() -> None:
     for who, row in [
         ("ours", "agui"),
         ("ours", "a2a_raw"),
+        ("ours", "a2a_floor"),
+        ("ours", "a2a_floor_sdk_store"),
         ("ours", "a2a_stream"),
         ("theirs", "agui"),
     ]:
