@@ -12,6 +12,9 @@ over TCP. Each request is a new conversation (a new thread / context, so a new s
 - ``agui``: POST /agent, the SSE stream read to ``RUN_FINISHED``;
 - ``a2a_raw``: ``message/stream`` as JSON-RPC over httpx (A2A 0.3's names), read to the final
   status as the AG-UI stream is read: the server's cost, beside the same client's;
+- ``a2a_floor``: ``a2a_raw`` on the same server with no agent (``a2a_floor.StandIn`` sends the
+  same events): the SDK's floor, the session store's task saves included;
+- ``a2a_floor_sdk_store``: the same with the SDK's ``InMemoryTaskStore``: what the saves cost;
 - ``a2a_stream``: ``message/stream`` (the a2a-sdk client, streaming), to the stream's end;
 - ``a2a_send``: ``message/send`` (not streaming): its first figure is its end.
 
@@ -25,15 +28,18 @@ import asyncio
 import json
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import httpx
+from a2a_floor import floor_app as a2a_floor_app
 from agentkit_serve_a2a import a2a_app
 from agentkit_serve_agui import agui_app
 from common import ANSWER
 from common import Timed
 from common import a2a_stream_body
 from common import agui_request
+from common import first_text
 from common import floor_app
 from common import in_process
 from common import measure
@@ -67,10 +73,10 @@ async def a2a_request(client: object, streaming: bool) -> Timed:
     first, text = 0.0, ""
     async for response in client.send_message(say("go")):  # type: ignore[attr-defined]
         if response.HasField("artifact_update"):
-            first = first or time.perf_counter()
+            first = first or first_text()
             text += "".join(p.text for p in response.artifact_update.artifact.parts)
         elif response.HasField("task") and not streaming:
-            first = time.perf_counter()
+            first = first_text()
             for artifact in response.task.artifacts:
                 text += "".join(p.text for p in artifact.parts)
     end = time.perf_counter()
@@ -90,7 +96,7 @@ async def a2a_raw(http: httpx.AsyncClient, url: str, expect: str | None = ANSWER
                 continue
             result = json.loads(line[5:])["result"]
             if result["kind"] == "artifact-update":
-                first = first or time.perf_counter()
+                first = first or first_text()
                 text += "".join(p["text"] for p in result["artifact"]["parts"])
             elif result["kind"] == "status-update" and result["final"]:
                 done = result["status"]["state"] == "completed"
@@ -112,6 +118,9 @@ async def main(requests: int, warmup: int, rows: list[str]) -> None:
     floor_url, floor_task, floor_server = await serving(lambda url: floor_app())
     agui_url, agui_task, agui_server = await serving(lambda url: agui_app(kit))
     a2a_url, a2a_task, a2a_server = await serving(lambda url: a2a_app(kit, url))
+    floor_a2a = [
+        await serving(partial(a2a_floor_app, kit, sdk_store=sdk_store)) for sdk_store in (0, 1)
+    ]
     sdk_http = httpx.AsyncClient(timeout=30)  # the SDK sets headers of its own on its client
     streaming = await create_client(a2a_url, ClientConfig(httpx_client=sdk_http, streaming=True))
     sending = await create_client(a2a_url, ClientConfig(httpx_client=sdk_http, streaming=False))
@@ -136,6 +145,8 @@ async def main(requests: int, warmup: int, rows: list[str]) -> None:
         "floor": lambda: agui_request(http, f"{floor_url}/agent"),
         "agui": lambda: agui_request(http, f"{agui_url}/agent"),
         "a2a_raw": lambda: a2a_raw(http, f"{a2a_url}/"),
+        "a2a_floor": lambda: a2a_raw(http, f"{floor_a2a[0][0]}/"),
+        "a2a_floor_sdk_store": lambda: a2a_raw(http, f"{floor_a2a[1][0]}/"),
         "a2a_stream": lambda: a2a_request(streaming, True),
         "a2a_send": lambda: a2a_request(sending, False),
     }
@@ -151,6 +162,8 @@ async def main(requests: int, warmup: int, rows: list[str]) -> None:
         await stop(floor_task, floor_server)
         await stop(agui_task, agui_server)
         await stop(a2a_task, a2a_server)
+        for _, task, server in floor_a2a:
+            await stop(task, server)
         await kit.aclose()
     print(json.dumps(figures))
 

@@ -29,6 +29,15 @@ CHUNK = 8
 Timed = tuple[float, float]
 #: One way of running a request: returns its ``Timed``.
 Runner = Callable[[], Awaitable[Timed]]
+#: The thread's CPU time (ns) at the request's first text, as ``first_text`` saw it: server and
+#: client share the thread, so it is the CPU spent on the request, whatever else the machine runs
+FIRST_CPU: list[int] = []
+
+
+def first_text() -> float:
+    """``time.perf_counter()`` at a request's first text; keeps the thread's CPU time then."""
+    FIRST_CPU.append(time.thread_time_ns())
+    return time.perf_counter()
 
 
 def chunks(text: str = ANSWER) -> list[str]:
@@ -74,7 +83,7 @@ async def agui_request(client: httpx.AsyncClient, url: str, expect: str | None =
             event = json.loads(line[5:])
             kind = event["type"]
             if kind == "TEXT_MESSAGE_CONTENT":
-                first = first or time.perf_counter()
+                first = first or first_text()
                 text += event["delta"]
             elif kind == "RUN_FINISHED":
                 end = time.perf_counter()
@@ -95,7 +104,7 @@ async def in_process(
     first = 0.0
     async for event in events:
         if not first and is_delta(event):
-            first = time.perf_counter()
+            first = first_text()
     end = time.perf_counter()
     assert first
     return (first - start) * 1e6, (end - start) * 1e6
@@ -176,7 +185,8 @@ async def stop(task: asyncio.Task[None], server: Any) -> None:
 async def measure(runners: dict[str, Runner], requests: int, warmup: int) -> dict[str, Any]:
     """Each runner ``warmup`` times, then ``requests`` times each, interleaved one by one.
 
-    Returns, per runner, the medians of both figures (µs); interleaving request by request puts
+    Returns, per runner, the medians of both figures (µs), and of the CPU time to the first
+    text where the runner marks it with ``first_text``; interleaving request by request puts
     a slow spell of the shared machine on every runner alike, and no request pays for the
     garbage of another.
     """
@@ -184,12 +194,17 @@ async def measure(runners: dict[str, Runner], requests: int, warmup: int) -> dic
         for run in runners.values():
             await run()
     seen: dict[str, list[Timed]] = {name: [] for name in runners}
+    cpu: dict[str, list[float]] = {name: [] for name in runners}
     names = list(runners)
     gc.disable()  # the collector runs between requests, so its pauses fall on no row
     try:
         for i in range(requests):
             for name in names[i % len(names) :] + names[: i % len(names)]:  # each first in turn
+                FIRST_CPU.clear()
+                began = time.thread_time_ns()
                 seen[name].append(await runners[name]())
+                if FIRST_CPU:
+                    cpu[name].append((FIRST_CPU[0] - began) / 1e3)
                 gc.collect()
     finally:
         gc.enable()
@@ -197,6 +212,7 @@ async def measure(runners: dict[str, Runner], requests: int, warmup: int) -> dic
         name: {
             "first_us": round(statistics.median(t[0] for t in timed), 1),
             "end_us": round(statistics.median(t[1] for t in timed), 1),
+            **({"first_cpu_us": round(statistics.median(cpu[name]), 1)} if cpu[name] else {}),
         }
         for name, timed in seen.items()
     }

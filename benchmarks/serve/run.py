@@ -34,6 +34,8 @@ ROWS = [
     ("ours", "inproc_session", "agentkit, in process with the conversation's session"),
     ("ours", "agui", "agentkit AG-UI: POST, SSE read to `RUN_FINISHED`"),
     ("ours", "a2a_raw", "agentkit A2A `message/stream`, JSON-RPC over httpx"),
+    ("ours", "a2a_floor", "A2A floor: the same server, an executor with no agent (same events)"),
+    ("ours", "a2a_floor_sdk_store", "A2A floor with the SDK's `InMemoryTaskStore`"),
     ("ours", "a2a_stream", "agentkit A2A `message/stream` (a2a-sdk client)"),
     ("ours", "a2a_send", "agentkit A2A `message/send` (a2a-sdk client)"),
     ("theirs", "inproc", "pydantic-ai `Agent.run_stream_events`, in process"),
@@ -77,6 +79,12 @@ def main() -> None:
     def per_round(who: str, row: str, key: str) -> list[float]:
         return [got[who][row][key] for got in rounds]
 
+    def cpu(who: str, row: str) -> str:
+        """The CPU µs to the first text, where the row marks it (not pydantic-ai's in process)."""
+        if all("first_cpu_us" in got[who][row] for got in rounds):
+            return spread(per_round(who, row, "first_cpu_us"), ",.0f")
+        return ""
+
     def over(who: str, row: str, base: str, key: str = "end_us") -> list[float]:
         """``row`` less ``who``'s own in-process ``base``, µs, one figure per round."""
         return [got[who][row][key] - got[who][base][key] for got in rounds]
@@ -90,10 +98,10 @@ def main() -> None:
         return [got[who][row]["end_us"] / got[who]["inproc"]["end_us"] for got in rounds]
 
     print(
-        "| what | µs to first text | µs to the end | + over own in-process (end) | "
-        "× pydantic-ai AG-UI (end) |"
+        "| what | µs to first text | CPU µs to first text | µs to the end | "
+        "+ over own in-process (end) | × pydantic-ai AG-UI (end) |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|")
     for who, row, label in ROWS:
         if who not in sides:
             continue
@@ -101,11 +109,13 @@ def main() -> None:
         end = spread(per_round(who, row, "end_us"), ",.0f")
         plus = "" if row == "inproc" else spread(over(who, row, "inproc"), ",.0f")
         times = spread(ratio(who, row, "end_us"), ".2f") if "theirs" in sides else ""
-        print(f"| {label} | {first} | {end} | {plus} | {times} |")
+        print(f"| {label} | {first} | {cpu(who, row)} | {end} | {plus} | {times} |")
     print()
     for who, row in [
         ("ours", "agui"),
         ("ours", "a2a_raw"),
+        ("ours", "a2a_floor"),
+        ("ours", "a2a_floor_sdk_store"),
         ("ours", "a2a_stream"),
         ("theirs", "agui"),
     ]:
@@ -114,6 +124,11 @@ def main() -> None:
         print(
             f"{who} {row}: first text + {spread(over(who, row, 'inproc', 'first_us'), ',.0f')} µs"
             f" over in process; end x{spread(times_own(who, row), '.2f')}"
+        )
+    for row in ("a2a_raw", "a2a_floor", "a2a_floor_sdk_store"):
+        print(
+            f"ours {row}: CPU to the first text + "
+            f"{spread(over('ours', row, 'inproc', 'first_cpu_us'), ',.0f')} µs over in process"
         )
     for who in sides:
         print(

@@ -39,25 +39,6 @@ def stamp(name: str) -> None:
     STAMPS[key] = (time.perf_counter_ns(), time.thread_time_ns())
 
 
-async def stand_in(self: Any, context: Any, queue: Any) -> None:
-    """An executor with no agent sending the events agentkit's sends for the answer: the floor."""
-    from a2a.server.tasks import TaskUpdater
-    from a2a.types import Task
-    from a2a.types import TaskState
-    from a2a.types import TaskStatus
-    from agentkit_serve_a2a._executor import chunk
-    from common import ANSWER
-
-    updater = TaskUpdater(queue, context.task_id, context.context_id)
-    working = TaskStatus(state=TaskState.TASK_STATE_WORKING)
-    task = Task(id=context.task_id, context_id=context.context_id, status=working)
-    task.history.append(context.message)
-    await queue.enqueue_event(task)
-    await chunk(updater, ANSWER, append=False, last=False)
-    await chunk(updater, "", append=True, last=True)
-    await updater.complete()
-
-
 def instrument(agent: bool) -> None:
     """Wrap the server's steps so each stamps when it runs (without ``agent``: the stand-in)."""
     from a2a.server.routes import jsonrpc_dispatcher
@@ -65,6 +46,8 @@ def instrument(agent: bool) -> None:
     from agentkit_serve_a2a import _tasks
 
     if not agent:
+        from a2a_floor import stand_in
+
         _executor.KitExecutor.execute = stand_in  # type: ignore[method-assign]
 
     dispatcher = jsonrpc_dispatcher.JsonRpcDispatcher

@@ -7,11 +7,11 @@ each later save appends only what it changed, ``{"version": n, "delta": ...}`` (
 an ``a2a/task-delta`` item: the SDK saves the whole task on every streamed chunk, and storing it
 whole each time wrote O(N^2) bytes for N chunks. A change a delta cannot express is stored whole
 again. The task is the last whole one with the deltas after it applied; a process keeps the
-tasks it saved or read last, so a save reads only the session's leaf. The session's
-compare-and-set append is the version check the SDK asks for (a stale ``prev_version`` is a
-``ConcurrentTaskModificationError``; the process running the task sees a cancel written by
-another that way and stops). A delete appends an ``a2a/task-deleted`` item: sessions are
-append-only. Tasks stored whole on every save (before the deltas) read as they did.
+tasks it saved or read last, so a save reads nothing back. The session's compare-and-set
+append is the version check the SDK asks for (a stale ``prev_version``, or a write by another
+process since, is a ``ConcurrentTaskModificationError``; the process running the task sees a
+cancel written by another that way and stops). A delete appends an ``a2a/task-deleted`` item:
+sessions are append-only. Tasks stored whole on every save (before the deltas) read as they did.
 """
 
 from __future__ import annotations
@@ -72,18 +72,24 @@ class SessionTaskStore(VersionedTaskStore):
         prev_version: TaskVersion = TaskVersion.MISSING,
         context: ServerCallContext | None = None,
     ) -> TaskVersion:
-        """Append what changed after the version it was derived from (a cancel: after any)."""
+        """Append what changed after the version it was derived from (a cancel: after any).
+
+        After a save or read of this process the leaf is not read again: the append's
+        compare-and-set refuses it if another process wrote since (a store round trip less per
+        streamed event). A cancel reads the leaf, as it is written after whatever is there.
+        """
         sid = PREFIX + task.id
-        leaf, stored = await self.read(sid)
+        canceling = task.status.state == TaskState.TASK_STATE_CANCELED
+        leaf_id, stored = await self.last(sid, fresh=canceling)
         version = 0 if stored is None else stored[0]
-        if task.status.state == TaskState.TASK_STATE_CANCELED:
+        if canceling:
             if stored is None or stored[1].status.state in TERMINAL:
                 raise ConcurrentTaskModificationError(task.id)
         elif version != version_of(prev_version):
             raise ConcurrentTaskModificationError(task.id)
-        if leaf is None:
+        if leaf_id is None:
             try:
-                leaf = await self.sessions.create(HEADER, session_id=sid)
+                leaf_id = (await self.sessions.create(HEADER, session_id=sid)).id
             except SessionConflict:  # another process saved it first
                 raise ConcurrentTaskModificationError(task.id) from None
         changed = None if stored is None else delta(stored[1], task)
@@ -92,11 +98,20 @@ class SessionTaskStore(VersionedTaskStore):
         else:
             item = NewItem(DELTA, {"version": version + 1, "delta": changed})
         try:
-            (made,) = await self.sessions.append(sid, leaf.id, item)
-        except SessionConflict:  # another process saved since our read
+            (made,) = await self.sessions.append(sid, leaf_id, item)
+        except SessionConflict:  # another process saved since: read it again next time
+            self.known.pop(sid, None)
             raise ConcurrentTaskModificationError(task.id) from None
         self.remember(sid, made.id, version + 1, task)
         return TaskVersion(version + 1)
+
+    async def last(self, sid: str, *, fresh: bool) -> tuple[str | None, tuple[int, Task] | None]:
+        """The leaf's id and the task there: as this process last saw it unless ``fresh``."""
+        known = None if fresh else self.known.get(sid)
+        if known is not None:
+            return known[0], known[1:]
+        leaf, stored = await self.read(sid)
+        return (None if leaf is None else leaf.id), stored
 
     async def get(
         self, task_id: str, context: ServerCallContext | None = None
@@ -167,6 +182,7 @@ class SessionTaskStore(VersionedTaskStore):
     async def delete(self, task_id: str, context: ServerCallContext | None = None) -> None:
         sid = PREFIX + task_id
         leaf, stored = await self.read(sid)
+        self.known.pop(sid, None)  # a save after the delete writes after its item
         if stored is not None:
             try:
                 await self.sessions.append(sid, leaf.id, NewItem(DELETED, {}))

@@ -1,5 +1,6 @@
 """The task store: a task reads back as the SDK's own store keeps it, in bytes linear in its
-chunks, and tasks stored whole by earlier versions still read."""
+chunks, a save reads nothing back yet sees another process's write, and tasks stored whole by
+earlier versions still read."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+from a2a.server.cluster.task_store import ConcurrentTaskModificationError
 from a2a.server.cluster.version import TaskVersion
 from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore
@@ -158,3 +161,53 @@ async def test_a_task_stored_whole_by_an_earlier_version_still_reads() -> None:
     got = await SessionTaskStore(sessions).get("t1")
     assert got is not None and got.task == old and got.version == TaskVersion(2)
     await sessions.aclose()
+
+
+async def test_a_save_reads_nothing_back_yet_a_write_by_another_process_is_refused(
+    monkeypatch: Any,
+) -> None:
+    sessions = await open_sessions("memory://", manager=PM)
+    here, there = SessionTaskStore(sessions), SessionTaskStore(sessions)
+    task = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
+    version = await here.save(task, prev_version=TaskVersion.MISSING)
+    reads: list[str] = []
+    for name in ("leaf", "path"):
+        monkeypatch.setattr(sessions, name, counted(getattr(sessions, name), name, reads))
+    task.history.append(message("hi"))
+    version = await here.save(task, prev_version=version)
+    assert reads == []  # its own last save is the leaf it appends after
+    got = await there.get("t1")  # another process writes meanwhile
+    assert got is not None
+    got.task.metadata.update({"by": "there"})
+    await there.save(got.task, prev_version=got.version)
+    task.status.state = TaskState.TASK_STATE_COMPLETED
+    with pytest.raises(ConcurrentTaskModificationError):
+        await here.save(task, prev_version=version)
+    got = await here.get("t1")  # as the SDK does then: read it again, and go on from it
+    assert got is not None and got.task.metadata["by"] == "there"
+    got.task.status.state = TaskState.TASK_STATE_COMPLETED
+    await here.save(got.task, prev_version=got.version)
+    assert (await there.get("t1")).task == got.task  # type: ignore[union-attr]
+    await sessions.aclose()
+
+
+async def test_a_task_saved_again_after_its_delete_starts_over() -> None:
+    sessions = await open_sessions("memory://", manager=PM)
+    store = SessionTaskStore(sessions)
+    task = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
+    await store.save(task, prev_version=TaskVersion.MISSING)
+    await store.delete("t1")
+    assert await SessionTaskStore(sessions).get("t1") is None
+    task.history.append(message("again"))
+    assert await store.save(task, prev_version=TaskVersion.MISSING) == TaskVersion(1)
+    got = await SessionTaskStore(sessions).get("t1")
+    assert got is not None and got.task == task
+    await sessions.aclose()
+
+
+def counted(read: Any, name: str, reads: list[str]) -> Any:
+    async def reading(*args: Any, **kwargs: Any) -> Any:
+        reads.append(name)
+        return await read(*args, **kwargs)
+
+    return reading
