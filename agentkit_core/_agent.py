@@ -350,6 +350,7 @@ class Agent(Generic[DepsT]):
             parent=parent,
             model_deadline=self.model_deadline,
         )
+        ctx.manager = self.manager  # its calls are priced on this agent's plugins
         if parent is not None:
             ctx.bind_to_parent(self.name)
         return ctx
@@ -518,12 +519,14 @@ class Agent(Generic[DepsT]):
             )
 
     def _bind(self, ctx: RunContext) -> RunContext:
-        """``ctx`` with this agent's invoker, guardrail, policy and guards where it has none.
+        """``ctx`` with this agent's invoker, guardrail, policy, guards, manager where it has none.
 
         A context carrying another guardrail, policy or guard chain is refused: a run has one.
         """
         if ctx.agent_name is None:
             ctx.agent_name = self.name
+        if ctx.manager is None:  # a context built by hand is priced on the agent's plugins
+            ctx.manager = self.manager
         for service in ("guardrail", "policy", "guards"):
             self._claim(ctx, service)
         if ctx.invoker is None:

@@ -39,6 +39,7 @@ from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
+from ._models import answered
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
 from ._recorder import Recorder
@@ -116,7 +117,7 @@ class Invoker:
 
     async def _answer(self, request: ModelRequest) -> ModelResponse:
         response = await self.model.request(request)
-        return replace(response, answered_by=self.model.name)
+        return answered(response, self.model.name)
 
     async def _streamed(
         self, request: ModelRequest, sink: Callable[[StreamEvent], None]
@@ -132,7 +133,7 @@ class Invoker:
                 "stream() must end with StreamEvent('done', response=...)"
             )
         if response.answered_by is None:
-            response = replace(response, answered_by=self.model.name)
+            response = answered(response, self.model.name)
         return response
 
     async def chat(self, request: ModelRequest) -> ModelResponse:

@@ -25,6 +25,7 @@ from ._models import Model
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
+from ._models import answered
 from ._pricing import check_cost
 from ._retry import _Retry
 from ._retry import retry as make_retry
@@ -105,7 +106,7 @@ class FallbackModel:
                 attempt.close(exc)
                 raise
             attempt.close(None, response)
-            return replace(response, answered_by=model.name)
+            return answered(response, model.name)
         raise FallbackExhausted(failures)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
@@ -116,7 +117,7 @@ class FallbackModel:
             try:
                 async for event in self.retry.stream(request, model.stream):
                     if event.kind == "done" and event.response is not None:
-                        answer = replace(event.response, answered_by=model.name)
+                        answer = answered(event.response, model.name)
                         event = replace(event, response=answer)
                         attempt.close(None, answer)
                     started = True

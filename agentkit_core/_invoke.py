@@ -10,7 +10,6 @@ from ._middleware import Middleware
 from ._middleware import ToolInvocation
 from ._models import ModelRequest
 from ._models import ModelResponse
-from ._pricing import Prices
 from ._pricing import run_prices
 from ._retry import retry
 from ._tools import ToolResult
@@ -97,11 +96,9 @@ class _Metering(Middleware):
     it used.
 
     The cost is priced by the model that answered (``response.answered_by``); a tool call is
-    counted, against ``Budget(max_tool_calls=)``, before it starts.
+    counted, against ``Budget(max_tool_calls=)``, before it starts. The prices are the run's
+    (its agent's plugin manager's): a run without them has every cost unknown.
     """
-
-    def __init__(self) -> None:
-        self._prices: Prices | None = None
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
         ctx = request.ctx
@@ -112,10 +109,8 @@ class _Metering(Middleware):
             model = response.answered_by
             cost = None
             if model is not None and ":" in model:  # a bare name ("test") has no price
-                known = self._prices
-                if known is None:
-                    known = self._prices = run_prices()
-                cost = known.cost(response.usage, model)
+                known = run_prices(ctx)
+                cost = None if known is None else known.cost(response.usage, model)
                 if cost is not None:  # on the call's span, which tracing opened around this
                     current_span().attributes["cost"] = cost
             ctx.add_usage(response.usage, model, cost)

@@ -138,6 +138,16 @@ class ModelResponse:
     answered_by: str | None = field(default=None, compare=False)
 
 
+def answered(response: ModelResponse, by: str) -> ModelResponse:
+    """``response`` with ``answered_by=by``: what an invoker or a fallback chain stamps on it.
+
+    ``dataclasses.replace`` costs five times as much, and every model call makes one; the
+    fields are listed here, so tests/test_invoker.py holds this to ``ModelResponse``'s fields.
+    """
+    r = response
+    return ModelResponse(r.message, r.usage, r.finish_reason, r.model, r.output, by)
+
+
 @quick_init
 @dataclass(frozen=True, slots=True)
 class StreamEvent:

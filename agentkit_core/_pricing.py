@@ -133,8 +133,6 @@ class Prices:
 
 
 _by_manager: weakref.WeakKeyDictionary[PluginManager, Prices] = weakref.WeakKeyDictionary()
-#: The process-wide manager's prices, as last looked up by :func:`run_prices`.
-_last: tuple[PluginManager, Prices] | None = None
 
 
 def prices(manager: PluginManager) -> Prices:
@@ -152,22 +150,17 @@ def prices(manager: PluginManager) -> Prices:
     return known
 
 
-def run_prices() -> Prices:
-    """The prices a run's cost is counted with: the process-wide manager's.
+def run_prices(scope: RunScope) -> Prices | None:
+    """The prices ``scope``'s run is costed with: its manager's (None: it has none, so unknown).
 
-    A run carries no plugin manager of its own (the metering middleware, the recorder and
-    :func:`check_cost` see only the run), so these three read the process-wide one; kept, so
-    the usual call is one identity check.
+    The metering middleware, the recorder and :func:`check_cost` see only the run; the agent
+    that runs it gives it its manager (``scope.manager``), so no run reads the process-wide one.
     """
-    global _last
-    from . import _plugins
-
-    pm = _plugins._default
-    if pm is not None and _last is not None and _last[0] is pm:
-        return _last[1]
-    pm = _plugins.get_plugin_manager()
-    _last = (pm, prices(pm))
-    return _last[1]
+    pm = scope.manager
+    if pm is None:
+        return None
+    known = _by_manager.get(pm)
+    return prices(pm) if known is None else known
 
 
 def _checked(name: str, plugin: str, source: object) -> PriceSource:
@@ -200,7 +193,8 @@ def check_cost(scope: RunScope, model: str, messages: Iterable[Message]) -> None
         run = run.parent
     if run is None:
         return
-    price = run_prices().price(model)
+    known = run_prices(scope)
+    price = None if known is None else known.price(model)
     estimate = None
     if price is not None:
         estimate = price.cost(Usage(input_tokens=scope.sent_tokens(messages)))

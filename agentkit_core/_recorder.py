@@ -406,8 +406,8 @@ class Recorder:
         """A model's answer, the model that produced it, and a ``tool_call`` item per call.
 
         ``model`` is the model that answered (in a fallback chain, the one that did); the
-        item's ``cost`` is what the answer cost in US dollars, left out when its price is
-        unknown.
+        item's ``cost`` is what the answer cost in US dollars, at the run's prices (its
+        agent's plugin manager's), left out when its price is unknown.
 
         Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
         ``"repair"`` for an answer output coercion rejected.
@@ -419,8 +419,9 @@ class Recorder:
             "finish_reason": finish_reason,
             "source": source,
         }
-        if usage is not None and ":" in model:  # priced by name; a bare name ("test") is not
-            cost = run_prices().cost(usage, model)
+        if usage is not None and ctx is not None and ":" in model:  # a bare name is not priced
+            known = run_prices(ctx)  # the run's (its agent's); none: unknown
+            cost = None if known is None else known.cost(usage, model)
             if cost is not None:
                 body["cost"] = cost
         self._add(ctx, "response", body)

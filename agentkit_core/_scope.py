@@ -26,6 +26,7 @@ from ._tracing import current_call_id
 
 if TYPE_CHECKING:
     from ._context import RunContext
+    from ._plugins import PluginManager
 
 
 class Scratchpad(dict[str, Any]):
@@ -231,6 +232,10 @@ class RunScope:
         #: The estimate of each request's input tokens, for a budget's checks before a call.
         self.sent_tokens = SentTokens()
         self.checkpoint_at: tuple[str, str] | None = None
+        #: The plugin manager whose prices the run's model calls are costed with: the agent's
+        #: (an agent sets it on a run it starts or is given), a child run's parent's. None (a
+        #: run built by hand, not yet run by an agent): every cost is unknown.
+        self.manager: PluginManager | None = None if parent is None else parent.manager
 
     def _check_depth(self) -> None:
         """Refuse this child run if it nests deeper than a run above it allows (``max_depth``).

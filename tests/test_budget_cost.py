@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import PluginManager
 from agentkit_core import Recorder
+from agentkit_core import RunContext
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
@@ -86,9 +88,9 @@ async def test_a_run_knows_its_cost_and_fails_past_max_cost_after_the_call() -> 
         await agent.run("go")
 
 
-async def test_a_call_whose_prompt_alone_would_pass_max_cost_is_not_made() -> None:
+async def test_a_call_whose_prompt_alone_would_pass_max_cost_is_not_made(pm) -> None:
     model = ScriptedModel(["never"], name="shop:model")
-    ctx = make_test_ctx(model, budget=Budget(max_cost=0.000001))
+    ctx = make_test_ctx(model, budget=Budget(max_cost=0.000001), manager=pm)
     assert ctx.invoker is not None
     big = ModelRequest((Message.user("word " * 2000),))
     with pytest.raises(BudgetExceeded) as info:
@@ -100,9 +102,9 @@ async def test_a_call_whose_prompt_alone_would_pass_max_cost_is_not_made() -> No
     assert "estimated at $" in str(exc)
 
 
-async def test_a_model_without_a_price_cannot_be_held_to_max_cost() -> None:
+async def test_a_model_without_a_price_cannot_be_held_to_max_cost(pm) -> None:
     model = ScriptedModel(["never"], name="other:model")
-    ctx = make_test_ctx(model, budget=Budget(max_cost=5.0))
+    ctx = make_test_ctx(model, budget=Budget(max_cost=5.0), manager=pm)
     assert ctx.invoker is not None
     with pytest.raises(
         BudgetExceeded, match=r"whose price is unknown.*\[prices\.\"other:model\"\]"
@@ -261,3 +263,49 @@ async def test_a_run_resumed_from_its_session_costs_both_parts(
         result = await agent(answer("done", 1_000_000, 0), again).resume(first.run_id, ["c1"])
     assert result.status == "done" and result.cost == pytest.approx(1.001)
     assert result.usage.requests == 2 and result.usage_by_model["shop:model"].requests == 2
+
+
+class HouseRates:
+    """A price source only the manager it is given to knows: $4/$8 per million for house:model."""
+
+    AGENTKIT_NAME = "house-rates"
+
+    @hookimpl
+    def agentkit_register_prices(self, register: Callable[[str, object], None]) -> None:
+        register("house", lambda model: Price(4.0, 8.0) if model == "house:model" else None)
+
+
+async def test_a_run_is_priced_on_its_agents_manager_not_the_process_wide_one(
+    monkeypatch: pytest.MonkeyPatch, pm
+) -> None:
+    monkeypatch.delenv("AGENTKIT_LOAD_PLUGINS")  # the session store's plugin
+    house = PluginManager(plugins=[HouseRates()])
+    assert cost_of(Usage(1, 1), "house:model", manager=pm) is None  # the others do not know it
+    async with Sessions(await open_session_store("memory://", manager=pm)) as sessions:
+        recorder = await Recorder.start(sessions, {"model": "house:model"})
+        model = ScriptedModel([answer("a", 1_000_000, 0)], name="house:model")
+        agent = Agent("x", model, "", hooks=Hooks(), recorder=recorder, manager=house)
+        result = await agent.run("go")  # metering prices it
+        items = await sessions.path(recorder.session_id)
+    assert result.cost == pytest.approx(4.0)
+    assert [i.body.get("cost") for i in items if i.kind == "response"] == [pytest.approx(4.0)]
+    # the cost limit's estimate before a call, and a child run's prices: its parent's
+    ctx = make_test_ctx(
+        ScriptedModel(["never"], name="house:model"), budget=Budget(max_cost=1e-6), manager=house
+    )
+    child = RunContext(parent=ctx, model=ScriptedModel(["never"], name="house:model"))
+    assert child.manager is house and child.invoker is not None
+    with pytest.raises(BudgetExceeded, match=r"estimated at \$"):
+        await child.invoker.chat(ModelRequest((Message.user("word " * 100),)))
+
+
+async def test_a_run_built_by_hand_has_no_prices_until_an_agent_runs_it() -> None:
+    house = PluginManager(plugins=[HouseRates()])
+    ctx = make_test_ctx(ScriptedModel([answer("a", 1_000_000, 0)], name="house:model"))
+    assert ctx.manager is None and ctx.invoker is not None
+    await ctx.invoker.chat(ModelRequest((Message.user("hi"),)))
+    assert ctx.cost is None and ctx.unpriced == {"house:model"}  # unknown, never a guess
+    mine = RunContext()
+    model = ScriptedModel([answer("a", 1_000_000, 0)], name="house:model")
+    result = await Agent("x", model, "", hooks=Hooks(), manager=house).run("go", ctx=mine)
+    assert mine.manager is house and result.cost == pytest.approx(4.0)

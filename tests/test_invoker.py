@@ -317,3 +317,19 @@ async def test_invoker_for_another_model_keeps_the_chain_and_bills_the_run() -> 
 def test_invoker_for_with_nothing_to_call_names_the_caller() -> None:
     with pytest.raises(ConfigError, match=r"the scorer has no model to call.*pass scorer_model="):
         RunContext().invoker_for(source="the scorer", hint="pass scorer_model=")
+
+
+def test_stamping_who_answered_keeps_every_other_field() -> None:
+    """``answered`` lists ``ModelResponse``'s fields itself (it is five times ``replace``)."""
+    from dataclasses import fields
+    from dataclasses import replace
+
+    from agentkit_core._models import answered
+
+    names = [f.name for f in fields(ModelResponse)]
+    assert names == ["message", "usage", "finish_reason", "model", "output", "answered_by"], (
+        "ModelResponse's fields changed: list them in agentkit_core._models.answered"
+    )
+    response = ModelResponse(Message.assistant("x"), Usage(1, 2, 1), "stop", "m", {"k": 1})
+    stamped, expected = answered(response, "p:m"), replace(response, answered_by="p:m")
+    assert [getattr(stamped, n) for n in names] == [getattr(expected, n) for n in names]

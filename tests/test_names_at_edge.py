@@ -133,22 +133,33 @@ async def test_a_lookup_without_a_manager_is_a_type_error_naming_it() -> None:
         await open_checkpointer("memory://")  # type: ignore[call-arg]
 
 
-def test_one_function_creates_the_process_wide_manager() -> None:
-    """``get_plugin_manager`` builds it; the edges' ``manager_or_default`` reads it through it."""
+def test_one_function_creates_the_process_wide_manager_and_only_the_edges_read_it() -> None:
+    """``get_plugin_manager`` builds it; only the edges' ``manager_or_default`` calls it.
+
+    Nothing else in the core or a plugin's package reads the process-wide manager: a run is
+    priced on its agent's, an MCP token store opens on the kit's, a compactor resolves its
+    model string on the manager it is given.
+    """
     import ast
 
-    import agentkit_core
-
-    creators = []
-    for path in Path(agentkit_core.__file__).parent.rglob("*.py"):
+    root = Path(__file__).resolve().parents[1]
+    packages = [root / "agentkit_core", *(root / "plugins").glob("*/agentkit_*")]
+    creators, readers = [], []
+    for path in (p for package in packages for p in package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for fn in ast.walk(tree):
-            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                creators.extend(
-                    f"{path.name}:{fn.name}"
-                    for node in ast.walk(fn)
-                    if isinstance(node, ast.Assign)
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Assign)
                     and any(isinstance(t, ast.Name) and t.id == "_default" for t in node.targets)
                     and isinstance(node.value, ast.Call)
-                )
+                ):
+                    creators.append(f"{path.name}:{fn.name}")
+                called = node.func if isinstance(node, ast.Call) else None
+                name = getattr(called, "id", None) or getattr(called, "attr", None)
+                if name == "get_plugin_manager":
+                    readers.append(f"{path.relative_to(root)}:{fn.name}")
     assert creators == ["_plugins.py:get_plugin_manager"]
+    assert readers == ["agentkit_core/_plugins.py:manager_or_default"]

@@ -14,6 +14,7 @@ from .._scope import Budget
 
 if TYPE_CHECKING:
     from .._guardrails import Guardrail
+    from .._plugins import PluginManager
 
 
 def make_test_ctx(
@@ -26,15 +27,17 @@ def make_test_ctx(
     elicitor: Elicitor | None = None,
     budget: Budget | None = None,
     guardrail: Guardrail | None = None,
+    manager: PluginManager | None = None,
 ) -> RunContext:
     """A RunContext for tests.
 
     With a model, ``ctx.invoker`` uses the default middlewares (tracing and metering) unless
-    ``middlewares`` is given.
+    ``middlewares`` is given. Its calls are priced on ``manager``'s plugins and configuration
+    (None, as for any run no agent has run yet: every cost unknown).
     """
     from .._invoke import default_middlewares
 
-    return RunContext(
+    ctx = RunContext(
         run_id=run_id,
         model=model,
         middlewares=default_middlewares() if middlewares is None else middlewares,
@@ -44,6 +47,8 @@ def make_test_ctx(
         budget=budget,
         guardrail=guardrail,
     )
+    ctx.manager = manager
+    return ctx
 
 
 class DictStore:

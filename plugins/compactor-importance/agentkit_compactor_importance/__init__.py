@@ -14,7 +14,6 @@ from typing import TypedDict
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import compaction_units
@@ -67,7 +66,8 @@ class ImportanceFilteringCompactor:
     numbered from 1 and answers with a JSON list of numbers. When the answer cannot be used
     (the call raises, it does not parse, it names turns that do not exist) the transcript
     comes back whole and the ``compaction`` span says why. A model string is resolved on
-    ``manager`` (the lookup passes the one it ran on; default: the process-wide one).
+    ``manager``, which it then requires (the lookup passes the one it ran on); a Model needs
+    none.
     """
 
     def __init__(
@@ -89,11 +89,17 @@ class ImportanceFilteringCompactor:
         if max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}", value=max_tokens)
         self.filterer = filterer
-        self.model = (
-            None
-            if model is None
-            else resolve_model(model, manager=get_plugin_manager() if manager is None else manager)
-        )
+        if isinstance(model, str):
+            if manager is None:
+                raise ConfigError(
+                    f"ImportanceFilteringCompactor(model={model!r}) needs manager=, the plugin "
+                    "manager to resolve the model string on (get_compactor and Kit pass "
+                    "theirs), or a Model object instead of the string",
+                    value=model,
+                    source="ImportanceFilteringCompactor(model=)",
+                )
+            model = resolve_model(model, manager=manager)
+        self.model = model
         self.max_tokens = max_tokens
         self.instructions = instructions
         self.estimate = estimate

@@ -1,4 +1,5 @@
 import json
+from collections.abc import Callable
 from collections.abc import Sequence
 
 import agentkit_compactor_importance as plugin
@@ -16,8 +17,10 @@ from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import compaction
+from agentkit_core import hookimpl
 from agentkit_core.plugin import WorkingContext
 from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import get_compactor
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import check_compaction_invariants
 from agentkit_core.testing import make_test_ctx
@@ -196,3 +199,25 @@ def test_bad_options_and_registration() -> None:
 async def test_no_model_to_call_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"has no model to call.*pass model= or filterer="):
         await compactor().compact(transcript(), make_test_ctx())
+
+
+class HouseModels:
+    """Models only the manager this plugin is registered on knows: ``house:<name>``."""
+
+    AGENTKIT_NAME = "house-models"
+
+    @hookimpl
+    def agentkit_register_models(self, register: Callable[..., None]) -> None:
+        register("house", lambda name: ScriptedModel([], name=f"house:{name}"))
+
+
+def test_a_model_string_is_resolved_on_the_manager_given_and_needs_one(pm: PluginManager) -> None:
+    pm.register(HouseModels())
+    assert ImportanceFilteringCompactor(model="house:m", manager=pm).model.name == "house:m"  # type: ignore[union-attr]
+    built = get_compactor("importance", model="house:m", manager=pm)  # what Kit calls
+    assert built.model.name == "house:m"  # type: ignore[attr-defined]
+    needs = r"ImportanceFilteringCompactor\(model='house:m'\) needs manager="
+    with pytest.raises(ConfigError, match=needs):
+        ImportanceFilteringCompactor(model="house:m")  # never the process-wide manager
+    model = ScriptedModel([])
+    assert ImportanceFilteringCompactor(model=model).model is model  # a Model needs none

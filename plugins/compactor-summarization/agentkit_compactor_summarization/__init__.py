@@ -8,7 +8,6 @@ from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
-from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
 from agentkit_core.plugin import SUMMARY_HEADER
 from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
@@ -60,8 +59,8 @@ class SummarizationCompactor:
     the token budget of the tail kept verbatim (half of ``max_tokens`` unless given). When the
     summary cannot be had (the call raises, the summary is empty, cut short or no smaller than
     what it would replace) the transcript comes back whole and the ``compaction`` span says why.
-    A model string is resolved on ``manager`` (the lookup passes the one it ran on; default:
-    the process-wide one).
+    A model string is resolved on ``manager``, which it then requires (the lookup passes the
+    one it ran on); a Model needs none.
     """
 
     def __init__(
@@ -89,11 +88,17 @@ class SummarizationCompactor:
                 f"keep_recent must be at least 1 token, got {keep_recent}", value=keep_recent
             )
         self.summarizer = summarizer
-        self.model = (
-            None
-            if model is None
-            else resolve_model(model, manager=get_plugin_manager() if manager is None else manager)
-        )
+        if isinstance(model, str):
+            if manager is None:
+                raise ConfigError(
+                    f"SummarizationCompactor(model={model!r}) needs manager=, the plugin "
+                    "manager to resolve the model string on (get_compactor and Kit pass "
+                    "theirs), or a Model object instead of the string",
+                    value=model,
+                    source="SummarizationCompactor(model=)",
+                )
+            model = resolve_model(model, manager=manager)
+        self.model = model
         self.max_tokens = max_tokens
         self.keep_recent = keep_recent
         self.instructions = instructions

@@ -1,5 +1,6 @@
 import json
 import re
+from collections.abc import Callable
 
 import agentkit_compactor_summarization as plugin
 import pytest
@@ -16,9 +17,11 @@ from agentkit_core import ProviderError
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import compaction
+from agentkit_core import hookimpl
 from agentkit_core.plugin import SUMMARY
 from agentkit_core.plugin import WorkingContext
 from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import get_compactor
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import check_compaction_invariants
 from agentkit_core.testing import make_test_ctx
@@ -157,7 +160,7 @@ async def test_as_middleware_in_a_run_the_summary_request_is_not_compacted_again
     assert [s.parent for s in ctx.trace.find("model_call")] == ["turn", "compaction"]
 
 
-def test_bad_options_and_registration() -> None:
+def test_bad_options_and_registration(pm: PluginManager) -> None:
     async def s(messages: list[Message], ctx: RunContext) -> str:
         return ""
 
@@ -168,7 +171,7 @@ def test_bad_options_and_registration() -> None:
     with pytest.raises(ConfigError, match="keep_recent must be at least 1 token, got 0"):
         SummarizationCompactor(keep_recent=0)
     with pytest.raises(ConfigError, match="'gpt' is not 'provider:model'"):
-        SummarizationCompactor(model="gpt")
+        SummarizationCompactor(model="gpt", manager=pm)
     pm = PluginManager(entry_points=False, plugins=[plugin])
     assert pm.lookup("compactors", "summarization").value is SummarizationCompactor
 
@@ -176,3 +179,25 @@ def test_bad_options_and_registration() -> None:
 async def test_no_model_to_call_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"has no model to call.*pass model= or summarizer="):
         await compactor().compact(history(), make_test_ctx())
+
+
+class HouseModels:
+    """Models only the manager this plugin is registered on knows: ``house:<name>``."""
+
+    AGENTKIT_NAME = "house-models"
+
+    @hookimpl
+    def agentkit_register_models(self, register: Callable[..., None]) -> None:
+        register("house", lambda name: ScriptedModel([], name=f"house:{name}"))
+
+
+def test_a_model_string_is_resolved_on_the_manager_given_and_needs_one(pm: PluginManager) -> None:
+    pm.register(HouseModels())
+    assert SummarizationCompactor(model="house:m", manager=pm).model.name == "house:m"  # type: ignore[union-attr]
+    built = get_compactor("summarization", model="house:m", manager=pm)  # what Kit calls
+    assert built.model.name == "house:m"  # type: ignore[attr-defined]
+    needs = r"SummarizationCompactor\(model='house:m'\) needs manager="
+    with pytest.raises(ConfigError, match=needs):
+        SummarizationCompactor(model="house:m")  # never the process-wide manager
+    model = ScriptedModel([])
+    assert SummarizationCompactor(model=model).model is model  # a Model needs none

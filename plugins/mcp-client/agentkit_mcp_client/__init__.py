@@ -20,6 +20,7 @@ from agentkit_core.plugin import lazy_attributes
 from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
+    from agentkit_core import PluginManager
     from agentkit_core.plugin import Elicitor
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import ToolSourceFactory
@@ -133,21 +134,24 @@ def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> Non
     register("mcp", _mcp_tool_source, settings=MCPToolSourceOptions)
 
 
-def _mcp_tool_source(*args: Any, **options: Any) -> MCPToolSource:
-    """``MCPToolSource(*args, **options)``, the client modules imported on the first call."""
+def _mcp_tool_source(
+    *args: Any, manager: PluginManager | None = None, **options: Any
+) -> MCPToolSource:
+    """``MCPToolSource(*args, **options)``, the client modules imported on the first call.
+
+    The lookup passes the kit's ``manager`` (the factory declares it): the source opens its
+    OAuth token stores on it.
+    """
     from ._source import MCPToolSource
 
-    return MCPToolSource(*args, **options)
+    return MCPToolSource(*args, manager=manager, **options)
 
 
 def _open_token_store(url: str) -> FileTokenStore | Awaitable[SqliteTokenStore]:
     """``file:///dir`` (one 0600 JSON file per server and user) or ``sqlite:///db``."""
-    from ._tokens import FileTokenStore
-    from ._tokens import SqliteTokenStore
+    from ._tokens import open_url
 
-    if url.lower().startswith("file:"):
-        return FileTokenStore.from_url(url)
-    return SqliteTokenStore.open(url)
+    return open_url(url)
 
 
 agentkit_register_mcp_token_stores = store_plugin(

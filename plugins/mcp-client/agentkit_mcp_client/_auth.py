@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull
     from mcp.shared.auth import OAuthToken
 
+    from agentkit_core import PluginManager
     from agentkit_core.plugin import MCPTokenStore
 
 #: The environment variable naming the default token store, and the default itself.
@@ -231,12 +232,17 @@ def header_secrets(server: HttpServer) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def http_transport(
-    server: HttpServer, watch: Any = None, *, fresh: bool = False
+    server: HttpServer,
+    watch: Any = None,
+    *,
+    fresh: bool = False,
+    manager: PluginManager | None = None,
 ) -> AsyncIterator[Any]:
     """The SDK's streamable HTTP transport, with the server's headers and OAuth provider.
 
     A 401 or 403 answer is noted in ``watch.refused`` (the SDK reports it only as an
     internal error). ``fresh`` forgets the stored grant first (a login asks again).
+    ``manager`` opens a token store named by URL (see :func:`open_token_store`).
     """
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
@@ -245,7 +251,7 @@ async def http_transport(
     async with contextlib.AsyncExitStack() as stack:
         auth = None
         if server.auth == "oauth":
-            auth = await _oauth(server, stack, fresh=fresh)
+            auth = await _oauth(server, stack, fresh=fresh, manager=manager)
         http = await stack.enter_async_context(
             httpx2.AsyncClient(
                 headers=headers,
@@ -265,15 +271,35 @@ async def _note_refusal(watch: Any, response: Any) -> None:
         watch.refused = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
 
-async def _oauth(server: HttpServer, stack: contextlib.AsyncExitStack, *, fresh: bool) -> Any:
+async def open_token_store(url: str, manager: PluginManager | None) -> MCPTokenStore:
+    """The token store ``url`` names, opened by its scheme's plugin on ``manager``.
+
+    ``manager`` is whoever built the connection's (a kit passes its own to the source it
+    builds, the CLI its own). Without one (a source or login built by hand) only this plugin's
+    own ``file://`` and ``sqlite://`` stores open, never through the process-wide manager.
+    """
+    if manager is not None:
+        from agentkit_core.plugin import open_mcp_token_store
+
+        return await open_mcp_token_store(url, manager=manager)
+    from ._tokens import open_url
+
+    opened = open_url(url)
+    return await opened if inspect.isawaitable(opened) else opened
+
+
+async def _oauth(
+    server: HttpServer,
+    stack: contextlib.AsyncExitStack,
+    *,
+    fresh: bool,
+    manager: PluginManager | None,
+) -> Any:
     from mcp.shared.auth import OAuthClientMetadata
 
-    from agentkit_core import get_plugin_manager
-    from agentkit_core.plugin import open_mcp_token_store
-
     store = server.token_store
-    if store is None or isinstance(store, str):  # a server spec names no manager: the process's
-        store = await open_mcp_token_store(server.store_url, manager=get_plugin_manager())
+    if store is None or isinstance(store, str):
+        store = await open_token_store(server.store_url, manager)
         stack.push_async_callback(store.aclose)
     grants = _GrantStorage(store, server.url, server.user)
     grants.configured = _configured_client(server)

@@ -61,7 +61,8 @@ def _login_command(args: argparse.Namespace) -> int:
     from ._login import login
 
     store = args.store or default_token_store()
-    asyncio.run(login(args.url, user=args.user, store=store, scope=args.scope))
+    manager = args.plugin_manager
+    asyncio.run(login(args.url, user=args.user, store=store, scope=args.scope, manager=manager))
     print(f"logged in to {args.url} as {args.user!r}; the grant is in {store}")
     return 0
 

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.shared.dispatcher import ProgressFnT
 
+    from agentkit_core import PluginManager
+
 #: How much of a server's stderr is kept for error messages.
 STDERR_TAIL_BYTES = 2048
 
@@ -238,6 +240,9 @@ class Connection:
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     #: What the server may ask of us (sampling, roots) and the notifications it sends.
     features: ClientFeatures = field(default_factory=lambda: ClientFeatures(""))
+    #: The plugin manager of whoever built the connection: an OAuth token store named by URL
+    #: is opened on it (None: this plugin's own stores only).
+    manager: PluginManager | None = None
     client: mcp.Client | None = None
     _owner: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -311,7 +316,7 @@ class Connection:
         if isinstance(self.spec, str):
             return self.spec
         if isinstance(self.spec, HttpServer):
-            return http_transport(self.spec, self._watch)
+            return http_transport(self.spec, self._watch, manager=self.manager)
         assert tail is not None
         params = mcp.StdioServerParameters(
             command=self.spec.program,

@@ -19,6 +19,7 @@ from ._auth import masked
 from ._connection import _leaf
 
 if TYPE_CHECKING:
+    from agentkit_core import PluginManager
     from agentkit_core.plugin import MCPTokenStore
 
 
@@ -30,11 +31,13 @@ async def login(
     authorize: Authorize | None = None,
     scope: str | None = None,
     headers: Mapping[str, str] | None = None,
+    manager: PluginManager | None = None,
 ) -> None:
     """Run the OAuth flow for ``url`` now and keep the grant under ``(url, user)`` in ``store``.
 
     ``authorize(url)`` is shown the authorization URL (default: print it). Any earlier grant
-    for the key is forgotten first.
+    for the key is forgotten first. A ``store`` URL is opened on ``manager`` (``agentkit mcp
+    login`` passes the CLI's; None: this plugin's own ``file://`` and ``sqlite://`` stores).
     """
     import mcp
 
@@ -42,7 +45,7 @@ async def login(
         url, dict(headers or {}), "oauth", store, user, scope, authorize or _print_url
     )
     try:
-        async with mcp.Client(http_transport(server, fresh=True), cache=None):
+        async with mcp.Client(http_transport(server, fresh=True, manager=manager), cache=None):
             pass
     except Exception as exc:
         leaf = _leaf(exc)

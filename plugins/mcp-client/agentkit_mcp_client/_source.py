@@ -37,6 +37,8 @@ from ._features import progress_recorder
 if TYPE_CHECKING:
     import mcp_types
 
+    from agentkit_core import PluginManager
+
     from ._resources import ResourcePart
 
 #: Which of a server's tools to offer: names to keep, or a predicate on the server's tool name.
@@ -164,7 +166,9 @@ class MCPToolSource:
     ``sampling/createMessage`` be answered by the model of the run whose tool call it serves,
     as the run's policy decides (see ``_features``); False announces no sampling capability.
     ``roots`` are the workspace directories announced to servers that ask (none by default).
-    ``resource_tools`` offers each server's resources as two tools.
+    ``resource_tools`` offers each server's resources as two tools. ``manager`` is the plugin
+    manager an OAuth server's token store named by URL is opened on: a kit passes its own;
+    without one, only this plugin's ``file://`` and ``sqlite://`` stores open.
     """
 
     label = "mcp"
@@ -184,6 +188,7 @@ class MCPToolSource:
         sampling: bool = True,
         roots: Any = None,
         resource_tools: bool = False,
+        manager: PluginManager | None = None,
     ) -> None:
         if isinstance(servers, (str, Mapping)):
             servers = [servers]
@@ -195,6 +200,7 @@ class MCPToolSource:
         self.stderr = stderr
         self.protocol = protocol
         self.roots = check_roots(roots)
+        self.manager = manager
         self._defaults: dict[str, Any] = {
             "tool_filter": tool_filter,
             "prefix": prefix,
@@ -259,6 +265,7 @@ class MCPToolSource:
                 sampling=self._defaults["sampling"] if sampling is None else sampling,
                 roots=self.roots,
             ),
+            manager=self.manager,
         )
         await connection.open()
         self._servers[label] = MCPServerSource(

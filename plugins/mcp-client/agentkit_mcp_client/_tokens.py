@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -186,3 +187,23 @@ class SqliteTokenStore:
 
     def __repr__(self) -> str:
         return f"<SqliteTokenStore {self.url}>"
+
+
+def open_url(url: str) -> FileTokenStore | Awaitable[SqliteTokenStore]:
+    """The store of ``file:///dir`` (one 0600 JSON file per server and user) or ``sqlite:///db``.
+
+    What this plugin registers for its two schemes, and all a source or login built without a
+    plugin manager can open: another scheme's store needs the manager its plugin is on.
+    """
+    scheme = url.partition(":")[0].lower()
+    if scheme == "file":
+        return FileTokenStore.from_url(url)
+    if scheme == "sqlite":
+        return SqliteTokenStore.open(url)
+    raise ConfigError(
+        f"MCP token store {mask_url(url)!r}: without a plugin manager only this plugin's own "
+        "file:// and sqlite:// stores open; pass manager= (a Kit passes its own) to open one "
+        "another plugin registers, or give the store object itself as token_store",
+        value=mask_url(url),
+        source="mcp token store",
+    )

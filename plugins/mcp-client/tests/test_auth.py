@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from mcp_client_helpers import wait_port
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
 from agentkit_core import ToolSourceError
+from agentkit_core import hookimpl
+from agentkit_core.plugin import get_tool_source
 from agentkit_core.plugin import open_mcp_token_store
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -124,6 +127,50 @@ async def test_each_user_has_their_own_grant(oauth, tmp_path):
     message = str(caught.value)
     assert "no OAuth grant for user 'bob'" in message
     assert f"agentkit mcp login {oauth} --user bob --store {store}" in message
+
+
+class KeptGrants:
+    """A token store only the manager it is registered on knows: ``kept://``, grants in a dict."""
+
+    AGENTKIT_NAME = "kept-grants"
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+
+    @hookimpl
+    def agentkit_register_mcp_token_stores(self, register: Callable[..., None]) -> None:
+        register("kept", self.open)
+
+    def open(self, url: str) -> KeptGrants:
+        self.url = url
+        return self
+
+    async def get(self, server: str, user: str) -> None:
+        self.asked.append((server, user))
+
+    async def put(self, server: str, user: str, value: object) -> None:
+        raise AssertionError("no grant to keep")
+
+    async def delete(self, server: str, user: str) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_token_store_url_opens_on_the_manager_that_built_the_source(oauth, pm):
+    """A kit's source (the lookup passes its manager) opens the store on the kit's plugins; a
+    source built by hand, on this plugin's own stores, never the process-wide manager's."""
+    grants = KeptGrants()
+    pm.register(grants)
+    spec = {"url": oauth, "auth": "oauth", "token_store": "kept://grants", "user": "ann"}
+    source = get_tool_source("mcp", manager=pm, servers=[spec])  # as Kit(mcp=[spec]) does
+    assert source.manager is pm
+    with pytest.raises(ToolSourceError, match="no OAuth grant for user 'ann'"):
+        await source.start()
+    assert grants.asked == [(oauth, "ann")]
+    with pytest.raises(ToolSourceError, match=r"'kept://grants': without a plugin manager"):
+        await whoami(spec)
 
 
 OTHER = "https://other.example/mcp"
