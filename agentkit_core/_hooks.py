@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: A rule's extra check of a hook's return, past its type.
+_Check = Callable[[Any], bool]
 #: One implementation: who contributed it, and the function.
 HookImpl = tuple[str, Callable[..., object]]
 
@@ -218,7 +220,7 @@ class _Rule:
     fold: Literal["chain", "first", "all"]
     types: tuple[type[object], ...]
     allowed: str
-    check: Callable[[Any], bool] | None = None
+    check: _Check | None = None
     slot: int = 1
     #: A list return is copied, so no hook holds a list another hook is handed.
     copy: bool = False
@@ -323,7 +325,7 @@ class _Fold(NamedTuple):
     kind: str
     slot: int
     types: tuple[type[object], ...]
-    check: Callable[[Any], bool] | None
+    check: _Check | None
     copy: bool
     #: A chain whose returns are not copied: a hook handing back its value changes nothing.
     unchecked: bool
