@@ -6,11 +6,14 @@ no test downloads or builds a package of ours or anyone else's.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
 import venv
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,6 +157,66 @@ def run_cli(
         timeout=60,
         check=False,
     )
+
+
+def run_main(
+    *args: str,
+    env: dict[str, str | None] | None = None,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    pythonpath: list[Path] = (),  # type: ignore[assignment]
+) -> subprocess.CompletedProcess[str]:
+    """``agentkit ARGS`` in this process, as ``python -m agentkit_core ARGS`` would run it.
+
+    ``main(ARGS)``, whose return value that process exits with, on a fresh process-wide plugin
+    manager; ``env`` on top of this process's environment (None unsets a variable), ``stdin``
+    as its input, ``cwd`` its directory, ``pythonpath`` first on sys.path, Python's default
+    warning filters (not pytest's), its stdout and stderr captured; all of it restored after.
+    For tests of what a command does: ~30 ms of CPU against ~0.4 s for a subprocess. Tests of
+    what the shell sees (usage errors, tracebacks, signals, what a process imports) keep
+    :func:`run_cli`.
+    """
+    from agentkit_core.cli import main
+    from agentkit_core.plugin import reset_plugin_manager
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        for name, value in (env or {}).items():
+            if value is None:
+                patch.delenv(name, raising=False)
+            else:
+                patch.setenv(name, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        patch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        # a copy: --tools puts the working directory on it
+        patch.setattr(sys, "path", [*map(str, pythonpath), *sys.path])
+        warnings.resetwarnings()
+        for quiet in (
+            DeprecationWarning,
+            PendingDeprecationWarning,
+            ImportWarning,
+            ResourceWarning,
+        ):
+            warnings.simplefilter("ignore", quiet)
+        reset_plugin_manager()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(list(args))
+        finally:
+            reset_plugin_manager()
+    return subprocess.CompletedProcess(["agentkit", *args], code, out.getvalue(), err.getvalue())
+
+
+def main_cli(
+    *args: str,
+    pythonpath: list[Path] = (),  # type: ignore[assignment]
+    cwd: Path | None = None,
+    **env: str,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_cli` in this process (:func:`run_main`): no ``AGENTKIT_*`` but ``env``."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("AGENTKIT_")}
+    return run_main(*args, env={**unset, **env}, cwd=cwd, pythonpath=pythonpath)
 
 
 # ---------------------------------------------------------------------- wheels and fresh venvs

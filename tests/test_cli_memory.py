@@ -1,10 +1,13 @@
-"""``agentkit memory ...`` in real subprocesses, on real file and SQLite memory stores."""
+"""``agentkit memory ...`` on real file and SQLite memory stores.
+
+The commands run in this process through ``main`` (:func:`tests.conftest.run_main`), the
+entry point ``python -m agentkit_core`` exits with; one test runs them in real subprocesses.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +15,20 @@ from pathlib import Path
 import pytest
 
 from agentkit_core import open_memory
+from tests.conftest import run_main
 
 
 def agentkit(
     *args: str, env: dict[str, str] | None = None, stdin: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
+    return run_main("memory", *args, env=env, stdin=stdin, cwd=cwd)
+
+
+def in_a_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "agentkit_core", "memory", *args],
         capture_output=True,
         text=True,
-        input=stdin,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
         timeout=60,
     )
 
@@ -116,12 +121,13 @@ def test_edit_in_the_editor_is_based_on_the_version_it_read(tmp_path: Path) -> N
 
 
 def test_bad_input_is_one_line_naming_it(tmp_path: Path) -> None:
+    # in real processes: what the shell sees is exit code 2 and one line, no traceback
     url = f"file://{tmp_path}/mem"
     assert "'User' is not a scope name" in error(
-        agentkit("list", "--store", url, "--scope", "User")
+        in_a_process("list", "--store", url, "--scope", "User")
     )
     assert "over the bound of 5 bytes" in error(
-        agentkit(
+        in_a_process(
             "edit",
             "--store",
             url,
@@ -135,9 +141,9 @@ def test_bad_input_is_one_line_naming_it(tmp_path: Path) -> None:
         )
     )
     assert "body is empty" in error(
-        agentkit("edit", "--store", url, "--scope", "u", "k", "--body", " ")
+        in_a_process("edit", "--store", url, "--scope", "u", "k", "--body", " ")
     )
-    assert "installed schemes" in error(agentkit("list", "--store", "nope://x"))
+    assert "installed schemes" in error(in_a_process("list", "--store", "nope://x"))
 
 
 def test_an_unreadable_entry_is_listed_and_forgotten(tmp_path: Path) -> None:

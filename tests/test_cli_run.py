@@ -1,7 +1,9 @@
-"""`agentkit run` in a subprocess, on the built-in TestModel and the example tools.
+"""`agentkit run` on the built-in TestModel and the example tools.
 
 Every error is one line on stderr with exit code 2, never a traceback; kit settings come from
-the project's agentkit.toml, with the command line on top.
+the project's agentkit.toml, with the command line on top. The commands run in this process
+through ``main``, which ``python -m agentkit_core`` exits with; the tests of usage errors, an
+unexpected exception's traceback, a tools module's import and disabled plugins run subprocesses.
 """
 
 from __future__ import annotations
@@ -21,11 +23,18 @@ from hypothesis import strategies as st
 
 from agentkit_core import PluginManager
 from agentkit_core.cli import main
+from tests.conftest import main_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def agentkit(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    """``agentkit ARGS`` in this process (:func:`tests.conftest.main_cli`)."""
+    return main_cli(*args, cwd=cwd, **env)
+
+
+def in_a_process(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
+    """``agentkit ARGS`` in a subprocess: what the shell sees (exit code, stderr, imports)."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
     full["PYTHONPATH"] = str(ROOT)  # examples.tools and tests.cli_types, from any directory
     full.update(env)
@@ -89,7 +98,7 @@ def test_a_tools_module_that_fails_to_import_is_one_line(
     source: str, raised: str, tmp_path: Path
 ) -> None:
     (tmp_path / "exploding.py").write_text(source)
-    proc = agentkit("run", "x", "--model", "test", "--tools", "exploding:TOOLS", cwd=tmp_path)
+    proc = in_a_process("run", "x", "--model", "test", "--tools", "exploding:TOOLS", cwd=tmp_path)
     one_error(proc, "--tools 'exploding:TOOLS'", raised)
 
 
@@ -123,10 +132,12 @@ def test_a_builtin_output_type_does_not_ask_for_installed_flavours() -> None:
 
 
 def test_a_disabled_plugin_is_not_reported_as_missing() -> None:
-    proc = agentkit("run", "x", "--model", "openai:gpt-4o-mini", AGENTKIT_DISABLE_PLUGINS="openai")
+    proc = in_a_process(
+        "run", "x", "--model", "openai:gpt-4o-mini", AGENTKIT_DISABLE_PLUGINS="openai"
+    )
     line = one_error(proc, "plugin 'openai' (agentkit-model-openai) is installed but disabled")
     assert "AGENTKIT_DISABLE_PLUGINS" in line
-    proc = agentkit("run", "x", "--compactor", "keep", AGENTKIT_DISABLE_PLUGINS="truncation")
+    proc = in_a_process("run", "x", "--compactor", "keep", AGENTKIT_DISABLE_PLUGINS="truncation")
     one_error(proc, "disabled plugins are not imported", "truncation (in the deny-list")
 
 
@@ -215,10 +226,10 @@ def test_kit_settings_under_tool_agentkit_in_pyproject(tmp_path: Path) -> None:
 
 
 def test_usage_errors_are_one_line() -> None:
-    one_error(agentkit("run"), "agentkit: error: the task is empty")
-    one_error(agentkit("run", "--max-turns", "0"), "agentkit run: error: argument --max-turns")
-    one_error(agentkit("nope"), "invalid choice: 'nope'", "see agentkit --help")
-    one_error(agentkit("plugins", "show"), "see agentkit plugins show --help")
+    one_error(in_a_process("run"), "agentkit: error: the task is empty")
+    one_error(in_a_process("run", "--max-turns", "0"), "agentkit run: error: argument --max-turns")
+    one_error(in_a_process("nope"), "invalid choice: 'nope'", "see agentkit --help")
+    one_error(in_a_process("plugins", "show"), "see agentkit plugins show --help")
 
 
 def test_an_unexpected_exception_is_one_line_unless_asked(tmp_path: Path) -> None:
@@ -232,8 +243,8 @@ def test_an_unexpected_exception_is_one_line_unless_asked(tmp_path: Path) -> Non
         "    cli.add_parser('boom').set_defaults(func=run)\n"
     )
     (tmp_path / "agentkit.toml").write_text('plugins_dir = "plugins"\nload = ["boom"]\n')
-    one_error(agentkit("boom", cwd=tmp_path), "RuntimeError: the disk is on fire", "unexpected")
-    proc = agentkit("boom", cwd=tmp_path, AGENTKIT_TRACEBACK="1")
+    one_error(in_a_process("boom", cwd=tmp_path), "RuntimeError: the disk is on fire", "unexpected")
+    proc = in_a_process("boom", cwd=tmp_path, AGENTKIT_TRACEBACK="1")
     assert proc.returncode == 1 and "Traceback" in proc.stderr
 
 

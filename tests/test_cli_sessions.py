@@ -1,10 +1,13 @@
-"""``agentkit sessions ...`` in real subprocesses, on a real SQLite session store."""
+"""``agentkit sessions ...`` on a real SQLite session store.
+
+The commands run in this process through ``main`` (:func:`tests.conftest.run_main`), the
+entry point ``python -m agentkit_core`` exits with; the bad-input test runs real subprocesses.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import sqlite3
 import subprocess
@@ -20,18 +23,19 @@ from agentkit_core import ToolCall
 from agentkit_core import open_sessions
 from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import SessionItem
+from tests.conftest import run_main
 
 #: A fresh manager for the helpers below, never the process-wide one.
 PM = PluginManager()
 
 
 def agentkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_main(*args, env=env)
+
+
+def in_a_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agentkit_core", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
+        [sys.executable, "-m", "agentkit_core", *args], capture_output=True, text=True, timeout=60
     )
 
 
@@ -152,17 +156,20 @@ def test_fork_prints_the_new_id(store: Store) -> None:
 
 
 def test_bad_input_is_one_line_and_exit_2(store: Store, tmp_path: Path) -> None:
-    line = one_error_line(store.run("show", "nope"))
+    # in real processes: what the shell sees is exit code 2 and one line, no traceback
+    line = one_error_line(in_a_process("sessions", "show", "nope", "--store", store.url))
     assert f"no session 'nope' in {store.url}" in line
-    line = one_error_line(store.run("fork", "branch", "--at", store.items[1].id))
+    line = one_error_line(
+        in_a_process("sessions", "fork", "branch", "--at", store.items[1].id, "--store", store.url)
+    )
     assert "belongs to session 'talk'" in line
-    assert "no session store given" in one_error_line(agentkit("sessions", "list"))
-    line = one_error_line(agentkit("sessions", "list", "--store", "redis://u:hunter2@h/0"))
+    assert "no session store given" in one_error_line(in_a_process("sessions", "list"))
+    line = one_error_line(in_a_process("sessions", "list", "--store", "redis://u:hunter2@h/0"))
     assert "installed schemes: " in line and "sqlite" in line and "hunter2" not in line
     with socket.socket() as sock:  # bound, never listening: a connect is refused for sure
         sock.bind(("127.0.0.1", 0))
         url = f"postgresql://u:hunter2@127.0.0.1:{sock.getsockname()[1]}/db"
-        line = one_error_line(agentkit("sessions", "list", "--store", url))
+        line = one_error_line(in_a_process("sessions", "list", "--store", url))
     assert "cannot connect" in line and "u:***@127.0.0.1" in line and "hunter2" not in line
 
 

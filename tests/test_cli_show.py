@@ -1,4 +1,9 @@
-"""``agentkit run`` showing its work and ``agentkit view``, in subprocesses on real stores."""
+"""``agentkit run`` showing its work and ``agentkit view``, on real stores.
+
+The commands run in this process through ``main`` (:func:`tests.conftest.main_cli`), which
+``python -m agentkit_core`` exits with; the warnings test runs a subprocess (a warning shows
+once per process).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import main_cli
 from tests.conftest import run_cli
 from tests.view_runs import POLICY_PLUGIN
 
@@ -18,7 +24,7 @@ TOOLS = ("--tools", "tests.view_runs:CLI_TOOLS")
 
 
 def agentkit(*args: str, **kwargs: Any) -> Any:
-    return run_cli(*args, cwd=ROOT, **kwargs)
+    return main_cli(*args, cwd=ROOT, **kwargs)
 
 
 @pytest.fixture
@@ -282,7 +288,7 @@ def agentkit_after_tool_call(ctx, call, result):
 def test_warnings_are_one_agentkit_line_each(make_site: Any) -> None:
     site = make_site("sleepy")
     site.add("agentkit-test-sleepy", {"sleepy": "akt_sleepy"}, {"akt_sleepy": SLEEPY_PLUGIN})
-    proc = agentkit(
+    proc = run_cli(
         "run",
         "look up ann",
         "--tools",
@@ -291,6 +297,7 @@ def test_warnings_are_one_agentkit_line_each(make_site: Any) -> None:
         "test",
         "-q",
         pythonpath=[Path(site.path), ROOT],
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()

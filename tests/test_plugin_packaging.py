@@ -8,6 +8,7 @@ declared there, and the test tools come from ``agentkit-core[testing]``.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from importlib.metadata import packages_distributions
 from pathlib import Path
@@ -53,6 +54,12 @@ def imports(tests: Path) -> set[str]:
     return found - set(sys.stdlib_module_names) - {"__future__"} - local
 
 
+@functools.cache
+def installed() -> dict[str, list[str]]:
+    """Installed top-level modules to their distributions: read once, not once per plugin."""
+    return packages_distributions()
+
+
 def declared(meta: dict[str, object]) -> set[str]:
     """The distributions a plugin's runtime and ``test`` requirements bring, extras expanded."""
     core_extras = project(ROOT)["optional-dependencies"]
@@ -74,7 +81,7 @@ def test_the_tests_import_only_what_the_plugin_declares(plugin: Path) -> None:
         f"{plugin.name}: its test extra must bring agentkit-core[testing]"
     )
     have = declared(meta)
-    third_party = packages_distributions()
+    third_party = installed()
     missing = {}
     for module in sorted(imports(plugin / "tests") - set(meta["packages"]) - {"agentkit_core"}):
         dists = (
