@@ -536,6 +536,26 @@ async def open_mcp_token_store(url: str, *, manager: PluginManager) -> MCPTokenS
     return store
 
 
+def resolve_model_option(model: Model | str, *, manager: PluginManager | None, owner: str) -> Model:
+    """``owner``'s ``model=``, for a component a user may build by hand (the compactors).
+
+    A Model as it is, a model string resolved on ``manager``. A string without a manager is a
+    :class:`ConfigError` naming both ways out: nothing below the edges falls back to the
+    process-wide manager.
+    """
+    if not isinstance(model, str):
+        return model
+    if manager is None:
+        raise ConfigError(
+            f"{owner}(model={model!r}) needs manager=, the plugin manager to resolve the model "
+            "string on (get_compactor and Kit pass theirs), or a Model object instead of the "
+            "string",
+            value=model,
+            source=f"{owner}(model=)",
+        )
+    return resolve_model(model, manager=manager)
+
+
 def resolve_model(
     model: Model | str | Sequence[Model | str] | None,
     *,

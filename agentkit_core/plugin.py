@@ -136,6 +136,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "open_memory_store",
         "open_mcp_token_store",
         "resolve_model",
+        "resolve_model_option",
         "adapt",
         "span_exporters",
     ),
@@ -336,6 +337,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import open_memory_store as open_memory_store
     from ._lookup import open_session_store as open_session_store
     from ._lookup import resolve_model as resolve_model
+    from ._lookup import resolve_model_option as resolve_model_option
     from ._lookup import resolve_policy as resolve_policy
     from ._lookup import span_exporters as span_exporters
     from ._memory import ENTRY_COLUMNS as ENTRY_COLUMNS

@@ -20,7 +20,7 @@ from agentkit_core.plugin import compaction_units
 from agentkit_core.plugin import current_span
 from agentkit_core.plugin import keep_units
 from agentkit_core.plugin import render_transcript
-from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import resolve_model_option
 from agentkit_core.plugin import strip_code_fence
 
 if TYPE_CHECKING:
@@ -89,16 +89,10 @@ class ImportanceFilteringCompactor:
         if max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}", value=max_tokens)
         self.filterer = filterer
-        if isinstance(model, str):
-            if manager is None:
-                raise ConfigError(
-                    f"ImportanceFilteringCompactor(model={model!r}) needs manager=, the plugin "
-                    "manager to resolve the model string on (get_compactor and Kit pass "
-                    "theirs), or a Model object instead of the string",
-                    value=model,
-                    source="ImportanceFilteringCompactor(model=)",
-                )
-            model = resolve_model(model, manager=manager)
+        if model is not None:
+            model = resolve_model_option(
+                model, manager=manager, owner="ImportanceFilteringCompactor"
+            )
         self.model = model
         self.max_tokens = max_tokens
         self.instructions = instructions

@@ -18,7 +18,7 @@ from agentkit_core.plugin import current_span
 from agentkit_core.plugin import estimate_tokens
 from agentkit_core.plugin import fold_cut
 from agentkit_core.plugin import keep_units
-from agentkit_core.plugin import resolve_model
+from agentkit_core.plugin import resolve_model_option
 from agentkit_core.plugin import within_budget
 from agentkit_core.plugin import write_summary
 
@@ -88,16 +88,8 @@ class SummarizationCompactor:
                 f"keep_recent must be at least 1 token, got {keep_recent}", value=keep_recent
             )
         self.summarizer = summarizer
-        if isinstance(model, str):
-            if manager is None:
-                raise ConfigError(
-                    f"SummarizationCompactor(model={model!r}) needs manager=, the plugin "
-                    "manager to resolve the model string on (get_compactor and Kit pass "
-                    "theirs), or a Model object instead of the string",
-                    value=model,
-                    source="SummarizationCompactor(model=)",
-                )
-            model = resolve_model(model, manager=manager)
+        if model is not None:
+            model = resolve_model_option(model, manager=manager, owner="SummarizationCompactor")
         self.model = model
         self.max_tokens = max_tokens
         self.keep_recent = keep_recent
