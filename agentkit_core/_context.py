@@ -158,12 +158,15 @@ class Invoker:
                 deadline=self.deadline,
             ) from None
 
-    async def call_tool(self, invocation: ToolInvocation, end: CallTool) -> ToolResult:
-        """Run one tool invocation through the tool-call chain, ending at ``end``."""
+    def call_tool(self, invocation: ToolInvocation, end: CallTool) -> Awaitable[ToolResult]:
+        """One tool invocation through the tool-call chain, ending at ``end``; await it at once.
+
+        The chain's own awaitable, with no coroutine of this method's around it.
+        """
         chain = self._tool_chains.get(end)
         if chain is None:
             chain = self._tool_chains[end] = chain_tool(self.middlewares, end)
-        return await chain(invocation)
+        return chain(invocation)
 
     def bind(self, ctx: RunContext) -> Invoker:
         """The same model, chain and deadline, attached to another run."""

@@ -106,11 +106,14 @@ def taken_handoff(
 
     A refused call (the policy's deny, a person's no) is an error result: no handoff.
     """
-    failed = {m.tool_call_id for m in outcome if m.role == "tool" and m.is_error}
+    failed: set[str | None] | None = None  # read only for a batch with a handoff call
     for call in calls:
         found = tools.get(call.name)
-        if isinstance(found, HandoffTool) and call.id not in failed:
-            return call, found
+        if isinstance(found, HandoffTool):
+            if failed is None:
+                failed = {m.tool_call_id for m in outcome if m.role == "tool" and m.is_error}
+            if call.id not in failed:
+                return call, found
     return None
 
 

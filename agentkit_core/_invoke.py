@@ -64,7 +64,7 @@ class _Tracing(Middleware):
 
 def _size(content: Content) -> int:
     """Characters of a result's text (its text parts, for content parts)."""
-    return len(content_text(content))
+    return len(content) if type(content) is str else len(content_text(content))
 
 
 def _stamp(span: Span, response: ModelResponse) -> None:

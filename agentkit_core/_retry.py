@@ -80,15 +80,21 @@ class _Retry(Middleware):
         await asyncio.sleep(wait)
 
     async def wrap_model(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
-        if self.deadline is None:
-            return await self._attempts(request, call_next)
+        if self.deadline is None:  # the default chain's retry: no layer for the attempts
+            try:
+                return await call_next(request)
+            except ProviderError as exc:
+                await self.backoff(1, exc, request)
+            return await self._attempts(request, call_next, 2)
         try:
             return await within(self._attempts(request, call_next), self.deadline)
         except TimeoutError:
             raise self._overdue() from None
 
-    async def _attempts(self, request: ModelRequest, call_next: CallModel) -> ModelResponse:
-        attempt = 1
+    async def _attempts(
+        self, request: ModelRequest, call_next: CallModel, attempt: int = 1
+    ) -> ModelResponse:
+        """Attempt ``attempt`` and those after it, until one answers or the backoff raises."""
         while True:
             try:
                 return await call_next(request)

@@ -367,14 +367,21 @@ class RunScope:
         ``max_tokens``) is more than what is left of ``max_tokens``. Every run from the
         outermost down, as :meth:`add_usage` checks them after the call.
         """
-        runs: list[RunScope] = []
         run: RunScope | None = self
+        while run is not None:
+            budget = run.budget
+            if budget.max_requests is not None or budget.max_tokens is not None:
+                break
+            run = run.parent
+        else:
+            return  # no run sets either limit (the usual run): no list made, no estimate
+        runs: list[RunScope] = []
         while run is not None:
             if run.budget.max_requests is not None or run.budget.max_tokens is not None:
                 runs.append(run)
             run = run.parent
         tokens: int | None = None
-        for run in reversed(runs):  # none in the usual run: no estimate made
+        for run in reversed(runs):
             budget, usage = run.budget, run.usage
             exc = None
             if budget.max_requests is not None and usage.requests >= budget.max_requests:

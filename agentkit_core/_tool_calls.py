@@ -145,7 +145,11 @@ async def execute_batch(
     """
     if len(calls) == 1:  # the usual turn: one call, nothing to schedule beside it
         only = calls[0]
-        done = await _call(agent, only, tools, ctx, decisions[0] if decisions else None)
+        decision = decisions[0] if decisions else None
+        if decision is None and not agent.hooks.after_tool_call:  # what _call would add: nothing
+            done = await _invoke(agent, only, tools, ctx)
+        else:
+            done = await _call(agent, only, tools, ctx, decision)
         return [Message("tool", done.content, (), only.id, only.name, done.is_error)]
     results: list[ToolResult | None] = [None] * len(calls)
     limit = asyncio.Semaphore(agent.max_parallel_tools)

@@ -1,0 +1,143 @@
+"""The loop's fast paths give what the full paths give (issue 34's turn).
+
+Each fast path skips work a turn does not use: retry's first attempt without a layer when no
+deadline is set, a lone tool call straight to the tool when no decision and no after_tool_call
+hook reads it, ``check_call`` returning at once when no run sets a request or token limit, the
+handoff scan only for a batch that called a handoff. The option that switches each is drawn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import Budget
+from agentkit_core import BudgetExceeded
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import PluginManager
+from agentkit_core import ProviderError
+from agentkit_core import ToolCall
+from agentkit_core import hookimpl
+from agentkit_core import tool
+from agentkit_core._scope import RunScope
+from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import retry
+from agentkit_core.testing import ScriptedModel
+
+ANSWER = ModelResponse(Message.assistant("ok"))
+
+
+async def _retried(failures: list[bool], attempts: int, deadline: float | None) -> Any:
+    """What retry() makes of a model failing ``failures`` (retryable or not), then answering."""
+    made = retry(attempts, base_delay=0.0, max_delay=0.0, rng=random.Random(0), deadline=deadline)
+    sent: list[int] = []
+
+    async def model(request: ModelRequest) -> ModelResponse:
+        sent.append(1)
+        if len(sent) <= len(failures):
+            retryable = failures[len(sent) - 1]
+            raise ProviderError(f"failure {len(sent)}", retryable=retryable)
+        return ANSWER
+
+    try:
+        outcome: Any = await made.wrap_model(ModelRequest((Message.user("x"),)), model)
+    except ProviderError as exc:
+        outcome = (type(exc), str(exc), exc.retryable)
+    return outcome, len(sent)
+
+
+@settings(max_examples=60, deadline=None)
+@given(failures=st.lists(st.booleans(), max_size=5), attempts=st.integers(1, 4))
+def test_retry_without_a_deadline_attempts_as_with_one(failures: list[bool], attempts: int) -> None:
+    fast = asyncio.run(_retried(failures, attempts, None))
+    full = asyncio.run(_retried(failures, attempts, 1000.0))
+    assert fast == full
+
+
+@tool
+async def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+class _Identity:
+    """An after_tool_call hook that leaves each result as it is: the full path, same result."""
+
+    @hookimpl
+    def agentkit_after_tool_call(self, ctx: Any, call: ToolCall, result: Any) -> Any:
+        return result
+
+
+ARGUMENTS = st.sampled_from(['{"a": 1, "b": 2}', '{"a": 1}', "{bad", "[1]", '{"a":1,"a":2}'])
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(["add", "missing"]), arguments=ARGUMENTS)
+def test_a_lone_call_runs_alike_with_or_without_an_after_tool_call_hook(
+    name: str, arguments: str
+) -> None:
+    async def transcript(hooks: Hooks) -> list[tuple[str, str, bool]]:
+        call = ToolCall("c1", name, arguments)
+        model = ScriptedModel([Message.assistant("", (call,)), "done"])
+        result = await Agent("f", model, tools=[add], hooks=hooks).run("go")
+        return [(m.role, m.text, m.is_error) for m in result.transcript]
+
+    identity = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[_Identity()]))
+    assert identity.after_tool_call
+    assert asyncio.run(transcript(Hooks())) == asyncio.run(transcript(identity))
+
+
+LIMIT = st.one_of(st.none(), st.integers(0, 3))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    requests=st.tuples(LIMIT, LIMIT),
+    tokens=st.tuples(LIMIT, LIMIT),
+    others=st.tuples(LIMIT, LIMIT),
+    prompt=st.integers(0, 5),
+)
+def test_check_call_fast_path_refuses_what_the_full_path_refuses(
+    requests: tuple[int | None, int | None],
+    tokens: tuple[int | None, int | None],
+    others: tuple[int | None, int | None],
+    prompt: int,
+) -> None:
+    """No request or token limit anywhere: no estimate asked, nothing refused; else the limits."""
+    parent = RunScope(
+        budget=Budget(max_requests=requests[0], max_tokens=tokens[0], max_tool_calls=others[0])
+    )
+    child = RunScope(
+        parent=parent,
+        budget=Budget(max_requests=requests[1], max_tokens=tokens[1], max_tool_calls=others[1]),
+    )
+    asked: list[int] = []
+
+    def estimate() -> int:
+        asked.append(prompt)
+        return prompt
+
+    try:
+        child.check_call(estimate)
+        refused = None
+    except BudgetExceeded as exc:
+        refused = exc.limit
+    limited = any(x is not None for x in (*requests, *tokens))
+    if not limited:
+        assert (refused, asked) == (None, [])
+    # the reference: the outermost run first, requests before tokens, as add_usage checks
+    expected = None
+    for r, t in ((requests[0], tokens[0]), (requests[1], tokens[1])):
+        if expected is None and r is not None and r <= 0:
+            expected = "request"
+        elif expected is None and t is not None and prompt > t:
+            expected = "token"
+    assert refused == expected
