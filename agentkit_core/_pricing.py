@@ -156,11 +156,7 @@ def run_prices(scope: RunScope) -> Prices | None:
     The metering middleware, the recorder and :func:`check_cost` see only the run; the agent
     that runs it gives it its manager (``scope.manager``), so no run reads the process-wide one.
     """
-    pm = scope.manager
-    if pm is None:
-        return None
-    known = _by_manager.get(pm)
-    return prices(pm) if known is None else known
+    return None if scope.manager is None else prices(scope.manager)
 
 
 def _checked(name: str, plugin: str, source: object) -> PriceSource:
