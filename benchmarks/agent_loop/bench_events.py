@@ -3,21 +3,22 @@
 Both runs are the agent of ``bench_agentkit.py`` with every installed plugin (``hooks=None``),
 on the same script; ``run`` calls ``model.request``, the event stream ``model.stream``, so a
 third row, ``run_stream`` (the model streamed, no events), separates the stream's own cost from
-the events'. Rounds interleave the three in one process, each round in a new order; the
-per-turn overhead is the common measurement (model returned -> model called again, less the
-tools), a run's median over its turns. The stub does the same work between its stamps under
-either method: it makes its stream's events before it stamps its exit, as ``request`` makes
-its response. The ratios are the median over rounds of each round's own ratio (paired: a host
-loaded by other work slows the three of a round alike). ``whole`` is each run's wall time per
-turn less the model stub and the tools, ``cpu`` its process CPU time per turn (the stub and
-the tools included, alike in the three): both also hold what the consumer does with the
-events, wherever the loop gives it the time.
+the events'. Rounds interleave the three in one process, each round in a new order. The ratios
+are the median over rounds of each round's own ratio (paired: a host loaded by other work slows
+the three of a round alike).
 
-``--model-waits``: the stub passes the loop once while it answers (``asyncio.sleep(0)``
-between its stamps), as a model on the network does. The consumer then takes each turn's
-events while the model answers, and the run pays for waking it once a turn (a
-``Future.set_result``, which ``loop.call_soon``s the consumer's task); without it the run
-never lets the consumer in, which gets every event at the run's end.
+The headline (``events_vs_run``) is the whole run's cost a turn: each run's wall time less the
+stub's own work and the tools', over its turns, so it holds everything the framework does for
+the run, the consumer's building of the events included, wherever the loop gives it the time
+(at the run's end without model waits; while the model answers with them). ``cpu`` is the same
+in process CPU time (the stub's own CPU and the tools' time taken out). ``turn`` is the older,
+narrower figure: model returned -> model called again, less the tools, a run's median over its
+turns; it leaves out what the consumer does while the model answers or after the run.
+
+``--model-waits``: the stub passes the loop once while it answers (``asyncio.sleep(0)``), as a
+model on the network does. Whatever runs in that pass (the consumer taking the turn's events,
+the loop waking it) is the framework's: only the stub's own work is taken out. The stub makes
+its stream's events before it stamps its exit, as ``request`` makes its response.
 
 The latency is the time from a model yielding a text delta (a ``perf_counter_ns`` stamp) to the
 consumer holding its ``TextDelta``, over 2,000 deltas. Prints one JSON line.
@@ -60,26 +61,38 @@ class StampedStream(StampedScript):
     def __init__(self, steps: list[Step], waits: bool) -> None:
         super().__init__(steps, name="scripted")
         self.waits = waits
+        #: Over a run: the wall time the stub passed the loop, and its own CPU time (ns).
+        self.passed = self.cpu = 0
 
-    async def _answer(self, request: ModelRequest) -> ModelResponse:
-        """The script's next response, the entry stamped; the exit is the caller's to stamp."""
+    async def _answer(self, request: ModelRequest) -> tuple[ModelResponse, int]:
+        """The script's next response, the entry stamped, and the CPU clock the stub started at
+
+        (moved on by the time the loop had: that is the framework's); the exit is the caller's
+        to stamp.
+        """
+        cpu = time.process_time_ns()
         response = await ScriptedModel.request(self, request)
         if self.waits:
+            passed, cpu_passed = time.perf_counter_ns(), time.process_time_ns()
             await asyncio.sleep(0)  # a network read: the loop runs whoever else waits
-        return response
+            self.passed += time.perf_counter_ns() - passed
+            cpu += time.process_time_ns() - cpu_passed
+        return response, cpu
 
     async def request(self, request: ModelRequest) -> ModelResponse:
-        response = await self._answer(request)
+        response, cpu = await self._answer(request)
+        self.cpu += time.process_time_ns() - cpu
         REC.model_done()
         return response
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         async def events() -> AsyncIterator[StreamEvent]:
-            response = await self._answer(request)
+            response, cpu = await self._answer(request)
             message = response.message
             answer = [StreamEvent("text", text=message.text)] if message.text else []
             answer += [StreamEvent("tool_call", tool_call=call) for call in message.tool_calls]
             answer.append(StreamEvent("done", response=response))
+            self.cpu += time.process_time_ns() - cpu
             REC.model_done()
             for event in answer:
                 yield event
@@ -88,12 +101,14 @@ class StampedStream(StampedScript):
 
 
 async def overhead(agent: Agent, mode: str) -> tuple[float, float, float]:
-    """One run of ``TURNS`` turns: its median per-turn overhead, its whole and CPU time a turn.
+    """One run of ``TURNS`` turns: its whole and CPU time a turn, its median turn overhead.
 
-    In µs.
+    In µs; the stub's own work and the tools' taken out.
     """
     REC.reset(TURNS)
-    agent.model.requests.clear()  # type: ignore[attr-defined]  # replay the script
+    model: StampedStream = agent.model  # type: ignore[assignment]
+    model.requests.clear()  # replay the script
+    model.passed = model.cpu = 0
     cpu = time.process_time_ns()
     t0 = time.perf_counter_ns()
     if mode == "run":
@@ -106,9 +121,11 @@ async def overhead(agent: Agent, mode: str) -> tuple[float, float, float]:
             pass
     wall = time.perf_counter_ns() - t0
     cpu = time.process_time_ns() - cpu
-    stub = sum(o - i for i, o in zip(REC.model_in, REC.model_out, strict=True))
-    whole = (wall - stub - sum(REC.tool_ns)) / 1000 / (TURNS + 1)
-    return statistics.median(REC.overheads_us()), whole, cpu / 1000 / (TURNS + 1)
+    stub = sum(o - i for i, o in zip(REC.model_in, REC.model_out, strict=True)) - model.passed
+    tools = sum(REC.tool_ns)
+    whole = (wall - stub - tools) / 1000 / (TURNS + 1)
+    cpu = (cpu - model.cpu - tools) / 1000 / (TURNS + 1)
+    return whole, cpu, statistics.median(REC.overheads_us())
 
 
 class Deltas:
@@ -155,7 +172,7 @@ async def main() -> None:
     )
     modes = ("run", "run_stream", "run_stream_events")
     figures: dict[str, dict[str, list[float]]] = {
-        name: {mode: [] for mode in modes} for name in ("turn", "whole", "cpu")
+        name: {mode: [] for mode in modes} for name in ("whole", "cpu", "turn")
     }
     for _ in range(3):  # warm-up
         for mode in modes:
@@ -164,20 +181,20 @@ async def main() -> None:
         for mode in modes[r % 3 :] + modes[: r % 3]:  # each mode first in a third of the rounds
             for name, value in zip(figures, await overhead(built, mode), strict=True):
                 figures[name][mode].append(value)
-    turn, whole, cpu = figures["turn"], figures["whole"], figures["cpu"]
+    whole, cpu, turn = figures["whole"], figures["cpu"], figures["turn"]
     lat = sorted(await latency_us())
     print(
         json.dumps(
             {
                 "model_waits": args.model_waits,
-                "turn_overhead_us": {m: round(statistics.median(v), 2) for m, v in turn.items()},
-                "events_vs_run": ratio(turn, "run_stream_events", "run"),
-                "events_vs_run_stream": ratio(turn, "run_stream_events", "run_stream"),
-                "run_stream_vs_run": ratio(turn, "run_stream", "run"),
+                "events_vs_run": ratio(whole, "run_stream_events", "run"),
+                "events_vs_run_stream": ratio(whole, "run_stream_events", "run_stream"),
+                "run_stream_vs_run": ratio(whole, "run_stream", "run"),
                 "whole_us_per_turn": {m: round(statistics.median(v), 2) for m, v in whole.items()},
-                "whole_events_vs_run": ratio(whole, "run_stream_events", "run"),
-                "cpu_us_per_turn": {m: round(statistics.median(v), 2) for m, v in cpu.items()},
                 "cpu_events_vs_run": ratio(cpu, "run_stream_events", "run"),
+                "cpu_us_per_turn": {m: round(statistics.median(v), 2) for m, v in cpu.items()},
+                "turn_events_vs_run": ratio(turn, "run_stream_events", "run"),
+                "turn_overhead_us": {m: round(statistics.median(v), 2) for m, v in turn.items()},
                 "delta_to_caller_us": {
                     "median": round(statistics.median(lat), 2),
                     "p95": round(lat[int(len(lat) * 0.95)], 2),
