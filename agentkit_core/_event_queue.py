@@ -8,10 +8,12 @@ needs asyncio, which ``agentkit plugins list`` must not import.
 from __future__ import annotations
 
 import asyncio
+import types
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
@@ -48,13 +50,27 @@ class EventQueue(Backlog[T]):
 
 
 async def more(backlog: Backlog[T]) -> bool:
-    """Wait until an item waits in ``backlog``; False once it is closed with none left."""
+    """Wait until an item waits in ``backlog``; False once it is closed with none left.
+
+    With none waiting, the consumer first lets the loop run once (the run's task, if it is
+    ready, goes on to its next wait, noting what it does): only if nothing came does it wait
+    to be woken. A run whose model answers over the network so hands over each turn's notes
+    in that pass, without a future made, awaited and set for the turn.
+    """
+    if not backlog.waiting and not backlog.closed:
+        await _pass()
     while not backlog.waiting:
         if backlog.closed:
             return False
         backlog.waiter = asyncio.get_running_loop().create_future()
         await backlog.waiter
     return True
+
+
+@types.coroutine
+def _pass() -> Generator[None, None, None]:
+    """Let the event loop run its other ready callbacks once (``asyncio.sleep(0)``'s own pass)."""
+    yield
 
 
 async def stopped(runner: asyncio.Future[R]) -> None:

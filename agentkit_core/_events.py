@@ -396,37 +396,44 @@ def _thinking(log: EventLog, note: Note, seq: int) -> RunEvent:
     return ThinkingDelta(log.run_id, seq, None, note[2])
 
 
-def _call_started(log: EventLog, note: Note, call_id: str, name: str, seq: int) -> RunEvent | None:
-    """The call's ``tool_call_started``, the first time one of its notes is built, else None.
-
-    The note goes back in front of the queue, to build its own event next.
-    """
-    if call_id in log.started:
-        return None
-    log.started.add(call_id)
-    log.waiting.appendleft(note)
-    return ToolCallStarted(log.run_id, seq, None, call_id, name)
-
-
 def _arguments(log: EventLog, note: Note, seq: int) -> RunEvent | None:
+    """A call's argument delta; its ``tool_call_started`` first, the call's first note.
+
+    That note then goes back in front of the queue, to build its own event next.
+    """
     _, call_id, delta, name = note
-    started = _call_started(log, note, call_id, name, seq)
-    if started is not None or not delta:  # a delta without text only starts the call
-        return started
+    if call_id not in log.started:
+        log.started.add(call_id)
+        log.waiting.appendleft(note)
+        return ToolCallStarted(log.run_id, seq, None, call_id, name)
+    if not delta:  # a delta without text only starts the call
+        return None
     return ToolCallArgsDelta(log.run_id, seq, None, call_id, delta)
 
 
-def _answered(log: EventLog, note: Note, seq: int) -> RunEvent | None:
-    """A model's stream event that is no delta: a call complete, or the answer done."""
-    event = note[1]
-    if event.kind == "done":  # the next answer's calls, and document, are new
-        log.started.clear()
-        if log.partials is not None:
-            log.parser = log.partials()
-        return None
-    call = event.tool_call
-    started = _call_started(log, note, call.id, call.name, seq)
-    return started if started is not None else ToolCallReady(log.run_id, seq, None, call)
+def _call(log: EventLog, note: Note, seq: int) -> RunEvent:
+    """A call complete: ``tool_call_ready``, after its ``tool_call_started`` if none was built.
+
+    For a call that came whole (no argument delta), the start is built now and a note for
+    the ready event put in front of the queue.
+    """
+    call = note[1]
+    if call.id in log.started:
+        return ToolCallReady(log.run_id, seq, None, call)
+    log.started.add(call.id)
+    log.waiting.appendleft((_ready, call))
+    return ToolCallStarted(log.run_id, seq, None, call.id, call.name)
+
+
+def _ready(log: EventLog, note: Note, seq: int) -> RunEvent:
+    return ToolCallReady(log.run_id, seq, None, note[1])
+
+
+def _done(log: EventLog, note: Note, seq: int) -> None:
+    """The answer done (no event): the next answer's calls, and typed output, are new."""
+    log.started.clear()
+    if log.partials is not None:
+        log.parser = log.partials()
 
 
 #: The event a span's opening or closing makes, by the span's name.
@@ -445,6 +452,10 @@ CLOSED = {
 }
 
 
+#: The note of an answer's end (the same each time).
+DONE: Note = (_done,)
+
+
 def model_sink(log: EventLog) -> Callable[[StreamEvent], None]:
     """The stream sink that notes a model's stream events for the run's events.
 
@@ -459,8 +470,13 @@ def model_sink(log: EventLog) -> Callable[[StreamEvent], None]:
         if kind == "text":
             if event.text:
                 delta(_text, "", event.text, "")
-        elif kind == "done" or (kind == "tool_call" and event.tool_call is not None):
-            waiting.append((_answered, event))  # log.put, inlined (two a turn)
+        elif kind == "tool_call":
+            if event.tool_call is not None:
+                waiting.append((_call, event.tool_call))  # log.put, inlined (two a turn)
+                if log.waiter is not None:
+                    log.wake()
+        elif kind == "done":
+            waiting.append(DONE)
             if log.waiter is not None:
                 log.wake()
         elif kind == "tool_call_delta":

@@ -111,7 +111,9 @@ class SentTokens:
             return estimate_tokens(messages)
         last = self._last
         if last is not None and messages.extends(last):
-            tokens = self._tokens + estimate_tokens(messages[len(last) :])
+            tokens = self._tokens
+            for message in messages[len(last) :]:  # a turn's two or three: no generator
+                tokens += estimate_message(message)
         else:
             tokens = estimate_tokens(messages)
         self._last, self._tokens = messages, tokens
