@@ -239,6 +239,15 @@ class TranscriptView(Sequence[Message]):
     def __repr__(self) -> str:
         return repr(tuple(self))
 
+    def after(self, prefix: TranscriptView) -> list[Message] | None:
+        """The messages past ``prefix`` when it is a view of the same list these extend, else None.
+
+        What an estimate of each request adds to the last one's: a list slice, no message read.
+        """
+        if prefix._items is self._items and prefix._n <= self._n:
+            return self._items[prefix._n : self._n]
+        return None
+
     def extends(self, prefix: Sequence[Message]) -> bool:
         """Whether these begin with ``prefix`` (a view of the same list: no message is read)."""
         if isinstance(prefix, TranscriptView) and prefix._items is self._items:

@@ -109,10 +109,10 @@ class SentTokens:
     def __call__(self, messages: Iterable[Message]) -> int:
         if not isinstance(messages, TranscriptView):
             return estimate_tokens(messages)
-        last = self._last
-        if last is not None and messages.extends(last):
+        new = None if self._last is None else messages.after(self._last)
+        if new is not None:
             tokens = self._tokens
-            for message in messages[len(last) :]:  # a turn's two or three: no generator
+            for message in new:  # a turn's two or three: no generator
                 tokens += estimate_message(message)
         else:
             tokens = estimate_tokens(messages)
