@@ -8,6 +8,7 @@ needs asyncio, which ``agentkit plugins list`` must not import.
 from __future__ import annotations
 
 import asyncio
+import functools
 import types
 from collections.abc import AsyncGenerator
 from collections.abc import AsyncIterator
@@ -80,6 +81,19 @@ async def stopped(runner: asyncio.Future[R]) -> None:
         await asyncio.gather(runner, return_exceptions=True)
 
 
+async def closing(backlog: Backlog[T], work: Callable[[], Awaitable[R]]) -> R:
+    """``work()``'s result, ``backlog`` closed as it ends, in its own task.
+
+    Not a done callback of the task, which the loop would run one pass later: the consumer
+    that took the last items would wait that pass to learn there are no more. ``work`` is
+    called here, so a task cancelled before it starts leaves no coroutine unawaited.
+    """
+    try:
+        return await work()
+    finally:
+        backlog.close()
+
+
 async def stream_events(
     context: Callable[[], RunContext],
     start: Callable[[RunContext, Callable[[StreamEvent], None]], Awaitable[R]],
@@ -98,8 +112,7 @@ async def stream_events(
             source="Agent.run_stream_events",
         )
     log = scope.trace.events = EventLog(scope.run_id, _events, partials)
-    runner = asyncio.ensure_future(start(scope, model_sink(log)))
-    runner.add_done_callback(lambda _: log.close())
+    runner = asyncio.ensure_future(closing(log, functools.partial(start, scope, model_sink(log))))
     waiting = log.waiting
     try:  # the queue's loop inlined: a generator less for each event to pass through
         while await more(log):
