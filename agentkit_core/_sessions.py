@@ -39,6 +39,7 @@ from typing import runtime_checkable
 
 from ._blobs import collected
 from ._blobs import inline_blobs
+from ._blobs import keeps_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
 from ._encoder import encode_state
@@ -310,6 +311,7 @@ class Sessions:
                 source="Sessions",
             )
         self.store = store
+        self._keeps_blobs = keeps_blobs(store)  # asked once: a protocol check is slow
 
     # ------------------------------------------------------------------ writing
 
@@ -374,12 +376,13 @@ class Sessions:
         stamp = utc_now().isoformat()
         made: list[SessionItem] = []
         parent = after
-        with collected(self.store) as blobs:
+        with collected(self._keeps_blobs) as blobs:
             for index, new in enumerate(batch):
                 item = self._encode(session_id, parent, new, stamp, index, len(batch))
                 made.append(item)
                 parent = item.id
-        await put_blobs(self.store, blobs)  # before the items that name them
+        if blobs:
+            await put_blobs(self.store, blobs)  # before the items that name them
         if not await self.store.append(made):
             raise await self._append_refused(session_id, after)
         return made
