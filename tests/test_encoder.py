@@ -254,6 +254,10 @@ _values = st.recursive(
         | st.builds(Event, inner, st.just(("t",)))
         | st.builds(Point, st.integers(0, 9), inner)
         | st.builds(lambda m: Message("user", "x", metadata={"m": m}), inner)
+        | st.builds(  # a record inside a record: the walk for NaN leaves both to ``default``
+            lambda m: Message("assistant", "", (ToolCall("c", "t", "{}"),), metadata={"m": m}),
+            inner,
+        )
     ),
     max_leaves=12,
 )
@@ -349,7 +353,7 @@ def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
     _encodes_as_json_does(value)
 
 
-@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 4))
+@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 5))
 def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> None:
     """orjson would write NaN as null: the walk before it and around ``default`` refuses it."""
     from agentkit_core._encoder import _orjson_encode
@@ -362,6 +366,7 @@ def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> N
         Event(when={"x": [bad]}),
         Message("user", "x", metadata={"score": bad}),
         {"n": Number.NAN},
+        {"m": [Message("tool", "x", tool_call_id="c", metadata={"s": [bad]})]},
     ][where]
     with pytest.raises((TypeError, ValueError)):
         fast(placed)
