@@ -51,6 +51,7 @@ from ._errors import SessionConflict
 from ._errors import SessionNotFound
 from ._messages import JSONObject
 from ._messages import JSONValue
+from ._records import quick_init
 
 SESSION_SCHEMA: Final = 1
 """The version of the record's schema, written into every header body as ``"schema"``."""
@@ -216,7 +217,8 @@ class SessionHeader:
         )
 
 
-@dataclass(frozen=True)
+@quick_init  # made three times a recorded turn
+@dataclass(frozen=True, slots=True)
 class NewItem:
     """An item to append: its kind and body (any value :func:`encode_state` encodes).
 
