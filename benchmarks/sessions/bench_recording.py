@@ -52,7 +52,8 @@ from agentkit_core.plugin import open_session_store  # noqa: E402
 #: A fresh manager for the helpers below, never the process-wide one.
 PM = PluginManager()
 
-TARGET = 1.3
+#: Issue 36's goal: microseconds a recorded turn may add on memory:// (against the layer's floor).
+TARGET = 15.0
 
 #: Where a recorded turn's time goes, measured once by taking each piece out in turn (append
 #: replaced by a no-op; encoding replaced by a constant), and why the target is out of reach.
@@ -110,9 +111,13 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
     finally:
         await sessions.aclose()
     ratios = sorted(b / a for a, b in zip(bare, recorded, strict=True))
+    added = sorted(b - a for a, b in zip(bare, recorded, strict=True))
     return {
         "bare": statistics.median(bare),
         "recorded": statistics.median(recorded),
+        "added": statistics.median(added),
+        "added_low": added[0],
+        "added_high": added[-1],
         "ratio": statistics.median(ratios),
         "q1": ratios[len(ratios) // 4],
         "q3": ratios[(3 * len(ratios)) // 4],
@@ -178,8 +183,8 @@ def main() -> None:
 
 def write(rows: list[tuple[str, dict[str, float]]], null: float, args: argparse.Namespace,
           started: datetime, loads: list[float]) -> None:  # fmt: skip
-    memory = rows[0][1]
-    met = "met" if memory["ratio"] <= TARGET else "missed"
+    memory, core = rows[0][1], rows[2][1]
+    met = "met" if max(memory["added"], core["added"]) <= TARGET else "missed"
     lines = [
         "# Sessions: per-turn overhead of recording on the agent loop",
         "",
@@ -190,19 +195,20 @@ def write(rows: list[tuple[str, dict[str, float]]], null: float, args: argparse.
         "",
         __doc__.split("\n\n")[1].replace("\n", " "),
         "",
-        "| agentkit | store | µs/turn without a session | µs/turn recording | ratio (median) "
-        "| middle half | range |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| agentkit | store | µs/turn without a session | µs/turn recording | µs added (range) "
+        "| ratio (median) | middle half | range |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for label, row in rows:
         lines.append(
-            f"| {label} | {row['bare']:.1f} | {row['recorded']:.1f} | **{row['ratio']:.2f}x** | "
+            f"| {label} | {row['bare']:.1f} | {row['recorded']:.1f} | **+{row['added']:.1f}** "
+            f"({row['added_low']:.1f}–{row['added_high']:.1f}) | {row['ratio']:.2f}x | "
             f"{row['q1']:.2f}–{row['q3']:.2f}x | {row['low']:.2f}–{row['high']:.2f}x |"
         )
     lines += [
         "",
-        f"Recording on `memory://` with every plugin installed: **{memory['ratio']:.2f}x** "
-        f"(target ≤ {TARGET}x: {met}).",
+        f"Recording on `memory://`: **+{memory['added']:.1f} µs** a turn with every plugin "
+        f"installed, **+{core['added']:.1f} µs** core only (target ≤ +{TARGET:.0f} µs: {met}).",
         "",
         f"The NullRecorder's calls of one turn: **{null:.2f} µs**, "
         f"{null / memory['bare']:.1%} of a turn without a session.",
