@@ -372,3 +372,31 @@ def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> N
         fast(placed)
     with pytest.raises(EncodingError, match="cannot encode state"):
         encode_state(placed)
+
+
+def test_each_message_type_s_tagged_dict_is_its_fields_in_order() -> None:
+    """The generated tagger writes what a field-by-field copy does, for every message type."""
+    import dataclasses
+
+    from agentkit_core._content import AudioPart
+    from agentkit_core._content import DocumentPart
+    from agentkit_core._content import ImagePart
+    from agentkit_core._content import TextPart
+    from agentkit_core._encoder import _RECORDS
+    from agentkit_core._encoder import TAG
+    from agentkit_core._encoder import _fields
+
+    samples = [
+        Message("assistant", "x", (ToolCall("c", "n", "{}"),), metadata={"k": 1}),
+        ToolCall("c", "n", "{}"),
+        Usage(1, 2, 3),
+        TextPart("t"),
+        ImagePart(url="https://example.com/a.png"),
+        DocumentPart(url="https://example.com/a.pdf"),
+        AudioPart(b"ab", "audio/wav"),
+    ]
+    assert {type(s) for s in samples} == set(_RECORDS.values())
+    tags = {cls: tag for tag, cls in _RECORDS.items()}
+    for sample in samples:
+        fields = [(f.name, getattr(sample, f.name)) for f in dataclasses.fields(sample)]
+        assert list(_fields(sample).items()) == [(TAG, tags[type(sample)]), *fields]
