@@ -61,6 +61,12 @@ STORES = (
     ("SQLite file, synchronous=NORMAL", "normal"),
     ("in memory (SQLiteSession `:memory:`, agentkit `memory://`)", "memory"),
 )
+FULL_NOTE = (
+    "At `synchronous=FULL` each commit waits for an fsync, whose time on a shared disk changes "
+    "between the processes of a round (from 0.3 to 8 ms a commit here): read the CPU columns "
+    "there. agentkit's loop writes one item more a turn than openai-agents' Runner (the "
+    "`tool_call` item) and appends the answer before the tool runs, which the Runner does not."
+)
 #: (label, side) of each contender.
 SIDES = (
     ("openai-agents SQLiteSession.add_items (2 items, 1 call)", "openai-agents"),
@@ -242,6 +248,7 @@ def write(
                     "1" if name == "openai-agents" else f"**{ratio:.2f}x** ({rlow:.2f}–{rhigh:.2f})"
                 )
             lines.append(f"| {label} | {side_label} | {' | '.join(cells)} |")
+    lines += ["", FULL_NOTE]
     (HERE / "RESULTS-sqlite-session.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
