@@ -10,12 +10,10 @@ the bytes inline (tagged base64), as before.
 from __future__ import annotations
 
 import base64
-import contextlib
 import contextvars
 import hashlib
 import re
 from collections.abc import Collection
-from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Protocol
@@ -66,18 +64,31 @@ def reference(data: bytes) -> dict[str, object]:
     return {"__agentkit__": "blob", "sha256": digest, "size": len(data)}
 
 
-@contextlib.contextmanager
-def collected(store: object) -> Iterator[dict[str, bytes]]:
-    """The part bytes encoded inside the block, by sha256, when ``store`` keeps blobs.
+class collected:  # a class for its cost; used as a function: ``with collected(keeps)``
+    """The part bytes encoded inside the block, by sha256, when ``keeps`` (the store keeps blobs).
 
-    For a store without blobs nothing is collected: the encoder keeps the bytes inline.
+    ``keeps`` is :func:`keeps_blobs` of the store, asked once by whoever wraps it: a runtime
+    protocol check costs microseconds, and a session append makes this block twice a turn.
+    Without blobs nothing is collected: the encoder keeps the bytes inline.
     """
-    blobs: dict[str, bytes] = {}
-    token = collecting.set(blobs if isinstance(store, BlobStore) else None)
-    try:
-        yield blobs
-    finally:
-        collecting.reset(token)
+
+    __slots__ = ("_keeps", "_token", "blobs")
+
+    def __init__(self, keeps: bool) -> None:
+        self.blobs: dict[str, bytes] = {}
+        self._keeps = keeps
+
+    def __enter__(self) -> dict[str, bytes]:
+        self._token = collecting.set(self.blobs if self._keeps else None)
+        return self.blobs
+
+    def __exit__(self, *exc: object) -> None:
+        collecting.reset(self._token)
+
+
+def keeps_blobs(store: object) -> bool:
+    """Whether ``store`` keeps part bytes by hash (is a :class:`BlobStore`)."""
+    return isinstance(store, BlobStore)
 
 
 async def put_blobs(store: object, blobs: Mapping[str, bytes]) -> None:

@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from ._blobs import collected
 from ._blobs import inline_blobs
+from ._blobs import keeps_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
 from ._encoder import encode_state
@@ -191,6 +192,7 @@ class Checkpointer:
                 source="Checkpointer",
             )
         self.port = port
+        self._keeps_blobs = keeps_blobs(port)  # asked once: a protocol check is slow
         self.clock = clock
         #: How messages name the store: its URL (``url``, which :meth:`open` passes), else the
         #: port's repr; either with any password masked.
@@ -234,7 +236,7 @@ class Checkpointer:
                 await self._put_next(key, TAINTED, "null", _SKIPPED, now.isoformat())
                 self._marked.add(key)
             return Checkpoint(run_id, namespace, 0, status, now, "null", _SKIPPED, self.store)
-        with collected(self.port) as blobs:
+        with collected(self._keeps_blobs) as blobs:
             text = encode_state(state)
         meta = "{}" if metadata is None else encode_state(metadata, root="metadata")
         await put_blobs(self.port, blobs)  # before the record that names them

@@ -199,9 +199,7 @@ def _fields(value: object) -> dict[str, object] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
     tag = _TAG_OF.get(type(value))
     if tag is not None:
-        tagged: dict[str, object] = {TAG: tag}
-        for name in _field_names(type(value)):
-            tagged[name] = getattr(value, name)
+        tagged = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
         if tag in _PARTS and tagged["data"] is not None and collecting.get() is not None:
             tagged["data"] = reference(tagged["data"])  # type: ignore[arg-type]
         return tagged
@@ -213,6 +211,25 @@ def _fields(value: object) -> dict[str, object] | None:
     if dataclasses.is_dataclass(value):
         return {name: getattr(value, name) for name in _field_names(type(value))}
     return None
+
+
+#: Per message type, the function making its tagged dict (see :func:`_tagger`).
+_TAGGERS: dict[str, Callable[[object], dict[str, object]]] = {}
+
+
+def _tagger(cls: type, tag: str) -> Callable[[object], dict[str, object]]:
+    """The function making a ``cls`` value's tagged dict, made on first use.
+
+    One dict display, generated from the field names as dataclasses makes ``__init__``: two to
+    three times faster than setting the fields one by one, for the two or three messages a
+    recorded turn encodes.
+    """
+    items = ", ".join(f"{name!r}: value.{name}" for name in _field_names(cls))
+    env: dict[str, object] = {}
+    exec(f"def tagged(value):\n    return {{{TAG!r}: {tag!r}, {items}}}\n", env)
+    made: Callable[[object], dict[str, object]] = env["tagged"]  # type: ignore[assignment]
+    _TAGGERS[tag] = made
+    return made
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -357,8 +374,9 @@ def _make_json_encode() -> Callable[[object], str]:
 
 _json_encode = _make_json_encode()
 
-#: The types that hold no float: a walk for NaN passes over them.
-_NO_FLOAT = frozenset({str, int, bool, type(None)})
+#: The types a walk for NaN passes over: those that hold no float, and the message types,
+#: which orjson hands to ``default``, whose result is walked then.
+_NO_FLOAT = frozenset({str, int, bool, type(None), *_RECORDS.values()})
 
 
 def _finite(value: Any) -> None:

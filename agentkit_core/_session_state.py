@@ -380,11 +380,15 @@ class SessionState:
         counts, model, cost = body.get("usage"), body.get("model"), body.get("cost")
         if not isinstance(counts, Mapping) or not isinstance(model, str):
             return
-        usage = Usage(
-            requests=1, **{k: v for k, v in counts.items() if k in _COUNTS and type(v) is int}
+        known = self.run_usage.get(model, _NONE_USED)
+        self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
+            known.input_tokens + _count(counts, "input_tokens"),
+            known.output_tokens + _count(counts, "output_tokens"),
+            known.requests + 1,
+            known.cache_read_tokens + _count(counts, "cache_read_tokens"),
+            known.cache_write_tokens + _count(counts, "cache_write_tokens"),
+            known.reasoning_tokens + _count(counts, "reasoning_tokens"),
         )
-        known = self.run_usage.get(model)
-        self.run_usage[model] = usage if known is None else known + usage
         if isinstance(cost, (int, float)):
             self.run_cost += cost
         else:
@@ -430,10 +434,13 @@ class SessionState:
         self.conversation, self.run_messages = messages[:split], messages[split:]
 
 
-#: The token counts a response's recorded usage may hold (the recorder writes what is not 0).
-_COUNTS = frozenset(
-    ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
-)
+_NONE_USED = Usage()
+
+
+def _count(counts: Mapping[str, object], name: str) -> int:
+    """A recorded token count: an int, else (missing, or another type) 0."""
+    value = counts.get(name, 0)
+    return value if type(value) is int else 0
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:

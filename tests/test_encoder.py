@@ -254,6 +254,10 @@ _values = st.recursive(
         | st.builds(Event, inner, st.just(("t",)))
         | st.builds(Point, st.integers(0, 9), inner)
         | st.builds(lambda m: Message("user", "x", metadata={"m": m}), inner)
+        | st.builds(  # a record inside a record: the walk for NaN leaves both to ``default``
+            lambda m: Message("assistant", "", (ToolCall("c", "t", "{}"),), metadata={"m": m}),
+            inner,
+        )
     ),
     max_leaves=12,
 )
@@ -349,7 +353,7 @@ def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
     _encodes_as_json_does(value)
 
 
-@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 4))
+@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 5))
 def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> None:
     """orjson would write NaN as null: the walk before it and around ``default`` refuses it."""
     from agentkit_core._encoder import _orjson_encode
@@ -362,8 +366,37 @@ def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> N
         Event(when={"x": [bad]}),
         Message("user", "x", metadata={"score": bad}),
         {"n": Number.NAN},
+        {"m": [Message("tool", "x", tool_call_id="c", metadata={"s": [bad]})]},
     ][where]
     with pytest.raises((TypeError, ValueError)):
         fast(placed)
     with pytest.raises(EncodingError, match="cannot encode state"):
         encode_state(placed)
+
+
+def test_each_message_type_s_tagged_dict_is_its_fields_in_order() -> None:
+    """The generated tagger writes what a field-by-field copy does, for every message type."""
+    import dataclasses
+
+    from agentkit_core._content import AudioPart
+    from agentkit_core._content import DocumentPart
+    from agentkit_core._content import ImagePart
+    from agentkit_core._content import TextPart
+    from agentkit_core._encoder import _RECORDS
+    from agentkit_core._encoder import TAG
+    from agentkit_core._encoder import _fields
+
+    samples = [
+        Message("assistant", "x", (ToolCall("c", "n", "{}"),), metadata={"k": 1}),
+        ToolCall("c", "n", "{}"),
+        Usage(1, 2, 3),
+        TextPart("t"),
+        ImagePart(url="https://example.com/a.png"),
+        DocumentPart(url="https://example.com/a.pdf"),
+        AudioPart(b"ab", "audio/wav"),
+    ]
+    assert {type(s) for s in samples} == set(_RECORDS.values())
+    tags = {cls: tag for tag, cls in _RECORDS.items()}
+    for sample in samples:
+        fields = [(f.name, getattr(sample, f.name)) for f in dataclasses.fields(sample)]
+        assert list(_fields(sample).items()) == [(TAG, tags[type(sample)]), *fields]

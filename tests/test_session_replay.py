@@ -28,6 +28,7 @@ from agentkit_core import SessionNotFound
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
+from agentkit_core import Usage
 from agentkit_core import tool
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ModelRequest
@@ -257,3 +258,31 @@ async def test_kit_resume_and_fork_errors_name_what_is_wrong(pm) -> None:
         Kit(model="test", session="memory://", fork_at="x")
     with pytest.raises(ConfigError, match="needs the kit's session store"):
         await Kit(model="test").recorder_for("c1")
+
+
+_COUNT_NAMES = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+_counts = st.dictionaries(
+    st.sampled_from([*_COUNT_NAMES, "requests", "other"]),
+    st.integers(0, 10**6) | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=2),
+    max_size=7,
+)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["p:a", "p:b"]), _counts), max_size=6))
+def test_a_run_s_usage_is_the_sum_of_its_responses_int_counts(responses: Any) -> None:
+    """Folded into one Usage a response, it is what adding each response's Usage gives."""
+    state = SessionState("s", "h")
+    state.feed("user", {"message": Message.user("go"), "source": "task", "run": "r"})
+    want: dict[str, Usage] = {}
+    answer = Message.assistant("", (ToolCall("c", "t", "{}"),))  # the run stays open
+    for model, counts in responses:
+        state.feed("response", {"message": answer, "model": model, "usage": counts})
+        kept = {k: v for k, v in counts.items() if k in _COUNT_NAMES and type(v) is int}
+        want[model] = want.get(model, Usage()) + Usage(requests=1, **kept)
+    assert state.run_usage == want

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import pytest
@@ -115,3 +117,15 @@ def test_the_header_reads_back_from_any_body() -> None:
 def test_the_kinds_are_the_documented_ones() -> None:
     assert ITEM_KINDS[0] == "header"
     assert set(ITEM_KINDS) >= {"user", "response", "tool_call", "tool_result", "verdict", "fold"}
+
+
+@given(st.integers(0, 253402300799 * 10**9 + 999_999_999), st.integers(0, 2))
+def test_an_item_s_stamp_is_what_datetime_writes(ns: int, again: int) -> None:
+    """The stamp made once a second and per item is ``datetime.isoformat``'s text of that time."""
+    from agentkit_core._sessions import utc_stamp
+
+    second, micro = divmod(ns // 1000, 1_000_000)
+    when = datetime.fromtimestamp(second, timezone.utc).replace(microsecond=micro)
+    for _ in range(again + 1):  # the second's text is kept: the same second again, and others
+        assert utc_stamp(ns) == when.isoformat()
+    assert datetime.fromisoformat(utc_stamp()).tzinfo is not None
