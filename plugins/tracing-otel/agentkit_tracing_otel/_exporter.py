@@ -4,7 +4,8 @@ Each agentkit span becomes one OpenTelemetry span when it starts (so children fi
 parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
 checks and folds keep agentkit's names. A span is named when it starts; one that does not know
-then what it acts on (a model call learns its model when it answers) is renamed at its end.
+then what it acts on (a model call learns its model when it answers) starts under the name its
+run's last one ended with and is renamed at its end if that was not it.
 Every agentkit attribute rides along as
 ``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
 tool name and call id, and the conversation: the session's id when the run records one, else
