@@ -1,11 +1,12 @@
 """agentkit spans as OpenTelemetry spans, named and attributed by the GenAI semantic conventions.
 
-Each agentkit span becomes one OpenTelemetry span when it starts (so children find their
-parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
+Each agentkit span becomes one OpenTelemetry span, at the same wall-clock times: a run's starts
+when the run does; any other's when something starts under it (so children find their parent),
+else whole at its end. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
-checks and folds keep agentkit's names. A span is named when it starts; one that does not know
-then what it acts on (a model call learns its model when it answers) starts under the name its
-run's last one ended with and is renamed at its end if that was not it.
+checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
+call learns its model when it answers) starts under the name its run's last one ended with and
+is renamed at its end if that was not it.
 Every agentkit attribute rides along as
 ``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
 tool name and call id, and the conversation: the session's id when the run records one, else
@@ -113,13 +114,17 @@ class OTelExporter(SpanExporter):
         # run id -> span name -> the name the run's last such span ended with
         self._unnamed: set[str] = set()
         self._named: dict[str | None, dict[str, str]] = {}
+        # span id -> a span under another not yet started in OpenTelemetry (see on_start)
+        self._waiting: dict[str, Span] = {}
 
     def on_start(self, span: Span) -> bool | None:
         """Start its OpenTelemetry span; False for a run the tracer provider's sampler drops.
 
         The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
         a trace's root: a run it drops is detached from this exporter (no more calls for its
-        spans); a span it drops under a recorded one is skipped with its subtree.
+        spans); a span it drops under a recorded one is skipped with its subtree. A span under
+        another is started in OpenTelemetry when something starts under it, else at its end,
+        whole (see :meth:`_whole`).
         """
         dropped = self._dropped
         if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
@@ -127,11 +132,23 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
+        if span.parent_id and span.name != "run":
+            self._waiting[span.span_id] = span
+            return None
+        return self._begin(span)
+
+    def _begin(self, span: Span) -> bool | None:
+        """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
         shape = _SHAPES.get(span.name) or _Shape(span.name)
         parent_id = span.parent_id
         context = None
         if parent_id:
             context = self._contexts.get(parent_id) or self._context(parent_id)
+            if context is None and parent_id in self._dropped:  # dropped when it began
+                if shape.run:
+                    return False
+                self._dropped.add(span.span_id)
+                return None
         title = shape.prefix
         if shape.key is not None:
             value = span.attributes.get(shape.key, "")
@@ -140,12 +157,8 @@ class OTelExporter(SpanExporter):
                 named = self._named.get(span.run_id)
                 if named:  # as its run's last one was: renamed at its end only if not so
                     title = named.get(span.name, title)
-            elif type(value) is int:  # a turn's number
-                title = f"{title} {value}"
             else:
-                title = shape.titles.get(value) if type(value) is str else None  # type: ignore[assignment]
-                if title is None:
-                    title = shape.title(span, span.attributes)
+                title = shape.name(span, span.attributes)
         otel = self.tracer.start_span(
             title,
             context=context,
@@ -156,7 +169,7 @@ class OTelExporter(SpanExporter):
         if not otel.is_recording():  # the sampler's answer, asked once per trace, at its root
             if shape.run:
                 return False
-            dropped.add(span.span_id)
+            self._dropped.add(span.span_id)
             return None
         if shape.run and span.run_id:
             self._conversation[span.run_id] = (
@@ -166,14 +179,26 @@ class OTelExporter(SpanExporter):
         return None
 
     def _context(self, parent_id: str) -> Any:
-        """The context the first child of ``parent_id`` starts in (None: no open parent of ours)."""
+        """The context the first child of ``parent_id`` starts in (None: no open parent of ours).
+
+        A parent still waiting (see :meth:`on_start`) is started now, at its own start time.
+        """
         parent = self._live.get(parent_id)
         if parent is None:
-            return None
+            waiting = self._waiting.pop(parent_id, None) if self._waiting else None
+            if waiting is None or self._begin(waiting) is not None:
+                return None
+            parent = self._live.get(parent_id)
+            if parent is None:  # the sampler dropped it
+                return None
         context = self._contexts[parent_id] = set_span_in_context(parent)
         return context
 
     def on_end(self, span: Span) -> None:
+        waiting = self._waiting
+        if waiting and waiting.pop(span.span_id, None) is not None:
+            self._whole(span)
+            return
         otel = self._live.pop(span.span_id, None)
         if otel is None:
             self._dropped.discard(span.span_id)
@@ -187,7 +212,52 @@ class OTelExporter(SpanExporter):
         if unnamed and span.span_id in unnamed:
             unnamed.discard(span.span_id)
             self._name(span, shape, otel, exported)
-        attributes = shape.attributes(exported)
+        attributes = self._attributes(span, shape, exported, None)
+        if shape.run:
+            self._encoded.pop(span.run_id, None)
+            self._conversation.pop(span.run_id, None)
+            self._provider.pop(span.run_id, None)
+            self._named.pop(span.run_id, None)
+        if span.error is not None:
+            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
+        if attributes:
+            otel.set_attributes(attributes)
+        otel.end(end_time=span.end_ns)
+
+    def _whole(self, span: Span) -> None:
+        """Start and end the OpenTelemetry span of ``span``, which ended with nothing under it.
+
+        Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
+        rename, no second call for the attributes); its times are its own.
+        """
+        parent_id = span.parent_id
+        context = self._contexts.get(parent_id) if parent_id else None
+        if context is None and parent_id:
+            context = self._context(parent_id)
+            if context is None and parent_id in self._dropped:
+                return
+        shape = _SHAPES.get(span.name) or _Shape(span.name)
+        exported = span.exported_attributes()
+        otel = self.tracer.start_span(
+            shape.prefix if shape.key is None else shape.name(span, exported),
+            context=context,
+            kind=shape.kind,
+            start_time=span.start_ns,
+            attributes=self._attributes(span, shape, exported, shape.start),
+        )
+        if span.error is not None:
+            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
+        otel.end(end_time=span.end_ns)
+
+    def _attributes(
+        self,
+        span: Span,
+        shape: _Shape,
+        exported: Mapping[str, Any],
+        start: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The OpenTelemetry attributes ``span`` ends with (after ``start``, when given)."""
+        attributes = shape.attributes(exported, start)
         if shape.conversation:
             self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
@@ -195,19 +265,11 @@ class OTelExporter(SpanExporter):
             attributes.update(
                 _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
             )
-        if shape.run:
-            self._encoded.pop(span.run_id, None)
-            self._conversation.pop(span.run_id, None)
-            self._provider.pop(span.run_id, None)
-            self._named.pop(span.run_id, None)
         if span.error is not None:
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
                 attributes["agentkit.error.plugin"] = span.error_plugin
-            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
-        if attributes:
-            otel.set_attributes(attributes)
-        otel.end(end_time=span.end_ns)
+        return attributes
 
     def _name(self, span: Span, shape: _Shape, otel: Any, exported: Mapping[str, Any]) -> None:
         """Name ``otel`` now that ``span`` knows what it acted on (a model call, its model).
@@ -215,10 +277,7 @@ class OTelExporter(SpanExporter):
         It started under the name its run's last span of that kind ended with (or its bare
         prefix): renaming costs the SDK a lock and an update, and the model seldom changes.
         """
-        value = exported.get(shape.key or "", "")
-        title = shape.titles.get(value) if type(value) is str else None
-        if title is None:
-            title = shape.title(span, exported)
+        title = shape.name(span, exported)
         if title != getattr(otel, "name", None):
             otel.update_name(title)
         self._named.setdefault(span.run_id, {})[span.name] = title
@@ -389,13 +448,26 @@ class _Shape:
             self.titles[value] = title
         return title
 
-    def attributes(self, exported: Mapping[str, Any]) -> dict[str, Any]:
-        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out."""
+    def name(self, span: Span, attributes: Mapping[str, Any]) -> str:
+        """:meth:`title`, for a name of a number (a turn's) or a text seen before, at once."""
+        value = attributes.get(self.key or "", "")
+        if type(value) is int:
+            return f"{self.prefix} {value}"
+        title = self.titles.get(value) if type(value) is str else None
+        return self.title(span, attributes) if title is None else title
+
+    def attributes(
+        self, exported: Mapping[str, Any], start: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out.
+
+        ``start`` (copied) comes first when given.
+        """
         # core hands back the span's own attributes, read-only, only when each is None, a
         # number, a flag, a text or a list or tuple of texts: what OpenTelemetry takes as is
         plain = type(exported) is MappingProxyType
         names = self.names
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {**start} if start else {}
         for key, value in exported.items():
             target = names.get(key)
             if target is None:

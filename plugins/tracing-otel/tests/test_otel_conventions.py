@@ -200,3 +200,29 @@ def test_a_model_call_is_named_by_the_model_that_answered_it() -> None:
         made.on_end(run)
     names = [s.name for s in memory.get_finished_spans() if s.name.startswith("chat")]
     assert names == ["chat a", "chat a", "chat b", "chat", "chat b", "chat c"]
+
+
+def test_a_span_is_started_when_something_starts_under_it_else_whole_at_its_end() -> None:
+    """Nesting, names and times hold whether a span's OpenTelemetry span began at its start
+    (something started under it: a child run under a tool call) or whole at its end."""
+    made, memory = exporter()
+    run = Span("run", {"agent": "parent"}, run_id="r1")
+    turn = Span("turn", {"turn": 1}, run_id="r1", parent_id=run.span_id)
+    tool = Span("tool_call", {"tool": "ask", "call_id": "c1"}, run_id="r1", parent_id=turn.span_id)
+    child = Span("run", {"agent": "child"}, run_id="r2", parent_id=tool.span_id)
+    call = Span("model_call", {"messages": 1}, run_id="r2", parent_id=child.span_id)
+    for span in (run, turn, tool, child, call):
+        made.on_start(span)
+    call.set("model", "m")
+    call.end_ns = call.start_ns + 5
+    for span in (call, child, tool, turn, run):
+        made.on_end(span)
+    spans = {s.name: s for s in memory.get_finished_spans()}
+    parent = {name: s.parent.span_id if s.parent else None for name, s in spans.items()}
+    ids = {name: s.context.span_id for name, s in spans.items()}
+    assert parent["turn 1"] == ids["invoke_agent parent"]
+    assert parent["execute_tool ask"] == ids["turn 1"]
+    assert parent["invoke_agent child"] == ids["execute_tool ask"]
+    assert parent["chat m"] == ids["invoke_agent child"]
+    assert (spans["chat m"].start_time, spans["chat m"].end_time) == (call.start_ns, call.end_ns)
+    assert spans["chat m"].attributes["gen_ai.request.model"] == "m"
