@@ -139,15 +139,13 @@ def export_attributes(
     it. The view is live: copy it (``dict(...)``) to keep or change it. Otherwise, a new dict.
     """
     if not tainted:
-        value: Any
         for value in attributes.values():
-            kind = type(value)
-            if kind is str:
+            if type(value) is str:
                 if len(value) > ATTRIBUTE_LIMIT:
                     break
-            elif kind in _AS_IS:
+            elif type(value) in _AS_IS:
                 continue
-            elif kind is list or kind is tuple:
+            elif type(value) is list or type(value) is tuple:
                 try:  # texts only (join refuses anything else), within the cap
                     if len("".join(value)) <= ATTRIBUTE_LIMIT:
                         continue
@@ -161,7 +159,7 @@ def export_attributes(
     return _export_copy(name, attributes, tainted)
 
 
-def _export_copy(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, Any]:
+def _export_copy(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, object]:
     """:func:`export_attributes` as a new dict, each value through the rule."""
     text_here = _TEXT_ON.get(name, _NO_TEXT)
     out: dict[str, object] = {}
