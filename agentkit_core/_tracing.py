@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from time import perf_counter
 from time import time_ns
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -117,9 +118,13 @@ _NO_TEXT: frozenset[str] = frozenset()
 _MARK_ROOM = 32
 
 _NUMBERS = (bool, int, float)
+#: Value types exported as they are whatever their size (subclasses take the full rule).
+_AS_IS = frozenset({bool, int, float, type(None)})
 
 
-def export_attributes(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, Any]:
+def export_attributes(
+    name: str, attributes: Mapping[str, object], tainted: bool
+) -> Mapping[str, Any]:
     """The attributes of a span called ``name`` as an exporter may record them.
 
     Numbers, flags and None pass as they are. When ``tainted``, every text attribute (see
@@ -127,7 +132,35 @@ def export_attributes(name: str, attributes: Mapping[str, object], tainted: bool
     secret a person answered cannot ride out in a URL, a tool name or a reason. Every other
     value is capped at :data:`ATTRIBUTE_LIMIT`. A reader may apply it again to spans it reads
     (a trace file an older version wrote): what it returned stays within the same bounds.
+
+    When nothing needs withholding or capping (an untainted span of numbers, flags, None,
+    texts and lists or tuples of texts within the cap: a turn's spans), it is ``attributes``
+    itself behind a read-only view, not a copy: each exporter of each span would otherwise copy
+    it. The view is live: copy it (``dict(...)``) to keep or change it. Otherwise, a new dict.
     """
+    if not tainted:
+        for value in attributes.values():
+            if type(value) is str:
+                if len(value) > ATTRIBUTE_LIMIT:
+                    break
+            elif type(value) in _AS_IS:
+                continue
+            elif type(value) is list or type(value) is tuple:
+                try:  # texts only (join refuses anything else), within the cap
+                    if len("".join(value)) <= ATTRIBUTE_LIMIT:
+                        continue
+                except TypeError:
+                    pass
+                break
+            else:
+                break
+        else:
+            return MappingProxyType(attributes)
+    return _export_copy(name, attributes, tainted)
+
+
+def _export_copy(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, object]:
+    """:func:`export_attributes` as a new dict, each value through the rule."""
     text_here = _TEXT_ON.get(name, _NO_TEXT)
     out: dict[str, object] = {}
     for key, value in attributes.items():
@@ -237,10 +270,11 @@ class Span:
     def set(self, key: str, value: object) -> None:
         self.attributes[key] = value
 
-    def exported_attributes(self) -> dict[str, Any]:
+    def exported_attributes(self) -> Mapping[str, Any]:
         """The attributes as exporters record them: capped, text withheld once tainted.
 
-        An exporter reads these, never :attr:`attributes` (see :func:`export_attributes`).
+        An exporter reads these, never :attr:`attributes` (see :func:`export_attributes`):
+        read-only, often a live view of :attr:`attributes` itself; copy it to keep or change it.
         """
         return export_attributes(self.name, self.attributes, self.tainted)
 
@@ -267,7 +301,7 @@ class Span:
             "span_id": self.span_id,
             "parent_id": self.parent_id,
             "run_id": self.run_id,
-            "attributes": jsonable(self.exported_attributes()),
+            "attributes": jsonable(dict(self.exported_attributes())),
             "start_ns": self.start_ns,
             "end_ns": self.end_ns,
             "duration_s": self.duration,
@@ -307,7 +341,8 @@ class SpanExporter:
 
         Record :meth:`Span.exported_attributes` and :meth:`Span.exported_error`, not the raw
         ones: they are capped, and withhold what a person or the model wrote once the run is
-        secret-tainted.
+        secret-tainted. The exported attributes are read-only (often a view of the span's
+        own): copy them to keep or change them.
         """
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import agentkit_guardrail_web
+import pytest
 from agentkit_tracing_otel import OTelExporter
 from hypothesis import HealthCheck
 from hypothesis import given
@@ -31,6 +32,7 @@ from agentkit_core import ToolDecision
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import SAFE_ATTRIBUTES
 from agentkit_core._tracing import WITHHELD
+from agentkit_core._tracing import _export_copy
 from agentkit_core._tracing import export_attributes
 from agentkit_core.cli import TraceFile
 from agentkit_core.cli import read_trace_file
@@ -321,3 +323,37 @@ def test_exported_attributes_are_bounded_and_withhold_text_once_tainted(
             assert value == given_value  # what fits is kept whole
     again = export_attributes(name, out, tainted)
     assert all(len(v) <= ATTRIBUTE_LIMIT for v in again.values() if isinstance(v, str))
+
+
+short = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=300) | st.sampled_from(["", "x" * ATTRIBUTE_LIMIT, "x" * 5000]),
+    st.lists(st.text(max_size=300) | st.sampled_from(["x" * 4000]), max_size=10),
+    st.tuples(st.text(max_size=3), st.integers()),
+    st.lists(st.integers(), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(["run", "model_call", "tool_call", "verdict", "turn"]),
+    attributes=st.dictionaries(keys, values | short, max_size=8),
+    tainted=st.booleans(),
+)
+def test_the_read_only_view_is_what_the_rule_makes(
+    name: str, attributes: dict[str, Any], tainted: bool
+) -> None:
+    """Property: handing back the span's own attributes (read-only) shortcuts the full rule only
+    where every value comes out of it as it went in."""
+    out = export_attributes(name, attributes, tainted)
+    full = _export_copy(name, attributes, tainted)
+    assert out == full
+    if not isinstance(out, dict):
+        assert not tainted and all(full[k] is v for k, v in attributes.items())
+        with pytest.raises(TypeError):
+            out["x"] = 1  # type: ignore[index]
+        attributes["late"] = 1
+        assert out["late"] == 1  # a live view of the span's own

@@ -227,7 +227,7 @@ def _as_exported(span: JSONObject) -> JSONObject:
     tainted = bool(span.get("tainted"))
     return {
         **span,
-        "attributes": export_attributes(str(span.get("name")), _attributes(span), tainted),
+        "attributes": dict(export_attributes(str(span.get("name")), _attributes(span), tainted)),
         "error": export_error(
             None if error is None else str(error),
             error_type if isinstance(error_type, str) else None,

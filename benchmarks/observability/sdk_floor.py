@@ -4,9 +4,12 @@ The same spans tracing-otel makes for the agent-loop scenario (checked against i
 ``python sdk_floor.py --check``): an ``invoke_agent bench`` run; under it, per turn, a ``turn N``
 and under that a ``chat scripted`` model call (CLIENT) and an ``execute_tool <name>`` tool call;
 the last turn only answers. Same names, kinds, parent links, attribute names and value kinds,
-start and end times given; each attribute passed where agentkit knows it (at the start, or at
-the end with one ``set_attributes``), on the same batch processor and no-op exporter. The
-cheapest way to make those spans with the SDK: its floor. Prints one JSON line.
+start and end times given, on the same batch processor and no-op exporter. A span with nothing
+under it (a model or tool call) is made whole at its end, one ``start_span`` with its name and
+every attribute, as tracing-otel makes it; a run and a turn, which their children need, start
+at their start (a turn with its number), the run's other attributes at its end with one
+``set_attributes``. The cheapest way to make those spans with the SDK: its floor. Prints one
+JSON line.
 
 :func:`run` makes them in a tight loop; :class:`FloorExporter` makes the same SDK calls at the
 points of a real run where agentkit's spans start and end (names and attributes constant,
@@ -66,21 +69,29 @@ def run(tracer: Any, n: int) -> None:
             f"turn {i}", context=under_root, start_time=now(), attributes={"agentkit.turn": i}
         )
         inner = set_span_in_context(turn)
+        start = now()
+        call, tool = (f"call_{i}", TOOLS[i % 3]) if i <= n else (None, None)
         chat = tracer.start_span(
             "chat scripted",
             context=inner,
             kind=SpanKind.CLIENT,
-            start_time=now(),
-            attributes=CHAT_START,
+            start_time=start,
+            attributes={**CHAT_START, **chat_end(2 * i, call, tool)},
         )
-        call, tool = (f"call_{i}", TOOLS[i % 3]) if i <= n else (None, None)
-        chat.set_attributes(chat_end(2 * i, call, tool))
         chat.end(end_time=now())
         if tool is not None:
+            start = now()
             span = tracer.start_span(
-                f"execute_tool {tool}", context=inner, start_time=now(), attributes=TOOL_START
+                f"execute_tool {tool}",
+                context=inner,
+                start_time=start,
+                attributes={
+                    **TOOL_START,
+                    **TOOL_END,
+                    "gen_ai.tool.name": tool,
+                    "gen_ai.tool.call.id": call,
+                },
             )
-            span.set_attributes({**TOOL_END, "gen_ai.tool.name": tool, "gen_ai.tool.call.id": call})
             span.end(end_time=now())
         turn.end(end_time=now())
     root.set_attributes(run_end(n))
@@ -108,6 +119,14 @@ FLOOR: dict[str, tuple[str, Any, Any, Any]] = {
 }
 
 
+#: The spans with nothing under them, made whole at their end: name, kind, every attribute.
+LEAVES: dict[str, tuple[str, Any, Any]] = {
+    name: (title, kind, {**start, **end})
+    for name, (title, kind, start, end) in FLOOR.items()
+    if name != "run"
+}
+
+
 class FloorExporter(SpanExporter):
     """The SDK's calls for a run's spans, where the run makes them, and nothing else.
 
@@ -121,6 +140,8 @@ class FloorExporter(SpanExporter):
         self.contexts: dict[str | None, Any] = {}
 
     def on_start(self, span: Span) -> None:
+        if span.name in LEAVES:  # started whole at its end
+            return
         floor = FLOOR.get(span.name)
         if floor is None:  # a turn: its number in its name and its one attribute
             turn = span.attributes["turn"]
@@ -134,15 +155,25 @@ class FloorExporter(SpanExporter):
             attributes=start,
         )
         self.live[span.span_id] = otel
-        if span.name in ("run", "turn"):  # the parents
-            self.contexts[span.span_id] = set_span_in_context(otel)
+        self.contexts[span.span_id] = set_span_in_context(otel)  # a run or a turn: a parent
 
     def on_end(self, span: Span) -> None:
-        otel = self.live.pop(span.span_id)
-        self.contexts.pop(span.span_id, None)
-        floor = FLOOR.get(span.name)
-        if floor is not None:
-            otel.set_attributes(floor[3])
+        leaf = LEAVES.get(span.name)
+        if leaf is not None:
+            name, kind, attributes = leaf
+            otel = self.tracer.start_span(
+                name,
+                context=self.contexts.get(span.parent_id),
+                kind=kind,
+                start_time=span.start_ns,
+                attributes=attributes,
+            )
+        else:
+            otel = self.live.pop(span.span_id)
+            self.contexts.pop(span.span_id, None)
+            floor = FLOOR.get(span.name)
+            if floor is not None:
+                otel.set_attributes(floor[3])
         otel.end(end_time=span.end_ns)
 
 

@@ -1,10 +1,12 @@
 """agentkit spans as OpenTelemetry spans, named and attributed by the GenAI semantic conventions.
 
-Each agentkit span becomes one OpenTelemetry span when it starts (so children find their
-parent) and ends with it, at the same wall-clock times. Runs are ``invoke_agent {agent}``,
+Each agentkit span becomes one OpenTelemetry span, at the same wall-clock times: a run's starts
+when the run does; any other's when something starts under it (so children find their parent),
+else whole at its end. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
-checks and folds keep agentkit's names. A span is named when it starts; one that does not know
-then what it acts on (a model call learns its model when it answers) is renamed at its end.
+checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
+call learns its model when it answers) starts under the name its run's last one ended with and
+is renamed at its end if that was not it.
 Every agentkit attribute rides along as
 ``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
 tool name and call id, and the conversation: the session's id when the run records one, else
@@ -18,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from opentelemetry import trace
@@ -52,11 +56,15 @@ def _value(value: Any) -> Any:
     if isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, list | tuple) and (
-        all(isinstance(v, str) for v in value)
+        {*map(type, value)} <= _TEXT  # ids and names, the common lists: one call, no loop
+        or all(isinstance(v, str) for v in value)
         or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
         return value  # as it is: the SDK keeps a copy of its own
     return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
+
+
+_TEXT = frozenset({str})
 
 
 def _content(value: Any) -> str:
@@ -102,13 +110,21 @@ class OTelExporter(SpanExporter):
         self._dropped: set[str] = set()
         # span id -> the context its children start in (made for the first), while it is open
         self._contexts: dict[str, Any] = {}
+        # ids of open spans that started without what their name ends with (see _name), and
+        # run id -> span name -> the name the run's last such span ended with
+        self._unnamed: set[str] = set()
+        self._named: dict[str | None, dict[str, str]] = {}
+        # span id -> a span under another not yet started in OpenTelemetry (see on_start)
+        self._waiting: dict[str, Span] = {}
 
     def on_start(self, span: Span) -> bool | None:
         """Start its OpenTelemetry span; False for a run the tracer provider's sampler drops.
 
         The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
         a trace's root: a run it drops is detached from this exporter (no more calls for its
-        spans); a span it drops under a recorded one is skipped with its subtree.
+        spans); a span it drops under a recorded one is skipped with its subtree. A span under
+        another is started in OpenTelemetry when something starts under it, else at its end,
+        whole (see :meth:`_whole`).
         """
         dropped = self._dropped
         if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
@@ -116,11 +132,36 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
+        if span.parent_id and span.name != "run":
+            self._waiting[span.span_id] = span
+            return None
+        return self._begin(span)
+
+    def _begin(self, span: Span) -> bool | None:
+        """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
         shape = _SHAPES.get(span.name) or _Shape(span.name)
         parent_id = span.parent_id
+        context = None
+        if parent_id:
+            context = self._contexts.get(parent_id) or self._context(parent_id)
+            if context is None and parent_id in self._dropped:  # dropped when it began
+                if shape.run:
+                    return False
+                self._dropped.add(span.span_id)
+                return None
+        title = shape.prefix
+        if shape.key is not None:
+            value = span.attributes.get(shape.key, "")
+            if value == "":  # it learns what it acts on later (a model call: its model)
+                self._unnamed.add(span.span_id)
+                named = self._named.get(span.run_id)
+                if named:  # as its run's last one was: renamed at its end only if not so
+                    title = named.get(span.name, title)
+            else:
+                title = shape.name(span, span.attributes)
         otel = self.tracer.start_span(
-            shape.title(span, span.attributes),
-            context=self._context(parent_id) if parent_id else None,
+            title,
+            context=context,
             kind=shape.kind,
             start_time=span.start_ns,
             attributes=shape.start,
@@ -128,7 +169,7 @@ class OTelExporter(SpanExporter):
         if not otel.is_recording():  # the sampler's answer, asked once per trace, at its root
             if shape.run:
                 return False
-            dropped.add(span.span_id)
+            self._dropped.add(span.span_id)
             return None
         if shape.run and span.run_id:
             self._conversation[span.run_id] = (
@@ -138,15 +179,26 @@ class OTelExporter(SpanExporter):
         return None
 
     def _context(self, parent_id: str) -> Any:
-        """The context a child of ``parent_id`` starts in (None: no open parent of ours)."""
-        context = self._contexts.get(parent_id)
-        if context is None:
+        """The context the first child of ``parent_id`` starts in (None: no open parent of ours).
+
+        A parent still waiting (see :meth:`on_start`) is started now, at its own start time.
+        """
+        parent = self._live.get(parent_id)
+        if parent is None:
+            waiting = self._waiting.pop(parent_id, None) if self._waiting else None
+            if waiting is None or self._begin(waiting) is not None:
+                return None
             parent = self._live.get(parent_id)
-            if parent is not None:
-                context = self._contexts[parent_id] = set_span_in_context(parent)
+            if parent is None:  # the sampler dropped it
+                return None
+        context = self._contexts[parent_id] = set_span_in_context(parent)
         return context
 
     def on_end(self, span: Span) -> None:
+        waiting = self._waiting
+        if waiting and waiting.pop(span.span_id, None) is not None:
+            self._whole(span)
+            return
         otel = self._live.pop(span.span_id, None)
         if otel is None:
             self._dropped.discard(span.span_id)
@@ -155,10 +207,57 @@ class OTelExporter(SpanExporter):
         if contexts:
             contexts.pop(span.span_id, None)
         shape = _SHAPES.get(span.name) or _Shape(span.name)
-        exported = _exported(span)
-        if shape.key is not None and getattr(otel, "name", None) == shape.prefix:
-            otel.update_name(shape.title(span, exported))  # it learnt what it acts on
-        attributes = shape.attributes(exported, exported is span.attributes)
+        exported = span.exported_attributes()
+        unnamed = self._unnamed
+        if unnamed and span.span_id in unnamed:
+            unnamed.discard(span.span_id)
+            self._name(span, shape, otel, exported)
+        attributes = self._attributes(span, shape, exported, None)
+        if shape.run:
+            self._encoded.pop(span.run_id, None)
+            self._conversation.pop(span.run_id, None)
+            self._provider.pop(span.run_id, None)
+            self._named.pop(span.run_id, None)
+        if span.error is not None:
+            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
+        if attributes:
+            otel.set_attributes(attributes)
+        otel.end(end_time=span.end_ns)
+
+    def _whole(self, span: Span) -> None:
+        """Start and end the OpenTelemetry span of ``span``, which ended with nothing under it.
+
+        Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
+        rename, no second call for the attributes); its times are its own.
+        """
+        parent_id = span.parent_id
+        context = self._contexts.get(parent_id) if parent_id else None
+        if context is None and parent_id:
+            context = self._context(parent_id)
+            if context is None and parent_id in self._dropped:
+                return
+        shape = _SHAPES.get(span.name) or _Shape(span.name)
+        exported = span.exported_attributes()
+        otel = self.tracer.start_span(
+            shape.prefix if shape.key is None else shape.name(span, exported),
+            context=context,
+            kind=shape.kind,
+            start_time=span.start_ns,
+            attributes=self._attributes(span, shape, exported, shape.start),
+        )
+        if span.error is not None:
+            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
+        otel.end(end_time=span.end_ns)
+
+    def _attributes(
+        self,
+        span: Span,
+        shape: _Shape,
+        exported: Mapping[str, Any],
+        start: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The OpenTelemetry attributes ``span`` ends with (after ``start``, when given)."""
+        attributes = shape.attributes(exported, start)
         if shape.conversation:
             self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
@@ -166,20 +265,25 @@ class OTelExporter(SpanExporter):
             attributes.update(
                 _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
             )
-        if shape.run:
-            self._encoded.pop(span.run_id, None)
-            self._conversation.pop(span.run_id, None)
-            self._provider.pop(span.run_id, None)
         if span.error is not None:
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
                 attributes["agentkit.error.plugin"] = span.error_plugin
-            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
-        otel.set_attributes(attributes)
-        otel.end(end_time=span.end_ns)
+        return attributes
+
+    def _name(self, span: Span, shape: _Shape, otel: Any, exported: Mapping[str, Any]) -> None:
+        """Name ``otel`` now that ``span`` knows what it acted on (a model call, its model).
+
+        It started under the name its run's last span of that kind ended with (or its bare
+        prefix): renaming costs the SDK a lock and an update, and the model seldom changes.
+        """
+        title = shape.name(span, exported)
+        if title != getattr(otel, "name", None):
+            otel.update_name(title)
+        self._named.setdefault(span.run_id, {})[span.name] = title
 
     def _conversation_and_provider(
-        self, span: Span, exported: dict[str, Any], attributes: dict[str, Any]
+        self, span: Span, exported: Mapping[str, Any], attributes: dict[str, Any]
     ) -> None:
         """``gen_ai.conversation.id`` and ``gen_ai.provider.name`` of a run or model call.
 
@@ -191,7 +295,15 @@ class OTelExporter(SpanExporter):
         conversation = self._conversation.get(run, run)
         if conversation:
             attributes["gen_ai.conversation.id"] = conversation
-        provider = provider_name(_kept(span, exported, "provider"), _kept(span, exported, "model"))
+        if type(exported) is MappingProxyType:  # the span's own attributes: each exported as is
+            given, model = exported.get("provider"), exported.get("model")
+            provider = provider_name(
+                given if type(given) is str else None, model if type(model) is str else None
+            )
+        else:
+            provider = provider_name(
+                _kept(span, exported, "provider"), _kept(span, exported, "model")
+            )
         if provider:
             if span.name == "model_call":
                 self._provider.setdefault(run, provider)
@@ -232,7 +344,7 @@ def provider_name(provider: str | None, model: str | None = None) -> str | None:
     return PROVIDER_NAMES.get(provider, provider)
 
 
-def _kept(span: Span, exported: dict[str, Any], key: str) -> str | None:
+def _kept(span: Span, exported: Mapping[str, Any], key: str) -> str | None:
     """The text attribute ``key`` when it is exported as it is (not withheld, not cut)."""
     value = exported.get(key)
     return value if isinstance(value, str) and value and value == span.attributes.get(key) else None
@@ -285,35 +397,8 @@ _GENAI: dict[str, dict[str, tuple[str, ...]]] = {
 }
 _SCALARS = frozenset({str, bool, int, float})
 
-#: How an attribute is recorded: as ``agentkit.<key>``, under its GenAI name(s), as a list of
-#: one (``finish_reason``), or not at all (content: see :func:`_content_attributes`).
-_AGENTKIT, _GEN, _LIST, _SKIP = range(4)
-
-#: A text this long passes core's cap on exported strings (4,096 characters) as it is, and a list
-#: of up to :data:`_FEW` such texts passes it too (whole lists are capped by their characters).
-_SHORT = 256
-_FEW = 8
-_PLAIN = frozenset({int, float, bool, type(None)})
-
-
-def _exported(span: Span) -> dict[str, Any]:
-    """``span``'s attributes as exported (:meth:`Span.exported_attributes`).
-
-    An untainted span whose every value is surely exported as it is (a number, a short text, a
-    few short texts) is its own attributes, read, not copied: the common case, one loop.
-    """
-    attributes = span.attributes
-    if span.tainted:
-        return span.exported_attributes()
-    for value in attributes.values():
-        kind = type(value)
-        if kind in _PLAIN or (kind is str and len(value) <= _SHORT):
-            continue
-        if (kind is list or kind is tuple) and len(value) <= _FEW:
-            if all(type(item) is str and len(item) <= _SHORT for item in value):
-                continue
-        return span.exported_attributes()
-    return attributes
+#: Marks an attribute recorded as a list of one (``finish_reason``), before its GenAI name.
+_LIST = "\0list"
 
 
 class _Shape:
@@ -323,7 +408,17 @@ class _Shape:
     worked out once, on first sight too, so a span's export is one pass over its attributes.
     """
 
-    __slots__ = ("conversation", "genai", "key", "kind", "names", "prefix", "run", "start")
+    __slots__ = (
+        "conversation",
+        "genai",
+        "key",
+        "kind",
+        "names",
+        "prefix",
+        "run",
+        "start",
+        "titles",
+    )
 
     def __init__(self, name: str) -> None:
         self.prefix, self.key = _TITLES.get(name, (name, None))
@@ -332,11 +427,13 @@ class _Shape:
         self.genai = _GENAI.get(name, {})
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
-        self.names: dict[str, tuple[tuple[str, ...], int]] = {}
+        self.names: dict[str, str | tuple[str, ...]] = {}
+        # a text value of the attribute that ends the name -> the name, once seen
+        self.titles: dict[str, str] = {}
         if len(_SHAPES) < _KEPT:
             _SHAPES[name] = self
 
-    def title(self, span: Span, attributes: dict[str, Any]) -> str:
+    def title(self, span: Span, attributes: Mapping[str, Any]) -> str:
         """The span's OpenTelemetry name from ``attributes`` (its raw ones, or exported ones).
 
         A raw value not surely exported as it is (long text, a list) is read exported.
@@ -346,51 +443,72 @@ class _Shape:
         value = attributes.get(self.key, "")
         if type(value) is not int and (type(value) is not str or len(value) > _SHORT):
             value = span.exported_attributes().get(self.key, "")
-        return f"{self.prefix} {value}".strip() if value != "" else self.prefix
+        title = f"{self.prefix} {value}".strip() if value != "" else self.prefix
+        if type(value) is str and len(self.titles) < _KEPT:  # tool and model names recur
+            self.titles[value] = title
+        return title
 
-    def attributes(self, exported: dict[str, Any], plain: bool = False) -> dict[str, Any]:
+    def name(self, span: Span, attributes: Mapping[str, Any]) -> str:
+        """:meth:`title`, for a name of a number (a turn's) or a text seen before, at once."""
+        value = attributes.get(self.key or "", "")
+        if type(value) is int:
+            return f"{self.prefix} {value}"
+        title = self.titles.get(value) if type(value) is str else None
+        return self.title(span, attributes) if title is None else title
+
+    def attributes(
+        self, exported: Mapping[str, Any], start: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The OpenTelemetry attributes from the span's ``exported`` ones, content left out.
 
-        ``plain``: every value is a number, a short text or a few (:func:`_exported`), which
-        OpenTelemetry takes as it is.
+        ``start`` (copied) comes first when given.
         """
+        # core hands back the span's own attributes, read-only, only when each is None, a
+        # number, a flag, a text or a list or tuple of texts: what OpenTelemetry takes as is
+        plain = type(exported) is MappingProxyType
         names = self.names
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {**start} if start else {}
         for key, value in exported.items():
-            if value is None:
-                continue
-            how = names.get(key)
-            if how is None:
-                how = self._how(key)
+            target = names.get(key)
+            if target is None:
+                target = self._how(key)
                 if len(names) < _KEPT:
-                    names[key] = how
-            targets, kind = how
-            if kind == _AGENTKIT:
-                out[targets[0]] = value if plain or type(value) in _SCALARS else _value(value)
-            elif kind == _GEN:
+                    names[key] = target
+            if type(target) is str:  # agentkit.<key>: the common case, first
+                if plain or type(value) in _SCALARS:
+                    if value is not None:
+                        out[target] = value
+                elif value is not None:
+                    out[target] = _value(value)
+            elif value is None or not target:
+                continue
+            elif target[0] == _LIST:  # finish_reason: a list of one
+                out[target[1]] = [str(value)]
+            else:  # its GenAI name(s)
                 value = value if type(value) in _SCALARS else str(value)
-                for target in targets:
-                    out[target] = value
-            elif kind == _LIST:
-                out[targets[0]] = [str(value)]
+                for name in target:
+                    out[name] = value
         return out
 
-    def _how(self, key: str) -> tuple[tuple[str, ...], int]:
+    def _how(self, key: str) -> str | tuple[str, ...]:
+        """``agentkit.<key>``, else its GenAI name(s), else (_LIST, its name), else () (content)."""
         if key in _CONTENT_ATTRIBUTES:
-            return (), _SKIP
+            return ()
         targets = self.genai.get(key)
         if targets is None:
-            return ("agentkit." + key,), _AGENTKIT
-        return targets, _LIST if key == "finish_reason" else _GEN
+            return "agentkit." + key
+        return (_LIST, targets[0]) if key == "finish_reason" else targets
 
 
 _SHAPES: dict[str, _Shape] = {}
+#: A raw text this long is surely exported as it is (core caps at 4,096 characters).
+_SHORT = 256
 #: The most span names, and attribute keys per span name, remembered: names made up at run
 #: time (a key per item, say) are worked out each time rather than kept without bound.
 _KEPT = 512
 
 
-def _content_attributes(span: Span, exported: dict[str, Any], messages: Any) -> dict[str, Any]:
+def _content_attributes(span: Span, exported: Mapping[str, Any], messages: Any) -> dict[str, Any]:
     """``span``'s content as attributes; ``messages(list)`` encodes a list of messages.
 
     Content attributes among the ``exported`` ones (capped) come from there.

@@ -12,7 +12,6 @@ from typing import Any
 
 from agentkit_tracing_otel import OTelExporter
 from agentkit_tracing_otel._exporter import PROVIDER_NAMES
-from agentkit_tracing_otel._exporter import _exported
 from agentkit_tracing_otel._exporter import _Shape
 from agentkit_tracing_otel._exporter import provider_name
 from hypothesis import given
@@ -24,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agentkit_core import Agent
 from agentkit_core import open_sessions
+from agentkit_core._tracing import _export_copy
 from agentkit_core.plugin import Span
 from agentkit_core.testing import ScriptedModel
 
@@ -156,14 +156,15 @@ VALUE = (
 def test_the_attributes_read_are_the_exported_ones(
     name: str, attributes: dict[str, Any], tainted: bool
 ) -> None:
-    """Property: the exporter's shortcut reads and records what the export rule says."""
+    """Property: what the exporter records from core's read-only view of a span's own
+    attributes (no copy, values taken as they are) is what it records from the rule's copy."""
     span = Span(name, attributes, tainted=tainted)
-    read = _exported(span)
-    assert read == span.exported_attributes()
+    read = span.exported_attributes()
+    copy = _export_copy(name, attributes, tainted)
+    assert read == copy
     shape = _Shape(name)
-    assert shape.attributes(read, read is attributes) == shape.attributes(
-        span.exported_attributes()
-    )
+    assert shape.attributes(read) == shape.attributes(copy)
+    assert shape.title(span, read) == shape.title(span, copy)
 
 
 def test_names_made_up_at_run_time_are_not_kept_without_bound(monkeypatch: Any) -> None:
@@ -181,3 +182,47 @@ def test_names_made_up_at_run_time_are_not_kept_without_bound(monkeypatch: Any) 
     assert len(_exporter._SHAPES["step"].names) <= _exporter._KEPT
     last = dict(memory.get_finished_spans()[-1].attributes or {})
     assert last == {f"agentkit.score_{many - 1}": many - 1}
+
+
+def test_a_model_call_is_named_by_the_model_that_answered_it() -> None:
+    """A call starts named as its run's last call was and is renamed at its end when another
+    model answered (or none said which); a run starts from the bare name."""
+    made, memory = exporter()
+    for run_id, models in (("run-1", ["a", "a", "b", "", "b"]), ("run-2", ["c"])):
+        run = Span("run", {"agent": "helper"}, run_id=run_id)
+        made.on_start(run)
+        for model in models:
+            call = Span("model_call", {"messages": 1}, run_id=run_id, parent_id=run.span_id)
+            made.on_start(call)
+            if model:
+                call.set("model", model)
+            made.on_end(call)
+        made.on_end(run)
+    names = [s.name for s in memory.get_finished_spans() if s.name.startswith("chat")]
+    assert names == ["chat a", "chat a", "chat b", "chat", "chat b", "chat c"]
+
+
+def test_a_span_is_started_when_something_starts_under_it_else_whole_at_its_end() -> None:
+    """Nesting, names and times hold whether a span's OpenTelemetry span began at its start
+    (something started under it: a child run under a tool call) or whole at its end."""
+    made, memory = exporter()
+    run = Span("run", {"agent": "parent"}, run_id="r1")
+    turn = Span("turn", {"turn": 1}, run_id="r1", parent_id=run.span_id)
+    tool = Span("tool_call", {"tool": "ask", "call_id": "c1"}, run_id="r1", parent_id=turn.span_id)
+    child = Span("run", {"agent": "child"}, run_id="r2", parent_id=tool.span_id)
+    call = Span("model_call", {"messages": 1}, run_id="r2", parent_id=child.span_id)
+    for span in (run, turn, tool, child, call):
+        made.on_start(span)
+    call.set("model", "m")
+    call.end_ns = call.start_ns + 5
+    for span in (call, child, tool, turn, run):
+        made.on_end(span)
+    spans = {s.name: s for s in memory.get_finished_spans()}
+    parent = {name: s.parent.span_id if s.parent else None for name, s in spans.items()}
+    ids = {name: s.context.span_id for name, s in spans.items()}
+    assert parent["turn 1"] == ids["invoke_agent parent"]
+    assert parent["execute_tool ask"] == ids["turn 1"]
+    assert parent["invoke_agent child"] == ids["execute_tool ask"]
+    assert parent["chat m"] == ids["invoke_agent child"]
+    assert (spans["chat m"].start_time, spans["chat m"].end_time) == (call.start_ns, call.end_ns)
+    assert spans["chat m"].attributes["gen_ai.request.model"] == "m"
