@@ -39,6 +39,7 @@ from ._guardrails import egress_for
 from ._guards import Guard
 from ._guards import GuardChain
 from ._handoff import hand_off
+from ._handoff import offers_handoff
 from ._handoff import taken_handoff
 from ._hooks import Hooks
 from ._hooks import ToolDecision
@@ -93,6 +94,7 @@ from ._settings import merge_settings
 from ._tables import check_count
 from ._tool_calls import Suspend
 from ._tool_calls import execute_batch
+from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
 from ._tool_calls import run_tool
 from ._tools import Tool
@@ -668,6 +670,7 @@ class Agent(Generic[DepsT]):
         # union's each turn (it returns a new set each time).
         offered: dict[str, Tool] | None = None
         specs: tuple[ToolSpec, ...] = ()
+        handoffs = False  # whether a tool offered is a handoff: a batch to scan for one
         while state.turn < self.max_turns:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
@@ -677,6 +680,7 @@ class Agent(Generic[DepsT]):
                 tools = await self._current_tools()
             if tools is not offered:
                 offered, specs = tools, tuple(t.spec for t in tools.values())
+                handoffs = offers_handoff(tools)
             request, folded = await turn_request(self, ctx, state, specs, settings, sink)
             if folded:  # the conversation takes the whole tail
                 start = -1
@@ -693,11 +697,12 @@ class Agent(Generic[DepsT]):
             state.transcript.extend(outcome)
             if type(ctx.recorder) is not NullRecorder:
                 ctx.recorder.record_messages(ctx, outcome, source="tool")
-            if (taken := taken_handoff(calls, tools, outcome)) is not None:
+            if handoffs and (taken := taken_handoff(calls, tools, outcome)) is not None:
                 target = await hand_off(self, taken, ctx, state)
                 await target._persist(ctx, state, "running")
                 return await target._loop(state, ctx, wc, settings, sink, start)
-            await self._persist(ctx, state, "running")
+            if keeps_state(self, ctx):  # else _persist has nothing to write
+                await self._persist(ctx, state, "running")
             if self.guards is None and not self.hooks.should_stop_after_turn:
                 continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)

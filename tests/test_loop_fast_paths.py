@@ -3,7 +3,8 @@
 Each fast path skips work a turn does not use: retry's first attempt without a layer when no
 deadline is set, a lone tool call straight to the tool when no decision and no after_tool_call
 hook reads it, ``check_call`` returning at once when no run sets a request or token limit, the
-handoff scan only for a batch that called a handoff. The option that switches each is drawn.
+handoff scan only for a batch that called a handoff, no mark and no persist step for a run
+nothing keeps. The option that switches each is drawn.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core._recorder import NullRecorder
 from agentkit_core._scope import RunScope
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
@@ -141,3 +143,55 @@ def test_check_call_fast_path_refuses_what_the_full_path_refuses(
         elif expected is None and t is not None and prompt > t:
             expected = "token"
     assert refused == expected
+
+
+@tool(side_effects=True)
+async def send(text: str) -> str:
+    """A tool that must not run twice: a batch calling it is marked in flight where kept."""
+    return text.upper()
+
+
+class _Kept(NullRecorder):
+    """Writes nothing, but is not exactly NullRecorder: the run counts as kept (the full path)."""
+
+    flushes = 0
+
+    async def flush(self, *args: object, **kwargs: object) -> None:
+        self.flushes += 1
+
+
+CALLS = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["add", "missing"]), ARGUMENTS),
+        st.tuples(st.just("send"), st.sampled_from(['{"text": "hi"}', '{"text": 1}', "{bad"])),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batches=st.lists(CALLS, min_size=1, max_size=3))
+def test_a_run_nothing_keeps_runs_alike_without_its_marks_and_persists(
+    batches: list[list[tuple[str, str]]],
+) -> None:
+    """Without a session or checkpointer the loop skips the in-flight mark and each persist."""
+
+    async def transcript(kept: bool) -> tuple[object, list[tuple[str, str, bool]]]:
+        turns: list[Message | str] = [
+            Message.assistant(
+                "",
+                tuple(ToolCall(f"c{t}{i}", name, args) for i, (name, args) in enumerate(batch)),
+            )
+            for t, batch in enumerate(batches)
+        ]
+        agent = Agent("k", ScriptedModel([*turns, "done"]), tools=[add, send], hooks=Hooks())
+        ctx = agent.new_context()
+        recorder = ctx.recorder = _Kept() if kept else ctx.recorder
+        result = await agent.run("go", ctx=ctx)
+        if kept:  # the full path: a persist after each turn and at the end, and the marks
+            assert isinstance(recorder, _Kept)
+            assert recorder.flushes >= len(batches) + 1
+        return result.output, [(m.role, m.text, m.is_error) for m in result.transcript]
+
+    assert asyncio.run(transcript(False)) == asyncio.run(transcript(True))
