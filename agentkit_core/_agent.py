@@ -107,6 +107,7 @@ from ._tracing import check_exporters
 from ._turn import carry_over
 from ._turn import final_output
 from ._turn import model_answer
+from ._turn import request_now
 from ._turn import stopped_after_turn
 from ._turn import turn_request
 from ._verdicts import VerdictObserver
@@ -681,9 +682,10 @@ class Agent(Generic[DepsT]):
             if tools is not offered:
                 offered, specs = tools, tuple(t.spec for t in tools.values())
                 handoffs = offers_handoff(tools)
-            request, folded = await turn_request(self, ctx, state, specs, settings, sink)
-            if folded:  # the conversation takes the whole tail
-                start = -1
+            request = request_now(self, ctx, state, specs, settings, sink)
+            if request is None:  # a hook or the fold awaits
+                request, folded = await turn_request(self, ctx, state, specs, settings, sink)
+                start = -1 if folded else start  # after a fold the conversation takes the tail
             response = await model_answer(self, ctx, state, request)
             calls = response.message.tool_calls
             if not calls:

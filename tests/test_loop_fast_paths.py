@@ -4,7 +4,8 @@ Each fast path skips work a turn does not use: retry's first attempt without a l
 deadline is set, a lone tool call straight to the tool when no decision and no after_tool_call
 hook reads it, ``check_call`` returning at once when no run sets a request or token limit, the
 handoff scan only for a batch that called a handoff, no mark and no persist step for a run
-nothing keeps. The option that switches each is drawn.
+nothing keeps, the turn's request made without a coroutine when no hook or fold awaits. The
+option that switches each is drawn.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
 from agentkit_core import Hooks
 from agentkit_core import Message
+from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
 from agentkit_core import ToolCall
 from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core._recorder import NullRecorder
+from agentkit_core._run_state import RunState
 from agentkit_core._scope import RunScope
+from agentkit_core._turn import request_now
+from agentkit_core._turn import turn_request
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import retry
@@ -195,3 +200,32 @@ def test_a_run_nothing_keeps_runs_alike_without_its_marks_and_persists(
         return result.output, [(m.role, m.text, m.is_error) for m in result.transcript]
 
     assert asyncio.run(transcript(False)) == asyncio.run(transcript(True))
+
+
+TEXTS = st.lists(st.text(max_size=12), min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=TEXTS, temperature=st.one_of(st.none(), st.floats(0, 1)), sink=st.booleans())
+def test_a_request_nothing_awaits_for_is_the_one_turn_request_makes(
+    texts: list[str], temperature: float | None, sink: bool
+) -> None:
+    """No hook or fold shapes the request: request_now makes turn_request's, with no await."""
+    agent = Agent("q", ScriptedModel(["done"]), tools=[add, send], hooks=Hooks())
+    ctx = agent.new_context()
+    state = RunState("go", [Message.user(t) for t in texts])
+    specs = tuple(t.spec for t in (add, send))
+    chosen: ModelSettings = {} if temperature is None else {"temperature": temperature}
+    told: Any = None if not sink else (lambda event: None)
+    now = request_now(agent, ctx, state, specs, chosen, told)
+    full, folded = asyncio.run(turn_request(agent, ctx, state, specs, chosen, told))
+    assert now is not None and not folded
+    assert (now.messages, now.tools, now.output, now.settings, now.ctx, now.metadata) == (
+        full.messages,
+        full.tools,
+        full.output,
+        full.settings,
+        full.ctx,
+        full.metadata,
+    )
+    assert now.settings is not chosen  # each request its own copy, as turn_request's
