@@ -27,6 +27,7 @@ from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
 from agentkit_core import ToolCall
+from agentkit_core import Usage
 from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core._recorder import NullRecorder
@@ -229,3 +230,29 @@ def test_a_request_nothing_awaits_for_is_the_one_turn_request_makes(
         full.metadata,
     )
     assert now.settings is not chosen  # each request its own copy, as turn_request's
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(st.sampled_from([None, "p:a", "p:b"]), st.integers(0, 9), st.integers(0, 9)),
+        max_size=6,
+    ),
+    resumed=st.booleans(),
+)
+def test_usage_by_model_shares_the_total_only_when_it_is_the_same_sum(
+    calls: list[tuple[str | None, int, int]], resumed: bool
+) -> None:
+    """One model making every call keeps the run's total as its own: the sums are still each
+    model's calls added up (None: a bare model's call, counted in the total only)."""
+    scope = RunScope()
+    if resumed:  # a resumed run starts from what it had spent, its models' sums beside it
+        scope.usage = Usage(5, 5, 1)
+        scope.usage_by_model = {"p:a": scope.usage}
+    expected = dict(scope.usage_by_model)
+    for model, sent, got in calls:
+        used = Usage(sent, got, 1)
+        scope.add_usage(used, model)
+        if model is not None:
+            expected[model] = expected[model] + used if model in expected else used
+    assert scope.usage_by_model == expected
