@@ -39,6 +39,7 @@ from ._guardrails import egress_for
 from ._guards import Guard
 from ._guards import GuardChain
 from ._handoff import hand_off
+from ._handoff import offers_handoff
 from ._handoff import taken_handoff
 from ._hooks import Hooks
 from ._hooks import ToolDecision
@@ -93,6 +94,7 @@ from ._settings import merge_settings
 from ._tables import check_count
 from ._tool_calls import Suspend
 from ._tool_calls import execute_batch
+from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
 from ._tool_calls import run_tool
 from ._tools import Tool
@@ -105,6 +107,7 @@ from ._tracing import check_exporters
 from ._turn import carry_over
 from ._turn import final_output
 from ._turn import model_answer
+from ._turn import request_now
 from ._turn import stopped_after_turn
 from ._turn import turn_request
 from ._verdicts import VerdictObserver
@@ -668,6 +671,7 @@ class Agent(Generic[DepsT]):
         # union's each turn (it returns a new set each time).
         offered: dict[str, Tool] | None = None
         specs: tuple[ToolSpec, ...] = ()
+        handoffs = False  # whether a tool offered is a handoff: a batch to scan for one
         while state.turn < self.max_turns:
             state.turn += 1
             ctx.trace.step("turn", turn=state.turn)
@@ -677,9 +681,11 @@ class Agent(Generic[DepsT]):
                 tools = await self._current_tools()
             if tools is not offered:
                 offered, specs = tools, tuple(t.spec for t in tools.values())
-            request, folded = await turn_request(self, ctx, state, specs, settings, sink)
-            if folded:  # the conversation takes the whole tail
-                start = -1
+                handoffs = offers_handoff(tools)
+            request = request_now(self, ctx, state, specs, settings, sink)
+            if request is None:  # a hook or the fold awaits
+                request, folded = await turn_request(self, ctx, state, specs, settings, sink)
+                start = -1 if folded else start  # after a fold the conversation takes the tail
             response = await model_answer(self, ctx, state, request)
             calls = response.message.tool_calls
             if not calls:
@@ -693,11 +699,12 @@ class Agent(Generic[DepsT]):
             state.transcript.extend(outcome)
             if type(ctx.recorder) is not NullRecorder:
                 ctx.recorder.record_messages(ctx, outcome, source="tool")
-            if (taken := taken_handoff(calls, tools, outcome)) is not None:
+            if handoffs and (taken := taken_handoff(calls, tools, outcome)) is not None:
                 target = await hand_off(self, taken, ctx, state)
                 await target._persist(ctx, state, "running")
                 return await target._loop(state, ctx, wc, settings, sink, start)
-            await self._persist(ctx, state, "running")
+            if keeps_state(self, ctx):  # else _persist has nothing to write
+                await self._persist(ctx, state, "running")
             if self.guards is None and not self.hooks.should_stop_after_turn:
                 continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)

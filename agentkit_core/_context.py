@@ -136,27 +136,29 @@ class Invoker:
             response = answered(response, self.model.name)
         return response
 
-    async def chat(self, request: ModelRequest) -> ModelResponse:
+    def chat(self, request: ModelRequest) -> Awaitable[ModelResponse]:
         """Send one request through the chain; the run's context is attached to it.
 
         The whole call — every middleware, every retry and wait, the whole stream — must end
         within ``deadline``; past it the call is cancelled and :class:`ModelDeadlineExceeded`
-        raised (not retried: the deadline already covers the retries).
+        raised (not retried: the deadline already covers the retries). Await it at once: it
+        is the chain's own awaitable, or the deadline's around it.
         """
         if request.ctx is None and self.ctx is not None:
             request = replace(request, ctx=self.ctx)
         if self.deadline is None:
-            return await self._chat(request)
-        try:
-            return await within(self._chat(request), self.deadline)
-        except asyncio.TimeoutError:
-            raise ModelDeadlineExceeded(
-                f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
-                "model call's total deadline (retries and a whole stream included); the call "
-                "was cancelled. Raise it with Agent(model_deadline=...) if the model is that "
-                "slow",
-                deadline=self.deadline,
-            ) from None
+            return self._chat(request)
+        return within(self._chat(request), self.deadline, self._overdue)
+
+    def _overdue(self) -> ModelDeadlineExceeded:
+        assert self.deadline is not None
+        return ModelDeadlineExceeded(
+            f"model {self.model.name!r} gave no answer within {self.deadline:g} s, the "
+            "model call's total deadline (retries and a whole stream included); the call "
+            "was cancelled. Raise it with Agent(model_deadline=...) if the model is that "
+            "slow",
+            deadline=self.deadline,
+        )
 
     def call_tool(self, invocation: ToolInvocation, end: CallTool) -> Awaitable[ToolResult]:
         """One tool invocation through the tool-call chain, ending at ``end``; await it at once.

@@ -47,12 +47,14 @@ if sys.version_info >= (3, 11):
             task: asyncio.Task[object],
             call: Awaitable[T],
             seconds: float,
+            overdue: Callable[[], BaseException] | None = None,
         ) -> T:
             """``await call`` in ``task`` on ``loop``, cancelled ``seconds`` from now.
 
             Like ``async with asyncio.timeout(seconds)``: the task is cancelled at the deadline
-            and the cancellation becomes ``TimeoutError`` unless the task was also cancelled from
-            outside. The watch holds no loop: the loop's timer holds the watch.
+            and the cancellation becomes ``TimeoutError`` (``overdue()``, when given, raised
+            from None) unless the task was also cancelled from outside. The watch holds no loop:
+            the loop's timer holds the watch.
             """
             entry = _Call()  # no __init__ to call: a model call a turn makes one
             entry.task, entry.due, entry.expired = task, loop.time() + seconds, False
@@ -70,6 +72,8 @@ if sys.version_info >= (3, 11):
                     and task.uncancel() <= cancelling
                     and isinstance(exc, asyncio.CancelledError)
                 ):
+                    if overdue is not None:
+                        raise overdue() from None
                     raise TimeoutError from exc
                 raise
             del calls[entry]
@@ -115,19 +119,23 @@ if sys.version_info >= (3, 11):
         Watch(),
     )
 
-    def within(call: Awaitable[T], seconds: float) -> Awaitable[T]:
+    def within(
+        call: Awaitable[T], seconds: float, overdue: Callable[[], BaseException] | None = None
+    ) -> Awaitable[T]:
         """``call`` ending within ``seconds`` or cancelled with ``TimeoutError``; await it at once.
 
-        The deadline is the current task's: the awaitable is meant for that task to await.
+        ``overdue`` makes the error raised past the deadline instead of ``TimeoutError`` (so a
+        caller that names its own needs no coroutine around this one). The deadline is the
+        current task's: the awaitable is meant for that task to await.
         """
         loop = _running_loop()
         task = None if loop is None else _task_of(loop)
         if task is None:  # no task to cancel: asyncio.timeout says so when entered
-            return _timeout(call, seconds)
+            return _named(_timeout(call, seconds), overdue)
         last_loop, watch = _last
         if last_loop() is not loop:
             watch = _watch_of(loop)
-        return watch.within(loop, task, call, seconds)
+        return watch.within(loop, task, call, seconds, overdue)
 
     def _watch_of(loop: asyncio.AbstractEventLoop) -> Watch:
         """The loop's watch, made on first use, remembered as the last one used."""
@@ -144,6 +152,20 @@ if sys.version_info >= (3, 11):
 
 else:  # pragma: no cover - Python 3.10
 
-    def within(call: Awaitable[T], seconds: float) -> Awaitable[T]:
-        """``call`` ending within ``seconds`` or cancelled with ``TimeoutError``."""
-        return asyncio.wait_for(call, seconds)
+    def within(
+        call: Awaitable[T], seconds: float, overdue: Callable[[], BaseException] | None = None
+    ) -> Awaitable[T]:
+        """``call`` ending within ``seconds``, or ``TimeoutError`` (``overdue()`` if given)."""
+        return _named(asyncio.wait_for(call, seconds), overdue)
+
+
+def _named(timed: Awaitable[T], overdue: Callable[[], BaseException] | None) -> Awaitable[T]:
+    """``timed``, its ``TimeoutError`` replaced by ``overdue()`` when one is given."""
+    return timed if overdue is None else _renamed(timed, overdue)
+
+
+async def _renamed(timed: Awaitable[T], overdue: Callable[[], BaseException]) -> T:
+    try:
+        return await timed
+    except asyncio.TimeoutError:  # TimeoutError itself from 3.11, wait_for's own before
+        raise overdue() from None

@@ -99,6 +99,11 @@ def handoff_tools(targets: Sequence[HandoffTarget], own: str) -> list[HandoffToo
     return tools
 
 
+def offers_handoff(tools: dict[str, Tool]) -> bool:
+    """Whether any of ``tools`` is a handoff: only then can a batch take one."""
+    return any(isinstance(tool, HandoffTool) for tool in tools.values())
+
+
 def taken_handoff(
     calls: Sequence[ToolCall], tools: dict[str, Tool], outcome: Sequence[Message]
 ) -> tuple[ToolCall, HandoffTool] | None:

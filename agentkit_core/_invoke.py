@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from ._content import content_text
 from ._messages import Content
 from ._middleware import CallModel
@@ -116,9 +118,11 @@ class _Metering(Middleware):
             ctx.add_usage(response.usage, model, cost)
         return response
 
-    async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
+    def wrap_tool(  # type: ignore[override]  # the next awaitable, not a coroutine around it
+        self, invocation: ToolInvocation, call_next: CallTool
+    ) -> Awaitable[ToolResult]:
         invocation.ctx.add_tool_call(invocation.tool.name)
-        return await call_next(invocation)
+        return call_next(invocation)
 
 
 def tracing() -> Middleware:

@@ -58,6 +58,8 @@ class Scratchpad(dict[str, Any]):
 #: a parent, its children and theirs make two; five leaves room for real delegation trees and
 #: still stops an agent that calls itself before it has used more than a few runs' worth.
 DEFAULT_MAX_DEPTH = 5
+#: What a run has used before its first call.
+_NONE = Usage()
 
 
 @dataclass(slots=True)
@@ -333,10 +335,15 @@ class RunScope:
         """
         if self.parent is not None:
             self.parent.add_usage(usage, model, cost)
-        self.usage = self.usage + usage
+        before = self.usage
+        self.usage = total = before + usage
         if model is not None:
-            known = self.usage_by_model.get(model)
-            self.usage_by_model[model] = usage if known is None else known + usage
+            by_model = self.usage_by_model
+            known = by_model.get(model)
+            if known is before or (known is None and not by_model and before == _NONE):
+                by_model[model] = total  # one model has made every call: its sum is the run's
+            else:
+                by_model[model] = usage if known is None else known + usage
             if cost is None:
                 self.unpriced.add(model)
             else:

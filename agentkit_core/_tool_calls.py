@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -36,45 +37,85 @@ if TYPE_CHECKING:
     from ._agent import Agent
 
 
-async def execute_marked(
+def execute_marked(
     agent: Agent,
     ctx: RunContext,
     state: RunState,
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
     decisions: Sequence[ToolDecision | None] = (),
-) -> list[Message]:
+) -> Awaitable[list[Message]]:
     """:func:`execute_batch` a batch, first marked in flight when a call of it must not run twice.
 
     The mark (a RUNNING checkpoint, the session's batch, holding the batch as pending) is
     what a resume after a crash reads to not run such a call again (see InProcessExecutor).
     It is written only where something keeps it, and not under a durable executor, which
-    records each step itself.
+    records each step itself. Await it at once: with nothing to mark it is the batch's own
+    awaitable, no coroutine of this function's around it.
     """
+    if keeps_state(agent, ctx) and not agent.executor.durable:
+        return _marked(agent, ctx, state, calls, tools, decisions)
+    return execute_batch(agent, calls, tools, ctx, decisions)
+
+
+def keeps_state(agent: Agent, ctx: RunContext) -> bool:
+    """Whether something keeps the run's state: a session, or a checkpointer ``_persist`` finds.
+
+    What :func:`~agentkit_core._checkpoint.resolve_checkpointer` would resolve from, read
+    without resolving: a run with none of them has nothing to persist or mark.
+    """
+    return (
+        type(ctx.recorder) is not NullRecorder
+        or (agent.checkpointer is not None and ctx.checkpoint_at is None)
+        or ctx.checkpointer is not None
+        or ctx.store is not None
+    )
+
+
+async def _marked(
+    agent: Agent,
+    ctx: RunContext,
+    state: RunState,
+    calls: Sequence[ToolCall],
+    tools: dict[str, Tool],
+    decisions: Sequence[ToolDecision | None],
+) -> list[Message]:
+    """The batch marked in flight first when a call of it must not run twice, then run."""
     at = agent.checkpointer if ctx.checkpoint_at is None else None
     recorded = type(ctx.recorder) is not NullRecorder
-    # nothing keeps a mark (what resolve_checkpointer would find): no batch to scan
-    kept = recorded or at is not None or ctx.checkpointer is not None or ctx.store is not None
-    if kept and not agent.executor.durable:
-        runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
-        if any(
-            run and not may_rerun(tools.get(call.name))
-            for call, run in zip(calls, runs, strict=True)
-        ) and (recorded or resolve_checkpointer(at, ctx)):
-            state.pending, state.verdicts = list(calls), {}
-            await agent._persist(ctx, state, "running")
+    runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
+    if any(
+        run and not may_rerun(tools.get(call.name)) for call, run in zip(calls, runs, strict=True)
+    ) and (recorded or resolve_checkpointer(at, ctx)):
+        state.pending, state.verdicts = list(calls), {}
+        await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 
-async def run_calls(
+def run_calls(
+    agent: Agent,
+    calls: Sequence[ToolCall],
+    tools: dict[str, Tool],
+    ctx: RunContext,
+    state: RunState,
+) -> Awaitable[list[Message] | Suspend]:
+    """The turn's batch decided on, then run; await it at once.
+
+    Without a policy or a before_tool_call hook nothing decides: the batch's own awaitable.
+    """
+    if agent.policy is None and not agent.hooks.before_tool_call:
+        return execute_marked(agent, ctx, state, calls, tools)
+    return _decided(agent, calls, tools, ctx, state)
+
+
+async def _decided(
     agent: Agent,
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
     ctx: RunContext,
     state: RunState,
 ) -> list[Message] | Suspend:
-    if agent.policy is None and not agent.hooks.before_tool_call:
-        return await execute_marked(agent, ctx, state, calls, tools)
+    """Each call decided on; the batch held when a call asks a person, else run."""
     decisions: list[ToolDecision | None] = []
     asks: list[ToolCall] = []
     reasons: list[str] = []
@@ -200,39 +241,53 @@ async def _call(
     return result
 
 
-async def _invoke(
+def _invoke(
     agent: Agent, call: ToolCall, tools: dict[str, Tool], ctx: RunContext
-) -> ToolResult:
+) -> Awaitable[ToolResult]:
+    """The call through the invoker's chain, as an executor step; await it at once.
+
+    The chain's own awaitable when steps run inline (no coroutine of this function's); a
+    call that ends before its tool runs is its error, ready.
+    """
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(sorted(tools)) or "none"
-        return _unrun(ctx, call, f"unknown tool {call.name!r}; the tools are: {known}")
+        return _ready(_unrun(ctx, call, f"unknown tool {call.name!r}; the tools are: {known}"))
     try:
         arguments = call.parsed_arguments()
     except json.JSONDecodeError as exc:
-        return _unrun(
-            ctx,
-            call,
-            f"arguments for tool {call.name!r} are not valid JSON ({exc.msg} at "
-            f"position {exc.pos}): {call.arguments[:200]!r}",
+        return _ready(
+            _unrun(
+                ctx,
+                call,
+                f"arguments for tool {call.name!r} are not valid JSON ({exc.msg} at "
+                f"position {exc.pos}): {call.arguments[:200]!r}",
+            )
         )
     if not isinstance(arguments, dict):
-        return _unrun(
-            ctx,
-            call,
-            f"arguments for tool {call.name!r} must be a JSON object, got "
-            f"{type(arguments).__name__}",
+        return _ready(
+            _unrun(
+                ctx,
+                call,
+                f"arguments for tool {call.name!r} must be a JSON object, got "
+                f"{type(arguments).__name__}",
+            )
         )
     assert ctx.invoker is not None
     invocation = ToolInvocation(call, tool, arguments, ctx)
     if steps_inline(agent):
-        return await ctx.invoker.call_tool(invocation, agent._run_tool)
-    return await agent.executor.step(
+        return ctx.invoker.call_tool(invocation, agent._run_tool)
+    return agent.executor.step(
         f"tool:{call.name}:{call.id}",
         partial(ctx.invoker.call_tool, invocation, agent._run_tool),
         kind="tool",
         idempotent=tool.idempotent or not tool.side_effects,
     )
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    """``result`` as an awaitable: a call that ended before its tool ran."""
+    return result
 
 
 def _unrun(ctx: RunContext, call: ToolCall, error: str) -> ToolResult:

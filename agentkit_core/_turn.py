@@ -9,6 +9,7 @@ are not called (exactly NullRecorder; any other recorder, a subclass too, is cal
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
@@ -67,22 +68,65 @@ async def turn_request(
         view = messages
         messages = await agent.compaction.apply(ctx, state, view)
         folded = messages is not view
-    request = ModelRequest(  # messages, tools, output, settings, ctx, metadata
+    request = _request(agent, ctx, state, messages, specs, settings, sink)
+    if hooks.before_model_call:
+        request = await hooks.run_before_model_call(ctx, request)
+    return _checked(agent, ctx, request), folded
+
+
+def request_now(
+    agent: Agent,
+    ctx: RunContext,
+    state: RunState,
+    specs: tuple[ToolSpec, ...],
+    settings: ModelSettings,
+    sink: Callable[[StreamEvent], None] | None,
+) -> ModelRequest | None:
+    """:func:`turn_request`'s request with no coroutine, when no step of it awaits; else None.
+
+    Nothing awaits when no before_turn, transform or before_model_call hook is folded and no
+    fold is set: the transcript as it is, guarded and on the record (never folded).
+    """
+    hooks = agent.hooks
+    if (
+        hooks.before_turn
+        or hooks.transform
+        or hooks.before_model_call
+        or agent.compaction is not None
+    ):
+        return None
+    request = _request(agent, ctx, state, state.transcript, specs, settings, sink)
+    return _checked(agent, ctx, request)
+
+
+def _request(
+    agent: Agent,
+    ctx: RunContext,
+    state: RunState,
+    messages: Sequence[Message],
+    specs: tuple[ToolSpec, ...],
+    settings: ModelSettings,
+    sink: Callable[[StreamEvent], None] | None,
+) -> ModelRequest:
+    return ModelRequest(  # messages, tools, output, settings, ctx, metadata
         # the transcript as it is now, not copied (a view: a turn's cost stays flat)
-        TranscriptView(messages) if messages is state.transcript else tuple(messages),
+        TranscriptView(state.transcript) if messages is state.transcript else tuple(messages),
         specs,
         agent._output_request,
         settings.copy(),
         ctx,
         {} if sink is None else {STREAM_SINK: sink},
     )
-    if hooks.before_model_call:
-        request = await hooks.run_before_model_call(ctx, request)
+
+
+def _checked(agent: Agent, ctx: RunContext, request: ModelRequest) -> ModelRequest:
+    """The request as the guards leave it, its instructions on the run's record."""
     if agent.guards is not None:
         request = agent.guards.check_request(ctx, request)
+    rec = ctx.recorder
     if type(rec) is not NullRecorder:
         rec.record_instructions(ctx, request.messages)
-    return request, folded
+    return request
 
 
 async def model_answer(

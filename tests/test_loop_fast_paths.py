@@ -3,7 +3,9 @@
 Each fast path skips work a turn does not use: retry's first attempt without a layer when no
 deadline is set, a lone tool call straight to the tool when no decision and no after_tool_call
 hook reads it, ``check_call`` returning at once when no run sets a request or token limit, the
-handoff scan only for a batch that called a handoff. The option that switches each is drawn.
+handoff scan only for a batch that called a handoff, no mark and no persist step for a run
+nothing keeps, the turn's request made without a coroutine when no hook or fold awaits. The
+option that switches each is drawn.
 """
 
 from __future__ import annotations
@@ -21,12 +23,18 @@ from agentkit_core import Budget
 from agentkit_core import BudgetExceeded
 from agentkit_core import Hooks
 from agentkit_core import Message
+from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
 from agentkit_core import ToolCall
+from agentkit_core import Usage
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core._recorder import NullRecorder
+from agentkit_core._run_state import RunState
 from agentkit_core._scope import RunScope
+from agentkit_core._turn import request_now
+from agentkit_core._turn import turn_request
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import retry
@@ -141,3 +149,110 @@ def test_check_call_fast_path_refuses_what_the_full_path_refuses(
         elif expected is None and t is not None and prompt > t:
             expected = "token"
     assert refused == expected
+
+
+@tool(side_effects=True)
+async def send(text: str) -> str:
+    """A tool that must not run twice: a batch calling it is marked in flight where kept."""
+    return text.upper()
+
+
+class _Kept(NullRecorder):
+    """Writes nothing, but is not exactly NullRecorder: the run counts as kept (the full path)."""
+
+    flushes = 0
+
+    async def flush(self, *args: object, **kwargs: object) -> None:
+        self.flushes += 1
+
+
+CALLS = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["add", "missing"]), ARGUMENTS),
+        st.tuples(st.just("send"), st.sampled_from(['{"text": "hi"}', '{"text": 1}', "{bad"])),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batches=st.lists(CALLS, min_size=1, max_size=3))
+def test_a_run_nothing_keeps_runs_alike_without_its_marks_and_persists(
+    batches: list[list[tuple[str, str]]],
+) -> None:
+    """Without a session or checkpointer the loop skips the in-flight mark and each persist."""
+
+    async def transcript(kept: bool) -> tuple[object, list[tuple[str, str, bool]]]:
+        turns: list[Message | str] = [
+            Message.assistant(
+                "",
+                tuple(ToolCall(f"c{t}{i}", name, args) for i, (name, args) in enumerate(batch)),
+            )
+            for t, batch in enumerate(batches)
+        ]
+        agent = Agent("k", ScriptedModel([*turns, "done"]), tools=[add, send], hooks=Hooks())
+        ctx = agent.new_context()
+        recorder = ctx.recorder = _Kept() if kept else ctx.recorder
+        result = await agent.run("go", ctx=ctx)
+        if kept:  # the full path: a persist after each turn and at the end, and the marks
+            assert isinstance(recorder, _Kept)
+            assert recorder.flushes >= len(batches) + 1
+        return result.output, [(m.role, m.text, m.is_error) for m in result.transcript]
+
+    assert asyncio.run(transcript(False)) == asyncio.run(transcript(True))
+
+
+TEXTS = st.lists(st.text(max_size=12), min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=TEXTS, temperature=st.one_of(st.none(), st.floats(0, 1)), sink=st.booleans())
+def test_a_request_nothing_awaits_for_is_the_one_turn_request_makes(
+    texts: list[str], temperature: float | None, sink: bool
+) -> None:
+    """No hook or fold shapes the request: request_now makes turn_request's, with no await."""
+    agent = Agent("q", ScriptedModel(["done"]), tools=[add, send], hooks=Hooks())
+    ctx = agent.new_context()
+    state = RunState("go", [Message.user(t) for t in texts])
+    specs = tuple(t.spec for t in (add, send))
+    chosen: ModelSettings = {} if temperature is None else {"temperature": temperature}
+    told: Any = None if not sink else (lambda event: None)
+    now = request_now(agent, ctx, state, specs, chosen, told)
+    full, folded = asyncio.run(turn_request(agent, ctx, state, specs, chosen, told))
+    assert now is not None and not folded
+    assert (now.messages, now.tools, now.output, now.settings, now.ctx, now.metadata) == (
+        full.messages,
+        full.tools,
+        full.output,
+        full.settings,
+        full.ctx,
+        full.metadata,
+    )
+    assert now.settings is not chosen  # each request its own copy, as turn_request's
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(st.sampled_from([None, "p:a", "p:b"]), st.integers(0, 9), st.integers(0, 9)),
+        max_size=6,
+    ),
+    resumed=st.booleans(),
+)
+def test_usage_by_model_shares_the_total_only_when_it_is_the_same_sum(
+    calls: list[tuple[str | None, int, int]], resumed: bool
+) -> None:
+    """One model making every call keeps the run's total as its own: the sums are still each
+    model's calls added up (None: a bare model's call, counted in the total only)."""
+    scope = RunScope()
+    if resumed:  # a resumed run starts from what it had spent, its models' sums beside it
+        scope.usage = Usage(5, 5, 1)
+        scope.usage_by_model = {"p:a": scope.usage}
+    expected = dict(scope.usage_by_model)
+    for model, sent, got in calls:
+        used = Usage(sent, got, 1)
+        scope.add_usage(used, model)
+        if model is not None:
+            expected[model] = expected[model] + used if model in expected else used
+    assert scope.usage_by_model == expected

@@ -1,17 +1,19 @@
-"""The core restructure (issue 34) side by side with the main before it: no figure worse by >5 %.
+"""The core restructure (issue 34) side by side with older mains: no figure worse by >5 %.
 
-    git worktree add /tmp/agentkit-old 0a5d6fa      # the main the restructure started from
-    python benchmarks/restructure/run.py --old /tmp/agentkit-old [--rounds 5]
+    git worktree add --detach /tmp/ak-0a5d6fa 0a5d6fa   # the main issue 34 was filed on
+    git worktree add --detach /tmp/ak-99ea311 99ea311   # the main just before the restructure
+    python benchmarks/restructure/run.py --old /tmp/ak-0a5d6fa --old /tmp/ak-99ea311 [--rounds 7]
 
-Both trees run in this interpreter's environment (core and every plugin installed), each put
+Every tree runs in this interpreter's environment (core and every plugin installed), each put
 first on ``PYTHONPATH`` with its plugins, each with its own copy of the benchmark scripts (they
 differ only in the doors they import from), so the only difference is the code. Each round runs
-every benchmark once per tree, in its own process, the tree that goes first alternating from
-round to round; the ratio new/old is taken within the round, and the table gives the median
-ratio over the rounds with the range. Measured: the agent loop's per-turn overhead (core only,
-and every plugin installed; benchmarks/agent_loop), the kit's construction and ``kit.config()``
-(benchmarks/kit). Start-up (``import agentkit_core``, ``agentkit plugins list``) is measured
-with farm-bench, whole processes paired (see RESULTS.md for the commands).
+every benchmark once per tree, in its own process, the trees in a new random order each round;
+the ratio new/old is taken within the round, and the table gives the median ratio over the
+rounds with the range, for each old tree. Measured: the agent loop's per-turn overhead (core
+only, and every plugin installed; benchmarks/agent_loop, wall clock between the stub's stamps)
+and its CPU time a turn (``cpu_turn.py``: one driver for every tree's own ``make``), the kit's
+construction and ``kit.config()`` (benchmarks/kit). Start-up (``import agentkit_core``,
+``agentkit plugins list``) is measured with whole processes paired (see the README's commands).
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 NEW = Path(__file__).resolve().parent.parent.parent
-#: (label, script, arguments, {figure: label}); each script prints one JSON line.
+CPU_TURN = Path(__file__).resolve().parent / "cpu_turn.py"
+#: (label, script, arguments, {figure: label}); each script prints one JSON line. A script
+#: under the tree's ``benchmarks`` runs there; ``CPU_TURN`` is given the tree's loop folder.
 CASES = [
     (
         "agent loop, core only",
@@ -38,6 +43,18 @@ CASES = [
         Path("agent_loop/bench_agentkit_installed.py"),
         ["--runs", "10"],
         {"turns_1_20_us": "µs per turn (turns 1-20)"},
+    ),
+    (
+        "agent loop, core only",
+        CPU_TURN,
+        ["core", "--runs", "20"],
+        {"cpu_us_per_turn": "CPU µs per turn (40-turn runs)"},
+    ),
+    (
+        "agent loop, every plugin installed",
+        CPU_TURN,
+        ["installed", "--runs", "20"],
+        {"cpu_us_per_turn": "CPU µs per turn (40-turn runs)"},
     ),
     (
         "kit",
@@ -56,7 +73,10 @@ def pythonpath(tree: Path) -> str:
 
 def measure(tree: Path, script: Path, args: list[str]) -> dict[str, float]:
     """The figures ``tree``'s own copy of ``script`` prints, run on ``tree``'s code."""
-    script = tree / "benchmarks" / script
+    if script == CPU_TURN:
+        args = [str(tree / "benchmarks" / "agent_loop"), *args]
+    else:
+        script = tree / "benchmarks" / script
     env = {**os.environ, "PYTHONPATH": pythonpath(tree), "PYTHONWARNINGS": "ignore"}
     done = subprocess.run(
         [sys.executable, str(script), *args],
@@ -72,29 +92,42 @@ def measure(tree: Path, script: Path, args: list[str]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--old", type=Path, required=True, help="a checkout of the old main")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--old", type=Path, action="append", required=True, help="a checkout of an old main"
+    )
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    rows: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    trees = {str(tree): tree for tree in args.old} | {"new": NEW}
+    rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+    order = list(trees)
     for round_ in range(args.rounds):
+        load = os.getloadavg()[0]
         for label, script, extra, figures in CASES:
-            trees = [("old", args.old), ("new", NEW)]
-            if round_ % 2:
-                trees.reverse()
-            got = {name: measure(tree, script, extra) for name, tree in trees}
+            random.shuffle(order)
+            got = {name: measure(trees[name], script, extra) for name in order}
             for key, what in figures.items():
-                rows.setdefault((label, what), []).append((got["old"][key], got["new"][key]))
-        print(f"round {round_ + 1} done, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
-    print("| benchmark | figure | old main | restructured | new / old (range) |")
-    print("|---|---|---:|---:|---:|")
-    for (label, what), pairs in rows.items():
-        ratios = [new / old for old, new in pairs]
-        old_median = statistics.median(o for o, _ in pairs)
-        new_median = statistics.median(n for _, n in pairs)
-        print(
-            f"| {label} | {what} | {old_median:.1f} | {new_median:.1f} | "
-            f"**{statistics.median(ratios):.3f}x** ({min(ratios):.3f}-{max(ratios):.3f}) |"
-        )
+                rows.setdefault((label, what), []).append({n: got[n][key] for n in trees})
+        print(f"round {round_ + 1} done, load {load:.1f}-{os.getloadavg()[0]:.1f}", file=sys.stderr)
+    print(table(rows, [str(tree) for tree in args.old]))
+
+
+def table(rows: dict[tuple[str, str], list[dict[str, float]]], olds: list[str]) -> str:
+    """Medians of every tree, and new/old's median ratio (range) for each old tree."""
+    head = " | ".join(olds)
+    lines = [
+        f"| benchmark | figure | {head} | new | " + " | ".join(f"new / {o}" for o in olds) + " |",
+        "|---|---|" + "---:|" * (2 * len(olds) + 1),
+    ]
+    for (label, what), rounds in rows.items():
+        medians = [statistics.median(r[name] for r in rounds) for name in [*olds, "new"]]
+        cells = []
+        for old in olds:
+            ratios = [r["new"] / r[old] for r in rounds]
+            low, high = min(ratios), max(ratios)
+            cells.append(f"**{statistics.median(ratios):.3f}x** ({low:.3f}-{high:.3f})")
+        figures = " | ".join(f"{m:.1f}" for m in medians)
+        lines.append(f"| {label} | {what} | {figures} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
