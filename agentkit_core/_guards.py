@@ -209,12 +209,12 @@ class _RunMemo:
     """What a chain's guards answered in one run, so nothing is checked (or recorded) twice.
 
     ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
-    message's ``id``, the message (kept, so the id stays its own) and its versions before each
-    guard and after the last.
+    message's ``id``, the message (kept, so the id stays its own), its versions before each
+    guard and after the last, and which guards rewrote it (bit ``k`` for guard ``k``).
     """
 
     parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
-    messages: dict[int, tuple[Message, list[Message]]] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message], int]] = field(default_factory=dict)
     #: Whether the construction pass's verdicts were reported in this run.
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
@@ -226,26 +226,39 @@ class _LastRequest:
     """A request's messages, their versions (before each guard, after the last), the views.
 
     ``snapshots[k]`` is the request as guard ``k`` saw it, ``sent`` as the chain left it.
+    ``rewrites`` has bit ``k`` set when guard ``k`` may have rewritten one of its messages
+    (else the view after guard ``k`` is the view before it, shared); ``first`` is the index
+    of its first message with text.
     """
 
     messages: Sequence[Message]
     versions: list[list[Message]]
     snapshots: list[tuple[Message, ...]]
     sent: tuple[Message, ...]
+    rewrites: int
+    first: int
 
 
 def _stage(
-    versions: list[list[Message]], k: int, same: int, before: tuple[Message, ...] | None
+    versions: list[list[Message]],
+    k: int,
+    same: int,
+    before: tuple[Message, ...] | None,
+    again: int,
 ) -> tuple[Message, ...]:
     """The request as guard ``k`` sees it.
 
-    The last request's view of the ``same`` leading messages, then the versions of the others.
+    The last request's view (``before``) of the ``same`` leading messages, then the versions
+    of the others; the message asked ``again`` (at or after guard ``k``) as it now stands.
     """
     if before is None or not same:
         return tuple(v[k] for v in versions)
-    if same == len(versions):
-        return before[:same]
-    return before[:same] + tuple(v[k] for v in versions[same:])
+    view = before[:same]
+    if same < len(versions):
+        view += tuple(v[k] for v in versions[same:])
+    if 0 <= again < same and view[again] is not versions[again][k]:
+        view = (*view[:again], versions[again][k], *view[again + 1 :])
+    return view
 
 
 class GuardChain:
@@ -286,6 +299,7 @@ class GuardChain:
             for check in ("input", "output", "turn")
         }
         self._asks_input = [e.checks("input") for e in self.guards]
+        self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
         #: The construction pass's last verdicts by part id, with the part's text as left.
@@ -332,20 +346,26 @@ class GuardChain:
         before it left them; a rewrite replaces that message's text. Messages without text (a
         tool call's arguments) are not given to the guards. Within a run, a message other than
         the first that an earlier request carried is not checked again: the versions the guards
-        made of it then are reused (see :class:`GuardInput`).
+        made of it then are reused (see :class:`GuardInput`). A guard that rewrote nothing
+        leaves the next guard the very view it saw, so a request nobody rewrites costs one
+        view, not one a guard.
         """
         memo = self._memo(ctx)
         msgs = request.messages
         if memo is not None and not memo.built_reported:
             self._report_built(ctx, memo, msgs)
-        first = next((i for i, m in enumerate(msgs) if m.text), -1)
-        again = first if self._measures else -1  # asked every request: the whole is measured
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
         if last is not None and starts_with(msgs, last.messages):
             same = len(last.messages)
+        if last is not None and 0 <= last.first < same:
+            first = last.first
+        else:
+            first = next((i for i, m in enumerate(msgs) if m.text), -1)
+        again = first if self._measures else -1  # asked every request: the whole is measured
         # each message's versions: before each guard, and after the last
         versions: list[list[Message]] = [] if last is None else last.versions[:same]
+        rewrites = last.rewrites if last is not None and same else 0
         todo: list[int] = []
         if 0 <= again < same:
             versions[again] = [msgs[again]]
@@ -355,45 +375,80 @@ class GuardChain:
             known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
                 versions.append(known[1])
+                rewrites |= known[2]
             else:
                 versions.append([m])
                 todo.append(i)
+        marks = dict.fromkeys(todo, 0)  # which guards rewrote each checked message
+        snapshots = self._ask_request(ctx, memo, last, versions, todo, marks, same, first, rewrites)
+        for i in todo:
+            rewrites |= marks[i]
+        n = len(self.guards)
+        if n and not rewrites >> (n - 1) & 1:
+            sent = snapshots[-1]
+        else:
+            sent = _stage(versions, -1, same, None if last is None else last.sent, again)
+        if memo is not None:
+            for i in todo:
+                if i != again:
+                    memo.messages[id(msgs[i])] = (msgs[i], versions[i], marks[i])
+            memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
+        if ctx is not None and self._asks_any:
+            for i in todo:
+                _report_skipped(ctx, msgs[i], i)
+        if not rewrites or sent == msgs:
+            return request
+        return replace(request, messages=sent)
+
+    def _ask_request(
+        self,
+        ctx: RunContext | None,
+        memo: _RunMemo | None,
+        last: _LastRequest | None,
+        versions: list[list[Message]],
+        todo: list[int],
+        marks: dict[int, int],
+        same: int,
+        first: int,
+        carried: int,
+    ) -> list[tuple[Message, ...]]:
+        """Ask each guard in turn about the messages ``todo``; the view each guard saw.
+
+        Each message's version after a guard is appended to its ``versions``; a rewrite by
+        guard ``k`` sets bit ``k`` of its ``marks``. A guard's view is the last one's when no
+        earlier version of the request differs at that guard: bit ``k - 1`` is set neither in
+        ``carried`` (the rewrites of the versions reused from earlier requests) nor in a mark.
+        """
+        again = first if self._measures else -1
         snapshots: list[tuple[Message, ...]] = []
+        snapshot: tuple[Message, ...] = ()
+        changed = True
         for k, entry in enumerate(self.guards):
-            snapshot = _stage(versions, k, same, None if last is None else last.snapshots[k])
-            if 0 <= again < same:
-                snapshot = (*snapshot[:again], versions[again][k], *snapshot[again + 1 :])
+            if changed:
+                before = None if last is None else last.snapshots[k]
+                snapshot = _stage(versions, k, same, before, again)
             snapshots.append(snapshot)
+            changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
             for i in todo:
                 message = versions[i][k]
-                if asks and message.text:
-                    key = (k, "", message.text)
+                text = message.text if asks else ""
+                if text:
+                    key = (k, "", text)
                     # a guard that does not measure the whole says the same of the same text
                     reuse = memo is not None and i == again and not entry.guard.measures_request
                     decision = memo.parts.get(key) if reuse and memo is not None else None
                     if decision is None:
-                        inp = GuardInput(message.text, "", snapshot, i, i == first)
+                        inp = GuardInput(text, "", snapshot, i, i == first)
                         decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
                         if reuse and memo is not None:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
                         message = with_text(message, decision.text)
+                        marks[i] |= 1 << k
+                        changed = True
                 versions[i].append(message)
-        sent = _stage(versions, -1, same, None if last is None else last.sent)
-        if 0 <= again < same:
-            sent = (*sent[:again], versions[again][-1], *sent[again + 1 :])
-        if memo is not None:
-            for i in todo:
-                if i != again:
-                    memo.messages[id(msgs[i])] = (msgs[i], versions[i])
-            memo.last = _LastRequest(msgs, versions, snapshots, sent)
-        if ctx is not None and any(self._asks_input):
-            for i in todo:
-                _report_skipped(ctx, msgs[i], i)
-        if sent == msgs:
-            return request
-        return replace(request, messages=sent)
+        return snapshots
 
     def _report_built(
         self, ctx: RunContext | None, memo: _RunMemo, messages: Sequence[Message]
