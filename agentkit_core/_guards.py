@@ -29,6 +29,7 @@ from typing import ClassVar
 from typing import Final
 from typing import Literal
 from weakref import WeakKeyDictionary
+from weakref import ref
 
 from ._content import part_text
 from ._errors import ConfigError
@@ -221,6 +222,7 @@ class _RunMemo:
     last: _LastRequest | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _LastRequest:
     """A request's messages, their versions (before each guard, after the last), the views.
@@ -252,10 +254,10 @@ def _stage(
     of the others; the message asked ``again`` (at or after guard ``k``) as it now stands.
     """
     if before is None or not same:
-        return tuple(v[k] for v in versions)
+        return tuple([v[k] for v in versions])
     view = before[:same]
     if same < len(versions):
-        view += tuple(v[k] for v in versions[same:])
+        view += tuple([v[k] for v in versions[same:]])
     if 0 <= again < same and view[again] is not versions[again][k]:
         view = (*view[:again], versions[again][k], *view[again + 1 :])
     return view
@@ -293,6 +295,8 @@ class GuardChain:
         )
         #: Each run's remembered answers; a run's go when its context does.
         self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: The run asked last and its memo: the next request is mostly the same run's.
+        self._current: tuple[ref[RunContext], _RunMemo] | None = None
         #: The guards (with their positions) that have a check of their own, by check.
         self._asking: dict[GuardCheck, list[tuple[int, ChainedGuard]]] = {
             check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
@@ -366,10 +370,11 @@ class GuardChain:
         # each message's versions: before each guard, and after the last
         versions: list[list[Message]] = [] if last is None else last.versions[:same]
         rewrites = last.rewrites if last is not None and same else 0
-        todo: list[int] = []
+        todo: list[tuple[int, Message]] = []  # the messages to check, by index
         if 0 <= again < same:
-            versions[again] = [msgs[again]]
-            todo.append(again)
+            m = msgs[again]
+            versions[again] = [m]
+            todo.append((again, m))
         for i in range(same, len(msgs)):
             m = msgs[i]
             known = None if memo is None or i == again else memo.messages.get(id(m))
@@ -378,24 +383,24 @@ class GuardChain:
                 rewrites |= known[2]
             else:
                 versions.append([m])
-                todo.append(i)
-        marks = dict.fromkeys(todo, 0)  # which guards rewrote each checked message
+                todo.append((i, m))
+        marks = [0] * len(todo)  # which guards rewrote each message of todo
         snapshots = self._ask_request(ctx, memo, last, versions, todo, marks, same, first, rewrites)
-        for i in todo:
-            rewrites |= marks[i]
+        for mark in marks:
+            rewrites |= mark
         n = len(self.guards)
         if n and not rewrites >> (n - 1) & 1:
             sent = snapshots[-1]
         else:
             sent = _stage(versions, -1, same, None if last is None else last.sent, again)
         if memo is not None:
-            for i in todo:
+            for (i, m), mark in zip(todo, marks, strict=True):
                 if i != again:
-                    memo.messages[id(msgs[i])] = (msgs[i], versions[i], marks[i])
+                    memo.messages[id(m)] = (m, versions[i], mark)
             memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
         if ctx is not None and self._asks_any:
-            for i in todo:
-                _report_skipped(ctx, msgs[i], i)
+            for i, m in todo:
+                _report_skipped(ctx, m, i)
         if not rewrites or sent == msgs:
             return request
         return replace(request, messages=sent)
@@ -406,8 +411,8 @@ class GuardChain:
         memo: _RunMemo | None,
         last: _LastRequest | None,
         versions: list[list[Message]],
-        todo: list[int],
-        marks: dict[int, int],
+        todo: list[tuple[int, Message]],
+        marks: list[int],
         same: int,
         first: int,
         carried: int,
@@ -415,9 +420,10 @@ class GuardChain:
         """Ask each guard in turn about the messages ``todo``; the view each guard saw.
 
         Each message's version after a guard is appended to its ``versions``; a rewrite by
-        guard ``k`` sets bit ``k`` of its ``marks``. A guard's view is the last one's when no
-        earlier version of the request differs at that guard: bit ``k - 1`` is set neither in
-        ``carried`` (the rewrites of the versions reused from earlier requests) nor in a mark.
+        guard ``k`` sets bit ``k`` of the message's mark (``marks``, in ``todo``'s order). A
+        guard's view is the last one's when no earlier version of the request differs at that
+        guard: bit ``k - 1`` is set neither in ``carried`` (the rewrites of the versions reused
+        from earlier requests) nor in a mark.
         """
         again = first if self._measures else -1
         snapshots: list[tuple[Message, ...]] = []
@@ -430,7 +436,7 @@ class GuardChain:
             snapshots.append(snapshot)
             changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
-            for i in todo:
+            for j, (i, _) in enumerate(todo):
                 message = versions[i][k]
                 text = message.text if asks else ""
                 if text:
@@ -445,7 +451,7 @@ class GuardChain:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
                         message = with_text(message, decision.text)
-                        marks[i] |= 1 << k
+                        marks[j] |= 1 << k
                         changed = True
                 versions[i].append(message)
         return snapshots
@@ -472,9 +478,13 @@ class GuardChain:
         """What the guards answered in ``ctx``'s run (None outside a run)."""
         if ctx is None:
             return None
+        current = self._current
+        if current is not None and current[0]() is ctx:
+            return current[1]
         memo = self._runs.get(ctx)
         if memo is None:
             memo = self._runs[ctx] = _RunMemo()
+        self._current = (ref(ctx), memo)
         return memo
 
     async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
