@@ -42,7 +42,15 @@ _PLAIN = bytes(range(0x20, 0x7F))
 
 def normal(text: str) -> str:
     """``text`` in the normal form entries are matched in (see the module)."""
-    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN) and "  " not in text:
+    if not text.isascii():
+        return folded(text)
+    if not text.encode("ascii").translate(None, _PLAIN) and "  " not in text:
         return text  # the common case, told at C speed
+    # ASCII is its own NFKC and holds no dash to rewrite: only controls and spaces change
+    return _SPACES.sub(" ", INVISIBLE.sub("", text))
+
+
+def folded(text: str) -> str:
+    """The normal form, every step taken (what :func:`normal` gives, at any text's cost)."""
     text = DASH.sub("-", INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
     return _SPACES.sub(" ", text)
