@@ -145,9 +145,13 @@ class Sieve:
         if not text.isascii():
             return False
         lower = text.lower()
-        return not any(term in lower for term in self.lowered) and not any(
-            pattern.search(text) for pattern in self.others
-        )
+        for term in self.lowered:
+            if term in lower:
+                return False
+        for pattern in self.others:
+            if pattern.search(text):
+                return False
+        return True
 
 
 class Denylist(Guard):

@@ -38,6 +38,8 @@ PATTERNS = [r"\bACME-\d{3,}\b", r"k\s+e", r"(?:sk|pk)-[a-z]{3}", r"^fish$", r"\x
 @settings(max_examples=400, deadline=None)
 @given(texts)
 @example("a\x01b  c\n\td\x7f")
+@example("\x01 \x1f")
+@example("\n")
 def test_the_ascii_normal_form_is_the_full_ones(text: str) -> None:
     assert normal(text) == folded(text)
 
