@@ -54,6 +54,8 @@ GUARD_NAMESPACE: Final = "guard"
 GuardAction = Literal["allow", "rewrite", "block"]
 #: The three checks, as verdicts name them (``Verdict.hook``).
 GuardCheck = Literal["input", "output", "turn"]
+#: The method of a guard that answers each check.
+_METHODS: Final[dict[str, str]] = {c: f"check_{c}" for c in ("input", "output", "turn")}
 
 
 @quick_init
@@ -426,6 +428,8 @@ class GuardChain:
         from earlier requests) nor in a mark.
         """
         again = first if self._measures else -1
+        asked: list[GuardInput | None] = [None] * len(todo)  # the last input about each
+        texts = [m.text for _, m in todo]  # each message's text as the guards so far left it
         snapshots: list[tuple[Message, ...]] = []
         snapshot: tuple[Message, ...] = ()
         changed = True
@@ -436,21 +440,26 @@ class GuardChain:
             snapshots.append(snapshot)
             changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
+            # a guard that does not measure the whole says the same of the same text
+            reuse = memo is not None and not entry.guard.measures_request
             for j, (i, _) in enumerate(todo):
                 message = versions[i][k]
-                text = message.text if asks else ""
-                if text:
+                text = texts[j]
+                if asks and text:
                     key = (k, "", text)
-                    # a guard that does not measure the whole says the same of the same text
-                    reuse = memo is not None and i == again and not entry.guard.measures_request
-                    decision = memo.parts.get(key) if reuse and memo is not None else None
+                    decision = (
+                        memo.parts.get(key) if reuse and i == again and memo is not None else None
+                    )
                     if decision is None:
-                        inp = GuardInput(text, "", snapshot, i, i == first)
+                        inp = asked[j]
+                        if inp is None or inp.messages is not snapshot or inp.text is not text:
+                            inp = asked[j] = GuardInput(text, "", snapshot, i, i == first)
                         decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                        if reuse and memo is not None:
+                        if reuse and i == again and memo is not None:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
                         message = with_text(message, decision.text)
+                        texts[j] = message.text
                         marks[j] |= 1 << k
                         changed = True
                 versions[i].append(message)
@@ -525,13 +534,12 @@ class GuardChain:
         block of the input or the output raises :class:`GuardBlocked`; the turn check's is
         returned (the run stops on it).
         """
-        where = f"check_{check}"
-        stop = check == "turn"
-        details: JSONObject = {}
+        where = _METHODS[check]
         try:
             decision = getattr(entry.guard, where)(argument)
             if decision is GuardDecision.ALLOW:
                 return decision
+            details: JSONObject = {}
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             if entry.fail_open:
@@ -539,6 +547,7 @@ class GuardChain:
             else:
                 decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
             details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        stop = check == "turn"
         _check_decision(entry, where, decision, turn=stop)
         assert isinstance(decision, GuardDecision)
         if decision.action != "allow" or decision.reason:
