@@ -377,8 +377,7 @@ class GuardChain:
             m = msgs[again]
             versions[again] = [m]
             todo.append((again, m))
-        for i in range(same, len(msgs)):
-            m = msgs[i]
+        for i, m in enumerate(msgs[same:], same):
             known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
                 versions.append(known[1])
@@ -402,7 +401,8 @@ class GuardChain:
             memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
         if ctx is not None and self._asks_any:
             for i, m in todo:
-                _report_skipped(ctx, m, i)
+                if not isinstance(m.content, str):  # a plain text has no part to skip
+                    _report_skipped(ctx, m, i)
         if not rewrites or sent == msgs:
             return request
         return replace(request, messages=sent)
