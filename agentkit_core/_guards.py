@@ -297,8 +297,9 @@ class GuardChain:
         )
         #: Each run's remembered answers; a run's go when its context does.
         self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
-        #: The run asked last and its memo: the next request is mostly the same run's.
-        self._current: tuple[ref[RunContext], _RunMemo] | None = None
+        #: The run asked last and its memo, both weakly (the memo goes with its run): the next
+        #: request is mostly the same run's.
+        self._current: tuple[ref[RunContext], ref[_RunMemo]] | None = None
         #: The guards (with their positions) that have a check of their own, by check.
         self._asking: dict[GuardCheck, list[tuple[int, ChainedGuard]]] = {
             check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
@@ -489,11 +490,13 @@ class GuardChain:
             return None
         current = self._current
         if current is not None and current[0]() is ctx:
-            return current[1]
+            memo = current[1]()
+            if memo is not None:
+                return memo
         memo = self._runs.get(ctx)
         if memo is None:
             memo = self._runs[ctx] = _RunMemo()
-        self._current = (ref(ctx), memo)
+        self._current = (ref(ctx), ref(memo))
         return memo
 
     async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
