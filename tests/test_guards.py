@@ -451,8 +451,10 @@ class _Run:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_step, min_size=1, max_size=14))
-def test_a_run_sends_what_checking_every_request_whole_sends(steps: list[tuple[str, str]]) -> None:
+@given(st.lists(_step, min_size=1, max_size=14), st.booleans())
+def test_a_run_sends_what_checking_every_request_whole_sends(
+    steps: list[tuple[str, str]], instructed: bool
+) -> None:
     """Within a run the chain checks only what is new and shares views between guards that
     rewrote nothing; every request it sends, and every view a guard sees, is still what a
     chain that checks each request whole (outside a run) sends and shows."""
@@ -460,10 +462,10 @@ def test_a_run_sends_what_checking_every_request_whole_sends(steps: list[tuple[s
     run = GuardChain([Mask(), kept, Upper()])
     fresh = GuardChain([Mask(), whole, Upper()])
     ctx: Any = _Run()
-    transcript: list[Message] = [Message.system("You help with the secret.")]
+    transcript = [Message.system("You help with the secret.")] if instructed else []
     for role, text in steps:
         if role == "fork":  # another transcript: a compaction or a handoff made a new list
-            transcript = [*transcript[:-1], Message.user(text or "again")]
+            transcript = [*transcript[:-1], Message.user(text)]
         elif role == "tool":
             transcript.append(Message.tool("c", text))
         else:
@@ -471,4 +473,4 @@ def test_a_run_sends_what_checking_every_request_whole_sends(steps: list[tuple[s
         sent = run.check_request(ctx, ModelRequest(TranscriptView(transcript)))
         expected = fresh.check_request(None, ModelRequest(tuple(transcript)))
         assert tuple(sent.messages) == tuple(expected.messages)
-        assert kept.views[-1] == whole.views[-1]
+        assert kept.views == whole.views
