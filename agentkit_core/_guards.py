@@ -29,6 +29,7 @@ from typing import ClassVar
 from typing import Final
 from typing import Literal
 from weakref import WeakKeyDictionary
+from weakref import ref
 
 from ._content import part_text
 from ._errors import ConfigError
@@ -53,6 +54,8 @@ GUARD_NAMESPACE: Final = "guard"
 GuardAction = Literal["allow", "rewrite", "block"]
 #: The three checks, as verdicts name them (``Verdict.hook``).
 GuardCheck = Literal["input", "output", "turn"]
+#: The method of a guard that answers each check.
+_METHODS: Final[dict[str, str]] = {c: f"check_{c}" for c in ("input", "output", "turn")}
 
 
 @quick_init
@@ -209,43 +212,57 @@ class _RunMemo:
     """What a chain's guards answered in one run, so nothing is checked (or recorded) twice.
 
     ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
-    message's ``id``, the message (kept, so the id stays its own) and its versions before each
-    guard and after the last.
+    message's ``id``, the message (kept, so the id stays its own), its versions before each
+    guard and after the last, and which guards rewrote it (bit ``k`` for guard ``k``).
     """
 
     parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
-    messages: dict[int, tuple[Message, list[Message]]] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message], int]] = field(default_factory=dict)
     #: Whether the construction pass's verdicts were reported in this run.
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
     last: _LastRequest | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _LastRequest:
     """A request's messages, their versions (before each guard, after the last), the views.
 
     ``snapshots[k]`` is the request as guard ``k`` saw it, ``sent`` as the chain left it.
+    ``rewrites`` has bit ``k`` set when guard ``k`` may have rewritten one of its messages
+    (else the view after guard ``k`` is the view before it, shared); ``first`` is the index
+    of its first message with text.
     """
 
     messages: Sequence[Message]
     versions: list[list[Message]]
     snapshots: list[tuple[Message, ...]]
     sent: tuple[Message, ...]
+    rewrites: int
+    first: int
 
 
 def _stage(
-    versions: list[list[Message]], k: int, same: int, before: tuple[Message, ...] | None
+    versions: list[list[Message]],
+    k: int,
+    same: int,
+    before: tuple[Message, ...] | None,
+    again: int,
 ) -> tuple[Message, ...]:
     """The request as guard ``k`` sees it.
 
-    The last request's view of the ``same`` leading messages, then the versions of the others.
+    The last request's view (``before``) of the ``same`` leading messages, then the versions
+    of the others; the message asked ``again`` (at or after guard ``k``) as it now stands.
     """
     if before is None or not same:
-        return tuple(v[k] for v in versions)
-    if same == len(versions):
-        return before[:same]
-    return before[:same] + tuple(v[k] for v in versions[same:])
+        return tuple([v[k] for v in versions])
+    view = before[:same]
+    if same < len(versions):
+        view += tuple([v[k] for v in versions[same:]])
+    if 0 <= again < same and view[again] is not versions[again][k]:
+        view = (*view[:again], versions[again][k], *view[again + 1 :])
+    return view
 
 
 class GuardChain:
@@ -280,12 +297,16 @@ class GuardChain:
         )
         #: Each run's remembered answers; a run's go when its context does.
         self._runs: WeakKeyDictionary[RunContext, _RunMemo] = WeakKeyDictionary()
+        #: The run asked last and its memo, both weakly (the memo goes with its run): the next
+        #: request is mostly the same run's.
+        self._current: tuple[ref[RunContext], ref[_RunMemo]] | None = None
         #: The guards (with their positions) that have a check of their own, by check.
         self._asking: dict[GuardCheck, list[tuple[int, ChainedGuard]]] = {
             check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
             for check in ("input", "output", "turn")
         }
         self._asks_input = [e.checks("input") for e in self.guards]
+        self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
         #: The construction pass's last verdicts by part id, with the part's text as left.
@@ -332,68 +353,118 @@ class GuardChain:
         before it left them; a rewrite replaces that message's text. Messages without text (a
         tool call's arguments) are not given to the guards. Within a run, a message other than
         the first that an earlier request carried is not checked again: the versions the guards
-        made of it then are reused (see :class:`GuardInput`).
+        made of it then are reused (see :class:`GuardInput`). A guard that rewrote nothing
+        leaves the next guard the very view it saw, so a request nobody rewrites costs one
+        view, not one a guard.
         """
         memo = self._memo(ctx)
         msgs = request.messages
         if memo is not None and not memo.built_reported:
             self._report_built(ctx, memo, msgs)
-        first = next((i for i, m in enumerate(msgs) if m.text), -1)
-        again = first if self._measures else -1  # asked every request: the whole is measured
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
         if last is not None and starts_with(msgs, last.messages):
             same = len(last.messages)
+        if last is not None and 0 <= last.first < same:
+            first = last.first
+        else:
+            first = next((i for i, m in enumerate(msgs) if m.text), -1)
+        again = first if self._measures else -1  # asked every request: the whole is measured
         # each message's versions: before each guard, and after the last
         versions: list[list[Message]] = [] if last is None else last.versions[:same]
-        todo: list[int] = []
+        rewrites = last.rewrites if last is not None and same else 0
+        todo: list[tuple[int, Message]] = []  # the messages to check, by index
         if 0 <= again < same:
-            versions[again] = [msgs[again]]
-            todo.append(again)
-        for i in range(same, len(msgs)):
-            m = msgs[i]
+            m = msgs[again]
+            versions[again] = [m]
+            todo.append((again, m))
+        for i, m in enumerate(msgs[same:], same):
             known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
                 versions.append(known[1])
+                rewrites |= known[2]
             else:
                 versions.append([m])
-                todo.append(i)
+                todo.append((i, m))
+        marks = [0] * len(todo)  # which guards rewrote each message of todo
+        snapshots = self._ask_request(ctx, memo, last, versions, todo, marks, same, first, rewrites)
+        for mark in marks:
+            rewrites |= mark
+        n = len(self.guards)
+        if n and not rewrites >> (n - 1) & 1:
+            sent = snapshots[-1]
+        else:
+            sent = _stage(versions, -1, same, None if last is None else last.sent, again)
+        if memo is not None:
+            for (i, m), mark in zip(todo, marks, strict=True):
+                if i != again:
+                    memo.messages[id(m)] = (m, versions[i], mark)
+            memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
+        if ctx is not None and self._asks_any:
+            for i, m in todo:
+                if not isinstance(m.content, str):  # a plain text has no part to skip
+                    _report_skipped(ctx, m, i)
+        if not rewrites or sent == msgs:
+            return request
+        return replace(request, messages=sent)
+
+    def _ask_request(
+        self,
+        ctx: RunContext | None,
+        memo: _RunMemo | None,
+        last: _LastRequest | None,
+        versions: list[list[Message]],
+        todo: list[tuple[int, Message]],
+        marks: list[int],
+        same: int,
+        first: int,
+        carried: int,
+    ) -> list[tuple[Message, ...]]:
+        """Ask each guard in turn about the messages ``todo``; the view each guard saw.
+
+        Each message's version after a guard is appended to its ``versions``; a rewrite by
+        guard ``k`` sets bit ``k`` of the message's mark (``marks``, in ``todo``'s order). A
+        guard's view is the last one's when no earlier version of the request differs at that
+        guard: bit ``k - 1`` is set neither in ``carried`` (the rewrites of the versions reused
+        from earlier requests) nor in a mark.
+        """
+        again = first if self._measures else -1
+        asked: list[GuardInput | None] = [None] * len(todo)  # the last input about each
+        texts = [m.text for _, m in todo]  # each message's text as the guards so far left it
         snapshots: list[tuple[Message, ...]] = []
+        snapshot: tuple[Message, ...] = ()
+        changed = True
         for k, entry in enumerate(self.guards):
-            snapshot = _stage(versions, k, same, None if last is None else last.snapshots[k])
-            if 0 <= again < same:
-                snapshot = (*snapshot[:again], versions[again][k], *snapshot[again + 1 :])
+            if changed:
+                before = None if last is None else last.snapshots[k]
+                snapshot = _stage(versions, k, same, before, again)
             snapshots.append(snapshot)
+            changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
-            for i in todo:
+            # a guard that does not measure the whole says the same of the same text
+            reuse = memo is not None and not entry.guard.measures_request
+            for j, (i, _) in enumerate(todo):
                 message = versions[i][k]
-                if asks and message.text:
-                    key = (k, "", message.text)
-                    # a guard that does not measure the whole says the same of the same text
-                    reuse = memo is not None and i == again and not entry.guard.measures_request
-                    decision = memo.parts.get(key) if reuse and memo is not None else None
+                text = texts[j]
+                if asks and text:
+                    key = (k, "", text)
+                    decision = (
+                        memo.parts.get(key) if reuse and i == again and memo is not None else None
+                    )
                     if decision is None:
-                        inp = GuardInput(message.text, "", snapshot, i, i == first)
+                        inp = asked[j]
+                        if inp is None or inp.messages is not snapshot or inp.text is not text:
+                            inp = asked[j] = GuardInput(text, "", snapshot, i, i == first)
                         decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                        if reuse and memo is not None:
+                        if reuse and i == again and memo is not None:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
                         message = with_text(message, decision.text)
+                        texts[j] = message.text
+                        marks[j] |= 1 << k
+                        changed = True
                 versions[i].append(message)
-        sent = _stage(versions, -1, same, None if last is None else last.sent)
-        if 0 <= again < same:
-            sent = (*sent[:again], versions[again][-1], *sent[again + 1 :])
-        if memo is not None:
-            for i in todo:
-                if i != again:
-                    memo.messages[id(msgs[i])] = (msgs[i], versions[i])
-            memo.last = _LastRequest(msgs, versions, snapshots, sent)
-        if ctx is not None and any(self._asks_input):
-            for i in todo:
-                _report_skipped(ctx, msgs[i], i)
-        if sent == msgs:
-            return request
-        return replace(request, messages=sent)
+        return snapshots
 
     def _report_built(
         self, ctx: RunContext | None, memo: _RunMemo, messages: Sequence[Message]
@@ -417,9 +488,15 @@ class GuardChain:
         """What the guards answered in ``ctx``'s run (None outside a run)."""
         if ctx is None:
             return None
+        current = self._current
+        if current is not None and current[0]() is ctx:
+            memo = current[1]()
+            if memo is not None:
+                return memo
         memo = self._runs.get(ctx)
         if memo is None:
             memo = self._runs[ctx] = _RunMemo()
+        self._current = (ref(ctx), ref(memo))
         return memo
 
     async def before_model_call(self, ctx: RunContext, request: ModelRequest) -> ModelRequest:
@@ -460,13 +537,12 @@ class GuardChain:
         block of the input or the output raises :class:`GuardBlocked`; the turn check's is
         returned (the run stops on it).
         """
-        where = f"check_{check}"
-        stop = check == "turn"
-        details: JSONObject = {}
+        where = _METHODS[check]
         try:
             decision = getattr(entry.guard, where)(argument)
             if decision is GuardDecision.ALLOW:
                 return decision
+            details: JSONObject = {}
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             if entry.fail_open:
@@ -474,6 +550,7 @@ class GuardChain:
             else:
                 decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
             details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        stop = check == "turn"
         _check_decision(entry, where, decision, turn=stop)
         assert isinstance(decision, GuardDecision)
         if decision.action != "allow" or decision.reason:

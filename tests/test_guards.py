@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
@@ -21,9 +24,11 @@ from agentkit_core import TurnInfo
 from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
 from agentkit_core import tool
+from agentkit_core._messages import TranscriptView
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
+from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import Verdict
 from agentkit_core.plugin import build_guard_chain
 from agentkit_core.plugin import open_session_store
@@ -412,3 +417,60 @@ def test_a_kit_file_names_its_guards(tmp_path: Any) -> None:
     chain = Kit.from_file(path, manager=manager()).config().guards
     assert chain is not None and chain.names == ["mask", "upper"]
     assert [e.fail_open for e in chain.guards] == [False, True]
+
+
+class _Seen(Guard):
+    """Measures the request (asked at its first message every time) and keeps what it saw."""
+
+    name = "seen"
+    measures_request = True
+
+    def __init__(self) -> None:
+        self.views: list[tuple[Message, ...]] = []
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        if inp.first:
+            self.views.append(tuple(inp.messages))
+        return GuardDecision.ALLOW
+
+
+_step = st.tuples(
+    st.sampled_from(["user", "tool", "assistant", "fork"]),
+    st.sampled_from(["", "plain", "a secret", "secret secret", "Loud", "x"]),
+)
+
+
+class _Run:
+    """A run's context, as far as the chain needs one: where verdicts go."""
+
+    def __init__(self) -> None:
+        self.verdicts: list[Verdict] = []
+
+    def report_verdict(self, verdict: Verdict) -> None:
+        self.verdicts.append(verdict)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_step, min_size=1, max_size=14), st.booleans())
+def test_a_run_sends_what_checking_every_request_whole_sends(
+    steps: list[tuple[str, str]], instructed: bool
+) -> None:
+    """Within a run the chain checks only what is new and shares views between guards that
+    rewrote nothing; every request it sends, and every view a guard sees, is still what a
+    chain that checks each request whole (outside a run) sends and shows."""
+    kept, whole = _Seen(), _Seen()
+    run = GuardChain([Mask(), kept, Upper()])
+    fresh = GuardChain([Mask(), whole, Upper()])
+    ctx: Any = _Run()
+    transcript = [Message.system("You help with the secret.")] if instructed else []
+    for role, text in steps:
+        if role == "fork":  # another transcript: a compaction or a handoff made a new list
+            transcript = [*transcript[:-1], Message.user(text)]
+        elif role == "tool":
+            transcript.append(Message.tool("c", text))
+        else:
+            transcript.append(Message(role, text))
+        sent = run.check_request(ctx, ModelRequest(TranscriptView(transcript)))
+        expected = fresh.check_request(None, ModelRequest(tuple(transcript)))
+        assert tuple(sent.messages) == tuple(expected.messages)
+        assert kept.views == whole.views

@@ -1,7 +1,10 @@
 """Run both benchmarks, each side in its own processes, alternately; write RESULTS.md.
 
 bash benchmarks/guards/setup.sh          # the LangChain venv
-python benchmarks/guards/run.py          # in the environment with the guard plugins installed
+python benchmarks/guards/run.py [--before TREE]   # with the guard plugins installed
+
+``--before TREE`` (a checkout of an older commit) measures the per-turn cases there too, in the
+same rounds (its core and plugins first on PYTHONPATH), for a before/after table.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -21,12 +25,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, 
 from _report import spread
 
 HERE = Path(__file__).resolve().parent
-LANGCHAIN = HERE.parent / ".envs" / "guards-langchain" / "bin" / "python"
+ENVS = HERE.parent / ".envs"
+#: The LangChain venv of setup.sh, or agent_loop's (the same langchain) when only that is built.
+LANGCHAIN = next(
+    (
+        p
+        for p in (ENVS / n / "bin" / "python" for n in ("guards-langchain", "agent_loop-langchain"))
+        if p.exists()
+    ),
+    ENVS / "guards-langchain" / "bin" / "python",
+)
 REPEATS = 5
 ROUNDS, N = 5, 20  # redaction: rounds of N requests per process
 RUNS, TURNS = 10, 40  # per-turn: runs of TURNS turns per process
+CPU = ("--cpu", "5", "10", "40")  # per-turn CPU: rounds, runs, turns per process
+#: The goal: what the three guards add to a short turn, core only (see RESULTS.md), CPU µs.
+GOAL_US = 20.0
 
-TEMPLATE = """# Guards: redacting a 100 KB request, and the chain's cost per turn
+TEMPLATE = """# Guards: redacting a 100 KB request, and what the chain adds to a turn
 
 Measured {when} on {machine} (2 cores shared with other jobs), Python {python},
 agentkit-guard-redact {redact_version}, langchain {langchain_version}, by
@@ -54,100 +70,121 @@ of digits for a card), found at C speed, and only the windows around the anchors
 with the full pattern; LangChain's patterns start a match attempt at every position of the
 text.
 
-## The chain's cost per turn
+## What the three guards add to a turn
 
 The scenario of `benchmarks/agent_loop` (a scripted model calling one tool a turn, 40 turns,
-async tools; its per-turn overhead is the time from the model returning to the model being
-called again, less the tool's own time), without guards and with the chain of `redact`,
-`max-input` and `denylist` (ten entries, one a regular expression), with every installed
-plugin's hooks (an `Agent`'s default, as the README installs agentkit) and with core only
-(`hooks=Hooks()`). Each figure is µs per turn: the median of {repeats} alternating processes
-per case (the range in brackets; a ratio is taken between the processes of one repeat), each
-the median over {runs} runs; load average {load}.
+async tools), without guards and with the chain of `redact`, `max-input` and `denylist` (ten
+entries, one a regular expression), core only (`hooks=Hooks()`) and with every installed
+plugin's hooks (an `Agent`'s default, as the README installs agentkit). Two figures a case,
+each from its own process: **CPU µs a turn** over whole runs (`bench_turn.py --cpu`: the
+process's CPU time over 5 rounds of 10 runs, the stub model and the tools included, which are
+the same with and without guards), and agent_loop's **turn overhead** (wall clock from the
+model returning to the model being called again, less the tool; turns 1–20). A repeat runs
+every case once, in a new random order; each figure is the median over {repeats} repeats (the
+range in brackets), and what the guards add is taken between the processes of one repeat
+{before}; load average {load}.
 
 {turn_table}
 
-Target (with every plugin installed): at most 1.3x. {turn_verdict}
+**The goal reads the first row: at most +{goal:.0f} µs a turn, core only.** {turn_verdict}
+Core only is the three guards on a short turn (a tool result of a few characters: what the
+goal calls short). With every plugin installed the web guardrail frames each tool result
+between nonce-carrying delimiters (about 200 characters against 1–5, never the same twice), so
+the guards read a text some forty times longer, and `redact` reads it with the tool results
+before it (up to 1,024 characters, so that a secret split between results is still found):
+that row is the guards over a long turn, reported beside the goal and not held to it.
 """
 
 
-#: Said when the per-turn target is missed.
-WHY_MISSED = """Missed. The turn measured is agentkit's own framework time with a scripted model,
-about {base:.0f} µs with every plugin installed, so 1.3x leaves ~{room:.0f} µs for three guards;
-they take ~{cost:.0f} µs ({core_cost:.0f} µs core only). With every plugin installed the web
-guardrail frames each tool result between nonce-carrying delimiters, so the text the guards
-scan each turn is over ten times longer and never the same twice; the denylist's one
-case-insensitive alternation of its entries is then the largest part. Each turn the chain asks
-each guard about the one new message with text (the tool's result) and asks `max-input` about
-the request's first message (it measures the whole request): four to seven checked calls (the
-call, then the check of its answer), plus the chain's per-run bookkeeping, which lets it skip
-every message an earlier request carried (without it the cost grew with the transcript: 2.5x at
-turn 1 and 4.6x at turn 40 in the first version). What is left is flat over 40 turns: under
-0.1% of a real model call (hundreds of ms), about {share:.0%} of LangChain's own turn in
-`benchmarks/agent_loop` (~2 ms here)."""
-
-
-def run(python: str | Path, *args: str) -> dict[str, object]:
-    out = subprocess.run([str(python), *args], cwd=HERE, capture_output=True, text=True, check=True)
+def run(python: str | Path, *args: str, path: str | None = None) -> dict[str, object]:
+    """The last JSON line ``python args`` prints (``path``: a PYTHONPATH put first)."""
+    env = None if path is None else {**os.environ, "PYTHONPATH": path}
+    out = subprocess.run(
+        [str(python), *args], cwd=HERE, capture_output=True, text=True, check=True, env=env
+    )
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
 
-def main() -> None:
-    ours, theirs = [], []
-    cases: dict[str, tuple[str, ...]] = {
-        "bare": (),
-        "guarded": ("--guards",),
-        "installed": ("--installed",),
-        "installed_guarded": ("--installed", "--guards"),
-    }
-    turns: dict[str, list[dict[str, object]]] = {case: [] for case in cases}
-    turn_args = ["--runs", str(RUNS), "--turns", str(TURNS)]
-    loads: list[float] = []
+def tree_path(tree: Path) -> str:
+    """A checkout's core and plugins, first on the path as ``/work/tools/wt-env`` puts them."""
+    plugins = sorted(str(p) for p in (tree / "plugins").iterdir() if p.is_dir())
+    return os.pathsep.join([str(tree), *plugins])
+
+
+#: The per-turn cases: name, bench_turn.py flags.
+CASES = {
+    "bare": (),
+    "guarded": ("--guards",),
+    "installed": ("--installed",),
+    "installed_guarded": ("--installed", "--guards"),
+}
+Figures = dict[tuple[str, str, str], list[float]]
+
+
+def measure_turns(trees: dict[str, str | None], loads: list[float]) -> Figures:
+    """Each tree's cases, CPU and wall, each repeat in a new order: by (tree, case, kind)."""
+    figures: Figures = {}
+    wall = ("--tools", "async", "--runs", str(RUNS), "--turns", str(TURNS))
     for _ in range(REPEATS):
         loads.append(os.getloadavg()[0])
+        jobs = [(t, c, k) for t in trees for c in CASES for k in ("cpu", "wall")]
+        random.shuffle(jobs)
+        for tree, case, kind in jobs:
+            args = (*CASES[case], *(CPU if kind == "cpu" else wall))
+            row = run(sys.executable, "bench_turn.py", *args, path=trees[tree])
+            value = row["cpu_us_per_turn" if kind == "cpu" else "turns_1_20_us"]
+            figures.setdefault((tree, case, kind), []).append(float(value))  # type: ignore[arg-type]
+    return figures
+
+
+def turn_table(figures: Figures, trees: list[str]) -> tuple[str, dict[str, float]]:
+    """The per-turn table, and the median the guards add by ``tree/case/kind``."""
+    added: dict[str, float] = {}
+    rows = ["| agentkit | figure | without guards | with the 3 guards | **added (paired)** |"]
+    rows.append("|---|---|---:|---:|---:|")
+    for setting, bare, guarded in (
+        ("core only", "bare", "guarded"),
+        ("every plugin installed", "installed", "installed_guarded"),
+    ):
+        for kind, label in (("cpu", "CPU µs a turn"), ("wall", "turn overhead µs")):
+            for tree in trees:
+                without = figures[(tree, bare, kind)]
+                with_guards = figures[(tree, guarded, kind)]
+                pairs = [g - b for g, b in zip(with_guards, without, strict=True)]
+                added[f"{tree}/{bare}/{kind}"] = statistics.median(pairs)
+                name = setting if tree == "now" else f"{setting}, before"
+                rows.append(
+                    f"| {name} | {label} | {spread(without, '.1f')} "
+                    f"| {spread(with_guards, '.1f')} | **+{spread(pairs, '.1f')}** |"
+                )
+    return "\n".join(rows), added
+
+
+def main() -> None:
+    trees: dict[str, str | None] = {"now": None}
+    before = ""
+    if "--before" in sys.argv:
+        tree = Path(sys.argv[sys.argv.index("--before") + 1]).resolve()
+        trees["before"] = tree_path(tree)
+        commit = subprocess.run(
+            ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        before = f'("before": commit {commit}, measured in the same repeats)'
+    ours, theirs = [], []
+    loads: list[float] = []
+    for _ in range(REPEATS):
         ours.append(run(sys.executable, "bench_redact_agentkit.py", str(ROUNDS), str(N))["ms"])
         theirs.append(run(LANGCHAIN, "bench_redact_langchain.py", str(ROUNDS), str(N))["ms"])
-        for case, flags in cases.items():
-            turns[case].append(run(sys.executable, "bench_turn.py", *flags, *turn_args))
-
-    def median(rows: list[dict[str, object]], key: str) -> float:
-        return statistics.median(float(r[key]) for r in rows)  # type: ignore[arg-type]
-
+    figures = measure_turns(trees, loads)
     ours_ms = statistics.median(float(v) for v in ours)  # type: ignore[arg-type]
     theirs_ms = statistics.median(float(v) for v in theirs)  # type: ignore[arg-type]
-    figures: dict[str, float] = {}
-    for case, rows in turns.items():
-        figures[f"{case}_first"] = median(rows, "turns_1_20_us")
-        figures[f"{case}_second"] = median(rows, "turns_21_40_us")
-    ratios: dict[str, float] = {}
-    table = ["| agentkit | turns | without guards | with the 3 guards | × without |"]
-    table.append("|---|---|---:|---:|---:|")
-    for label, bare in (("every plugin installed", "installed"), ("core only", "bare")):
-        guarded = "guarded" if bare == "bare" else "installed_guarded"
-        for half, key, turns_label in (
-            ("first", "turns_1_20_us", "1–20"),
-            ("second", "turns_21_40_us", "21–40"),
-        ):
-            without = [float(r[key]) for r in turns[bare]]  # type: ignore[arg-type]
-            with_guards = [float(r[key]) for r in turns[guarded]]  # type: ignore[arg-type]
-            pairs = [g / b for g, b in zip(with_guards, without, strict=True)]  # same repeat
-            ratios[f"{bare}_{half}"] = statistics.median(pairs)
-            table.append(
-                f"| {label} | {turns_label} | {spread(without, '.1f')} "
-                f"| {spread(with_guards, '.1f')} | **{spread(pairs, '.2f')}x** |"
-            )
+    table, added = turn_table(figures, list(trees))
     redact_ratio = ours_ms / theirs_ms
-    worst = max(ratios["installed_first"], ratios["installed_second"])
-    base = figures["installed_first"]
-    cost = figures["installed_guarded_first"] - base
-    why = WHY_MISSED.format(
-        base=base,
-        room=0.3 * base,
-        cost=cost,
-        core_cost=figures["guarded_first"] - figures["bare_first"],
-        share=cost / 2000,
-    )
+    core = added["now/bare/cpu"]
     versions = run(
         LANGCHAIN,
         "-c",
@@ -165,14 +202,15 @@ def main() -> None:
         repeats=REPEATS,
         rounds=ROUNDS,
         n=N,
-        runs=RUNS,
         ours_ms=ours_ms,
         theirs_ms=theirs_ms,
         redact_ratio=redact_ratio,
         redact_verdict="Met." if redact_ratio <= 0.3 else "Missed; see benchmarks/README.md.",
-        turn_table="\n".join(table),
+        turn_table=table,
+        before=before,
         load=f"{min(loads):.1f}–{max(loads):.1f}",
-        turn_verdict="Met." if worst <= 1.3 else why,
+        goal=GOAL_US,
+        turn_verdict=f"+{core:.1f} µs: {'met' if core <= GOAL_US else 'missed'}.",
     )
     (HERE / "RESULTS.md").write_text(text, encoding="utf-8")
     print(text)

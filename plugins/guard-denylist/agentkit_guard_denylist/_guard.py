@@ -35,11 +35,13 @@ class Entry:
     r"""One entry: its pattern, and where it was written (``"denylist.txt:3"``, ``"terms[0]"``).
 
     ``word_start``: a term's pattern that is ``\b`` followed by the rest (see :func:`combined`).
+    ``term``: a term's text in normal form ("" for a regular expression).
     """
 
     pattern: str
     where: str
     word_start: bool = False
+    term: str = ""
 
 
 def _term(written: str, where: str) -> Entry:
@@ -58,7 +60,7 @@ def _term(written: str, where: str) -> Entry:
     start = re.match(r"\w", term) is not None
     end = r"\b" if re.search(r"\w\Z", term) else ""
     pattern = f"{_WORD_START if start else ''}{re.escape(term)}{end}"
-    return Entry(pattern, where, word_start=start)
+    return Entry(pattern, where, word_start=start, term=term)
 
 
 def combined(entries: Sequence[Entry]) -> str:
@@ -101,6 +103,55 @@ def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
         else:
             entries.append(_term(entry, where))
     return entries
+
+
+@dataclass(frozen=True, slots=True)
+class Sieve:
+    """Tells at C speed most texts in which no entry can appear, as the combined pattern would.
+
+    A case-insensitive alternation of named groups, most of them starting at a word boundary,
+    has no prefix the regular expression engine can scan for: it tries every position, and a
+    framed tool result of 200 characters took tens of microseconds. The sieve asks cheaper
+    questions whose "no" is the pattern's: an ASCII term (``lowered``) can only match an ASCII
+    text that holds it lower-cased (ASCII letters are equal ignoring case exactly when their
+    lower cases are); every other entry (``others``) is searched on its own, where the engine
+    is quick. A text that is not ASCII is left to the pattern.
+    """
+
+    lowered: tuple[str, ...]
+    others: tuple[re.Pattern[str], ...]
+
+    @classmethod
+    def of(cls, entries: Sequence[Entry]) -> Sieve | None:
+        """The sieve of ``entries``, or None when an entry has groups of its own.
+
+        A group would be numbered otherwise in the combined pattern (a back-reference in it
+        would not mean what it means alone), so such a list is always searched whole.
+        """
+        lowered: list[str] = []
+        others: list[re.Pattern[str]] = []
+        for entry in entries:
+            alone = re.compile(entry.pattern, re.IGNORECASE)
+            if alone.groups:
+                return None
+            if entry.term.isascii() and entry.term:
+                lowered.append(entry.term.lower())
+            else:
+                others.append(alone)
+        return cls(tuple(lowered), tuple(others))
+
+    def clean(self, text: str) -> bool:
+        """Whether no entry can appear in ``text`` (False: it may; search it)."""
+        if not text.isascii():
+            return False
+        lower = text.lower()
+        for term in self.lowered:
+            if term in lower:
+                return False
+        for pattern in self.others:
+            if pattern.search(text):
+                return False
+        return True
 
 
 class Denylist(Guard):
@@ -150,12 +201,20 @@ class Denylist(Guard):
                 ) from exc
         self.entries = tuple(entries)
         self._pattern = re.compile(combined(self.entries), re.IGNORECASE)
+        self._sieve = Sieve.of(self.entries)
         self.input = input
         self.output = output
 
     def refuses(self, text: str) -> GuardDecision:
         """Block ``text`` when an entry appears in it, naming the entry's place."""
         seen = normal(text)
+        sieve = self._sieve
+        if sieve is not None and sieve.clean(seen) and (seen == text or sieve.clean(text)):
+            return GuardDecision.ALLOW  # what searched() would say, told without the alternation
+        return self.searched(text, seen)
+
+    def searched(self, text: str, seen: str) -> GuardDecision:
+        """:meth:`refuses`, by the one pattern of all entries (``seen`` is ``normal(text)``)."""
         found = self._pattern.search(seen)
         if found is None and seen != text:  # a pattern written for what the form drops
             found = self._pattern.search(text)

@@ -38,11 +38,29 @@ DASH = re.compile(
 _SPACES = re.compile(r"\s(?:\s+|(?<! ))")
 #: The ASCII a text already in normal form may hold: printable characters and the space.
 _PLAIN = bytes(range(0x20, 0x7F))
+#: ASCII whitespace other than the space (the controls that are collapsed, not dropped).
+_ASCII_SPACES = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 
 
 def normal(text: str) -> str:
     """``text`` in the normal form entries are matched in (see the module)."""
-    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN) and "  " not in text:
+    if not text.isascii():
+        return folded(text)
+    odd = text.encode("ascii").translate(None, _PLAIN)
+    if not odd and "  " not in text:
         return text  # the common case, told at C speed
+    # ASCII is its own NFKC and holds no dash to rewrite: only controls and spaces change
+    if odd.translate(None, _ASCII_SPACES):
+        text = INVISIBLE.sub("", text)
+    words = text.split()  # the whitespace runs, each written as one space below
+    if not words:
+        return " " if text else ""
+    return (
+        (" " if text[0].isspace() else "") + " ".join(words) + (" " if text[-1].isspace() else "")
+    )
+
+
+def folded(text: str) -> str:
+    """The normal form, every step taken (what :func:`normal` gives, at any text's cost)."""
     text = DASH.sub("-", INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
     return _SPACES.sub(" ", text)

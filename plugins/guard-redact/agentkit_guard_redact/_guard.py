@@ -73,6 +73,8 @@ class RedactGuard(Guard):
         self.output = output
         self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
         self._size = cache
+        #: The messages before the last tool result read, and the text read before it.
+        self._before: tuple[Sequence[Message], str] = ((), "")
 
     def redact(self, text: str, before: str = "", after: str = "") -> GuardDecision:
         """Allow ``text`` when it holds nothing to hide, else rewrite it redacted.
@@ -124,11 +126,27 @@ class RedactGuard(Guard):
         if not self.input:
             return GuardDecision.ALLOW
         if 0 <= inp.index < len(inp.messages) and inp.messages[inp.index].role == "tool":
-            earlier = _tool_texts(reversed(inp.messages[: inp.index]))
             later = _tool_texts(inp.messages[inp.index + 1 :])
-            before = "".join(reversed(earlier))[-CONTEXT:]
+            before = self._read_before(inp.messages[: inp.index])
             return self.redact(inp.text, before, "".join(later)[:CONTEXT])
         return self.redact(inp.text)
+
+    def _read_before(self, earlier: Sequence[Message]) -> str:
+        """The last :data:`CONTEXT` characters of the tool results among ``earlier``, joined.
+
+        A request repeats the last one's messages before its new ones, so when ``earlier``
+        begins with the messages read last time (compared at C speed, by address first), only
+        the tool results after them are read. Otherwise they are all read, from the end.
+        """
+        known, text = self._before
+        n = len(known)
+        if n <= len(earlier) and earlier[:n] == known:
+            new = "".join(m.text for m in earlier[n:] if m.role == "tool")
+            text = (text + new)[-CONTEXT:]
+        else:
+            text = "".join(reversed(_tool_texts(reversed(earlier))))[-CONTEXT:]
+        self._before = (earlier, text)
+        return text
 
     def check_output(self, message: Message) -> GuardDecision:
         """Redact an answer."""

@@ -306,3 +306,34 @@ def test_each_character_of_the_view_comes_from_a_span_in_order(pieces: list[str]
         assert at <= start < end <= len(text)
         assert char in View.of(text[start:end]).text
         at = start
+
+
+_pieces = st.one_of(
+    st.text(string.ascii_letters + string.digits + "@.- \u200b\uff20\u00ad", max_size=600),
+    st.sampled_from(
+        [KEY[:9], KEY[9:], "mail me at ann@", "example.org today", "4111 1111", " 1111 1111"]
+    ),
+)
+_roles = st.sampled_from(["tool", "tool", "assistant", "user"])
+
+
+@given(st.lists(st.tuples(_roles, _pieces), min_size=1, max_size=12), st.data())
+@settings(max_examples=150, deadline=None)
+def test_tool_results_read_incrementally_as_read_whole(
+    turns: list[tuple[str, str]], data: st.DataObject
+) -> None:
+    """A guard that read a request's tool results before reads what one that never did reads.
+
+    The guard remembers the text before the last tool result it read and, for a request that
+    repeats those messages, reads only what is new; a request that does not (another run, a
+    compacted transcript) is read whole. Either way every verdict is a fresh guard's.
+    """
+    messages: list[Message] = [Message.system("You help.")]
+    kept = RedactGuard(cache=0)
+    for role, text in turns:
+        if data.draw(st.booleans(), label="fork"):  # another transcript: a rewritten message
+            messages = [*messages[:-1], Message.user(text)]
+        messages.append(Message.tool("c", text) if role == "tool" else Message(role, text))
+        request = tuple(messages)
+        inp = GuardInput(text, "", request, len(request) - 1)
+        assert kept.check_input(inp) == RedactGuard(cache=0).check_input(inp)
