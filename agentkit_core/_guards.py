@@ -305,6 +305,8 @@ class GuardChain:
             check: [(pos, e) for pos, e in enumerate(self.guards) if e.checks(check)]
             for check in ("input", "output", "turn")
         }
+        #: Whether a guard checks whole turns: a run builds each turn's record only then.
+        self.checks_turns = bool(self._asking["turn"])
         self._asks_input = [e.checks("input") for e in self.guards]
         self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).

@@ -234,6 +234,15 @@ async def test_a_turn_block_stops_the_run_with_the_guard_named() -> None:
     assert [(v.hook, v.verdict, v.subject_id) for v in seen] == [("turn", "block", "turn/1")]
 
 
+async def test_a_turn_is_recorded_for_the_guards_only_when_one_checks_turns() -> None:
+    assert not GuardChain([Mask()]).checks_turns
+    assert GuardChain([Mask(), Tired()]).checks_turns
+    model = ScriptedModel([Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')])])
+    result = await agent(model, Mask(), Tired()).run("go")
+    assert result.status == "stopped"
+    assert result.stop_reason == "guard 'tired' (product): one turn of tools is enough"
+
+
 async def test_a_rewrite_from_the_turn_check_is_an_error() -> None:
     model = ScriptedModel([Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')])])
     wrong = Wrong(GuardDecision.rewrite("x", "y"))
