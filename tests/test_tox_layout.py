@@ -55,8 +55,18 @@ def test_mypy_and_the_docs_blocks_run_in_the_tests_environment() -> None:
     commands = setting(config, "tests", "commands").split("\n")
     assert "mypy" in [c.strip() for c in commands]
     # tests/test_docs.py runs the docs' code blocks; a bare pytest collects it (testpaths)
-    assert "pytest {posargs}" in [c.strip() for c in commands]
-    assert setting(config, "tests", "ignore_errors") == "true", "mypy must run after a failure"
+    assert "pytest {[matrix]xdist} {posargs}" in [c.strip() for c in commands]
+    assert setting(config, "tests", "ignore_errors") == "true", "both must run when one fails"
+
+
+def test_each_environments_tests_use_every_core() -> None:
+    """A worker per core in each environment: the one left running at the end uses them all."""
+    config = tox_ini()
+    assert config["matrix"]["xdist"].split()[:2] == ["-n", "logical"]
+    for env in env_list(config):
+        for command in setting(config, env, "commands").split("\n"):
+            if command.strip().startswith("pytest"):
+                assert command.split()[1] == "{[matrix]xdist}", f"{env}: {command}"
 
 
 def test_missing_interpreters_fail_the_run() -> None:
