@@ -42,16 +42,12 @@ from ._models import StreamEvent
 from ._models import answered
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
-from ._recorder import Recorder
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope
 from ._scope import check_deadline
 from ._tools import ToolResult
 from ._tracing import current_span
-from ._verdicts import Verdict
-from ._verdicts import VerdictObserver
-from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
     from ._checkpoint import Checkpointer
@@ -60,6 +56,9 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._guards import GuardChain
     from ._policy import PolicyEngine
+    from ._recorder import Recorder
+    from ._verdicts import Verdict
+    from ._verdicts import VerdictObserver
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -298,6 +297,8 @@ class RunContext(RunScope, Generic[DepsT]):
 
         The verdict is stamped with this run's id (:func:`~agentkit_core.plugin.report_verdict`).
         """
+        from ._verdicts import report_verdict  # loaded with the Verdict being reported
+
         return report_verdict(verdict, ctx=self)
 
     def bind_to_parent(self, name: str) -> None:

@@ -195,6 +195,13 @@ class TurnInfo:
     tool_results: tuple[ToolResult, ...] = ()
 
 
+def fold_decisions(first: ToolDecision | None, then: ToolDecision) -> ToolDecision:
+    """Deny over ask over allow; on a tie the first (the policy engine's) stands."""
+    if first is None or DECISION_RANK[then.kind] > DECISION_RANK[first.kind]:
+        return then
+    return first
+
+
 # ---------------------------------------------------------------------- the fields' rules
 
 

@@ -22,30 +22,29 @@ from typing import ClassVar
 from typing import TypeVar
 
 from ._errors import ConfigError
-
-# Imported at run time, not for the type checker only: the records are public, and their
-# hints must resolve (typing.get_type_hints, pydantic); Agent and Kit resolve by their door.
-from ._fold import Folding
-from ._guardrails import Guardrail
-from ._guards import Guard
-from ._guards import GuardChain
-from ._policy import PolicyEngine
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
-from ._sessions import SessionHeader
-from ._sessions import Sessions
-from ._sessions import SessionStore
 from ._tables import unknown_key
 from ._tools import Tool
-from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
 from ._toolunion import ToolWrap
-from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
+    # The records' public hints resolve by their door (``_public.publish`` spells them out), so
+    # a run that configures no guard, policy, session or fold does not import those modules.
     from ._agent import Agent
+    from ._fold import Folding
+    from ._guardrails import Guardrail
+    from ._guards import Guard
+    from ._guards import GuardChain
     from ._kit import AgentConfig
     from ._kit import Kit
+    from ._policy import PolicyEngine
+    from ._sessions import SessionHeader
+    from ._sessions import Sessions
+    from ._sessions import SessionStore
+    from ._toolunion import ToolConflict
+    from ._verdicts import VerdictObserver
 
 R = TypeVar("R", bound="_Record")
 
@@ -286,7 +285,12 @@ def agent_guards(
     else:
         record = GuardOptions(guards=guards, **flat)  # type: ignore[arg-type]
     given = record.guards
-    named = [] if isinstance(given, GuardChain) else [g for g in given or () if isinstance(g, str)]
+    if given is None:  # no guards: the flat options are checked, the chain is not imported
+        named: list[object] = []
+    else:
+        from ._guards import GuardChain
+
+        named = [] if isinstance(given, GuardChain) else [g for g in given if isinstance(g, str)]
     for name, value in (
         ("guards by name", named),
         ("guard_options", record.guard_options),
@@ -323,7 +327,11 @@ def config_options(config: AgentConfig, overrides: Mapping[str, object]) -> dict
 
 def agent_compaction(compaction: object) -> Folding | None:
     """``Agent(compaction=)`` as given, when it is a Folding (or None)."""
-    if compaction is None or isinstance(compaction, Folding):
+    if compaction is None:
+        return None
+    from ._fold import Folding
+
+    if isinstance(compaction, Folding):
         return compaction
     raise ConfigError(
         f"compaction= takes a Folding (the fold the transcript keeps), got "

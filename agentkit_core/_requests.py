@@ -18,7 +18,6 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._compaction import run_compactor
 from ._content import Task
 from ._content import task_content
 from ._content import task_text
@@ -145,6 +144,8 @@ class RequestBuilder:
         wc.messages.append(Message.user(task_content(task)))
         tail: Sequence[Message] = wc.messages
         if self.compactor is not None:
+            from ._compaction import run_compactor  # loaded with the compactor
+
             tail = await run_compactor(self.compactor, tail, ctx)
         messages = (*wc.prefix, *tail)
         approx = estimate_tokens(messages)
