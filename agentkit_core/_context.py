@@ -8,6 +8,7 @@ checkpointer, the recorder, the policy, the guardrail, the elicitor.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -25,7 +26,6 @@ from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
-from ._fallback import FallbackModel
 from ._invoke import default_middlewares
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -60,6 +60,9 @@ if TYPE_CHECKING:
     from ._verdicts import Verdict
     from ._verdicts import VerdictObserver
 
+#: The module of ``FallbackModel``, looked up in ``sys.modules`` (see ``Invoker``).
+_FALLBACK = "agentkit_core._fallback"
+
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
 
@@ -88,7 +91,10 @@ class Invoker:
             provider = model.name.partition(":")[0] if ":" in model.name else ""
         self._provider = provider
         #: A fallback chain checks the cost limit and names who answered per attempt itself.
-        self._single = not isinstance(model, FallbackModel)
+        #: (A model is a FallbackModel only once that module is loaded: a run without one
+        #: does not import it.)
+        chains = sys.modules.get(_FALLBACK)
+        self._single = chains is None or not isinstance(model, chains.FallbackModel)
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
         self.deadline = check_deadline(deadline)
