@@ -12,7 +12,6 @@ import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import fields
 from dataclasses import replace
 from types import EllipsisType
@@ -42,6 +41,7 @@ from ._models import StreamEvent
 from ._models import answered
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
+from ._records import record
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope
@@ -185,7 +185,7 @@ class Invoker:
 DEFAULT_ELICIT_TIMEOUT = 900.0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RunServices:
     """What a run works with beside its scope; the agent builds one per run.
 

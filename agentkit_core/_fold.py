@@ -15,7 +15,6 @@ import inspect
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._errors import BudgetExceeded
@@ -23,6 +22,7 @@ from ._errors import ConfigError
 from ._errors import FoldError
 from ._messages import Message
 from ._models import ModelRequest
+from ._records import record
 from ._tokens import Estimator
 from ._tokens import estimate_message
 from ._tokens import estimate_tokens
@@ -51,7 +51,7 @@ SUMMARY_INSTRUCTIONS = (
 SUMMARY_HEADER = "Summary of the earlier conversation:"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fold:
     """One fold a run made or tried, as its observers hear it.
 

@@ -22,6 +22,7 @@ from typing import ClassVar
 from typing import TypeVar
 
 from ._errors import ConfigError
+from ._records import record
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._tables import unknown_key
@@ -83,7 +84,7 @@ def _defaults(cls: type[_Record]) -> dict[str, object]:
     return known
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Limits(_Record):
     """How far a run may go: turns, parallel tool calls, the time of a tool or model call, cost.
 
@@ -108,7 +109,7 @@ class Limits(_Record):
     budget: Budget | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class GuardOptions(_Record):
     """What checks a run: guards, the guardrail, the policy engine, and who hears the verdicts.
 
@@ -141,7 +142,7 @@ class GuardOptions(_Record):
     verdict_observer: VerdictObserver | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class SessionOptions(_Record):
     """The session a kit records its conversation in (``docs/sessions.md``); needs ``Kit.open``.
 
@@ -165,7 +166,7 @@ class SessionOptions(_Record):
     fork_at: str | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CompactionOptions(_Record):
     """How a kit keeps the transcript within budget (``docs/compaction.md``).
 
@@ -183,7 +184,7 @@ class CompactionOptions(_Record):
     compactor_options: Mapping[str, object] | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ToolOptions(_Record):
     """The tools a kit offers, from every source, and how their union is shaped.
 
@@ -226,17 +227,17 @@ def flatten(
     given, are the flat keys the receiver reads (a record field outside them, set, is refused).
     """
     flat = dict(options)
-    for key, record in RECORDS.items():
+    for key, kind in RECORDS.items():
         value = flat.get(key)
-        if not isinstance(value, record):
+        if not isinstance(value, kind):
             continue
         del flat[key]
         given = value.given()
         for name in given:
             if name != key and name in options:
-                raise _both(record, name, where)
+                raise _both(kind, name, where)
             if keys is not None and name not in keys:
-                reads = [f.name for f in dataclasses.fields(record) if f.name in keys]  # type: ignore[arg-type]
+                reads = [f.name for f in dataclasses.fields(kind) if f.name in keys]  # type: ignore[arg-type]
                 raise ConfigError(
                     f"{where} does not take {type(value).__name__}({name}=...); the fields it "
                     f"reads are {', '.join(reads)}",

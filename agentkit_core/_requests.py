@@ -13,7 +13,6 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import asdict
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -24,6 +23,7 @@ from ._content import task_text
 from ._errors import ConfigError
 from ._messages import JSONObject
 from ._messages import Message
+from ._records import record
 from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ._context import RunContext
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Prompt:
     """A versioned system prompt; ``version`` is stamped on every request built from it."""
 
@@ -44,7 +44,7 @@ class Prompt:
         return self.template.format(**values) if values else self.template
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MemoryItem:
     """One retrieved piece of evidence, with where it came from."""
 
@@ -69,7 +69,7 @@ def render_grounding(items: Sequence[MemoryItem]) -> str:
     return "\n".join(f"[{item.source}] {item.content}" for item in items)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WorkingContext:
     """The prefix (written once) and the tail (``messages``) of one conversation.
 
@@ -82,7 +82,7 @@ class WorkingContext:
     secret_tainted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BuiltRequest:
     """What :meth:`RequestBuilder.build` returns: the messages, the prompt version, an estimate."""
 

@@ -25,7 +25,6 @@ import os
 import re
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from datetime import datetime
@@ -50,6 +49,7 @@ from ._errors import SessionConflict
 from ._errors import SessionNotFound
 from ._messages import JSONObject
 from ._messages import JSONValue
+from ._records import record
 
 SESSION_SCHEMA: Final = 1
 """The version of the record's schema, written into every header body as ``"schema"``."""
@@ -94,7 +94,7 @@ def new_id() -> str:
     return os.urandom(16).hex()  # what uuid4().hex holds, at a fifth of the cost per item
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionItem:
     """One item as a store keeps it: text only, so every backend stores the same thing.
 
@@ -138,7 +138,7 @@ class SessionItem:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionInfo:
     """A session as listed: its header item, leaf, own item count and base.
 
@@ -159,7 +159,7 @@ class SessionInfo:
         return self.header.parent
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionHeader:
     """What a session records about where it runs; the body of its ``header`` items.
 
@@ -215,7 +215,7 @@ class SessionHeader:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NewItem:
     """An item to append: its kind and body (any value :func:`encode_state` encodes).
 
