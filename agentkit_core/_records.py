@@ -112,7 +112,9 @@ else:
             fields = dataclasses.fields(made)
             methods: dict[str, object] = {}
             if "__repr__" not in own:
-                methods["__record_repr__"] = tuple(f.name for f in fields if f.repr)
+                shown = [f.name for f in fields if f.repr]
+                template = "(" + ", ".join(f"{name}={{!r}}" for name in shown) + ")"
+                methods["__record_repr__"] = (template, _key(shown))
                 methods["__repr__"] = _record_repr
             if "__eq__" not in own:
                 methods["__record_key__"] = _key([f.name for f in fields if f.compare])
@@ -141,15 +143,15 @@ def _key(names: list[str]) -> Callable[[object], tuple[object, ...]]:
 class _Shared(Protocol):
     """What :func:`record` keeps on a class for its shared methods."""
 
-    __record_repr__: tuple[str, ...]
+    __record_repr__: tuple[str, Callable[[object], tuple[object, ...]]]
     __record_key__: Callable[[object], tuple[object, ...]]
     __record_hash_key__: Callable[[object], tuple[object, ...]]
 
 
 @reprlib.recursive_repr()
 def _record_repr(self: _Shared) -> str:
-    inner = ", ".join([f"{name}={getattr(self, name)!r}" for name in self.__record_repr__])
-    return f"{self.__class__.__qualname__}({inner})"
+    template, values = self.__class__.__record_repr__  # "(a={!r}, b={!r})" and its values
+    return self.__class__.__qualname__ + template.format(*values(self))
 
 
 def _record_eq(self: _Shared, other: object) -> object:  # a bool, or NotImplemented
