@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 
-from ._approvals import Answers
 from ._checkpoint import resolve_checkpointer
 from ._content import Task
 from ._content import task_text
@@ -34,10 +33,7 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._executor import Executor
 from ._executor import resolve_executor
-from ._fold import Folding
 from ._guardrails import egress_for
-from ._guards import Guard
-from ._guards import GuardChain
 from ._handoff import hand_off
 from ._handoff import offers_handoff
 from ._handoff import taken_handoff
@@ -50,9 +46,6 @@ from ._lookup import resolve_guardrail
 from ._lookup import resolve_model
 from ._lookup import resolve_policy
 from ._lookup import span_exporters
-from ._memory import Memory
-from ._memory import MemoryStore
-from ._memory_ground import MemoryGrounder
 from ._memory_ground import as_grounder
 from ._memory_ground import render_grounding_block
 from ._messages import Message
@@ -68,21 +61,16 @@ from ._options import agent_compaction
 from ._options import agent_guards
 from ._options import config_options
 from ._options import record_of
-from ._output import OutputStream
 from ._output import output_coerce
 from ._output import output_request
 from ._output import stream_partials
 from ._output import supports_structured_output
 from ._plugins import manager_or_default
-from ._policy import PolicyEngine
-from ._policy import grant_scope
 from ._recorder import NULL_RECORDER
 from ._recorder import NullRecorder
-from ._recorder import Recorder
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
-from ._resume import resume_run
 from ._run_state import AgentResult
 from ._run_state import RunState
 from ._scope import DEFAULT_MODEL_DEADLINE
@@ -110,13 +98,23 @@ from ._turn import model_answer
 from ._turn import request_now
 from ._turn import stopped_after_turn
 from ._turn import turn_request
-from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
+    from ._approvals import Answers
     from ._events import RunEvent
+    from ._fold import Folding
     from ._guardrails import Guardrail
+    from ._guards import Guard
+    from ._guards import GuardChain
     from ._kit import AgentConfig
+    from ._memory import Memory
+    from ._memory import MemoryStore
+    from ._memory_ground import MemoryGrounder
+    from ._output import OutputStream
     from ._plugins import PluginManager
+    from ._policy import PolicyEngine
+    from ._recorder import Recorder
+    from ._verdicts import VerdictObserver
 
 
 class Agent(Generic[DepsT]):
@@ -573,6 +571,8 @@ class Agent(Generic[DepsT]):
             with ctx.trace.span("run", {"task": state.task}, **given) as span:
                 try:
                     if task is not None and policy is not None:  # a user's message: a new task
+                        from ._policy import grant_scope
+
                         policy.end_grants(grant_scope(ctx), ctx.run_id, ctx)
                     result = None if settle is None else await settle()
                     if result is None:
@@ -634,6 +634,8 @@ class Agent(Generic[DepsT]):
         ``on_event`` and ``deps`` are as for :meth:`run` (deps are not checkpointed: give them
         again).
         """
+        from ._resume import resume_run  # resuming needs the approval and handoff machinery
+
         ctx = self._with_deps(ctx if ctx is not None else unread(self.new_context(run_id)), deps)
         return await resume_run(
             self, run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=on_event

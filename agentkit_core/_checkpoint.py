@@ -14,7 +14,6 @@ import dataclasses
 import json
 from collections.abc import Callable
 from collections.abc import Mapping
-from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from datetime import datetime
@@ -37,6 +36,7 @@ from ._errors import ConfigError
 from ._errors import DecodingError
 from ._errors import VersionConflict
 from ._records import quick_init
+from ._records import record
 from ._scope import current_run
 from ._urls import mask_url
 
@@ -59,7 +59,7 @@ TERMINAL: Final = (DONE, FAILED, TAINTED)
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StoredCheckpoint:
     """One record as a store keeps it: text only, so every backend stores the same thing.
 
@@ -111,7 +111,7 @@ class CheckpointPort(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Checkpoint:
     """What a :class:`Checkpointer` hands back: one version of a run.
 

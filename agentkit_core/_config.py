@@ -22,13 +22,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigError
 from ._hookfields import FIELDS
+from ._records import record
 from ._tables import INT
 from ._tables import MODELS
 from ._tables import NAMES
@@ -131,7 +131,7 @@ def _kit_code_only(key: str) -> str:
     return f"it takes Python objects; pass it in code, Kit.from_file(path, {key}=...)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PluginConfig:
     """The user's plugin configuration; ``sources`` says where each key came from.
 
@@ -170,7 +170,7 @@ class PluginConfig:
         return self.sources.get("file") or "agentkit.toml (or [tool.agentkit] in pyproject.toml)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConfigFile:
     """One configuration file, read and checked whole."""
 

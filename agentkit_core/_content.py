@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 from typing import TypeAlias
 
 from ._errors import ConfigError
+from ._records import record
 
 #: The largest ``data`` a part may hold: bigger bytes are refused when the part is made, so no
 #: store, request or checkpoint ever holds them (providers cap inline files near 20 MiB too).
@@ -105,7 +105,7 @@ def _size(kind: str, data: object) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TextPart:
     """Text, as one part of a message."""
 
@@ -120,7 +120,7 @@ class TextPart:
             )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ImagePart:
     """An image: ``url=`` (http(s), fetched by the provider) or ``data=`` bytes + ``media_type``."""
 
@@ -136,7 +136,7 @@ class ImagePart:
             object.__setattr__(self, "media_type", media)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DocumentPart:
     """A PDF document: ``url=`` or ``data=`` bytes; ``name`` is the file name shown to the model."""
 
@@ -151,7 +151,7 @@ class DocumentPart:
         object.__setattr__(self, "media_type", _media("document", self.media_type, DOCUMENT_TYPES))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AudioPart:
     """Audio bytes with their media type (``audio/wav``, ``audio/mpeg``, ...)."""
 

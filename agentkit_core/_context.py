@@ -8,10 +8,10 @@ checkpointer, the recorder, the policy, the guardrail, the elicitor.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import fields
 from dataclasses import replace
 from types import EllipsisType
@@ -25,7 +25,6 @@ from ._errors import ConfigError
 from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
-from ._fallback import FallbackModel
 from ._invoke import default_middlewares
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -42,16 +41,13 @@ from ._models import StreamEvent
 from ._models import answered
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
-from ._recorder import Recorder
+from ._records import record
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope
 from ._scope import check_deadline
 from ._tools import ToolResult
 from ._tracing import current_span
-from ._verdicts import Verdict
-from ._verdicts import VerdictObserver
-from ._verdicts import report_verdict
 
 if TYPE_CHECKING:
     from ._checkpoint import Checkpointer
@@ -60,6 +56,12 @@ if TYPE_CHECKING:
     from ._guardrails import Guardrail
     from ._guards import GuardChain
     from ._policy import PolicyEngine
+    from ._recorder import Recorder
+    from ._verdicts import Verdict
+    from ._verdicts import VerdictObserver
+
+#: The module of ``FallbackModel``, looked up in ``sys.modules`` (see ``Invoker``).
+_FALLBACK = "agentkit_core._fallback"
 
 #: ``async (question, schema, secret) -> answer``: how a run asks a person something.
 Elicitor = Callable[[str, "dict[str, Any] | None", bool], Awaitable[Any]]
@@ -89,7 +91,10 @@ class Invoker:
             provider = model.name.partition(":")[0] if ":" in model.name else ""
         self._provider = provider
         #: A fallback chain checks the cost limit and names who answered per attempt itself.
-        self._single = not isinstance(model, FallbackModel)
+        #: (A model is a FallbackModel only once that module is loaded: a run without one
+        #: does not import it.)
+        chains = sys.modules.get(_FALLBACK)
+        self._single = chains is None or not isinstance(model, chains.FallbackModel)
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
         self.deadline = check_deadline(deadline)
@@ -182,7 +187,7 @@ class Invoker:
 DEFAULT_ELICIT_TIMEOUT = 900.0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RunServices:
     """What a run works with beside its scope; the agent builds one per run.
 
@@ -300,6 +305,8 @@ class RunContext(RunScope, Generic[DepsT]):
 
         The verdict is stamped with this run's id (:func:`~agentkit_core.plugin.report_verdict`).
         """
+        from ._verdicts import report_verdict  # loaded with the Verdict being reported
+
         return report_verdict(verdict, ctx=self)
 
     def bind_to_parent(self, name: str) -> None:

@@ -16,7 +16,6 @@ import re
 import sys
 from collections.abc import Callable
 from collections.abc import Iterable
-from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import ConfigError
+from ._records import record
 
 if TYPE_CHECKING:
     from ._plugins import Registration
@@ -36,7 +36,7 @@ SOURCES = ("code", "plugins_dir", "entry_point")
 STATUSES = ("loaded", "disabled", "failed", "incompatible", "shadowed", "conflict")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class PluginInfo:
     """What the manager knows of one plugin; ``status`` is one of :data:`STATUSES`."""
 
@@ -189,7 +189,7 @@ _ENTRY_VALUE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _EntryPoint:
     name: str
     value: str

@@ -15,28 +15,24 @@ import inspect
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._compaction import compacting
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._errors import FoldError
 from ._messages import Message
 from ._models import ModelRequest
+from ._records import record
 from ._tokens import Estimator
 from ._tokens import estimate_message
 from ._tokens import estimate_tokens
 from ._tracing import Span
-from ._units import Unit
-from ._units import head_length
-from ._units import recent_units
-from ._units import units_from_end
 
 if TYPE_CHECKING:
     from ._context import RunContext
     from ._models import Model
     from ._run_state import RunState
+    from ._units import Unit
 
 #: What a compaction-written message (a summary) carries in ``Message.metadata["compaction"]``.
 SUMMARY = "summary"
@@ -55,7 +51,7 @@ SUMMARY_INSTRUCTIONS = (
 SUMMARY_HEADER = "Summary of the earlier conversation:"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fold:
     """One fold a run made or tried, as its observers hear it.
 
@@ -96,6 +92,9 @@ def fold_cut(
     Messages ``[head, cut)`` are what a fold replaces; ``cut <= head`` means there is nothing
     older than the tail. Walks back from the end, so it costs what is kept.
     """
+    from ._units import recent_units  # the units load with a fold's first cut, not at import
+    from ._units import units_from_end
+
     tail = recent_units(units_from_end(messages, estimate, head=head), keep_recent, _tokens)
     return tail[0].start if tail else len(messages)
 
@@ -121,6 +120,8 @@ async def write_summary(
     raises, answers nothing, is cut short, or is no smaller than ``old``. A
     :class:`BudgetExceeded` is not a failed summary: it propagates.
     """
+    from ._compaction import compacting
+
     write = summarizer or _model_summarizer(ctx, model, instructions, source)
     try:
         with compacting():
@@ -248,6 +249,8 @@ class Folding:
         """
         if self._within(view):
             return view
+        from ._units import head_length
+
         transcript = state.transcript
         head = head_length(transcript, all_system=True)
         cut = fold_cut(transcript, self.keep_recent, head=head, estimate=self.estimate)
@@ -325,6 +328,8 @@ def _locate(
     """
     if view is transcript:
         return head, cut
+    from ._units import head_length
+
     recent = {id(m) for m in transcript[cut:]}
     start = head_length(view, all_system=True)
     end = next((i for i in range(start, len(view)) if id(view[i]) in recent), None)

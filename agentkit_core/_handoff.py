@@ -29,7 +29,6 @@ from ._errors import ConfigError
 from ._messages import JSONObject
 from ._messages import Message
 from ._messages import ToolCall
-from ._policy import grant_scope
 from ._requests import WorkingContext
 from ._tools import Tool
 from ._tools import ToolResult
@@ -201,6 +200,8 @@ async def _switch(source: Agent, target: Agent, ctx: RunContext) -> None:
     """Put ``ctx`` under ``target``: its model, middlewares, policy, guardrail and guards."""
     old, new = source.policy, target.policy
     if new is not None and new is not old:
+        from ._policy import grant_scope  # a policy engine is configured: its module is loaded
+
         scope = grant_scope(ctx)
         for grant, _, ended in () if old is None else old.grants(scope):
             if not ended:

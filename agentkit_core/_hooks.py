@@ -23,7 +23,6 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Coroutine
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from threading import get_ident
 from time import perf_counter
@@ -50,6 +49,7 @@ from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
 from ._records import quick_init
+from ._records import record
 from ._tools import ToolResult
 from ._tracing import Span
 
@@ -147,7 +147,7 @@ DECISION_RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolDecision:
     """A before_tool_call verdict: ``allow``, ``ask`` (a person approves) or ``deny``.
 
@@ -177,7 +177,7 @@ class ToolDecision:
 _ALLOW = ToolDecision("allow", "", "")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StopDecision:
     """Why a run stopped after a turn, and which hook said so."""
 
@@ -186,13 +186,20 @@ class StopDecision:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TurnInfo:
     """What the turn hooks receive: the turn number (from 1); after a turn, what it did."""
 
     turn: int
     response: ModelResponse | None = None
     tool_results: tuple[ToolResult, ...] = ()
+
+
+def fold_decisions(first: ToolDecision | None, then: ToolDecision) -> ToolDecision:
+    """Deny over ask over allow; on a tie the first (the policy engine's) stands."""
+    if first is None or DECISION_RANK[then.kind] > DECISION_RANK[first.kind]:
+        return then
+    return first
 
 
 # ---------------------------------------------------------------------- the fields' rules
@@ -207,7 +214,7 @@ def _all_messages(value: Sequence[object]) -> bool:
     return all(isinstance(m, Message) for m in value)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Rule:
     """What one field's hooks may return, and how their returns combine.
 
@@ -284,7 +291,7 @@ def _caller(
     return lambda *args: fn(*[args[i] for i in picks])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Plan:
     """One implementation, ready to call: whose it is, the function, and how to call it."""
 
@@ -455,7 +462,7 @@ def _check_seconds(name: str, value: object, alternative: str) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Hooks:
     """The contested-field implementations of a run, per field, in call order.
 

@@ -429,9 +429,11 @@ def resolve_policy(
     manager: PluginManager,
 ) -> PolicyEngine | None:
     """An agent's policy engine from an engine, a policy file's path, or None (no policy)."""
-    from ._policy import PolicyEngine
+    if policy is None:
+        return None
+    from ._policy import PolicyEngine  # imported only when an agent has a policy
 
-    if policy is None or isinstance(policy, PolicyEngine):
+    if isinstance(policy, PolicyEngine):
         return policy
     if isinstance(policy, str | os.PathLike):
         return load_policy(policy, engine=engine, manager=manager)

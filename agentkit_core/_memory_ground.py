@@ -20,15 +20,13 @@ from typing import TYPE_CHECKING
 from typing import Final
 
 from ._errors import ConfigError
-from ._memory import Memory
-from ._memory import MemoryHit
-from ._memory import MemoryStore
-from ._memory import check_k
-from ._memory import render_entry
 from ._requests import MemoryItem
 
 if TYPE_CHECKING:
     from ._context import RunContext
+    from ._memory import Memory
+    from ._memory import MemoryHit
+    from ._memory import MemoryStore
 
 #: How many entries a grounder adds when it is not told.
 DEFAULT_GROUND: Final = 5
@@ -57,6 +55,9 @@ class MemoryGrounder:
         *,
         where: str = "MemoryGrounder(k=)",
     ) -> None:
+        from ._memory import Memory
+        from ._memory import check_k
+
         self.k = check_k(k, where)
         self.memory = memory if isinstance(memory, Memory) else Memory(memory)
         self.scopes = None if scopes is None else tuple(scopes)
@@ -75,6 +76,9 @@ def as_grounder(memory: object, where: str) -> MemoryGrounder | None:
     """``memory=`` as a grounder: a MemoryGrounder as it is, a Memory or store with k=5."""
     if memory is None or isinstance(memory, MemoryGrounder):
         return memory
+    from ._memory import Memory  # an agent without memory does not import it
+    from ._memory import MemoryStore
+
     if isinstance(memory, (Memory, MemoryStore)):
         return MemoryGrounder(memory)
     raise ConfigError(
@@ -91,6 +95,8 @@ def render_grounding_block(items: Sequence[MemoryItem]) -> str:
 
 
 def _item(hit: MemoryHit) -> MemoryItem:
+    from ._memory import render_entry
+
     e = hit.entry
     provenance = {
         "store": hit.store,

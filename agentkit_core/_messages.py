@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from itertools import islice
 from json.scanner import make_scanner
@@ -24,6 +23,7 @@ from typing import overload
 from ._content import Part
 from ._content import content_text
 from ._records import quick_init
+from ._records import record
 
 #: A JSON value as ``json.loads`` returns it: wire bodies, checkpoint state, parsed arguments.
 JSONValue: TypeAlias = bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
@@ -68,7 +68,7 @@ _scan = make_scanner(json.JSONDecoder(object_pairs_hook=_unique))  # type: ignor
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolCall:
     """A model's request to call one tool. ``arguments`` is the raw JSON text the model sent."""
 
@@ -105,7 +105,7 @@ def _duplicate(text: str, key: str) -> DuplicateKeyError:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Message:
     """One chat message: system, user, assistant (possibly with tool calls) or a tool result."""
 
@@ -143,7 +143,7 @@ class Message:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Usage:
     """Token and request counts; usages add up with ``+``.
 

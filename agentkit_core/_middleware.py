@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -19,6 +18,7 @@ from ._messages import JSONValue
 from ._messages import ToolCall
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._records import record
 from ._tools import Tool
 from ._tools import ToolResult
 
@@ -33,7 +33,7 @@ CallTool = Callable[["ToolInvocation"], Awaitable[ToolResult]]
 ModelMiddlewareFn = Callable[[ModelRequest, CallModel], Awaitable[ModelResponse]]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolInvocation:
     """One tool call on its way to the tool: the model's call, the tool, decoded arguments."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -21,6 +20,7 @@ from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
 from ._records import quick_init
+from ._records import record
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -68,7 +68,7 @@ class ModelSettings(TypedDict, total=False):
     extra_body: Mapping[str, JSONValue]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolSpec:
     """What a model is told about one tool: its name, description and JSON Schema parameters."""
 
@@ -77,7 +77,7 @@ class ToolSpec:
     parameters: JSONObject = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OutputSchema:
     """A structured-output request: a JSON Schema the answer must satisfy."""
 
@@ -87,7 +87,7 @@ class OutputSchema:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModelRequest:
     """One call to a model. Middlewares pass on a changed copy (``dataclasses.replace``).
 
@@ -123,7 +123,7 @@ class ModelRequest:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModelResponse:
     """A model's answer: one assistant message, the usage it cost, and why it stopped."""
 
@@ -149,7 +149,7 @@ def answered(response: ModelResponse, by: str) -> ModelResponse:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StreamEvent:
     """One event of a streamed answer.
 

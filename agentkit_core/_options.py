@@ -22,30 +22,30 @@ from typing import ClassVar
 from typing import TypeVar
 
 from ._errors import ConfigError
-
-# Imported at run time, not for the type checker only: the records are public, and their
-# hints must resolve (typing.get_type_hints, pydantic); Agent and Kit resolve by their door.
-from ._fold import Folding
-from ._guardrails import Guardrail
-from ._guards import Guard
-from ._guards import GuardChain
-from ._policy import PolicyEngine
+from ._records import record
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
-from ._sessions import SessionHeader
-from ._sessions import Sessions
-from ._sessions import SessionStore
 from ._tables import unknown_key
 from ._tools import Tool
-from ._toolunion import ToolConflict
 from ._toolunion import ToolFilter
 from ._toolunion import ToolWrap
-from ._verdicts import VerdictObserver
 
 if TYPE_CHECKING:
+    # The records' public hints resolve by their door (``_public.publish`` spells them out), so
+    # a run that configures no guard, policy, session or fold does not import those modules.
     from ._agent import Agent
+    from ._fold import Folding
+    from ._guardrails import Guardrail
+    from ._guards import Guard
+    from ._guards import GuardChain
     from ._kit import AgentConfig
     from ._kit import Kit
+    from ._policy import PolicyEngine
+    from ._sessions import SessionHeader
+    from ._sessions import Sessions
+    from ._sessions import SessionStore
+    from ._toolunion import ToolConflict
+    from ._verdicts import VerdictObserver
 
 R = TypeVar("R", bound="_Record")
 
@@ -84,7 +84,7 @@ def _defaults(cls: type[_Record]) -> dict[str, object]:
     return known
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Limits(_Record):
     """How far a run may go: turns, parallel tool calls, the time of a tool or model call, cost.
 
@@ -109,7 +109,7 @@ class Limits(_Record):
     budget: Budget | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class GuardOptions(_Record):
     """What checks a run: guards, the guardrail, the policy engine, and who hears the verdicts.
 
@@ -142,7 +142,7 @@ class GuardOptions(_Record):
     verdict_observer: VerdictObserver | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class SessionOptions(_Record):
     """The session a kit records its conversation in (``docs/sessions.md``); needs ``Kit.open``.
 
@@ -166,7 +166,7 @@ class SessionOptions(_Record):
     fork_at: str | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CompactionOptions(_Record):
     """How a kit keeps the transcript within budget (``docs/compaction.md``).
 
@@ -184,7 +184,7 @@ class CompactionOptions(_Record):
     compactor_options: Mapping[str, object] | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ToolOptions(_Record):
     """The tools a kit offers, from every source, and how their union is shaped.
 
@@ -227,17 +227,17 @@ def flatten(
     given, are the flat keys the receiver reads (a record field outside them, set, is refused).
     """
     flat = dict(options)
-    for key, record in RECORDS.items():
+    for key, kind in RECORDS.items():
         value = flat.get(key)
-        if not isinstance(value, record):
+        if not isinstance(value, kind):
             continue
         del flat[key]
         given = value.given()
         for name in given:
             if name != key and name in options:
-                raise _both(record, name, where)
+                raise _both(kind, name, where)
             if keys is not None and name not in keys:
-                reads = [f.name for f in dataclasses.fields(record) if f.name in keys]  # type: ignore[arg-type]
+                reads = [f.name for f in dataclasses.fields(kind) if f.name in keys]  # type: ignore[arg-type]
                 raise ConfigError(
                     f"{where} does not take {type(value).__name__}({name}=...); the fields it "
                     f"reads are {', '.join(reads)}",
@@ -286,7 +286,12 @@ def agent_guards(
     else:
         record = GuardOptions(guards=guards, **flat)  # type: ignore[arg-type]
     given = record.guards
-    named = [] if isinstance(given, GuardChain) else [g for g in given or () if isinstance(g, str)]
+    if given is None:  # no guards: the flat options are checked, the chain is not imported
+        named: list[object] = []
+    else:
+        from ._guards import GuardChain
+
+        named = [] if isinstance(given, GuardChain) else [g for g in given if isinstance(g, str)]
     for name, value in (
         ("guards by name", named),
         ("guard_options", record.guard_options),
@@ -323,7 +328,11 @@ def config_options(config: AgentConfig, overrides: Mapping[str, object]) -> dict
 
 def agent_compaction(compaction: object) -> Folding | None:
     """``Agent(compaction=)`` as given, when it is a Folding (or None)."""
-    if compaction is None or isinstance(compaction, Folding):
+    if compaction is None:
+        return None
+    from ._fold import Folding
+
+    if isinstance(compaction, Folding):
         return compaction
     raise ConfigError(
         f"compaction= takes a Folding (the fold the transcript keeps), got "

@@ -25,7 +25,6 @@ import warnings
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from types import FunctionType
 from types import MethodType
@@ -56,6 +55,7 @@ from ._hookfields import FIELD_OF_HOOK
 from ._hookfields import declared_arguments
 from ._ordering import read_declarations
 from ._ordering import resolve_order
+from ._records import record
 
 #: Seam name -> the registration hook that fills it.
 SEAMS: dict[str, str] = {
@@ -94,7 +94,7 @@ CONTESTED_HOOKS: tuple[str, ...] = (
 BAD_STATUSES = ("failed", "incompatible", "conflict")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Registration:
     """One thing a plugin registered on a seam: its name, the value(s), and who offered it."""
 

@@ -34,7 +34,6 @@ from typing import runtime_checkable
 
 from ._approvals import Approval as Approval
 from ._errors import ConfigError
-from ._hooks import DECISION_RANK
 from ._hooks import ToolDecision
 from ._messages import JSONObject
 from ._messages import ToolCall
@@ -516,10 +515,3 @@ class PolicyEngine(abc.ABC):
             )
             reports.append(GrantReport(grant, replayed=True, error=error, verdict=verdict))
         return reports
-
-
-def fold_decisions(first: ToolDecision | None, then: ToolDecision) -> ToolDecision:
-    """Deny over ask over allow; on a tie the first (the engine's) stands."""
-    if first is None or DECISION_RANK[then.kind] > DECISION_RANK[first.kind]:
-        return then
-    return first

@@ -12,7 +12,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import TypeAlias
@@ -21,6 +20,7 @@ from typing import runtime_checkable
 from ._errors import ConfigError
 from ._errors import PluginError
 from ._messages import Usage
+from ._records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -39,7 +39,7 @@ class Priced(Protocol):
     def cost(self, usage: Usage) -> float: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Price:
     """A flat price in US dollars per million tokens.
 

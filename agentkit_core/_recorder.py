@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -34,8 +35,6 @@ from typing import ClassVar
 from ._encoder import encode_state
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
-from ._instructions import InstructionPart
-from ._instructions import Omission
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
@@ -43,22 +42,21 @@ from ._messages import ToolCall
 from ._messages import Usage
 from ._pricing import run_prices
 from ._requests import WorkingContext
-from ._session_state import REDACTED
-from ._session_state import RecordedInstructions
-from ._session_state import SessionState
-from ._session_state import instructions_hash
 from ._sessions import NewItem
-from ._sessions import SessionHeader
 from ._sessions import Sessions
-from ._sessions import SessionStore
 from ._sessions import _as_header as as_header
 from ._sessions import new_id
-from ._verdicts import Verdict
 
 if TYPE_CHECKING:
     from ._context import RunContext
     from ._executor import Executor
     from ._hooks import ToolDecision
+    from ._instructions import InstructionPart
+    from ._instructions import Omission
+    from ._session_state import SessionState
+    from ._sessions import SessionHeader
+    from ._sessions import SessionStore
+    from ._verdicts import Verdict
 
 #: ``(instructions text) -> (parts, omissions)`` when the parts join to that text, else None:
 #: how a recorder learns the parts a request's instructions were composed from
@@ -126,6 +124,8 @@ class Recorder:
         parts: PartsFor | None = None,
     ) -> Recorder:
         """A recorder of a new session with ``header`` (``session_id`` picks its id)."""
+        from ._session_state import SessionState  # a recorder's session modules load here
+
         store = as_sessions(sessions)
         given = as_header(header)
         head = await store.create(given, session_id=session_id)
@@ -145,6 +145,8 @@ class Recorder:
         With ``header``, a header that differs from the one in force (another model after a
         restart, another kit) is recorded before the next run's first item.
         """
+        from ._session_state import SessionState
+
         store = as_sessions(sessions)
         path = await store.path(session_id)
         recorder = cls(store, SessionState.replay(session_id, path), parts=parts)
@@ -167,6 +169,8 @@ class Recorder:
         The original session is never changed. The fork's header is ``header``, or a copy of
         ``session_id``'s own.
         """
+        from ._session_state import SessionState
+
         store = as_sessions(sessions)
         head = await store.fork(session_id, at=at, header=header, new_id=new_id)
         path = await store.path(head.session_id)
@@ -280,6 +284,8 @@ class Recorder:
         began = await steps.step("session:start", partial(_same, self._leaf), kind="session")
         if began is None or began == self._leaf:
             return
+        from ._session_state import SessionState
+
         path = await self.sessions.path(self.session_id, to=began)
         self.state = SessionState.replay(self.session_id, path)
         for item in self._buffer:
@@ -379,6 +385,10 @@ class Recorder:
         if texts == self._sent or not texts:
             return
         self._sent = texts
+        from ._instructions import InstructionPart
+        from ._session_state import RecordedInstructions
+        from ._session_state import instructions_hash
+
         key = instructions_hash(texts)
         if self.state.instructions is not None and self.state.instructions.hash == key:
             return
@@ -504,6 +514,8 @@ class Recorder:
         child_header = replace(
             header, model=model or header.model, metadata={**header.metadata, "parent": link}
         )
+        from ._session_state import SessionState
+
         head = await self.sessions.create(child_header)
         child = Recorder(
             self.sessions,
@@ -528,6 +540,8 @@ class Recorder:
             body["run"] = run
         self.last_id = item = new_id()
         if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
+            from ._session_state import REDACTED
+
             self._taint()
             self._buffer.append(NewItem(kind, {REDACTED: SECRET_TAINT, "run": run}, id=item))
         else:
@@ -553,7 +567,6 @@ class NullRecorder(Recorder):
     enabled: ClassVar[bool] = False
 
     def __init__(self) -> None:
-        self.state = SessionState("")
         self.parts_for = None
         self._leaf = None
         self._tainted = False
@@ -569,6 +582,17 @@ class NullRecorder(Recorder):
     record_tool_result = record_messages = record_verdict = _ignore
     record_elicitation = record_fold = end = _ignore
     begin = flush = _nothing
+
+    @functools.cached_property
+    def state(self) -> SessionState:  # type: ignore[override]  # read by few: made on first use
+        """An empty session's state; its module loads only if something reads it."""
+        from ._session_state import SessionState
+
+        return SessionState("")
+
+    @property
+    def session_id(self) -> str:
+        return ""
 
     def working_context(self, model: str | None = None) -> WorkingContext:
         return WorkingContext()
@@ -602,6 +626,8 @@ NULL_RECORDER: Recorder = NullRecorder()
 
 def decision_verdict(call: ToolCall, decision: ToolDecision) -> Verdict:
     """The verdict of the before_tool_call hooks' fold on ``call``."""
+    from ._verdicts import Verdict
+
     return Verdict(
         "hook",
         "before_tool_call",

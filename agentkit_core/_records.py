@@ -11,7 +11,14 @@ dataclass made (``__eq__``, ``__repr__``, ``__hash__``, pickling, ``replace``) i
 from __future__ import annotations
 
 import dataclasses
+import operator
+import reprlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from typing import Protocol
 from typing import TypeVar
+
+__all__ = ["quick_init", "record"]
 
 T = TypeVar("T", bound=type)
 
@@ -76,3 +83,83 @@ def quick_init(cls: T) -> T:
     init.__annotations__ = dict(generated.__annotations__)  # type: ignore[attr-defined]
     cls.__init__ = init  # type: ignore[misc]
     return cls
+
+
+if TYPE_CHECKING:  # to the type checker it is the dataclass it makes
+    from dataclasses import dataclass as record
+else:
+
+    def record(
+        cls: T | None = None, /, *, frozen: bool = False, slots: bool = False, kw_only: bool = False
+    ) -> T | Callable[[T], T]:
+        """``@dataclass`` whose ``__repr__``, ``__eq__`` and ``__hash__`` are shared, not compiled.
+
+        ``dataclasses`` compiles each method it makes from source with its own ``exec``: a frozen
+        record takes six, and a first run imported ~60 records. These three behave as the ones
+        ``@dataclass`` (eq and repr on, its defaults) makes: the same text (``Usage(input_tokens=3,
+        ...)``, a recursive repr shown as ``...``), equality only between instances of the very same
+        class, over the compared fields in order, the hash of the same tuple when the record is
+        frozen, unhashable when it is not. A class that writes one of them itself keeps its own.
+        """
+
+        def wrap(cls: T) -> T:
+            own = dict(cls.__dict__)
+            # as dataclasses reads it: a class defining __eq__ alone has __hash__ None, not its own
+            explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+            made: type = dataclasses.dataclass(  # type: ignore[call-overload]
+                cls, repr=False, eq=False, frozen=frozen, slots=slots, kw_only=kw_only
+            )
+            fields = dataclasses.fields(made)
+            methods: dict[str, object] = {}
+            if "__repr__" not in own:
+                shown = [f.name for f in fields if f.repr]
+                template = "(" + ", ".join(f"{name}={{!r}}" for name in shown) + ")"
+                methods["__record_repr__"] = (template, _key(shown))
+                methods["__repr__"] = _record_repr
+            if "__eq__" not in own:
+                methods["__record_key__"] = _key([f.name for f in fields if f.compare])
+                methods["__eq__"] = _record_eq
+            if not explicit_hash:
+                hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+                methods["__record_hash_key__"] = _key(hashed)
+                methods["__hash__"] = _record_hash if frozen else None
+            for name, value in methods.items():
+                setattr(made, name, value)
+            return made  # type: ignore[return-value]
+
+        return wrap if cls is None else wrap(cls)
+
+
+def _key(names: list[str]) -> Callable[[object], tuple[object, ...]]:
+    """The tuple of ``names``' values of a record, as the generated methods build it."""
+    if len(names) >= 2:
+        return operator.attrgetter(*names)
+    if names:
+        get = operator.attrgetter(names[0])
+        return lambda obj: (get(obj),)
+    return lambda obj: ()
+
+
+class _Shared(Protocol):
+    """What :func:`record` keeps on a class for its shared methods."""
+
+    __record_repr__: tuple[str, Callable[[object], tuple[object, ...]]]
+    __record_key__: Callable[[object], tuple[object, ...]]
+    __record_hash_key__: Callable[[object], tuple[object, ...]]
+
+
+@reprlib.recursive_repr()
+def _record_repr(self: _Shared) -> str:
+    template, values = self.__class__.__record_repr__  # "(a={!r}, b={!r})" and its values
+    return self.__class__.__qualname__ + template.format(*values(self))
+
+
+def _record_eq(self: _Shared, other: object) -> object:  # a bool, or NotImplemented
+    if other.__class__ is self.__class__:
+        key = self.__class__.__record_key__  # from the class: a function stays unbound
+        return key(self) == key(other)
+    return NotImplemented
+
+
+def _record_hash(self: _Shared) -> int:
+    return hash(self.__class__.__record_hash_key__(self))

@@ -13,18 +13,17 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import asdict
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._compaction import run_compactor
 from ._content import Task
 from ._content import task_content
 from ._content import task_text
 from ._errors import ConfigError
 from ._messages import JSONObject
 from ._messages import Message
+from ._records import record
 from ._tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     from ._context import RunContext
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Prompt:
     """A versioned system prompt; ``version`` is stamped on every request built from it."""
 
@@ -45,7 +44,7 @@ class Prompt:
         return self.template.format(**values) if values else self.template
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MemoryItem:
     """One retrieved piece of evidence, with where it came from."""
 
@@ -70,7 +69,7 @@ def render_grounding(items: Sequence[MemoryItem]) -> str:
     return "\n".join(f"[{item.source}] {item.content}" for item in items)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WorkingContext:
     """The prefix (written once) and the tail (``messages``) of one conversation.
 
@@ -83,7 +82,7 @@ class WorkingContext:
     secret_tainted: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BuiltRequest:
     """What :meth:`RequestBuilder.build` returns: the messages, the prompt version, an estimate."""
 
@@ -145,6 +144,8 @@ class RequestBuilder:
         wc.messages.append(Message.user(task_content(task)))
         tail: Sequence[Message] = wc.messages
         if self.compactor is not None:
+            from ._compaction import run_compactor  # loaded with the compactor
+
             tail = await run_compactor(self.compactor, tail, ctx)
         messages = (*wc.prefix, *tail)
         approx = estimate_tokens(messages)

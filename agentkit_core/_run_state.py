@@ -5,7 +5,6 @@ A RunState is what an agent's checkpoint holds; :func:`restored` reads one back,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
@@ -15,6 +14,7 @@ from ._checkpoint import Checkpoint
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
+from ._records import record
 
 if TYPE_CHECKING:
     from ._scope import RunScope
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 Status = Literal["done", "suspended", "stopped"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentResult:
     """What a run returns.
 
@@ -48,7 +48,7 @@ class AgentResult:
     agent: str = ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RunState:
     """The durable state of one run: enough to continue it from a checkpoint alone."""
 

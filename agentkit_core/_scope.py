@@ -13,13 +13,13 @@ import contextvars
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._messages import Usage
+from ._records import record
 from ._tokens import SentTokens
 from ._tracing import Trace
 from ._tracing import current_call_id
@@ -62,7 +62,7 @@ DEFAULT_MAX_DEPTH = 5
 _NONE = Usage()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Budget:
     """Limits of one run; None is unlimited. Exceeding one raises :class:`BudgetExceeded`.
 

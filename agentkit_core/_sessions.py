@@ -26,7 +26,6 @@ import re
 import time
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from datetime import datetime
@@ -53,6 +52,7 @@ from ._errors import SessionNotFound
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._records import quick_init
+from ._records import record
 
 SESSION_SCHEMA: Final = 1
 """The version of the record's schema, written into every header body as ``"schema"``."""
@@ -111,7 +111,7 @@ def new_id() -> str:
     return os.urandom(16).hex()  # what uuid4().hex holds, at a fifth of the cost per item
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionItem:
     """One item as a store keeps it: text only, so every backend stores the same thing.
 
@@ -155,7 +155,7 @@ class SessionItem:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionInfo:
     """A session as listed: its header item, leaf, own item count and base.
 
@@ -176,7 +176,7 @@ class SessionInfo:
         return self.header.parent
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionHeader:
     """What a session records about where it runs; the body of its ``header`` items.
 
@@ -233,7 +233,7 @@ class SessionHeader:
 
 
 @quick_init  # made three times a recorded turn
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NewItem:
     """An item to append: its kind and body (any value :func:`encode_state` encodes).
 

@@ -17,10 +17,10 @@ from collections import abc
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ._errors import ConfigError
+from ._records import record
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
@@ -29,7 +29,7 @@ _FALSE = ("", "0", "false", "no", "off")
 # ---------------------------------------------------------------------- kinds of values
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Kind:
     """A type a configuration value may have: its name in messages, its check, its env reading.
 

@@ -23,10 +23,10 @@ from ._deadline import within
 from ._errors import BudgetExceeded
 from ._executor import InProcessExecutor
 from ._hooks import ToolDecision
+from ._hooks import fold_decisions
 from ._messages import Message
 from ._messages import ToolCall
 from ._middleware import ToolInvocation
-from ._policy import fold_decisions
 from ._recorder import NullRecorder
 from ._recorder import decision_verdict
 from ._run_state import RunState

@@ -6,7 +6,6 @@ import inspect
 import json
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import overload
@@ -16,6 +15,7 @@ from ._messages import Content
 from ._messages import JSONObject
 from ._models import ToolSpec
 from ._records import quick_init
+from ._records import record
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolResult:
     """What a tool call produced.
 

@@ -12,12 +12,12 @@ import asyncio
 import inspect
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
 from ._errors import ToolDefinitionError
+from ._records import record
 from ._tools import Tool
 
 #: The label of the user's own tools: the first source of a kit's union, and an agent's list.
@@ -68,7 +68,7 @@ class ToolSourceBridge(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolOrigin:
     """One tool of the union and the label of the source it came from."""
 
@@ -76,7 +76,7 @@ class ToolOrigin:
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolConflict:
     """Two tools claiming one name: where the kept one and the dropped one came from."""
 

@@ -26,15 +26,12 @@ from ._models import ModelResponse
 from ._models import ModelSettings
 from ._models import StreamEvent
 from ._models import ToolSpec
-from ._output import REPAIRS
 from ._recorder import NullRecorder
 from ._requests import WorkingContext
 from ._run_state import AgentResult
 from ._run_state import RunState
 from ._tool_calls import steps_inline
 from ._tools import ToolResult
-from ._units import head_length
-from ._verdicts import Verdict
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -219,6 +216,8 @@ async def stopped_after_turn(
     if stop_hooks:
         stop = await hooks.run_should_stop_after_turn(ctx, info)
         if stop is not None:
+            from ._verdicts import Verdict
+
             ctx.report_verdict(
                 Verdict(
                     "hook",
@@ -245,7 +244,9 @@ def carry_over(wc: WorkingContext, transcript: list[Message], start: int) -> Non
     """
     if start >= 0:
         wc.messages.extend(transcript[start:])
-    else:
+    else:  # after a fold, which imported the units
+        from ._units import head_length
+
         prefix = (
             len(wc.prefix) if wc.prefix is not None else head_length(transcript, all_system=True)
         )
@@ -259,6 +260,8 @@ def _reparse(agent: Agent, message: Message) -> Any:
 
 async def _coerced(coerce: Any, request: ModelRequest, chat: Any) -> tuple[Any, list[Message]]:
     """One typed-output model step: the response and the repair messages it took."""
+    from ._output import REPAIRS  # loaded with the agent's typed output
+
     response = await coerce.wrap_model(request, chat)
     return response, list(request.metadata.pop(REPAIRS, ()))
 

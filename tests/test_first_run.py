@@ -61,6 +61,24 @@ UNUSED = {
     "importlib.resources",
     "lzma",
     "bz2",
+    # the core's machinery for what a plain run does not configure: guards, a policy and its
+    # approvals, resuming, memory, a compactor, a session's state and instruction records,
+    # verdicts (reported by guards, policies and hooks that decide) and a fallback chain
+    "agentkit_core._approvals",
+    "agentkit_core._policy",
+    "agentkit_core._guards",
+    "agentkit_core._resume",
+    "agentkit_core._memory",
+    "agentkit_core._framing",
+    "agentkit_core._memory_block",
+    "agentkit_core._compaction",
+    "agentkit_core._units",
+    "agentkit_core._session_state",
+    "agentkit_core._instructions",
+    "agentkit_core._verdicts",
+    "agentkit_core._fallback",
+    "agentkit_core._kit",
+    "agentkit_core._kit_options",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the

@@ -16,10 +16,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import hookimpl
 from agentkit_core.plugin import ModelRequest
-from agentkit_core.plugin import compaction_units
 from agentkit_core.plugin import current_span
-from agentkit_core.plugin import keep_units
-from agentkit_core.plugin import render_transcript
 from agentkit_core.plugin import resolve_model_option
 from agentkit_core.plugin import strip_code_fence
 
@@ -100,6 +97,9 @@ class ImportanceFilteringCompactor:
 
     async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, the turns the filterer keeps, the newest turn."""
+        from agentkit_core.plugin import compaction_units  # loaded by the first compaction
+        from agentkit_core.plugin import keep_units
+
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
             return messages
@@ -132,6 +132,8 @@ class ImportanceFilteringCompactor:
             return keep_units(messages, head + kept + newest)
 
     def _model_filterer(self, ctx: RunContext) -> Filterer:
+        from agentkit_core.plugin import render_transcript
+
         invoker = ctx.invoker_for(
             self.model, source="the importance compactor", hint="pass model= or filterer="
         )

@@ -8,9 +8,6 @@ from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
-from agentkit_core.plugin import keep_units
-from agentkit_core.plugin import recent_units
-from agentkit_core.plugin import units_from_end
 
 if TYPE_CHECKING:
     from agentkit_core import Message
@@ -41,6 +38,12 @@ class SlidingWindowCompactor:
 
     async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message and the most recent turns that fit the window."""
+        from agentkit_core.plugin import (
+            keep_units,  # the units load with the first compaction, not the plugin
+        )
+        from agentkit_core.plugin import recent_units
+        from agentkit_core.plugin import units_from_end
+
         leading = 1 if messages and messages[0].role == "system" else 0
         if len(messages) - leading <= self.keep_recent:
             return messages

@@ -13,13 +13,10 @@ from agentkit_core.plugin import SUMMARY_HEADER
 from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
 from agentkit_core.plugin import FoldError
 from agentkit_core.plugin import Summarizer
-from agentkit_core.plugin import compaction_units
 from agentkit_core.plugin import current_span
 from agentkit_core.plugin import estimate_tokens
 from agentkit_core.plugin import fold_cut
-from agentkit_core.plugin import keep_units
 from agentkit_core.plugin import resolve_model_option
-from agentkit_core.plugin import within_budget
 from agentkit_core.plugin import write_summary
 
 if TYPE_CHECKING:
@@ -98,6 +95,12 @@ class SummarizationCompactor:
 
     async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message, one summary of the older middle, the recent tail."""
+        from agentkit_core.plugin import (
+            compaction_units,  # the units load with the first compaction, not the plugin
+        )
+        from agentkit_core.plugin import keep_units
+        from agentkit_core.plugin import within_budget
+
         units = compaction_units(messages, self.estimate)
         if within_budget(units, self.max_tokens):
             return messages

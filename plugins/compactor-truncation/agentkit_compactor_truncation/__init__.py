@@ -9,10 +9,6 @@ from typing import TypedDict
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
 from agentkit_core.plugin import estimate_tokens
-from agentkit_core.plugin import keep_units
-from agentkit_core.plugin import recent_units
-from agentkit_core.plugin import units_from_end
-from agentkit_core.plugin import within_budget
 
 if TYPE_CHECKING:
     from agentkit_core import Message
@@ -41,6 +37,13 @@ class TruncationCompactor:
 
     async def compact(self, messages: Sequence[Message], ctx: RunContext) -> Sequence[Message]:
         """The system message and the newest turns that fit the budget."""
+        from agentkit_core.plugin import (
+            keep_units,  # the units load with the first compaction, not the plugin
+        )
+        from agentkit_core.plugin import recent_units
+        from agentkit_core.plugin import units_from_end
+        from agentkit_core.plugin import within_budget
+
         if within_budget(units_from_end(messages, self.estimate), self.max_tokens):
             return messages
         lead = messages[:1] if messages[0].role == "system" else []
