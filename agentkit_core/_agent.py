@@ -548,12 +548,11 @@ class Agent(Generic[DepsT]):
     ) -> AgentResult:
         """Run the loop (after ``settle``) as this task's current run; an error marks it FAILED.
 
-        ``settle`` settles a resumed run's pending calls; when it holds them for a person
-        instead, its result (a suspended one) is the run's.
-
-        The run first claims its recorder and records ``task`` (a session another writer moved
-        on fails here, before the model is called). A cancellation (or Ctrl-C) writes nothing:
-        like a crash, it leaves the last RUNNING checkpoint in place, so the run can be resumed.
+        ``settle`` settles a resumed run's pending calls; if it holds them for a person, its
+        (suspended) result is the run's. The run first claims its recorder and records ``task``
+        (a session another writer moved on fails here, before the model is called). A
+        cancellation (or Ctrl-C) writes nothing: like a crash, it leaves the last RUNNING
+        checkpoint in place, so the run can be resumed.
         """
         executor = self.executor
         await ctx.recorder.begin(ctx, task, steps=executor if executor.durable else None)
@@ -669,8 +668,7 @@ class Agent(Generic[DepsT]):
         ``start`` is where the run's own messages begin (a handoff's target goes on from it).
         """
         start = len(state.transcript) if start is None else start
-        # The tools' specs are read once per set of tools: a fixed list's once per run, a
-        # union's each turn (it returns a new set each time).
+        # Specs are read once per set of tools: a fixed list's once a run, a union's each turn.
         offered: dict[str, Tool] | None = None
         specs: tuple[ToolSpec, ...] = ()
         handoffs = False  # whether a tool offered is a handoff: a batch to scan for one
