@@ -218,7 +218,9 @@ def kit_hooks(manager: PluginManager, options: Mapping[str, Any]) -> Hooks:
     A ``message_filter=`` is the last transform, checked (:func:`checked_filter`).
     """
     user = {name: options[name] for name in FIELDS if options.get(name) is not None}
-    hooks = plugin_hooks(manager).merged(Hooks.of("user", **user))
+    hooks = plugin_hooks(manager)
+    if user:  # else no second set of chains to build (and merge) for every kit
+        hooks = hooks.merged(Hooks.of("user", **user))
     if options.get("message_filter") is not None:
         if not callable(options["message_filter"]):
             raise ConfigError(
