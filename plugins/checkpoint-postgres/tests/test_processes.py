@@ -52,9 +52,12 @@ async def test_every_version_a_killed_writer_was_given_survives_a_server_crash(
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stdin.close()  # type: ignore[union-attr]
+        # Versions it printed (acknowledged) before the kill but the test had not read yet: on a
+        # busy machine the writer runs ahead of the reader.
+        printed += [int(line) for line in proc.stdout.read().split()]
         proc.stdout.close()
     assert proc.returncode == -signal.SIGKILL
-    assert printed == list(range(1, 41))
+    assert len(printed) >= 40 and printed == list(range(1, len(printed) + 1))
     # Then the server goes down without a shutdown checkpoint: what it acknowledged must be on disk.
     pg_cluster.restart()
 
