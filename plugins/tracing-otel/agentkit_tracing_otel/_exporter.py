@@ -83,6 +83,23 @@ def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:
     return "[" + ",".join(parts) + "]"
 
 
+class _Run:
+    """What an open run's spans share, worked out once per run, not once per span."""
+
+    __slots__ = ("conversation", "encoded", "named", "provider")
+
+    def __init__(self, conversation: str | None) -> None:
+        #: its gen_ai.conversation.id (the session's id, else the run's), and the
+        #: gen_ai.provider.name of its first model call that said one
+        self.conversation = conversation
+        self.provider: str | None = None
+        #: span name -> the name the run's last span of it that started unnamed ended with
+        self.named: dict[str, str] = {}
+        #: id(message) -> (message, its JSON): a request repeats the transcript so far, whose
+        #: messages are frozen, so each is encoded once per run, not once per call
+        self.encoded: dict[int, tuple[Any, str]] = {}
+
+
 class OTelExporter(SpanExporter):
     """Hands every span of a run to an OpenTelemetry tracer.
 
@@ -100,20 +117,14 @@ class OTelExporter(SpanExporter):
         self.capture_content = _flag(CAPTURE_ENV) if capture_content is None else capture_content
         # span id -> the open OpenTelemetry span (dict operations are atomic: no lock needed)
         self._live: dict[str, Any] = {}
-        # run id -> id(message) -> (message, its JSON): a request repeats the transcript so
-        # far, whose messages are frozen, so each is encoded once per run, not once per call
-        self._encoded: dict[str | None, dict[int, tuple[Any, str]]] = {}
-        # run id -> its gen_ai.conversation.id and gen_ai.provider.name, while the run is open
-        self._conversation: dict[str | None, str] = {}
-        self._provider: dict[str | None, str] = {}
+        # run id -> what its spans share, while the run is open
+        self._runs: dict[str | None, _Run] = {}
         # span ids of the traces the provider's sampler dropped: their spans cost a set lookup
         self._dropped: set[str] = set()
         # span id -> the context its children start in (made for the first), while it is open
         self._contexts: dict[str, Any] = {}
-        # ids of open spans that started without what their name ends with (see _name), and
-        # run id -> span name -> the name the run's last such span ended with
+        # ids of open spans that started without what their name ends with (see _name)
         self._unnamed: set[str] = set()
-        self._named: dict[str | None, dict[str, str]] = {}
         # span id -> a span under another not yet started in OpenTelemetry (see on_start)
         self._waiting: dict[str, Span] = {}
 
@@ -154,9 +165,9 @@ class OTelExporter(SpanExporter):
             value = span.attributes.get(shape.key, "")
             if value == "":  # it learns what it acts on later (a model call: its model)
                 self._unnamed.add(span.span_id)
-                named = self._named.get(span.run_id)
-                if named:  # as its run's last one was: renamed at its end only if not so
-                    title = named.get(span.name, title)
+                run = self._runs.get(span.run_id)
+                if run is not None:  # as its run's last one was: renamed at its end if not so
+                    title = run.named.get(span.name, title)
             else:
                 title = shape.name(span, span.attributes)
         otel = self.tracer.start_span(
@@ -172,7 +183,7 @@ class OTelExporter(SpanExporter):
             self._dropped.add(span.span_id)
             return None
         if shape.run and span.run_id:
-            self._conversation[span.run_id] = (
+            self._runs[span.run_id] = _Run(
                 _kept(span, span.exported_attributes(), "session_id") or span.run_id
             )
         self._live[span.span_id] = otel
@@ -214,10 +225,7 @@ class OTelExporter(SpanExporter):
             self._name(span, shape, otel, exported)
         attributes = self._attributes(span, shape, exported, None)
         if shape.run:
-            self._encoded.pop(span.run_id, None)
-            self._conversation.pop(span.run_id, None)
-            self._provider.pop(span.run_id, None)
-            self._named.pop(span.run_id, None)
+            self._runs.pop(span.run_id, None)
         if span.error is not None:
             otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
         if attributes:
@@ -230,12 +238,10 @@ class OTelExporter(SpanExporter):
         Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
         rename, no second call for the attributes); its times are its own.
         """
-        parent_id = span.parent_id
-        context = self._contexts.get(parent_id) if parent_id else None
-        if context is None and parent_id:
-            context = self._context(parent_id)
-            if context is None and parent_id in self._dropped:
-                return
+        parent_id = span.parent_id or ""  # a span waits only under another
+        context = self._contexts.get(parent_id) or self._context(parent_id)
+        if context is None and parent_id in self._dropped:
+            return
         shape = _SHAPES.get(span.name) or _Shape(span.name)
         exported = span.exported_attributes()
         otel = self.tracer.start_span(
@@ -261,7 +267,7 @@ class OTelExporter(SpanExporter):
         if shape.conversation:
             self._conversation_and_provider(span, exported, attributes)
         if self.capture_content and not span.tainted:
-            cache = self._encoded.setdefault(span.run_id, {})
+            cache = self._run(span.run_id).encoded
             attributes.update(
                 _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
             )
@@ -280,7 +286,14 @@ class OTelExporter(SpanExporter):
         title = shape.name(span, exported)
         if title != getattr(otel, "name", None):
             otel.update_name(title)
-        self._named.setdefault(span.run_id, {})[span.name] = title
+        self._run(span.run_id).named[span.name] = title
+
+    def _run(self, run_id: str | None) -> _Run:
+        """What ``run_id``'s spans share (made now for a run whose start this did not see)."""
+        run = self._runs.get(run_id)
+        if run is None:
+            run = self._runs[run_id] = _Run(run_id)
+        return run
 
     def _conversation_and_provider(
         self, span: Span, exported: Mapping[str, Any], attributes: dict[str, Any]
@@ -289,26 +302,26 @@ class OTelExporter(SpanExporter):
 
         A model call's provider is its ``provider`` attribute (the model string's prefix, which
         core's tracing puts there), else the prefix of its ``model``; the run's is its model
-        calls' (the first one's), known by the time the run ends.
+        calls' (the first one's), known by the time the run ends. Both are kept per run.
         """
-        run = span.run_id
-        conversation = self._conversation.get(run, run)
-        if conversation:
-            attributes["gen_ai.conversation.id"] = conversation
+        run = self._run(span.run_id)
+        if run.conversation:
+            attributes["gen_ai.conversation.id"] = run.conversation
         if type(exported) is MappingProxyType:  # the span's own attributes: each exported as is
-            given, model = exported.get("provider"), exported.get("model")
-            provider = provider_name(
-                given if type(given) is str else None, model if type(model) is str else None
-            )
+            given = exported.get("provider")
+            if type(given) is not str or not given:
+                model = exported.get("model")
+                given = model.partition(":")[0] if type(model) is str and ":" in model else None
+            provider = PROVIDER_NAMES.get(given, given) if given else None
         else:
             provider = provider_name(
                 _kept(span, exported, "provider"), _kept(span, exported, "model")
             )
         if provider:
-            if span.name == "model_call":
-                self._provider.setdefault(run, provider)
+            if run.provider is None and span.name == "model_call":
+                run.provider = provider
         else:
-            provider = self._provider.get(run)
+            provider = run.provider
         if provider:
             attributes["gen_ai.provider.name"] = provider
 

@@ -368,7 +368,7 @@ def test_a_run_the_sampler_drops_exports_nothing_and_keeps_nothing() -> None:
     agent = Agent("forecaster", model, tools=[weather], exporters=[exporter], hooks=None)
     assert run(agent).output == "It is sunny."
     assert memory.get_finished_spans() == ()
-    assert not exporter._live and not exporter._dropped and not exporter._conversation
+    assert not exporter._live and not exporter._dropped and not exporter._runs
     assert not exporter._contexts
     # a ratio of 1 keeps every run, whole, as without a sampler
     memory = InMemorySpanExporter()

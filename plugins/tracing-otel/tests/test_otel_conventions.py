@@ -23,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agentkit_core import Agent
 from agentkit_core import open_sessions
+from agentkit_core._tracing import WITHHELD
 from agentkit_core._tracing import _export_copy
 from agentkit_core.plugin import Span
 from agentkit_core.testing import ScriptedModel
@@ -226,3 +227,31 @@ def test_a_span_is_started_when_something_starts_under_it_else_whole_at_its_end(
     assert parent["chat m"] == ids["invoke_agent child"]
     assert (spans["chat m"].start_time, spans["chat m"].end_time) == (call.start_ns, call.end_ns)
     assert spans["chat m"].attributes["gen_ai.request.model"] == "m"
+
+
+def test_a_span_started_early_ends_with_what_it_has_then() -> None:
+    """A span started early (a turn, when its model call ends) carries the attributes it has
+    at its end: what it gained or changed since, and a text withheld if the run was tainted
+    meanwhile."""
+    made, memory = exporter()
+    run = Span("run", {"agent": "helper"}, run_id="r1")
+    kept = Span("turn", {"turn": 1}, run_id="r1", parent_id=run.span_id)
+    grown = Span("turn", {"turn": 2}, run_id="r1", parent_id=run.span_id)
+    texted = Span("step", {"n": 1, "note": "secret"}, run_id="r1", parent_id=run.span_id)
+    made.on_start(run)
+    for span in (kept, grown, texted):
+        made.on_start(span)
+        call = Span("model_call", {"messages": 1}, run_id="r1", parent_id=span.span_id)
+        made.on_start(call)
+        made.on_end(call)
+        if span is grown:
+            span.set("turn", 3)
+            span.set("late", "yes")
+        if span is texted:
+            span.tainted = True
+        made.on_end(span)
+    made.on_end(run)
+    spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
+    assert spans["turn 1"] == {"agentkit.turn": 1}
+    assert spans["turn 2"] == {"agentkit.turn": 3, "agentkit.late": "yes"}
+    assert spans["step"] == {"agentkit.n": 1, "agentkit.note": WITHHELD}
