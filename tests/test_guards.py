@@ -502,7 +502,10 @@ class _Asked(Guard):
 
 _plain_step = st.tuples(
     st.sampled_from(["user", "tool", "assistant", "fork", "again"]),
-    st.sampled_from(["", "plain", "a secret", "a note", "x"]),
+    st.one_of(
+        st.sampled_from(["", "plain", "a secret", "a note", "x"]),
+        st.text("se\u017fcrt \u200b\uff53\u0301\n", max_size=9),  # long s, zero-width, fullwidth
+    ),
 )
 
 

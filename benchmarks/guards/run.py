@@ -93,6 +93,13 @@ between nonce-carrying delimiters (about 200 characters against 1–5, never the
 the guards read a text some forty times longer, and `redact` reads it with the tool results
 before it (up to 1,024 characters, so that a secret split between results is still found):
 that row is the guards over a long turn, reported beside the goal and not held to it.
+
+Every run of a process is the same 40 turns, so from the second run on `redact` answers each
+tool result from its result cache (`cache=1024`, keyed by the result and the text read around
+it): the rows measure the chain and the guards' bookkeeping, not the detectors. A tool result
+never seen before is read with the results before it (up to 1,024 characters) by the five
+detectors: replaying one run's requests through the chain with the cache off costs about
+twice as much a turn (benchmarks/README.md).
 """
 
 
