@@ -526,23 +526,24 @@ class GuardChain:
         again = first if self._measures else -1
         todo = [(again, msgs[again])] if again >= 0 else []
         todo += enumerate(new, same)
-        view = tuple(msgs) if self._asks_any else ()
-        asked: dict[int, GuardInput] = {}
+        # nobody rewrites: every guard is asked the same input about a message with text
+        texts = [(i, t) for i, m in todo if (t := m.text)] if self._asks_any else []
+        view = tuple(msgs) if texts else ()
+        inputs = [GuardInput(t, "", view, i, i == first) for i, t in texts]
         known: dict[tuple[int, int], GuardDecision] = {}
+        parts = memo.parts
         for k, entry in self._asking["input"]:
             reuse = not entry.guard.measures_request
-            for i, m in todo:
-                text = m.text
-                if not text:
-                    continue
-                decision = memo.parts.get((k, "", text)) if reuse and i == again else None
-                if decision is None:
-                    inp = asked.get(i)
-                    if inp is None:
-                        inp = asked[i] = GuardInput(text, "", view, i, i == first)
+            for inp in inputs:
+                i = inp.index
+                if reuse and i == again:
+                    decision = parts.get((k, "", inp.text))
+                    if decision is None:
+                        decision = parts[k, "", inp.text] = self._ask(
+                            entry, "input", f"message/{i}", ctx, inp
+                        )
+                else:
                     decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                    if reuse and i == again:
-                        memo.parts[k, "", text] = decision
                 known[k, i] = decision
                 if decision.action == "rewrite":
                     return known
