@@ -1,7 +1,7 @@
 """Run both benchmarks, each side in its own processes, alternately; write RESULTS.md.
 
 bash benchmarks/guards/setup.sh          # the LangChain venv
-python benchmarks/guards/run.py [--before TREE]   # with the guard plugins installed
+python benchmarks/guards/run.py [--before TREE] [--repeats N]   # with the guard plugins installed
 
 ``--before TREE`` (a checkout of an older commit) measures the per-turn cases there too, in the
 same rounds (its core and plugins first on PYTHONPATH), for a before/after table.
@@ -35,7 +35,8 @@ LANGCHAIN = next(
     ),
     ENVS / "guards-langchain" / "bin" / "python",
 )
-REPEATS = 5
+#: Processes per side and case (``--repeats N``: more, when the machine is loaded).
+REPEATS = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 5
 ROUNDS, N = 5, 20  # redaction: rounds of N requests per process
 RUNS, TURNS = 10, 40  # per-turn: runs of TURNS turns per process
 CPU = ("--cpu", "5", "10", "40")  # per-turn CPU: rounds, runs, turns per process
