@@ -705,7 +705,7 @@ class Agent(Generic[DepsT]):
                 return await target._loop(state, ctx, wc, settings, sink, start)
             if keeps_state(self, ctx):  # else _persist has nothing to write
                 await self._persist(ctx, state, "running")
-            if self.guards is None and not self.hooks.should_stop_after_turn:
+            if not (getattr(self.guards, "checks_turns", 0) or self.hooks.should_stop_after_turn):
                 continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)
             if stopped is not None:

@@ -40,6 +40,7 @@ from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
 from ._messages import starts_with
+from ._messages import tail
 from ._records import quick_init
 from ._verdicts import Verdict
 
@@ -222,6 +223,9 @@ class _RunMemo:
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
     last: _LastRequest | None = None
+    #: Or, when no guard rewrote any of its messages, just them and the index of the first
+    #: with text: every version and every view is then the messages themselves.
+    plain: tuple[Sequence[Message], int] | None = None
 
 
 @quick_init
@@ -241,6 +245,16 @@ class _LastRequest:
     sent: tuple[Message, ...]
     rewrites: int
     first: int
+
+
+def _unfolded(plain: tuple[Sequence[Message], int], n: int) -> _LastRequest:
+    """A request no guard rewrote (its messages, its first with text) as a :class:`_LastRequest`.
+
+    Every version of each message, and each of the ``n`` guards' views, is the message itself.
+    """
+    messages, first = plain
+    msgs = tuple(messages)
+    return _LastRequest(messages, [[m] * (n + 1) for m in msgs], [msgs] * n, msgs, 0, first)
 
 
 def _stage(
@@ -361,8 +375,18 @@ class GuardChain:
         """
         memo = self._memo(ctx)
         msgs = request.messages
-        if memo is not None and not memo.built_reported:
-            self._report_built(ctx, memo, msgs)
+        answered: dict[tuple[int, int], GuardDecision] = {}  # by the plain pass, if it gave up
+        if memo is not None:
+            if not memo.built_reported:
+                self._report_built(ctx, memo, msgs)
+            plain = memo.plain
+            if plain is not None:
+                if plain[1] >= 0 and starts_with(msgs, plain[0]):
+                    found = self._plain_request(ctx, memo, msgs, *plain)
+                    if found is None:  # nobody rewrote anything
+                        return request
+                    answered = found
+                memo.last, memo.plain = _unfolded(plain, len(self.guards)), None
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
         if last is not None and starts_with(msgs, last.messages):
@@ -389,7 +413,9 @@ class GuardChain:
                 versions.append([m])
                 todo.append((i, m))
         marks = [0] * len(todo)  # which guards rewrote each message of todo
-        snapshots = self._ask_request(ctx, memo, last, versions, todo, marks, same, first, rewrites)
+        snapshots = self._ask_request(
+            ctx, memo, last, versions, todo, marks, same, first, rewrites, answered
+        )
         for mark in marks:
             rewrites |= mark
         n = len(self.guards)
@@ -401,7 +427,10 @@ class GuardChain:
             for (i, m), mark in zip(todo, marks, strict=True):
                 if i != again:
                     memo.messages[id(m)] = (m, versions[i], mark)
-            memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
+            if rewrites:
+                memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
+            else:
+                memo.last, memo.plain = None, (msgs, first)
         if ctx is not None and self._asks_any:
             for i, m in todo:
                 if not isinstance(m.content, str):  # a plain text has no part to skip
@@ -421,6 +450,7 @@ class GuardChain:
         same: int,
         first: int,
         carried: int,
+        answered: dict[tuple[int, int], GuardDecision],
     ) -> list[tuple[Message, ...]]:
         """Ask each guard in turn about the messages ``todo``; the view each guard saw.
 
@@ -428,7 +458,8 @@ class GuardChain:
         guard ``k`` sets bit ``k`` of the message's mark (``marks``, in ``todo``'s order). A
         guard's view is the last one's when no earlier version of the request differs at that
         guard: bit ``k - 1`` is set neither in ``carried`` (the rewrites of the versions reused
-        from earlier requests) nor in a mark.
+        from earlier requests) nor in a mark. ``answered`` holds answers :meth:`_plain_request`
+        already had, by (guard's position, message index): those guards are not asked again.
         """
         again = first if self._measures else -1
         asked: list[GuardInput | None] = [None] * len(todo)  # the last input about each
@@ -454,6 +485,8 @@ class GuardChain:
                         memo.parts.get(key) if reuse and i == again and memo is not None else None
                     )
                     if decision is None:
+                        decision = answered.get((k, i))
+                    if decision is None:
                         inp = asked[j]
                         if inp is None or inp.messages is not snapshot or inp.text is not text:
                             inp = asked[j] = GuardInput(text, "", snapshot, i, i == first)
@@ -467,6 +500,63 @@ class GuardChain:
                         changed = True
                 versions[i].append(message)
         return snapshots
+
+    def _plain_request(
+        self,
+        ctx: RunContext | None,
+        memo: _RunMemo,
+        msgs: Sequence[Message],
+        prefix: Sequence[Message],
+        first: int,
+    ) -> dict[tuple[int, int], GuardDecision] | None:
+        """Check ``msgs``, which extend ``prefix``, the last request, which no guard rewrote.
+
+        Every guard then sees the request as it is: each is asked about the new messages (a
+        measuring guard about the first too, as :meth:`_ask_request` asks) and no version or
+        view is built: None says nobody rewrote anything, and the memo keeps the request
+        plain. On a rewrite (or a new message met before) this returns the answers so far, by
+        (guard's position, message index), for the full pass to finish asking no guard twice.
+        """
+        same = len(prefix)
+        new = tail(msgs, prefix)
+        seen = memo.messages
+        for m in new:
+            if id(m) in seen:  # its versions are reused, as the full pass does
+                return {}
+        again = first if self._measures else -1
+        todo = [(again, msgs[again])] if again >= 0 else []
+        todo += enumerate(new, same)
+        # nobody rewrites: every guard is asked the same input about a message with text
+        texts = [(i, t) for i, m in todo if (t := m.text)] if self._asks_any else []
+        view = tuple(msgs) if texts else ()
+        inputs = [GuardInput(t, "", view, i, i == first) for i, t in texts]
+        known: dict[tuple[int, int], GuardDecision] = {}
+        parts = memo.parts
+        for k, entry in self._asking["input"]:
+            reuse = not entry.guard.measures_request
+            for inp in inputs:
+                i = inp.index
+                if reuse and i == again:
+                    decision = parts.get((k, "", inp.text))
+                    if decision is None:
+                        decision = parts[k, "", inp.text] = self._ask(
+                            entry, "input", f"message/{i}", ctx, inp
+                        )
+                else:
+                    decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                known[k, i] = decision
+                if decision.action == "rewrite":
+                    return known
+        n = len(self.guards)
+        for i, m in todo:
+            if i != again:
+                seen[id(m)] = (m, [m] * (n + 1), 0)
+        memo.plain = (msgs, first)
+        if ctx is not None and self._asks_any:
+            for i, m in todo:
+                if not isinstance(m.content, str):
+                    _report_skipped(ctx, m, i)
+        return None
 
     def _report_built(
         self, ctx: RunContext | None, memo: _RunMemo, messages: Sequence[Message]

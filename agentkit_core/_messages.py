@@ -256,14 +256,26 @@ class TranscriptView(Sequence[Message]):
         return n <= self._n and tuple(islice(self._items, n)) == tuple(prefix)
 
 
+def tail(messages: Sequence[Message], prefix: Sequence[Message]) -> Sequence[Message]:
+    """The messages of ``messages`` past ``prefix``, which they begin with (see starts_with)."""
+    if type(messages) is TranscriptView and type(prefix) is TranscriptView:
+        after = messages.after(prefix)
+        if after is not None:  # a list slice, not a view's
+            return after
+    return messages[len(prefix) :]
+
+
 def starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
     """Whether ``messages`` begins with the messages of ``prefix``, copying neither.
 
-    Two views of one transcript compare their lengths. Tuple ordering walks both to the first
-    position where they differ, comparing identical messages by address alone (no message is
-    read, so a long prefix costs a pointer scan); messages define no order, so a difference
-    raises TypeError.
+    Two views of one transcript (each request's, in a run) compare their lengths, before any
+    indexed read. Tuple ordering walks both to the first position where they differ, comparing
+    identical messages by address alone (no message is read, so a long prefix costs a pointer
+    scan); messages define no order, so a difference raises TypeError.
     """
+    if type(prefix) is TranscriptView and type(messages) is TranscriptView:
+        if prefix._items is messages._items:
+            return 0 < prefix._n <= messages._n
     n = len(prefix)
     if not n or len(messages) < n or messages[n - 1] is not prefix[-1]:
         return False

@@ -483,3 +483,60 @@ def test_a_run_sends_what_checking_every_request_whole_sends(
         expected = fresh.check_request(None, ModelRequest(tuple(transcript)))
         assert tuple(sent.messages) == tuple(expected.messages)
         assert kept.views == whole.views
+
+
+class _Asked(Guard):
+    """Rewrites "secret" (not measuring) or keeps every view it is asked with (measuring)."""
+
+    def __init__(self, name: str, measures: bool) -> None:
+        self.name = name
+        self.measures_request = measures  # type: ignore[misc]
+        self.asked: list[tuple[str, int, bool, tuple[Message, ...]]] = []
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        self.asked.append((inp.text, inp.index, inp.first, tuple(inp.messages)))
+        if "secret" in inp.text and not self.measures_request:
+            return GuardDecision.rewrite(inp.text.replace("secret", "[hidden]"), "hid 1 word")
+        return GuardDecision.allow("seen") if "note" in inp.text else GuardDecision.ALLOW
+
+
+_plain_step = st.tuples(
+    st.sampled_from(["user", "tool", "assistant", "fork", "again"]),
+    st.one_of(
+        st.sampled_from(["", "plain", "a secret", "a note", "x"]),
+        st.text("se\u017fcrt \u200b\uff53\u0301\n", max_size=9),  # long s, zero-width, fullwidth
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_plain_step, min_size=1, max_size=14))
+def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
+    steps: list[tuple[str, str]],
+) -> None:
+    """While no guard rewrites, the chain asks each guard about the new messages without
+    building versions or views; on a rewrite it hands over to the full pass. Every request
+    sent, every question asked (text, index, first, view) and every verdict is the full
+    pass's alone."""
+    runs = []
+    for plain in (True, False):
+        guards = [_Asked("a", False), _Asked("m", True), _Asked("b", False)]
+        chain = GuardChain(guards)
+        if not plain:
+            chain._plain_request = lambda *args: {}  # type: ignore[method-assign]
+        ctx: Any = _Run()
+        transcript: list[Message] = [Message.system("You help.")]
+        sent = []
+        for role, text in steps:
+            if role == "fork":
+                transcript = [*transcript[:-1], Message.user(text)]
+            elif role == "again":  # the same message object once more
+                transcript.append(transcript[-1])
+            elif role == "tool":
+                transcript.append(Message.tool("c", text))
+            else:
+                transcript.append(Message(role, text))
+            request = chain.check_request(ctx, ModelRequest(TranscriptView(transcript)))
+            sent.append(tuple(request.messages))
+        runs.append((sent, [g.asked for g in guards], ctx.verdicts))
+    assert runs[0] == runs[1]

@@ -1,7 +1,7 @@
 """Run both benchmarks, each side in its own processes, alternately; write RESULTS.md.
 
 bash benchmarks/guards/setup.sh          # the LangChain venv
-python benchmarks/guards/run.py [--before TREE]   # with the guard plugins installed
+python benchmarks/guards/run.py [--before TREE] [--repeats N]   # with the guard plugins installed
 
 ``--before TREE`` (a checkout of an older commit) measures the per-turn cases there too, in the
 same rounds (its core and plugins first on PYTHONPATH), for a before/after table.
@@ -35,7 +35,8 @@ LANGCHAIN = next(
     ),
     ENVS / "guards-langchain" / "bin" / "python",
 )
-REPEATS = 5
+#: Processes per side and case (``--repeats N``: more, when the machine is loaded).
+REPEATS = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 5
 ROUNDS, N = 5, 20  # redaction: rounds of N requests per process
 RUNS, TURNS = 10, 40  # per-turn: runs of TURNS turns per process
 CPU = ("--cpu", "5", "10", "40")  # per-turn CPU: rounds, runs, turns per process
@@ -93,6 +94,13 @@ between nonce-carrying delimiters (about 200 characters against 1–5, never the
 the guards read a text some forty times longer, and `redact` reads it with the tool results
 before it (up to 1,024 characters, so that a secret split between results is still found):
 that row is the guards over a long turn, reported beside the goal and not held to it.
+
+Every run of a process is the same 40 turns, so from the second run on `redact` answers each
+tool result from its result cache (`cache=1024`, keyed by the result and the text read around
+it): the rows measure the chain and the guards' bookkeeping, not the detectors. A tool result
+never seen before is read with the results before it (up to 1,024 characters) by the five
+detectors: replaying one run's requests through the chain with the cache off costs about
+twice as much a turn (benchmarks/README.md).
 """
 
 

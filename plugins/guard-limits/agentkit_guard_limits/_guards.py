@@ -52,9 +52,9 @@ class MaxInput(Guard):
         """The estimate of ``messages``; a request that extends the last one adds its new ones."""
         before, total = self._last
         if messages[: len(before)] == before:
-            total += sum(estimate_message(m) for m in messages[len(before) :])
+            total += sum(map(estimate_message, messages[len(before) :]))
         else:
-            total = sum(estimate_message(m) for m in messages)
+            total = sum(map(estimate_message, messages))
         self._last = (messages, total)
         return total
 

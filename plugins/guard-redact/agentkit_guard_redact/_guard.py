@@ -125,10 +125,12 @@ class RedactGuard(Guard):
         """
         if not self.input:
             return GuardDecision.ALLOW
-        if 0 <= inp.index < len(inp.messages) and inp.messages[inp.index].role == "tool":
-            later = _tool_texts(inp.messages[inp.index + 1 :])
-            before = self._read_before(inp.messages[: inp.index])
-            return self.redact(inp.text, before, "".join(later)[:CONTEXT])
+        messages, index = inp.messages, inp.index
+        if 0 <= index < len(messages) and messages[index].role == "tool":
+            after = ""  # a request's last message (a turn's new result) has nothing after it
+            if index + 1 < len(messages):
+                after = "".join(_tool_texts(messages[index + 1 :]))[:CONTEXT]
+            return self.redact(inp.text, self._read_before(messages[:index]), after)
         return self.redact(inp.text)
 
     def _read_before(self, earlier: Sequence[Message]) -> str:
@@ -141,8 +143,9 @@ class RedactGuard(Guard):
         known, text = self._before
         n = len(known)
         if n <= len(earlier) and earlier[:n] == known:
-            new = "".join(m.text for m in earlier[n:] if m.role == "tool")
-            text = (text + new)[-CONTEXT:]
+            new = "".join([m.text for m in earlier[n:] if m.role == "tool"])
+            if new:
+                text = (text + new)[-CONTEXT:]
         else:
             text = "".join(reversed(_tool_texts(reversed(earlier))))[-CONTEXT:]
         self._before = (earlier, text)
