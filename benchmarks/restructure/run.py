@@ -11,7 +11,7 @@ every benchmark once per tree, in its own process, the trees in a new random ord
 the ratio new/old is taken within the round, and the table gives the median ratio over the
 rounds with the range, for each old tree. Measured: the agent loop's per-turn overhead (core
 only, and every plugin installed; benchmarks/agent_loop, wall clock between the stub's stamps)
-and its CPU time a turn (``cpu_turn.py``: one driver for every tree's own ``make``), the kit's
+and its CPU time a turn (``cpu_turn.py``: one driver for every tree's own ``make``), the kit's CPU time (``cpu_kit.py``), the kit's
 construction and ``kit.config()`` (benchmarks/kit). Start-up (``import agentkit_core``,
 ``agentkit plugins list``) is measured with whole processes paired (see the README's commands).
 """
@@ -29,8 +29,11 @@ from pathlib import Path
 
 NEW = Path(__file__).resolve().parent.parent.parent
 CPU_TURN = Path(__file__).resolve().parent / "cpu_turn.py"
+CPU_KIT = Path(__file__).resolve().parent / "cpu_kit.py"
+#: The drivers kept here, and the folder of each tree's benchmarks they are given.
+DRIVERS = {CPU_TURN: "agent_loop", CPU_KIT: "kit"}
 #: (label, script, arguments, {figure: label}); each script prints one JSON line. A script
-#: under the tree's ``benchmarks`` runs there; ``CPU_TURN`` is given the tree's loop folder.
+#: under the tree's ``benchmarks`` runs there; a driver of ``DRIVERS`` is given the tree's folder.
 CASES = [
     (
         "agent loop, core only",
@@ -62,6 +65,7 @@ CASES = [
         ["200", "5"],
         {"construct": "Kit(...) µs", "config": "kit.config() µs"},
     ),
+    ("kit", CPU_KIT, [], {"cpu_us": "Kit(...) CPU µs"}),
 ]
 
 
@@ -73,8 +77,8 @@ def pythonpath(tree: Path) -> str:
 
 def measure(tree: Path, script: Path, args: list[str]) -> dict[str, float]:
     """The figures ``tree``'s own copy of ``script`` prints, run on ``tree``'s code."""
-    if script == CPU_TURN:
-        args = [str(tree / "benchmarks" / "agent_loop"), *args]
+    if script in DRIVERS:
+        args = [str(tree / "benchmarks" / DRIVERS[script]), *args]
     else:
         script = tree / "benchmarks" / script
     env = {**os.environ, "PYTHONPATH": pythonpath(tree), "PYTHONWARNINGS": "ignore"}
