@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import os
+from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 
-from ._checkpoint import resolve_checkpointer
 from ._content import Task
 from ._content import task_text
 from ._context import DepsT
@@ -61,10 +61,6 @@ from ._options import agent_compaction
 from ._options import agent_guards
 from ._options import config_options
 from ._options import record_of
-from ._output import output_coerce
-from ._output import output_request
-from ._output import stream_partials
-from ._output import supports_structured_output
 from ._plugins import manager_or_default
 from ._recorder import NULL_RECORDER
 from ._recorder import NullRecorder
@@ -81,6 +77,7 @@ from ._settings import check_settings
 from ._settings import merge_settings
 from ._tables import check_count
 from ._tool_calls import Suspend
+from ._tool_calls import checkpointer_of
 from ._tool_calls import execute_batch
 from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
@@ -89,13 +86,13 @@ from ._tools import Tool
 from ._tools import tool_table
 from ._toolunion import USER_TOOLS
 from ._toolunion import ToolUnion
-from ._tracing import Span
 from ._tracing import SpanExporter
 from ._tracing import check_exporters
 from ._turn import carry_over
 from ._turn import final_output
 from ._turn import model_answer
 from ._turn import request_now
+from ._turn import stamp_run
 from ._turn import stopped_after_turn
 from ._turn import turn_request
 
@@ -228,7 +225,7 @@ class Agent(Generic[DepsT]):
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
         # lose the version it wrote last)
-        self.checkpointer = resolve_checkpointer(checkpointer)
+        self.checkpointer = checkpointer_of(checkpointer)
         self.elicitor = elicitor
         self.compaction = agent_compaction(compaction)
         self.recorder = NULL_RECORDER if recorder is None else recorder
@@ -284,16 +281,24 @@ class Agent(Generic[DepsT]):
         The schema rides on every request and, unless the model declares native structured
         output, in the prefix's schema block too (:meth:`_default_builder`).
         """
-        self._adapter = adapt(output, manager=manager) if output is not None else None
-        self._coerce = None if self._adapter is None else output_coerce(self._adapter, retries)
-        self._output_request = None if self._adapter is None else output_request(self._adapter)
+        self._adapter = self._coerce = self._output_request = None
+        if output is not None:  # the output module loads with a typed output
+            from ._output import output_coerce
+            from ._output import output_request
+
+            self._adapter = adapt(output, manager=manager)
+            self._coerce = output_coerce(self._adapter, retries)
+            self._output_request = output_request(self._adapter)
 
     def _default_builder(self, prompt: str | Prompt) -> RequestBuilder:
         """The request builder over ``prompt``, with the output schema the model needs shown."""
         text = prompt if isinstance(prompt, Prompt) else Prompt(self.name, "0", prompt)
         schema = None
-        if self._adapter is not None and not supports_structured_output(self.model):
-            schema = self._adapter.json_schema()
+        if self._adapter is not None:
+            from ._output import supports_structured_output
+
+            if not supports_structured_output(self.model):
+                schema = self._adapter.json_schema()
         return RequestBuilder(
             text, output_schema=schema, grounding=self.memory, render=render_grounding_block
         )
@@ -402,7 +407,11 @@ class Agent(Generic[DepsT]):
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
         runner.add_done_callback(lambda _: queue.close())
-        source = queue if self._adapter is None else stream_partials(self._adapter, queue)
+        source: AsyncIterable[StreamEvent] = queue
+        if self._adapter is not None:
+            from ._output import stream_partials
+
+            source = stream_partials(self._adapter, queue)
         try:  # the queue read here, not through a generator around it: a hop less an event
             async for event in source:
                 yield event
@@ -582,7 +591,7 @@ class Agent(Generic[DepsT]):
                 held = result.status == "suspended"
                 result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
                 result.agent = state.agent or self.name
-                _stamp_run(span, result)
+                stamp_run(span, result)
             if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
                 events.finished(result, ctx.recorder.last_id)
             return result
@@ -730,9 +739,9 @@ class Agent(Generic[DepsT]):
         error (the batch stays with the recorder).
         """
         if ctx.checkpoint_at is None:
-            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+            checkpointer = checkpointer_of(self.checkpointer, ctx)
         else:  # a child agent's run: under its parent's run, in its own namespace
-            checkpointer = resolve_checkpointer(None, ctx)
+            checkpointer = checkpointer_of(None, ctx)
         if checkpointer is not None:
             if ctx.checkpoint_at is None:
                 run_id, namespace = ctx.run_id, "agent"
@@ -779,22 +788,3 @@ class Agent(Generic[DepsT]):
     ) -> list[Message]:
         """Run one batch of tool calls, as ``_tool_calls.execute_batch`` does; in call order."""
         return await execute_batch(self, calls, tools, ctx, decisions)
-
-
-def _stamp_run(span: Span, result: AgentResult) -> None:
-    span.set("status", result.status)
-    span.set("stop_reason", result.stop_reason)
-    span.set("input_tokens", result.usage.input_tokens)
-    span.set("output_tokens", result.usage.output_tokens)
-    span.set("requests", result.usage.requests)
-    usage = result.usage
-    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
-        span.set("cache_read_tokens", usage.cache_read_tokens)
-        span.set("cache_write_tokens", usage.cache_write_tokens)
-        span.set("reasoning_tokens", usage.reasoning_tokens)
-    if result.cost is not None:
-        span.set("cost", result.cost)
-    span.set("pending", [call.id for call in result.pending])
-    span.payload["output"] = result.output
-    if result.pending:
-        span.payload["pending"] = result.pending

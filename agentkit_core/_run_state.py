@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
-from ._checkpoint import Checkpoint
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import Usage
 from ._records import record
 
 if TYPE_CHECKING:
+    from ._checkpoint import Checkpoint
     from ._scope import RunScope
 
 Status = Literal["done", "suspended", "stopped"]

@@ -79,6 +79,12 @@ UNUSED = {
     "agentkit_core._fallback",
     "agentkit_core._kit",
     "agentkit_core._kit_options",
+    # a session's records and store (the recorder takes them when it records), a checkpoint's
+    # (only a configured checkpointer resolves one), and the partial-JSON parser (a stream of
+    # typed output)
+    "agentkit_core._sessions",
+    "agentkit_core._checkpoint",
+    "agentkit_core._partial",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
