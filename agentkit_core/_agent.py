@@ -33,7 +33,6 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._executor import Executor
 from ._executor import resolve_executor
-from ._guardrails import egress_for
 from ._handoff import hand_off
 from ._handoff import offers_handoff
 from ._handoff import taken_handoff
@@ -82,10 +81,10 @@ from ._tool_calls import execute_batch
 from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
 from ._tool_calls import run_tool
+from ._tools import USER_TOOLS
 from ._tools import Tool
 from ._tools import tool_table
-from ._toolunion import USER_TOOLS
-from ._toolunion import ToolUnion
+from ._tools import union_of
 from ._tracing import SpanExporter
 from ._tracing import check_exporters
 from ._turn import carry_over
@@ -111,6 +110,7 @@ if TYPE_CHECKING:
     from ._plugins import PluginManager
     from ._policy import PolicyEngine
     from ._recorder import Recorder
+    from ._toolunion import ToolUnion
     from ._verdicts import VerdictObserver
 
 
@@ -235,8 +235,8 @@ class Agent(Generic[DepsT]):
         self._typed_output(output, output_retries, manager)
         self.memory = as_grounder(memory, "Agent(memory=)")
         self.request_builder = self._builder(prompt, request_builder, memory)
-        self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
+        self._union = union = union_of(tools)
+        self._tools = {} if union is not None else tool_table(name, tools)  # type: ignore[arg-type]
 
     def _limit(self, limits: Limits) -> None:
         """How far a run may go, each limit checked (``Agent(limits=)``)."""
@@ -248,12 +248,13 @@ class Agent(Generic[DepsT]):
 
     def _check_with(self, checks: GuardOptions, middlewares: Sequence[MiddlewareLike]) -> None:
         """What checks a run (``Agent(guards=)``): guardrail (egress after the defaults), policy."""
-        self.guardrail = resolve_guardrail(checks.guardrail, manager=self.manager)
-        self.middlewares = (
-            *default_middlewares(),
-            *egress_for(self.guardrail, middlewares),
-            *middlewares,
-        )
+        self.guardrail = guardrail = resolve_guardrail(checks.guardrail, manager=self.manager)
+        egress: Sequence[MiddlewareLike] = ()
+        if guardrail is not None:  # the URL and address checks load with a guardrail
+            from ._guardrails import egress_for
+
+            egress = egress_for(guardrail, middlewares)
+        self.middlewares = (*default_middlewares(), *egress, *middlewares)
         self.verdict_observer = checks.verdict_observer
         self.policy = resolve_policy(
             checks.policy, engine=checks.policy_engine, manager=self.manager

@@ -85,6 +85,13 @@ UNUSED = {
     "agentkit_core._sessions",
     "agentkit_core._checkpoint",
     "agentkit_core._partial",
+    # a guardrail's URL and address checks, a tool union, and what only a retry's jitter, a
+    # blob's, a grounding's or a skill's digest needs
+    "agentkit_core._guardrails",
+    "agentkit_core._toolunion",
+    "unicodedata",
+    "random",
+    "hashlib",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
