@@ -92,6 +92,8 @@ UNUSED = {
     "unicodedata",
     "random",
     "hashlib",
+    # the fold (the summarization plugin reads the core's summary texts from it on first use)
+    "agentkit_core._fold",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
