@@ -18,8 +18,8 @@ import inspect
 import operator
 import reprlib
 from collections.abc import Callable
+from types import FunctionType
 from typing import TYPE_CHECKING
-from typing import Any
 from typing import Protocol
 from typing import TypeVar
 from typing import cast
@@ -71,13 +71,20 @@ def quick_init(cls: T) -> T:
     return cls
 
 
-def _slot_init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
-    """An ``__init__`` taking ``fields`` positionally, as the dataclass's, writing the slots."""
+def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Callable[..., None]:
+    """An ``__init__`` taking ``fields`` positionally, as the dataclass's, writing the slots.
+
+    Without slots (a frozen record's) it writes through ``object.__setattr__``, as the frozen
+    dataclass's own ``__init__`` does.
+    """
     env: dict[str, object] = {"_FACTORY": _FACTORY}
     signature: list[str] = []
     body: list[str] = []
+    slotted = "__slots__" in vars(cls)
+    env["_object_setattr"] = object.__setattr__  # without slots, as a frozen dataclass writes
     for f in fields:
-        env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if slotted:
+            env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
         value = f.name
         if f.default is not dataclasses.MISSING:
             env[f"_default_{f.name}"] = f.default
@@ -88,14 +95,17 @@ def _slot_init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callabl
             value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
         else:
             signature.append(f.name)
-        body.append(f"    _set_{f.name}(self, {value})")
+        setter = f"_set_{f.name}(self, " if slotted else f"_object_setattr(self, {f.name!r}, "
+        body.append(f"    {setter}{value})")
+    if hasattr(cls, "__post_init__"):  # a record's checks (quick_init refuses such a class)
+        body.append("    self.__post_init__()")
     source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body or ["    pass"])
     exec(source + "\n", env)  # as dataclasses itself makes __init__
-    init: Any = env["__init__"]
+    init = cast(FunctionType, env["__init__"])
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
-    init.__slot_init__ = True  # quick_init leaves it be
+    setattr(init, "__slot_init__", slotted)  # noqa: B010  # quick_init leaves it be
     return cast("Callable[..., None]", init)
 
 
@@ -120,9 +130,9 @@ else:
             own = dict(cls.__dict__)
             # as dataclasses reads it: a class defining __eq__ alone has __hash__ None, not its own
             explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
-            # a frozen record with slots and plain fields gets its __init__, __setattr__ and
-            # __delattr__ here: one exec, not dataclasses' three
-            quick = frozen and slots and not kw_only and _plain(cls)
+            # a frozen record with plain fields gets its __init__, __setattr__ and __delattr__
+            # here: one exec, not dataclasses' three
+            quick = frozen and not kw_only and _plain(cls)
             made: type = dataclasses.dataclass(  # type: ignore[call-overload]
                 cls,
                 init=not quick,
@@ -158,11 +168,11 @@ else:
 def _plain(cls: type) -> bool:
     """Whether ``cls``'s fields are what :func:`_slot_init` writes: positional, no more, no less.
 
-    Not for a class with a dataclass base, ``__post_init__``, its own ``__setattr__`` or
+    Not for a class with a dataclass base, its own ``__setattr__`` or
     ``__delattr__`` (which dataclasses refuses on a frozen one), an ``InitVar``, ``KW_ONLY``,
     or a field that is keyword-only or not in ``__init__``: those take dataclasses' own way.
     """
-    if hasattr(cls, "__post_init__") or "__setattr__" in vars(cls) or "__delattr__" in vars(cls):
+    if "__setattr__" in vars(cls) or "__delattr__" in vars(cls):
         return False
     if any("__dataclass_fields__" in vars(base) for base in cls.__mro__[1:]):
         return False
@@ -176,7 +186,7 @@ def _plain(cls: type) -> bool:
     return True
 
 
-def _freeze(cls: type, fields: tuple[dataclasses.Field[Any], ...], undocumented: bool) -> None:
+def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...], undocumented: bool) -> None:
     """Make ``cls`` (made by dataclasses unfrozen, without __init__) what ``frozen=True`` makes.
 
     The same ``__init__`` signature (writing the slots, as :func:`quick_init`'s), the same
@@ -202,9 +212,9 @@ def _freeze(cls: type, fields: tuple[dataclasses.Field[Any], ...], undocumented:
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         setattr(cls, method.__name__, method)
     own = vars(cls)
-    if "__getstate__" not in own:
+    if "__slots__" in own and "__getstate__" not in own:  # no __dict__ to pickle
         cls.__getstate__ = _frozen_getstate  # type: ignore[attr-defined]
-    if "__setstate__" not in own:
+    if "__slots__" in own and "__setstate__" not in own:
         cls.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
     cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]
     if undocumented:  # dataclasses writes the signature as the doc (it read none before)

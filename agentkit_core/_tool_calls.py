@@ -11,7 +11,6 @@ import asyncio
 import json
 from collections.abc import Awaitable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ from ._messages import ToolCall
 from ._middleware import ToolInvocation
 from ._recorder import NullRecorder
 from ._recorder import decision_verdict
+from ._records import record
 from ._run_state import RunState
 from ._tools import Tool
 from ._tools import ToolResult
@@ -354,7 +354,7 @@ async def run_tool(agent: Agent, invocation: ToolInvocation) -> ToolResult:
         return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Suspend:
     """A batch held for a person: the calls waiting, why, and what was decided on each call."""
 

@@ -167,7 +167,7 @@ def test_parsed_arguments_decodes_and_refuses_as_json_loads(text: str) -> None:
     assert _parsed(text) == _reference(text)
 
 
-def _frozen(make: Any, name: str) -> Any:
+def _frozen(make: Any, name: str, slots: bool = True) -> Any:
     """A frozen, slotted class ``Shape``-like, made by ``make`` (``record`` or ``dataclass``)."""
     body = {
         "__annotations__": {"a": "Any", "b": "Any", "c": "list[Any]"},
@@ -175,12 +175,13 @@ def _frozen(make: Any, name: str) -> Any:
         "c": field(default_factory=list),
         "__module__": __name__,
     }
-    return make(frozen=True, slots=True)(type(name, (), body))
+    return make(frozen=True, slots=slots)(type(name, (), body))
 
 
 # module-level, so pickle finds them
 FrozenRecord = _frozen(record, "FrozenRecord")
 FrozenDataclass = _frozen(dataclass, "FrozenDataclass")
+FrozenUnslotted = _frozen(record, "FrozenUnslotted", slots=False)
 
 
 def test_a_frozen_record_is_what_a_frozen_dataclass_is() -> None:
@@ -217,7 +218,7 @@ def test_a_frozen_record_is_what_a_frozen_dataclass_is() -> None:
 
 
 def test_a_frozen_record_dataclasses_must_make_itself_is_made_so() -> None:
-    """An InitVar, __post_init__ or a field out of __init__: dataclasses' own frozen methods."""
+    """An InitVar or a field out of __init__: dataclasses' own frozen methods."""
     seen: list[int] = []
 
     @record(frozen=True, slots=True)
@@ -232,3 +233,28 @@ def test_a_frozen_record_dataclasses_must_make_itself_is_made_so() -> None:
     assert not getattr(Posted.__init__, "__slot_init__", False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         Posted(1, 2).a = 3  # type: ignore[misc]
+
+
+def test_a_frozen_record_without_slots_is_frozen_too() -> None:
+    one = FrozenUnslotted(1)
+    assert one.__dataclass_params__.frozen and vars(one) == {"a": 1, "b": 2, "c": []}
+    with pytest.raises(dataclasses.FrozenInstanceError, match="assign to field 'a'"):
+        one.a = 2
+    assert pickle.loads(pickle.dumps(one)) == one == copy.deepcopy(one)
+    assert dataclasses.replace(one, b=3) == FrozenUnslotted(1, 3)
+    with pytest.raises(TypeError, match="not FrozenUnslotted"):
+        quick_init(FrozenUnslotted)
+
+
+def test_a_frozen_records_post_init_runs_after_its_fields_are_written() -> None:
+    @record(frozen=True, slots=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("negative")
+
+    assert getattr(Checked.__init__, "__slot_init__", False) and Checked(1).a == 1
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)
