@@ -86,7 +86,16 @@ def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Call
         if slotted:
             env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
         value = f.name
-        if f.default is not dataclasses.MISSING:
+        if not f.init:  # not a parameter: its default, as dataclasses' __init__ writes it
+            if f.default is not dataclasses.MISSING:
+                env[f"_default_{f.name}"] = f.default
+                value = f"_default_{f.name}"
+            elif f.default_factory is not dataclasses.MISSING:
+                env[f"_factory_{f.name}"] = f.default_factory
+                value = f"_factory_{f.name}()"
+            else:
+                continue
+        elif f.default is not dataclasses.MISSING:
             env[f"_default_{f.name}"] = f.default
             signature.append(f"{f.name}=_default_{f.name}")
         elif f.default_factory is not dataclasses.MISSING:
@@ -104,7 +113,7 @@ def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Call
     init = cast(FunctionType, env["__init__"])
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    init.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
     setattr(init, "__slot_init__", slotted)  # noqa: B010  # quick_init leaves it be
     return cast("Callable[..., None]", init)
 
@@ -170,7 +179,7 @@ def _plain(cls: type) -> bool:
 
     Not for a class with a dataclass base, its own ``__setattr__`` or
     ``__delattr__`` (which dataclasses refuses on a frozen one), an ``InitVar``, ``KW_ONLY``,
-    or a field that is keyword-only or not in ``__init__``: those take dataclasses' own way.
+    or a keyword-only field: those take dataclasses' own way.
     """
     if "__setattr__" in vars(cls) or "__delattr__" in vars(cls):
         return False
@@ -181,7 +190,7 @@ def _plain(cls: type) -> bool:
         if "InitVar" in text or "KW_ONLY" in text:
             return False
         value = vars(cls).get(name)
-        if isinstance(value, dataclasses.Field) and (not value.init or value.kw_only is True):
+        if isinstance(value, dataclasses.Field) and value.kw_only is True:
             return False
     return True
 

@@ -218,7 +218,7 @@ def test_a_frozen_record_is_what_a_frozen_dataclass_is() -> None:
 
 
 def test_a_frozen_record_dataclasses_must_make_itself_is_made_so() -> None:
-    """An InitVar or a field out of __init__: dataclasses' own frozen methods."""
+    """An InitVar: dataclasses' own frozen methods."""
     seen: list[int] = []
 
     @record(frozen=True, slots=True)
@@ -258,3 +258,24 @@ def test_a_frozen_records_post_init_runs_after_its_fields_are_written() -> None:
     assert getattr(Checked.__init__, "__slot_init__", False) and Checked(1).a == 1
     with pytest.raises(ValueError, match="negative"):
         Checked(-1)
+
+
+def test_a_frozen_records_fields_out_of_init_take_their_defaults() -> None:
+    def body() -> dict[str, Any]:
+        return {
+            "__annotations__": {"a": "int", "b": "int", "c": "list[int]", "d": "int"},
+            "b": field(default=5, init=False),
+            "c": field(default_factory=list, init=False),
+            "d": 1,
+        }
+
+    made = record(frozen=True, slots=True)(type("Out", (), body()))
+    plain = dataclass(frozen=True, slots=True)(type("Out", (), body()))
+    assert getattr(made.__init__, "__slot_init__", False)
+    assert (
+        str(inspect.signature(made))
+        == str(inspect.signature(plain))
+        == "(a: 'int', d: 'int' = 1) -> None"
+    )
+    assert (made(1).b, made(1).c, made(1, 2).d) == (plain(1).b, plain(1).c, plain(1, 2).d)
+    assert made.__match_args__ == plain.__match_args__
