@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import os
+from collections.abc import AsyncIterable
 from collections.abc import AsyncIterator
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 
-from ._checkpoint import resolve_checkpointer
 from ._content import Task
 from ._content import task_text
 from ._context import DepsT
@@ -33,7 +33,6 @@ from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._executor import Executor
 from ._executor import resolve_executor
-from ._guardrails import egress_for
 from ._handoff import hand_off
 from ._handoff import offers_handoff
 from ._handoff import taken_handoff
@@ -61,10 +60,6 @@ from ._options import agent_compaction
 from ._options import agent_guards
 from ._options import config_options
 from ._options import record_of
-from ._output import output_coerce
-from ._output import output_request
-from ._output import stream_partials
-from ._output import supports_structured_output
 from ._plugins import manager_or_default
 from ._recorder import NULL_RECORDER
 from ._recorder import NullRecorder
@@ -81,21 +76,22 @@ from ._settings import check_settings
 from ._settings import merge_settings
 from ._tables import check_count
 from ._tool_calls import Suspend
+from ._tool_calls import checkpointer_of
 from ._tool_calls import execute_batch
 from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
 from ._tool_calls import run_tool
+from ._tools import USER_TOOLS
 from ._tools import Tool
 from ._tools import tool_table
-from ._toolunion import USER_TOOLS
-from ._toolunion import ToolUnion
-from ._tracing import Span
+from ._tools import union_of
 from ._tracing import SpanExporter
 from ._tracing import check_exporters
 from ._turn import carry_over
 from ._turn import final_output
 from ._turn import model_answer
 from ._turn import request_now
+from ._turn import stamp_run
 from ._turn import stopped_after_turn
 from ._turn import turn_request
 
@@ -114,6 +110,7 @@ if TYPE_CHECKING:
     from ._plugins import PluginManager
     from ._policy import PolicyEngine
     from ._recorder import Recorder
+    from ._toolunion import ToolUnion
     from ._verdicts import VerdictObserver
 
 
@@ -228,7 +225,7 @@ class Agent(Generic[DepsT]):
         self.output_retries = output_retries
         # a port becomes its Checkpointer once here, not once per snapshot (which would also
         # lose the version it wrote last)
-        self.checkpointer = resolve_checkpointer(checkpointer)
+        self.checkpointer = checkpointer_of(checkpointer)
         self.elicitor = elicitor
         self.compaction = agent_compaction(compaction)
         self.recorder = NULL_RECORDER if recorder is None else recorder
@@ -238,8 +235,8 @@ class Agent(Generic[DepsT]):
         self._typed_output(output, output_retries, manager)
         self.memory = as_grounder(memory, "Agent(memory=)")
         self.request_builder = self._builder(prompt, request_builder, memory)
-        self._union = tools if isinstance(tools, ToolUnion) else None
-        self._tools = {} if isinstance(tools, ToolUnion) else tool_table(name, tools)
+        self._union = union = union_of(tools)
+        self._tools = {} if union is not None else tool_table(name, tools)  # type: ignore[arg-type]
 
     def _limit(self, limits: Limits) -> None:
         """How far a run may go, each limit checked (``Agent(limits=)``)."""
@@ -251,12 +248,13 @@ class Agent(Generic[DepsT]):
 
     def _check_with(self, checks: GuardOptions, middlewares: Sequence[MiddlewareLike]) -> None:
         """What checks a run (``Agent(guards=)``): guardrail (egress after the defaults), policy."""
-        self.guardrail = resolve_guardrail(checks.guardrail, manager=self.manager)
-        self.middlewares = (
-            *default_middlewares(),
-            *egress_for(self.guardrail, middlewares),
-            *middlewares,
-        )
+        self.guardrail = guardrail = resolve_guardrail(checks.guardrail, manager=self.manager)
+        egress: Sequence[MiddlewareLike] = ()
+        if guardrail is not None:  # the URL and address checks load with a guardrail
+            from ._guardrails import egress_for
+
+            egress = egress_for(guardrail, middlewares)
+        self.middlewares = (*default_middlewares(), *egress, *middlewares)
         self.verdict_observer = checks.verdict_observer
         self.policy = resolve_policy(
             checks.policy, engine=checks.policy_engine, manager=self.manager
@@ -284,16 +282,24 @@ class Agent(Generic[DepsT]):
         The schema rides on every request and, unless the model declares native structured
         output, in the prefix's schema block too (:meth:`_default_builder`).
         """
-        self._adapter = adapt(output, manager=manager) if output is not None else None
-        self._coerce = None if self._adapter is None else output_coerce(self._adapter, retries)
-        self._output_request = None if self._adapter is None else output_request(self._adapter)
+        self._adapter = self._coerce = self._output_request = None
+        if output is not None:  # the output module loads with a typed output
+            from ._output import output_coerce
+            from ._output import output_request
+
+            self._adapter = adapt(output, manager=manager)
+            self._coerce = output_coerce(self._adapter, retries)
+            self._output_request = output_request(self._adapter)
 
     def _default_builder(self, prompt: str | Prompt) -> RequestBuilder:
         """The request builder over ``prompt``, with the output schema the model needs shown."""
         text = prompt if isinstance(prompt, Prompt) else Prompt(self.name, "0", prompt)
         schema = None
-        if self._adapter is not None and not supports_structured_output(self.model):
-            schema = self._adapter.json_schema()
+        if self._adapter is not None:
+            from ._output import supports_structured_output
+
+            if not supports_structured_output(self.model):
+                schema = self._adapter.json_schema()
         return RequestBuilder(
             text, output_schema=schema, grounding=self.memory, render=render_grounding_block
         )
@@ -402,7 +408,11 @@ class Agent(Generic[DepsT]):
         ctx = self._with_deps(ctx, deps)
         runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
         runner.add_done_callback(lambda _: queue.close())
-        source = queue if self._adapter is None else stream_partials(self._adapter, queue)
+        source: AsyncIterable[StreamEvent] = queue
+        if self._adapter is not None:
+            from ._output import stream_partials
+
+            source = stream_partials(self._adapter, queue)
         try:  # the queue read here, not through a generator around it: a hop less an event
             async for event in source:
                 yield event
@@ -582,7 +592,7 @@ class Agent(Generic[DepsT]):
                 held = result.status == "suspended"
                 result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
                 result.agent = state.agent or self.name
-                _stamp_run(span, result)
+                stamp_run(span, result)
             if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
                 events.finished(result, ctx.recorder.last_id)
             return result
@@ -730,9 +740,9 @@ class Agent(Generic[DepsT]):
         error (the batch stays with the recorder).
         """
         if ctx.checkpoint_at is None:
-            checkpointer = resolve_checkpointer(self.checkpointer, ctx)
+            checkpointer = checkpointer_of(self.checkpointer, ctx)
         else:  # a child agent's run: under its parent's run, in its own namespace
-            checkpointer = resolve_checkpointer(None, ctx)
+            checkpointer = checkpointer_of(None, ctx)
         if checkpointer is not None:
             if ctx.checkpoint_at is None:
                 run_id, namespace = ctx.run_id, "agent"
@@ -779,22 +789,3 @@ class Agent(Generic[DepsT]):
     ) -> list[Message]:
         """Run one batch of tool calls, as ``_tool_calls.execute_batch`` does; in call order."""
         return await execute_batch(self, calls, tools, ctx, decisions)
-
-
-def _stamp_run(span: Span, result: AgentResult) -> None:
-    span.set("status", result.status)
-    span.set("stop_reason", result.stop_reason)
-    span.set("input_tokens", result.usage.input_tokens)
-    span.set("output_tokens", result.usage.output_tokens)
-    span.set("requests", result.usage.requests)
-    usage = result.usage
-    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
-        span.set("cache_read_tokens", usage.cache_read_tokens)
-        span.set("cache_write_tokens", usage.cache_write_tokens)
-        span.set("reasoning_tokens", usage.reasoning_tokens)
-    if result.cost is not None:
-        span.set("cost", result.cost)
-    span.set("pending", [call.id for call in result.pending])
-    span.payload["output"] = result.output
-    if result.pending:
-        span.payload["pending"] = result.pending

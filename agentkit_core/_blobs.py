@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import contextvars
-import hashlib
 import re
 from collections.abc import Collection
 from collections.abc import Mapping
@@ -57,6 +56,8 @@ class BlobStore(Protocol):
 
 def reference(data: bytes) -> dict[str, object]:
     """The record's reference to ``data``, which goes to :data:`collecting` when it is set."""
+    import hashlib  # with the first blob: a run without one does not load it
+
     found = collecting.get()
     digest = hashlib.sha256(data).hexdigest()
     if found is not None:

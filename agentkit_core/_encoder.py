@@ -24,11 +24,7 @@ import sys
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
-from datetime import date
-from datetime import datetime
-from datetime import time
 from enum import Enum
-from pathlib import PurePath
 from typing import Any
 
 from ._blobs import collecting
@@ -140,13 +136,18 @@ def _loaded_instance(value: object, *classes: tuple[str, str]) -> bool:
     """Whether ``value`` is an instance of one of ``(module, class)``, of modules imported.
 
     Nothing is a ``UUID`` unless :mod:`uuid` was imported (it imports :mod:`platform`, ~3 ms of
-    a first run), as for pydantic below.
+    a first run), nor a path unless :mod:`pathlib` was (with ``urllib.parse`` and ``ipaddress``
+    behind it), as for pydantic below.
     """
     for module, name in classes:
         loaded = sys.modules.get(module)
         if loaded is not None and isinstance(value, getattr(loaded, name)):
             return True
     return False
+
+
+#: The ``datetime`` types encoded as ISO-8601, a datetime before the date it subclasses.
+_STAMPS = ("datetime", "date", "time")
 
 
 def _default(value: object) -> object:
@@ -160,19 +161,16 @@ def _default(value: object) -> object:
             return sorted(value)
         except TypeError:
             return list(value)
-    if isinstance(value, datetime):
-        return {TAG: "datetime", "iso": value.isoformat()}
-    if isinstance(value, date):
-        return {TAG: "date", "iso": value.isoformat()}
-    if isinstance(value, time):
-        return {TAG: "time", "iso": value.isoformat()}
+    stamps = sys.modules.get("datetime")  # no value is a date unless datetime was imported
+    if stamps is not None:
+        for kind in _STAMPS:
+            if isinstance(value, getattr(stamps, kind)):
+                return {TAG: kind, "iso": value.isoformat()}
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {TAG: "bytes", "b64": base64.b64encode(value).decode("ascii")}
     if isinstance(value, Enum):
         return value.value
-    if isinstance(value, PurePath) or _loaded_instance(
-        value, ("uuid", "UUID"), ("decimal", "Decimal")
-    ):
+    if _loaded_instance(value, ("pathlib", "PurePath"), ("uuid", "UUID"), ("decimal", "Decimal")):
         return str(value)
     pydantic = sys.modules.get("pydantic")  # nothing is a pydantic model unless it was imported
     if pydantic is not None and isinstance(value, pydantic.BaseModel):
@@ -252,12 +250,10 @@ def _untag(obj: dict[str, Any]) -> object:
         # JSON has no tuples: the tuple fields (parts, tool calls) come back as lists
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k != TAG}
         return record(**fields)
-    if kind == "datetime":
-        return datetime.fromisoformat(obj["iso"])
-    if kind == "date":
-        return date.fromisoformat(obj["iso"])
-    if kind == "time":
-        return time.fromisoformat(obj["iso"])
+    if kind in _STAMPS:
+        import datetime as stamps
+
+        return getattr(stamps, kind).fromisoformat(obj["iso"])
     if kind == "bytes":
         return _b64(obj["b64"])
     if kind == "blob":

@@ -32,7 +32,7 @@ from ._messages import ToolCall
 from ._requests import WorkingContext
 from ._tools import Tool
 from ._tools import ToolResult
-from ._toolunion import ToolUnion
+from ._tools import union_of
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -213,8 +213,9 @@ async def _switch(source: Agent, target: Agent, ctx: RunContext) -> None:
 
 
 async def _tools_of(tools: Any) -> Sequence[Tool]:
-    if isinstance(tools, ToolUnion):
-        return await tools.tools()
+    union = union_of(tools)
+    if union is not None:
+        return await union.tools()
     return list(tools.values()) if isinstance(tools, dict) else list(tools)
 
 

@@ -61,10 +61,10 @@ from ._sessions import Sessions
 from ._sessions import SessionStore
 from ._tables import unknown_key
 from ._tools import Tool
+from ._tools import ToolFilter
 from ._tools import ToolResult
+from ._tools import ToolWrap
 from ._toolunion import ToolConflict
-from ._toolunion import ToolFilter
-from ._toolunion import ToolWrap
 from ._verdicts import VerdictObserver
 from .hookspecs import HookFunction
 from .hookspecs import ToolVerdict

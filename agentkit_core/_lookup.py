@@ -275,13 +275,13 @@ def resolve_guardrail(
     guardrail the configuration names (:func:`configured_guardrails`), or no guardrail when it
     names none; naming two is a :class:`ConfigError`, since a run has one guardrail.
     """
-    from ._guardrails import Guardrail
+    if guardrail is not None:  # the URL and address checks load with a guardrail
+        from ._guardrails import Guardrail
 
-    if isinstance(guardrail, Guardrail):
-        return guardrail
-    if isinstance(guardrail, str):
-        return get_guardrail(guardrail, manager=manager, environ=environ)
-    if guardrail is not None:
+        if isinstance(guardrail, Guardrail):
+            return guardrail
+        if isinstance(guardrail, str):
+            return get_guardrail(guardrail, manager=manager, environ=environ)
         raise ConfigError(
             "guardrail= takes an agentkit_core.plugin.Guardrail, the name of an installed "
             f"guardrail or None, got {type(guardrail).__name__} {guardrail!r}",

@@ -13,7 +13,6 @@ writes: the hits by key, version and score, and a hash of what the request was g
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -114,6 +113,8 @@ def _item(hit: MemoryHit) -> MemoryItem:
 def _manifest(
     grounder: MemoryGrounder, hits: Sequence[MemoryHit], items: Sequence[MemoryItem]
 ) -> dict[str, object]:
+    import hashlib  # with the first grounding: a run without memory does not load it
+
     found = [[h.entry.scope, h.entry.title, h.entry.version, h.score] for h in hits]
     digest = hashlib.sha256(json.dumps(found).encode())
     digest.update(render_grounding_block(items).encode())

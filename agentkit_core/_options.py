@@ -27,8 +27,8 @@ from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._tables import unknown_key
 from ._tools import Tool
-from ._toolunion import ToolFilter
-from ._toolunion import ToolWrap
+from ._tools import ToolFilter
+from ._tools import ToolWrap
 
 if TYPE_CHECKING:
     # The records' public hints resolve by their door (``_public.publish`` spells them out), so

@@ -45,9 +45,9 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
-from ._partial import PartialJSONParser
 
 if TYPE_CHECKING:
+    from ._partial import PartialJSONParser
     from ._plugins import Registration
 
 T = TypeVar("T")
@@ -159,6 +159,8 @@ class OutputStream(Generic[T_co]):
     __slots__ = ("_build", "_cache", "_parse", "_parser", "_pieces", "error")
 
     def __init__(self, build: PartialBuilder, parse: Callable[[str], T_co]) -> None:
+        from ._partial import PartialJSONParser  # loaded by the first stream, not by a flavour
+
         self._build = build
         self._parse = parse
         self._parser = PartialJSONParser(skip_prose=True)

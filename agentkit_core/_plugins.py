@@ -16,7 +16,6 @@ one seam (``conflict``).
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -306,6 +305,8 @@ class PluginManager:
 
     def fingerprint(self) -> str:
         """12 hex digits over the resolved order (names, versions, statuses) to compare setups."""
+        import hashlib  # for this report only: a run does not load it
+
         text = "\n".join(f"{i.name} {i.version or '-'} {i.status}" for i in self.plugins())
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 

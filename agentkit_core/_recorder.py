@@ -42,10 +42,6 @@ from ._messages import ToolCall
 from ._messages import Usage
 from ._pricing import run_prices
 from ._requests import WorkingContext
-from ._sessions import NewItem
-from ._sessions import Sessions
-from ._sessions import _as_header as as_header
-from ._sessions import new_id
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -54,7 +50,9 @@ if TYPE_CHECKING:
     from ._instructions import InstructionPart
     from ._instructions import Omission
     from ._session_state import SessionState
+    from ._sessions import NewItem
     from ._sessions import SessionHeader
+    from ._sessions import Sessions
     from ._sessions import SessionStore
     from ._verdicts import Verdict
 
@@ -97,6 +95,10 @@ class Recorder:
         parts: PartsFor | None = None,
         parent: Recorder | None = None,
     ) -> None:
+        from ._sessions import NewItem  # a plain run (a NullRecorder) never loads the sessions
+        from ._sessions import new_id
+
+        self._item, self._new_id = NewItem, new_id  # for _add, three times a recorded turn
         self.sessions = sessions
         self.state = state
         self.parts_for = parts
@@ -125,9 +127,10 @@ class Recorder:
     ) -> Recorder:
         """A recorder of a new session with ``header`` (``session_id`` picks its id)."""
         from ._session_state import SessionState  # a recorder's session modules load here
+        from ._sessions import _as_header
 
         store = as_sessions(sessions)
-        given = as_header(header)
+        given = _as_header(header)
         head = await store.create(given, session_id=session_id)
         return cls(store, SessionState(head.session_id, head.id, given), parts=parts)
 
@@ -205,7 +208,9 @@ class Recorder:
     def _header_changed(self, header: SessionHeader | Mapping[str, object] | None) -> None:
         if header is None:
             return
-        wanted = as_header(header)
+        from ._sessions import _as_header
+
+        wanted = _as_header(header)
         if wanted.to_body() != self.state.header.to_body():
             self.record_header(wanted)
 
@@ -538,14 +543,14 @@ class Recorder:
         run = ctx.run_id if ctx is not None else None
         if run is not None:
             body["run"] = run
-        self.last_id = item = new_id()
+        self.last_id = item = self._new_id()
         if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
             from ._session_state import REDACTED
 
             self._taint()
-            self._buffer.append(NewItem(kind, {REDACTED: SECRET_TAINT, "run": run}, id=item))
+            self._buffer.append(self._item(kind, {REDACTED: SECRET_TAINT, "run": run}, id=item))
         else:
-            self._buffer.append(NewItem(kind, body, id=item))
+            self._buffer.append(self._item(kind, body, id=item))
         self.state.feed(kind, body)
 
     def _taint(self) -> None:
@@ -650,4 +655,6 @@ def _usage(usage: Usage) -> dict[str, int]:
 
 def as_sessions(sessions: Sessions | SessionStore) -> Sessions:
     """``sessions`` as a :class:`Sessions` (a store is wrapped)."""
+    from ._sessions import Sessions
+
     return sessions if isinstance(sessions, Sessions) else Sessions(sessions)

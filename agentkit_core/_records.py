@@ -6,17 +6,23 @@ own setter, taken once, skips that: about 40 % of the cost of a record, and a tu
 request, messages, results, usages and decisions. :func:`quick_init` gives a class such an
 ``__init__`` with the same parameters, defaults and default factories; everything else the
 dataclass made (``__eq__``, ``__repr__``, ``__hash__``, pickling, ``replace``) is unchanged.
+:func:`record` gives a frozen slotted record with plain fields that ``__init__`` itself, and
+its frozen ``__setattr__``/``__delattr__`` as closures: one ``exec`` where dataclasses takes
+three, the most of what importing the core costs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
 import reprlib
 from collections.abc import Callable
+from types import FunctionType
 from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import TypeVar
+from typing import cast
 
 __all__ = ["quick_init", "record"]
 
@@ -39,6 +45,8 @@ def quick_init(cls: T) -> T:
     Refuses, at import, a class it would get wrong: not frozen, without slots, or with
     ``__post_init__``, init-only, keyword-only or ``init=False`` fields.
     """
+    if getattr(cls.__init__, "__slot_init__", False):  # type: ignore[misc]
+        return cls  # a record made frozen by ``record``: its __init__ writes the slots already
     params = getattr(cls, "__dataclass_params__", None)
     fields = dataclasses.fields(cls) if params is not None else ()
     generated = cls.__init__  # type: ignore[misc]
@@ -59,13 +67,35 @@ def quick_init(cls: T) -> T:
             f"quick_init takes a frozen dataclass with slots and plain positional fields, not "
             f"{cls.__qualname__}"
         )
+    cls.__init__ = _slot_init(cls, fields)  # type: ignore[misc]
+    return cls
+
+
+def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Callable[..., None]:
+    """An ``__init__`` taking ``fields`` positionally, as the dataclass's, writing the slots.
+
+    Without slots (a frozen record's) it writes through ``object.__setattr__``, as the frozen
+    dataclass's own ``__init__`` does.
+    """
     env: dict[str, object] = {"_FACTORY": _FACTORY}
     signature: list[str] = []
     body: list[str] = []
+    slotted = "__slots__" in vars(cls)
+    env["_object_setattr"] = object.__setattr__  # without slots, as a frozen dataclass writes
     for f in fields:
-        env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if slotted:
+            env[f"_set_{f.name}"] = getattr(cls, f.name).__set__
         value = f.name
-        if f.default is not dataclasses.MISSING:
+        if not f.init:  # not a parameter: its default, as dataclasses' __init__ writes it
+            if f.default is not dataclasses.MISSING:
+                env[f"_default_{f.name}"] = f.default
+                value = f"_default_{f.name}"
+            elif f.default_factory is not dataclasses.MISSING:
+                env[f"_factory_{f.name}"] = f.default_factory
+                value = f"_factory_{f.name}()"
+            else:
+                continue
+        elif f.default is not dataclasses.MISSING:
             env[f"_default_{f.name}"] = f.default
             signature.append(f"{f.name}=_default_{f.name}")
         elif f.default_factory is not dataclasses.MISSING:
@@ -74,15 +104,18 @@ def quick_init(cls: T) -> T:
             value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
         else:
             signature.append(f.name)
-        body.append(f"    _set_{f.name}(self, {value})")
-    source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body) + "\n"
-    exec(source, env)  # as dataclasses itself makes __init__
-    init = env["__init__"]
-    init.__qualname__ = generated.__qualname__  # type: ignore[attr-defined]
-    init.__module__ = generated.__module__
-    init.__annotations__ = dict(generated.__annotations__)  # type: ignore[attr-defined]
-    cls.__init__ = init  # type: ignore[misc]
-    return cls
+        setter = f"_set_{f.name}(self, " if slotted else f"_object_setattr(self, {f.name!r}, "
+        body.append(f"    {setter}{value})")
+    if hasattr(cls, "__post_init__"):  # a record's checks (quick_init refuses such a class)
+        body.append("    self.__post_init__()")
+    source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body or ["    pass"])
+    exec(source + "\n", env)  # as dataclasses itself makes __init__
+    init = cast(FunctionType, env["__init__"])
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
+    setattr(init, "__slot_init__", slotted)  # noqa: B010  # quick_init leaves it be
+    return cast("Callable[..., None]", init)
 
 
 if TYPE_CHECKING:  # to the type checker it is the dataclass it makes
@@ -106,10 +139,21 @@ else:
             own = dict(cls.__dict__)
             # as dataclasses reads it: a class defining __eq__ alone has __hash__ None, not its own
             explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+            # a frozen record with plain fields gets its __init__, __setattr__ and __delattr__
+            # here: one exec, not dataclasses' three
+            quick = frozen and not kw_only and _plain(cls)
             made: type = dataclasses.dataclass(  # type: ignore[call-overload]
-                cls, repr=False, eq=False, frozen=frozen, slots=slots, kw_only=kw_only
+                cls,
+                init=not quick,
+                repr=False,
+                eq=False,
+                frozen=frozen and not quick,
+                slots=slots,
+                kw_only=kw_only,
             )
             fields = dataclasses.fields(made)
+            if quick:
+                _freeze(made, fields, undocumented=not own.get("__doc__"))
             methods: dict[str, object] = {}
             if "__repr__" not in own:
                 shown = [f.name for f in fields if f.repr]
@@ -128,6 +172,71 @@ else:
             return made  # type: ignore[return-value]
 
         return wrap if cls is None else wrap(cls)
+
+
+def _plain(cls: type) -> bool:
+    """Whether ``cls``'s fields are what :func:`_slot_init` writes: positional, no more, no less.
+
+    Not for a class with a dataclass base, its own ``__setattr__`` or
+    ``__delattr__`` (which dataclasses refuses on a frozen one), an ``InitVar``, ``KW_ONLY``,
+    or a keyword-only field: those take dataclasses' own way.
+    """
+    if "__setattr__" in vars(cls) or "__delattr__" in vars(cls):
+        return False
+    if any("__dataclass_fields__" in vars(base) for base in cls.__mro__[1:]):
+        return False
+    for name, hint in vars(cls).get("__annotations__", {}).items():
+        text = hint if isinstance(hint, str) else repr(hint)
+        if "InitVar" in text or "KW_ONLY" in text:
+            return False
+        value = vars(cls).get(name)
+        if isinstance(value, dataclasses.Field) and value.kw_only is True:
+            return False
+    return True
+
+
+def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...], undocumented: bool) -> None:
+    """Make ``cls`` (made by dataclasses unfrozen, without __init__) what ``frozen=True`` makes.
+
+    The same ``__init__`` signature (writing the slots, as :func:`quick_init`'s), the same
+    refusals (``FrozenInstanceError``, for the class's own instances and its fields), pickling
+    by the fields' values, and ``__dataclass_params__.frozen``, which ``replace`` and a
+    subclass's checks read.
+    """
+    names = frozenset(f.name for f in fields)
+    frozen_error = dataclasses.FrozenInstanceError
+
+    def __setattr__(self: object, name: str, value: object) -> None:
+        if type(self) is cls or name in names:
+            raise frozen_error(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)  # type: ignore[arg-type]
+
+    def __delattr__(self: object, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise frozen_error(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)  # type: ignore[arg-type]
+
+    cls.__init__ = _slot_init(cls, fields)  # type: ignore[misc]
+    for method in (__setattr__, __delattr__):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+    own = vars(cls)
+    if "__slots__" in own and "__getstate__" not in own:  # no __dict__ to pickle
+        cls.__getstate__ = _frozen_getstate  # type: ignore[attr-defined]
+    if "__slots__" in own and "__setstate__" not in own:
+        cls.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
+    cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]
+    if undocumented:  # dataclasses writes the signature as the doc (it read none before)
+        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+
+
+def _frozen_getstate(self: object) -> list[object]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+
+
+def _frozen_setstate(self: object, state: list[object]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=False):  # type: ignore[arg-type]
+        object.__setattr__(self, f.name, value)
 
 
 def _key(names: list[str]) -> Callable[[object], tuple[object, ...]]:

@@ -6,9 +6,9 @@ The invoker's ``retry()`` middleware and each model of a fallback chain use the 
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ._deadline import within
 from ._errors import ConfigError
@@ -19,6 +19,9 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
 from ._tracing import current_span
+
+if TYPE_CHECKING:
+    import random
 
 
 class _Retry(Middleware):
@@ -40,7 +43,7 @@ class _Retry(Middleware):
         attempts: int,
         base_delay: float,
         max_delay: float,
-        rng: random.Random,
+        rng: random.Random | None,
         deadline: float | None = None,
     ) -> None:
         self.attempts = attempts
@@ -53,6 +56,10 @@ class _Retry(Middleware):
         """Seconds to wait after failed attempt ``attempt`` (1-based)."""
         if retry_after is not None:
             return retry_after
+        if self.rng is None:  # drawn at the first wait: a run that never retries needs none
+            import random
+
+            self.rng = random.Random()
         return self.rng.uniform(0.0, min(self.base_delay * 2 ** (attempt - 1), self.max_delay))
 
     async def backoff(self, attempt: int, exc: ProviderError, request: ModelRequest) -> None:
@@ -175,5 +182,4 @@ def retry(
             value=deadline,
             source="retry(deadline=)",
         )
-    rng = rng if rng is not None else random.Random()
     return _Retry(attempts, base_delay, max_delay, rng, deadline)

@@ -11,13 +11,11 @@ import asyncio
 import json
 from collections.abc import Awaitable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
 from ._deadline import within
 from ._errors import BudgetExceeded
@@ -29,12 +27,14 @@ from ._messages import ToolCall
 from ._middleware import ToolInvocation
 from ._recorder import NullRecorder
 from ._recorder import decision_verdict
+from ._records import record
 from ._run_state import RunState
 from ._tools import Tool
 from ._tools import ToolResult
 
 if TYPE_CHECKING:
     from ._agent import Agent
+    from ._checkpoint import Checkpointer
 
 
 def execute_marked(
@@ -72,6 +72,19 @@ def keeps_state(agent: Agent, ctx: RunContext) -> bool:
     )
 
 
+def checkpointer_of(explicit: object = None, ctx: RunContext | None = None) -> Checkpointer | None:
+    """:func:`~agentkit_core._checkpoint.resolve_checkpointer`, quick when there is none.
+
+    A run without a checkpointer (explicit, ``ctx.checkpointer`` or ``ctx.store``) does not
+    load the checkpoint module.
+    """
+    if explicit is None and (ctx is None or (ctx.checkpointer is None and ctx.store is None)):
+        return None
+    from ._checkpoint import resolve_checkpointer
+
+    return resolve_checkpointer(explicit, ctx)
+
+
 async def _marked(
     agent: Agent,
     ctx: RunContext,
@@ -86,7 +99,7 @@ async def _marked(
     runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
     if any(
         run and not may_rerun(tools.get(call.name)) for call, run in zip(calls, runs, strict=True)
-    ) and (recorded or resolve_checkpointer(at, ctx)):
+    ) and (recorded or checkpointer_of(at, ctx)):
         state.pending, state.verdicts = list(calls), {}
         await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
@@ -341,7 +354,7 @@ async def run_tool(agent: Agent, invocation: ToolInvocation) -> ToolResult:
         return ToolResult.error(f"tool {tool.name!r} raised {type(exc).__name__}: {exc}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Suspend:
     """A batch held for a person: the calls waiting, why, and what was decided on each call."""
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 from typing import overload
 
 from ._errors import ToolDefinitionError
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from ._context import RunContext
+    from ._toolunion import ToolUnion
 
 
 @quick_init
@@ -216,6 +219,25 @@ def as_tool_result(value: object) -> ToolResult:
 
     data = to_jsonable_python(value)
     return ToolResult(_encode(data), structured=data)
+
+
+#: The label of the user's own tools: the first source of a kit's union, and an agent's list.
+USER_TOOLS = "tools"
+
+#: A union's ``tool_filter=`` and ``tool_wrap=`` (see ``ToolUnion``).
+ToolFilter = Callable[[str, Tool], bool]
+ToolWrap = Callable[[str, Tool], "Tool | None"]
+
+
+def union_of(tools: object) -> ToolUnion | None:
+    """``tools`` when it is a ``ToolUnion``, else None, without loading that module.
+
+    No union exists before ``_toolunion`` is loaded, so an agent given a list does not load it.
+    """
+    unions = sys.modules.get("agentkit_core._toolunion")
+    if unions is not None and isinstance(tools, unions.ToolUnion):
+        return cast("ToolUnion", tools)
+    return None
 
 
 @overload

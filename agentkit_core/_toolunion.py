@@ -18,13 +18,10 @@ from typing import runtime_checkable
 
 from ._errors import ToolDefinitionError
 from ._records import record
+from ._tools import USER_TOOLS as USER_TOOLS  # defined beside Tool, for an agent's list
 from ._tools import Tool
-
-#: The label of the user's own tools: the first source of a kit's union, and an agent's list.
-USER_TOOLS = "tools"
-
-ToolFilter = Callable[[str, Tool], bool]
-ToolWrap = Callable[[str, Tool], "Tool | None"]
+from ._tools import ToolFilter
+from ._tools import ToolWrap
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from ._tools import ToolResult
 
 if TYPE_CHECKING:
     from ._agent import Agent
+    from ._tracing import Span
 
 
 async def turn_request(
@@ -268,3 +269,23 @@ async def _coerced(coerce: Any, request: ModelRequest, chat: Any) -> tuple[Any, 
 
 def _results(messages: list[Message]) -> list[ToolResult]:
     return [ToolResult(m.content, m.is_error) for m in messages]
+
+
+def stamp_run(span: Span, result: AgentResult) -> None:
+    """The run's span gets what the run came to: its status, usage, cost and output."""
+    span.set("status", result.status)
+    span.set("stop_reason", result.stop_reason)
+    span.set("input_tokens", result.usage.input_tokens)
+    span.set("output_tokens", result.usage.output_tokens)
+    span.set("requests", result.usage.requests)
+    usage = result.usage
+    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
+        span.set("cache_read_tokens", usage.cache_read_tokens)
+        span.set("cache_write_tokens", usage.cache_write_tokens)
+        span.set("reasoning_tokens", usage.reasoning_tokens)
+    if result.cost is not None:
+        span.set("cost", result.cost)
+    span.set("pending", [call.id for call in result.pending])
+    span.payload["output"] = result.output
+    if result.pending:
+        span.payload["pending"] = result.pending

@@ -79,6 +79,21 @@ UNUSED = {
     "agentkit_core._fallback",
     "agentkit_core._kit",
     "agentkit_core._kit_options",
+    # a session's records and store (the recorder takes them when it records), a checkpoint's
+    # (only a configured checkpointer resolves one), and the partial-JSON parser (a stream of
+    # typed output)
+    "agentkit_core._sessions",
+    "agentkit_core._checkpoint",
+    "agentkit_core._partial",
+    # a guardrail's URL and address checks, a tool union, and what only a retry's jitter, a
+    # blob's, a grounding's or a skill's digest needs
+    "agentkit_core._guardrails",
+    "agentkit_core._toolunion",
+    "unicodedata",
+    "random",
+    "hashlib",
+    # the fold (the summarization plugin reads the core's summary texts from it on first use)
+    "agentkit_core._fold",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the

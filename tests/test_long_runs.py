@@ -182,3 +182,14 @@ def test_a_budgets_estimate_before_each_call_reads_only_the_new_messages(
     )
     assert asyncio.run(agent.run("go")).output == "done"
     assert len(estimated) <= 2 * 51 + 2, len(estimated)  # each message once (was 2,652)
+
+
+def test_a_results_repr_shows_the_transcript_by_its_length() -> None:
+    """``asyncio.run`` (3.11) reprs the run's result twice; a long run's must stay short."""
+    from agentkit_core import AgentResult
+
+    result = AgentResult("done", [Message.user("hello")] * 3000, Usage(), "r1")
+    text = repr(result)
+    assert text.startswith("AgentResult(output='done', transcript=<3000 messages>, usage=Usage(")
+    assert "hello" not in text and text.endswith("agent='')")
+    assert repr(AgentResult("x", [Message.user("a")], Usage(), "r")).count("<1 message>") == 1

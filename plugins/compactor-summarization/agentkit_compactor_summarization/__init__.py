@@ -4,24 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core import hookimpl
-from agentkit_core.plugin import SUMMARY_HEADER
-from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
 from agentkit_core.plugin import FoldError
-from agentkit_core.plugin import Summarizer
 from agentkit_core.plugin import current_span
 from agentkit_core.plugin import estimate_tokens
-from agentkit_core.plugin import fold_cut
 from agentkit_core.plugin import resolve_model_option
-from agentkit_core.plugin import write_summary
 
 if TYPE_CHECKING:
+    from agentkit_core.plugin import SUMMARY_HEADER as HEADER
+    from agentkit_core.plugin import SUMMARY_INSTRUCTIONS as INSTRUCTIONS
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
+    from agentkit_core.plugin import Summarizer
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core import PluginManager
@@ -37,10 +36,26 @@ __all__ = [
     "Summarizer",
 ]
 
-#: The system message of the summary request when a model writes the summary (core's).
-INSTRUCTIONS = SUMMARY_INSTRUCTIONS
-#: First line of the summary message, so the model reading it knows what it is (core's).
-HEADER = SUMMARY_HEADER
+#: The core's names this module shows, read from the fold module on first use (loading the
+#: plugin, as every Agent() and ``agentkit plugins list`` do, does not import it):
+#: ``INSTRUCTIONS``, the system message of the summary request when a model writes the
+#: summary; ``HEADER``, the first line of the summary message, so the model reading it knows
+#: what it is; ``Summarizer``, the type of ``summarizer=``.
+_FROM_CORE = {
+    "INSTRUCTIONS": "SUMMARY_INSTRUCTIONS",
+    "HEADER": "SUMMARY_HEADER",
+    "Summarizer": "Summarizer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    core = _FROM_CORE.get(name)
+    if core is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import agentkit_core.plugin
+
+    value = globals()[name] = getattr(agentkit_core.plugin, core)
+    return value
 
 
 class SummarizationCompactor:
@@ -67,7 +82,7 @@ class SummarizationCompactor:
         model: Model | str | None = None,
         max_tokens: int = 12_000,
         keep_recent: int | None = None,
-        instructions: str = INSTRUCTIONS,
+        instructions: str | None = None,
         estimate: Estimator | None = None,
         manager: PluginManager | None = None,
     ) -> None:
@@ -90,6 +105,10 @@ class SummarizationCompactor:
         self.model = model
         self.max_tokens = max_tokens
         self.keep_recent = keep_recent
+        if instructions is None:  # the core's, from the fold module, loaded with a compactor
+            from agentkit_core.plugin import SUMMARY_INSTRUCTIONS
+
+            instructions = SUMMARY_INSTRUCTIONS
         self.instructions = instructions
         self.estimate = estimate
 
@@ -98,8 +117,10 @@ class SummarizationCompactor:
         from agentkit_core.plugin import (
             compaction_units,  # the units load with the first compaction, not the plugin
         )
+        from agentkit_core.plugin import fold_cut  # and the fold's: the summary is the fold's
         from agentkit_core.plugin import keep_units
         from agentkit_core.plugin import within_budget
+        from agentkit_core.plugin import write_summary
 
         units = compaction_units(messages, self.estimate)
         if within_budget(units, self.max_tokens):

@@ -201,3 +201,15 @@ def test_a_model_string_is_resolved_on_the_manager_given_and_needs_one(pm: Plugi
         SummarizationCompactor(model="house:m")  # never the process-wide manager
     model = ScriptedModel([])
     assert SummarizationCompactor(model=model).model is model  # a Model needs none
+
+
+def test_the_core_names_it_shows_resolve_on_first_use() -> None:
+    """INSTRUCTIONS, HEADER and Summarizer are the core's, read when first used."""
+    import agentkit_compactor_summarization as plugin
+
+    from agentkit_core import plugin as core
+
+    assert plugin.INSTRUCTIONS is core.SUMMARY_INSTRUCTIONS
+    assert plugin.HEADER is core.SUMMARY_HEADER
+    assert plugin.Summarizer is core.Summarizer
+    assert SummarizationCompactor().instructions is core.SUMMARY_INSTRUCTIONS

@@ -14,7 +14,6 @@ until the conversation's next user message.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -200,6 +199,8 @@ def parse_allowed_tools(text: str) -> tuple[str, ...]:
 
 def _digest(path: Path) -> str:
     """SHA-256 over every file of the skill's directory: its relative name and its bytes."""
+    import hashlib  # with the first skill found: loading the plugin does not import it
+
     root = path.parent
     digest = hashlib.sha256()
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
