@@ -11,8 +11,9 @@ every benchmark once per tree, in its own process, the trees in a new random ord
 the ratio new/old is taken within the round, and the table gives the median ratio over the
 rounds with the range, for each old tree. Measured: the agent loop's per-turn overhead (core
 only, and every plugin installed; benchmarks/agent_loop, wall clock between the stub's stamps)
-and its CPU time a turn (``cpu_turn.py``: one driver for every tree's own ``make``), the kit's CPU time (``cpu_kit.py``), the kit's
-construction and ``kit.config()`` (benchmarks/kit). Start-up (``import agentkit_core``,
+and its CPU time a turn (``cpu_turn.py``: one driver for every tree's own ``make``), the
+kit's construction and ``kit.config()`` (benchmarks/kit) and the construction's CPU time
+(``cpu_kit.py``). Start-up (``import agentkit_core``,
 ``agentkit plugins list``) is measured with whole processes paired (see the README's commands).
 """
 
