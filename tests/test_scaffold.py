@@ -32,9 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The longest name the scaffold takes: its files must still be lint- and format-clean.
 LONGEST = "abcdefghijabcdefghijabcd"
 
-# one xdist worker runs them all (tox.ini): the module fixtures below build a venv and files
-pytestmark = pytest.mark.xdist_group("scaffold")
-
 
 # ---------------------------------------------------------------------- in this process
 

@@ -20,8 +20,6 @@ from tests.view_runs import traced_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / ".ci" / "artifacts"
-# one xdist worker runs them all (tox.ini), so one browser starts
-pytestmark = pytest.mark.xdist_group("view_browser")
 
 
 @pytest.fixture(scope="module")

@@ -38,9 +38,6 @@ from agentkit_core.testing import tool_call
 
 HERE = Path(__file__).resolve().parent
 MODULES = HERE.parents[2] / ".ci" / "cache" / "mcp" / "node_modules"
-# one xdist worker runs them all (tox.ini), so the module's kit server starts once
-pytestmark = pytest.mark.xdist_group("mcp_server_features")
-
 #: The server scenarios of MCP's conformance suite that conformance_kit.py serves.
 SERVED = [
     "server-initialize",
