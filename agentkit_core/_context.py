@@ -8,7 +8,6 @@ checkpointer, the recorder, the policy, the guardrail, the elicitor.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
 from ._invoke import default_middlewares
+from ._lazy import loaded_instance
 from ._middleware import CallTool
 from ._middleware import Middleware
 from ._middleware import MiddlewareLike
@@ -93,8 +93,7 @@ class Invoker:
         #: A fallback chain checks the cost limit and names who answered per attempt itself.
         #: (A model is a FallbackModel only once that module is loaded: a run without one
         #: does not import it.)
-        chains = sys.modules.get(_FALLBACK)
-        self._single = chains is None or not isinstance(model, chains.FallbackModel)
+        self._single = not loaded_instance(model, (_FALLBACK, "FallbackModel"))
         self.middlewares: tuple[Middleware, ...] = tuple(as_middleware(m) for m in middlewares)
         self.ctx = ctx
         self.deadline = check_deadline(deadline)

@@ -35,6 +35,7 @@ from ._content import ImagePart
 from ._content import TextPart
 from ._errors import DecodingError
 from ._errors import EncodingError
+from ._lazy import loaded_instance
 from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
@@ -132,20 +133,6 @@ def _decode_at(value: object, path: str) -> object:
     raise DecodingError(f"cannot decode {path}: {problem}", path=path)
 
 
-def _loaded_instance(value: object, *classes: tuple[str, str]) -> bool:
-    """Whether ``value`` is an instance of one of ``(module, class)``, of modules imported.
-
-    Nothing is a ``UUID`` unless :mod:`uuid` was imported (it imports :mod:`platform`, ~3 ms of
-    a first run), nor a path unless :mod:`pathlib` was (with ``urllib.parse`` and ``ipaddress``
-    behind it), as for pydantic below.
-    """
-    for module, name in classes:
-        loaded = sys.modules.get(module)
-        if loaded is not None and isinstance(value, getattr(loaded, name)):
-            return True
-    return False
-
-
 #: The ``datetime`` types encoded as ISO-8601, a datetime before the date it subclasses.
 _STAMPS = ("datetime", "date", "time")
 
@@ -170,7 +157,9 @@ def _default(value: object) -> object:
         return {TAG: "bytes", "b64": base64.b64encode(value).decode("ascii")}
     if isinstance(value, Enum):
         return value.value
-    if _loaded_instance(value, ("pathlib", "PurePath"), ("uuid", "UUID"), ("decimal", "Decimal")):
+    # nothing is a UUID unless uuid was imported (it imports platform, ~3 ms of a first run),
+    # nor a path unless pathlib was (with urllib.parse and ipaddress behind it)
+    if loaded_instance(value, ("pathlib", "PurePath"), ("uuid", "UUID"), ("decimal", "Decimal")):
         return str(value)
     pydantic = sys.modules.get("pydantic")  # nothing is a pydantic model unless it was imported
     if pydantic is not None and isinstance(value, pydantic.BaseModel):

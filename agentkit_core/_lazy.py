@@ -28,3 +28,16 @@ def lazy_attributes(module: str, table: Mapping[str, str]) -> Callable[[str], An
         return value
 
     return __getattr__
+
+
+def loaded_instance(value: object, *classes: tuple[str, str]) -> bool:
+    """Whether ``value`` is an instance of one of ``(module, class)``, of modules imported.
+
+    No value is an instance of a class whose module was never imported, so asking needs no
+    import: a run that uses none of them does not load them.
+    """
+    for module, name in classes:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(value, getattr(loaded, name)):
+            return True
+    return False

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -13,6 +12,7 @@ from typing import cast
 from typing import overload
 
 from ._errors import ToolDefinitionError
+from ._lazy import loaded_instance
 from ._messages import Content
 from ._messages import JSONObject
 from ._models import ToolSpec
@@ -234,8 +234,7 @@ def union_of(tools: object) -> ToolUnion | None:
 
     No union exists before ``_toolunion`` is loaded, so an agent given a list does not load it.
     """
-    unions = sys.modules.get("agentkit_core._toolunion")
-    if unions is not None and isinstance(tools, unions.ToolUnion):
+    if loaded_instance(tools, ("agentkit_core._toolunion", "ToolUnion")):
         return cast("ToolUnion", tools)
     return None
 
