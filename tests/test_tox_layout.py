@@ -71,3 +71,20 @@ def test_each_environments_tests_use_every_core() -> None:
 
 def test_missing_interpreters_fail_the_run() -> None:
     assert tox_ini()["tox"]["skip_missing_interpreters"] == "false"
+
+
+def test_mypy_runs_while_the_background_setup_still_fetches() -> None:
+    """The tests environment's wait for .ci/setup comes after mypy, which needs none of it."""
+    config = tox_ini()
+    steps = [
+        c.strip()
+        for key in ("commands_pre", "commands")
+        for c in setting(config, "tests", key).split("\n")
+        if c.strip()
+    ]
+    assert (
+        steps.index("mypy")
+        < steps.index("bash .ci/setup")
+        < steps.index("pytest {[matrix]xdist} {posargs}")
+    )
+    assert "bash .ci/setup" not in setting(config, "tests", "commands_pre")
