@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from ._content import content_text
 from ._messages import Content
+from ._messages import Usage
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -36,9 +37,7 @@ class _Tracing(Middleware):
         span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
         try:
             response = await call_next(request)
-            _stamp(span, response)
-            if trace.genai:  # an exporter's GenAI names, once, where the attributes were set
-                span.genai = model_call_genai(span.attributes)
+            _stamp(span, response, trace.genai)
             payload["response"] = response.message
         except BaseException as exc:
             trace._exit(span, token, exc)
@@ -79,7 +78,11 @@ def _size(content: Content) -> int:
     return len(content) if type(content) is str else len(content_text(content))
 
 
-def _stamp(span: Span, response: ModelResponse) -> None:
+def _stamp(span: Span, response: ModelResponse, genai: bool) -> None:
+    """The call's attributes from its ``response``.
+
+    With ``genai`` (an exporter reads them), their GenAI names too, made here once.
+    """
     # item by item, one loop for both lists: half the cost of update(**...) with two map()s
     ids: list[str] = []
     names: list[str] = []
@@ -98,6 +101,10 @@ def _stamp(span: Span, response: ModelResponse) -> None:
     attributes["finish_reason"] = response.finish_reason
     attributes["tool_call_ids"] = ids
     attributes["tool_call_names"] = names
+    if genai:
+        span.genai = model_call_genai(
+            attributes, response.model, response.finish_reason, ids, names, usage
+        )
 
 
 #: What a model call's attributes may hold for :func:`model_call_genai`: what core sets on it.
@@ -112,27 +119,28 @@ _MODEL_CALL_OPTIONAL = {
 }
 
 
-def model_call_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
-    """A model call's :meth:`Span.genai_attributes` once it answered, from core's own keys.
+def model_call_genai(
+    attributes: Mapping[str, object],
+    model: object,
+    reason: object,
+    ids: list[str],
+    names: list[str],
+    usage: Usage,
+) -> dict[str, object] | None:
+    """A model call's :meth:`Span.genai_attributes`, from what :func:`_stamp` just set.
 
     None when the export rule would change a value (a text past the cap) or the attributes
     hold anything core did not set there (a plugin's): the span then maps its exported
     attributes when asked. One dict with the names written out, no per-key lookup.
     """
-    if not attributes.keys() <= _MODEL_CALL_KEYS:
-        return None
-    get = attributes.get
-    model, reason = get("model"), get("finish_reason")
-    ids, names = get("tool_call_ids"), get("tool_call_names")
-    sent, received = get("input_tokens"), get("output_tokens")
+    sent, received = usage.input_tokens, usage.output_tokens
     if not (
-        type(model) is str
+        attributes.keys() <= _MODEL_CALL_KEYS
+        and type(model) is str
         and len(model) <= ATTRIBUTE_LIMIT
         and type(reason) is str
         and len(reason) <= ATTRIBUTE_LIMIT
-        and type(ids) is list
-        and type(names) is list
-        and type(get("messages")) is int
+        and type(attributes.get("messages")) is int
         and type(sent) is int
         and type(received) is int
     ):
@@ -155,7 +163,7 @@ def model_call_genai(attributes: Mapping[str, object]) -> dict[str, object] | No
     }
     if len(attributes) > 7:  # a provider, a cost, cache and reasoning tokens
         for key, genai_name in _MODEL_CALL_OPTIONAL.items():
-            value = get(key)
+            value = attributes.get(key)
             if value is None:
                 continue
             if type(value) not in _AS_IS and (

@@ -15,6 +15,7 @@ from agentkit_core import Agent
 from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
+from agentkit_core import Usage
 from agentkit_core._invoke import model_call_genai
 from agentkit_core._invoke import tool_call_genai
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
@@ -58,7 +59,8 @@ def test_a_model_calls_genai_is_its_mapped_exported_attributes(
         "tool_call_ids": ids,
         "tool_call_names": list(reversed(ids)),
     }
-    made = model_call_genai(attributes)
+    usage = Usage(input_tokens=sent, output_tokens=received)
+    made = model_call_genai(attributes, model, reason, ids, attributes["tool_call_names"], usage)
     if made is not None:
         assert made == mapped("model_call", attributes)
     fits = len(model) <= ATTRIBUTE_LIMIT and len("".join(ids)) <= ATTRIBUTE_LIMIT

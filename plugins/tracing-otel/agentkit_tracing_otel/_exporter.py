@@ -225,8 +225,14 @@ class OTelExporter(SpanExporter):
         if context is None and parent_id in self._dropped:
             return
         shape = _SHAPES.get(span.name) or _Shape(span.name)
+        title = shape.prefix
+        if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
+            value = span.attributes.get(shape.key)
+            title = (shape.titles.get(value) if type(value) is str else None) or shape.name(
+                span, span.attributes
+            )
         otel = self.tracer.start_span(
-            shape.prefix if shape.key is None else shape.name(span, span.attributes),
+            title,
             context=context,
             kind=shape.kind,
             start_time=span.start_ns,
@@ -246,8 +252,8 @@ class OTelExporter(SpanExporter):
         if not (shape.conversation or content or span.error is not None):
             return genai
         attributes = {**genai}
-        if shape.conversation:
-            self._conversation_and_provider(span, attributes)
+        if shape.conversation:  # core's own mapping (``genai``) holds the values as they are
+            self._conversation_and_provider(span, attributes, genai is span.genai)
         if content:
             cache = self._run(span.run_id).encoded
             attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
@@ -275,26 +281,28 @@ class OTelExporter(SpanExporter):
             run = self._runs[run_id] = _Run(run_id)
         return run
 
-    def _conversation_and_provider(self, span: Span, attributes: dict[str, Any]) -> None:
+    def _conversation_and_provider(
+        self, span: Span, attributes: dict[str, Any], as_they_are: bool
+    ) -> None:
         """``gen_ai.conversation.id`` and ``gen_ai.provider.name`` of a run or model call.
 
         A model call's provider is its ``provider`` attribute (the model string's prefix, which
         core's tracing puts there), else the prefix of its ``model``; the run's is its model
         calls' (the first one's), known by the time the run ends. Both are kept per run. Read
-        from the exported ``attributes``, only when exported as they are (not withheld, not cut).
+        from the exported ``attributes``, only when exported as they are (not withheld, not cut):
+        ``as_they_are`` says they all are.
         """
-        run = self._run(span.run_id)
+        run = self._runs.get(span.run_id) or self._run(span.run_id)
         if run.conversation:
             attributes["gen_ai.conversation.id"] = run.conversation
-        raw = span.attributes
-        provider = provider_name(
-            _kept(attributes.get("agentkit.provider"), raw, "provider"),
-            _kept(
-                attributes.get("gen_ai.request.model", attributes.get("agentkit.model")),
-                raw,
-                "model",
-            ),
-        )
+        given = attributes.get("agentkit.provider")
+        model = attributes.get("gen_ai.request.model", attributes.get("agentkit.model"))
+        if not as_they_are:
+            raw = span.attributes
+            given, model = _kept(given, raw, "provider"), _kept(model, raw, "model")
+        elif type(given) is not str:  # a number a plugin put there
+            given = None
+        provider = provider_name(given, model)
         if provider:
             if run.provider is None and span.name == "model_call":
                 run.provider = provider
@@ -365,7 +373,7 @@ class _Shape:
         self.prefix, self.key = _TITLES.get(name, (name, None))
         self.kind = _CLIENT if name == "model_call" else _INTERNAL
         # what a span starts with: its operation, as core names it (the start of an empty one's)
-        self.start = dict(Span(name).genai_attributes()) or None
+        self.start: dict[str, Any] | None = dict(Span(name).genai_attributes()) or None
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
         # a text value of the attribute that ends the name -> the name, once seen
