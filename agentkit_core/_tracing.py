@@ -478,7 +478,8 @@ class SpanExporter:
         Record :meth:`Span.exported_attributes` and :meth:`Span.exported_error`, not the raw
         ones: they are capped, and withhold what a person or the model wrote once the run is
         secret-tainted. The exported attributes are read-only (often a view of the span's
-        own): copy them to keep or change them.
+        own): copy them to keep or change them. An exporter that speaks OpenTelemetry's GenAI
+        conventions reads :meth:`Span.genai_attributes` (and sets :attr:`genai`).
         """
 
 

@@ -363,8 +363,8 @@ _TITLES: dict[str, tuple[str, str | None]] = {
 class _Shape:
     """What an agentkit span of one name becomes: OpenTelemetry name, kind, start attributes.
 
-    One per span name, made on first sight; each attribute key's OpenTelemetry name(s) are
-    worked out once, on first sight too, so a span's export is one pass over its attributes.
+    One per span name, made on first sight (its attributes' names are core's: see
+    ``Span.genai_attributes``).
     """
 
     __slots__ = ("conversation", "key", "kind", "prefix", "run", "start", "titles")
