@@ -12,6 +12,7 @@ asked for, a hook's reason). Exporters record attributes through one rule,
 :func:`export_attributes`: an attribute is *safe* (a number, a flag, or a name in
 :data:`SAFE_ATTRIBUTES`) or *text*, a tainted span's text attributes are withheld as its
 payload is, and every string is capped at :data:`ATTRIBUTE_LIMIT` characters.
+:meth:`Span.genai_attributes` hands the same attributes under OpenTelemetry's GenAI names.
 """
 
 from __future__ import annotations
