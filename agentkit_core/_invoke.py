@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from collections.abc import Mapping
 
 from ._content import content_text
 from ._messages import Content
+from ._messages import Usage
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -15,6 +17,9 @@ from ._models import ModelResponse
 from ._pricing import run_prices
 from ._retry import retry
 from ._tools import ToolResult
+from ._tracing import _AS_IS
+from ._tracing import _USAGE_NAMES
+from ._tracing import ATTRIBUTE_LIMIT
 from ._tracing import Span
 from ._tracing import current_span
 
@@ -32,7 +37,7 @@ class _Tracing(Middleware):
         span, token = trace._enter("model_call", payload, {"messages": len(request.messages)})
         try:
             response = await call_next(request)
-            _stamp(span, response)
+            _stamp(span, response, trace.genai)
             payload["response"] = response.message
         except BaseException as exc:
             trace._exit(span, token, exc)
@@ -41,8 +46,9 @@ class _Tracing(Middleware):
             trace._exit(span, token, None)
         finally:
             # the exporters have read it (on_end); a span the run keeps holds no transcript,
-            # or a run's memory would grow with the square of its turns
+            # or a run's memory would grow with the square of its turns, nor a second dict
             del payload["request"]
+            span.genai = None
         return response
 
     async def wrap_tool(self, invocation: ToolInvocation, call_next: CallTool) -> ToolResult:
@@ -57,10 +63,13 @@ class _Tracing(Middleware):
             attributes["is_error"] = result.is_error
             attributes["result_chars"] = _size(result.content)
             payload["result"] = result.content
+            if trace.genai:
+                span.genai = tool_call_genai(attributes)
         except BaseException as exc:
             trace._exit(span, token, exc)
             raise
         trace._exit(span, token, None)
+        span.genai = None  # read by the exporters (on_end): a span the run keeps needs no copy
         return result
 
 
@@ -69,7 +78,11 @@ def _size(content: Content) -> int:
     return len(content) if type(content) is str else len(content_text(content))
 
 
-def _stamp(span: Span, response: ModelResponse) -> None:
+def _stamp(span: Span, response: ModelResponse, genai: bool) -> None:
+    """The call's attributes from its ``response``.
+
+    With ``genai`` (an exporter reads them), their GenAI names too, made here once.
+    """
     # item by item, one loop for both lists: half the cost of update(**...) with two map()s
     ids: list[str] = []
     names: list[str] = []
@@ -88,6 +101,102 @@ def _stamp(span: Span, response: ModelResponse) -> None:
     attributes["finish_reason"] = response.finish_reason
     attributes["tool_call_ids"] = ids
     attributes["tool_call_names"] = names
+    if genai:
+        span.genai = model_call_genai(
+            attributes, response.model, response.finish_reason, ids, names, usage
+        )
+
+
+#: What a model call's attributes may hold for :func:`model_call_genai`: what core sets on it.
+_MODEL_CALL_KEYS = frozenset(
+    {"messages", "model", "finish_reason", "tool_call_ids", "tool_call_names"}
+    | {"provider", "cost", *_USAGE_NAMES}
+)
+_MODEL_CALL_OPTIONAL = {
+    "provider": "agentkit.provider",
+    "cost": "agentkit.cost",
+    **{key: names[0] for key, names in _USAGE_NAMES.items() if key[0] in "cr"},
+}
+
+
+def model_call_genai(
+    attributes: Mapping[str, object],
+    model: object,
+    reason: object,
+    ids: list[str],
+    names: list[str],
+    usage: Usage,
+) -> dict[str, object] | None:
+    """A model call's :meth:`Span.genai_attributes`, from what :func:`_stamp` just set.
+
+    None when the export rule would change a value (a text past the cap) or the attributes
+    hold anything core did not set there (a plugin's): the span then maps its exported
+    attributes when asked. One dict with the names written out, no per-key lookup.
+    """
+    sent, received = usage.input_tokens, usage.output_tokens
+    if not (
+        attributes.keys() <= _MODEL_CALL_KEYS
+        and type(model) is str
+        and len(model) <= ATTRIBUTE_LIMIT
+        and type(reason) is str
+        and len(reason) <= ATTRIBUTE_LIMIT
+        and type(attributes.get("messages")) is int
+        and type(sent) is int
+        and type(received) is int
+    ):
+        return None
+    try:  # texts only (join refuses anything else), within the cap
+        if len("".join(ids)) > ATTRIBUTE_LIMIT or len("".join(names)) > ATTRIBUTE_LIMIT:
+            return None
+    except TypeError:
+        return None
+    out: dict[str, object] = {
+        "gen_ai.operation.name": "chat",
+        "agentkit.messages": attributes["messages"],
+        "gen_ai.request.model": model,
+        "gen_ai.response.model": model,
+        "gen_ai.usage.input_tokens": sent,
+        "gen_ai.usage.output_tokens": received,
+        "gen_ai.response.finish_reasons": [reason],
+        "agentkit.tool_call_ids": ids,
+        "agentkit.tool_call_names": names,
+    }
+    if len(attributes) > 7:  # a provider, a cost, cache and reasoning tokens
+        for key, genai_name in _MODEL_CALL_OPTIONAL.items():
+            value = attributes.get(key)
+            if value is None:
+                continue
+            if type(value) not in _AS_IS and (
+                type(value) is not str or len(value) > ATTRIBUTE_LIMIT
+            ):
+                return None
+            out[genai_name] = value
+    return out
+
+
+def tool_call_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
+    """A tool call's :meth:`Span.genai_attributes` once it returned (see model_call_genai)."""
+    get = attributes.get
+    tool, call_id = get("tool"), get("call_id")
+    is_error, size = get("is_error"), get("result_chars")
+    if not (
+        len(attributes) == 4
+        and type(tool) is str
+        and len(tool) <= ATTRIBUTE_LIMIT
+        and type(call_id) is str
+        and len(call_id) <= ATTRIBUTE_LIMIT
+        and type(is_error) is bool
+        and type(size) is int
+    ):
+        return None
+    return {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.name": tool,
+        "gen_ai.tool.call.id": call_id,
+        "agentkit.is_error": is_error,
+        "agentkit.result_chars": size,
+    }
 
 
 class _Metering(Middleware):

@@ -12,6 +12,7 @@ asked for, a hook's reason). Exporters record attributes through one rule,
 :func:`export_attributes`: an attribute is *safe* (a number, a flag, or a name in
 :data:`SAFE_ATTRIBUTES`) or *text*, a tainted span's text attributes are withheld as its
 payload is, and every string is capped at :data:`ATTRIBUTE_LIMIT` characters.
+:meth:`Span.genai_attributes` hands the same attributes under OpenTelemetry's GenAI names.
 """
 
 from __future__ import annotations
@@ -237,6 +238,115 @@ def _cut_list(items: Sequence[object]) -> list[object]:
     return out
 
 
+_USAGE_NAMES: dict[str, tuple[str, ...]] = {
+    "input_tokens": ("gen_ai.usage.input_tokens",),
+    "output_tokens": ("gen_ai.usage.output_tokens",),
+    "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens",),
+    "cache_write_tokens": ("gen_ai.usage.cache_creation.input_tokens",),
+    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens",),
+}
+_TOOL_NAMES: dict[str, tuple[str, ...]] = {
+    "tool": ("gen_ai.tool.name",),
+    "call_id": ("gen_ai.tool.call.id",),
+}
+
+#: Per span name, the attributes OpenTelemetry's GenAI semantic conventions name, and their
+#: names there (see :meth:`Span.genai_attributes`); every other attribute is ``agentkit.<key>``.
+#: ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
+GENAI_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "run": {"agent": ("gen_ai.agent.name",), **_USAGE_NAMES},
+    "model_call": {
+        "model": ("gen_ai.request.model", "gen_ai.response.model"),
+        "finish_reason": ("gen_ai.response.finish_reasons",),
+        **_USAGE_NAMES,
+    },
+    # one model of a fallback chain tried (agentkit_core.FallbackModel): its model and tokens
+    "model_attempt": {"model": ("gen_ai.request.model",), **_USAGE_NAMES},
+    "tool_call": _TOOL_NAMES,
+    "verdict": _TOOL_NAMES,
+    "guardrail": _TOOL_NAMES,
+}
+
+#: Per span name, the GenAI attributes that say what it does, first among its GenAI attributes.
+GENAI_OPERATIONS: dict[str, dict[str, object]] = {
+    "run": {"gen_ai.operation.name": "invoke_agent"},
+    "model_call": {"gen_ai.operation.name": "chat"},
+    "model_attempt": {"gen_ai.operation.name": "chat"},
+    "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
+}
+
+#: Attributes that quote what a person wrote: in :meth:`Span.genai_attributes` on request only.
+CONTENT_ATTRIBUTES = frozenset({"question"})
+
+#: Marks an attribute recorded as a list of one (``finish_reason``), before its GenAI name.
+_LIST = "\0list"
+_SCALARS = frozenset({str, bool, int, float})
+_TEXTS = frozenset({str})
+#: The most span names, and attribute keys per span name, whose GenAI names are remembered:
+#: names made up at run time (a key per item, say) are worked out each time, not kept unbounded.
+_KEPT = 512
+#: Per span name, each attribute key seen: its GenAI name(s) (see :func:`_genai_name`).
+_GENAI_SEEN: dict[str, dict[str, str | tuple[str, ...]]] = {}
+
+
+def _genai_name(name: str, key: str) -> str | tuple[str, ...]:
+    """``agentkit.<key>``, else its GenAI name(s), else (_LIST, its name), else () (content)."""
+    if key in CONTENT_ATTRIBUTES:
+        return ()
+    targets = GENAI_NAMES.get(name, {}).get(key)
+    if targets is None:
+        return "agentkit." + key
+    return (_LIST, targets[0]) if key == "finish_reason" else targets
+
+
+def _otel_value(value: object) -> object:
+    """``value`` as OpenTelemetry takes it: a scalar, a list of texts or of ints, else JSON."""
+    if type(value) in _SCALARS:
+        return value
+    if isinstance(value, list | tuple) and (
+        {*map(type, value)} <= _TEXTS  # ids and names, the common lists: one call, no loop
+        or all(isinstance(v, str) for v in value)
+        or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        return value  # as it is: OpenTelemetry keeps a copy of its own
+    return json.dumps(jsonable(value), ensure_ascii=False)
+
+
+def _genai_mapping(name: str, exported: Mapping[str, object], content: bool) -> dict[str, object]:
+    """:meth:`Span.genai_attributes` worked out from ``exported``, key by key."""
+    # the span's own attributes, read-only, only when each is None, a number, a flag, a text
+    # or a list or tuple of texts (see export_attributes): what OpenTelemetry takes as is
+    plain = type(exported) is MappingProxyType
+    names = _GENAI_SEEN.get(name)
+    if names is None:
+        names = {}
+        if len(_GENAI_SEEN) < _KEPT:
+            _GENAI_SEEN[name] = names
+    operation = GENAI_OPERATIONS.get(name)
+    out: dict[str, object] = {**operation} if operation else {}
+    for key, value in exported.items():
+        target = names.get(key)
+        if target is None:
+            target = _genai_name(name, key)
+            if len(names) < _KEPT:
+                names[key] = target
+        if type(target) is str:  # agentkit.<key>: the common case, first
+            if value is not None:
+                out[target] = value if plain or type(value) in _SCALARS else _otel_value(value)
+        elif value is None:
+            continue
+        elif not target:  # content
+            if content:
+                out["agentkit." + key] = _otel_value(value)
+        elif target[0] == _LIST:  # finish_reason: a list of one
+            out[target[1]] = [str(value)]
+        else:  # its GenAI name(s)
+            value = value if type(value) in _SCALARS else str(value)
+            for genai_name in target:
+                out[genai_name] = value
+    return out
+
+
 @dataclass(slots=True)
 class Span:
     """A named, timed unit of work with attributes (``compaction_rejected``, token counts...).
@@ -266,6 +376,10 @@ class Span:
     open_step: tuple[Span, contextvars.Token[Span | None]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: :meth:`genai_attributes` of an untainted span, made by core where it set the attributes
+    #: (a model or tool call's, once it answered), with the export rule checked there; None
+    #: for any other span, which maps its exported attributes when asked.
+    genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     def set(self, key: str, value: object) -> None:
         self.attributes[key] = value
@@ -277,6 +391,25 @@ class Span:
         read-only, often a live view of :attr:`attributes` itself; copy it to keep or change it.
         """
         return export_attributes(self.name, self.attributes, self.tainted)
+
+    def genai_attributes(self, *, content: bool = False) -> Mapping[str, object]:
+        """:meth:`exported_attributes` under OpenTelemetry's GenAI semantic-convention names.
+
+        An attribute the conventions name becomes it (``model`` of a model call is
+        ``gen_ai.request.model`` and ``gen_ai.response.model``, its ``finish_reason`` the list
+        ``gen_ai.response.finish_reasons``, token counts ``gen_ai.usage.*``, a tool call's
+        ``tool`` and ``call_id`` ``gen_ai.tool.name`` and ``gen_ai.tool.call.id``: see
+        :data:`GENAI_NAMES`); any other ``agentkit.<key>``. Runs, model and tool calls start
+        with their operation (:data:`GENAI_OPERATIONS`). None values are left out, and a
+        value OpenTelemetry does not take (a dict, a list of mixed types) is its JSON text.
+        Attributes that quote what a person wrote (``question``) only with ``content``.
+        Read-only: copy it to keep or change it.
+        """
+        genai = self.genai
+        if genai is not None and not self.tainted:
+            return genai  # core's own, made once where it set the attributes
+        exported = export_attributes(self.name, self.attributes, self.tainted)
+        return _genai_mapping(self.name, exported, content)
 
     def exported_error(self) -> str | None:
         """:attr:`error` as exporters record it: capped, its message withheld once tainted."""
@@ -327,6 +460,10 @@ class SpanExporter:
     ``agentkit.tracing`` logger: an exporter never breaks a run.
     """
 
+    #: True for an exporter that reads :meth:`Span.genai_attributes`: core then makes them
+    #: once, where it sets a model or tool call's attributes, and hands that over as it is.
+    genai: bool = False
+
     def on_start(self, span: Span) -> bool | None:
         """``span`` has opened: name, attributes given at the start, payload, parent.
 
@@ -342,7 +479,8 @@ class SpanExporter:
         Record :meth:`Span.exported_attributes` and :meth:`Span.exported_error`, not the raw
         ones: they are capped, and withhold what a person or the model wrote once the run is
         secret-tainted. The exported attributes are read-only (often a view of the span's
-        own): copy them to keep or change them.
+        own): copy them to keep or change them. An exporter that speaks OpenTelemetry's GenAI
+        conventions reads :meth:`Span.genai_attributes` (and sets :attr:`genai`).
         """
 
 
@@ -388,12 +526,22 @@ class Trace:
     events: EventLog | None = None
     _step_of: dict[str, Span] = field(default_factory=dict, repr=False)
     keep: bool = True
+    #: Whether an exporter reads :meth:`Span.genai_attributes` (:attr:`SpanExporter.genai`):
+    #: core then makes them where it sets a model or tool call's attributes.
+    genai: bool = False
+
+    def __post_init__(self) -> None:
+        self._exporters_changed()
+
+    def _exporters_changed(self) -> None:
+        self.genai = any(getattr(e, "genai", False) is True for e in self.exporters)
 
     def attach(self, exporters: Sequence[SpanExporter]) -> None:
         """Tell ``exporters`` (those not attached already) of every span from now on."""
         for exporter in exporters:
             if not any(e is exporter for e in self.exporters):
                 self.exporters.append(exporter)
+        self._exporters_changed()
 
     def open(
         self, name: str, payload: dict[str, object] | None = None, **attributes: object
@@ -535,8 +683,10 @@ class Trace:
             try:
                 if getattr(exporter, method)(span) is False and span.name == "run":
                     self.exporters.remove(exporter)  # sampled out (SpanExporter.on_start)
+                    self._exporters_changed()
             except Exception as exc:
                 self.exporters.remove(exporter)
+                self._exporters_changed()
                 line = (
                     f"span exporter {exporter!r} raised {type(exc).__name__}: {exc} in "
                     f"{method}({span.name!r}); detached from run {self.run_id!r}"

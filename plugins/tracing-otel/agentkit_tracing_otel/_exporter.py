@@ -7,12 +7,12 @@ model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdict
 checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
 call learns its model when it answers) starts under the name its run's last one ended with and
 is renamed at its end if that was not it.
-Every agentkit attribute rides along as
-``agentkit.<key>``; ``gen_ai.*`` attributes say the operation, provider, model, token usage,
-tool name and call id, and the conversation: the session's id when the run records one, else
-the run's id. Attributes and error messages are the ones core exports
-(``Span.exported_attributes``): capped in size, and what a person or the model wrote withheld
-once the run is secret-tainted.
+Attributes are the ones core hands exporters under
+OpenTelemetry's names (``Span.genai_attributes``: ``gen_ai.*`` for the model, token usage, tool
+name and call id, ``agentkit.<key>`` for every other), passed on as they are; the plugin adds
+the operation, the provider and the conversation: the session's id when the run records one,
+else the run's id. Attributes and error messages are the ones core exports: capped in size,
+and what a person or the model wrote withheld once the run is secret-tainted.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import json
 import os
 import threading
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from opentelemetry import trace
@@ -41,30 +40,11 @@ from ._environment import ENDPOINT_ENVS
 #: prompts, answers, tool arguments and tool results.
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
-#: agentkit attributes that quote what a person or the model wrote: content, opt-in only.
-_CONTENT_ATTRIBUTES = frozenset({"question"})
-
 _TRUE = ("1", "true", "yes", "on")
 
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in _TRUE
-
-
-def _value(value: Any) -> Any:
-    """``value`` as an OpenTelemetry attribute value (a scalar, a list of one scalar type)."""
-    if isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, list | tuple) and (
-        {*map(type, value)} <= _TEXT  # ids and names, the common lists: one call, no loop
-        or all(isinstance(v, str) for v in value)
-        or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        return value  # as it is: the SDK keeps a copy of its own
-    return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
-
-
-_TEXT = frozenset({str})
 
 
 def _content(value: Any) -> str:
@@ -110,6 +90,8 @@ class OTelExporter(SpanExporter):
     ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``. A secret-tainted span never carries
     content, whatever this says.
     """
+
+    genai = True  # it reads Span.genai_attributes: core makes them where it sets them
 
     def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None) -> None:
         provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
@@ -184,7 +166,8 @@ class OTelExporter(SpanExporter):
             return None
         if shape.run and span.run_id:
             self._runs[span.run_id] = _Run(
-                _kept(span, span.exported_attributes(), "session_id") or span.run_id
+                _kept(span.exported_attributes().get("session_id"), span.attributes, "session_id")
+                or span.run_id
             )
         self._live[span.span_id] = otel
         return None
@@ -218,12 +201,11 @@ class OTelExporter(SpanExporter):
         if contexts:
             contexts.pop(span.span_id, None)
         shape = _SHAPES.get(span.name) or _Shape(span.name)
-        exported = span.exported_attributes()
         unnamed = self._unnamed
         if unnamed and span.span_id in unnamed:
             unnamed.discard(span.span_id)
-            self._name(span, shape, otel, exported)
-        attributes = self._attributes(span, shape, exported, None)
+            self._name(span, shape, otel)
+        attributes = self._attributes(span, shape)
         if shape.run:
             self._runs.pop(span.run_id, None)
         if span.error is not None:
@@ -243,47 +225,51 @@ class OTelExporter(SpanExporter):
         if context is None and parent_id in self._dropped:
             return
         shape = _SHAPES.get(span.name) or _Shape(span.name)
-        exported = span.exported_attributes()
+        title = shape.prefix
+        if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
+            value = span.attributes.get(shape.key)
+            title = (shape.titles.get(value) if type(value) is str else None) or shape.name(
+                span, span.attributes
+            )
         otel = self.tracer.start_span(
-            shape.prefix if shape.key is None else shape.name(span, exported),
+            title,
             context=context,
             kind=shape.kind,
             start_time=span.start_ns,
-            attributes=self._attributes(span, shape, exported, shape.start),
+            attributes=self._attributes(span, shape),
         )
         if span.error is not None:
             otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
         otel.end(end_time=span.end_ns)
 
-    def _attributes(
-        self,
-        span: Span,
-        shape: _Shape,
-        exported: Mapping[str, Any],
-        start: dict[str, Any] | None,
-    ) -> dict[str, Any]:
-        """The OpenTelemetry attributes ``span`` ends with (after ``start``, when given)."""
-        attributes = shape.attributes(exported, start)
-        if shape.conversation:
-            self._conversation_and_provider(span, exported, attributes)
-        if self.capture_content and not span.tainted:
+    def _attributes(self, span: Span, shape: _Shape) -> Mapping[str, Any]:
+        """The OpenTelemetry attributes ``span`` ends with: core's (``Span.genai_attributes``).
+
+        Passed on as they are when nothing is added to them: the SDK copies what it keeps.
+        """
+        content = self.capture_content and not span.tainted
+        genai = span.genai_attributes(content=content)
+        if not (shape.conversation or content or span.error is not None):
+            return genai
+        attributes = {**genai}
+        if shape.conversation:  # core's own mapping (``genai``) holds the values as they are
+            self._conversation_and_provider(span, attributes, genai is span.genai)
+        if content:
             cache = self._run(span.run_id).encoded
-            attributes.update(
-                _content_attributes(span, exported, lambda m: _encoded_list(m, cache))
-            )
+            attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
         if span.error is not None:
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
                 attributes["agentkit.error.plugin"] = span.error_plugin
         return attributes
 
-    def _name(self, span: Span, shape: _Shape, otel: Any, exported: Mapping[str, Any]) -> None:
+    def _name(self, span: Span, shape: _Shape, otel: Any) -> None:
         """Name ``otel`` now that ``span`` knows what it acted on (a model call, its model).
 
         It started under the name its run's last span of that kind ended with (or its bare
         prefix): renaming costs the SDK a lock and an update, and the model seldom changes.
         """
-        title = shape.name(span, exported)
+        title = shape.name(span, span.attributes)
         if title != getattr(otel, "name", None):
             otel.update_name(title)
         self._run(span.run_id).named[span.name] = title
@@ -296,27 +282,27 @@ class OTelExporter(SpanExporter):
         return run
 
     def _conversation_and_provider(
-        self, span: Span, exported: Mapping[str, Any], attributes: dict[str, Any]
+        self, span: Span, attributes: dict[str, Any], as_they_are: bool
     ) -> None:
         """``gen_ai.conversation.id`` and ``gen_ai.provider.name`` of a run or model call.
 
         A model call's provider is its ``provider`` attribute (the model string's prefix, which
         core's tracing puts there), else the prefix of its ``model``; the run's is its model
-        calls' (the first one's), known by the time the run ends. Both are kept per run.
+        calls' (the first one's), known by the time the run ends. Both are kept per run. Read
+        from the exported ``attributes``, only when exported as they are (not withheld, not cut):
+        ``as_they_are`` says they all are.
         """
-        run = self._run(span.run_id)
+        run = self._runs.get(span.run_id) or self._run(span.run_id)
         if run.conversation:
             attributes["gen_ai.conversation.id"] = run.conversation
-        if type(exported) is MappingProxyType:  # the span's own attributes: each exported as is
-            given = exported.get("provider")
-            if type(given) is not str or not given:
-                model = exported.get("model")
-                given = model.partition(":")[0] if type(model) is str and ":" in model else None
-            provider = PROVIDER_NAMES.get(given, given) if given else None
-        else:
-            provider = provider_name(
-                _kept(span, exported, "provider"), _kept(span, exported, "model")
-            )
+        given = attributes.get("agentkit.provider")
+        model = attributes.get("gen_ai.request.model", attributes.get("agentkit.model"))
+        if not as_they_are:
+            raw = span.attributes
+            given, model = _kept(given, raw, "provider"), _kept(model, raw, "model")
+        elif type(given) is not str:  # a number a plugin put there
+            given = None
+        provider = provider_name(given, model)
         if provider:
             if run.provider is None and span.name == "model_call":
                 run.provider = provider
@@ -357,10 +343,9 @@ def provider_name(provider: str | None, model: str | None = None) -> str | None:
     return PROVIDER_NAMES.get(provider, provider)
 
 
-def _kept(span: Span, exported: Mapping[str, Any], key: str) -> str | None:
-    """The text attribute ``key`` when it is exported as it is (not withheld, not cut)."""
-    value = exported.get(key)
-    return value if isinstance(value, str) and value and value == span.attributes.get(key) else None
+def _kept(value: object, raw: Mapping[str, Any], key: str) -> str | None:
+    """``value`` (the exported ``key``) when it is text exported as it is: not withheld, not cut."""
+    return value if isinstance(value, str) and value and value == raw.get(key) else None
 
 
 _CLIENT = trace.SpanKind.CLIENT
@@ -374,73 +359,23 @@ _TITLES: dict[str, tuple[str, str | None]] = {
     "turn": ("turn", "turn"),
 }
 
-#: The attributes a span starts with: its GenAI operation.
-_START: dict[str, dict[str, Any]] = {
-    "run": {"gen_ai.operation.name": "invoke_agent"},
-    "model_call": {"gen_ai.operation.name": "chat"},
-    "model_attempt": {"gen_ai.operation.name": "chat"},
-    "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
-}
-
-_TOOL: dict[str, tuple[str, ...]] = {
-    "tool": ("gen_ai.tool.name",),
-    "call_id": ("gen_ai.tool.call.id",),
-}
-_USAGE = {
-    "input_tokens": ("gen_ai.usage.input_tokens",),
-    "output_tokens": ("gen_ai.usage.output_tokens",),
-    "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens",),
-    "cache_write_tokens": ("gen_ai.usage.cache_creation.input_tokens",),
-    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens",),
-}
-#: Per span name, the agentkit attributes that become ``gen_ai.*`` ones (instead of
-#: ``agentkit.<key>``). ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
-_GENAI: dict[str, dict[str, tuple[str, ...]]] = {
-    "run": {"agent": ("gen_ai.agent.name",), **_USAGE},
-    "model_call": {
-        "model": ("gen_ai.request.model", "gen_ai.response.model"),
-        "finish_reason": ("gen_ai.response.finish_reasons",),
-        **_USAGE,
-    },
-    # one model of a fallback chain tried (agentkit_core.FallbackModel): its model and tokens
-    "model_attempt": {"model": ("gen_ai.request.model",), **_USAGE},
-    "tool_call": _TOOL,
-    "verdict": _TOOL,
-    "guardrail": _TOOL,
-}
-_SCALARS = frozenset({str, bool, int, float})
-
-#: Marks an attribute recorded as a list of one (``finish_reason``), before its GenAI name.
-_LIST = "\0list"
-
 
 class _Shape:
     """What an agentkit span of one name becomes: OpenTelemetry name, kind, start attributes.
 
-    One per span name, made on first sight; each attribute key's OpenTelemetry name(s) are
-    worked out once, on first sight too, so a span's export is one pass over its attributes.
+    One per span name, made on first sight (its attributes' names are core's: see
+    ``Span.genai_attributes``).
     """
 
-    __slots__ = (
-        "conversation",
-        "genai",
-        "key",
-        "kind",
-        "names",
-        "prefix",
-        "run",
-        "start",
-        "titles",
-    )
+    __slots__ = ("conversation", "key", "kind", "prefix", "run", "start", "titles")
 
     def __init__(self, name: str) -> None:
         self.prefix, self.key = _TITLES.get(name, (name, None))
         self.kind = _CLIENT if name == "model_call" else _INTERNAL
-        self.start = _START.get(name)
-        self.genai = _GENAI.get(name, {})
+        # what a span starts with: its operation, as core names it (the start of an empty one's)
+        self.start: dict[str, Any] | None = dict(Span(name).genai_attributes()) or None
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
-        self.names: dict[str, str | tuple[str, ...]] = {}
         # a text value of the attribute that ends the name -> the name, once seen
         self.titles: dict[str, str] = {}
         if len(_SHAPES) < _KEPT:
@@ -469,49 +404,6 @@ class _Shape:
         title = self.titles.get(value) if type(value) is str else None
         return self.title(span, attributes) if title is None else title
 
-    def attributes(
-        self, exported: Mapping[str, Any], start: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """The OpenTelemetry attributes from the span's ``exported`` ones, content left out.
-
-        ``start`` (copied) comes first when given.
-        """
-        # core hands back the span's own attributes, read-only, only when each is None, a
-        # number, a flag, a text or a list or tuple of texts: what OpenTelemetry takes as is
-        plain = type(exported) is MappingProxyType
-        names = self.names
-        out: dict[str, Any] = {**start} if start else {}
-        for key, value in exported.items():
-            target = names.get(key)
-            if target is None:
-                target = self._how(key)
-                if len(names) < _KEPT:
-                    names[key] = target
-            if type(target) is str:  # agentkit.<key>: the common case, first
-                if plain or type(value) in _SCALARS:
-                    if value is not None:
-                        out[target] = value
-                elif value is not None:
-                    out[target] = _value(value)
-            elif value is None or not target:
-                continue
-            elif target[0] == _LIST:  # finish_reason: a list of one
-                out[target[1]] = [str(value)]
-            else:  # its GenAI name(s)
-                value = value if type(value) in _SCALARS else str(value)
-                for name in target:
-                    out[name] = value
-        return out
-
-    def _how(self, key: str) -> str | tuple[str, ...]:
-        """``agentkit.<key>``, else its GenAI name(s), else (_LIST, its name), else () (content)."""
-        if key in _CONTENT_ATTRIBUTES:
-            return ()
-        targets = self.genai.get(key)
-        if targets is None:
-            return "agentkit." + key
-        return (_LIST, targets[0]) if key == "finish_reason" else targets
-
 
 _SHAPES: dict[str, _Shape] = {}
 #: A raw text this long is surely exported as it is (core caps at 4,096 characters).
@@ -521,10 +413,10 @@ _SHORT = 256
 _KEPT = 512
 
 
-def _content_attributes(span: Span, exported: Mapping[str, Any], messages: Any) -> dict[str, Any]:
-    """``span``'s content as attributes; ``messages(list)`` encodes a list of messages.
+def _content_attributes(span: Span, messages: Any) -> dict[str, Any]:
+    """``span``'s payload as attributes; ``messages(list)`` encodes a list of messages.
 
-    Content attributes among the ``exported`` ones (capped) come from there.
+    Content attributes (``question``) come with core's (``Span.genai_attributes``).
     """
     p = span.payload
     out: dict[str, Any] = {}
@@ -545,8 +437,6 @@ def _content_attributes(span: Span, exported: Mapping[str, Any], messages: Any) 
             out["agentkit.output"] = _content(p["output"])
     elif span.name == "fold" and p.get("summary") is not None:
         out["agentkit.fold.summary"] = _content(p["summary"])
-    for key in _CONTENT_ATTRIBUTES & exported.keys():
-        out[f"agentkit.{key}"] = _value(exported[key])
     return out
 
 

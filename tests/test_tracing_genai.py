@@ -1,0 +1,119 @@
+"""Core's GenAI names for exporters: what a model or tool call's span makes where core sets its
+attributes (``Span.genai``) is what mapping its exported attributes gives, or nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import Message
+from agentkit_core import RunContext
+from agentkit_core import ToolCall
+from agentkit_core import Usage
+from agentkit_core._invoke import model_call_genai
+from agentkit_core._invoke import tool_call_genai
+from agentkit_core._tracing import ATTRIBUTE_LIMIT
+from agentkit_core._tracing import Span
+from agentkit_core._tracing import export_attributes
+from agentkit_core.plugin import SpanExporter
+from agentkit_core.testing import ScriptedModel
+
+# around the cap, made cheaply: a drawn 5,000-character text makes hypothesis slow
+long_texts = st.integers(ATTRIBUTE_LIMIT - 2, 5000).map(lambda size: "x" * size)
+texts = st.one_of(st.text(max_size=20), long_texts)
+anything = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), texts)
+tokens = st.one_of(st.integers(0, 10**6), st.none())
+extra = st.dictionaries(st.sampled_from(["provider", "cost", "cache_read_tokens", "x"]), anything)
+
+
+def mapped(name: str, attributes: dict[str, Any], tainted: bool = False) -> Any:
+    """What the span maps from its exported attributes (no ``genai`` of core's)."""
+    return Span(name, attributes, tainted=tainted).genai_attributes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    model=texts,
+    reason=st.one_of(texts, st.none()),
+    ids=st.lists(st.one_of(st.text(max_size=8), st.integers(1, 2100).map("i".__mul__)), max_size=4),
+    sent=tokens,
+    received=tokens,
+    more=extra,
+)
+def test_a_model_calls_genai_is_its_mapped_exported_attributes(
+    model: str, reason: str | None, ids: list[str], sent: Any, received: Any, more: Any
+) -> None:
+    attributes = {
+        "messages": 3,
+        **more,
+        "model": model,
+        "input_tokens": sent,
+        "output_tokens": received,
+        "finish_reason": reason,
+        "tool_call_ids": ids,
+        "tool_call_names": list(reversed(ids)),
+    }
+    usage = Usage(input_tokens=sent, output_tokens=received)
+    made = model_call_genai(attributes, model, reason, ids, attributes["tool_call_names"], usage)
+    if made is not None:
+        assert made == mapped("model_call", attributes)
+    fits = len(model) <= ATTRIBUTE_LIMIT and len("".join(ids)) <= ATTRIBUTE_LIMIT
+    if not more and fits and reason == "stop" and sent is not None and received is not None:
+        assert made is not None  # the common case takes the short way
+
+
+@settings(max_examples=100, deadline=None)
+@given(tool=texts, call_id=texts, is_error=st.booleans(), size=st.integers(0), more=extra)
+def test_a_tool_calls_genai_is_its_mapped_exported_attributes(
+    tool: str, call_id: str, is_error: bool, size: int, more: Any
+) -> None:
+    attributes = {"tool": tool, "call_id": call_id, "is_error": is_error, "result_chars": size}
+    made = tool_call_genai({**attributes, **more})
+    if made is not None:
+        assert made == mapped("tool_call", {**attributes, **more})
+    if not more and len(tool) <= ATTRIBUTE_LIMIT and len(call_id) <= ATTRIBUTE_LIMIT:
+        assert made is not None
+
+
+def test_a_tainted_span_maps_its_exported_attributes_not_cores_own() -> None:
+    """Core's made mapping is of the raw values: once tainted, the span's text is withheld."""
+    attributes = {"tool": "fetch", "call_id": "c1", "is_error": False, "result_chars": 2}
+    span = Span("tool_call", {**attributes, "url": "https://secret"}, tainted=True)
+    span.genai = {"agentkit.url": "https://secret"}
+    assert span.genai_attributes()["agentkit.url"] != "https://secret"
+    exported = export_attributes("tool_call", span.attributes, True)
+    assert span.genai_attributes()["agentkit.url"] == exported["url"]
+
+
+def test_a_traced_runs_calls_hand_exporters_cores_genai_and_keep_none() -> None:
+    """A run with an exporter: each model and tool call's exporter reads core's own mapping;
+    the spans the run keeps hold no second dict once exported."""
+    seen: dict[str, Any] = {}
+
+    class Reader(SpanExporter):
+        genai = True
+
+        def on_end(self, span: Span) -> None:
+            if span.name in ("model_call", "tool_call"):
+                seen.setdefault(span.name, (span.genai, span.genai_attributes()))
+
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    call = Message.assistant("", [ToolCall("c0", "echo", json.dumps({"text": "a"}))])
+    ctx = RunContext()
+    agent = Agent("a", ScriptedModel([call, "done"]), tools=[echo], exporters=[Reader()])
+    asyncio.run(agent.run("go", ctx=ctx))
+    for name in ("model_call", "tool_call"):
+        made, given_ = seen[name]
+        assert made is not None and given_ is made
+        span = ctx.trace.find(name)[0]
+        assert span.genai is None
+        assert span.genai_attributes() == made
