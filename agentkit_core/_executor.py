@@ -146,7 +146,7 @@ def replayed_step(ctx: RunContext, name: str, kind: StepKind, result: object) ->
             ctx.add_usage(response.usage)
             payload: dict[str, object] = {"response": response.message}
             with ctx.trace.span("model_call", payload, step=name, replayed=True) as span:
-                _stamp(span, response)
+                _stamp(span, response, False)  # exporters map its attributes when asked
     elif kind == "tool" and isinstance(result, ToolResult):
         _, tool, call_id = name.split(":", 2) if name.count(":") >= 2 else ("", name, "")
         payload = {"result": result.content}  # its arguments: in the replayed model call
