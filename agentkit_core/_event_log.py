@@ -94,7 +94,6 @@ class EventLog(Backlog[Note]):
         "partials",
         "run_id",
         "seq",
-        "started",
         "total",
     )
 
@@ -124,8 +123,6 @@ class EventLog(Backlog[Note]):
         #: Estimates each request from the messages new since the last (a turn's estimate
         #: costs the same at turn 1,000 as at turn 1).
         self.estimate = SentTokens()
-        #: The calls of the answer being built whose ``tool_call_started`` was built.
-        self.started: set[str] = set()
 
     def emit(
         self,

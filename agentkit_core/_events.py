@@ -396,31 +396,24 @@ def _thinking(log: EventLog, note: Note, seq: int) -> RunEvent:
     return ThinkingDelta(log.run_id, seq, None, note[2])
 
 
-def _arguments(log: EventLog, note: Note, seq: int) -> RunEvent | None:
-    """A call's argument delta; its ``tool_call_started`` first, the call's first note.
+def _opened(log: EventLog, note: Note, seq: int) -> RunEvent:
+    """A call's first argument delta: its ``tool_call_started``, then that delta, if it has text.
 
-    That note then goes back in front of the queue, to build its own event next.
+    The delta's note goes in front of the queue, to build its own event next.
     """
     _, call_id, delta, name = note
-    if call_id not in log.started:
-        log.started.add(call_id)
-        log.waiting.appendleft(note)
-        return ToolCallStarted(log.run_id, seq, None, call_id, name)
-    if not delta:  # a delta without text only starts the call
-        return None
-    return ToolCallArgsDelta(log.run_id, seq, None, call_id, delta)
+    if delta:
+        log.waiting.appendleft((_arguments, call_id, delta, name))
+    return ToolCallStarted(log.run_id, seq, None, call_id, name)
+
+
+def _arguments(log: EventLog, note: Note, seq: int) -> RunEvent:
+    return ToolCallArgsDelta(log.run_id, seq, None, note[1], note[2])
 
 
 def _call(log: EventLog, note: Note, seq: int) -> RunEvent:
-    """A call complete: ``tool_call_ready``, after its ``tool_call_started`` if none was built.
-
-    For a call that came whole (no argument delta), the start is built now and a note for
-    the ready event put in front of the queue.
-    """
+    """A call that came whole (no argument delta): its start; its being ready is built next."""
     call = note[1]
-    if call.id in log.started:
-        return ToolCallReady(log.run_id, seq, None, call)
-    log.started.add(call.id)
     log.waiting.appendleft((_ready, call))
     return ToolCallStarted(log.run_id, seq, None, call.id, call.name)
 
@@ -430,9 +423,8 @@ def _ready(log: EventLog, note: Note, seq: int) -> RunEvent:
 
 
 def _done(log: EventLog, note: Note, seq: int) -> None:
-    """The answer done (no event): the next answer's calls, and typed output, are new."""
-    log.started.clear()
-    if log.partials is not None:
+    """The answer done (no event): the next answer's typed output is new."""
+    if log.partials is not None:  # noted only then
         log.parser = log.partials()
 
 
@@ -452,7 +444,7 @@ CLOSED = {
 }
 
 
-#: The note of an answer's end (the same each time).
+#: The note of an answer's end, when its typed output is parsed (the same each time).
 DONE: Note = (_done,)
 
 
@@ -461,9 +453,12 @@ def model_sink(log: EventLog) -> Callable[[StreamEvent], None]:
 
     It only notes them, joining a delta onto the one before it while the consumer is behind:
     the consumer builds the events (a call's start, its arguments, its being ready, the typed
-    output parsed so far) as it takes the notes.
+    output parsed so far) as it takes the notes. Which calls of the answer have started is
+    known here, as each is noted: an answer's end needs no note unless typed output is parsed.
     """
     waiting, delta = log.waiting, log.delta
+    #: The calls of the answer being streamed whose ``tool_call_started`` is noted.
+    started: set[str] = set()
 
     def sink(event: StreamEvent) -> None:
         kind = event.kind
@@ -471,17 +466,25 @@ def model_sink(log: EventLog) -> Callable[[StreamEvent], None]:
             if event.text:
                 delta(_text, "", event.text, "")
         elif kind == "tool_call":
-            if event.tool_call is not None:
-                waiting.append((_call, event.tool_call))  # log.put, inlined (two a turn)
+            if (call := event.tool_call) is not None:
+                if call.id in started:  # its start came with its first argument delta
+                    waiting.append((_ready, call))  # log.put, inlined (a call a turn)
+                else:
+                    started.add(call.id)
+                    waiting.append((_call, call))
                 if log.waiter is not None:
                     log.wake()
         elif kind == "done":
-            waiting.append(DONE)
-            if log.waiter is not None:
-                log.wake()
+            started.clear()
+            if log.partials is not None:
+                log.put(DONE)
         elif kind == "tool_call_delta":
             if (call := event.tool_call) is not None:
-                delta(_arguments, call.id, call.arguments, call.name)
+                if call.id not in started:
+                    started.add(call.id)
+                    log.put((_opened, call.id, call.arguments, call.name))
+                elif call.arguments:  # a delta without text only starts the call
+                    delta(_arguments, call.id, call.arguments, call.name)
         elif kind == "reasoning" and event.text:
             delta(_thinking, "", event.text, "")
 
