@@ -406,8 +406,7 @@ class Agent(Generic[DepsT]):
 
         queue: EventQueue[StreamEvent] = EventQueue()
         ctx = self._with_deps(ctx, deps)
-        runner = asyncio.ensure_future(self._run(task, ctx, wc, queue.put, settings))
-        runner.add_done_callback(lambda _: queue.close())
+        runner = queue.run(functools.partial(self._run, task, ctx, wc, queue.put, settings))
         source: AsyncIterable[StreamEvent] = queue
         if self._adapter is not None:
             from ._output import stream_partials

@@ -43,6 +43,10 @@ class EventQueue(Backlog[T]):
 
     __slots__ = ()
 
+    def run(self, work: Callable[[], Awaitable[R]]) -> asyncio.Task[R]:
+        """``work()`` in a task of its own, the queue closed in that task as it ends."""
+        return asyncio.ensure_future(closing(self, work))
+
     async def __aiter__(self) -> AsyncIterator[T]:
         waiting = self.waiting
         while await more(self):
