@@ -10,6 +10,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+#: Where the runs start: the configuration lookup finds the repository's pyproject.toml, which
+#: has no [tool.agentkit] table (as in most users' projects).
+REPOSITORY = Path(__file__).resolve().parents[1]
 
 #: A scripted run: import, build an Agent with the installed plugins, run once.
 RUN = """
@@ -94,6 +99,9 @@ UNUSED = {
     "hashlib",
     # the fold (the summarization plugin reads the core's summary texts from it on first use)
     "agentkit_core._fold",
+    # the TOML parser: run from a project whose pyproject.toml cannot hold [tool.agentkit]
+    "tomllib",
+    "datetime",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
@@ -140,6 +148,7 @@ def _modules_of(script: str) -> set[str]:
         check=False,
         timeout=120,
         env=env,
+        cwd=REPOSITORY,
     )
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout))
