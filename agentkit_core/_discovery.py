@@ -313,7 +313,7 @@ def core_version() -> str:
     return _core_version_cache[0]
 
 
-def _is_core(dist: Any) -> bool:
+def _is_core(dist: object) -> bool:
     """Whether ``dist`` is agentkit-core's (a folder's name is looked at only if it can be)."""
     folder = getattr(dist, "path", None)
     if isinstance(folder, str) and not os.path.basename(folder).lower().startswith("agentkit"):
