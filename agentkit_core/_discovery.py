@@ -198,6 +198,12 @@ _ENTRY_VALUE = re.compile(
 
 @record(frozen=True, slots=True)
 class _EntryPoint:
+    """One entry point read from a folder.
+
+    A record needs a docstring: ``dataclasses`` would build one from ``inspect.signature``,
+    whose first use compiles ``tokenize``'s patterns (~4 ms of a first run).
+    """
+
     name: str
     value: str
     group: str

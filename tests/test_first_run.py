@@ -33,6 +33,19 @@ assert asyncio.run(agent.run("go")).output == "done"
 print(json.dumps(sorted(sys.modules)))
 """
 
+#: Whether ``tokenize`` compiled its patterns (~4 ms): ``dataclasses`` asks
+#: ``inspect.signature`` for the text of a record that has no docstring, and the signature
+#: of a class without its own ``__init__`` is parsed from text with them.
+TOKENIZE_COMPILED = """
+import asyncio, sys, tokenize
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+print(tokenize._compile.cache_info().currsize)
+"""
+
 
 #: What a run with no tracing, no typed value, no stream of events, no database and no
 #: network does not use: the exporters' and stores' libraries, and the stdlib modules only a
@@ -174,3 +187,15 @@ def test_a_first_run_with_a_function_tool_imports_no_opentelemetry() -> None:
 
 def test_plugins_list_imports_only_what_listing_uses() -> None:
     assert not _modules_of(PLUGINS_LIST) & UNUSED_BY_PLUGINS_LIST
+
+
+def test_a_first_run_compiles_no_tokenize_patterns() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", TOKENIZE_COMPILED],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=REPOSITORY,
+    )
+    assert done.stdout.strip() == "0"

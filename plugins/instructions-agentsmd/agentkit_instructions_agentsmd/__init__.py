@@ -31,6 +31,8 @@ SOURCE = "agentsmd"
 
 @dataclass(frozen=True, slots=True)
 class _File:
+    """One instructions file of the chain, read."""
+
     path: Path
     text: str
 
