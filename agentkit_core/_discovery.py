@@ -230,7 +230,7 @@ def _read_headers(dist: Any) -> tuple[str, str, list[str]]:
         return "?", "?", []
     name = version = "?"
     requires: list[str] = []
-    for line in text.splitlines():
+    for line in text.partition("\n\n")[0].splitlines():  # not the description below
         if not line:
             break
         key, _, value = line.partition(":")
