@@ -241,11 +241,10 @@ class PluginManager:
             if info.status == "loaded":
                 import_plugin(info)
         ordered = self._resolve_order([i for i in candidates if i.status == "loaded"])
-        for info in reversed(ordered):
-            self._register_whole(info)
+        callers = {id(info): self._register_whole(info) for info in reversed(ordered)}
         for info in ordered:
             if info.status == "loaded":
-                self._collect(info)
+                self._collect(info, callers[id(info)])
         self._check_conflicts(ordered)
         loaded = [i for i in ordered if i.status == "loaded"]
         for position, info in enumerate(loaded):
@@ -426,11 +425,14 @@ class PluginManager:
         good = [i for i in infos if i.status == "loaded"]
         return resolve_order(good, self.config.order, self.config.source_of("order"))
 
-    def _register_whole(self, info: PluginInfo) -> None:
-        """Register with pluggy; on any error nothing of the plugin stays registered."""
+    def _register_whole(self, info: PluginInfo) -> list[pluggy.HookCaller]:
+        """Register with pluggy, and the plugin's hook callers (none if it was left out).
+
+        On any error nothing of the plugin stays registered.
+        """
         try:
             self.pm.register(info.obj, name=info.name)
-            callers = self.pm.get_hookcallers(info.obj) or ()
+            callers = self.pm.get_hookcallers(info.obj) or []
             unknown = sorted(c.name for c in callers if c.spec is None)
             if unknown:
                 raise PluginLoadError(
@@ -453,18 +455,24 @@ class PluginManager:
             raise PluginInterrupted(f"interrupted while registering plugin {info.name!r}") from exc
         except BaseException as exc:  # SystemExit too: a plugin never ends the host
             self._leave_out(info, "failed", f"registration failed: {type(exc).__name__}: {exc}")
+            return []
+        return callers
 
     def _leave_out(self, info: PluginInfo, status: str, error: str) -> None:
         if info.obj is not None and self.pm.is_registered(info.obj):
             self.pm.unregister(info.obj)
         info.status, info.error, info.position = status, error, None
 
-    def _collect(self, info: PluginInfo) -> None:
-        """Call this plugin's registration hooks; all of its registrations, or none."""
+    def _collect(self, info: PluginInfo, callers: list[pluggy.HookCaller]) -> None:
+        """Call this plugin's registration hooks; all of its registrations, or none.
+
+        ``callers`` are its hook callers, as registering it found them (asking pluggy scans
+        every hook's implementations).
+        """
         staged: list[Registration] = []
         hooks: list[str] = []
         try:
-            for caller in self.pm.get_hookcallers(info.obj) or ():
+            for caller in callers:
                 seam = _SEAM_OF_HOOK.get(caller.name)
                 if seam is None:
                     if caller.name in CONTESTED_HOOKS or caller.name == COMMANDS_HOOK:
