@@ -115,6 +115,8 @@ UNUSED = {
     # the TOML parser: run from a project whose pyproject.toml cannot hold [tool.agentkit]
     "tomllib",
     "datetime",
+    # instructions-skills' Skill record (made when skills are first read)
+    "agentkit_instructions_skills._skill",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
