@@ -20,6 +20,7 @@ guardrail's declared prefix such as ``AGENTKIT_WEB_``); values given in code rep
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import field
@@ -193,24 +194,50 @@ def find_config_file(start: Path | None = None) -> Path | None:
     return None
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """Parse one TOML file; a broken one is a ConfigError naming it."""
+#: Where a ``pyproject.toml`` can start ``[tool.agentkit]``: a ``[tool]`` or ``[tool.agentkit...]``
+#: header, or a top-level key ``tool`` (``tool.agentkit.load = ...``, ``tool = {...}``), each
+#: name bare or quoted; or a ``\u`` escape, which may spell either name in a quoted key.
+_MAY_HOLD_OURS = re.compile(
+    r"""^\ufeff?[ \t]*(?:\[\[?[ \t]*(["']?)tool\1[ \t]*"""
+    r"""(?:\]|\.[ \t]*(["']?)agentkit\2[ \t]*[.\]])|(["']?)tool\3[ \t]*[.=])|\\[uU]""",
+    re.MULTILINE,
+)
+
+
+def read_toml(path: Path, *, parse_if: re.Pattern[str] | None = None) -> dict[str, Any]:
+    """Parse one TOML file; a broken one is a ConfigError naming it.
+
+    With ``parse_if``, a file whose text it does not match is not parsed (read as empty).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, exc) from exc
+    if parse_if is not None and not parse_if.search(text):
+        return {}
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib  # type: ignore[import-not-found]
     try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(text)
         return data
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}", value=str(path), source=str(path)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise _unreadable(path, exc) from exc
+
+
+def _unreadable(path: Path, exc: Exception) -> ConfigError:
+    return ConfigError(f"cannot read {path}: {exc}", value=str(path), source=str(path))
 
 
 def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     """Read and check a whole configuration file (every table, every key, every type)."""
     p = Path(path)
-    data = read_toml(p)
-    if p.name == "pyproject.toml":
+    pyproject = p.name == "pyproject.toml"
+    # A pyproject that cannot hold [tool.agentkit] is other tools' file: not parsed (tomllib
+    # with its datetime, ~5 ms of a first run run from such a project), so not checked either.
+    data = read_toml(p, parse_if=_MAY_HOLD_OURS if pyproject else None)
+    if pyproject:
         tool = data.get("tool", {})
         table = tool.get("agentkit", {}) if isinstance(tool, dict) else {}
         prefix, where = "tool.agentkit.", f"[tool.agentkit] in {p}"

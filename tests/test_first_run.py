@@ -10,6 +10,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+#: Where the runs start: the configuration lookup finds the repository's pyproject.toml, which
+#: has no [tool.agentkit] table (as in most users' projects).
+REPOSITORY = Path(__file__).resolve().parents[1]
 
 #: A scripted run: import, build an Agent with the installed plugins, run once.
 RUN = """
@@ -26,6 +31,19 @@ steps = [Message.assistant("", (ToolCall("c1", "echo", '{{"text": "x"}}'),)), "d
 agent = Agent("a", ScriptedModel(steps if TOOLS else ["done"]), tools=TOOLS)
 assert asyncio.run(agent.run("go")).output == "done"
 print(json.dumps(sorted(sys.modules)))
+"""
+
+#: Whether ``tokenize`` compiled its patterns (~4 ms): ``dataclasses`` asks
+#: ``inspect.signature`` for the text of a record that has no docstring, and the signature
+#: of a class without its own ``__init__`` is parsed from text with them.
+TOKENIZE_COMPILED = """
+import asyncio, sys, tokenize
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+print(tokenize._compile.cache_info().currsize)
 """
 
 
@@ -94,6 +112,11 @@ UNUSED = {
     "hashlib",
     # the fold (the summarization plugin reads the core's summary texts from it on first use)
     "agentkit_core._fold",
+    # the TOML parser: run from a project whose pyproject.toml cannot hold [tool.agentkit]
+    "tomllib",
+    "datetime",
+    # instructions-skills' Skill record (made when skills are first read)
+    "agentkit_instructions_skills._skill",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
@@ -140,6 +163,7 @@ def _modules_of(script: str) -> set[str]:
         check=False,
         timeout=120,
         env=env,
+        cwd=REPOSITORY,
     )
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout))
@@ -165,3 +189,15 @@ def test_a_first_run_with_a_function_tool_imports_no_opentelemetry() -> None:
 
 def test_plugins_list_imports_only_what_listing_uses() -> None:
     assert not _modules_of(PLUGINS_LIST) & UNUSED_BY_PLUGINS_LIST
+
+
+def test_a_first_run_compiles_no_tokenize_patterns() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", TOKENIZE_COMPILED],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=REPOSITORY,
+    )
+    assert done.stdout.strip() == "0"

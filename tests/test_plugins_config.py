@@ -96,6 +96,58 @@ def test_bad_values_name_the_key_and_the_file(tmp_path, text, message):
         load_plugin_config({}, start=tmp_path)
 
 
+def test_a_pyproject_that_cannot_hold_our_table_is_not_parsed(tmp_path):
+    """Other tools' file: a syntax error in it is theirs to report (and tomllib not imported)."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[project]\nname = 'x'\n[tool.ruff]\nline-length = [\n")
+    where = f"[tool.agentkit] in {path}"
+    assert load_plugin_config({}, start=tmp_path) == PluginConfig(sources={"file": where})
+    path.write_text("[project]\nname = 'x'\n[tool.agentkit]\nload = [\n")
+    with pytest.raises(ConfigError, match=r"cannot read .*pyproject.toml"):
+        load_plugin_config({}, start=tmp_path)
+
+
+#: Lines a pyproject may hold: our table spelled every way TOML allows, and look-alikes.
+PYPROJECT_LINES = (
+    "[tool.agentkit]",
+    " [ \"tool\" . 'agentkit' ]",
+    "\t[tool.agentkit.kit]",
+    "[[tool.agentkit.parts]]",
+    "[tool]",
+    "['tool']",
+    "agentkit.load = []",
+    "'agentkit' = {load = []}",
+    "tool.agentkit.load = []",
+    "tool = {agentkit = {load = []}}",
+    '"tool"."agentkit".strict = true',
+    '[tool."\\u0061gentkit"]',
+    '["\\u0074ool".agentkit]',
+    "[tool.ruff]",
+    "[tool.agentkit-extra]",
+    "[project]",
+    "[project.scripts]",
+    'agentkit = "agentkit_core.cli:main"',
+    "name = 'agentkit'",
+    "tools = 1",
+    "# [tool.agentkit]",
+)
+
+
+@given(st.lists(st.sampled_from(PYPROJECT_LINES), max_size=6))
+def test_every_pyproject_holding_our_table_is_parsed(lines):
+    import tomllib
+
+    from agentkit_core._config import _MAY_HOLD_OURS
+
+    text = "\n".join(lines) + "\n"
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return
+    if isinstance(tool, dict) and "agentkit" in tool:
+        assert _MAY_HOLD_OURS.search(text)
+
+
 def test_bad_strict_environment_value(tmp_path):
     with pytest.raises(
         ConfigError, match=r"AGENTKIT_STRICT_PLUGINS in the environment must be true"

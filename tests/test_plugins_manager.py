@@ -456,3 +456,41 @@ def test_a_zip_on_the_path_is_read_by_importlib_metadata(make_site, tmp_path):
                 zipped.write(file, file.relative_to(site.path))
     assert _discovery._metadata_folders([str(archive)]) is None
     assert [row[0] for row in _seen([str(archive)])] == ["alpha"]
+
+
+def test_reading_a_modules_markers_answers_as_pluggy_does():
+    """The manager reads a module's own values itself; pluggy's static lookup agrees on each."""
+    import types
+
+    import pluggy
+
+    from agentkit_core import hookimpl
+    from agentkit_core import hookspecs
+    from agentkit_core._discovery import discover_entry_points
+    from agentkit_core._plugins import _Pluggy
+
+    odd = types.ModuleType("odd")
+
+    class Marked:
+        agentkit_impl = {"tryfirst": True}  # a class carrying the marker is not a hook
+
+    def not_dict() -> None: ...
+
+    not_dict.agentkit_impl = "yes"  # type: ignore[attr-defined]
+    vars(odd).update(
+        Marked=Marked,
+        not_dict=not_dict,
+        agentkit_before_turn=hookimpl(lambda ctx, info: None),
+        wrapped=staticmethod(hookimpl(lambda: None)),
+        number=3,
+    )
+    modules = [hookspecs, odd, *(i.loader() for i in discover_entry_points(None))]
+    ours, theirs = _Pluggy(hookspecs.PROJECT), pluggy.PluginManager(hookspecs.PROJECT)
+    for module in modules:
+        for name in dir(module):
+            assert ours.parse_hookimpl_opts(module, name) == theirs.parse_hookimpl_opts(
+                module, name
+            ), (module, name)
+            assert ours.parse_hookspec_opts(module, name) == theirs.parse_hookspec_opts(
+                module, name
+            ), (module, name)

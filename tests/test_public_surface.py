@@ -326,3 +326,21 @@ assert repr(agentkit_core.RunContext) == "<class 'agentkit_core.RunContext'>"
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_pinned_hint_is_a_forward_ref_compiled_when_first_evaluated():
+    import copy
+    import typing
+
+    from agentkit_core._public import _FORWARD_CODE
+    from agentkit_core._public import _Pin
+
+    pin = _Pin("int | None", "builtins")
+    plain = typing.ForwardRef("int | None", is_argument=False, is_class=True, module="builtins")
+    assert pin == plain and hash(pin) == hash(plain) and repr(pin) == repr(plain)
+    fresh = _Pin("str", "builtins")
+    with pytest.raises(AttributeError):
+        _FORWARD_CODE.__get__(fresh)
+    assert typing._eval_type(fresh, {}, {}) is str
+    assert _FORWARD_CODE.__get__(fresh) is fresh.__forward_code__
+    assert typing._eval_type(copy.deepcopy(pin), {}, {}) == int | None

@@ -8,7 +8,6 @@ so they come last and, when a bound forces a choice, they are the ones kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import TypedDict
@@ -29,10 +28,18 @@ PART_ID = "agentsmd"
 SOURCE = "agentsmd"
 
 
-@dataclass(frozen=True, slots=True)
 class _File:
-    path: Path
-    text: str
+    """One instructions file of the chain, read.
+
+    A plain class: a frozen dataclass compiles six methods at import (a first run's cost)
+    that nothing here calls.
+    """
+
+    __slots__ = ("path", "text")
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
 
     @property
     def block(self) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -26,6 +25,7 @@ from agentkit_core import ConfigError
 from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:  # the instruction-part records load when skills are read, not here
     from agentkit_core import RunContext
@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # the instruction-part records load when skills are read, not
     from agentkit_core.plugin import Omission
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import Rendered
+
+    from ._skill import Skill
 
 __all__ = [
     "GRANT_PREFIX",
@@ -56,28 +58,6 @@ USAGE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
-    """One discovered skill: its name, description, body and where its SKILL.md is.
-
-    ``allowed_tools`` are the entries of its ``allowed-tools`` front matter; ``digest`` is a
-    SHA-256 over its SKILL.md and every other file in its directory (names and contents), so a
-    grant made when it was read is made again after a restart only if none of it changed.
-    """
-
-    name: str
-    description: str
-    body: str
-    location: str
-    allowed_tools: tuple[str, ...] = ()
-    digest: str = ""
-
-    @property
-    def line(self) -> str:
-        """The skill's catalogue line."""
-        return f"- {self.name}: {self.description}"
-
-
 def parse_skill_file(path: Path) -> Skill:
     """A Skill from one SKILL.md; a file without valid front matter is a ConfigError.
 
@@ -92,6 +72,8 @@ def parse_skill_file(path: Path) -> Skill:
     meta = _FrontMatter(path, "\n".join(lines[1:end]))
     body = "\n".join(lines[end + 1 :]).strip()
     name, description = meta.text("name"), meta.text("description")
+    from ._skill import Skill
+
     return Skill(name, description, body, str(path), meta.allowed_tools(), _digest(path))
 
 
@@ -403,3 +385,8 @@ class SkillsOptions(TypedDict, total=False):
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
     register(PART_ID, Skills, settings=SkillsOptions)
+
+
+#: ``Skill`` is made when skills are first read: a frozen dataclass compiles six methods and
+#: makes its class twice, which every first run (every installed plugin loaded) would pay.
+__getattr__ = lazy_attributes(__name__, {"Skill": "._skill"})
