@@ -88,3 +88,10 @@ def test_mypy_runs_while_the_background_setup_still_fetches() -> None:
         < steps.index("pytest {[matrix]xdist} {posargs}")
     )
     assert "bash .ci/setup" not in setting(config, "tests", "commands_pre")
+
+
+def test_hypothesis_examples_have_no_deadline() -> None:
+    """The checkout's conftest.py lifts hypothesis' 200 ms deadline for every suite in it."""
+    from hypothesis import settings
+
+    assert settings.default.deadline is None
