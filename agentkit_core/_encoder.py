@@ -409,7 +409,11 @@ def _orjson_encode() -> Callable[[object], str] | None:
     )
 
     def default(value: object) -> object:
-        converted = _default(value)
+        tag = _TAG_OF.get(type(value))
+        if tag is not None and tag not in _PARTS:  # what _fields does for these, in one call
+            converted = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
+        else:
+            converted = _default(value)
         _finite(converted)
         return converted
 
