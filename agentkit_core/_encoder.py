@@ -25,8 +25,6 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from enum import Enum
-from itertools import compress
-from itertools import repeat
 from typing import Any
 
 from ._blobs import collecting
@@ -364,8 +362,6 @@ _json_encode = _make_json_encode()
 #: The types a walk for NaN passes over: those that hold no float, and the message types,
 #: which orjson hands to ``default``, whose result is walked then.
 _NO_FLOAT = frozenset({str, int, bool, type(None), *_RECORDS.values()})
-#: ``_LOOK.get(type, True)``: whether the walk looks at a value of that type (False for those).
-_LOOK = dict.fromkeys(_NO_FLOAT, False)
 
 
 def _finite(value: Any) -> None:
@@ -388,10 +384,10 @@ def _finite(value: Any) -> None:
         return
     else:
         return
-    # only the values of other types are looked at: picked out in C (a dict of 8 plain values
-    # costs a few steps, not 8 rounds of a Python loop; a recorded turn walks some 40 values)
-    for item in compress(items, map(_LOOK.get, map(type, items), repeat(True))):
+    for item in items:
         kind = type(item)
+        if kind in _NO_FLOAT:
+            continue
         if type(item) is float:  # checked here, an empty container passed over: no call for them
             if item - item != 0.0:
                 raise ValueError(f"{item!r} has no JSON form")
