@@ -385,7 +385,13 @@ def _finite(value: Any) -> None:
     else:
         return
     for item in items:
-        if type(item) not in _NO_FLOAT:
+        kind = type(item)
+        if kind in _NO_FLOAT:
+            continue
+        if type(item) is float:  # checked here, an empty container passed over: no call for them
+            if item - item != 0.0:
+                raise ValueError(f"{item!r} has no JSON form")
+        elif not (kind is dict or kind is list or kind is tuple) or item:
             _finite(item)
 
 
@@ -409,7 +415,12 @@ def _orjson_encode() -> Callable[[object], str] | None:
     )
 
     def default(value: object) -> object:
-        converted = _default(value)
+        tag = _TAG_OF.get(type(value))
+        converted: object
+        if tag is not None and tag not in _PARTS:  # what _fields does for these, in one call
+            converted = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
+        else:
+            converted = _default(value)
         _finite(converted)
         return converted
 

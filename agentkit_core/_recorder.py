@@ -324,6 +324,14 @@ class Recorder:
         """
         if not self._buffer:
             return
+        if self._steps is None and self._leaf is not None and not self._lock.locked():
+            # a store whose append never waits (memory://) writes the batch at once: with no
+            # await, no other flush comes between, so the lock is not needed
+            made = self.sessions.append_now(self.session_id, self._leaf, self._buffer)
+            if made is not None:
+                self._buffer = []
+                self._leaf = self.state.leaf = made[-1].id
+                return
         async with self._lock:
             batch, self._buffer = self._buffer, []
             if not batch:
@@ -548,9 +556,9 @@ class Recorder:
             from ._session_state import REDACTED
 
             self._taint()
-            self._buffer.append(self._item(kind, {REDACTED: SECRET_TAINT, "run": run}, id=item))
+            self._buffer.append(self._item(kind, {REDACTED: SECRET_TAINT, "run": run}, False, item))
         else:
-            self._buffer.append(self._item(kind, body, id=item))
+            self._buffer.append(self._item(kind, body, False, item))  # positional: quicker
         self.state.feed(kind, body)
 
     def _taint(self) -> None:

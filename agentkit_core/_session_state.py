@@ -378,7 +378,8 @@ class SessionState:
     def _spent(self, body: Mapping[str, object]) -> None:
         """Add a response's usage and cost to the run's (an answer without usage: nothing)."""
         counts, model, cost = body.get("usage"), body.get("model"), body.get("cost")
-        if not isinstance(counts, Mapping) or not isinstance(model, str):
+        # a dict asked first: an ABC's isinstance goes through abc's __instancecheck__ each turn
+        if not (type(counts) is dict or isinstance(counts, Mapping)) or not isinstance(model, str):
             return
         known = self.run_usage.get(model, _NONE_USED)
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn

@@ -298,6 +298,20 @@ class SessionStoreConformance:
         assert sid in str(err) and head.id in str(err) and one.id in str(err)
         await unchanged(sessions, sid, before)
 
+    async def test_append_now_is_the_append_at_once(self, sessions: Sessions) -> None:
+        """A store offering ``append_now`` (it never waits): the append, compare-and-set too."""
+        if sessions._append_now is None:
+            pytest.skip("the store has no append_now (its append awaits)")
+        head = await sessions.create()
+        sid = head.session_id
+        made = sessions.append_now(sid, head.id, [user("one"), user("two")])
+        assert made is not None and ids(await sessions.path(sid)) == ids([head, *made])
+        before = await sessions.path(sid)
+        assert sessions.append_now(sid, head.id, user("late")) is None  # the leaf moved on
+        with pytest.raises(EncodingError, match=r"item 2 of 2"):
+            sessions.append_now(sid, made[-1].id, [user("ok"), NewItem("user", float("nan"))])
+        await unchanged(sessions, sid, before)
+
     async def test_a_taken_session_id_is_a_conflict(self, sessions: Sessions) -> None:
         sid = f"s-{uuid.uuid4().hex}"
         head = await sessions.create({"model": "a"}, session_id=sid)

@@ -58,28 +58,35 @@ TARGET = 15.0
 #: Where a recorded turn's time goes, measured once by taking each piece out in turn (append
 #: replaced by a no-op; encoding replaced by a constant), and why the target is out of reach.
 NOTE = """\
-Where the time goes (issue 36, December 2026: cProfile and CPU time over many 40-turn runs,
-and each piece taken out in turn). A recorded turn writes three items in two appends: the
-answer and its `tool_call` item before the tool runs (the in-flight mark: a resume after a
-crash or a cancellation reads it so as not to run a tool that is not idempotent twice), then
-the result. The two appends are some 0.7 of what recording adds (encoding the three bodies
-about a third of that; an id, a stamp and a `SessionItem` per item, the blob collection, the
-compare-and-set and the awaits the rest), the recorder's calls about 0.2 (the bodies, and
-the conversation's state kept for `working_context()` and resume), the loop's own
-bookkeeping for a recorded run (the mark's scan, `Recorder.start`) the remainder.
+Where the time goes (issue 36, December 2026: cProfile, opcode counts per function and
+valgrind's instruction counts over many 40-turn runs, and each piece taken out in turn). A
+recorded turn writes three items in two appends: the answer and its `tool_call` item before
+the tool runs (the in-flight mark: a resume after a crash or a cancellation reads it so as not
+to run a tool that is not idempotent twice), then the result. With the appends taken out a
+recorded turn adds about half of what it does; with the record calls taken out too, about a
+seventh (the loop's bookkeeping: the mark's scan, `_persist` twice). No piece dominates: some
+100 Python calls a turn, of which the NaN walk before encoding (about a fifth of the
+opcodes), the three bodies' encoding, an id, a `NewItem`, a `SessionItem` and the
+conversation's state (`SessionState.feed`, for `working_context()` and resume) per item, and
+the stamp, the blob collection and the compare-and-set per append.
 
-Cut in this pass: a runtime-protocol check of the store on every append (does it keep
-blobs? about 5 µs, twice a turn), now asked once per store; the blob collection's generator
-context manager; the stamp (`datetime.isoformat`, now the second's text made once a second);
-`NewItem` slotted; a message's tagged dict made by one generated dict display, and the NaN
-walk no longer visiting a message before `default` does; a response's usage added in one
-`Usage`. Kept, and why: the encoding on `memory://` (it is the check that refuses an
-unencodable body or a NaN at the append, so a failed append says so, and it gives every
-reader what a durable store returns; keeping the objects would move the failure to a read);
-the two appends (the first is the mark, which a cancelled request of `agentkit serve`, whose
-default store is `memory://`, is resumed from); an id per item from 128 random bits. The
-goal of +15 µs would need fewer appends or no encoding per turn: what is left is the Python
-cost of encoding three items, stamping and linking them, and two awaited appends.
+Cut in the fifth pass: a runtime-protocol check of the store on every append, the blob
+collection's generator context manager, `datetime.isoformat` (the second's text is made once a
+second), `NewItem` slotted, a message's tagged dict from one generated dict display, a
+response's usage in one `Usage`. Cut in the sixth: the orjson `default` tags a message record
+in one call; a `SessionItem` (a frozen record without slots) writes its `__dict__` instead of
+six `object.__setattr__` (0.45 µs, was 1.5; about 60 bytes more an item kept); `NewItem` and
+`SessionItem` made positionally; item ids from `os.urandom` 64 at a time (a fifth of the
+cost; fork-safe); the NaN walk checks floats and passes over empty containers without a call;
+and `memory://` appends at once (`append_now`), so a flush into it takes no lock and makes no
+await. Tried and dropped: picking the values the NaN walk looks at with `itertools.compress`
+(fewer opcodes, more instructions). Kept, and why: the encoding on `memory://` (it is the
+check that refuses an unencodable body or a NaN at the append, so a failed append says so, and
+it gives every reader what a durable store returns; keeping the objects would move the failure
+to a read); the two appends (the first is the mark, which a cancelled request of `agentkit
+serve`, whose default store is `memory://`, is resumed from); 128 random bits an id; the state
+fed per item. The goal of +15 µs needs about half the Python a recorded turn runs now: fewer
+items or appends, or no encoding per turn.
 
 On a durable store the append itself dominates: SQLite at `synchronous=normal` above, and at
 the default `synchronous=full` an fsync per append (about 0.2 ms on a quiet disk here), which

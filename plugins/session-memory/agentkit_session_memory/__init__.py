@@ -5,7 +5,8 @@ own; use it in tests and for hosts that need a record only while they run. Items
 the same immutable text records a durable store keeps, so what a reader sees does not depend on
 the backend; each read hands out a new item object, so a body one caller decoded and changed is
 never what the next caller reads. Every method runs without an ``await`` inside, so each is
-atomic in its event loop: that is the compare-and-set.
+atomic in its event loop: that is the compare-and-set. ``append_now`` is the append as a plain
+method, so a recorder's flush into this store makes no await.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ class MemorySessionStore:
 
     async def append(self, items: Sequence[SessionItem]) -> bool:
         """Add ``items`` if their first's parent is the session's newest item."""
+        return self.append_now(items)
+
+    def append_now(self, items: Sequence[SessionItem]) -> bool:
+        """:meth:`append`, which never waits, as a plain method (``Sessions.append_now``)."""
         self._open()
         ids = self._sessions.get(items[0].session_id)
         if not ids or ids[-1] != items[0].parent:

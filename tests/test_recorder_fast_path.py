@@ -1,0 +1,199 @@
+"""A recorder's flush into a store whose append never waits (``append_now``) is the awaited one.
+
+``memory://`` offers ``append_now``, so a recorder's flush into it writes at once, with no lock
+and no await; these tests hold that path to the awaited one (the same store reached only through
+its async ``append``): the same records, the same refusals with the same errors, the batch kept
+after a refusal, a conflict raised the same way. Item ids come from ``os.urandom`` in blocks;
+they stay unique, in a forked child too.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import SessionConflict
+from agentkit_core import Sessions
+from agentkit_core import ToolCall
+from agentkit_core import Usage
+from agentkit_core.plugin import EncodingError
+from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import open_session_store
+
+#: A manager of the tests' own (a hypothesis test takes no function-scoped fixture).
+PM = PluginManager()
+
+
+class Awaited:
+    """A store that is the memory store, reached only through its awaited methods."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.url = store.url
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "append_now":
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+    async def create(self, items: Sequence[SessionItem]) -> bool:
+        return bool(await self._store.create(items))
+
+    async def append(self, items: Sequence[SessionItem]) -> bool:
+        return bool(await self._store.append(items))
+
+    async def item(self, item_id: str) -> SessionItem | None:
+        return await self._store.item(item_id)  # type: ignore[no-any-return]
+
+    async def leaf(self, session_id: str) -> SessionItem | None:
+        return await self._store.leaf(session_id)  # type: ignore[no-any-return]
+
+    async def path(self, item_id: str) -> list[SessionItem]:
+        return await self._store.path(item_id)  # type: ignore[no-any-return]
+
+    async def info(self, session_id: str) -> Any:
+        return await self._store.info(session_id)
+
+    async def sessions(self) -> list[Any]:
+        return await self._store.sessions()  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        await self._store.aclose()
+
+
+_text = st.text(max_size=6)
+_scalar = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | _text
+_metadata = st.dictionaries(_text, st.recursive(_scalar, st.lists, max_leaves=4), max_size=2)
+_call = st.builds(ToolCall, _text, _text, _text)
+_answer = st.builds(
+    lambda text, calls, meta: Message("assistant", text, tuple(calls), metadata=meta),
+    _text,
+    st.lists(_call, max_size=2),
+    _metadata,
+)
+_result = st.builds(
+    lambda call, text, meta: Message("tool", text, tool_call_id=call, metadata=meta),
+    _text,
+    _text,
+    _metadata,
+)
+#: A turn: a model answer (its usage maybe), the results, and whether each is flushed.
+_turns = st.lists(
+    st.tuples(
+        _answer,
+        st.none() | st.builds(Usage, st.integers(0, 9), st.integers(0, 9)),
+        st.lists(_result, max_size=2),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+async def _record(sessions: Sessions, turns: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Record ``turns``; each flush's outcome, and the session's path as (kind, body text)."""
+    ctx = Agent("a", "test", hooks=Hooks()).new_context()
+    recorder = await Recorder.start(sessions, {"model": "m"})
+    outcomes: list[Any] = []
+
+    async def flush() -> None:
+        try:
+            await recorder.flush()
+            outcomes.append("ok")
+        except EncodingError as exc:
+            outcomes.append((str(exc).replace(recorder.session_id, "S"), exc.path))
+
+    for answer, usage, results, mark in turns:
+        recorder.record_response(ctx, answer, model="m", usage=usage)
+        if mark:
+            await flush()
+        recorder.record_messages(ctx, results, source="tool")
+        await flush()
+    outcomes.append(len(recorder._buffer))  # what a refusal kept for the next flush
+    path = await sessions.path(recorder.session_id)
+    run = re.escape(ctx.run_id)
+    return outcomes, [(i.kind, re.sub(run, "R", i.body_json)) for i in path]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_turns)
+async def test_the_flush_at_once_writes_and_refuses_what_the_awaited_one_does(
+    turns: list[Any],
+) -> None:
+    memory = await open_session_store("memory://", manager=PM)
+    assert hasattr(memory, "append_now")
+    at_once, awaited = (
+        Sessions(memory),
+        Sessions(Awaited(await open_session_store("memory://", manager=PM))),
+    )
+    assert at_once._append_now is not None and awaited._append_now is None
+    try:
+        assert await _record(at_once, turns) == await _record(awaited, turns)
+    finally:
+        await at_once.aclose()
+        await awaited.aclose()
+
+
+async def test_nan_is_refused_at_the_flush_at_once_and_the_batch_kept() -> None:
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        ctx = Agent("a", "test", hooks=Hooks()).new_context()
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        leaf = recorder.leaf
+        recorder.record_response(
+            ctx, Message("assistant", "x", metadata={"s": math.nan}), model="m"
+        )
+        with pytest.raises(EncodingError, match=r"nothing was written to session") as raised:
+            await recorder.flush()
+        assert raised.value.path == 'body["message"].metadata["s"]'
+        assert len(recorder._buffer) == 1 and recorder.leaf == leaf
+        assert [i.id for i in await sessions.path(recorder.session_id)] == [leaf]
+
+
+async def test_another_writer_is_a_conflict_after_the_flush_at_once_fails() -> None:
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        ctx = Agent("a", "test", hooks=Hooks()).new_context()
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        other = await sessions.append(recorder.session_id, recorder.leaf or "", NewItem("user", {}))
+        recorder.record_user(ctx, Message.user("go"))
+        with pytest.raises(SessionConflict, match="moved on"):
+            await recorder.flush()
+        assert recorder._buffer == []  # a batch that can never follow that leaf is dropped
+        assert (await sessions.leaf(recorder.session_id)).id == other[-1].id
+
+
+def _ids_in_child(queue: Any) -> None:
+    from agentkit_core._sessions import new_id
+
+    queue.put([new_id() for _ in range(100)])
+
+
+def test_item_ids_are_unique_and_a_forked_child_draws_its_own() -> None:
+    from agentkit_core._sessions import new_id
+
+    mine = [new_id() for _ in range(1000)]  # several blocks of the pool
+    assert len(set(mine)) == 1000
+    assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in mine)
+    new_id()  # the pool holds ids read before the fork
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_ids_in_child, args=(queue,))
+    child.start()
+    theirs = queue.get(timeout=30)
+    child.join(30)
+    after = [new_id() for _ in range(100)]
+    assert len(set(theirs) | set(after)) == 200
