@@ -110,7 +110,7 @@ class GuardInput:
 
     text: str
     part: str = ""
-    messages: tuple[Message, ...] = ()
+    messages: Sequence[Message] = ()
     index: int = -1
     first: bool = False
 
@@ -118,6 +118,15 @@ class GuardInput:
     def whole(self) -> bool:
         """Whether this is the pass over the whole request (not one instruction part)."""
         return self.index >= 0
+
+    def extends(self, prefix: Sequence[Message]) -> bool:
+        """Whether ``messages`` begin with the (non-empty) ``prefix``, copying neither.
+
+        For a guard that keeps what it worked out about an earlier request (a running total):
+        a conversation's request repeats the last one's messages, and two requests of one run
+        are told apart by their lengths, not by reading every message again.
+        """
+        return starts_with(self.messages, prefix)
 
 
 class Guard:
@@ -144,6 +153,9 @@ class Guard:
     #: message, as a token limit does: it is then asked about that message every request.
     #: Other guards decide on the text alone, and are asked about a text once a run.
     measures_request: ClassVar[bool] = False
+    #: Whether such a guard only measures: its ``check_input`` allows every text but the first
+    #: message's, so the chain asks it about nothing else (no instruction part either).
+    measures_only: ClassVar[bool] = False
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         """Allow every input (override to check)."""
@@ -322,6 +334,8 @@ class GuardChain:
         #: Whether a guard checks whole turns: a run builds each turn's record only then.
         self.checks_turns = bool(self._asking["turn"])
         self._asks_input = [e.checks("input") for e in self.guards]
+        #: Whether each guard only measures: asked about the request's first message alone.
+        self._only_first = [_measures_only(e.guard) for e in self.guards]
         self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
@@ -349,6 +363,8 @@ class GuardChain:
         pending: list[Verdict] = []
         text = part.text
         for pos, entry in self._asking["input"]:
+            if self._only_first[pos]:  # it allows every part
+                continue
             key = (pos, part.id, text)
             decision = None if memo is None else memo.parts.get(key)
             if decision is None:
@@ -474,12 +490,13 @@ class GuardChain:
             snapshots.append(snapshot)
             changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
+            only = self._only_first[k]
             # a guard that does not measure the whole says the same of the same text
             reuse = memo is not None and not entry.guard.measures_request
             for j, (i, _) in enumerate(todo):
                 message = versions[i][k]
                 text = texts[j]
-                if asks and text:
+                if asks and text and (i == first or not only):
                     key = (k, "", text)
                     decision = (
                         memo.parts.get(key) if reuse and i == again and memo is not None else None
@@ -528,14 +545,16 @@ class GuardChain:
         todo += enumerate(new, same)
         # nobody rewrites: every guard is asked the same input about a message with text
         texts = [(i, t) for i, m in todo if (t := m.text)] if self._asks_any else []
-        view = tuple(msgs) if texts else ()
-        inputs = [GuardInput(t, "", view, i, i == first) for i, t in texts]
+        inputs = [GuardInput(t, "", msgs, i, i == first) for i, t in texts]
         known: dict[tuple[int, int], GuardDecision] = {}
         parts = memo.parts
+        only_first = self._only_first
         for k, entry in self._asking["input"]:
             reuse = not entry.guard.measures_request
             for inp in inputs:
                 i = inp.index
+                if only_first[k] and i != first:
+                    continue
                 if reuse and i == again:
                     decision = parts.get((k, "", inp.text))
                     if decision is None:
@@ -671,6 +690,11 @@ class GuardChain:
                 reason=decision.reason,
             )
         return decision
+
+
+def _measures_only(guard: Guard) -> bool:
+    """Whether ``guard`` declares that it only measures the whole request."""
+    return bool(guard.measures_request and guard.measures_only)
 
 
 def _check_decision(entry: ChainedGuard, where: str, decision: object, *, turn: bool) -> None:

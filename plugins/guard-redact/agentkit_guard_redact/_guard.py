@@ -73,8 +73,9 @@ class RedactGuard(Guard):
         self.output = output
         self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
         self._size = cache
-        #: The messages before the last tool result read, and the text read before it.
-        self._before: tuple[Sequence[Message], str] = ((), "")
+        #: The last request a tool result was read in, how many of its messages were read
+        #: before that result, and the text read from them.
+        self._before: tuple[Sequence[Message], int, str] = ((), 0, "")
 
     def redact(self, text: str, before: str = "", after: str = "") -> GuardDecision:
         """Allow ``text`` when it holds nothing to hide, else rewrite it redacted.
@@ -130,25 +131,26 @@ class RedactGuard(Guard):
             after = ""  # a request's last message (a turn's new result) has nothing after it
             if index + 1 < len(messages):
                 after = "".join(_tool_texts(messages[index + 1 :]))[:CONTEXT]
-            return self.redact(inp.text, self._read_before(messages[:index]), after)
+            return self.redact(inp.text, self._read_before(inp), after)
         return self.redact(inp.text)
 
-    def _read_before(self, earlier: Sequence[Message]) -> str:
-        """The last :data:`CONTEXT` characters of the tool results among ``earlier``, joined.
+    def _read_before(self, inp: GuardInput) -> str:
+        """The last :data:`CONTEXT` characters of the tool results before the one asked about.
 
-        A request repeats the last one's messages before its new ones, so when ``earlier``
-        begins with the messages read last time (compared at C speed, by address first), only
-        the tool results after them are read. Otherwise they are all read, from the end.
+        A request repeats the last one's messages before its new ones, so when it extends the
+        request read last time (``GuardInput.extends``) and the result comes no earlier, only
+        the tool results after those read are read. Otherwise they are all read, from the end.
         """
-        known, text = self._before
-        n = len(known)
-        if n <= len(earlier) and earlier[:n] == known:
-            new = "".join([m.text for m in earlier[n:] if m.role == "tool"])
+        messages, index = inp.messages, inp.index
+        known, n, text = self._before
+        if n <= index and inp.extends(known):
+            new = "".join([m.text for m in messages[n:index] if m.role == "tool"])
             if new:
                 text = (text + new)[-CONTEXT:]
         else:
+            earlier = messages[:index]
             text = "".join(reversed(_tool_texts(reversed(earlier))))[-CONTEXT:]
-        self._before = (earlier, text)
+        self._before = (messages, index, text)
         return text
 
     def check_output(self, message: Message) -> GuardDecision:
