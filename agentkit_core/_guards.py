@@ -336,6 +336,13 @@ class GuardChain:
         self._asks_input = [e.checks("input") for e in self.guards]
         #: Whether each guard only measures: asked about the request's first message alone.
         self._only_first = [_measures_only(e.guard) for e in self.guards]
+        #: What the pass over a request nobody rewrote asks each guard with an input check
+        #: about: the carried first message (a measuring guard), the new messages (all but a
+        #: guard that only measures).
+        self._plain_plan = [
+            (k, e, e.guard.measures_request, not self._only_first[k])
+            for k, e in self._asking["input"]
+        ]
         self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
@@ -529,10 +536,11 @@ class GuardChain:
         """Check ``msgs``, which extend ``prefix``, the last request, which no guard rewrote.
 
         Every guard then sees the request as it is: each is asked about the new messages (a
-        measuring guard about the first too, as :meth:`_ask_request` asks) and no version or
-        view is built: None says nobody rewrote anything, and the memo keeps the request
-        plain. On a rewrite (or a new message met before) this returns the answers so far, by
-        (guard's position, message index), for the full pass to finish asking no guard twice.
+        measuring guard about the first too, as :meth:`_ask_request` asks; a guard that only
+        measures about the first alone) and no version or view is built: None says nobody
+        rewrote anything, and the memo keeps the request plain. On a rewrite (or a new message
+        met before) this returns the answers so far, by (guard's position, message index), for
+        the full pass to finish asking no guard twice.
         """
         same = len(prefix)
         new = tail(msgs, prefix)
@@ -540,40 +548,35 @@ class GuardChain:
         for m in new:
             if id(m) in seen:  # its versions are reused, as the full pass does
                 return {}
-        again = first if self._measures else -1
-        todo = [(again, msgs[again])] if again >= 0 else []
-        todo += enumerate(new, same)
-        # nobody rewrites: every guard is asked the same input about a message with text
-        texts = [(i, t) for i, m in todo if (t := m.text)] if self._asks_any else []
-        inputs = [GuardInput(t, "", msgs, i, i == first) for i, t in texts]
+        # the first message (``first < same``) is carried over: a guard that decides on the
+        # text alone answered it before, an allow (the memo's parts), so only a measuring
+        # guard is asked about it again; nobody rewrites, so each guard gets the same inputs
+        carried = msgs[first] if self._measures else None
+        fresh: list[GuardInput] = []
+        if self._asks_any:
+            fresh = [
+                GuardInput(t, "", msgs, i, False) for i, m in enumerate(new, same) if (t := m.text)
+            ]
         known: dict[tuple[int, int], GuardDecision] = {}
-        parts = memo.parts
-        only_first = self._only_first
-        for k, entry in self._asking["input"]:
-            reuse = not entry.guard.measures_request
-            for inp in inputs:
-                i = inp.index
-                if only_first[k] and i != first:
-                    continue
-                if reuse and i == again:
-                    decision = parts.get((k, "", inp.text))
-                    if decision is None:
-                        decision = parts[k, "", inp.text] = self._ask(
-                            entry, "input", f"message/{i}", ctx, inp
-                        )
-                else:
-                    decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                known[k, i] = decision
+        for k, entry, at_first, at_new in self._plain_plan:
+            if at_first and carried is not None and carried.text:
+                inp = GuardInput(carried.text, "", msgs, first, True)
+                decision = known[k, first] = self._ask(entry, "input", f"message/{first}", ctx, inp)
                 if decision.action == "rewrite":
                     return known
+            if at_new:
+                for inp in fresh:
+                    i = inp.index
+                    decision = known[k, i] = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                    if decision.action == "rewrite":
+                        return known
         n = len(self.guards)
-        for i, m in todo:
-            if i != again:
-                seen[id(m)] = (m, [m] * (n + 1), 0)
+        for m in new:
+            seen[id(m)] = (m, [m] * (n + 1), 0)
         memo.plain = (msgs, first)
         if ctx is not None and self._asks_any:
-            for i, m in todo:
-                if not isinstance(m.content, str):
+            for i, m in ((first, carried), *enumerate(new, same)):
+                if m is not None and not isinstance(m.content, str):
                     _report_skipped(ctx, m, i)
         return None
 
