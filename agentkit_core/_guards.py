@@ -226,11 +226,12 @@ class _RunMemo:
 
     ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
     message's ``id``, the message (kept, so the id stays its own), its versions before each
-    guard and after the last, and which guards rewrote it (bit ``k`` for guard ``k``).
+    guard and after the last (None: every one is the message), and which guards rewrote it
+    (bit ``k`` for guard ``k``).
     """
 
     parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
-    messages: dict[int, tuple[Message, list[Message], int]] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message] | None, int]] = field(default_factory=dict)
     #: Whether the construction pass's verdicts were reported in this run.
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
@@ -430,7 +431,7 @@ class GuardChain:
         for i, m in enumerate(msgs[same:], same):
             known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
-                versions.append(known[1])
+                versions.append(known[1] or [m] * (len(self.guards) + 1))
                 rewrites |= known[2]
             else:
                 versions.append([m])
@@ -514,7 +515,7 @@ class GuardChain:
                         inp = asked[j]
                         if inp is None or inp.messages is not snapshot or inp.text is not text:
                             inp = asked[j] = GuardInput(text, "", snapshot, i, i == first)
-                        decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                        decision = self._ask(entry, "input", i, ctx, inp)
                         if reuse and i == again and memo is not None:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
@@ -561,22 +562,23 @@ class GuardChain:
         for k, entry, at_first, at_new in self._plain_plan:
             if at_first and carried is not None and carried.text:
                 inp = GuardInput(carried.text, "", msgs, first, True)
-                decision = known[k, first] = self._ask(entry, "input", f"message/{first}", ctx, inp)
+                decision = known[k, first] = self._ask(entry, "input", first, ctx, inp)
                 if decision.action == "rewrite":
                     return known
             if at_new:
                 for inp in fresh:
                     i = inp.index
-                    decision = known[k, i] = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                    decision = known[k, i] = self._ask(entry, "input", i, ctx, inp)
                     if decision.action == "rewrite":
                         return known
-        n = len(self.guards)
         for m in new:
-            seen[id(m)] = (m, [m] * (n + 1), 0)
+            seen[id(m)] = (m, None, 0)  # every version is ``m``: listed if the full pass asks
         memo.plain = (msgs, first)
         if ctx is not None and self._asks_any:
-            for i, m in ((first, carried), *enumerate(new, same)):
-                if m is not None and not isinstance(m.content, str):
+            if carried is not None and not isinstance(carried.content, str):
+                _report_skipped(ctx, carried, first)
+            for i, m in enumerate(new, same):
+                if not isinstance(m.content, str):
                     _report_skipped(ctx, m, i)
         return None
 
@@ -640,16 +642,18 @@ class GuardChain:
         self,
         entry: ChainedGuard,
         check: GuardCheck,
-        subject_id: str,
+        subject: str | int,
         ctx: RunContext | None,
         argument: GuardInput | Message | TurnInfo,
         pending: list[Verdict] | None = None,
     ) -> GuardDecision:
         """``entry``'s answer to ``check`` of ``argument``, checked and reported.
 
-        Outside a run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A
-        block of the input or the output raises :class:`GuardBlocked`; the turn check's is
-        returned (the run stops on it).
+        ``subject`` is what the verdict names, or the index of the request's message it is
+        about (named only when there is a verdict: a plain allow is most answers). Outside a
+        run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A block of the
+        input or the output raises :class:`GuardBlocked`; the turn check's is returned (the run
+        stops on it).
         """
         where = _METHODS[check]
         try:
@@ -664,6 +668,7 @@ class GuardChain:
             else:
                 decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
             details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        subject_id = subject if isinstance(subject, str) else f"message/{subject}"
         stop = check == "turn"
         _check_decision(entry, where, decision, turn=stop)
         assert isinstance(decision, GuardDecision)
