@@ -546,9 +546,8 @@ class GuardChain:
         same = len(prefix)
         new = tail(msgs, prefix)
         seen = memo.messages
-        for m in new:
-            if id(m) in seen:  # its versions are reused, as the full pass does
-                return {}
+        if not seen.keys().isdisjoint(map(id, new)):  # their versions are reused, as the full
+            return {}  # pass does
         # the first message (``first < same``) is carried over: a guard that decides on the
         # text alone answered it before, an allow (the memo's parts), so only a measuring
         # guard is asked about it again; nobody rewrites, so each guard gets the same inputs

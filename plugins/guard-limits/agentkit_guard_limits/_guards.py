@@ -41,26 +41,24 @@ class MaxInput(Guard):
         self._last: tuple[Sequence[Message], int] = ((), 0)
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
-        """Measure the whole request at its first message with text."""
+        """Measure the whole request at its first message with text.
+
+        A request that extends the last one adds its new messages' estimates to that total.
+        """
         if not inp.first:
             return GuardDecision.ALLOW
-        tokens = self._measure(inp)
+        messages = inp.messages
+        before, tokens = self._last
+        if inp.extends(before):
+            tokens += sum(map(estimate_message, messages[len(before) :]))
+        else:
+            tokens = sum(map(estimate_message, messages))
+        self._last = (messages, tokens)
         if tokens <= self.max_tokens:
             return GuardDecision.ALLOW
         return GuardDecision.block(
             f"the request is about {tokens} tokens, over max_tokens={self.max_tokens}"
         )
-
-    def _measure(self, inp: GuardInput) -> int:
-        """The estimate of the request; one that extends the last one adds its new messages."""
-        messages = inp.messages
-        before, total = self._last
-        if inp.extends(before):
-            total += sum(map(estimate_message, messages[len(before) :]))
-        else:
-            total = sum(map(estimate_message, messages))
-        self._last = (messages, total)
-        return total
 
 
 class MaxOutput(Guard):
