@@ -7,6 +7,7 @@ so a secret split between two results is found, and each result loses its own pa
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core.plugin import PII_DETECTORS
+from agentkit_core.plugin import Detector
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
@@ -69,6 +71,7 @@ class RedactGuard(Guard):
                 source="guard_options['redact']",
             )
         self.detectors = tuple(PII_DETECTORS[k] for k in PII_DETECTORS if k in chosen)
+        self._anchors = _anchors(self.detectors)
         self.input = input
         self.output = output
         self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
@@ -98,6 +101,8 @@ class RedactGuard(Guard):
     def _redaction(self, before: str, text: str, after: str) -> GuardDecision:
         lo, hi = len(before), len(before) + len(text)
         view = View.of(before + text + after)
+        if self._anchors is not None and self._anchors.search(view.text) is None:
+            return GuardDecision.ALLOW  # no detector has a place to match: the usual text
         spans: list[tuple[int, int, str]] = []
         counts: dict[str, int] = {}
         for detector in self.detectors:
@@ -160,6 +165,28 @@ class RedactGuard(Guard):
     def __repr__(self) -> str:
         kinds = [d.kind for d in self.detectors]
         return f"<RedactGuard kinds={kinds} input={self.input} output={self.output}>"
+
+
+def _anchors(detectors: Sequence[Detector]) -> re.Pattern[str] | None:
+    """One pattern finding a place where any of ``detectors`` may match, or None if unsure.
+
+    Every match of a detector overlaps one of its anchors, so a text in which no anchor is
+    found has no match: one search says so, where each detector looks for its own anchors (the
+    API-key detector for nineteen literals). None when a detector has no anchor, or one whose
+    flags or groups would not mean the same inside the alternation.
+    """
+    parts: list[str] = []
+    for detector in detectors:
+        anchor = detector.anchor
+        if anchor is None:
+            return None
+        if isinstance(anchor, tuple):
+            parts += map(re.escape, anchor)
+        elif anchor.groups or anchor.flags != re.UNICODE:
+            return None
+        else:
+            parts.append(f"(?:{anchor.pattern})")
+    return re.compile("|".join(parts))
 
 
 def _tool_texts(messages: Iterable[Message]) -> list[str]:
