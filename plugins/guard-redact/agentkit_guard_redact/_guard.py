@@ -132,9 +132,10 @@ class RedactGuard(Guard):
         if not self.input:
             return GuardDecision.ALLOW
         messages, index = inp.messages, inp.index
-        if 0 <= index < len(messages) and messages[index].role == "tool":
+        size = len(messages)
+        if 0 <= index < size and messages[index].role == "tool":
             after = ""  # a request's last message (a turn's new result) has nothing after it
-            if index + 1 < len(messages):
+            if index + 1 < size:
                 after = "".join(_tool_texts(messages[index + 1 :]))[:CONTEXT]
             return self.redact(inp.text, self._read_before(inp), after)
         return self.redact(inp.text)
