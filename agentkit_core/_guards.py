@@ -552,6 +552,8 @@ class GuardChain:
         # text alone answered it before, an allow (the memo's parts), so only a measuring
         # guard is asked about it again; nobody rewrites, so each guard gets the same inputs
         carried = msgs[first] if self._measures else None
+        measured = "" if carried is None else carried.text
+        whole = GuardInput(measured, "", msgs, first, True) if measured else None
         fresh: list[GuardInput] = []
         if self._asks_any:
             fresh = [
@@ -559,9 +561,8 @@ class GuardChain:
             ]
         known: dict[tuple[int, int], GuardDecision] = {}
         for k, entry, at_first, at_new in self._plain_plan:
-            if at_first and carried is not None and carried.text:
-                inp = GuardInput(carried.text, "", msgs, first, True)
-                decision = known[k, first] = self._ask(entry, "input", first, ctx, inp)
+            if at_first and whole is not None:
+                decision = known[k, first] = self._ask(entry, "input", first, ctx, whole)
                 if decision.action == "rewrite":
                     return known
             if at_new:
