@@ -101,7 +101,8 @@ class GuardInput:
 
     In the per-part pass ``part`` is the instruction part's id and ``messages`` is empty. In the
     pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
-    the guards before this one left them, ``index`` says which of them ``text`` is the text of,
+    the guards before this one left them (a sequence: the request's own read-only view while
+    no guard has rewritten one, else a tuple), ``index`` says which of them ``text`` is the text of,
     and ``first`` is true for the request's first message with text: that is where a guard
     that measures the whole request (a token limit, declaring ``Guard.measures_request``)
     does so, every request. Otherwise a guard decides on ``text`` alone: the chain remembers
