@@ -101,7 +101,8 @@ class GuardInput:
 
     In the per-part pass ``part`` is the instruction part's id and ``messages`` is empty. In the
     pass over the whole request ``part`` is ``""``, ``messages`` is the request's messages as
-    the guards before this one left them, ``index`` says which of them ``text`` is the text of,
+    the guards before this one left them (a sequence: the request's own read-only view while
+    no guard has rewritten one, else a tuple), ``index`` says which of them ``text`` is the text of,
     and ``first`` is true for the request's first message with text: that is where a guard
     that measures the whole request (a token limit, declaring ``Guard.measures_request``)
     does so, every request. Otherwise a guard decides on ``text`` alone: the chain remembers
@@ -110,7 +111,7 @@ class GuardInput:
 
     text: str
     part: str = ""
-    messages: tuple[Message, ...] = ()
+    messages: Sequence[Message] = ()
     index: int = -1
     first: bool = False
 
@@ -118,6 +119,15 @@ class GuardInput:
     def whole(self) -> bool:
         """Whether this is the pass over the whole request (not one instruction part)."""
         return self.index >= 0
+
+    def extends(self, prefix: Sequence[Message]) -> bool:
+        """Whether ``messages`` begin with the (non-empty) ``prefix``, copying neither.
+
+        For a guard that keeps what it worked out about an earlier request (a running total):
+        a conversation's request repeats the last one's messages, and two requests of one run
+        are told apart by their lengths, not by reading every message again.
+        """
+        return starts_with(self.messages, prefix)
 
 
 class Guard:
@@ -144,6 +154,9 @@ class Guard:
     #: message, as a token limit does: it is then asked about that message every request.
     #: Other guards decide on the text alone, and are asked about a text once a run.
     measures_request: ClassVar[bool] = False
+    #: Whether such a guard only measures: its ``check_input`` allows every text but the first
+    #: message's, so the chain asks it about nothing else (no instruction part either).
+    measures_only: ClassVar[bool] = False
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         """Allow every input (override to check)."""
@@ -214,11 +227,12 @@ class _RunMemo:
 
     ``parts``: each guard's answer by (guard's position, part id, text). ``messages``: by a
     message's ``id``, the message (kept, so the id stays its own), its versions before each
-    guard and after the last, and which guards rewrote it (bit ``k`` for guard ``k``).
+    guard and after the last (None: every one is the message), and which guards rewrote it
+    (bit ``k`` for guard ``k``).
     """
 
     parts: dict[tuple[int, str, str], GuardDecision] = field(default_factory=dict)
-    messages: dict[int, tuple[Message, list[Message], int]] = field(default_factory=dict)
+    messages: dict[int, tuple[Message, list[Message] | None, int]] = field(default_factory=dict)
     #: Whether the construction pass's verdicts were reported in this run.
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
@@ -322,6 +336,15 @@ class GuardChain:
         #: Whether a guard checks whole turns: a run builds each turn's record only then.
         self.checks_turns = bool(self._asking["turn"])
         self._asks_input = [e.checks("input") for e in self.guards]
+        #: Whether each guard only measures: asked about the request's first message alone.
+        self._only_first = [_measures_only(e.guard) for e in self.guards]
+        #: What the pass over a request nobody rewrote asks each guard with an input check
+        #: about: the carried first message (a measuring guard), the new messages (all but a
+        #: guard that only measures).
+        self._plain_plan = [
+            (k, e, e.guard.measures_request, not self._only_first[k])
+            for k, e in self._asking["input"]
+        ]
         self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
         self._measures = any(e.guard.measures_request for e in self.guards)
@@ -349,6 +372,8 @@ class GuardChain:
         pending: list[Verdict] = []
         text = part.text
         for pos, entry in self._asking["input"]:
+            if self._only_first[pos]:  # it allows every part
+                continue
             key = (pos, part.id, text)
             decision = None if memo is None else memo.parts.get(key)
             if decision is None:
@@ -407,7 +432,7 @@ class GuardChain:
         for i, m in enumerate(msgs[same:], same):
             known = None if memo is None or i == again else memo.messages.get(id(m))
             if known is not None and known[0] is m:
-                versions.append(known[1])
+                versions.append(known[1] or [m] * (len(self.guards) + 1))
                 rewrites |= known[2]
             else:
                 versions.append([m])
@@ -474,12 +499,13 @@ class GuardChain:
             snapshots.append(snapshot)
             changed = bool(carried >> k & 1)
             asks = self._asks_input[k]
+            only = self._only_first[k]
             # a guard that does not measure the whole says the same of the same text
             reuse = memo is not None and not entry.guard.measures_request
             for j, (i, _) in enumerate(todo):
                 message = versions[i][k]
                 text = texts[j]
-                if asks and text:
+                if asks and text and (i == first or not only):
                     key = (k, "", text)
                     decision = (
                         memo.parts.get(key) if reuse and i == again and memo is not None else None
@@ -490,7 +516,7 @@ class GuardChain:
                         inp = asked[j]
                         if inp is None or inp.messages is not snapshot or inp.text is not text:
                             inp = asked[j] = GuardInput(text, "", snapshot, i, i == first)
-                        decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
+                        decision = self._ask(entry, "input", i, ctx, inp)
                         if reuse and i == again and memo is not None:
                             memo.parts[key] = decision
                     if decision.action == "rewrite":
@@ -512,48 +538,47 @@ class GuardChain:
         """Check ``msgs``, which extend ``prefix``, the last request, which no guard rewrote.
 
         Every guard then sees the request as it is: each is asked about the new messages (a
-        measuring guard about the first too, as :meth:`_ask_request` asks) and no version or
-        view is built: None says nobody rewrote anything, and the memo keeps the request
-        plain. On a rewrite (or a new message met before) this returns the answers so far, by
-        (guard's position, message index), for the full pass to finish asking no guard twice.
+        measuring guard about the first too, as :meth:`_ask_request` asks; a guard that only
+        measures about the first alone) and no version or view is built: None says nobody
+        rewrote anything, and the memo keeps the request plain. On a rewrite (or a new message
+        met before) this returns the answers so far, by (guard's position, message index), for
+        the full pass to finish asking no guard twice.
         """
         same = len(prefix)
         new = tail(msgs, prefix)
         seen = memo.messages
-        for m in new:
-            if id(m) in seen:  # its versions are reused, as the full pass does
-                return {}
-        again = first if self._measures else -1
-        todo = [(again, msgs[again])] if again >= 0 else []
-        todo += enumerate(new, same)
-        # nobody rewrites: every guard is asked the same input about a message with text
-        texts = [(i, t) for i, m in todo if (t := m.text)] if self._asks_any else []
-        view = tuple(msgs) if texts else ()
-        inputs = [GuardInput(t, "", view, i, i == first) for i, t in texts]
+        if not seen.keys().isdisjoint(map(id, new)):  # their versions are reused, as the full
+            return {}  # pass does
+        # the first message (``first < same``) is carried over: a guard that decides on the
+        # text alone answered it before, an allow (the memo's parts), so only a measuring
+        # guard is asked about it again; nobody rewrites, so each guard gets the same inputs
+        carried = msgs[first] if self._measures else None
+        measured = "" if carried is None else carried.text
+        whole = GuardInput(measured, "", msgs, first, True) if measured else None
+        fresh: list[GuardInput] = []
+        if self._asks_any:
+            fresh = [
+                GuardInput(t, "", msgs, i, False) for i, m in enumerate(new, same) if (t := m.text)
+            ]
         known: dict[tuple[int, int], GuardDecision] = {}
-        parts = memo.parts
-        for k, entry in self._asking["input"]:
-            reuse = not entry.guard.measures_request
-            for inp in inputs:
-                i = inp.index
-                if reuse and i == again:
-                    decision = parts.get((k, "", inp.text))
-                    if decision is None:
-                        decision = parts[k, "", inp.text] = self._ask(
-                            entry, "input", f"message/{i}", ctx, inp
-                        )
-                else:
-                    decision = self._ask(entry, "input", f"message/{i}", ctx, inp)
-                known[k, i] = decision
+        for k, entry, at_first, at_new in self._plain_plan:
+            if at_first and whole is not None:
+                decision = known[k, first] = self._ask(entry, "input", first, ctx, whole)
                 if decision.action == "rewrite":
                     return known
-        n = len(self.guards)
-        for i, m in todo:
-            if i != again:
-                seen[id(m)] = (m, [m] * (n + 1), 0)
+            if at_new:
+                for inp in fresh:
+                    i = inp.index
+                    decision = known[k, i] = self._ask(entry, "input", i, ctx, inp)
+                    if decision.action == "rewrite":
+                        return known
+        for m in new:
+            seen[id(m)] = (m, None, 0)  # every version is ``m``: listed if the full pass asks
         memo.plain = (msgs, first)
         if ctx is not None and self._asks_any:
-            for i, m in todo:
+            if carried is not None and not isinstance(carried.content, str):
+                _report_skipped(ctx, carried, first)
+            for i, m in enumerate(new, same):
                 if not isinstance(m.content, str):
                     _report_skipped(ctx, m, i)
         return None
@@ -618,16 +643,18 @@ class GuardChain:
         self,
         entry: ChainedGuard,
         check: GuardCheck,
-        subject_id: str,
+        subject: str | int,
         ctx: RunContext | None,
         argument: GuardInput | Message | TurnInfo,
         pending: list[Verdict] | None = None,
     ) -> GuardDecision:
         """``entry``'s answer to ``check`` of ``argument``, checked and reported.
 
-        Outside a run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A
-        block of the input or the output raises :class:`GuardBlocked`; the turn check's is
-        returned (the run stops on it).
+        ``subject`` is what the verdict names, or the index of the request's message it is
+        about (named only when there is a verdict: a plain allow is most answers). Outside a
+        run (``ctx`` None) the verdict goes to ``pending`` instead, when given. A block of the
+        input or the output raises :class:`GuardBlocked`; the turn check's is returned (the run
+        stops on it).
         """
         where = _METHODS[check]
         try:
@@ -642,6 +669,7 @@ class GuardChain:
             else:
                 decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
             details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+        subject_id = subject if isinstance(subject, str) else f"message/{subject}"
         stop = check == "turn"
         _check_decision(entry, where, decision, turn=stop)
         assert isinstance(decision, GuardDecision)
@@ -671,6 +699,11 @@ class GuardChain:
                 reason=decision.reason,
             )
         return decision
+
+
+def _measures_only(guard: Guard) -> bool:
+    """Whether ``guard`` declares that it only measures the whole request."""
+    return bool(guard.measures_request and guard.measures_only)
 
 
 def _check_decision(entry: ChainedGuard, where: str, decision: object, *, turn: bool) -> None:

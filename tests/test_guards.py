@@ -396,9 +396,10 @@ async def test_a_message_is_checked_once_a_run_and_its_rewrite_recorded_once() -
 
 
 class Counting(Guard):
-    def __init__(self, name: str, measures: bool) -> None:
+    def __init__(self, name: str, measures: bool, only: bool = False) -> None:
         self.name = name
         self.measures_request = measures  # type: ignore[misc]
+        self.measures_only = only  # type: ignore[misc]
         self.asked: list[tuple[int, bool, int]] = []
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
@@ -408,12 +409,14 @@ class Counting(Guard):
 
 async def test_only_a_guard_measuring_the_request_is_asked_its_first_message_each_time() -> None:
     whole, text = Counting("whole", True), Counting("text", False)
+    only = Counting("only", True, only=True)  # declares it allows every text but the first
     model = ScriptedModel(
         [Message.assistant("", [ToolCall("c1", "lookup", '{"key": "k"}')]), "done"]
     )
-    await agent(model, whole, text).run("hi")
+    await agent(model, whole, text, only).run("hi")
     assert whole.asked == [(0, True, 2), (1, False, 2), (0, True, 4), (3, False, 4)]
     assert text.asked == [(0, True, 2), (1, False, 2), (3, False, 4)]
+    assert only.asked == [(0, True, 2), (0, True, 4)]
 
 
 def test_a_kit_file_names_its_guards(tmp_path: Any) -> None:
@@ -486,15 +489,23 @@ def test_a_run_sends_what_checking_every_request_whole_sends(
 
 
 class _Asked(Guard):
-    """Rewrites "secret" (not measuring) or keeps every view it is asked with (measuring)."""
+    """Rewrites "secret" (not measuring) or keeps every view it is asked with (measuring).
 
-    def __init__(self, name: str, measures: bool) -> None:
+    ``only``: it allows every text but the first's, and declares so (``measures_only``)
+    when ``declared``.
+    """
+
+    def __init__(self, name: str, measures: bool, only: bool = False, declared: bool = True):
         self.name = name
         self.measures_request = measures  # type: ignore[misc]
+        self.only = only
+        self.measures_only = only and declared  # type: ignore[misc]
         self.asked: list[tuple[str, int, bool, tuple[Message, ...]]] = []
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         self.asked.append((inp.text, inp.index, inp.first, tuple(inp.messages)))
+        if self.only and not inp.first:
+            return GuardDecision.ALLOW
         if "secret" in inp.text and not self.measures_request:
             return GuardDecision.rewrite(inp.text.replace("secret", "[hidden]"), "hid 1 word")
         return GuardDecision.allow("seen") if "note" in inp.text else GuardDecision.ALLOW
@@ -517,10 +528,12 @@ def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
     """While no guard rewrites, the chain asks each guard about the new messages without
     building versions or views; on a rewrite it hands over to the full pass. Every request
     sent, every question asked (text, index, first, view) and every verdict is the full
-    pass's alone."""
+    pass's alone; a guard declaring it only measures is asked less, and nothing else
+    changes."""
     runs = []
-    for plain in (True, False):
-        guards = [_Asked("a", False), _Asked("m", True), _Asked("b", False)]
+    for plain, declared in ((True, True), (False, True), (True, False)):
+        guards = [_Asked("a", False), _Asked("m", True), _Asked("o", True, True, declared)]
+        guards.append(_Asked("b", False))
         chain = GuardChain(guards)
         if not plain:
             chain._plain_request = lambda *args: {}  # type: ignore[method-assign]
@@ -540,3 +553,6 @@ def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
             sent.append(tuple(request.messages))
         runs.append((sent, [g.asked for g in guards], ctx.verdicts))
     assert runs[0] == runs[1]
+    undeclared = runs[2]  # the same guards, "o" not declaring: only "o" is asked more
+    del runs[0][1][2], undeclared[1][2]
+    assert runs[0] == undeclared

@@ -82,6 +82,17 @@ class GuardConformance:
                 assert sent.messages[-1].text != text, f"{text!r} was sent as it was"
                 assert all(value not in sent.messages[-1].text for value in hidden)
 
+    def test_a_guard_that_only_measures_allows_every_other_input(self) -> None:
+        """``measures_only`` tells the chain to skip every input but a request's first message."""
+        guard = self.make_guard()
+        if not (guard.measures_request and guard.measures_only):
+            return
+        for text in [*self.benign, *(t for t, _ in self.triggers)]:
+            messages = (Message.system("You help."), Message.user("hi"), Message.user(text))
+            for inp in (GuardInput(text, "product"), GuardInput(text, "", messages, 2)):
+                decision = guard.check_input(inp)
+                assert decision.action == "allow", f"{text!r}: declared measures_only, answered"
+
     def test_checks_are_pure(self) -> None:
         guard = self.make_guard()
         for text in [*self.benign, *(t for t, _ in self.triggers)]:

@@ -98,9 +98,9 @@ that row is the guards over a long turn, reported beside the goal and not held t
 Every run of a process is the same 40 turns, so from the second run on `redact` answers each
 tool result from its result cache (`cache=1024`, keyed by the result and the text read around
 it): the rows measure the chain and the guards' bookkeeping, not the detectors. A tool result
-never seen before is read with the results before it (up to 1,024 characters) by the five
-detectors: replaying one run's requests through the chain with the cache off costs about
-twice as much a turn (benchmarks/README.md).
+never seen before is read with the results before it (up to 1,024 characters): one search for
+any detector's anchor, then the five detectors only when it finds one. Replaying one run's
+requests through the chain with the cache off is in benchmarks/README.md (sixth pass).
 """
 
 

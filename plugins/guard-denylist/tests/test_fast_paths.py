@@ -1,7 +1,7 @@
 """The shortcuts of the denylist say what the whole work says, on any text.
 
 ``normal`` skips NFKC and the dash rewrite for ASCII, and the guard asks a sieve (lower-cased
-terms found at C speed, the other entries searched one by one) before its combined pattern:
+terms found by one search, the other entries searched one by one) before its combined pattern:
 both are held here to the full path, on generated text full of the characters that fold,
 vanish, or equal others ignoring case.
 """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core.plugin import Guard
@@ -32,31 +34,31 @@ class MaxInput(Guard):
 
     name = "max-input"
     measures_request = True
+    measures_only = True
 
     def __init__(self, max_tokens: int = 100_000) -> None:
         self.max_tokens = _limit(max_tokens, "max_tokens", self.name)
-        self._last: tuple[tuple[Message, ...], int] = ((), 0)
+        self._last: tuple[Sequence[Message], int] = ((), 0)
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
-        """Measure the whole request at its first message with text."""
+        """Measure the whole request at its first message with text.
+
+        A request that extends the last one adds its new messages' estimates to that total.
+        """
         if not inp.first:
             return GuardDecision.ALLOW
-        tokens = self._measure(inp.messages)
+        messages = inp.messages
+        before, tokens = self._last
+        if inp.extends(before):
+            tokens += sum(map(estimate_message, messages[len(before) :]))
+        else:
+            tokens = sum(map(estimate_message, messages))
+        self._last = (messages, tokens)
         if tokens <= self.max_tokens:
             return GuardDecision.ALLOW
         return GuardDecision.block(
             f"the request is about {tokens} tokens, over max_tokens={self.max_tokens}"
         )
-
-    def _measure(self, messages: tuple[Message, ...]) -> int:
-        """The estimate of ``messages``; a request that extends the last one adds its new ones."""
-        before, total = self._last
-        if messages[: len(before)] == before:
-            total += sum(map(estimate_message, messages[len(before) :]))
-        else:
-            total = sum(map(estimate_message, messages))
-        self._last = (messages, total)
-        return total
 
 
 class MaxOutput(Guard):

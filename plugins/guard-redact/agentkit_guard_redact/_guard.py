@@ -7,6 +7,7 @@ so a secret split between two results is found, and each result loses its own pa
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from agentkit_core import ConfigError
 from agentkit_core import Message
 from agentkit_core.plugin import PII_DETECTORS
+from agentkit_core.plugin import Detector
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
@@ -69,12 +71,14 @@ class RedactGuard(Guard):
                 source="guard_options['redact']",
             )
         self.detectors = tuple(PII_DETECTORS[k] for k in PII_DETECTORS if k in chosen)
+        self._anchors = _anchors(self.detectors)
         self.input = input
         self.output = output
         self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
         self._size = cache
-        #: The messages before the last tool result read, and the text read before it.
-        self._before: tuple[Sequence[Message], str] = ((), "")
+        #: The last request a tool result was read in, how many of its messages were read
+        #: before that result, and the text read from them.
+        self._before: tuple[Sequence[Message], int, str] = ((), 0, "")
 
     def redact(self, text: str, before: str = "", after: str = "") -> GuardDecision:
         """Allow ``text`` when it holds nothing to hide, else rewrite it redacted.
@@ -97,6 +101,8 @@ class RedactGuard(Guard):
     def _redaction(self, before: str, text: str, after: str) -> GuardDecision:
         lo, hi = len(before), len(before) + len(text)
         view = View.of(before + text + after)
+        if self._anchors is not None and self._anchors.search(view.text) is None:
+            return GuardDecision.ALLOW  # no detector has a place to match: the usual text
         spans: list[tuple[int, int, str]] = []
         counts: dict[str, int] = {}
         for detector in self.detectors:
@@ -126,29 +132,31 @@ class RedactGuard(Guard):
         if not self.input:
             return GuardDecision.ALLOW
         messages, index = inp.messages, inp.index
-        if 0 <= index < len(messages) and messages[index].role == "tool":
+        size = len(messages)
+        if 0 <= index < size and messages[index].role == "tool":
             after = ""  # a request's last message (a turn's new result) has nothing after it
-            if index + 1 < len(messages):
+            if index + 1 < size:
                 after = "".join(_tool_texts(messages[index + 1 :]))[:CONTEXT]
-            return self.redact(inp.text, self._read_before(messages[:index]), after)
+            return self.redact(inp.text, self._read_before(inp), after)
         return self.redact(inp.text)
 
-    def _read_before(self, earlier: Sequence[Message]) -> str:
-        """The last :data:`CONTEXT` characters of the tool results among ``earlier``, joined.
+    def _read_before(self, inp: GuardInput) -> str:
+        """The last :data:`CONTEXT` characters of the tool results before the one asked about.
 
-        A request repeats the last one's messages before its new ones, so when ``earlier``
-        begins with the messages read last time (compared at C speed, by address first), only
-        the tool results after them are read. Otherwise they are all read, from the end.
+        A request repeats the last one's messages before its new ones, so when it extends the
+        request read last time (``GuardInput.extends``) and the result comes no earlier, only
+        the tool results after those read are read. Otherwise they are all read, from the end.
         """
-        known, text = self._before
-        n = len(known)
-        if n <= len(earlier) and earlier[:n] == known:
-            new = "".join([m.text for m in earlier[n:] if m.role == "tool"])
+        messages, index = inp.messages, inp.index
+        known, n, text = self._before
+        if n <= index and inp.extends(known):
+            new = "".join([m.text for m in messages[n:index] if m.role == "tool"])
             if new:
                 text = (text + new)[-CONTEXT:]
         else:
+            earlier = messages[:index]
             text = "".join(reversed(_tool_texts(reversed(earlier))))[-CONTEXT:]
-        self._before = (earlier, text)
+        self._before = (messages, index, text)
         return text
 
     def check_output(self, message: Message) -> GuardDecision:
@@ -158,6 +166,28 @@ class RedactGuard(Guard):
     def __repr__(self) -> str:
         kinds = [d.kind for d in self.detectors]
         return f"<RedactGuard kinds={kinds} input={self.input} output={self.output}>"
+
+
+def _anchors(detectors: Sequence[Detector]) -> re.Pattern[str] | None:
+    """One pattern finding a place where any of ``detectors`` may match, or None if unsure.
+
+    Every match of a detector overlaps one of its anchors, so a text in which no anchor is
+    found has no match: one search says so, where each detector looks for its own anchors (the
+    API-key detector for nineteen literals). None when a detector has no anchor, or one whose
+    flags or groups would not mean the same inside the alternation.
+    """
+    parts: list[str] = []
+    for detector in detectors:
+        anchor = detector.anchor
+        if anchor is None:
+            return None
+        if isinstance(anchor, tuple):
+            parts += map(re.escape, anchor)
+        elif anchor.groups or anchor.flags != re.UNICODE:
+            return None
+        else:
+            parts.append(f"(?:{anchor.pattern})")
+    return re.compile("|".join(parts))
 
 
 def _tool_texts(messages: Iterable[Message]) -> list[str]:

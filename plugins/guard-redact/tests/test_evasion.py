@@ -337,3 +337,31 @@ def test_tool_results_read_incrementally_as_read_whole(
         request = tuple(messages)
         inp = GuardInput(text, "", request, len(request) - 1)
         assert kept.check_input(inp) == RedactGuard(cache=0).check_input(inp)
+
+
+#: Characters around the detectors' anchors: digits and their separators, ``@``, upper-case
+#: letters, the API keys' prefixes' letters, and what folds into them.
+NEAR = string.digits + "@+()-. _AKIZSGHxobpsrkjy" + "".join(INVISIBLES + DASHES + SPACES)
+NEAR += "\uff10\uff11\uff20\uff21\uff4b\u2024\ufe6b"  # fullwidth 0, 1, @, A, k; one dot leader
+pieces = st.one_of(
+    words,
+    positives.flatmap(lambda p: disguised(p[1])),
+    st.text(NEAR, max_size=24),
+)
+near_texts = st.lists(pieces, max_size=4).flatmap(
+    lambda parts: st.sampled_from([" ", ""]).map(lambda sep: sep.join(parts))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_texts, near_texts, near_texts)
+def test_the_anchor_search_skips_only_texts_every_detector_would_pass(
+    before: str, text: str, after: str
+) -> None:
+    """One search for any detector's anchor tells a text without a match; the redaction (of
+    a tool result read between others too) is the one the detectors' own passes make."""
+    quick, full = RedactGuard(cache=0), RedactGuard(cache=0)
+    full._anchors = None
+    assert quick._anchors is not None
+    assert quick.redact(text, before, after) == full.redact(text, before, after)
+    assert quick.redact(text) == full.redact(text)
