@@ -380,6 +380,9 @@ class Span:
     #: (a model or tool call's, once it answered), with the export rule checked there; None
     #: for any other span, which maps its exported attributes when asked.
     genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
+    #: The attributes :attr:`genai` was made from, for a span whose attributes may change after
+    #: (a turn's, made at its start): it stands only while they are equal. None: it stands.
+    genai_of: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     def set(self, key: str, value: object) -> None:
         self.attributes[key] = value
@@ -407,7 +410,9 @@ class Span:
         """
         genai = self.genai
         if genai is not None and not self.tainted:
-            return genai  # core's own, made once where it set the attributes
+            made_of = self.genai_of
+            if made_of is None or made_of == self.attributes:
+                return genai  # core's own, made once where it set the attributes
         exported = export_attributes(self.name, self.attributes, self.tainted)
         return _genai_mapping(self.name, exported, content)
 
@@ -670,6 +675,17 @@ class Trace:
         self._step_of[span.span_id] = enclosing
         return span
 
+    def turn(self, number: int) -> Span:
+        """:meth:`step` for the agent loop's turn ``number``.
+
+        With :attr:`genai`, its GenAI attributes are made here, once: they stand while its
+        attributes stay as they are (a plugin may add one before it ends).
+        """
+        span = self.step("turn", turn=number)
+        if self.genai and type(number) is int:
+            span.genai, span.genai_of = {"agentkit.turn": number}, {"turn": number}
+        return span
+
     def _end_step(self, enclosing: Span, exc: BaseException | None = None) -> None:
         if enclosing.open_step is not None:
             step, token = enclosing.open_step
@@ -677,6 +693,7 @@ class Trace:
             del self._step_of[step.span_id]
             _current.reset(token)
             self.close(step, exc)
+            step.genai = step.genai_of = None  # the exporters have read it: keep no copy
 
     def _tell(self, method: str, span: Span) -> None:
         for exporter in list(self.exporters):
