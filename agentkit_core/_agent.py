@@ -683,7 +683,7 @@ class Agent(Generic[DepsT]):
         handoffs = False  # whether a tool offered is a handoff: a batch to scan for one
         while state.turn < self.max_turns:
             state.turn += 1
-            ctx.trace.turn(state.turn)
+            ctx.trace.step("turn", turn=state.turn)
             if self._union is None and self.policy is None:
                 tools = self._tools
             else:

@@ -663,6 +663,8 @@ class Trace:
 
         The agent loop marks each turn this way, so a turn needs no block of its own. The step
         becomes :func:`current_span`. Outside any span it is a detached span, told to no one.
+        With :attr:`genai`, a turn's GenAI attributes are made here, once: they stand while its
+        attributes stay as they are (a plugin may add one before it ends).
         """
         current = _current.get()
         if current is None:
@@ -671,19 +673,12 @@ class Trace:
         if enclosing.open_step is not None:
             self._end_step(enclosing)
         span = self._open(name, None, attributes)
+        if self.genai and name == "turn":  # the agent loop's: its GenAI mapping made once
+            number = attributes.get("turn")
+            if type(number) is int and len(attributes) == 1:  # stands while they stay so
+                span.genai, span.genai_of = {"agentkit.turn": number}, {"turn": number}
         enclosing.open_step = (span, _current.set(span))
         self._step_of[span.span_id] = enclosing
-        return span
-
-    def turn(self, number: int) -> Span:
-        """:meth:`step` for the agent loop's turn ``number``.
-
-        With :attr:`genai`, its GenAI attributes are made here, once: they stand while its
-        attributes stay as they are (a plugin may add one before it ends).
-        """
-        span = self.step("turn", turn=number)
-        if self.genai and type(number) is int:
-            span.genai, span.genai_of = {"agentkit.turn": number}, {"turn": number}
         return span
 
     def _end_step(self, enclosing: Span, exc: BaseException | None = None) -> None:
@@ -693,7 +688,8 @@ class Trace:
             del self._step_of[step.span_id]
             _current.reset(token)
             self.close(step, exc)
-            step.genai = step.genai_of = None  # the exporters have read it: keep no copy
+            if step.genai is not None:  # the exporters have read it: keep no copy
+                step.genai = step.genai_of = None
 
     def _tell(self, method: str, span: Span) -> None:
         for exporter in list(self.exporters):
