@@ -2,11 +2,13 @@
 
 A 40-turn run of the agent-loop scenario (core only) with no exporter, with tracing-otel and
 with ``sdk_floor.FloorExporter``, both on a tracer whose spans do nothing (so only the
-exporter's own Python and core's work for it count, not the SDK's), each counted with
+exporter's own Python and core's work for it count, not the SDK's), or with ``--sdk`` on the
+SDK's tracer on the no-op exporter (the SDK's Python in the run's thread counted too: the
+ratio of the two over no exporter is ``paired.py``'s in bytecodes), each counted with
 ``sys.settrace`` opcode events. Prints each exporter's bytecodes a turn over no exporter (and
 no exporter's own), then tracing-otel's extra by function.
 
-    python benchmarks/observability/bytecodes.py [--top 20]
+    python benchmarks/observability/bytecodes.py [--top 20] [--sdk]
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 from agentkit_tracing_otel import OTelExporter
 from bench_agentkit import make
 from common import REC
+from noop import noop_provider
 from sdk_floor import FloorExporter
 
 from agentkit_core import _tracing
@@ -90,11 +93,13 @@ def count(run: Any) -> collections.Counter[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--sdk", action="store_true", help="the SDK's tracer, not a stub")
     args = parser.parse_args()
+    provider = noop_provider() if args.sdk else StubProvider()
     cases = {
         "none": make("async", exporters=[]),
-        "otel": make("async", exporters=[OTelExporter(StubProvider())]),
-        "floor": make("async", exporters=[FloorExporter(StubTracer())]),
+        "otel": make("async", exporters=[OTelExporter(provider)]),
+        "floor": make("async", exporters=[FloorExporter(provider.get_tracer("floor"))]),
     }
     for run in cases.values():  # warm-up: caches filled, names seen
         REC.reset(TURNS)
