@@ -148,7 +148,9 @@ class OTelExporter(SpanExporter):
         title = shape.prefix
         if shape.key is not None:
             value = span.attributes.get(shape.key, "")
-            if value == "":  # it learns what it acts on later (a model call: its model)
+            if type(value) is int:  # a turn's number (see _Shape.name)
+                title = f"{title} {value}"
+            elif value == "":  # it learns what it acts on later (a model call: its model)
                 self._unnamed.add(span.span_id)
                 run = self._runs.get(span.run_id)
                 if run is not None:  # as its run's last one was: renamed at its end if not so
@@ -231,9 +233,10 @@ class OTelExporter(SpanExporter):
         title = shape.prefix
         if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
             value = span.attributes.get(shape.key)
-            title = (shape.titles.get(value) if type(value) is str else None) or shape.name(
-                span, span.attributes
-            )
+            try:
+                title = shape.titles[value]
+            except (KeyError, TypeError):  # not seen, or not text
+                title = shape.name(span, span.attributes)
         genai = span.genai  # core's own mapping (a model or tool call's), read as it is
         if genai is None or span.tainted or self.capture_content or span.error is not None:
             attributes = self._attributes(span, shape)
