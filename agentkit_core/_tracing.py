@@ -377,8 +377,8 @@ class Span:
         default=None, repr=False, compare=False
     )
     #: :meth:`genai_attributes` of an untainted span, made by core where it set the attributes
-    #: (a model or tool call's, once it answered), with the export rule checked there; None
-    #: for any other span, which maps its exported attributes when asked.
+    #: (a model or tool call's, once it answered; a turn's, at its start), with the export rule
+    #: checked there; None for any other span, which maps its exported attributes when asked.
     genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
     #: The attributes :attr:`genai` was made from, for a span whose attributes may change after
     #: (a turn's, made at its start): it stands only while they are equal. None: it stands.
