@@ -117,3 +117,35 @@ def test_a_traced_runs_calls_hand_exporters_cores_genai_and_keep_none() -> None:
         span = ctx.trace.find(name)[0]
         assert span.genai is None
         assert span.genai_attributes() == made
+
+
+def test_a_turns_made_mapping_stands_while_its_attributes_do() -> None:
+    """A turn's mapping is made at its start (traced by a reader of GenAI names); each turn
+    hands its exporters what mapping its attributes gives, also once a plugin added one, and
+    the turns the run keeps hold no copy."""
+    seen: list[tuple[Any, Any]] = []
+
+    class Reader(SpanExporter):
+        genai = True
+
+        def on_end(self, span: Span) -> None:
+            if span.name == "turn":
+                worked_out = mapped("turn", dict(span.attributes), span.tainted)
+                seen.append((dict(span.genai_attributes()), worked_out))
+
+    def echo(text: str) -> str:
+        """Echo the text, noting it on the turn."""
+        if text == "b":
+            ctx.trace.find("turn")[-1].set("note", text)
+        return text
+
+    calls = [
+        Message.assistant("", [ToolCall(f"c{t}", "echo", json.dumps({"text": t}))]) for t in "ab"
+    ]
+    ctx = RunContext()
+    agent = Agent("a", ScriptedModel([*calls, "done"]), tools=[echo], exporters=[Reader()])
+    asyncio.run(agent.run("go", ctx=ctx))
+    assert [given_ for given_, _ in seen] == [worked for _, worked in seen]
+    assert seen[0][0] == {"agentkit.turn": 1}
+    assert seen[1][0] == {"agentkit.turn": 2, "agentkit.note": "b"}
+    assert all(span.genai is None and span.genai_of is None for span in ctx.trace.find("turn"))

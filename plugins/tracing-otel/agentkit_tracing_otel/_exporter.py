@@ -66,7 +66,7 @@ def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:
 class _Run:
     """What an open run's spans share, worked out once per run, not once per span."""
 
-    __slots__ = ("conversation", "encoded", "named", "provider")
+    __slots__ = ("conversation", "encoded", "extras", "named", "provider")
 
     def __init__(self, conversation: str | None) -> None:
         #: its gen_ai.conversation.id (the session's id, else the run's), and the
@@ -78,6 +78,9 @@ class _Run:
         #: id(message) -> (message, its JSON): a request repeats the transcript so far, whose
         #: messages are frozen, so each is encoded once per run, not once per call
         self.encoded: dict[int, tuple[Any, str]] = {}
+        #: (provider, model) of a model call as core made its attributes -> what it adds to
+        #: them (its conversation and provider): the same each call while ``provider`` stays
+        self.extras: dict[tuple[object, object], dict[str, Any]] = {}
 
 
 class OTelExporter(SpanExporter):
@@ -145,7 +148,9 @@ class OTelExporter(SpanExporter):
         title = shape.prefix
         if shape.key is not None:
             value = span.attributes.get(shape.key, "")
-            if value == "":  # it learns what it acts on later (a model call: its model)
+            if type(value) is int:  # a turn's number (see _Shape.name)
+                title = f"{title} {value}"
+            elif value == "":  # it learns what it acts on later (a model call: its model)
                 self._unnamed.add(span.span_id)
                 run = self._runs.get(span.run_id)
                 if run is not None:  # as its run's last one was: renamed at its end if not so
@@ -228,15 +233,23 @@ class OTelExporter(SpanExporter):
         title = shape.prefix
         if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
             value = span.attributes.get(shape.key)
-            title = (shape.titles.get(value) if type(value) is str else None) or shape.name(
-                span, span.attributes
-            )
+            try:
+                title = shape.titles[value]
+            except (KeyError, TypeError):  # not seen, or not text
+                title = shape.name(span, span.attributes)
+        genai = span.genai  # core's own mapping (a model or tool call's), read as it is
+        if genai is None or span.tainted or self.capture_content or span.error is not None:
+            attributes = self._attributes(span, shape)
+        elif shape.conversation:
+            attributes = self._model_call(span, genai)
+        else:
+            attributes = genai
         otel = self.tracer.start_span(
             title,
             context=context,
             kind=shape.kind,
             start_time=span.start_ns,
-            attributes=self._attributes(span, shape),
+            attributes=attributes,
         )
         if span.error is not None:
             otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
@@ -251,9 +264,12 @@ class OTelExporter(SpanExporter):
         genai = span.genai_attributes(content=content)
         if not (shape.conversation or content or span.error is not None):
             return genai
+        made = genai is span.genai  # core's own mapping: the values as they are
+        if made and not content and span.error is None:  # a model call, as a rule
+            return self._model_call(span, genai)
         attributes = {**genai}
-        if shape.conversation:  # core's own mapping (``genai``) holds the values as they are
-            self._conversation_and_provider(span, attributes, genai is span.genai)
+        if shape.conversation:
+            self._conversation_and_provider(span, attributes, made)
         if content:
             cache = self._run(span.run_id).encoded
             attributes.update(_content_attributes(span, lambda m: _encoded_list(m, cache)))
@@ -261,6 +277,23 @@ class OTelExporter(SpanExporter):
             attributes["error.type"] = span.error_type or "error"
             if span.error_plugin:
                 attributes["agentkit.error.plugin"] = span.error_plugin
+        return attributes
+
+    def _model_call(self, span: Span, genai: Mapping[str, Any]) -> dict[str, Any]:
+        """A model call's attributes as core made them, with its conversation and provider.
+
+        Those two are the same for every call of a run to the same provider and model: worked
+        out for the first (see :meth:`_conversation_and_provider`), then added as they are.
+        """
+        run = self._runs.get(span.run_id) or self._run(span.run_id)
+        key = (genai.get("agentkit.provider"), genai.get("gen_ai.request.model"))
+        extra = run.extras.get(key)
+        if extra is not None:
+            return {**genai, **extra}
+        attributes = {**genai}
+        self._conversation_and_provider(span, attributes, True)
+        if len(run.extras) < _KEPT:
+            run.extras[key] = {k: attributes[k] for k in _EXTRA if k in attributes}
         return attributes
 
     def _name(self, span: Span, shape: _Shape, otel: Any) -> None:
@@ -306,6 +339,7 @@ class OTelExporter(SpanExporter):
         if provider:
             if run.provider is None and span.name == "model_call":
                 run.provider = provider
+                run.extras.clear()  # a call that said none says this one's from now on
         else:
             provider = run.provider
         if provider:
@@ -347,6 +381,9 @@ def _kept(value: object, raw: Mapping[str, Any], key: str) -> str | None:
     """``value`` (the exported ``key``) when it is text exported as it is: not withheld, not cut."""
     return value if isinstance(value, str) and value and value == raw.get(key) else None
 
+
+#: What the plugin adds to a model call's attributes (see OTelExporter._model_call).
+_EXTRA = ("gen_ai.conversation.id", "gen_ai.provider.name")
 
 _CLIENT = trace.SpanKind.CLIENT
 _INTERNAL = trace.SpanKind.INTERNAL

@@ -259,3 +259,28 @@ def test_a_span_started_early_ends_with_what_it_has_then() -> None:
     assert spans["turn 1"] == {"agentkit.turn": 1}
     assert spans["turn 2"] == {"agentkit.turn": 3, "agentkit.late": "yes"}
     assert spans["step"] == {"agentkit.n": 1, "agentkit.note": WITHHELD}
+
+
+def test_made_model_calls_get_the_conversation_and_provider_worked_out_each_time() -> None:
+    """Calls whose attributes core made get what the first such call to the same model got
+    (kept per run) until a call names the run's provider: one that names none says that one."""
+    models = ["scripted", "scripted", "openai:gpt-4o", "scripted", "openai:gpt-4o", "other"]
+
+    def attributes(made: bool) -> list[dict[str, Any]]:
+        exported, memory = exporter()
+        run = run_span()
+        exported.on_start(run)
+        for i, model in enumerate(models):
+            call = call_span(model=model, messages=i)
+            call.parent_id = run.span_id
+            if made:
+                call.genai = dict(call.genai_attributes())
+            exported.on_start(call)
+            exported.on_end(call)
+        exported.on_end(run)
+        return [dict(s.attributes or {}) for s in memory.get_finished_spans()]
+
+    worked_out = attributes(made=False)
+    assert attributes(made=True) == worked_out
+    providers = [a.get("gen_ai.provider.name") for a in worked_out]
+    assert providers == [None, None, "openai", "openai", "openai", "openai", "openai"]
