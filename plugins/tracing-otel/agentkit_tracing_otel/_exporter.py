@@ -414,7 +414,7 @@ class _Shape:
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
         # a text value of the attribute that ends the name -> the name, once seen
-        self.titles: dict[str, str] = {}
+        self.titles: dict[object, str] = {}  # keyed by str only; looked up with any value
         if len(_SHAPES) < _KEPT:
             _SHAPES[name] = self
 
