@@ -341,6 +341,10 @@ def test_a_pinned_hint_is_a_forward_ref_compiled_when_first_evaluated():
     fresh = _Pin("str", "builtins")
     with pytest.raises(AttributeError):
         _FORWARD_CODE.__get__(fresh)
-    assert typing._eval_type(fresh, {}, {}) is str
+
+    def hinted() -> None: ...
+
+    # resolved as every reader resolves a pinned hint: through get_type_hints
+    hinted.__annotations__ = {"fresh": fresh, "copied": copy.deepcopy(pin)}
+    assert typing.get_type_hints(hinted) == {"fresh": str, "copied": int | None}
     assert _FORWARD_CODE.__get__(fresh) is fresh.__forward_code__
-    assert typing._eval_type(copy.deepcopy(pin), {}, {}) == int | None
