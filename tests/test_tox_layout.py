@@ -95,3 +95,12 @@ def test_hypothesis_examples_have_no_deadline() -> None:
     from hypothesis import settings
 
     assert settings.default.deadline is None
+
+
+def test_the_durations_conftest_orders_by_name_real_files() -> None:
+    """Each file .ci/test-durations.txt names exists: a renamed one would lose its place."""
+    from conftest import file_seconds
+
+    listed = file_seconds()
+    assert len(listed) > 20
+    assert [path for path in listed if not (ROOT / path).is_file()] == []
