@@ -24,7 +24,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import field
-from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ._errors import ConfigError
@@ -39,12 +39,18 @@ from ._tables import STRINGS
 from ._tables import TABLE
 from ._tables import TABLES
 from ._tables import Kind
+from ._tables import OnDemand
 from ._tables import check_table
 from ._tables import env_bool
 from ._tables import is_table
 from ._tables import settings_schema
 from ._tables import split_names
 from ._tables import unknown_key
+
+if TYPE_CHECKING:
+    import pathlib
+else:  # imported when a path is made or a hint read: a first run reads its file by name
+    pathlib = OnDemand("pathlib")
 
 # ---------------------------------------------------------------------- the file
 
@@ -154,7 +160,7 @@ class PluginConfig:
     load: tuple[str, ...] | None = None
     disable: tuple[str, ...] = ()
     order: tuple[str, ...] = ()
-    plugins_dir: Path | None = None
+    plugins_dir: pathlib.Path | None = None
     pick: Mapping[str, str] = field(default_factory=dict)
     strict: bool | None = None
     guardrail: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
@@ -171,27 +177,40 @@ class PluginConfig:
         return self.sources.get("file") or "agentkit.toml (or [tool.agentkit] in pyproject.toml)"
 
 
+#: A file's ``[kit]`` table, or None when it has none.
+KitTable = dict[str, Any] | None
+
+
 @record(frozen=True, slots=True)
 class ConfigFile:
     """One configuration file, read and checked whole."""
 
-    path: Path
+    path: pathlib.Path
     plugins: PluginConfig
     #: The ``[kit]`` table, or None when the file has none.
-    kit: dict[str, Any] | None
+    kit: KitTable
     #: How messages name the ``[kit]`` table: ``"[kit] in /path/agentkit.toml"``.
     kit_where: str
 
 
-def find_config_file(start: Path | None = None) -> Path | None:
+def find_config_file(start: pathlib.Path | None = None) -> pathlib.Path | None:
     """The nearest ``agentkit.toml`` or ``pyproject.toml`` from ``start`` (the cwd) upward."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
+    found = _find_config(os.fspath(start) if start else os.getcwd())
+    return None if found is None else pathlib.Path(found)
+
+
+def _find_config(start: str) -> str | None:
+    """:func:`find_config_file` by name (``os.path``: a first run does not import pathlib)."""
+    directory = os.path.realpath(start)
+    while True:
         for name in ("agentkit.toml", "pyproject.toml"):
-            candidate = directory / name
-            if candidate.is_file():
+            candidate = os.path.join(directory, name)
+            if os.path.isfile(candidate):
                 return candidate
-    return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
 
 
 #: Where a ``pyproject.toml`` can start ``[tool.agentkit]``: a ``[tool]`` or ``[tool.agentkit...]``
@@ -204,13 +223,16 @@ _MAY_HOLD_OURS = re.compile(
 )
 
 
-def read_toml(path: Path, *, parse_if: re.Pattern[str] | None = None) -> dict[str, Any]:
+def read_toml(
+    path: str | os.PathLike[str], *, parse_if: re.Pattern[str] | None = None
+) -> dict[str, Any]:
     """Parse one TOML file; a broken one is a ConfigError naming it.
 
     With ``parse_if``, a file whose text it does not match is not parsed (read as empty).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise _unreadable(path, exc) from exc
     if parse_if is not None and not parse_if.search(text):
@@ -226,14 +248,19 @@ def read_toml(path: Path, *, parse_if: re.Pattern[str] | None = None) -> dict[st
         raise _unreadable(path, exc) from exc
 
 
-def _unreadable(path: Path, exc: Exception) -> ConfigError:
+def _unreadable(path: str | os.PathLike[str], exc: Exception) -> ConfigError:
     return ConfigError(f"cannot read {path}: {exc}", value=str(path), source=str(path))
 
 
 def read_config(path: str | os.PathLike[str]) -> ConfigFile:
     """Read and check a whole configuration file (every table, every key, every type)."""
-    p = Path(path)
-    pyproject = p.name == "pyproject.toml"
+    p = pathlib.Path(path)
+    return ConfigFile(p, *_read_config(str(p)))
+
+
+def _read_config(p: str) -> tuple[PluginConfig, KitTable, str]:
+    """:func:`read_config` by name (a normalised path): the plugin keys, ``[kit]`` and its place."""
+    pyproject = os.path.basename(p) == "pyproject.toml"
     # A pyproject that cannot hold [tool.agentkit] is other tools' file: not parsed (tomllib
     # with its datetime, ~5 ms of a first run run from such a project), so not checked either.
     data = read_toml(p, parse_if=_MAY_HOLD_OURS if pyproject else None)
@@ -252,7 +279,7 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
         if key in table:
             kwargs[key] = tuple(table[key])
     if "plugins_dir" in table:
-        kwargs["plugins_dir"] = (p.parent / table["plugins_dir"]).resolve()
+        kwargs["plugins_dir"] = pathlib.Path(os.path.dirname(p), table["plugins_dir"]).resolve()
     if "pick" in table:
         kwargs["pick"] = dict(table["pick"])
     if "strict" in table:
@@ -282,7 +309,7 @@ def read_config(path: str | os.PathLike[str]) -> ConfigFile:
         prices=dict(table.get("prices", {})),
         sources=sources,
     )
-    return ConfigFile(p, plugins, kit, kit_where)
+    return plugins, kit, kit_where
 
 
 def read_plugin_config(path: str | os.PathLike[str]) -> PluginConfig:
@@ -303,23 +330,23 @@ def read_kit_options(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_plugin_config(
-    environ: Mapping[str, str] | None = None, start: Path | None = None
+    environ: Mapping[str, str] | None = None, start: pathlib.Path | None = None
 ) -> PluginConfig:
     """The project's file (if any), with the ``AGENTKIT_*`` environment variables on top."""
     env = os.environ if environ is None else environ
     explicit = env.get("AGENTKIT_CONFIG")
-    path: Path | None = None
+    path: str | None = None
     if explicit:
-        path = Path(explicit)
-        if not path.is_file():
+        path = str(pathlib.Path(explicit))  # named in messages as read_config names it
+        if not os.path.isfile(path):
             raise ConfigError(
                 f"AGENTKIT_CONFIG names {explicit!r}, which is not a file",
                 value=explicit,
                 source="AGENTKIT_CONFIG",
             )
     else:
-        path = find_config_file(start)
-    base = read_plugin_config(path) if path is not None else PluginConfig()
+        path = _find_config(os.fspath(start) if start else os.getcwd())
+    base = _read_config(path)[0] if path is not None else PluginConfig()
     kwargs: dict[str, Any] = {
         "load": base.load,
         "disable": base.disable,

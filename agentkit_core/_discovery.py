@@ -17,7 +17,6 @@ import sys
 from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import field
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 from typing import Any
@@ -26,6 +25,8 @@ from ._errors import ConfigError
 from ._records import record
 
 if TYPE_CHECKING:
+    from pathlib import Path  # a plugins directory's only: a first run has none
+
     from ._plugins import Registration
 
 GROUP = "agentkit"

@@ -117,6 +117,12 @@ UNUSED = {
     "datetime",
     # instructions-skills' Skill record (made when skills are first read)
     "agentkit_instructions_skills._skill",
+    # pathlib and what it imports: the configuration lookup goes by name (os.path), and the
+    # plugins import Path when a provider is built or a hint naming it is read
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
+    "fnmatch",
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the

@@ -19,6 +19,7 @@ from agentkit_core._config import KIT_FILE_KEYS
 from agentkit_core._config import find_config_file
 from agentkit_core._config import load_plugin_config
 from agentkit_core._config import read_config
+from agentkit_core._tables import settings_schema
 from agentkit_core._tables import split_names
 from agentkit_core.plugin import read_kit_options
 
@@ -290,3 +291,23 @@ def test_every_kit_value_of_the_wrong_type_names_its_type(tmp_path, key, value):
 def tomli_w_line(key: str, value: object) -> str:
     """``[kit]`` with one key, written as TOML (json's spelling of these values is TOML's)."""
     return f"[kit]\n{key} = {json.dumps(value, ensure_ascii=False)}\n"
+
+
+def test_a_path_option_keeps_its_kind_when_its_module_imports_path_for_the_type_checker() -> None:
+    """instructions-agentsmd imports ``Path`` for the type checker (no pathlib on a first run)."""
+    from agentkit_instructions_agentsmd import AgentsMDOptions
+
+    kinds = {key: kind and kind.name for key, kind in settings_schema(AgentsMDOptions).items()}
+    assert kinds["path"] == "a path"
+    assert kinds["root"] == "a path or None"
+    assert kinds["extra"] == "a list of paths"
+
+
+def test_find_config_file_by_name_matches_the_path_walk(tmp_path, monkeypatch) -> None:
+    """The lookup goes by ``os.path`` (a first run does not import pathlib), from the cwd too."""
+    (tmp_path / "pyproject.toml").write_text("[tool.agentkit]\nload = []\n")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    assert find_config_file() == tmp_path.resolve() / "pyproject.toml"
+    assert find_config_file(deep.relative_to(deep)) == tmp_path.resolve() / "pyproject.toml"

@@ -8,7 +8,6 @@ so they come last and, when a bound forces a choice, they are the ones kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import TypedDict
 
@@ -16,6 +15,8 @@ from agentkit_core import ConfigError
 from agentkit_core import hookimpl
 
 if TYPE_CHECKING:  # the instruction-part records load when a kit reads the files, not here
+    from pathlib import Path  # imported by AgentsMD(): a first run only registers the factory
+
     from agentkit_core import Tool
     from agentkit_core.plugin import InstructionPartFactory
     from agentkit_core.plugin import Omission
@@ -70,6 +71,8 @@ class AgentsMD:
         max_file_bytes: int = 32 * 1024,
         max_total_bytes: int = 64 * 1024,
     ) -> None:
+        from pathlib import Path
+
         self.path = Path(path).resolve()
         if not self.path.exists():
             raise ConfigError(

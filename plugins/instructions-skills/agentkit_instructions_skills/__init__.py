@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypedDict
@@ -28,6 +27,8 @@ from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:  # the instruction-part records load when skills are read, not here
+    from pathlib import Path  # imported by Skills(): a first run only registers the factory
+
     from agentkit_core import RunContext
     from agentkit_core.plugin import Grant
     from agentkit_core.plugin import InstructionPartFactory
@@ -258,6 +259,8 @@ class Skills:
                 value=trusted,
                 source="skills trusted=",
             )
+        from pathlib import Path
+
         self.dirs = [(Path(d), False) for d in dirs] + [(Path(d), True) for d in optional_dirs]
         self.offer_tool = offer_tool
         self.trusted = trusted

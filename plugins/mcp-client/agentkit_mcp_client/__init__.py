@@ -10,7 +10,6 @@ from collections.abc import Awaitable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypedDict
@@ -20,6 +19,8 @@ from agentkit_core.plugin import lazy_attributes
 from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
+    from pathlib import Path  # the options' hint: resolved when the settings are read
+
     from agentkit_core import PluginManager
     from agentkit_core.plugin import Elicitor
     from agentkit_core.plugin import Register
