@@ -1,8 +1,8 @@
 """agentkit spans as OpenTelemetry spans, named and attributed by the GenAI semantic conventions.
 
 Each agentkit span becomes one OpenTelemetry span, at the same wall-clock times: a run's starts
-when the run does; any other's when something starts under it (so children find their parent),
-else whole at its end. Runs are ``invoke_agent {agent}``,
+when the run does, a turn's when the turn does (its model call comes); any other's when
+something starts under it (so children find their parent), else whole at its end. Runs are ``invoke_agent {agent}``,
 model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
 checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
 call learns its model when it answers) starts under the name its run's last one ended with and
@@ -118,9 +118,9 @@ class OTelExporter(SpanExporter):
 
         The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
         a trace's root: a run it drops is detached from this exporter (no more calls for its
-        spans); a span it drops under a recorded one is skipped with its subtree. A span under
-        another is started in OpenTelemetry when something starts under it, else at its end,
-        whole (see :meth:`_whole`).
+        spans); a span it drops under a recorded one is skipped with its subtree. A turn is
+        started at once (see :meth:`_turn`); any other span under another is started in
+        OpenTelemetry when something starts under it, else at its end, whole (see :meth:`_whole`).
         """
         dropped = self._dropped
         if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
@@ -128,10 +128,34 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
-        if span.parent_id and span.name != "run":
-            self._waiting[span.span_id] = span
-            return None
+        parent_id = span.parent_id
+        if parent_id:
+            name = span.name
+            if name == "turn":  # the agent loop's: its children come, so it starts now
+                context = self._contexts.get(parent_id)
+                if context is not None:
+                    return self._turn(span, context)
+            elif name != "run":
+                self._waiting[span.span_id] = span
+                return None
         return self._begin(span)
+
+    def _turn(self, span: Span, context: Any) -> None:
+        """Start a turn under its started parent (``context``), named by its number at once.
+
+        Its children's context is made with it: a turn has a model call under it, as a rule.
+        """
+        number = span.attributes.get("turn")
+        if type(number) is not int:  # a plugin's turn: the general path
+            self._begin(span)
+            return
+        otel = self.tracer.start_span(f"turn {number}", context=context, start_time=span.start_ns)
+        if not otel.is_recording():  # a sampler that decides per span dropped it
+            self._dropped.add(span.span_id)
+            return
+        span_id = span.span_id
+        self._live[span_id] = otel
+        self._contexts[span_id] = set_span_in_context(otel)
 
     def _begin(self, span: Span) -> bool | None:
         """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
@@ -169,11 +193,15 @@ class OTelExporter(SpanExporter):
                 return False
             self._dropped.add(span.span_id)
             return None
-        if shape.run and span.run_id:
-            self._runs[span.run_id] = _Run(
-                _kept(span.exported_attributes().get("session_id"), span.attributes, "session_id")
-                or span.run_id
-            )
+        if shape.run:
+            self._contexts[span.span_id] = set_span_in_context(otel)  # its turns start at once
+            if span.run_id:
+                self._runs[span.run_id] = _Run(
+                    _kept(
+                        span.exported_attributes().get("session_id"), span.attributes, "session_id"
+                    )
+                    or span.run_id
+                )
         self._live[span.span_id] = otel
         return None
 
