@@ -2,11 +2,11 @@
 
 Each agentkit span becomes one OpenTelemetry span, at the same wall-clock times: a run's starts
 when the run does, a turn's when the turn does (its model call comes); any other's when
-something starts under it (so children find their parent), else whole at its end. Runs are ``invoke_agent {agent}``,
-model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
-checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
-call learns its model when it answers) starts under the name its run's last one ended with and
-is renamed at its end if that was not it.
+something starts under it (so children find their parent), else whole at its end. Runs are
+``invoke_agent {agent}``, model calls ``chat {model}``, tool calls ``execute_tool {tool}``;
+turns, verdicts, guardrail checks and folds keep agentkit's names. A span started before it
+knows what it acts on (a model call learns its model when it answers) starts under the name
+its run's last one ended with and is renamed at its end if that was not it.
 Attributes are the ones core hands exporters under
 OpenTelemetry's names (``Span.genai_attributes``: ``gen_ai.*`` for the model, token usage, tool
 name and call id, ``agentkit.<key>`` for every other), passed on as they are; the plugin adds
@@ -119,7 +119,7 @@ class OTelExporter(SpanExporter):
         The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
         a trace's root: a run it drops is detached from this exporter (no more calls for its
         spans); a span it drops under a recorded one is skipped with its subtree. A turn is
-        started at once (see :meth:`_turn`); any other span under another is started in
+        started at once, named by its number; any other span under another is started in
         OpenTelemetry when something starts under it, else at its end, whole (see :meth:`_whole`).
         """
         dropped = self._dropped
@@ -128,34 +128,25 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
-        parent_id = span.parent_id
-        if parent_id:
-            name = span.name
-            if name == "turn":  # the agent loop's: its children come, so it starts now
-                context = self._contexts.get(parent_id)
-                if context is not None:
-                    return self._turn(span, context)
-            elif name != "run":
-                self._waiting[span.span_id] = span
+        name = span.name
+        if name == "turn":  # the agent loop's: a model call comes under it, so it starts now
+            context = self._contexts.get(span.parent_id)
+            number = span.attributes.get("turn")
+            if context is not None and type(number) is int:  # under a started span, numbered
+                otel = self.tracer.start_span(
+                    f"turn {number}", context=context, start_time=span.start_ns
+                )
+                if not otel.is_recording():  # a sampler that decides per span dropped it
+                    dropped.add(span.span_id)
+                    return None
+                span_id = span.span_id
+                self._live[span_id] = otel
+                self._contexts[span_id] = set_span_in_context(otel)  # for that model call
                 return None
+        elif name != "run" and span.parent_id:
+            self._waiting[span.span_id] = span
+            return None
         return self._begin(span)
-
-    def _turn(self, span: Span, context: Any) -> None:
-        """Start a turn under its started parent (``context``), named by its number at once.
-
-        Its children's context is made with it: a turn has a model call under it, as a rule.
-        """
-        number = span.attributes.get("turn")
-        if type(number) is not int:  # a plugin's turn: the general path
-            self._begin(span)
-            return
-        otel = self.tracer.start_span(f"turn {number}", context=context, start_time=span.start_ns)
-        if not otel.is_recording():  # a sampler that decides per span dropped it
-            self._dropped.add(span.span_id)
-            return
-        span_id = span.span_id
-        self._live[span_id] = otel
-        self._contexts[span_id] = set_span_in_context(otel)
 
     def _begin(self, span: Span) -> bool | None:
         """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
@@ -238,7 +229,10 @@ class OTelExporter(SpanExporter):
         if unnamed and span.span_id in unnamed:
             unnamed.discard(span.span_id)
             self._name(span, shape, otel)
-        attributes = self._attributes(span, shape)
+        if shape.conversation or self.capture_content or span.error is not None:
+            attributes = self._attributes(span, shape)
+        else:  # a turn's, as a rule: core's as they are (see _attributes)
+            attributes = span.genai_attributes()
         if shape.run:
             self._runs.pop(span.run_id, None)
         if span.error is not None:
@@ -253,10 +247,12 @@ class OTelExporter(SpanExporter):
         Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
         rename, no second call for the attributes); its times are its own.
         """
-        parent_id = span.parent_id or ""  # a span waits only under another
-        context = self._contexts.get(parent_id) or self._context(parent_id)
-        if context is None and parent_id in self._dropped:
-            return
+        context = self._contexts.get(span.parent_id)  # its parent started, as a rule
+        if context is None:
+            parent_id = span.parent_id or ""  # a span waits only under another
+            context = self._context(parent_id)
+            if context is None and parent_id in self._dropped:
+                return
         shape = _SHAPES.get(span.name) or _Shape(span.name)
         title = shape.prefix
         if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
