@@ -107,7 +107,7 @@ class OTelExporter(SpanExporter):
         # span ids of the traces the provider's sampler dropped: their spans cost a set lookup
         self._dropped: set[str] = set()
         # span id -> the context its children start in (made for the first), while it is open
-        self._contexts: dict[str, Any] = {}
+        self._contexts: dict[str | None, Any] = {}  # looked up by a parent id, None or not
         # ids of open spans that started without what their name ends with (see _name)
         self._unnamed: set[str] = set()
         # span id -> a span under another not yet started in OpenTelemetry (see on_start)
@@ -254,13 +254,10 @@ class OTelExporter(SpanExporter):
             if context is None and parent_id in self._dropped:
                 return
         shape = _SHAPES.get(span.name) or _Shape(span.name)
-        title = shape.prefix
-        if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
-            value = span.attributes.get(shape.key)
-            try:
-                title = shape.titles[value]
-            except (KeyError, TypeError):  # not seen, or not text
-                title = shape.name(span, span.attributes)
+        try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
+            title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
+        except (KeyError, TypeError):  # not seen, or not text
+            title = shape.name(span, span.attributes)
         genai = span.genai  # core's own mapping (a model or tool call's), read as it is
         if genai is None or span.tainted or self.capture_content or span.error is not None:
             attributes = self._attributes(span, shape)
@@ -437,8 +434,9 @@ class _Shape:
         self.start: dict[str, Any] | None = dict(Span(name).genai_attributes()) or None
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
-        # a text value of the attribute that ends the name -> the name, once seen
-        self.titles: dict[object, str] = {}  # keyed by str only; looked up with any value
+        # a text value of the attribute that ends the name -> the name, once seen; None -> the
+        # prefix, for a name no attribute ends (a lookup with no key gets None)
+        self.titles: dict[object, str] = {} if self.key else {None: self.prefix}
         if len(_SHAPES) < _KEPT:
             _SHAPES[name] = self
 
