@@ -120,7 +120,7 @@ class OTelExporter(SpanExporter):
         a trace's root: a run it drops is detached from this exporter (no more calls for its
         spans); a span it drops under a recorded one is skipped with its subtree. A turn is
         started at once, named by its number; any other span under another is started in
-        OpenTelemetry when something starts under it, else at its end, whole (see :meth:`_whole`).
+        OpenTelemetry when something starts under it, else at its end, whole (see :meth:`on_end`).
         """
         dropped = self._dropped
         if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
@@ -213,65 +213,59 @@ class OTelExporter(SpanExporter):
         return context
 
     def on_end(self, span: Span) -> None:
-        waiting = self._waiting
-        if waiting and waiting.pop(span.span_id, None) is not None:
-            self._whole(span)
-            return
-        otel = self._live.pop(span.span_id, None)
-        if otel is None:
-            self._dropped.discard(span.span_id)
-            return
-        contexts = self._contexts
-        if contexts:
-            contexts.pop(span.span_id, None)
-        shape = _SHAPES.get(span.name) or _Shape(span.name)
-        unnamed = self._unnamed
-        if unnamed and span.span_id in unnamed:
-            unnamed.discard(span.span_id)
-            self._name(span, shape, otel)
-        if shape.conversation or self.capture_content or span.error is not None:
-            attributes = self._attributes(span, shape)
-        else:  # a turn's, as a rule: core's as they are (see _attributes)
-            attributes = span.genai_attributes()
-        if shape.run:
-            self._runs.pop(span.run_id, None)
-        if span.error is not None:
-            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
-        if attributes:
-            otel.set_attributes(attributes)
-        otel.end(end_time=span.end_ns)
+        """End its OpenTelemetry span, or make it whole now if nothing started under it.
 
-    def _whole(self, span: Span) -> None:
-        """Start and end the OpenTelemetry span of ``span``, which ended with nothing under it.
-
-        Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
-        rename, no second call for the attributes); its times are its own.
+        A whole span's final name and every attribute go in one ``start_span`` (the SDK's
+        cheapest way: no rename, no second call for the attributes); its times are its own.
         """
-        context = self._contexts.get(span.parent_id)  # its parent started, as a rule
-        if context is None:
-            parent_id = span.parent_id or ""  # a span waits only under another
-            context = self._context(parent_id)
-            if context is None and parent_id in self._dropped:
-                return
-        shape = _SHAPES.get(span.name) or _Shape(span.name)
-        try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
-            title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
-        except (KeyError, TypeError):  # not seen, or not text
-            title = shape.name(span, span.attributes)
-        genai = span.genai  # core's own mapping (a model or tool call's), read as it is
-        if genai is None or span.tainted or self.capture_content or span.error is not None:
-            attributes = self._attributes(span, shape)
-        elif shape.conversation:
-            attributes = self._model_call(span, genai)
+        waiting = self._waiting
+        if waiting and waiting.pop(span.span_id, None) is not None:  # whole: a model call, ...
+            context = self._contexts.get(span.parent_id)  # its parent started, as a rule
+            if context is None:
+                parent_id = span.parent_id or ""  # a span waits only under another
+                context = self._context(parent_id)
+                if context is None and parent_id in self._dropped:
+                    return
+            shape = _SHAPES.get(span.name) or _Shape(span.name)
+            try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
+                title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
+            except (KeyError, TypeError):  # not seen, or not text
+                title = shape.name(span, span.attributes)
+            genai = span.genai  # core's own mapping (a model or tool call's), read as it is
+            if genai is None or span.tainted or self.capture_content or span.error is not None:
+                attributes = self._attributes(span, shape)
+            elif shape.conversation:
+                attributes = self._model_call(span, genai)
+            else:
+                attributes = genai
+            otel = self.tracer.start_span(
+                title,
+                context=context,
+                kind=shape.kind,
+                start_time=span.start_ns,
+                attributes=attributes,
+            )
         else:
-            attributes = genai
-        otel = self.tracer.start_span(
-            title,
-            context=context,
-            kind=shape.kind,
-            start_time=span.start_ns,
-            attributes=attributes,
-        )
+            otel = self._live.pop(span.span_id, None)
+            if otel is None:
+                self._dropped.discard(span.span_id)
+                return
+            contexts = self._contexts
+            if contexts:
+                contexts.pop(span.span_id, None)
+            shape = _SHAPES.get(span.name) or _Shape(span.name)
+            unnamed = self._unnamed
+            if unnamed and span.span_id in unnamed:
+                unnamed.discard(span.span_id)
+                self._name(span, shape, otel)
+            if shape.conversation or self.capture_content or span.error is not None:
+                attributes = self._attributes(span, shape)
+            else:  # a turn's, as a rule: core's as they are (see _attributes)
+                attributes = span.genai_attributes()
+            if shape.run:
+                self._runs.pop(span.run_id, None)
+            if attributes:
+                otel.set_attributes(attributes)
         if span.error is not None:
             otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
         otel.end(end_time=span.end_ns)
