@@ -137,16 +137,14 @@ def model_call_genai(
     if not (
         attributes.keys() <= _MODEL_CALL_KEYS
         and type(model) is str
-        and len(model) <= ATTRIBUTE_LIMIT
         and type(reason) is str
-        and len(reason) <= ATTRIBUTE_LIMIT
         and type(attributes.get("messages")) is int
         and type(sent) is int
         and type(received) is int
     ):
         return None
-    try:  # texts only (join refuses anything else), within the cap
-        if len("".join(ids)) > ATTRIBUTE_LIMIT or len("".join(names)) > ATTRIBUTE_LIMIT:
+    try:  # texts only (join refuses anything else), each within the cap
+        if max(map(len, (model, reason, "".join(ids), "".join(names)))) > ATTRIBUTE_LIMIT:
             return None
     except TypeError:
         return None
@@ -174,19 +172,22 @@ def model_call_genai(
     return out
 
 
+#: A tool call's attributes as :class:`_Tracing` sets them, in that order.
+_TOOL_CALL_KEYS = ("tool", "call_id", "is_error", "result_chars")
+
+
 def tool_call_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
     """A tool call's :meth:`Span.genai_attributes` once it returned (see model_call_genai)."""
-    get = attributes.get
-    tool, call_id = get("tool"), get("call_id")
-    is_error, size = get("is_error"), get("result_chars")
+    if tuple(attributes) != _TOOL_CALL_KEYS:  # core's, in the order it set them, and no other
+        return None
+    # ``result_chars`` is a length, set just now: an int
+    tool, call_id, is_error, size = attributes.values()
     if not (
-        len(attributes) == 4
-        and type(tool) is str
-        and len(tool) <= ATTRIBUTE_LIMIT
+        type(tool) is str
         and type(call_id) is str
+        and len(tool) <= ATTRIBUTE_LIMIT
         and len(call_id) <= ATTRIBUTE_LIMIT
         and type(is_error) is bool
-        and type(size) is int
     ):
         return None
     return {

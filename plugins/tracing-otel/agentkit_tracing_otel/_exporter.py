@@ -1,12 +1,12 @@
 """agentkit spans as OpenTelemetry spans, named and attributed by the GenAI semantic conventions.
 
 Each agentkit span becomes one OpenTelemetry span, at the same wall-clock times: a run's starts
-when the run does; any other's when something starts under it (so children find their parent),
-else whole at its end. Runs are ``invoke_agent {agent}``,
-model calls ``chat {model}``, tool calls ``execute_tool {tool}``; turns, verdicts, guardrail
-checks and folds keep agentkit's names. A span started before it knows what it acts on (a model
-call learns its model when it answers) starts under the name its run's last one ended with and
-is renamed at its end if that was not it.
+when the run does, a turn's when the turn does (its model call comes); any other's when
+something starts under it (so children find their parent), else whole at its end. Runs are
+``invoke_agent {agent}``, model calls ``chat {model}``, tool calls ``execute_tool {tool}``;
+turns, verdicts, guardrail checks and folds keep agentkit's names. A span started before it
+knows what it acts on (a model call learns its model when it answers) starts under the name
+its run's last one ended with and is renamed at its end if that was not it.
 Attributes are the ones core hands exporters under
 OpenTelemetry's names (``Span.genai_attributes``: ``gen_ai.*`` for the model, token usage, tool
 name and call id, ``agentkit.<key>`` for every other), passed on as they are; the plugin adds
@@ -107,7 +107,7 @@ class OTelExporter(SpanExporter):
         # span ids of the traces the provider's sampler dropped: their spans cost a set lookup
         self._dropped: set[str] = set()
         # span id -> the context its children start in (made for the first), while it is open
-        self._contexts: dict[str, Any] = {}
+        self._contexts: dict[str | None, Any] = {}  # looked up by a parent id, None or not
         # ids of open spans that started without what their name ends with (see _name)
         self._unnamed: set[str] = set()
         # span id -> a span under another not yet started in OpenTelemetry (see on_start)
@@ -118,9 +118,9 @@ class OTelExporter(SpanExporter):
 
         The sampler (``OTEL_TRACES_SAMPLER``, or the provider's ``sampler=``) is asked once, at
         a trace's root: a run it drops is detached from this exporter (no more calls for its
-        spans); a span it drops under a recorded one is skipped with its subtree. A span under
-        another is started in OpenTelemetry when something starts under it, else at its end,
-        whole (see :meth:`_whole`).
+        spans); a span it drops under a recorded one is skipped with its subtree. A turn is
+        started at once, named by its number; any other span under another is started in
+        OpenTelemetry when something starts under it, else at its end, whole (see :meth:`on_end`).
         """
         dropped = self._dropped
         if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
@@ -128,7 +128,22 @@ class OTelExporter(SpanExporter):
                 return False
             dropped.add(span.span_id)
             return None
-        if span.parent_id and span.name != "run":
+        name = span.name
+        if name == "turn":  # the agent loop's: a model call comes under it, so it starts now
+            context = self._contexts.get(span.parent_id)
+            number = span.attributes.get("turn")
+            if context is not None and type(number) is int:  # under a started span, numbered
+                otel = self.tracer.start_span(
+                    f"turn {number}", context=context, start_time=span.start_ns
+                )
+                if not otel.is_recording():  # a sampler that decides per span dropped it
+                    dropped.add(span.span_id)
+                    return None
+                span_id = span.span_id
+                self._live[span_id] = otel
+                self._contexts[span_id] = set_span_in_context(otel)  # for that model call
+                return None
+        elif name != "run" and span.parent_id:
             self._waiting[span.span_id] = span
             return None
         return self._begin(span)
@@ -169,11 +184,15 @@ class OTelExporter(SpanExporter):
                 return False
             self._dropped.add(span.span_id)
             return None
-        if shape.run and span.run_id:
-            self._runs[span.run_id] = _Run(
-                _kept(span.exported_attributes().get("session_id"), span.attributes, "session_id")
-                or span.run_id
-            )
+        if shape.run:
+            self._contexts[span.span_id] = set_span_in_context(otel)  # its turns start at once
+            if span.run_id:
+                self._runs[span.run_id] = _Run(
+                    _kept(
+                        span.exported_attributes().get("session_id"), span.attributes, "session_id"
+                    )
+                    or span.run_id
+                )
         self._live[span.span_id] = otel
         return None
 
@@ -194,63 +213,59 @@ class OTelExporter(SpanExporter):
         return context
 
     def on_end(self, span: Span) -> None:
-        waiting = self._waiting
-        if waiting and waiting.pop(span.span_id, None) is not None:
-            self._whole(span)
-            return
-        otel = self._live.pop(span.span_id, None)
-        if otel is None:
-            self._dropped.discard(span.span_id)
-            return
-        contexts = self._contexts
-        if contexts:
-            contexts.pop(span.span_id, None)
-        shape = _SHAPES.get(span.name) or _Shape(span.name)
-        unnamed = self._unnamed
-        if unnamed and span.span_id in unnamed:
-            unnamed.discard(span.span_id)
-            self._name(span, shape, otel)
-        attributes = self._attributes(span, shape)
-        if shape.run:
-            self._runs.pop(span.run_id, None)
-        if span.error is not None:
-            otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
-        if attributes:
-            otel.set_attributes(attributes)
-        otel.end(end_time=span.end_ns)
+        """End its OpenTelemetry span, or make it whole now if nothing started under it.
 
-    def _whole(self, span: Span) -> None:
-        """Start and end the OpenTelemetry span of ``span``, which ended with nothing under it.
-
-        Its final name and every attribute go in one ``start_span`` (the SDK's cheapest way: no
-        rename, no second call for the attributes); its times are its own.
+        A whole span's final name and every attribute go in one ``start_span`` (the SDK's
+        cheapest way: no rename, no second call for the attributes); its times are its own.
         """
-        parent_id = span.parent_id or ""  # a span waits only under another
-        context = self._contexts.get(parent_id) or self._context(parent_id)
-        if context is None and parent_id in self._dropped:
-            return
-        shape = _SHAPES.get(span.name) or _Shape(span.name)
-        title = shape.prefix
-        if shape.key is not None:  # a tool's, a model's name: seen before, as a rule
-            value = span.attributes.get(shape.key)
-            try:
-                title = shape.titles[value]
+        waiting = self._waiting
+        if waiting and waiting.pop(span.span_id, None) is not None:  # whole: a model call, ...
+            context = self._contexts.get(span.parent_id)  # its parent started, as a rule
+            if context is None:
+                parent_id = span.parent_id or ""  # a span waits only under another
+                context = self._context(parent_id)
+                if context is None and parent_id in self._dropped:
+                    return
+            shape = _SHAPES.get(span.name) or _Shape(span.name)
+            try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
+                title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
             except (KeyError, TypeError):  # not seen, or not text
                 title = shape.name(span, span.attributes)
-        genai = span.genai  # core's own mapping (a model or tool call's), read as it is
-        if genai is None or span.tainted or self.capture_content or span.error is not None:
-            attributes = self._attributes(span, shape)
-        elif shape.conversation:
-            attributes = self._model_call(span, genai)
+            genai = span.genai  # core's own mapping (a model or tool call's), read as it is
+            if genai is None or span.tainted or self.capture_content or span.error is not None:
+                attributes = self._attributes(span, shape)
+            elif shape.conversation:
+                attributes = self._model_call(span, genai)
+            else:
+                attributes = genai
+            otel = self.tracer.start_span(
+                title,
+                context=context,
+                kind=shape.kind,
+                start_time=span.start_ns,
+                attributes=attributes,
+            )
         else:
-            attributes = genai
-        otel = self.tracer.start_span(
-            title,
-            context=context,
-            kind=shape.kind,
-            start_time=span.start_ns,
-            attributes=attributes,
-        )
+            otel = self._live.pop(span.span_id, None)
+            if otel is None:
+                self._dropped.discard(span.span_id)
+                return
+            contexts = self._contexts
+            if contexts:
+                contexts.pop(span.span_id, None)
+            shape = _SHAPES.get(span.name) or _Shape(span.name)
+            unnamed = self._unnamed
+            if unnamed and span.span_id in unnamed:
+                unnamed.discard(span.span_id)
+                self._name(span, shape, otel)
+            if shape.conversation or self.capture_content or span.error is not None:
+                attributes = self._attributes(span, shape)
+            else:  # a turn's, as a rule: core's as they are (see _attributes)
+                attributes = span.genai_attributes()
+            if shape.run:
+                self._runs.pop(span.run_id, None)
+            if attributes:
+                otel.set_attributes(attributes)
         if span.error is not None:
             otel.set_status(Status(StatusCode.ERROR, span.exported_error()))
         otel.end(end_time=span.end_ns)
@@ -413,8 +428,9 @@ class _Shape:
         self.start: dict[str, Any] | None = dict(Span(name).genai_attributes()) or None
         self.run = name == "run"
         self.conversation = name in ("run", "model_call")
-        # a text value of the attribute that ends the name -> the name, once seen
-        self.titles: dict[object, str] = {}  # keyed by str only; looked up with any value
+        # a text value of the attribute that ends the name -> the name, once seen; None -> the
+        # prefix, for a name no attribute ends (a lookup with no key gets None)
+        self.titles: dict[object, str] = {} if self.key else {None: self.prefix}
         if len(_SHAPES) < _KEPT:
             _SHAPES[name] = self
 

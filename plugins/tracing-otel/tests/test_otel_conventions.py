@@ -234,7 +234,7 @@ def test_a_span_is_started_when_something_starts_under_it_else_whole_at_its_end(
 
 
 def test_a_span_started_early_ends_with_what_it_has_then() -> None:
-    """A span started early (a turn, when its model call ends) carries the attributes it has
+    """A span started early (a turn, at its start) carries the attributes it has
     at its end: what it gained or changed since, and a text withheld if the run was tainted
     meanwhile."""
     made, memory = exporter()
