@@ -22,6 +22,11 @@ its stream's events before it stamps its exit, as ``request`` makes its response
 
 The latency is the time from a model yielding a text delta (a ``perf_counter_ns`` stamp) to the
 consumer holding its ``TextDelta``, over 2,000 deltas. Prints one JSON line.
+
+``--count``: instead, the Python bytecodes a turn of one run in each mode (``sys.settrace``,
+deterministic: load plays no part), their ratios, and where the events' extra over ``run``
+goes, by function (``--top`` of them). C code (asyncio's tasks and futures, the frozen
+events' slot stores) counts only as the bytecodes that call it.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from collections.abc import AsyncIterator
 from bench_agentkit import StampedScript
 from bench_agentkit import step
 from common import REC
+from common import bytecodes
 from common import tools
 
 from agentkit_core import Agent
@@ -159,17 +165,50 @@ async def latency_us(count: int = 2000) -> list[float]:
     return [(s - m) / 1000 for s, m in zip(seen, model.stamps, strict=True)]
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model-waits", action="store_true", help="the stub passes the loop")
-    args = parser.parse_args()
-    built = Agent(  # hooks left to the default: every installed plugin's
+def agent(waits: bool) -> Agent:
+    return Agent(  # hooks left to the default: every installed plugin's
         "bench",
-        StampedStream([step] * 1000, args.model_waits),
+        StampedStream([step] * 1000, waits),
         "You are a benchmark.",
         tools("async"),
         max_turns=1000,
     )
+
+
+def count(waits: bool, top: int) -> None:
+    """Print the bytecodes a turn of each mode, and the events' extra over ``run`` by function."""
+    built = agent(waits)
+    modes = ("run", "run_stream", "run_stream_events")
+    loop = asyncio.new_event_loop()  # one loop: a new one a run would count its making
+    for mode in modes:  # warm-up: caches filled, names seen
+        loop.run_until_complete(overhead(built, mode))
+    counts = {
+        mode: bytecodes(lambda m=mode: loop.run_until_complete(overhead(built, m)))
+        for mode in modes
+    }
+    loop.close()
+    per_turn = {mode: sum(c.values()) / (TURNS + 1) for mode, c in counts.items()}
+    extra = counts["run_stream_events"].copy()
+    extra.subtract(counts["run"])
+    print(
+        json.dumps(
+            {
+                "model_waits": waits,
+                "bytecodes_per_turn": {m: round(v) for m, v in per_turn.items()},
+                "events_vs_run": round(per_turn["run_stream_events"] / per_turn["run"], 3),
+                "run_stream_vs_run": round(per_turn["run_stream"] / per_turn["run"], 3),
+                "events_extra_by_function": {
+                    k: round(v / (TURNS + 1), 1)
+                    for k, v in sorted(extra.items(), key=lambda kv: -abs(kv[1]))[:top]
+                    if v
+                },
+            }
+        )
+    )
+
+
+async def main(waits: bool) -> None:
+    built = agent(waits)
     modes = ("run", "run_stream", "run_stream_events")
     figures: dict[str, dict[str, list[float]]] = {
         name: {mode: [] for mode in modes} for name in ("whole", "cpu", "turn")
@@ -186,7 +225,7 @@ async def main() -> None:
     print(
         json.dumps(
             {
-                "model_waits": args.model_waits,
+                "model_waits": waits,
                 "events_vs_run": ratio(whole, "run_stream_events", "run"),
                 "events_vs_run_stream": ratio(whole, "run_stream_events", "run_stream"),
                 "run_stream_vs_run": ratio(whole, "run_stream", "run"),
@@ -214,4 +253,12 @@ def ratio(figures: dict[str, list[float]], mode: str, base: str) -> dict[str, fl
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model-waits", action="store_true", help="the stub passes the loop")
+    parser.add_argument("--count", action="store_true", help="bytecodes a turn, not time")
+    parser.add_argument("--top", type=int, default=25, help="with --count: functions shown")
+    args = parser.parse_args()
+    if args.count:
+        count(args.model_waits, args.top)
+    else:
+        asyncio.run(main(args.model_waits))

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import importlib.metadata
 import json
 import platform
 import resource
 import statistics
+import sys
 import time
 import tracemalloc
 from collections.abc import Awaitable
 from collections.abc import Callable
+from typing import Any
 
 TOOLS = ("add", "echo", "upper")
 #: The most turns any run is allowed (each framework's turn or step limit is set from it).
@@ -114,6 +117,34 @@ SYNC_TOOLS = (add, echo, upper)
 ASYNC_TOOLS = (add_async, echo_async, upper_async)
 for _fn, _plain in zip(ASYNC_TOOLS, SYNC_TOOLS, strict=True):
     _fn.__name__ = _fn.__qualname__ = _plain.__name__  # the model calls them by these names
+
+
+def bytecodes(call: Callable[[], object]) -> collections.Counter[str]:
+    """The Python bytecodes ``call()`` runs, by function (``file:name``): load plays no part.
+
+    Counted with ``sys.settrace`` opcode events, so only Python code counts (a C function
+    called costs its call's bytecodes); frames entered before (a task already running) are
+    not seen.
+    """
+    counts: collections.Counter[str] = collections.Counter()
+
+    def opcode(frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            code = frame.f_code
+            counts[f"{code.co_filename.rpartition('/')[2]}:{code.co_name}"] += 1
+        return opcode
+
+    def entered(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return opcode
+
+    sys.settrace(entered)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return counts
 
 
 def tools(kind: str) -> tuple[Callable[..., object], ...]:

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "agent_loop"))
 from agentkit_tracing_otel import OTelExporter
 from bench_agentkit import make
 from common import REC
+from common import bytecodes
 from noop import noop_provider
 from sdk_floor import FloorExporter
 
@@ -67,27 +68,9 @@ class StubProvider:
 
 def count(run: Any) -> collections.Counter[str]:
     """Bytecodes run by each function (file:name) in one run of :data:`TURNS` turns."""
-    counts: collections.Counter[str] = collections.Counter()
-
-    def opcode(frame: Any, event: str, arg: Any) -> Any:
-        if event == "opcode":
-            code = frame.f_code
-            counts[f"{Path(code.co_filename).name}:{code.co_name}"] += 1
-        return opcode
-
-    def call(frame: Any, event: str, arg: Any) -> Any:
-        frame.f_trace_opcodes = True
-        frame.f_trace_lines = False
-        return opcode
-
     REC.reset(TURNS)
     _tracing._ids.clear()  # every run draws one batch of span ids, not one in some runs
-    sys.settrace(call)
-    try:
-        asyncio.run(run(TURNS))
-    finally:
-        sys.settrace(None)
-    return counts
+    return bytecodes(lambda: asyncio.run(run(TURNS)))
 
 
 def main() -> None:
