@@ -119,8 +119,8 @@ for _fn, _plain in zip(ASYNC_TOOLS, SYNC_TOOLS, strict=True):
     _fn.__name__ = _fn.__qualname__ = _plain.__name__  # the model calls them by these names
 
 
-def bytecodes(call: Callable[[], object]) -> collections.Counter[str]:
-    """The Python bytecodes ``call()`` runs, by function (``file:name``): load plays no part.
+def bytecodes(call: Callable[..., object], *args: object) -> collections.Counter[str]:
+    """The Python bytecodes ``call(*args)`` runs, by function (``file:name``): load plays no part.
 
     Counted with ``sys.settrace`` opcode events, so only Python code counts (a C function
     called costs its call's bytecodes); frames entered before (a task already running) are
@@ -141,7 +141,7 @@ def bytecodes(call: Callable[[], object]) -> collections.Counter[str]:
 
     sys.settrace(entered)
     try:
-        call()
+        call(*args)
     finally:
         sys.settrace(None)
     return counts

@@ -70,7 +70,7 @@ def count(run: Any) -> collections.Counter[str]:
     """Bytecodes run by each function (file:name) in one run of :data:`TURNS` turns."""
     REC.reset(TURNS)
     _tracing._ids.clear()  # every run draws one batch of span ids, not one in some runs
-    return bytecodes(lambda: asyncio.run(run(TURNS)))
+    return bytecodes(asyncio.run, run(TURNS))
 
 
 def main() -> None:
