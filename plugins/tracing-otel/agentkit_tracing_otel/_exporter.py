@@ -253,6 +253,13 @@ class OTelExporter(SpanExporter):
             contexts = self._contexts
             if contexts:
                 contexts.pop(span.span_id, None)
+            if span.name == "turn" and span.error is None:
+                attributes = span.attributes
+                number = attributes.get("turn")
+                if type(number) is int and len(attributes) == 1:  # the agent loop's, as it began
+                    otel.set_attributes({"agentkit.turn": number})
+                    otel.end(end_time=span.end_ns)
+                    return
             shape = _SHAPES.get(span.name) or _Shape(span.name)
             unnamed = self._unnamed
             if unnamed and span.span_id in unnamed:
