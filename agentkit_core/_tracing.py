@@ -378,7 +378,8 @@ class Span:
     )
     #: :meth:`genai_attributes` of an untainted span, made by core where it set the attributes
     #: (a model or tool call's, once it answered), with the export rule checked there; None
-    #: for any other span, which maps its exported attributes when asked.
+    #: for any other span, which maps its exported attributes when asked. At its end (in
+    #: :meth:`SpanExporter.on_end`) it is None for a span that failed or is tainted.
     genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     def set(self, key: str, value: object) -> None:
@@ -598,10 +599,12 @@ class Trace:
             span.error_type = type(exc).__name__
             plugin = getattr(exc, "plugin", None)
             span.error_plugin = plugin if isinstance(plugin, str) and plugin else None
+            span.genai = None  # an exporter adds the error's type to what it maps
         span.end = perf_counter()
         span.end_ns = time_ns()
-        if not span.tainted:
-            span.tainted = self.tainted()
+        if span.tainted or self.tainted():
+            span.tainted = True
+            span.genai = None  # made of raw values, some of which are withheld now
         if self.exporters:
             self._tell("on_end", span)
         if self.events is not None:

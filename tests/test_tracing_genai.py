@@ -20,6 +20,7 @@ from agentkit_core._invoke import model_call_genai
 from agentkit_core._invoke import tool_call_genai
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import Span
+from agentkit_core._tracing import Trace
 from agentkit_core._tracing import export_attributes
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
@@ -150,3 +151,43 @@ def test_a_turns_mapping_is_worked_out_from_what_it_has_at_its_end() -> None:
     assert seen[0][0] == {"agentkit.turn": 1}
     assert seen[1][0] == {"agentkit.turn": 2, "agentkit.note": "b"}
 
+
+def test_a_call_that_failed_or_turned_tainted_hands_exporters_no_made_mapping() -> None:
+    """Core's made mapping is of raw values and carries no error: at ``on_end`` a call the
+    run's secret taint reached while it ran, or that raised, has none (``Span.genai`` None),
+    so an exporter that takes it as it is needs no check of its own."""
+    seen: dict[str, Any] = {}
+
+    class Reader(SpanExporter):
+        genai = True
+
+        def on_end(self, span: Span) -> None:
+            if span.name == "tool_call":
+                seen[span.attributes["call_id"]] = (span.genai, span.tainted, span.error)
+
+    async def ask_code(ctx: RunContext) -> str:
+        """Ask the person for a one-time code."""
+        return str(await ctx.elicit("Code?", secret=True))
+
+    async def person(question: str, schema: Any, secret: bool) -> str:
+        return "hunter2"
+
+    script = [Message.assistant("", [ToolCall(c, "ask_code", "{}")]) for c in ("c0", "c1")]
+    agent = Agent(
+        "a",
+        ScriptedModel([*script, "done"]),
+        tools=[ask_code],
+        elicitor=person,
+        exporters=[Reader()],
+    )
+    asyncio.run(agent.run("go"))
+    assert seen["c0"] == (None, True, None)  # tainted while it ran
+    assert seen["c1"] == (None, True, None)  # tainted from its start
+
+    trace = Trace(exporters=[Reader()])
+    for call, exc in (("c2", None), ("c3", RuntimeError("no"))):
+        span = trace.open("tool_call", call_id=call)
+        span.genai = {"gen_ai.tool.call.id": call}
+        trace.close(span, exc)
+    assert seen["c2"][0] == {"gen_ai.tool.call.id": "c2"}
+    assert seen["c3"] == (None, False, "RuntimeError: no")

@@ -231,8 +231,8 @@ class OTelExporter(SpanExporter):
                 title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
             except (KeyError, TypeError):  # not seen, or not text
                 title = shape.name(span, span.attributes)
-            genai = span.genai  # core's own mapping (a model or tool call's), read as it is
-            if genai is None or span.tainted or self.capture_content or span.error is not None:
+            genai = span.genai  # core's own mapping (a model or tool call's): no error, untainted
+            if genai is None or self.capture_content:
                 attributes = self._attributes(span, shape)
             elif shape.conversation:
                 attributes = self._model_call(span, genai)
