@@ -122,12 +122,6 @@ class OTelExporter(SpanExporter):
         started at once, named by its number; any other span under another is started in
         OpenTelemetry when something starts under it, else at its end, whole (see :meth:`on_end`).
         """
-        dropped = self._dropped
-        if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
-            if span.name == "run":  # a child run's own trace: nothing of it reaches us
-                return False
-            dropped.add(span.span_id)
-            return None
         name = span.name
         if name == "turn":  # the agent loop's: a model call comes under it, so it starts now
             context = self._contexts.get(span.parent_id)
@@ -137,16 +131,20 @@ class OTelExporter(SpanExporter):
                     f"turn {number}", context=context, start_time=span.start_ns
                 )
                 if not otel.is_recording():  # a sampler that decides per span dropped it
-                    dropped.add(span.span_id)
+                    self._dropped.add(span.span_id)
                     return None
                 span_id = span.span_id
                 self._live[span_id] = otel
                 self._contexts[span_id] = set_span_in_context(otel)  # for that model call
                 return None
         elif name != "run" and span.parent_id:
+            dropped = self._dropped
+            if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is it
+                dropped.add(span.span_id)
+                return None
             self._waiting[span.span_id] = span
             return None
-        return self._begin(span)
+        return self._begin(span)  # a run (its own trace, or a child run's), or a turn not as above
 
     def _begin(self, span: Span) -> bool | None:
         """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
