@@ -224,10 +224,11 @@ class OTelExporter(SpanExporter):
                 context = self._context(parent_id)
                 if context is None and parent_id in self._dropped:
                     return
-            shape = _SHAPES.get(span.name) or _Shape(span.name)
-            try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
+            try:  # its shape, and a tool's or a model's name: seen before, as a rule
+                shape = _SHAPES[span.name]
                 title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
-            except (KeyError, TypeError):  # not seen, or not text
+            except (KeyError, TypeError):  # not seen, or not text (a span named by none: None)
+                shape = _SHAPES.get(span.name) or _Shape(span.name)
                 title = shape.name(span, span.attributes)
             genai = span.genai  # core's own mapping (a model or tool call's): no error, untainted
             if genai is None or self.capture_content:
