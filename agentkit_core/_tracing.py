@@ -377,12 +377,10 @@ class Span:
         default=None, repr=False, compare=False
     )
     #: :meth:`genai_attributes` of an untainted span, made by core where it set the attributes
-    #: (a model or tool call's, once it answered; a turn's, at its start), with the export rule
-    #: checked there; None for any other span, which maps its exported attributes when asked.
+    #: (a model or tool call's, once it answered), with the export rule checked there; None
+    #: for any other span, which maps its exported attributes when asked. At its end (in
+    #: :meth:`SpanExporter.on_end`) it is None for a span that failed or is tainted.
     genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
-    #: The attributes :attr:`genai` was made from, for a span whose attributes may change after
-    #: (a turn's, made at its start): it stands only while they are equal. None: it stands.
-    genai_of: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     def set(self, key: str, value: object) -> None:
         self.attributes[key] = value
@@ -410,9 +408,7 @@ class Span:
         """
         genai = self.genai
         if genai is not None and not self.tainted:
-            made_of = self.genai_of
-            if made_of is None or made_of == self.attributes:
-                return genai  # core's own, made once where it set the attributes
+            return genai  # core's own, made once where it set the attributes
         exported = export_attributes(self.name, self.attributes, self.tainted)
         return _genai_mapping(self.name, exported, content)
 
@@ -603,10 +599,12 @@ class Trace:
             span.error_type = type(exc).__name__
             plugin = getattr(exc, "plugin", None)
             span.error_plugin = plugin if isinstance(plugin, str) and plugin else None
+            span.genai = None  # an exporter adds the error's type to what it maps
         span.end = perf_counter()
         span.end_ns = time_ns()
-        if not span.tainted:
-            span.tainted = self.tainted()
+        if span.tainted or self.tainted():
+            span.tainted = True
+            span.genai = None  # made of raw values, some of which are withheld now
         if self.exporters:
             self._tell("on_end", span)
         if self.events is not None:
@@ -663,8 +661,6 @@ class Trace:
 
         The agent loop marks each turn this way, so a turn needs no block of its own. The step
         becomes :func:`current_span`. Outside any span it is a detached span, told to no one.
-        With :attr:`genai`, a turn's GenAI attributes are made here, once: they stand while its
-        attributes stay as they are (a plugin may add one before it ends).
         """
         current = _current.get()
         if current is None:
@@ -673,10 +669,6 @@ class Trace:
         if enclosing.open_step is not None:
             self._end_step(enclosing)
         span = self._open(name, None, attributes)
-        if self.genai and name == "turn":  # the agent loop's: its GenAI mapping made once
-            number = attributes.get("turn")
-            if type(number) is int and len(attributes) == 1:  # stands while they stay so
-                span.genai, span.genai_of = {"agentkit.turn": number}, {"turn": number}
         enclosing.open_step = (span, _current.set(span))
         self._step_of[span.span_id] = enclosing
         return span
@@ -688,8 +680,6 @@ class Trace:
             del self._step_of[step.span_id]
             _current.reset(token)
             self.close(step, exc)
-            if step.genai is not None:  # the exporters have read it: keep no copy
-                step.genai = step.genai_of = None
 
     def _tell(self, method: str, span: Span) -> None:
         for exporter in list(self.exporters):

@@ -20,6 +20,7 @@ from agentkit_core._invoke import model_call_genai
 from agentkit_core._invoke import tool_call_genai
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import Span
+from agentkit_core._tracing import Trace
 from agentkit_core._tracing import export_attributes
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
@@ -119,10 +120,10 @@ def test_a_traced_runs_calls_hand_exporters_cores_genai_and_keep_none() -> None:
         assert span.genai_attributes() == made
 
 
-def test_a_turns_made_mapping_stands_while_its_attributes_do() -> None:
-    """A turn's mapping is made at its start (traced by a reader of GenAI names); each turn
-    hands its exporters what mapping its attributes gives, also once a plugin added one, and
-    the turns the run keeps hold no copy."""
+def test_a_turns_mapping_is_worked_out_from_what_it_has_at_its_end() -> None:
+    """Core makes no mapping of a turn's (its exporters start it with its number); each turn
+    hands its exporters what mapping its attributes give at its end, also once a plugin
+    added one."""
     seen: list[tuple[Any, Any]] = []
 
     class Reader(SpanExporter):
@@ -130,6 +131,7 @@ def test_a_turns_made_mapping_stands_while_its_attributes_do() -> None:
 
         def on_end(self, span: Span) -> None:
             if span.name == "turn":
+                assert span.genai is None
                 worked_out = mapped("turn", dict(span.attributes), span.tainted)
                 seen.append((dict(span.genai_attributes()), worked_out))
 
@@ -148,4 +150,44 @@ def test_a_turns_made_mapping_stands_while_its_attributes_do() -> None:
     assert [given_ for given_, _ in seen] == [worked for _, worked in seen]
     assert seen[0][0] == {"agentkit.turn": 1}
     assert seen[1][0] == {"agentkit.turn": 2, "agentkit.note": "b"}
-    assert all(span.genai is None and span.genai_of is None for span in ctx.trace.find("turn"))
+
+
+def test_a_call_that_failed_or_turned_tainted_hands_exporters_no_made_mapping() -> None:
+    """Core's made mapping is of raw values and carries no error: at ``on_end`` a call the
+    run's secret taint reached while it ran, or that raised, has none (``Span.genai`` None),
+    so an exporter that takes it as it is needs no check of its own."""
+    seen: dict[str, Any] = {}
+
+    class Reader(SpanExporter):
+        genai = True
+
+        def on_end(self, span: Span) -> None:
+            if span.name == "tool_call":
+                seen[span.attributes["call_id"]] = (span.genai, span.tainted, span.error)
+
+    async def ask_code(ctx: RunContext) -> str:
+        """Ask the person for a one-time code."""
+        return str(await ctx.elicit("Code?", secret=True))
+
+    async def person(question: str, schema: Any, secret: bool) -> str:
+        return "hunter2"
+
+    script = [Message.assistant("", [ToolCall(c, "ask_code", "{}")]) for c in ("c0", "c1")]
+    agent = Agent(
+        "a",
+        ScriptedModel([*script, "done"]),
+        tools=[ask_code],
+        elicitor=person,
+        exporters=[Reader()],
+    )
+    asyncio.run(agent.run("go"))
+    assert seen["c0"] == (None, True, None)  # tainted while it ran
+    assert seen["c1"] == (None, True, None)  # tainted from its start
+
+    trace = Trace(exporters=[Reader()])
+    for call, exc in (("c2", None), ("c3", RuntimeError("no"))):
+        span = trace.open("tool_call", call_id=call)
+        span.genai = {"gen_ai.tool.call.id": call}
+        trace.close(span, exc)
+    assert seen["c2"][0] == {"gen_ai.tool.call.id": "c2"}
+    assert seen["c3"] == (None, False, "RuntimeError: no")

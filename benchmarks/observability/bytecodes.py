@@ -6,9 +6,11 @@ exporter's own Python and core's work for it count, not the SDK's), or with ``--
 SDK's tracer on the no-op exporter (the SDK's Python in the run's thread counted too: the
 ratio of the two over no exporter is ``paired.py``'s in bytecodes), each counted with
 ``sys.settrace`` opcode events. Prints each exporter's bytecodes a turn over no exporter (and
-no exporter's own), then tracing-otel's extra by function.
+no exporter's own), then tracing-otel's extra by function: over no exporter, or with
+``--over floor`` over ``FloorExporter`` (what the plugin and core's work for it add to the
+SDK's own calls, a negative count being the floor's own code).
 
-    python benchmarks/observability/bytecodes.py [--top 20] [--sdk]
+    python benchmarks/observability/bytecodes.py [--top 20] [--sdk] [--over floor]
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--sdk", action="store_true", help="the SDK's tracer, not a stub")
+    parser.add_argument("--over", choices=["none", "floor"], default="none")
     args = parser.parse_args()
     provider = noop_provider() if args.sdk else StubProvider()
     cases = {
@@ -90,8 +93,8 @@ def main() -> None:
     counts = {name: count(run) for name, run in cases.items()}
     per_turn = {name: sum(c.values()) / TURNS for name, c in counts.items()}
     extra = counts["otel"].copy()
-    extra.subtract(counts["none"])
-    top = sorted(extra.items(), key=lambda item: -item[1])[: args.top]
+    extra.subtract(counts[args.over])
+    top = sorted(extra.items(), key=lambda item: -abs(item[1]))[: args.top]
     print(
         json.dumps(
             {

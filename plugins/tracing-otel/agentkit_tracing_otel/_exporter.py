@@ -122,12 +122,6 @@ class OTelExporter(SpanExporter):
         started at once, named by its number; any other span under another is started in
         OpenTelemetry when something starts under it, else at its end, whole (see :meth:`on_end`).
         """
-        dropped = self._dropped
-        if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is this
-            if span.name == "run":  # a child run's own trace: nothing of it reaches us
-                return False
-            dropped.add(span.span_id)
-            return None
         name = span.name
         if name == "turn":  # the agent loop's: a model call comes under it, so it starts now
             context = self._contexts.get(span.parent_id)
@@ -137,16 +131,20 @@ class OTelExporter(SpanExporter):
                     f"turn {number}", context=context, start_time=span.start_ns
                 )
                 if not otel.is_recording():  # a sampler that decides per span dropped it
-                    dropped.add(span.span_id)
+                    self._dropped.add(span.span_id)
                     return None
                 span_id = span.span_id
                 self._live[span_id] = otel
                 self._contexts[span_id] = set_span_in_context(otel)  # for that model call
                 return None
         elif name != "run" and span.parent_id:
+            dropped = self._dropped
+            if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is it
+                dropped.add(span.span_id)
+                return None
             self._waiting[span.span_id] = span
             return None
-        return self._begin(span)
+        return self._begin(span)  # a run (its own trace, or a child run's), or a turn not as above
 
     def _begin(self, span: Span) -> bool | None:
         """Start ``span``'s OpenTelemetry span now: a run, or a span something started under."""
@@ -226,13 +224,14 @@ class OTelExporter(SpanExporter):
                 context = self._context(parent_id)
                 if context is None and parent_id in self._dropped:
                     return
-            shape = _SHAPES.get(span.name) or _Shape(span.name)
-            try:  # a tool's, a model's name: seen before, as a rule (a span named by none: None)
+            try:  # its shape, and a tool's or a model's name: seen before, as a rule
+                shape = _SHAPES[span.name]
                 title = shape.titles[span.attributes.get(shape.key)]  # type: ignore[arg-type]
-            except (KeyError, TypeError):  # not seen, or not text
+            except (KeyError, TypeError):  # not seen, or not text (a span named by none: None)
+                shape = _SHAPES.get(span.name) or _Shape(span.name)
                 title = shape.name(span, span.attributes)
-            genai = span.genai  # core's own mapping (a model or tool call's), read as it is
-            if genai is None or span.tainted or self.capture_content or span.error is not None:
+            genai = span.genai  # core's own mapping (a model or tool call's): no error, untainted
+            if genai is None or self.capture_content:
                 attributes = self._attributes(span, shape)
             elif shape.conversation:
                 attributes = self._model_call(span, genai)
@@ -253,6 +252,13 @@ class OTelExporter(SpanExporter):
             contexts = self._contexts
             if contexts:
                 contexts.pop(span.span_id, None)
+            if span.name == "turn" and span.error is None:
+                attributes = span.attributes
+                number = attributes.get("turn")
+                if type(number) is int and len(attributes) == 1:  # the agent loop's, as it began
+                    otel.set_attributes({"agentkit.turn": number})
+                    otel.end(end_time=span.end_ns)
+                    return
             shape = _SHAPES.get(span.name) or _Shape(span.name)
             unnamed = self._unnamed
             if unnamed and span.span_id in unnamed:

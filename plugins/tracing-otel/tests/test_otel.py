@@ -397,3 +397,41 @@ def test_a_run_that_keeps_no_spans_exports_every_span() -> None:
             assert len(ctx.trace.spans) == len(spans)
         shapes.append(sorted((s.name, sorted(s.attributes or {})) for s in spans))
     assert shapes[0] == shapes[1]
+
+
+def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -> None:
+    """A sampler that decides each span itself (not by its parent) dropping one turn: that
+    turn and its calls are left out, every other span is kept, and nothing is left held."""
+    from opentelemetry.sdk.trace.sampling import Decision
+    from opentelemetry.sdk.trace.sampling import Sampler
+    from opentelemetry.sdk.trace.sampling import SamplingResult
+
+    class NotTurnTwo(Sampler):
+        def should_sample(self, parent: Any, trace: int, name: str, *rest: Any) -> Any:
+            keep = name != "turn 2"
+            return SamplingResult(Decision.RECORD_AND_SAMPLE if keep else Decision.DROP)
+
+        def get_description(self) -> str:
+            return "not turn 2"
+
+    memory = InMemorySpanExporter()
+    made = TracerProvider(sampler=NotTurnTwo())
+    made.add_span_processor(SimpleSpanProcessor(memory))
+    exporter = OTelExporter(made)
+    script = [calls(("weather", {"city": c})) for c in ("Paris", "Rome")]
+    model = ScriptedModel([*script, "Sunny twice."])
+    agent = Agent("forecaster", model, tools=[weather], exporters=[exporter], hooks=None)
+    assert run(agent).output == "Sunny twice."
+    spans = memory.get_finished_spans()
+    by_id = {s.context.span_id: s.name for s in spans}
+    under = sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
+    assert under == [
+        ("chat scripted", "turn 1"),
+        ("chat scripted", "turn 3"),
+        ("execute_tool weather", "turn 1"),
+        ("invoke_agent forecaster", None),
+        ("turn 1", "invoke_agent forecaster"),
+        ("turn 3", "invoke_agent forecaster"),
+    ]
+    assert not exporter._live and not exporter._dropped and not exporter._runs
+    assert not exporter._contexts and not exporter._waiting
