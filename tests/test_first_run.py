@@ -63,6 +63,24 @@ records = [TextPart, ToolCall, ToolResult, ToolSpec, StreamEvent, ToolInvocation
 print(json.dumps([r.__name__ for r in records if inspect.isfunction(vars(r)["__init__"])]))
 """
 
+#: Patterns a plain run has no text for (a store URL, a PDF, a blob reference, a handoff): each
+#: compiled on first use (~0.6 M instructions each at import).
+UNUSED_PATTERNS = """
+import asyncio, json, re._compiler
+compiled = []
+compile = re._compiler.compile
+re._compiler.compile = lambda p, flags=0: compiled.append(p) or compile(p, flags)
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+from agentkit_core import _blobs, _handoff, _tokens, _urls
+unused = [_urls._SECRET_PAIR, _tokens._PDF_PAGE, _blobs._REF, _handoff._UNSAFE]
+texts = {getattr(p, "pattern", p) for p in unused}
+print(json.dumps([str(p) for p in compiled if p in texts]))
+"""
+
 #: What a run with no tracing, no typed value, no stream of events, no database and no
 #: network does not use: the exporters' and stores' libraries, and the stdlib modules only a
 #: command line, an error message, a version range or an id type needs.
@@ -224,3 +242,7 @@ def test_a_first_run_compiles_no_tokenize_patterns() -> None:
 
 def test_a_first_run_compiles_no_init_of_a_record_it_does_not_build() -> None:
     assert json.loads(_printed_by(UNBUILT_RECORDS)) == []
+
+
+def test_a_first_run_compiles_no_pattern_it_has_no_text_for() -> None:
+    assert json.loads(_printed_by(UNUSED_PATTERNS)) == []
