@@ -27,8 +27,9 @@ collecting: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.Contex
 )
 
 #: A reference as the encoder writes it (compact JSON, keys in this order). A string holding
-#: these characters is escaped in JSON (``\"``), so no text matches.
-_REF = re.compile(r'\{"__agentkit__":"blob","sha256":"([0-9a-f]{64})","size":(\d+)\}')
+#: these characters is escaped in JSON (``\"``), so no text matches. Compiled (by ``re``'s
+#: cache) when a text first holds a reference.
+_REF = r'\{"__agentkit__":"blob","sha256":"([0-9a-f]{64})","size":(\d+)\}'
 _MARK = '"__agentkit__":"blob"'
 
 
@@ -113,7 +114,7 @@ async def inline_blobs(texts: Sequence[str], store: object) -> list[str]:
     """
     if not any(_MARK in text for text in texts) or not isinstance(store, (Mapping, BlobStore)):
         return list(texts)
-    wanted = {m.group(1) for text in texts if _MARK in text for m in _REF.finditer(text)}
+    wanted = {m.group(1) for text in texts if _MARK in text for m in re.finditer(_REF, text)}
     if isinstance(store, Mapping):
         found = dict(store)
     else:
@@ -131,4 +132,4 @@ async def inline_blobs(texts: Sequence[str], store: object) -> list[str]:
         data = base64.b64encode(found[match.group(1)]).decode("ascii")
         return f'{{"__agentkit__":"bytes","b64":"{data}"}}'
 
-    return [_REF.sub(inline, text) if _MARK in text else text for text in texts]
+    return [re.sub(_REF, inline, text) if _MARK in text else text for text in texts]

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 #: The label of the handoff tools' source in a kit's tool union.
 HANDOFFS = "handoff"
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+#: What a tool name cannot hold (compiled by ``re``'s cache when a handoff is first made).
+_UNSAFE = r"[^A-Za-z0-9_-]+"
 
 
 class HandoffTarget(Protocol):
@@ -59,7 +60,7 @@ class HandoffTool(Tool):
         self.target = target
         #: The name of the agent the handoff goes to.
         self.agent = config.name
-        safe = _UNSAFE.sub("_", config.name).strip("_") or "agent"
+        safe = re.sub(_UNSAFE, "_", config.name).strip("_") or "agent"
         about = config.description or f"the agent {config.name!r}"
         super().__init__(
             f"transfer_to_{safe}"[:64],

@@ -31,7 +31,6 @@ from types import GeneratorType
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
-from typing import NamedTuple
 from typing import TypeVar
 
 from ._errors import ConfigError
@@ -324,32 +323,18 @@ def _plans(field_name: str, impls: Sequence[object]) -> tuple[_Plan, ...]:
     return tuple(plans)
 
 
-class _Fold(NamedTuple):
-    """One field of a Hooks, ready to fold: its plans and its rule's parts, unpacked at once."""
+#: One field of a Hooks, ready to fold, unpacked at once by the loop: its plans, its rule, the
+#: rule's kind, slot, types, check and copy, and whether a chain's returns go unchecked (not
+#: copied: a hook handing back its value changes nothing). A plain tuple: only unpacked, and a
+#: NamedTuple class cost the import ~1.3 M instructions (its methods compiled from text).
+_Fold = tuple[
+    tuple[_Plan, ...], _Rule, str, int, tuple[type[object], ...], _Check | None, bool, bool
+]
 
-    plans: tuple[_Plan, ...]
-    rule: _Rule
-    kind: str
-    slot: int
-    types: tuple[type[object], ...]
-    check: _Check | None
-    copy: bool
-    #: A chain whose returns are not copied: a hook handing back its value changes nothing.
-    unchecked: bool
 
-    @classmethod
-    def of(cls, rule: _Rule, plans: tuple[_Plan, ...]) -> _Fold:
-        chain = rule.fold == "chain"
-        return cls(
-            plans,
-            rule,
-            rule.fold,
-            rule.slot,
-            rule.types,
-            rule.check,
-            rule.copy,
-            chain and not rule.copy,
-        )
+def _fold_of(rule: _Rule, plans: tuple[_Plan, ...]) -> _Fold:
+    unchecked = rule.fold == "chain" and not rule.copy
+    return (plans, rule, rule.fold, rule.slot, rule.types, rule.check, rule.copy, unchecked)
 
 
 # ---------------------------------------------------------------------- awaiting
@@ -498,7 +483,7 @@ class Hooks:
         for name in FIELDS:
             impls = tuple(getattr(self, name))
             object.__setattr__(self, name, impls)
-            self._folds[name] = _Fold.of(_RULES[name], _plans(name, impls))
+            self._folds[name] = _fold_of(_RULES[name], _plans(name, impls))
         object.__setattr__(self, "empty", not any(getattr(self, n) for n in FIELDS))
 
     @classmethod

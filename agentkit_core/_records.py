@@ -6,9 +6,10 @@ own setter, taken once, skips that: about 40 % of the cost of a record, and a tu
 request, messages, results, usages and decisions. :func:`quick_init` gives a class such an
 ``__init__`` with the same parameters, defaults and default factories; everything else the
 dataclass made (``__eq__``, ``__repr__``, ``__hash__``, pickling, ``replace``) is unchanged.
-:func:`record` gives a frozen slotted record with plain fields that ``__init__`` itself, and
-its frozen ``__setattr__``/``__delattr__`` as closures: one ``exec`` where dataclasses takes
-three, the most of what importing the core costs.
+:func:`record` gives a record with plain fields that ``__init__`` itself, compiled on first
+use (most records a process imports it never builds), and a frozen one its
+``__setattr__``/``__delattr__`` as closures: at most one ``exec`` where dataclasses takes three,
+the most of what importing the core costs.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def quick_init(cls: T) -> T:
     Refuses, at import, a class it would get wrong: not frozen, without slots, or with
     ``__post_init__``, init-only, keyword-only or ``init=False`` fields.
     """
-    if getattr(cls.__init__, "__slot_init__", False):  # type: ignore[misc]
+    if getattr(vars(cls).get("__init__"), "__slot_init__", False):
         return cls  # a record made frozen by ``record``: its __init__ writes the slots already
     params = getattr(cls, "__dataclass_params__", None)
     fields = dataclasses.fields(cls) if params is not None else ()
@@ -71,18 +72,21 @@ def quick_init(cls: T) -> T:
     return cls
 
 
-def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Callable[..., None]:
+def _slot_init(
+    cls: type, fields: tuple[dataclasses.Field[object], ...], frozen: bool = True
+) -> Callable[..., None]:
     """An ``__init__`` taking ``fields`` positionally, as the dataclass's, writing the slots.
 
     Without slots (a frozen record's) it writes the instance's ``__dict__``, where the frozen
     dataclass's own ``__init__`` puts them through ``object.__setattr__`` (three times slower; a
     session item is made three times a recorded turn); a field the class holds a data
-    descriptor for is still written through ``object.__setattr__``.
+    descriptor for is still written through ``object.__setattr__``. Not frozen, it assigns each
+    field (``self.name = value``), as the dataclass's own does.
     """
     env: dict[str, object] = {"_FACTORY": _FACTORY}
     signature: list[str] = []
     body: list[str] = []
-    slotted = "__slots__" in vars(cls)
+    slotted = frozen and "__slots__" in vars(cls)
     env["_object_setattr"] = object.__setattr__  # without slots, as a frozen dataclass writes
     for f in fields:
         if slotted:
@@ -106,7 +110,9 @@ def _slot_init(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> Call
             value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
         else:
             signature.append(f.name)
-        if slotted:
+        if not frozen:
+            body.append(f"    self.{f.name} = {value}")
+        elif slotted:
             body.append(f"    _set_{f.name}(self, {value})")
         elif hasattr(type(getattr(cls, f.name, None)), "__set__"):
             body.append(f"    _object_setattr(self, {f.name!r}, {value})")
@@ -147,9 +153,9 @@ else:
             own = dict(cls.__dict__)
             # as dataclasses reads it: a class defining __eq__ alone has __hash__ None, not its own
             explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
-            # a frozen record with plain fields gets its __init__, __setattr__ and __delattr__
-            # here: one exec, not dataclasses' three
-            quick = frozen and not kw_only and _plain(cls)
+            # a record with plain fields gets its __init__ here, compiled when first wanted, and
+            # a frozen one its __setattr__ and __delattr__: dataclasses compiles all three at once
+            quick = not kw_only and _plain(cls)
             made: type = dataclasses.dataclass(  # type: ignore[call-overload]
                 cls,
                 init=not quick,
@@ -161,7 +167,13 @@ else:
             )
             fields = dataclasses.fields(made)
             if quick:
-                _freeze(made, fields, undocumented=not own.get("__doc__"))
+                made.__init__ = _LazyInit(made, fields, frozen)
+                if frozen:
+                    _freeze(made, fields)
+                if not own.get("__doc__"):  # dataclasses wrote it from a signature without init
+                    made.__doc__ = made.__name__ + str(inspect.signature(made)).replace(
+                        " -> None", ""
+                    )
             methods: dict[str, object] = {}
             if "__repr__" not in own:
                 shown = [f.name for f in fields if f.repr]
@@ -187,28 +199,37 @@ def _plain(cls: type) -> bool:
 
     Not for a class with a dataclass base, its own ``__setattr__`` or
     ``__delattr__`` (which dataclasses refuses on a frozen one), an ``InitVar``, ``KW_ONLY``,
-    or a keyword-only field: those take dataclasses' own way.
+    a keyword-only field, a field named ``self``, or one without a default after one with a
+    default (which dataclasses refuses, in its own words): those take dataclasses' own way.
     """
     if "__setattr__" in vars(cls) or "__delattr__" in vars(cls):
         return False
     if any("__dataclass_fields__" in vars(base) for base in cls.__mro__[1:]):
         return False
+    defaulted = False
     for name, hint in vars(cls).get("__annotations__", {}).items():
         text = hint if isinstance(hint, str) else repr(hint)
-        if "InitVar" in text or "KW_ONLY" in text:
+        if name == "self" or "InitVar" in text or "KW_ONLY" in text:
             return False
-        value = vars(cls).get(name)
-        if isinstance(value, dataclasses.Field) and value.kw_only is True:
+        value = vars(cls).get(name, dataclasses.MISSING)
+        if isinstance(value, dataclasses.Field):
+            if value.kw_only is True:
+                return False
+            if not value.init:
+                continue
+            value = value.default_factory if value.default is dataclasses.MISSING else value
+        if value is not dataclasses.MISSING:
+            defaulted = True
+        elif defaulted:
             return False
     return True
 
 
-def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...], undocumented: bool) -> None:
-    """Make ``cls`` (made by dataclasses unfrozen, without __init__) what ``frozen=True`` makes.
+def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> None:
+    """Make ``cls`` (made by dataclasses unfrozen, given its __init__) what ``frozen=True`` makes.
 
-    The same ``__init__`` signature (writing the slots, as :func:`quick_init`'s), the same
-    refusals (``FrozenInstanceError``, for the class's own instances and its fields), pickling
-    by the fields' values, and ``__dataclass_params__.frozen``, which ``replace`` and a
+    The same refusals (``FrozenInstanceError``, for the class's own instances and its fields),
+    pickling by the fields' values, and ``__dataclass_params__.frozen``, which ``replace`` and a
     subclass's checks read.
     """
     names = frozenset(f.name for f in fields)
@@ -224,7 +245,6 @@ def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...], undocument
             raise frozen_error(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)  # type: ignore[arg-type]
 
-    cls.__init__ = _slot_init(cls, fields)  # type: ignore[misc]
     for method in (__setattr__, __delattr__):
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         setattr(cls, method.__name__, method)
@@ -234,8 +254,34 @@ def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...], undocument
     if "__slots__" in own and "__setstate__" not in own:
         cls.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
     cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]
-    if undocumented:  # dataclasses writes the signature as the doc (it read none before)
-        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+
+
+class _LazyInit:
+    """A record's ``__init__`` until it is first wanted, then :func:`_slot_init`'s.
+
+    Compiling an ``__init__`` is one ``exec`` (~0.7 M instructions) and a first run builds
+    few of the records it imports, so each is compiled when first called or looked up, and
+    put in this one's place. It binds as a function binds (itself from the class, a bound
+    method from an instance), so a call, ``super().__init__``, ``inspect.signature`` and
+    ``help`` all get the compiled function.
+    """
+
+    __slots__ = ("__slot_init__", "_cls", "_fields", "_frozen")
+
+    def __init__(
+        self, cls: type, fields: tuple[dataclasses.Field[object], ...], frozen: bool
+    ) -> None:
+        self.__slot_init__ = frozen and "__slots__" in vars(cls)  # as the compiled one's
+        self._cls = cls
+        self._fields = fields
+        self._frozen = frozen
+
+    def __get__(self, obj: object, owner: type | None = None) -> Callable[..., None]:
+        init = vars(self._cls)["__init__"]
+        if init is self:
+            init = _slot_init(self._cls, self._fields, self._frozen)
+            self._cls.__init__ = init  # type: ignore[misc]
+        return cast("Callable[..., None]", init.__get__(obj, owner))
 
 
 def _frozen_getstate(self: object) -> list[object]:

@@ -74,7 +74,8 @@ def estimate_message(message: Message) -> int:
 
 
 #: A PDF page object (``/Type /Page``, not the ``/Pages`` tree): counted to estimate pages.
-_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+#: The text, compiled (by ``re``'s cache) when a document is first measured: most runs have none.
+_PDF_PAGE = rb"/Type\s*/Page(?![a-zA-Z])"
 
 
 def part_tokens(part: ImagePart | DocumentPart | AudioPart) -> int:
@@ -82,7 +83,7 @@ def part_tokens(part: ImagePart | DocumentPart | AudioPart) -> int:
     if isinstance(part, ImagePart):
         return IMAGE_TOKENS
     if isinstance(part, DocumentPart):
-        pages = len(_PDF_PAGE.findall(part.data)) if part.data is not None else 1
+        pages = len(re.findall(_PDF_PAGE, part.data)) if part.data is not None else 1
         return DOCUMENT_PAGE_TOKENS * max(pages, 1)
     return AUDIO_KIB_TOKENS * max(1, -(-len(part.data) // 1024))
 

@@ -18,11 +18,10 @@ MASK: Final = "***"
 _SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):")
 # A key=value pair whose value is a secret, in a query string or a libpq key=value string: the
 # key starts the text or follows ? & ; or a blank; the value is quoted, or runs to & ; # or a
-# blank.
-_SECRET_PAIR: Final = re.compile(
-    r"(?<![^?&;\s])(?P<key>[\w.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key))="
-    r"(?P<value>'(?:[^'\\]|\\.)*'?|[^&;#\s]*)",
-    re.IGNORECASE,
+# blank. Compiled (by ``re``'s cache) when a URL is first masked: a run without a store has none.
+_SECRET_PAIR: Final = (
+    r"(?i)(?<![^?&;\s])(?P<key>[\w.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key))="
+    r"(?P<value>'(?:[^'\\]|\\.)*'?|[^&;#\s]*)"
 )
 
 
@@ -37,7 +36,7 @@ def mask_url(url: object) -> str:
     repr), and masking a masked URL changes nothing.
     """
     text = url if isinstance(url, str) else repr(url)
-    text = _SECRET_PAIR.sub(lambda m: f"{m['key']}={MASK}", text)
+    text = re.sub(_SECRET_PAIR, lambda m: f"{m['key']}={MASK}", text)
     scheme = _SCHEME.match(text)
     start = scheme.end() if scheme else 0
     if not text.startswith("//", start):

@@ -46,6 +46,40 @@ assert asyncio.run(agent.run("go")).output == "done"
 print(tokenize._compile.cache_info().currsize)
 """
 
+#: Records a plain run does not build (no tool, no content part, no stream): their ``__init__``
+#: is compiled when first wanted (~0.5 M instructions each), so none of theirs should be.
+UNBUILT_RECORDS = """
+import asyncio, inspect, json
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+from agentkit_core import ToolCall, ToolResult
+from agentkit_core._content import TextPart
+from agentkit_core._middleware import ToolInvocation
+from agentkit_core.plugin import StreamEvent, ToolSpec
+records = [TextPart, ToolCall, ToolResult, ToolSpec, StreamEvent, ToolInvocation]
+print(json.dumps([r.__name__ for r in records if inspect.isfunction(vars(r)["__init__"])]))
+"""
+
+#: Patterns a plain run has no text for (a store URL, a PDF, a blob reference, a handoff): each
+#: compiled on first use (~0.6 M instructions each at import).
+UNUSED_PATTERNS = """
+import asyncio, json, re._compiler
+compiled = []
+compile = re._compiler.compile
+re._compiler.compile = lambda p, flags=0: compiled.append(p) or compile(p, flags)
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+from agentkit_core import _blobs, _handoff, _tokens, _urls
+unused = [_urls._SECRET_PAIR, _tokens._PDF_PAGE, _blobs._REF, _handoff._UNSAFE]
+texts = {getattr(p, "pattern", p) for p in unused}
+print(json.dumps([str(p) for p in compiled if p in texts]))
+"""
 
 #: What a run with no tracing, no typed value, no stream of events, no database and no
 #: network does not use: the exporters' and stores' libraries, and the stdlib modules only a
@@ -204,3 +238,11 @@ def test_plugins_list_imports_only_what_listing_uses() -> None:
 
 def test_a_first_run_compiles_no_tokenize_patterns() -> None:
     assert _printed_by(TOKENIZE_COMPILED).strip() == "0"
+
+
+def test_a_first_run_compiles_no_init_of_a_record_it_does_not_build() -> None:
+    assert json.loads(_printed_by(UNBUILT_RECORDS)) == []
+
+
+def test_a_first_run_compiles_no_pattern_it_has_no_text_for() -> None:
+    assert json.loads(_printed_by(UNUSED_PATTERNS)) == []

@@ -6,6 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import PluginConfig
 from agentkit_core import PluginLoadError
@@ -494,3 +497,30 @@ def test_reading_a_modules_markers_answers_as_pluggy_does():
             assert ours.parse_hookspec_opts(module, name) == theirs.parse_hookspec_opts(
                 module, name
             ), (module, name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.one_of(
+        st.text(alphabet=st.sampled_from("ab=[]\r\n\t é€\u2028"), max_size=40).map(
+            lambda text: text.encode("utf-8")
+        ),
+        st.binary(max_size=20),  # not always UTF-8: unreadable, as a text file is
+    )
+)
+def test_a_metadata_file_reads_as_a_text_file_reads(data: bytes) -> None:
+    """Discovery reads the raw bytes; the text (newlines included) is what ``open`` gives."""
+    import tempfile
+
+    from agentkit_core._discovery import _Folder
+
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "METADATA").write_bytes(data)
+        try:
+            with open(Path(folder, "METADATA"), encoding="utf-8") as f:
+                expected: str | None = f.read()
+        except UnicodeDecodeError:
+            expected = None
+        assert _Folder(folder).read_text("METADATA") == expected
+        assert _Folder(folder).read_text("missing") is None
+        assert _Folder(folder).read_text("") is None  # the folder itself: no .egg-info file

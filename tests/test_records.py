@@ -279,3 +279,110 @@ def test_a_frozen_records_fields_out_of_init_take_their_defaults() -> None:
     )
     assert (made(1).b, made(1).c, made(1, 2).d) == (plain(1).b, plain(1).c, plain(1, 2).d)
     assert made.__match_args__ == plain.__match_args__
+
+
+#: A field's kind: what its body entry is (no entry: no default).
+FIELD_KINDS = {
+    "plain": None,
+    "default": lambda: 7,
+    "factory": lambda: field(default_factory=list),
+    "not_in_init": lambda: field(default=3, init=False),
+    "factory_not_in_init": lambda: field(default_factory=dict, init=False),
+    "class_variable": lambda: 9,  # annotated ClassVar below: no field
+}
+
+
+def _body(kinds: list[str], post_init: bool) -> dict[str, Any]:
+    """A class body with one field of each kind in ``kinds``, in order."""
+    body: dict[str, Any] = {"__annotations__": {}, "__module__": __name__}
+    for i, kind in enumerate(kinds):
+        name = f"f{i}"
+        body["__annotations__"][name] = "ClassVar[int]" if kind == "class_variable" else "Any"
+        make = FIELD_KINDS[kind]
+        if make is not None:
+            body[name] = make()
+    if post_init:
+        body["__post_init__"] = lambda self: setattr(type(self), "seen", repr(self))
+    return body
+
+
+def _made(make: Any, kinds: list[str], post_init: bool, **options: bool) -> Any:
+    try:
+        return make(**options)(type("Made", (), _body(kinds, post_init)))
+    except (TypeError, ValueError) as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@settings(max_examples=300)
+@given(
+    kinds=st.lists(st.sampled_from(sorted(FIELD_KINDS)), max_size=5),
+    post_init=st.booleans(),
+    frozen=st.booleans(),
+    slots=st.booleans(),
+    args=st.lists(values, max_size=6).map(tuple),
+    kwargs=st.dictionaries(st.sampled_from(["f0", "f1", "f3", "x"]), values, max_size=2),
+)
+def test_a_record_is_the_dataclass_it_stands_for(
+    kinds: list[str],
+    post_init: bool,
+    frozen: bool,
+    slots: bool,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    """Frozen or not, slotted or not: the same class, its ``__init__`` compiled on first use."""
+    made = _made(record, kinds, post_init, frozen=frozen, slots=slots)
+    plain = _made(dataclass, kinds, post_init, frozen=frozen, slots=slots)
+    if isinstance(plain, tuple) or isinstance(made, tuple):  # refused, in the same words
+        assert made == plain
+        return
+    assert str(inspect.signature(made)) == str(inspect.signature(plain))
+    assert made.__doc__ == plain.__doc__ and made.__match_args__ == plain.__match_args__
+    assert [(f.name, f.init, f.default, f.default_factory) for f in dataclasses.fields(made)] == [
+        (f.name, f.init, f.default, f.default_factory) for f in dataclasses.fields(plain)
+    ]
+    assert _built(made, args, kwargs) == _built(plain, args, kwargs)
+    assert getattr(made, "seen", None) == getattr(plain, "seen", None)
+    assert dataclasses.is_dataclass(made) and made.__dataclass_params__.frozen == frozen
+
+
+def test_a_records_init_is_compiled_when_first_wanted_and_once() -> None:
+    """Until then the class holds a stand-in, which binds as the function it becomes."""
+
+    @record(slots=True)
+    class Open:
+        """Documented: dataclasses would write the doc from its signature."""
+
+        a: int
+        b: list[int] = field(default_factory=list)
+
+    @record(frozen=True, slots=True)
+    class Shut:
+        """Frozen."""
+
+        a: int
+
+    for cls in (Open, Shut):
+        assert not inspect.isfunction(vars(cls)["__init__"])  # no exec by defining it
+    one = Open(1)
+    one.a = 2  # an open record's fields are assigned, as the dataclass's
+    assert (one.a, one.b, Open(1).b is not one.b) == (2, [], True)
+    compiled = vars(Open)["__init__"]
+    assert inspect.isfunction(compiled) and Open(3).a == 3 and vars(Open)["__init__"] is compiled
+    assert inspect.isfunction(Shut.__init__) and vars(Shut)["__init__"] is Shut.__init__
+
+    class Child(Shut):
+        def __init__(self, a: int) -> None:
+            super().__init__(a * 2)
+
+    @record(frozen=True, slots=True)
+    class Late:
+        """Built first through a subclass."""
+
+        a: int
+
+    class LateChild(Late):
+        def __init__(self, a: int) -> None:
+            super().__init__(a + 1)  # the stand-in bound through super()
+
+    assert Child(2).a == 4 and LateChild(1).a == 2 and Late(5).a == 5
