@@ -115,7 +115,7 @@ def run(python: str | Path, *args: str, path: str | None = None) -> dict[str, ob
 
 
 def tree_path(tree: Path) -> str:
-    """A checkout's core and plugins, first on the path as ``/work/tools/wt-env`` puts them."""
+    """A checkout's core and plugins, first on ``PYTHONPATH`` (ahead of the installed ones)."""
     plugins = sorted(str(p) for p in (tree / "plugins").iterdir() if p.is_dir())
     return os.pathsep.join([str(tree), *plugins])
 
