@@ -260,6 +260,7 @@ class Agent(Generic[DepsT]):
             checks.policy, engine=checks.policy_engine, manager=self.manager
         )
         self.guards: GuardChain | None = checks.guards  # type: ignore[assignment]  # chained
+        self._turn_guards = self.guards if getattr(self.guards, "checks_turns", 0) else None
 
     def _builder(
         self, prompt: str | Prompt, given: RequestBuilder | None, memory: object
@@ -714,7 +715,7 @@ class Agent(Generic[DepsT]):
                 return await target._loop(state, ctx, wc, settings, sink, start)
             if keeps_state(self, ctx):  # else _persist has nothing to write
                 await self._persist(ctx, state, "running")
-            if not (getattr(self.guards, "checks_turns", 0) or self.hooks.should_stop_after_turn):
+            if not (self._turn_guards or self.hooks.should_stop_after_turn):
                 continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)
             if stopped is not None:

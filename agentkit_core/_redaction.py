@@ -67,9 +67,11 @@ class Detector:
             return list(self.pattern.finditer(text))
         found: list[re.Match[str]] = []
         end, pos = len(text), 0
-        for lo, hi in self._windows(text):
+        for lo, hi, last in self._windows(text):
             lo = max(lo, pos)
-            while lo < hi:
+            # a match here overlaps an anchor of this window, so it starts before the last
+            # one ends: the rest of the window (most of an e-mail's) is not searched in vain
+            while lo < last:
                 m = self.pattern.search(text, lo, hi)
                 if m is None:
                     break
@@ -81,8 +83,11 @@ class Detector:
                 lo = pos = m.end() if m.end() > m.start() else m.end() + 1
         return found
 
-    def _windows(self, text: str) -> list[tuple[int, int]]:
-        """The merged spans of ``reach`` characters around every anchor in ``text``."""
+    def _windows(self, text: str) -> list[tuple[int, int, int]]:
+        """The merged spans of ``reach`` characters around every anchor in ``text``.
+
+        Each with where the last of its anchors ends.
+        """
         spans: list[tuple[int, int]] = []
         if isinstance(self.anchor, tuple):
             for literal in self.anchor:
@@ -93,14 +98,15 @@ class Detector:
             spans.sort()
         elif self.anchor is not None:
             spans = [m.span() for m in self.anchor.finditer(text)]
-        merged: list[tuple[int, int]] = []
+        merged: list[tuple[int, int, int]] = []
         back = self.reach if self.reach_back is None else self.reach_back
         for start, stop in spans:
             lo, hi = max(start - back, 0), min(stop + self.reach, len(text))
             if merged and lo <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+                first, high, last = merged[-1]
+                merged[-1] = (first, max(high, hi), max(last, stop))
             else:
-                merged.append((lo, hi))
+                merged.append((lo, hi, stop))
         return merged
 
 

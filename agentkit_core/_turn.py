@@ -202,9 +202,7 @@ async def stopped_after_turn(
     outcome: list[Message],
 ) -> AgentResult | None:
     """The stopped run's result when the guards or a should_stop_after_turn hook end it."""
-    guards = agent.guards
-    if guards is not None and not guards.checks_turns:
-        guards = None
+    guards = agent._turn_guards
     hooks = agent.hooks
     stop_hooks = bool(hooks.should_stop_after_turn)
     if guards is not None or stop_hooks:
