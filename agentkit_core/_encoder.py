@@ -204,25 +204,6 @@ def _fields(value: object) -> dict[str, object] | None:
 _TAGGERS: dict[str, Callable[[object], dict[str, object]]] = {}
 
 
-class _Taggers(dict[type, Callable[[object], dict[str, object]]]):
-    """Per message type but a content part, its tagger, made on first use; any other: None.
-
-    What :func:`_fields` does for these types, in one lookup (a part's bytes may go to a
-    store's blobs instead, which ``_fields`` sees to). Only the message types are kept, so no
-    other class is held alive here.
-    """
-
-    def __missing__(self, cls: type) -> Callable[[object], dict[str, object]] | None:
-        tag = _TAG_OF.get(cls)
-        if tag is None or tag in _PARTS:
-            return None
-        made = self[cls] = _TAGGERS.get(tag) or _tagger(cls, tag)
-        return made
-
-
-_QUICK = _Taggers()
-
-
 def _tagger(cls: type, tag: str) -> Callable[[object], dict[str, object]]:
     """The function making a ``cls`` value's tagged dict, made on first use.
 
@@ -403,8 +384,6 @@ def _finite(value: Any) -> None:
         return
     else:
         return
-    if _NO_FLOAT.issuperset(map(type, items)):  # in C: most containers a turn has hold no float
-        return
     for item in items:
         kind = type(item)
         if kind in _NO_FLOAT:
@@ -416,18 +395,13 @@ def _finite(value: Any) -> None:
             _finite(item)
 
 
-_Encode = Callable[[object], str]
-_EncodeEach = Callable[[list[object]], list[str]]
-
-
 @functools.cache
-def _orjson_encode() -> tuple[_Encode, _EncodeEach] | None:
-    """The encoding by orjson of a value, and of each of a list; None without orjson.
+def _orjson_encode() -> Callable[[object], str] | None:
+    """The encoding by orjson, held to what :func:`_json_encode` writes; None without orjson.
 
-    Both are held to what :func:`_json_encode` writes. Imported on the first encoding, so
-    importing agentkit_core never loads it. The passthrough options send dataclasses, dates
-    and subclasses of the JSON types to ``default``, as ``json`` would treat them (or to
-    ``json`` itself, when ``default`` refuses a subclass).
+    Imported on the first encoding, so importing agentkit_core never loads it. The passthrough
+    options send dataclasses, dates and subclasses of the JSON types to ``default``, as
+    ``json`` would treat them (or to ``json`` itself, when ``default`` refuses a subclass).
     """
     try:
         import orjson
@@ -441,8 +415,12 @@ def _orjson_encode() -> tuple[_Encode, _EncodeEach] | None:
     )
 
     def default(value: object) -> object:
-        tagger = _QUICK[type(value)]
-        converted = _default(value) if tagger is None else tagger(value)
+        tag = _TAG_OF.get(type(value))
+        converted: object
+        if tag is not None and tag not in _PARTS:  # what _fields does for these, in one call
+            converted = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
+        else:
+            converted = _default(value)
         _finite(converted)
         return converted
 
@@ -450,14 +428,7 @@ def _orjson_encode() -> tuple[_Encode, _EncodeEach] | None:
         _finite(obj)
         return dumps(obj, default=default, option=options).decode()
 
-    def encode_each(values: list[object]) -> list[str]:
-        _finite(values)  # one walk for them all
-        texts = []
-        for value in values:  # a loop, not a comprehension: no frame of its own on 3.11
-            texts.append(dumps(value, default=default, option=options).decode())
-        return texts
-
-    return encode, encode_each
+    return encode
 
 
 def _encode(obj: object) -> str:
@@ -465,27 +436,10 @@ def _encode(obj: object) -> str:
     fast = _orjson_encode()
     if fast is not None:
         try:
-            return fast[0](obj)
+            return fast(obj)
         except (TypeError, ValueError, RecursionError):
             pass  # json encodes what orjson refuses (big ints, int keys...) or says why not
     return _json_encode(obj)
-
-
-def encode_each(values: list[object]) -> list[str] | None:
-    """What :func:`encode_state` gives for each of ``values``, in one walk; or None.
-
-    For a batch of bodies (a session's append): one check for NaN over all of them and one
-    orjson call each, without the per-value calls around them. None when orjson is not
-    installed or refuses one of them: then encode each with :func:`encode_state`, which gives
-    the same text (``json``'s for what orjson refuses) or the error naming the value's path.
-    """
-    fast = _orjson_encode()
-    if fast is None:
-        return None
-    try:
-        return fast[1](values)
-    except (TypeError, ValueError, RecursionError):
-        return None
 
 
 def jsonable(value: object) -> JSONValue:

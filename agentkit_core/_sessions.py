@@ -43,7 +43,6 @@ from ._blobs import inline_blobs
 from ._blobs import keeps_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
-from ._encoder import encode_each
 from ._encoder import encode_state
 from ._errors import ConfigError
 from ._errors import CorruptSessionItem
@@ -124,12 +123,9 @@ def new_id() -> str:
     try:
         return _ids.popleft()
     except IndexError:
-        _ids.extend(map(os.urandom(16 * 64).hex().__getitem__, _ID_SLICES))
+        pool = os.urandom(16 * 64).hex()
+        _ids.extend(pool[i : i + 32] for i in range(0, len(pool), 32))
         return _ids.popleft()
-
-
-#: Where each of the 64 ids is in the hex of a read from ``os.urandom`` (sliced in C).
-_ID_SLICES = tuple(slice(i, i + 32) for i in range(0, 64 * 32, 32))
 
 
 @record(frozen=True)
@@ -448,22 +444,8 @@ class Sessions:
         made: list[SessionItem] = []
         parent = after
         with collected(self._keeps_blobs) as blobs:
-            # the usual batch, a recorder's (items of this version's kinds, none tainted), is
-            # encoded in one walk; any other goes item by item, which says what is wrong
-            bodies: list[object] = []
-            for new in batch:
-                if type(new) is not NewItem or new.tainted or new.kind not in _KINDS:
-                    break
-                bodies.append(new.body)
-            texts = encode_each(bodies) if len(bodies) == len(batch) else None
-            if texts is None:
-                for index, new in enumerate(batch):
-                    item = self._encode(session_id, parent, new, stamp, index, len(batch))
-                    made.append(item)
-                    parent = item.id
-                return made, blobs
-            for new, text in zip(batch, texts, strict=True):
-                item = SessionItem(session_id, new.id or new_id(), parent, new.kind, text, stamp)
+            for index, new in enumerate(batch):
+                item = self._encode(session_id, parent, new, stamp, index, len(batch))
                 made.append(item)
                 parent = item.id
         return made, blobs

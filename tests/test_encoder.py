@@ -27,7 +27,6 @@ from agentkit_core import Message
 from agentkit_core import StorageError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core._encoder import encode_each
 from agentkit_core.plugin import DecodingError
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import decode_state
@@ -349,30 +348,6 @@ def test_orjson_and_json_encode_and_refuse_the_same_values(value: Any) -> None:
     _encodes_as_json_does(value)
 
 
-@given(st.lists(_values, max_size=4))
-def test_a_batch_encodes_each_value_as_encode_state_does_or_not_at_all(values: list[Any]) -> None:
-    """One walk for a batch: each text is encode_state's, or None sends each to encode_state."""
-    each = encode_each(values)
-    if each is None:  # orjson refused one: encode_state says which, or json writes it
-        assert any(_outcome(_orjson_encode_one, v)[0] == "error" for v in values)
-        return
-    assert each == [encode_state(v) for v in values]
-
-
-@pytest.mark.parametrize("value", ODD_SHAPES, ids=range(len(ODD_SHAPES)))
-def test_a_batch_of_odd_shapes_is_left_to_encode_state_or_encoded_as_it_does(value: Any) -> None:
-    each = encode_each([{"a": 1}, value])
-    assert each is None or each == [encode_state({"a": 1}), encode_state(value)]
-
-
-def _orjson_encode_one(value: Any) -> str:
-    from agentkit_core._encoder import _orjson_encode
-
-    fast = _orjson_encode()
-    assert fast is not None
-    return fast[0](value)
-
-
 @pytest.mark.parametrize("value", ODD_SHAPES, ids=range(len(ODD_SHAPES)))
 def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
     _encodes_as_json_does(value)
@@ -394,10 +369,7 @@ def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> N
         {"m": [Message("tool", "x", tool_call_id="c", metadata={"s": [bad]})]},
     ][where]
     with pytest.raises((TypeError, ValueError)):
-        fast[0](placed)
-    with pytest.raises((TypeError, ValueError)):
-        fast[1]([{"fine": 1.5}, placed])  # a batch's one walk finds it in any value
-    assert encode_each([{"fine": 1.5}, placed]) is None
+        fast(placed)
     with pytest.raises(EncodingError, match="cannot encode state"):
         encode_state(placed)
 

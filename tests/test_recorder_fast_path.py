@@ -22,7 +22,6 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import Agent
-from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Message
 from agentkit_core import PluginManager
@@ -33,9 +32,7 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import NewItem
-from agentkit_core.plugin import SecretTaintError
 from agentkit_core.plugin import SessionItem
-from agentkit_core.plugin import encode_state
 from agentkit_core.plugin import open_session_store
 
 #: A manager of the tests' own (a hypothesis test takes no function-scoped fixture).
@@ -177,64 +174,6 @@ async def test_another_writer_is_a_conflict_after_the_flush_at_once_fails() -> N
             await recorder.flush()
         assert recorder._buffer == []  # a batch that can never follow that leaf is dropped
         assert (await sessions.leaf(recorder.session_id)).id == other[-1].id
-
-
-#: A body as anything may record it: plain values, NaN and big integers too, and messages.
-_body = st.dictionaries(
-    _text, st.recursive(_scalar | _answer | _result, st.lists, max_leaves=4), max_size=3
-)
-#: An item of a batch: usually a recorder's (a known kind, not tainted), sometimes not.
-_new = st.builds(
-    NewItem,
-    st.sampled_from(["response", "tool_call", "tool_result", "user", "memory/write", "Bad"]),
-    _body,
-    st.sampled_from([False, False, False, True]),
-)
-
-
-def _item_by_item(batch: list[NewItem]) -> list[str] | type[Exception]:
-    """What an append of ``batch`` writes, checked and encoded one item after another."""
-    from agentkit_core._sessions import check_kind
-
-    texts = []
-    for new in batch:
-        try:
-            check_kind(new.kind)
-        except ConfigError:
-            return ConfigError
-        if new.tainted:
-            return SecretTaintError
-        try:
-            texts.append(encode_state(new.body, root="body"))
-        except EncodingError:
-            return EncodingError
-    return texts
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_new, min_size=1, max_size=4), st.booleans())
-async def test_a_batch_is_stored_as_its_items_one_by_one_would_be(
-    batch: list[NewItem], durable: bool
-) -> None:
-    """One walk and one orjson call an item for a batch: the records, or the refusal, of before."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/s.db" if durable else "memory://"
-        async with Sessions(await open_session_store(url, manager=PM)) as sessions:
-            head = await sessions.create({"model": "m"})
-            want = _item_by_item(batch)
-            if isinstance(want, type):
-                with pytest.raises(want):
-                    await sessions.append(head.session_id, head.id, batch)
-                assert [i.id for i in await sessions.path(head.session_id)] == [head.id]
-                return
-            made = await sessions.append(head.session_id, head.id, batch)
-            path = await sessions.path(head.session_id)
-    assert [i.body_json for i in made] == want == [i.body_json for i in path[1:]]
-    assert [i.kind for i in path[1:]] == [n.kind for n in batch]
-    assert [i.parent for i in path] == [None, *[i.id for i in path[:-1]]]
-    assert len({i.created_at for i in made}) == 1  # one stamp a batch
 
 
 def _ids_in_child(queue: Any) -> None:
