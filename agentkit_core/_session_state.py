@@ -385,11 +385,13 @@ class SessionState:
         if not (type(counts) is dict or isinstance(counts, Mapping)) or not isinstance(model, str):
             return
         known = self.run_usage.get(model, _NONE_USED)
-        # each count an int, else (missing, or another type) 0: asked in C, not in five calls
-        got = list(map(counts.get, _COUNTED, _ZEROS))
-        if not _INT.issuperset(map(type, got)):
-            got = [n if type(n) is int else 0 for n in got]
-        i, o, cr, cw, r = got
+        # each count an int, else (missing, or another type) 0; read here, not in five calls
+        i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
+        i = i if type(i) is int else 0
+        o = o if type(o) is int else 0
+        cr = cr if type(cr) is int else 0
+        cw = cw if type(cw) is int else 0
+        r = r if type(r) is int else 0
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
             known.input_tokens + i,
             known.output_tokens + o,
@@ -456,7 +458,6 @@ _COUNTED = (
     "reasoning_tokens",
 )
 _ZEROS = (0,) * len(_COUNTED)
-_INT = frozenset({int})
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:
