@@ -125,9 +125,12 @@ def new_id() -> str:
     try:
         return _ids.popleft()
     except IndexError:
-        pool = os.urandom(16 * 64).hex()
-        _ids.extend(pool[i : i + 32] for i in range(0, len(pool), 32))
+        _ids.extend(map(os.urandom(16 * 64).hex().__getitem__, _ID_SLICES))
         return _ids.popleft()
+
+
+#: Where each of the 64 ids is in the hex of a read from ``os.urandom`` (sliced in C).
+_ID_SLICES = tuple(slice(i, i + 32) for i in range(0, 64 * 32, 32))
 
 
 @record(frozen=True)
