@@ -406,8 +406,12 @@ class SessionState:
             self.run_unpriced.add(model)
 
     def _settle_pending(self) -> None:
-        if self.pending:
-            self.pending = tuple(c for c in self.pending if c.id not in self._answered)
+        pending = self.pending
+        if len(pending) == 1:  # a turn's one call, answered or not: no generator for it
+            if pending[0].id in self._answered:
+                self.pending = ()
+        elif pending:
+            self.pending = tuple(c for c in pending if c.id not in self._answered)
 
     def _finish_run(self) -> None:
         self.conversation.extend(self.run_messages)
