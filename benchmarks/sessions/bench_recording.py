@@ -94,25 +94,37 @@ the run without a session does not pay; `bench_sqlite_session.py` sets it beside
 openai-agents' `SQLiteSession`."""
 
 
+def scenario(hooks: Hooks | None) -> Agent:
+    """The agent_loop scenario's agent (``hooks=None``: every installed plugin's hooks)."""
+    return Agent(
+        "bench", Stamped(), "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
+    )
+
+
+async def one_run(agent: Agent, sessions: Sessions | None, turns: int) -> float:
+    """One run of ``turns`` turns, recorded into a new session of ``sessions`` when given.
+
+    Returns the median turn's overhead in µs.
+    """
+    ctx = agent.new_context()
+    if sessions is not None:
+        ctx.recorder = await Recorder.start(sessions, {"model": "scripted"})
+    REC.reset(turns)
+    result = await agent.run("go", ctx=ctx)
+    assert result.output == ANSWER, result.output
+    return statistics.median(REC.overheads_us())
+
+
 async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[str, float]:
     """Median per-turn overhead without and with a session on ``url``, and their ratios.
 
     ``hooks=None``: every installed plugin's hooks, as an Agent has by default.
     """
-    model = Stamped()
-    agent = Agent(
-        "bench", model, "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
-    )
+    agent = scenario(hooks)
     sessions = Sessions(await open_session_store(url, manager=PM))
 
     async def once(recorded: bool) -> float:
-        ctx = agent.new_context()
-        if recorded:
-            ctx.recorder = await Recorder.start(sessions, {"model": "scripted"})
-        REC.reset(turns)
-        result = await agent.run("go", ctx=ctx)
-        assert result.output == ANSWER, result.output
-        return statistics.median(REC.overheads_us())
+        return await one_run(agent, sessions if recorded else None, turns)
 
     try:
         for _ in range(3):  # warm-up
