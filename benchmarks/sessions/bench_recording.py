@@ -80,7 +80,16 @@ six `object.__setattr__` (0.45 µs, was 1.5; about 60 bytes more an item kept); 
 cost; fork-safe); the NaN walk checks floats and passes over empty containers without a call;
 and `memory://` appends at once (`append_now`), so a flush into it takes no lock and makes no
 await. Tried and dropped: picking the values the NaN walk looks at with `itertools.compress`
-(fewer opcodes, more instructions). Kept, and why: the encoding on `memory://` (it is the
+(fewer opcodes, more instructions). Cut in the ninth: `Sessions` calls orjson's encoding
+itself (encode_state only when orjson refuses, for json's turn or the error's path), sets the
+blob collection's context variable itself (no object and two calls an append), stamps the
+microseconds without a format spec, slices the ids in C, and `SessionState.feed` tries a
+turn's kinds first, reads a response's counts without five calls and settles a turn's one
+call without a generator; `memory://`'s append makes two calls fewer. Tried and dropped: one
+NaN walk and one encoding call a batch (a turn's batches hold one or two items: more
+instructions, not fewer), and passing over a container whose values hold no float with
+`set.issuperset(map(type, ...))` (it builds a set each time: the walk 50k instructions a turn
+against the loop's 38.6k). Kept, and why: the encoding on `memory://` (it is the
 check that refuses an unencodable body or a NaN at the append, so a failed append says so, and
 it gives every reader what a durable store returns; keeping the objects would move the failure
 to a read); the two appends (the first is the mark, which a cancelled request of `agentkit

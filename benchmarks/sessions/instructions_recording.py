@@ -8,7 +8,8 @@ without a session and recorded into a new ``memory://`` session per run.
         ``sys.settrace`` opcode events): what recording adds, function by function.
     valgrind --tool=callgrind --cache-sim=no \\
         python benchmarks/sessions/instructions_recording.py runs N KIND
-        N more runs of KIND (``bare`` or ``recorded``) after three of warm-up: the
+        N more runs of KIND (``bare`` or ``recorded``) after three of warm-up (then
+        ``gc.freeze``, and run with ``PYTHONHASHSEED=0``): the
         instructions a recorded turn adds are (recorded(25) - recorded(5) - bare(25) +
         bare(5)) / (20 * 40), so start-up and imports cancel (the sixth pass counted the same
         instructions with cachegrind). KIND ``alone``: N * 40 turns of the recorder alone (a
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import sys
 from pathlib import Path
@@ -42,11 +44,23 @@ from agentkit_core import Usage  # noqa: E402
 from agentkit_core.plugin import open_session_store  # noqa: E402
 
 
+def settle() -> None:
+    """Collect, then freeze what start-up made, so a full collection does not walk it.
+
+    Otherwise where a full collection of the process's objects falls (millions of
+    instructions) moves the count by some 15k a turn from one process to another.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 async def runs(count: int, recorded: bool) -> None:
     """``count`` runs of :data:`TURNS` turns after three of warm-up, core only."""
     agent = scenario(Hooks())
     sessions = Sessions(await open_session_store("memory://", manager=PluginManager()))
-    for _ in range(3 + count):
+    for n in range(3 + count):
+        if n == 3:
+            settle()
         await one_run(agent, sessions if recorded else None, TURNS)
 
 
@@ -57,7 +71,9 @@ async def alone(turns: int) -> None:
     recorder = await Recorder.start(sessions, {"model": "scripted"})
     answer = Message.assistant("", [ToolCall("c1", "add", '{"a": 1, "b": 2}')])
     result = [Message.tool("c1", "3")]
-    for _ in range(50 + turns):  # the first 50 fill the caches
+    for n in range(50 + turns):  # the first 50 fill the caches
+        if n == 50:
+            settle()
         recorder.record_response(ctx, answer, model="scripted", usage=Usage(10, 5))
         await recorder.flush()  # the mark: the answer and its call, before the tool runs
         recorder.record_messages(ctx, result, source="tool")
