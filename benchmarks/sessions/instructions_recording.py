@@ -9,7 +9,7 @@ without a session and recorded into a new ``memory://`` session per run.
     valgrind --tool=callgrind --cache-sim=no \\
         python benchmarks/sessions/instructions_recording.py runs N KIND
         N more runs of KIND (``bare`` or ``recorded``) after three of warm-up (then
-        ``gc.freeze``, and run with ``PYTHONHASHSEED=0``): the
+        without the cyclic collector, and run with ``PYTHONHASHSEED=0``): the
         instructions a recorded turn adds are (recorded(25) - recorded(5) - bare(25) +
         bare(5)) / (20 * 40), so start-up and imports cancel (the sixth pass counted the same
         instructions with cachegrind). KIND ``alone``: N * 40 turns of the recorder alone (a
@@ -45,13 +45,14 @@ from agentkit_core.plugin import open_session_store  # noqa: E402
 
 
 def settle() -> None:
-    """Collect, then freeze what start-up made, so a full collection does not walk it.
+    """Collect, then count without the cyclic collector.
 
-    Otherwise where a full collection of the process's objects falls (millions of
-    instructions) moves the count by some 15k a turn from one process to another.
+    Where a collection falls (a full one walks millions of instructions' worth of objects)
+    moves the count by some 15k a turn from one process to another, and one side allocating
+    less moves where they fall: the count is of the turn's own work, the collector's left out.
     """
     gc.collect()
-    gc.freeze()
+    gc.disable()
 
 
 async def runs(count: int, recorded: bool) -> None:
