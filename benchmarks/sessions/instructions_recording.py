@@ -4,7 +4,7 @@ The agent_loop scenario (40 turns, one tool call a turn, core only: ``hooks=Hook
 without a session and recorded into a new ``memory://`` session per run.
 
     python benchmarks/sessions/instructions_recording.py bytecodes [--top 25]
-        Python bytecodes a turn by function (``observability/bytecodes.py``'s counter, with
+        Python bytecodes a turn by function (``agent_loop/common.py``'s counter, with
         ``sys.settrace`` opcode events): what recording adds, function by function.
     valgrind --tool=callgrind --cache-sim=no \\
         python benchmarks/sessions/instructions_recording.py runs N KIND
@@ -22,26 +22,20 @@ import argparse
 import asyncio
 import gc
 import json
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "observability"))
+from bench_recording import one_run
+from bench_recording import scenario  # puts benchmarks/agent_loop on the path
+from common import bytecodes
 
-from bench_recording import one_run  # noqa: E402
-from bench_recording import scenario  # noqa: E402
-from bytecodes import TURNS  # noqa: E402
-from bytecodes import count  # noqa: E402
-
-from agentkit_core import Agent  # noqa: E402
-from agentkit_core import Hooks  # noqa: E402
-from agentkit_core import Message  # noqa: E402
-from agentkit_core import PluginManager  # noqa: E402
-from agentkit_core import Recorder  # noqa: E402
-from agentkit_core import Sessions  # noqa: E402
-from agentkit_core import ToolCall  # noqa: E402
-from agentkit_core import Usage  # noqa: E402
-from agentkit_core.plugin import open_session_store  # noqa: E402
+from agentkit_core import Agent
+from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import PluginManager
+from agentkit_core import Recorder
+from agentkit_core import Sessions
+from agentkit_core import ToolCall
+from agentkit_core import Usage
+from agentkit_core.plugin import open_session_store
 
 
 def settle() -> None:
@@ -53,6 +47,10 @@ def settle() -> None:
     """
     gc.collect()
     gc.disable()
+
+
+#: Turns a run.
+TURNS = 40
 
 
 async def runs(count: int, recorded: bool) -> None:
@@ -87,7 +85,7 @@ def by_function(recorded: bool) -> dict[str, int]:
     sessions = Sessions(asyncio.run(open_session_store("memory://", manager=PluginManager())))
     for _ in range(3):
         asyncio.run(one_run(agent, sessions if recorded else None, TURNS))
-    return count(lambda turns: one_run(agent, sessions if recorded else None, turns))
+    return bytecodes(asyncio.run, one_run(agent, sessions if recorded else None, TURNS))
 
 
 def main() -> None:
