@@ -327,7 +327,7 @@ class Recorder:
         if self._steps is None and self._leaf is not None and not self._lock.locked():
             # a store whose append never waits (memory://) writes the batch at once: with no
             # await, no other flush comes between, so the lock is not needed
-            made = self.sessions.append_now(self.session_id, self._leaf, self._buffer)
+            made = self.sessions.append_now(self.state.session_id, self._leaf, self._buffer)
             if made is not None:
                 self._buffer = []
                 self._leaf = self.state.leaf = made[-1].id
@@ -655,9 +655,10 @@ def decision_verdict(call: ToolCall, decision: ToolDecision) -> Verdict:
 
 def _usage(usage: Usage) -> dict[str, int]:
     counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-    for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
-        if getattr(usage, extra):  # only what the provider reported
-            counts[extra] = getattr(usage, extra)
+    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
+        for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
+            if getattr(usage, extra):  # only what the provider reported
+                counts[extra] = getattr(usage, extra)
     return counts
 
 

@@ -313,14 +313,11 @@ class SessionState:
             if self.redacted is None:
                 self.redacted = item_id or "(unwritten)"
             return
-        if kind == "header":
-            self.header = SessionHeader.from_body(body)
-        elif kind == "instructions":
-            self.instructions = RecordedInstructions.from_body(body, self.instructions)
-        elif kind == "user":
-            self._user(body)
-        elif kind == "response":
+        # the kinds of every recorded turn first: a turn feeds three items
+        if kind == "response":
             self._response(body)
+        elif kind == "tool_call":
+            return  # the call is in its response's message, fed already
         elif kind == "tool_result":
             message = body.get("message")
             if isinstance(message, Message):
@@ -328,6 +325,12 @@ class SessionState:
                 if message.tool_call_id is not None:
                     self._answered.add(message.tool_call_id)
                 self._settle_pending()
+        elif kind == "header":
+            self.header = SessionHeader.from_body(body)
+        elif kind == "instructions":
+            self.instructions = RecordedInstructions.from_body(body, self.instructions)
+        elif kind == "user":
+            self._user(body)
         elif kind == "verdict":
             hook, decision = body.get("hook"), body.get("decision")
             if hook == "should_stop_after_turn" and decision == "stop":
@@ -382,13 +385,20 @@ class SessionState:
         if not (type(counts) is dict or isinstance(counts, Mapping)) or not isinstance(model, str):
             return
         known = self.run_usage.get(model, _NONE_USED)
+        # each count an int, else (missing, or another type) 0; read here, not in five calls
+        i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
+        i = i if type(i) is int else 0
+        o = o if type(o) is int else 0
+        cr = cr if type(cr) is int else 0
+        cw = cw if type(cw) is int else 0
+        r = r if type(r) is int else 0
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
-            known.input_tokens + _count(counts, "input_tokens"),
-            known.output_tokens + _count(counts, "output_tokens"),
+            known.input_tokens + i,
+            known.output_tokens + o,
             known.requests + 1,
-            known.cache_read_tokens + _count(counts, "cache_read_tokens"),
-            known.cache_write_tokens + _count(counts, "cache_write_tokens"),
-            known.reasoning_tokens + _count(counts, "reasoning_tokens"),
+            known.cache_read_tokens + cr,
+            known.cache_write_tokens + cw,
+            known.reasoning_tokens + r,
         )
         if isinstance(cost, (int, float)):
             self.run_cost += cost
@@ -396,8 +406,12 @@ class SessionState:
             self.run_unpriced.add(model)
 
     def _settle_pending(self) -> None:
-        if self.pending:
-            self.pending = tuple(c for c in self.pending if c.id not in self._answered)
+        pending = self.pending
+        if len(pending) == 1:  # a turn's one call, answered or not: no generator for it
+            if pending[0].id in self._answered:
+                self.pending = ()
+        elif pending:
+            self.pending = tuple(c for c in pending if c.id not in self._answered)
 
     def _finish_run(self) -> None:
         self.conversation.extend(self.run_messages)
@@ -438,10 +452,16 @@ class SessionState:
 _NONE_USED = Usage()
 
 
-def _count(counts: Mapping[str, object], name: str) -> int:
-    """A recorded token count: an int, else (missing, or another type) 0."""
-    value = counts.get(name, 0)
-    return value if type(value) is int else 0
+#: The token counts a response's ``usage`` records, in the order ``_spent`` adds them; a
+#: count missing is 0.
+_COUNTED = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+_ZEROS = (0,) * len(_COUNTED)
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:

@@ -38,10 +38,11 @@ from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
 
-from ._blobs import collected
+from ._blobs import collecting
 from ._blobs import inline_blobs
 from ._blobs import keeps_blobs
 from ._blobs import put_blobs
+from ._encoder import _orjson_encode
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
@@ -105,7 +106,8 @@ def utc_stamp(ns: int | None = None) -> str:
     if _second[0] != second:
         _second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
     text = _second[1]
-    return f"{text}.{micro:06d}+00:00" if micro else f"{text}+00:00"
+    # the six digits as the tail of a seven-digit number: a format spec is parsed on each use
+    return f"{text}.{str(1_000_000 + micro)[1:]}+00:00" if micro else f"{text}+00:00"
 
 
 #: Fresh ids, read from ``os.urandom`` 64 at a time (:func:`new_id`). A deque's ``popleft`` is
@@ -123,9 +125,12 @@ def new_id() -> str:
     try:
         return _ids.popleft()
     except IndexError:
-        pool = os.urandom(16 * 64).hex()
-        _ids.extend(pool[i : i + 32] for i in range(0, len(pool), 32))
+        _ids.extend(map(os.urandom(16 * 64).hex().__getitem__, _ID_SLICES))
         return _ids.popleft()
+
+
+#: Where each of the 64 ids is in the hex of a read from ``os.urandom`` (sliced in C).
+_ID_SLICES = tuple(slice(i, i + 32) for i in range(0, 64 * 32, 32))
 
 
 @record(frozen=True)
@@ -443,11 +448,16 @@ class Sessions:
         stamp = utc_stamp()
         made: list[SessionItem] = []
         parent = after
-        with collected(self._keeps_blobs) as blobs:
+        blobs: dict[str, bytes] = {}
+        # what ``with collected(...)`` does, without making its object and two calls: twice a turn
+        token = collecting.set(blobs if self._keeps_blobs else None)
+        try:
             for index, new in enumerate(batch):
                 item = self._encode(session_id, parent, new, stamp, index, len(batch))
                 made.append(item)
                 parent = item.id
+        finally:
+            collecting.reset(token)
         return made, blobs
 
     # ------------------------------------------------------------------ reading
@@ -541,7 +551,8 @@ class Sessions:
                 value=new,
                 source="Sessions.append",
             )
-        check_kind(new.kind)
+        if new.kind not in _KINDS:  # a plugin's own kind, or none: the check says which
+            check_kind(new.kind)
         if new.tainted:
             where = _where(index, count)
             raise SecretTaintError(
@@ -551,15 +562,19 @@ class Sessions:
                 session_id=sid,
                 kind=new.kind,
             )
-        try:
-            body = encode_state(new.body, root="body")
-        except EncodingError as exc:
-            raise EncodingError(
-                f"nothing was written to session {sid!r}: {_where(index, count)} ({new.kind}): "
-                f"{exc}",
-                path=exc.path,
-                value=exc.value,
-            ) from exc
+        fast = _orjson_encode()
+        try:  # encode_state's first try, without its two calls around it (three items a turn)
+            body = fast(new.body) if fast is not None else encode_state(new.body, root="body")
+        except (TypeError, ValueError, RecursionError):  # json's turn, or the error's path
+            try:
+                body = encode_state(new.body, root="body")
+            except EncodingError as exc:
+                raise EncodingError(
+                    f"nothing was written to session {sid!r}: {_where(index, count)} "
+                    f"({new.kind}): {exc}",
+                    path=exc.path,
+                    value=exc.value,
+                ) from exc
         # positional: a record's keywords cost a third of making it, three times a recorded turn
         return SessionItem(sid, new.id or new_id(), parent, new.kind, body, stamp or utc_stamp())
 

@@ -33,6 +33,7 @@ from agentkit_core import Usage
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import SessionItem
+from agentkit_core.plugin import encode_state
 from agentkit_core.plugin import open_session_store
 
 #: A manager of the tests' own (a hypothesis test takes no function-scoped fixture).
@@ -174,6 +175,78 @@ async def test_another_writer_is_a_conflict_after_the_flush_at_once_fails() -> N
             await recorder.flush()
         assert recorder._buffer == []  # a batch that can never follow that leaf is dropped
         assert (await sessions.leaf(recorder.session_id)).id == other[-1].id
+
+
+def _expected(turns: list[Any], run: str) -> tuple[list[tuple[str, str]] | None, Any, Any]:
+    """What recording ``turns`` stores, from the schema (docs/sessions.md), not the recorder.
+
+    The items after the header as (kind, body text), or None when a body cannot be encoded;
+    the run's usage by model; the calls of the last answer with no result.
+    """
+    items: list[tuple[str, str]] = []
+    used = Usage()
+    pending: tuple[ToolCall, ...] = ()
+    try:
+        for answer, usage, results, _mark in turns:
+            counts = None
+            if usage is not None:
+                counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+                used = Usage(
+                    used.input_tokens + usage.input_tokens,
+                    used.output_tokens + usage.output_tokens,
+                    used.requests + 1,
+                )
+            response = {"message": answer, "model": "m", "usage": counts}
+            response |= {"finish_reason": None, "source": "model", "run": run}
+            items.append(("response", encode_state(response)))
+            for call in answer.tool_calls:
+                items.append(
+                    ("tool_call", encode_state({"call": call.id, "tool": call.name, "run": run}))
+                )
+            pending = answer.tool_calls
+            if not pending:  # an answer without calls ends the run: a later run starts anew
+                used = Usage()
+            for result in results:
+                items.append(("tool_result", encode_state({"message": result, "run": run})))
+            answered = {r.tool_call_id for r in results}
+            pending = tuple(c for c in pending if c.id not in answered)
+    except EncodingError:
+        return None, None, None
+    return items, ({"m": used} if used.requests else {}), pending
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_turns)
+async def test_a_recorded_session_is_the_schema_s_items_and_state_on_memory_and_sqlite(
+    turns: list[Any],
+) -> None:
+    """Random turns: each store holds the items the schema gives, and the state agrees."""
+    import tempfile
+
+    from agentkit_core.plugin import SessionState
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for url in ("memory://", f"sqlite:///{tmp}/s.db"):
+            async with Sessions(await open_session_store(url, manager=PM)) as sessions:
+                ctx = Agent("a", "test", hooks=Hooks()).new_context()
+                recorder = await Recorder.start(sessions, {"model": "m"})
+                items, usage, pending = _expected(turns, ctx.run_id)
+                try:
+                    for answer, used, results, mark in turns:
+                        recorder.record_response(ctx, answer, model="m", usage=used)
+                        if mark:
+                            await recorder.flush()
+                        recorder.record_messages(ctx, results, source="tool")
+                        await recorder.flush()
+                except EncodingError:
+                    assert items is None
+                    continue
+                path = await sessions.path(recorder.session_id)
+                assert [(i.kind, i.body_json) for i in path[1:]] == items
+                replayed = SessionState.replay(recorder.session_id, path)
+                for state in (recorder.state, replayed):
+                    assert state.run_usage == usage
+                    assert state.pending == pending
 
 
 def _ids_in_child(queue: Any) -> None:

@@ -80,7 +80,16 @@ six `object.__setattr__` (0.45 µs, was 1.5; about 60 bytes more an item kept); 
 cost; fork-safe); the NaN walk checks floats and passes over empty containers without a call;
 and `memory://` appends at once (`append_now`), so a flush into it takes no lock and makes no
 await. Tried and dropped: picking the values the NaN walk looks at with `itertools.compress`
-(fewer opcodes, more instructions). Kept, and why: the encoding on `memory://` (it is the
+(fewer opcodes, more instructions). Cut in the ninth: `Sessions` calls orjson's encoding
+itself (encode_state only when orjson refuses, for json's turn or the error's path), sets the
+blob collection's context variable itself (no object and two calls an append), stamps the
+microseconds without a format spec, slices the ids in C, and `SessionState.feed` tries a
+turn's kinds first, reads a response's counts without five calls and settles a turn's one
+call without a generator; `memory://`'s append makes two calls fewer. Tried and dropped: one
+NaN walk and one encoding call a batch (a turn's batches hold one or two items: more
+instructions, not fewer), and passing over a container whose values hold no float with
+`set.issuperset(map(type, ...))` (it builds a set each time: the walk 50k instructions a turn
+against the loop's 38.6k). Kept, and why: the encoding on `memory://` (it is the
 check that refuses an unencodable body or a NaN at the append, so a failed append says so, and
 it gives every reader what a durable store returns; keeping the objects would move the failure
 to a read); the two appends (the first is the mark, which a cancelled request of `agentkit
@@ -94,25 +103,37 @@ the run without a session does not pay; `bench_sqlite_session.py` sets it beside
 openai-agents' `SQLiteSession`."""
 
 
+def scenario(hooks: Hooks | None) -> Agent:
+    """The agent_loop scenario's agent (``hooks=None``: every installed plugin's hooks)."""
+    return Agent(
+        "bench", Stamped(), "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
+    )
+
+
+async def one_run(agent: Agent, sessions: Sessions | None, turns: int) -> float:
+    """One run of ``turns`` turns, recorded into a new session of ``sessions`` when given.
+
+    Returns the median turn's overhead in µs.
+    """
+    ctx = agent.new_context()
+    if sessions is not None:
+        ctx.recorder = await Recorder.start(sessions, {"model": "scripted"})
+    REC.reset(turns)
+    result = await agent.run("go", ctx=ctx)
+    assert result.output == ANSWER, result.output
+    return statistics.median(REC.overheads_us())
+
+
 async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[str, float]:
     """Median per-turn overhead without and with a session on ``url``, and their ratios.
 
     ``hooks=None``: every installed plugin's hooks, as an Agent has by default.
     """
-    model = Stamped()
-    agent = Agent(
-        "bench", model, "You are a benchmark.", tools("async"), hooks=hooks, max_turns=1000
-    )
+    agent = scenario(hooks)
     sessions = Sessions(await open_session_store(url, manager=PM))
 
     async def once(recorded: bool) -> float:
-        ctx = agent.new_context()
-        if recorded:
-            ctx.recorder = await Recorder.start(sessions, {"model": "scripted"})
-        REC.reset(turns)
-        result = await agent.run("go", ctx=ctx)
-        assert result.output == ANSWER, result.output
-        return statistics.median(REC.overheads_us())
+        return await one_run(agent, sessions if recorded else None, turns)
 
     try:
         for _ in range(3):  # warm-up

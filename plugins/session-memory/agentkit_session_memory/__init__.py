@@ -47,8 +47,9 @@ class MemorySessionStore:
         self._open()
         if items[0].session_id in self._sessions:
             return False
-        self._sessions[items[0].session_id] = []
-        self._add(items)
+        ids: list[str] = []
+        self._sessions[items[0].session_id] = ids
+        self._add(ids, items)
         return True
 
     async def append(self, items: Sequence[SessionItem]) -> bool:
@@ -57,17 +58,20 @@ class MemorySessionStore:
 
     def append_now(self, items: Sequence[SessionItem]) -> bool:
         """:meth:`append`, which never waits, as a plain method (``Sessions.append_now``)."""
-        self._open()
-        ids = self._sessions.get(items[0].session_id)
-        if not ids or ids[-1] != items[0].parent:
+        if self._closed:
+            self._open()
+        first = items[0]
+        ids = self._sessions.get(first.session_id)
+        if not ids or ids[-1] != first.parent:
             return False
-        self._add(items)
+        self._add(ids, items)
         return True
 
-    def _add(self, items: Sequence[SessionItem]) -> None:
-        ids = self._sessions[items[0].session_id]
+    def _add(self, ids: list[str], items: Sequence[SessionItem]) -> None:
+        """Keep ``items`` and put their ids at the end of ``ids``, their session's."""
+        kept = self._items
         for item in items:
-            self._items[item.id] = item  # every read hands out a copy, never this object
+            kept[item.id] = item  # every read hands out a copy, never this object
             ids.append(item.id)
 
     async def item(self, item_id: str) -> SessionItem | None:
