@@ -285,9 +285,10 @@ class OTelExporter(SpanExporter):
         genai = span.genai_attributes(content=content)
         if not (shape.conversation or content or span.error is not None):
             return genai
-        made = genai is span.genai  # core's own mapping: the values as they are
-        if made and not content and span.error is None:  # a model call, as a rule
-            return self._model_call(span, genai)
+        own = span.genai
+        made = genai is own  # core's own mapping: the values as they are
+        if own is not None and made and not content and span.error is None:  # a model call
+            return self._model_call(span, own)
         attributes = {**genai}
         if shape.conversation:
             self._conversation_and_provider(span, attributes, made)
@@ -300,17 +301,17 @@ class OTelExporter(SpanExporter):
                 attributes["agentkit.error.plugin"] = span.error_plugin
         return attributes
 
-    def _model_call(self, span: Span, genai: Mapping[str, Any]) -> dict[str, Any]:
+    def _model_call(self, span: Span, genai: dict[str, Any]) -> dict[str, Any]:
         """A model call's attributes as core made them, with its conversation and provider.
 
         Those two are the same for every call of a run to the same provider and model: worked
         out for the first (see :meth:`_conversation_and_provider`), then added as they are.
         """
         run = self._runs.get(span.run_id) or self._run(span.run_id)
-        key = (genai.get("agentkit.provider"), genai.get("gen_ai.request.model"))
+        key = (genai.get("agentkit.provider"), genai["gen_ai.request.model"])  # core's has one
         extra = run.extras.get(key)
         if extra is not None:
-            return {**genai, **extra}
+            return genai | extra
         attributes = {**genai}
         self._conversation_and_provider(span, attributes, True)
         if len(run.extras) < _KEPT:
