@@ -138,10 +138,7 @@ class OTelExporter(SpanExporter):
                 self._contexts[span_id] = set_span_in_context(otel)  # for that model call
                 return None
         elif name != "run" and span.parent_id:
-            dropped = self._dropped
-            if dropped and span.parent_id in dropped:  # under a span the sampler dropped: so is it
-                dropped.add(span.span_id)
-                return None
+            # under a span the sampler dropped, it is found so when it or its first child starts
             self._waiting[span.span_id] = span
             return None
         return self._begin(span)  # a run (its own trace, or a child run's), or a turn not as above

@@ -435,3 +435,49 @@ def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -
     ]
     assert not exporter._live and not exporter._dropped and not exporter._runs
     assert not exporter._contexts and not exporter._waiting
+
+
+def test_spans_nested_under_a_waiting_span_the_sampler_dropped_are_skipped() -> None:
+    """Spans two and three deep under a dropped turn's tool call (the call waits until its
+    first child starts, which finds the turn dropped) are left out with it; the same nest
+    under a kept turn is exported whole, and nothing is left held."""
+    from opentelemetry.sdk.trace.sampling import Decision
+    from opentelemetry.sdk.trace.sampling import Sampler
+    from opentelemetry.sdk.trace.sampling import SamplingResult
+
+    class NotTurnTwo(Sampler):
+        def should_sample(self, parent: Any, trace: int, name: str, *rest: Any) -> Any:
+            keep = name != "turn 2"
+            return SamplingResult(Decision.RECORD_AND_SAMPLE if keep else Decision.DROP)
+
+        def get_description(self) -> str:
+            return "not turn 2"
+
+    memory = InMemorySpanExporter()
+    made = TracerProvider(sampler=NotTurnTwo())
+    made.add_span_processor(SimpleSpanProcessor(memory))
+    exporter = OTelExporter(made)
+    trace = RunContext().trace
+    trace.attach([exporter])
+    with trace.span("run", agent="nest"):
+        for number in (1, 2):
+            trace.step("turn", turn=number)
+            with trace.span("tool_call", tool="weather", call_id=f"c{number}"):
+                with trace.span("verdict", decision="allow"):
+                    with trace.span("fold"):
+                        pass
+                with trace.span("guardrail"):
+                    pass
+    spans = memory.get_finished_spans()
+    by_id = {s.context.span_id: s.name for s in spans}
+    under = sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
+    assert under == [
+        ("execute_tool weather", "turn 1"),
+        ("fold", "verdict"),
+        ("guardrail", "execute_tool weather"),
+        ("invoke_agent nest", None),
+        ("turn 1", "invoke_agent nest"),
+        ("verdict", "execute_tool weather"),
+    ]
+    assert not exporter._live and not exporter._dropped and not exporter._runs
+    assert not exporter._contexts and not exporter._waiting
