@@ -399,9 +399,9 @@ def test_a_run_that_keeps_no_spans_exports_every_span() -> None:
     assert shapes[0] == shapes[1]
 
 
-def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -> None:
-    """A sampler that decides each span itself (not by its parent) dropping one turn: that
-    turn and its calls are left out, every other span is kept, and nothing is left held."""
+def dropping_turn_two() -> tuple[OTelExporter, InMemorySpanExporter]:
+    """An exporter on a sampler that decides each span itself (not by its parent) and drops
+    the span named ``turn 2``, and the memory its kept spans go to."""
     from opentelemetry.sdk.trace.sampling import Decision
     from opentelemetry.sdk.trace.sampling import Sampler
     from opentelemetry.sdk.trace.sampling import SamplingResult
@@ -417,15 +417,30 @@ def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -
     memory = InMemorySpanExporter()
     made = TracerProvider(sampler=NotTurnTwo())
     made.add_span_processor(SimpleSpanProcessor(memory))
-    exporter = OTelExporter(made)
+    return OTelExporter(made), memory
+
+
+def under(memory: InMemorySpanExporter) -> list[tuple[str, str | None]]:
+    """Each exported span's name and its parent's, sorted."""
+    spans = memory.get_finished_spans()
+    by_id = {s.context.span_id: s.name for s in spans}
+    return sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
+
+
+def assert_nothing_held(exporter: OTelExporter) -> None:
+    assert not exporter._live and not exporter._dropped and not exporter._runs
+    assert not exporter._contexts and not exporter._waiting
+
+
+def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -> None:
+    """A sampler that decides each span itself (not by its parent) dropping one turn: that
+    turn and its calls are left out, every other span is kept, and nothing is left held."""
+    exporter, memory = dropping_turn_two()
     script = [calls(("weather", {"city": c})) for c in ("Paris", "Rome")]
     model = ScriptedModel([*script, "Sunny twice."])
     agent = Agent("forecaster", model, tools=[weather], exporters=[exporter], hooks=None)
     assert run(agent).output == "Sunny twice."
-    spans = memory.get_finished_spans()
-    by_id = {s.context.span_id: s.name for s in spans}
-    under = sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
-    assert under == [
+    assert under(memory) == [
         ("chat scripted", "turn 1"),
         ("chat scripted", "turn 3"),
         ("execute_tool weather", "turn 1"),
@@ -433,30 +448,14 @@ def test_a_span_a_per_span_sampler_drops_is_skipped_with_everything_under_it() -
         ("turn 1", "invoke_agent forecaster"),
         ("turn 3", "invoke_agent forecaster"),
     ]
-    assert not exporter._live and not exporter._dropped and not exporter._runs
-    assert not exporter._contexts and not exporter._waiting
+    assert_nothing_held(exporter)
 
 
 def test_spans_nested_under_a_waiting_span_the_sampler_dropped_are_skipped() -> None:
     """Spans two and three deep under a dropped turn's tool call (the call waits until its
     first child starts, which finds the turn dropped) are left out with it; the same nest
     under a kept turn is exported whole, and nothing is left held."""
-    from opentelemetry.sdk.trace.sampling import Decision
-    from opentelemetry.sdk.trace.sampling import Sampler
-    from opentelemetry.sdk.trace.sampling import SamplingResult
-
-    class NotTurnTwo(Sampler):
-        def should_sample(self, parent: Any, trace: int, name: str, *rest: Any) -> Any:
-            keep = name != "turn 2"
-            return SamplingResult(Decision.RECORD_AND_SAMPLE if keep else Decision.DROP)
-
-        def get_description(self) -> str:
-            return "not turn 2"
-
-    memory = InMemorySpanExporter()
-    made = TracerProvider(sampler=NotTurnTwo())
-    made.add_span_processor(SimpleSpanProcessor(memory))
-    exporter = OTelExporter(made)
+    exporter, memory = dropping_turn_two()
     trace = RunContext().trace
     trace.attach([exporter])
     with trace.span("run", agent="nest"):
@@ -468,10 +467,7 @@ def test_spans_nested_under_a_waiting_span_the_sampler_dropped_are_skipped() -> 
                         pass
                 with trace.span("guardrail"):
                     pass
-    spans = memory.get_finished_spans()
-    by_id = {s.context.span_id: s.name for s in spans}
-    under = sorted((s.name, by_id.get(s.parent.span_id) if s.parent else None) for s in spans)
-    assert under == [
+    assert under(memory) == [
         ("execute_tool weather", "turn 1"),
         ("fold", "verdict"),
         ("guardrail", "execute_tool weather"),
@@ -479,5 +475,4 @@ def test_spans_nested_under_a_waiting_span_the_sampler_dropped_are_skipped() -> 
         ("turn 1", "invoke_agent nest"),
         ("verdict", "execute_tool weather"),
     ]
-    assert not exporter._live and not exporter._dropped and not exporter._runs
-    assert not exporter._contexts and not exporter._waiting
+    assert_nothing_held(exporter)
