@@ -246,9 +246,7 @@ class OTelExporter(SpanExporter):
             if otel is None:
                 self._dropped.discard(span.span_id)
                 return
-            contexts = self._contexts
-            if contexts:
-                contexts.pop(span.span_id, None)
+            self._contexts.pop(span.span_id, None)  # a started span has one, as a rule
             if span.name == "turn" and span.error is None:
                 attributes = span.attributes
                 number = attributes.get("turn")
