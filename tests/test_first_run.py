@@ -137,6 +137,9 @@ UNUSED = {
     "agentkit_core._sessions",
     "agentkit_core._checkpoint",
     "agentkit_core._partial",
+    # typed output: the schema flavours load their adapters (and with them the core's
+    # typed-output machinery) when a run first asks for one
+    "agentkit_core._output",
     # a guardrail's URL and address checks, a tool union, and what only a retry's jitter, a
     # blob's, a grounding's or a skill's digest needs
     "agentkit_core._guardrails",

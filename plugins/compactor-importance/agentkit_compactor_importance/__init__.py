@@ -18,7 +18,6 @@ from agentkit_core import hookimpl
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import current_span
 from agentkit_core.plugin import resolve_model_option
-from agentkit_core.plugin import strip_code_fence
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
@@ -154,6 +153,9 @@ class ImportanceFilteringCompactor:
 
 def _numbers(text: str, count: int) -> list[int]:
     """The turn numbers (1-based) in a model's answer: a JSON list, maybe in a fence or prose."""
+    # imported here: it lives with the core's typed output, which a plain run does not load
+    from agentkit_core.plugin import strip_code_fence
+
     body = strip_code_fence(text)
     try:
         data = json.loads(body)
