@@ -1,0 +1,30 @@
+"""``OpenAIOptions``, ``ResponsesOptions``: the options this plugin declares (``settings=``).
+
+Made when the options are first read, not when the plugin loads: a first run loads every
+installed plugin, and making a ``TypedDict`` costs ~0.8 M instructions (its string hints
+compiled one by one), more than loading a light entry module.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class OpenAIOptions(TypedDict, total=False):
+    """What a ``[models.openai]`` table may set (``OpenAIModel``'s keywords a file can hold)."""
+
+    base_url: str
+    timeout: float
+    structured_output: bool
+    headers: dict[str, str]
+    max_tokens_field: str
+
+
+class ResponsesOptions(TypedDict, total=False):
+    """What a ``[models.openai-responses]`` table may set (``OpenAIResponsesModel``'s)."""
+
+    base_url: str
+    timeout: float
+    structured_output: bool
+    reasoning_summary: str
+    headers: dict[str, str]
