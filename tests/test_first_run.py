@@ -160,6 +160,28 @@ UNUSED = {
     "urllib.parse",
     "ipaddress",
     "fnmatch",
+    # the plugins' options TypedDicts, made when the options are first read (~0.8 M instructions
+    # a class), and the schema flavours' adapters, made when a run asks for a typed output
+    *(
+        f"agentkit_{plugin}._options"
+        for plugin in (
+            "model_anthropic",
+            "model_gemini",
+            "model_openai",
+            "mcp_client",
+            "instructions_agentsmd",
+            "instructions_skills",
+            "compactor_importance",
+            "compactor_sliding_window",
+            "compactor_summarization",
+            "compactor_truncation",
+            "executor_dbos",
+        )
+    ),
+    *(
+        f"agentkit_schema_{flavour}._adapter"
+        for flavour in ("attrs", "dataclass", "jsonschema", "pydantic")
+    ),
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the
