@@ -178,6 +178,7 @@ UNUSED = {
             "executor_dbos",
         )
     ),
+    "agentkit_guardrail_web._settings",
     *(
         f"agentkit_schema_{flavour}._adapter"
         for flavour in ("attrs", "dataclass", "jsonschema", "pydantic")
