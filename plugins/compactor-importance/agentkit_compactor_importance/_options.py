@@ -1,9 +1,4 @@
-"""``ImportanceOptions``: the options this plugin declares (``settings=``).
-
-Made when the options are first read, not when the plugin loads: a first run loads every
-installed plugin, and making a ``TypedDict`` costs ~0.8 M instructions (its string hints
-compiled one by one), more than loading a light entry module.
-"""
+"""``ImportanceOptions``, made when first read, not when the plugin loads."""
 
 from __future__ import annotations
 
@@ -11,10 +6,10 @@ from typing import TYPE_CHECKING
 from typing import TypedDict
 
 if TYPE_CHECKING:
-    from . import Filterer
-if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Model
+
+    from . import Filterer
 
 
 class ImportanceOptions(TypedDict, total=False):

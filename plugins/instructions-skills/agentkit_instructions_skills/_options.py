@@ -1,9 +1,4 @@
-"""``SkillsOptions``: the options this plugin declares (``settings=``).
-
-Made when the options are first read, not when the plugin loads: a first run loads every
-installed plugin, and making a ``TypedDict`` costs ~0.8 M instructions (its string hints
-compiled one by one), more than loading a light entry module.
-"""
+"""``SkillsOptions``, made when first read, not when the plugin loads."""
 
 from __future__ import annotations
 
