@@ -137,6 +137,9 @@ UNUSED = {
     "agentkit_core._sessions",
     "agentkit_core._checkpoint",
     "agentkit_core._partial",
+    # typed output: the schema flavours load their adapters (and with them the core's
+    # typed-output machinery) when a run first asks for one
+    "agentkit_core._output",
     # a guardrail's URL and address checks, a tool union, and what only a retry's jitter, a
     # blob's, a grounding's or a skill's digest needs
     "agentkit_core._guardrails",
@@ -157,6 +160,29 @@ UNUSED = {
     "urllib.parse",
     "ipaddress",
     "fnmatch",
+    # the plugins' options TypedDicts, made when the options are first read (~0.8 M instructions
+    # a class), and the schema flavours' adapters, made when a run asks for a typed output
+    *(
+        f"agentkit_{plugin}._options"
+        for plugin in (
+            "model_anthropic",
+            "model_gemini",
+            "model_openai",
+            "mcp_client",
+            "instructions_agentsmd",
+            "instructions_skills",
+            "compactor_importance",
+            "compactor_sliding_window",
+            "compactor_summarization",
+            "compactor_truncation",
+            "executor_dbos",
+        )
+    ),
+    "agentkit_guardrail_web._settings",
+    *(
+        f"agentkit_schema_{flavour}._adapter"
+        for flavour in ("attrs", "dataclass", "jsonschema", "pydantic")
+    ),
 }
 
 #: What ``agentkit plugins list`` does not use: a run's machinery, metadata libraries, and the

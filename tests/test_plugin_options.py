@@ -8,6 +8,7 @@ factory to fail there with a ``TypeError``.
 from __future__ import annotations
 
 import string
+import types
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,11 @@ from hypothesis import strategies as st
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import PluginManager
+from agentkit_core import hookimpl
 from agentkit_core._lookup import build
 from agentkit_core._tables import check_given
 from agentkit_core._tables import settings_schema
+from agentkit_core._tables import settings_type
 from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing._registrations import check_declared_options
 
@@ -85,9 +88,10 @@ def test_every_plugin_factory_with_options_declares_them() -> None:
         ("tool_sources", "mcp"),
     ]
     for seam, name in DECLARED:
-        settings = PM.lookup(seam, name).meta["settings"]
+        settings = settings_type(PM.lookup(seam, name).meta["settings"])
         module = next(p for p in PLUGINS if settings.__module__.startswith(p.__name__))
         assert settings.__name__ in module.__all__, f"{module.__name__} exports {settings}"
+        assert getattr(module, settings.__name__) is settings
 
 
 @pytest.mark.parametrize("module", PLUGINS, ids=lambda m: m.__name__)
@@ -239,3 +243,47 @@ def test_random_options_build_or_raise_config_error(
         import asyncio
 
         asyncio.run(close())
+
+
+def _both_forms(made: list[int]) -> PluginManager:
+    """Truncation registered twice: ``settings=`` the class, and a function returning it."""
+    options = agentkit_compactor_truncation.TruncationOptions
+
+    def later() -> type:
+        made.append(1)
+        return options
+
+    plugin = types.ModuleType("both_forms")
+
+    @hookimpl
+    def agentkit_register_compactors(register: Any) -> None:
+        register("eager", agentkit_compactor_truncation.TruncationCompactor, settings=options)
+        register("later", agentkit_compactor_truncation.TruncationCompactor, settings=later)
+
+    plugin.agentkit_register_compactors = agentkit_register_compactors  # type: ignore[attr-defined]
+    return PluginManager(entry_points=False, plugins=[plugin]).load()
+
+
+def test_settings_given_as_a_function_is_called_when_the_options_are_first_read() -> None:
+    made: list[int] = []
+    pm = _both_forms(made)
+    assert made == []  # loading the plugin made no class
+    build("compactors", "later", {"max_tokens": 10}, pm)
+    build("compactors", "later", {"max_tokens": 20}, pm)
+    assert made == [1]  # read once, then the schema is kept
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_settings_given_as_a_function_checks_as_the_class_does(data: st.DataObject) -> None:
+    pm = _both_forms([])
+    options = data.draw(_options("compactors", "truncation"))
+    outcomes = []
+    for name in ("eager", "later"):
+        try:
+            made = build("compactors", name, options, pm, where="the drawn options")
+        except ConfigError as exc:
+            outcomes.append(str(exc).replace(repr(name), "NAME"))
+        else:
+            outcomes.append(repr(vars(made)))
+    assert outcomes[0] == outcomes[1]

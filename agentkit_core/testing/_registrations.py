@@ -12,6 +12,7 @@ import typing
 
 from .._plugins import PluginManager
 from .._tables import settings_schema
+from .._tables import settings_type
 from .._tables import taken_options
 
 
@@ -35,7 +36,7 @@ def check_declared_options(made: object) -> None:
             if settings is None:
                 continue
             what = f"{reg.seam} {reg.name!r} of {info.name!r}"
-            assert typing.is_typeddict(settings), (
+            assert typing.is_typeddict(settings_type(settings)), (
                 f"{what}: settings= is {settings!r}, not a TypedDict"
             )
             taken = taken_options(reg.value)

@@ -7,9 +7,9 @@ import re
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import BudgetExceeded
 from agentkit_core import ConfigError
@@ -17,12 +17,14 @@ from agentkit_core import Message
 from agentkit_core import hookimpl
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import current_span
+from agentkit_core.plugin import lazy_attributes
 from agentkit_core.plugin import resolve_model_option
-from agentkit_core.plugin import strip_code_fence
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
+
+    from ._options import ImportanceOptions as ImportanceOptions
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core import PluginManager
@@ -154,6 +156,9 @@ class ImportanceFilteringCompactor:
 
 def _numbers(text: str, count: int) -> list[int]:
     """The turn numbers (1-based) in a model's answer: a JSON list, maybe in a fence or prose."""
+    # imported here: it lives with the core's typed output, which a plain run does not load
+    from agentkit_core.plugin import strip_code_fence
+
     body = strip_code_fence(text)
     try:
         data = json.loads(body)
@@ -187,22 +192,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class ImportanceOptions(TypedDict, total=False):
-    """The options of ``importance`` (``Kit(compactor_options=...)``), checked at lookup."""
-
-    #: Chooses the turns to keep itself, instead of a model (code only; not with ``model``).
-    filterer: Filterer | None
-    #: The model that chooses: a Model (code only) or a model string.
-    model: Model | str | None
-    #: The token budget past which turns are filtered (at least 1; default 12000).
-    max_tokens: int
-    #: The system message of the filtering request (default :data:`INSTRUCTIONS`).
-    instructions: str
-    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
-    estimate: Estimator | None
-
-
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``importance``."""
-    register("importance", ImportanceFilteringCompactor, settings=ImportanceOptions)
+    register(
+        "importance",
+        ImportanceFilteringCompactor,
+        settings=partial(__getattr__, "ImportanceOptions"),
+    )
+
+
+__getattr__ = lazy_attributes(__name__, {"ImportanceOptions": "._options"})

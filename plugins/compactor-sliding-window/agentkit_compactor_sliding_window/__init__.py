@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core import Message
     from agentkit_core import RunContext
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
+
+    from ._options import SlidingWindowOptions as SlidingWindowOptions
 
 __all__ = ["SlidingWindowCompactor", "SlidingWindowOptions"]
 
@@ -54,14 +57,14 @@ class SlidingWindowCompactor:
         return [*messages[:leading], *keep_units(messages, kept)]
 
 
-class SlidingWindowOptions(TypedDict, total=False):
-    """The options of ``sliding-window`` (``Kit(compactor_options=...)``), checked at lookup."""
-
-    #: How many of the latest messages to keep (at least 1; default 10).
-    keep_recent: int
-
-
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``sliding-window``."""
-    register("sliding-window", SlidingWindowCompactor, settings=SlidingWindowOptions)
+    register(
+        "sliding-window",
+        SlidingWindowCompactor,
+        settings=partial(__getattr__, "SlidingWindowOptions"),
+    )
+
+
+__getattr__ = lazy_attributes(__name__, {"SlidingWindowOptions": "._options"})

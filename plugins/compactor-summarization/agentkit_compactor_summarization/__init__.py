@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import Summarizer
+
+    from ._options import SummarizationOptions as SummarizationOptions
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
     from agentkit_core import PluginManager
@@ -49,6 +51,10 @@ _FROM_CORE = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "SummarizationOptions":
+        from ._options import SummarizationOptions
+
+        return SummarizationOptions
     core = _FROM_CORE.get(name)
     if core is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -158,24 +164,11 @@ class SummarizationCompactor:
             return [*messages[:head], summary, *keep_units(messages, tail)]
 
 
-class SummarizationOptions(TypedDict, total=False):
-    """The options of ``summarization`` (``Kit(compactor_options=...)``), checked at lookup."""
-
-    #: Writes the summary itself, instead of a model (code only; not with ``model``).
-    summarizer: Summarizer | None
-    #: The model that writes the summary: a Model (code only) or a model string.
-    model: Model | str | None
-    #: The token budget past which the middle is summarized (at least 1; default 12000).
-    max_tokens: int
-    #: The token budget of the tail kept verbatim (default: half of ``max_tokens``).
-    keep_recent: int | None
-    #: The system message of the summary request (default :data:`INSTRUCTIONS`).
-    instructions: str
-    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
-    estimate: Estimator | None
-
-
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``summarization``."""
-    register("summarization", SummarizationCompactor, settings=SummarizationOptions)
+    register(
+        "summarization",
+        SummarizationCompactor,
+        settings=partial(__getattr__, "SummarizationOptions"),
+    )

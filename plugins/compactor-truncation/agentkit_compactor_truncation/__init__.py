@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
 from agentkit_core.plugin import estimate_tokens
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core import Message
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Register
+
+    from ._options import TruncationOptions as TruncationOptions
 
 __all__ = ["TruncationCompactor", "TruncationOptions"]
 
@@ -52,16 +55,10 @@ class TruncationCompactor:
         return [*lead, *keep_units(messages, kept)]
 
 
-class TruncationOptions(TypedDict, total=False):
-    """The options of ``truncation`` (``Kit(compactor_options=...)``), checked at lookup."""
-
-    #: The token budget of the transcript sent (at least 1; default 12000).
-    max_tokens: int
-    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
-    estimate: Estimator | None
-
-
 @hookimpl
 def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     """Offer ``truncation``."""
-    register("truncation", TruncationCompactor, settings=TruncationOptions)
+    register("truncation", TruncationCompactor, settings=partial(__getattr__, "TruncationOptions"))
+
+
+__getattr__ = lazy_attributes(__name__, {"TruncationOptions": "._options"})

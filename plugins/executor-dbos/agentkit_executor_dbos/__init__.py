@@ -9,11 +9,12 @@ last completed step. Adds the commands ``agentkit worker``, ``submit``, ``result
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     import argparse
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from ._executor import DBOSExecutor
     from ._executor import RunHandle
+    from ._options import DBOSOptions as DBOSOptions
     from ._runtime import RunNotFound
 
 __all__ = [
@@ -36,12 +38,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in ("DBOSExecutor", "RunHandle", "RunNotFound"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _executor
-
-    return getattr(_executor, name)
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "DBOSExecutor": "._executor",
+        "RunHandle": "._executor",
+        "RunNotFound": "._executor",
+        "DBOSOptions": "._options",
+    },
+)
 
 
 def dbos_executor(**options: Any) -> DBOSExecutor:
@@ -49,32 +54,6 @@ def dbos_executor(**options: Any) -> DBOSExecutor:
     from ._executor import DBOSExecutor
 
     return DBOSExecutor(**options)
-
-
-class DBOSOptions(TypedDict, total=False):
-    """The options of ``dbos`` (``Kit(executor_options={...})``), checked at lookup.
-
-    See :class:`DBOSExecutor` for each in full.
-    """
-
-    #: The DBOS system database: ``sqlite:///PATH`` or ``postgresql://user@host:port/db``.
-    database: str
-    #: The queue runs are submitted to and served from (default ``"agentkit"``).
-    queue: str
-    #: Runs one worker process runs at once (None: no limit).
-    concurrency: int | None
-    #: Seconds one step may take (None: no limit).
-    step_timeout: float | None
-    #: This process's identity among the workers (default ``"local"``).
-    worker_id: str
-    #: The DBOS application name (default ``"agentkit"``).
-    app: str
-    #: Seconds a suspended run waits for approvals (default a day).
-    approval_timeout: float
-    #: Seconds between a serving worker's beats (default 2).
-    heartbeat: float
-    #: Seconds without a beat before a worker is taken for dead (default 30).
-    takeover_after: float
 
 
 def _factory(
@@ -99,7 +78,7 @@ def _factory(
 @hookimpl
 def agentkit_register_executors(register: Register[ExecutorFactory]) -> None:
     """Offer the ``"dbos"`` executor."""
-    register("dbos", _factory, settings=DBOSOptions)
+    register("dbos", _factory, settings=partial(__getattr__, "DBOSOptions"))
 
 
 @hookimpl

@@ -15,7 +15,6 @@ from agentkit_core.plugin import lazy_attributes
 from ._hooks import agentkit_after_tool_call
 from ._hooks import agentkit_before_tool_call
 from ._hooks import agentkit_register_guardrails
-from ._settings import WebSettings
 
 if TYPE_CHECKING:
     from ._fetch import SafeFetcher as SafeFetcher
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from ._resolve import ResolvingURLCheck as ResolvingURLCheck
     from ._resolve import resolving_url_check as resolving_url_check
     from ._resolve import system_resolver as system_resolver
+    from ._settings import WebSettings as WebSettings
 
 #: Public name -> the private module defining it, imported on first access (so loading the
 #: plugin, as ``agentkit plugins list`` does, imports none of them; ``SafeFetcher`` needs httpx).
@@ -34,6 +34,7 @@ _LAZY = {
     "WebGuardrail": "._guardrail",
     "resolving_url_check": "._resolve",
     "system_resolver": "._resolve",
+    "WebSettings": "._settings",
 }
 
 __all__ = [

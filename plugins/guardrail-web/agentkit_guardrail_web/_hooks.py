@@ -24,8 +24,6 @@ from typing import Any
 from agentkit_core import GuardrailViolation
 from agentkit_core import hookimpl
 
-from ._settings import WebSettings
-
 if TYPE_CHECKING:
     from agentkit_core import RunContext
     from agentkit_core import ToolCall
@@ -58,9 +56,16 @@ def _web_guardrail(**options: Any) -> WebGuardrail:
     return WebGuardrail(**options)
 
 
+def _web_settings() -> type:
+    """:class:`WebSettings`, made when the settings are first read (not when the plugin loads)."""
+    from ._settings import WebSettings
+
+    return WebSettings
+
+
 @hookimpl
 def agentkit_register_guardrails(register: Register[GuardrailFactory]) -> None:
-    register("web", _web_guardrail, settings=WebSettings, env_prefix=ENV_PREFIX)
+    register("web", _web_guardrail, settings=_web_settings, env_prefix=ENV_PREFIX)
 
 
 @hookimpl

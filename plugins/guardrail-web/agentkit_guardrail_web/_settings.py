@@ -1,7 +1,8 @@
-"""The web guardrail's settings, apart from the guardrail so that registering it imports nothing.
+"""The web guardrail's settings, apart from the guardrail so that reading them imports nothing.
 
-:class:`WebSettings` is declared at registration (``settings=``), which ``agentkit plugins list``
-runs; the guardrail itself (:mod:`._guardrail`) is imported when one is built.
+:class:`WebSettings` is declared at registration (``settings=``) through a function, so it is
+made when the settings are first read, not when the plugin loads; the guardrail itself
+(:mod:`._guardrail`) is imported when one is built.
 """
 
 from __future__ import annotations

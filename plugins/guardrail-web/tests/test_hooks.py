@@ -25,6 +25,7 @@ from agentkit_core import Tool
 from agentkit_core import ToolResult
 from agentkit_core import get_plugin_manager
 from agentkit_core import hookimpl
+from agentkit_core._tables import settings_type
 from agentkit_core.plugin import Guardrail
 from agentkit_core.plugin import get_guardrail
 from agentkit_core.testing import ScriptedModel
@@ -78,7 +79,10 @@ def test_entry_point_registers_the_web_guardrail_with_its_settings(pm) -> None:
     # a factory importing the guardrail when called, so registering it (plugins list) does not
     assert isinstance(registration.value(), WebGuardrail)
     assert registration.distribution == "agentkit-guardrail-web"
-    assert registration.meta == {"settings": WebSettings, "env_prefix": "AGENTKIT_WEB_"}
+    # the settings class made when they are first read, not when the plugin loads
+    assert registration.meta.keys() == {"settings", "env_prefix"}
+    assert registration.meta["env_prefix"] == "AGENTKIT_WEB_"
+    assert settings_type(registration.meta["settings"]) is WebSettings
     guard = get_guardrail("web", egress_allow=["example.com"], environ={}, manager=pm)
     assert isinstance(guard, WebGuardrail) and guard.egress_allow == {"example.com"}
 

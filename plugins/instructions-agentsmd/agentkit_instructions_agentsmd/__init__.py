@@ -8,11 +8,12 @@ so they come last and, when a bound forces a choice, they are the ones kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:  # the instruction-part records load when a kit reads the files, not here
     from pathlib import Path  # imported by AgentsMD(): a first run only registers the factory
@@ -22,6 +23,8 @@ if TYPE_CHECKING:  # the instruction-part records load when a kit reads the file
     from agentkit_core.plugin import Omission
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import Rendered
+
+    from ._options import AgentsMDOptions as AgentsMDOptions
 
 __all__ = ["PART_ID", "AgentsMD", "AgentsMDOptions"]
 
@@ -166,24 +169,10 @@ def _bytes(path: Path) -> int:
     return path.stat().st_size
 
 
-class AgentsMDOptions(TypedDict, total=False):
-    """The options of ``agentsmd`` (``Kit(parts={"agentsmd": {...}})``), checked at lookup."""
-
-    #: The path whose chain applies (default: the working directory).
-    path: str | Path
-    #: The directory the chain starts from (default: the filesystem root).
-    root: str | Path | None
-    #: The file names tried in each directory, in order (default ``["AGENTS.md"]``).
-    names: Sequence[str]
-    #: Files appended after the chain.
-    extra: Sequence[str | Path]
-    #: A file over this many bytes is left out whole (default 32768).
-    max_file_bytes: int
-    #: The bytes of the whole chain; the files nearest the root go first (default 65536).
-    max_total_bytes: int
-
-
 @hookimpl
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``agentsmd`` part."""
-    register(PART_ID, AgentsMD, settings=AgentsMDOptions)
+    register(PART_ID, AgentsMD, settings=partial(__getattr__, "AgentsMDOptions"))
+
+
+__getattr__ = lazy_attributes(__name__, {"AgentsMDOptions": "._options"})

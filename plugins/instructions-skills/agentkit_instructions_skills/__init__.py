@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import ConfigError
 from agentkit_core import Tool
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the instruction-part records load when skills are read, not
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import Rendered
 
+    from ._options import SkillsOptions as SkillsOptions
     from ._skill import Skill
 
 __all__ = [
@@ -370,26 +371,12 @@ class Skills:
         return Rendered("\n".join(head + lines + tail), tuple(omissions))
 
 
-class SkillsOptions(TypedDict, total=False):
-    """The options of ``skills`` (``Kit(parts={"skills": {...}})``), checked at lookup."""
-
-    #: Skill directories, each of which must exist; searched in order.
-    dirs: Sequence[str | Path]
-    #: Skill directories searched after ``dirs``; a missing one is passed over.
-    optional_dirs: Sequence[str | Path]
-    #: Whether the ``read_skill`` tool is offered (default true).
-    offer_tool: bool
-    #: Whether a skill's ``allowed-tools`` may grant: true, false (the default) or a function
-    #: of the skill (code only).
-    trusted: bool | Callable[[Skill], bool]
-
-
 @hookimpl
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
-    register(PART_ID, Skills, settings=SkillsOptions)
+    register(PART_ID, Skills, settings=partial(__getattr__, "SkillsOptions"))
 
 
 #: ``Skill`` is made when skills are first read: a frozen dataclass compiles six methods and
 #: makes its class twice, which every first run (every installed plugin loaded) would pay.
-__getattr__ = lazy_attributes(__name__, {"Skill": "._skill"})
+__getattr__ = lazy_attributes(__name__, {"Skill": "._skill", "SkillsOptions": "._options"})

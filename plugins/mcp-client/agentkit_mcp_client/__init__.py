@@ -7,22 +7,16 @@ connected, so ``agentkit plugins list`` stays fast.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from collections.abc import Iterable
-from collections.abc import Mapping
-from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
 from agentkit_core.stores import store_plugin
 
 if TYPE_CHECKING:
-    from pathlib import Path  # the options' hint: resolved when the settings are read
-
     from agentkit_core import PluginManager
-    from agentkit_core.plugin import Elicitor
     from agentkit_core.plugin import Register
     from agentkit_core.plugin import ToolSourceFactory
 
@@ -33,19 +27,17 @@ if TYPE_CHECKING:
     from ._connection import DEFAULT_REQUEST_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
     from ._connection import STDERR_TAIL_BYTES as STDERR_TAIL_BYTES
     from ._connection import ServerParams as ServerParams
-    from ._connection import ServerSpec
-    from ._connection import StderrSink
     from ._content import to_tool_result as to_tool_result
     from ._features import PROGRESS_ATTRIBUTE as PROGRESS_ATTRIBUTE
     from ._features import SAMPLING_TOOL as SAMPLING_TOOL
     from ._login import login as login
+    from ._options import MCPToolSourceOptions as MCPToolSourceOptions
     from ._resources import ResourcePart as ResourcePart
     from ._resources import list_prompts as list_prompts
     from ._resources import render_prompt as render_prompt
     from ._source import MCPServerSource as MCPServerSource
     from ._source import MCPTool as MCPTool
     from ._source import MCPToolSource as MCPToolSource
-    from ._source import ToolFilter
     from ._tokens import FileTokenStore as FileTokenStore
     from ._tokens import SqliteTokenStore as SqliteTokenStore
 
@@ -97,42 +89,10 @@ __all__ = [
 ]
 
 
-class MCPToolSourceOptions(TypedDict, total=False):
-    """The options of ``mcp`` (``Kit(tool_sources={"mcp": {...}})``), checked at lookup.
-
-    See :class:`MCPToolSource`; ``Kit(mcp=[...])`` adds to ``servers``.
-    """
-
-    #: Command lines, ``http(s)://`` URLs, :class:`ServerParams` or mappings of them.
-    servers: Iterable[ServerSpec | Mapping[str, Any]]
-    #: Seconds to connect to a server (default 30).
-    connect_timeout: float
-    #: Seconds a tool call may take; None leaves the agent's ``tool_timeout`` in charge.
-    call_timeout: float | None
-    #: Seconds any other request may take (default 60).
-    request_timeout: float
-    #: Answers the servers' elicitation requests (code only).
-    elicitor: Elicitor | None
-    #: Where the servers' stderr goes: a function or a file (code only).
-    stderr: StderrSink
-    #: The tools kept: names, or a function of the name (code only).
-    tool_filter: ToolFilter
-    #: Put before every tool name.
-    prefix: str
-    #: ``"auto"`` (the default) or ``"legacy"``: the SDK's protocol mode.
-    protocol: str
-    #: Whether the servers may ask the run's model (``sampling/createMessage``); default True.
-    sampling: bool
-    #: The workspace directories announced to the servers as roots (one or several).
-    roots: str | Path | Sequence[str | Path] | None
-    #: Whether each server's resources are offered as two tools (list, read); default False.
-    resource_tools: bool
-
-
 @hookimpl
 def agentkit_register_tool_sources(register: Register[ToolSourceFactory]) -> None:
     """Offer ``mcp``: ``factory(servers=[...], **options)`` builds an :class:`MCPToolSource`."""
-    register("mcp", _mcp_tool_source, settings=MCPToolSourceOptions)
+    register("mcp", _mcp_tool_source, settings=partial(__getattr__, "MCPToolSourceOptions"))
 
 
 def _mcp_tool_source(
@@ -168,4 +128,4 @@ def agentkit_register_commands(cli: Any) -> None:
     add_commands(cli)
 
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(__name__, {**_LAZY, "MCPToolSourceOptions": "._options"})

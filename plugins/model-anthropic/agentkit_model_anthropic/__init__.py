@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ._model import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
     from ._model import AnthropicModel as AnthropicModel
     from ._model import provider_error as provider_error
+    from ._options import AnthropicOptions as AnthropicOptions
     from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
     from ._wire import STOP_REASONS as STOP_REASONS
     from ._wire import WIRE as WIRE
@@ -54,26 +55,10 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-class AnthropicOptions(TypedDict, total=False):
-    """What a ``[models.anthropic]`` table may set: ``AnthropicModel``'s keywords a file can hold.
-
-    ``thinking`` is a token budget there; ``thinking="adaptive"`` is given in code.
-    """
-
-    base_url: str
-    max_tokens: int
-    thinking: int
-    cache: bool
-    cache_ttl: str
-    structured_output: str
-    timeout: float
-    headers: dict[str, str]
-
-
 @hookimpl
 def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``anthropic`` prefix."""
-    register("anthropic", _anthropic_model, settings=AnthropicOptions)
+    register("anthropic", _anthropic_model, settings=partial(__getattr__, "AnthropicOptions"))
 
 
 def _anthropic_model(model: str, **options: Any) -> AnthropicModel:
@@ -83,4 +68,4 @@ def _anthropic_model(model: str, **options: Any) -> AnthropicModel:
     return AnthropicModel(model, **options)
 
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(__name__, {**_LAZY, "AnthropicOptions": "._options"})

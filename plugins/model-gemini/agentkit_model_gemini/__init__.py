@@ -7,9 +7,9 @@ imported on the first request, so listing plugins stays fast.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ._model import GeminiBlockedError as GeminiBlockedError
     from ._model import GeminiModel as GeminiModel
     from ._model import retry_after as retry_after
+    from ._options import GeminiOptions as GeminiOptions
     from ._wire import IGNORED_SETTINGS as IGNORED_SETTINGS
     from ._wire import WIRE as WIRE
     from ._wire import messages_from_gemini as messages_from_gemini
@@ -55,24 +56,10 @@ __all__ = [
 ]
 
 
-class GeminiOptions(TypedDict, total=False):
-    """What a ``[models.gemini]`` table may set (``GeminiModel``'s keywords a file can hold)."""
-
-    base_url: str
-    vertexai: bool
-    project: str
-    location: str
-    api_version: str
-    timeout: float
-    include_thoughts: bool
-    cached_content: str
-    headers: dict[str, str]
-
-
 @hookimpl
 def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``gemini`` prefix."""
-    register("gemini", _gemini_model, settings=GeminiOptions)
+    register("gemini", _gemini_model, settings=partial(__getattr__, "GeminiOptions"))
 
 
 def _gemini_model(model: str, **options: Any) -> GeminiModel:
@@ -82,4 +69,4 @@ def _gemini_model(model: str, **options: Any) -> GeminiModel:
     return GeminiModel(model, **options)
 
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(__name__, {**_LAZY, "GeminiOptions": "._options"})

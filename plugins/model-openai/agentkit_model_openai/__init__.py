@@ -8,9 +8,9 @@ The Chat Completions client talks to vLLM, llama.cpp's server, Ollama and LM Stu
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import Register
 
     from ._model import OpenAIModel as OpenAIModel
+    from ._options import OpenAIOptions as OpenAIOptions
+    from ._options import ResponsesOptions as ResponsesOptions
     from ._responses import OpenAIResponsesModel as OpenAIResponsesModel
     from ._responses_wire import RESPONSES_IGNORED_SETTINGS as RESPONSES_IGNORED_SETTINGS
     from ._responses_wire import messages_from_responses as messages_from_responses
@@ -74,31 +76,13 @@ __all__ = [
 ]
 
 
-class OpenAIOptions(TypedDict, total=False):
-    """What a ``[models.openai]`` table may set (``OpenAIModel``'s keywords a file can hold)."""
-
-    base_url: str
-    timeout: float
-    structured_output: bool
-    headers: dict[str, str]
-    max_tokens_field: str
-
-
-class ResponsesOptions(TypedDict, total=False):
-    """What a ``[models.openai-responses]`` table may set (``OpenAIResponsesModel``'s)."""
-
-    base_url: str
-    timeout: float
-    structured_output: bool
-    reasoning_summary: str
-    headers: dict[str, str]
-
-
 @hookimpl
 def agentkit_register_models(register: Register[ModelFactory]) -> None:
     """Offer the ``openai`` (Chat Completions) and ``openai-responses`` prefixes."""
-    register("openai", _openai_model, settings=OpenAIOptions)
-    register("openai-responses", _responses_model, settings=ResponsesOptions)
+    register("openai", _openai_model, settings=partial(__getattr__, "OpenAIOptions"))
+    register(
+        "openai-responses", _responses_model, settings=partial(__getattr__, "ResponsesOptions")
+    )
 
 
 def _openai_model(model: str, **options: Any) -> OpenAIModel:
@@ -115,4 +99,6 @@ def _responses_model(model: str, **options: Any) -> OpenAIResponsesModel:
     return OpenAIResponsesModel(model, **options)
 
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(
+    __name__, {**_LAZY, "OpenAIOptions": "._options", "ResponsesOptions": "._options"}
+)

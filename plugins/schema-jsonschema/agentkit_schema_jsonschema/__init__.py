@@ -7,33 +7,23 @@ default), imported on first use.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agentkit_core import hookimpl
-from agentkit_core.plugin import ParseError
-from agentkit_core.plugin import PartialCache
-from agentkit_core.plugin import PartialParsing
-from agentkit_core.plugin import decode_json
-from agentkit_core.plugin import error_line
-from agentkit_core.plugin import import_optional
-from agentkit_core.plugin import strict_json_schema
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import RegisterSchemaAdapter
 
+    from ._adapter import JSONSchemaAdapter as JSONSchemaAdapter
+
 RANK = 40
 
-_PYTHON_TYPES: dict[str, type] = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-}
+#: The adapter (a ``PartialParsing``, which loads the core's typed-output machinery) is
+#: imported when a run first asks this flavour for one, not when the plugin loads.
+__getattr__ = lazy_attributes(__name__, {"JSONSchemaAdapter": "._adapter"})
 
 
 def probe(tp: Any) -> bool:
@@ -41,59 +31,13 @@ def probe(tp: Any) -> bool:
     return isinstance(tp, Mapping)
 
 
-class JSONSchemaAdapter(PartialParsing):
-    """A JSON Schema dict as a SchemaAdapter; parsed values are plain Python data."""
+def _make(tp: Any) -> JSONSchemaAdapter:
+    from ._adapter import JSONSchemaAdapter
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
-        jsonschema = import_optional("jsonschema", install="jsonschema", flavour="jsonschema")
-        self.schema = copy.deepcopy(dict(schema))
-        cls = jsonschema.validators.validator_for(self.schema, jsonschema.Draft202012Validator)
-        try:
-            cls.check_schema(self.schema)
-        except jsonschema.SchemaError as exc:
-            from agentkit_core.plugin import UnsupportedTypeError
-
-            raise UnsupportedTypeError(
-                f"output={dict(schema)!r:.200} is not a valid JSON Schema: {exc.message}"
-            ) from exc
-        self._validator = cls(self.schema)
-        self.python_type: Any = _PYTHON_TYPES.get(self.schema.get("type", ""), object)
-        self.name = str(self.schema.get("title", "output"))
-
-    def json_schema(self, strict: bool = False) -> dict[str, Any]:
-        """The JSON Schema of the type (``strict=True``: the OpenAI strict form)."""
-        return strict_json_schema(self.schema) if strict else copy.deepcopy(self.schema)
-
-    def _check(self, value: Any, raw: str, what: str) -> Any:
-        errors = [
-            error_line(list(e.absolute_path), e.message)
-            for e in sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
-        ]
-        if errors:
-            raise ParseError(f"{what}: {'; '.join(errors)}", raw=raw, errors=errors)
-        return value
-
-    def parse(self, text: str) -> Any:
-        """The answer as the declared type; invalid input raises ParseError."""
-        return self._check(decode_json(text), text, f"the answer does not match {self.name}")
-
-    def partial_from(self, data: Any, cache: PartialCache | None) -> Any:
-        """The partial object for JSON ``data``, built without validation."""
-        return data
-
-    def serialize(self, obj: Any) -> Any:
-        """``obj`` as JSON-ready data."""
-        return obj
-
-    def validate(self, value: Any) -> Any:
-        """A Python value (a tool's return) checked and returned as the declared type."""
-        return self._check(value, repr(value), f"{value!r:.200} is not a valid {self.name}")
-
-    def __repr__(self) -> str:
-        return f"<JSONSchemaAdapter {self.name}>"
+    return JSONSchemaAdapter(tp)
 
 
 @hookimpl
 def agentkit_register_schema_adapters(register: RegisterSchemaAdapter) -> None:
     """Offer the JSON Schema flavour."""
-    register("jsonschema", probe, JSONSchemaAdapter, rank=RANK)
+    register("jsonschema", probe, _make, rank=RANK)

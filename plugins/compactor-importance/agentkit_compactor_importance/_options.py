@@ -1,0 +1,27 @@
+"""``ImportanceOptions``, made when first read, not when the plugin loads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import TypedDict
+
+if TYPE_CHECKING:
+    from agentkit_core.plugin import Estimator
+    from agentkit_core.plugin import Model
+
+    from . import Filterer
+
+
+class ImportanceOptions(TypedDict, total=False):
+    """The options of ``importance`` (``Kit(compactor_options=...)``), checked at lookup."""
+
+    #: Chooses the turns to keep itself, instead of a model (code only; not with ``model``).
+    filterer: Filterer | None
+    #: The model that chooses: a Model (code only) or a model string.
+    model: Model | str | None
+    #: The token budget past which turns are filtered (at least 1; default 12000).
+    max_tokens: int
+    #: The system message of the filtering request (default :data:`INSTRUCTIONS`).
+    instructions: str
+    #: ``(messages) -> tokens``, in place of ``agentkit_core.estimate_tokens`` (code only).
+    estimate: Estimator | None
