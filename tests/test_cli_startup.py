@@ -22,6 +22,8 @@ import pytest
 #: implementation it calls) is imported. Each is a few hundred microseconds.
 #: guardrail-web keeps its hookimpls in ``_hooks`` and the settings TypedDict it declares at
 #: registration in ``_settings``: registration, not the guardrail (``_guardrail``, ``_framing``).
+#: schema-attrs and schema-dataclass register their probe, which their adapter (loaded on first
+#: use) shares, from ``_probe``: one small function over the standard library.
 ALLOWED = {
     "agentkit_executor_dbos._cli",
     "agentkit_mcp_client._cli",
@@ -29,6 +31,8 @@ ALLOWED = {
     "agentkit_guardrail_web._hooks",
     "agentkit_guardrail_web._settings",
     "agentkit_mcp_server._defaults",
+    "agentkit_schema_attrs._probe",
+    "agentkit_schema_dataclass._probe",
 }
 
 ROOT = Path(__file__).resolve().parent.parent
