@@ -256,13 +256,17 @@ class TranscriptView(Sequence[Message]):
         return n <= self._n and tuple(islice(self._items, n)) == tuple(prefix)
 
 
-def tail(messages: Sequence[Message], prefix: Sequence[Message]) -> Sequence[Message]:
-    """The messages of ``messages`` past ``prefix``, which they begin with (see starts_with)."""
+def past(messages: Sequence[Message], prefix: Sequence[Message]) -> Sequence[Message] | None:
+    """The messages of ``messages`` past ``prefix`` when they begin with it (see starts_with).
+
+    None when they do not. Two views of one transcript compare their lengths and give a list
+    slice: one call where a request checked against the last one asked two and a view's length.
+    """
     if type(messages) is TranscriptView and type(prefix) is TranscriptView:
-        after = messages.after(prefix)
-        if after is not None:  # a list slice, not a view's
-            return after
-    return messages[len(prefix) :]
+        items, n = messages._items, prefix._n
+        if prefix._items is items:  # a list slice, not a view's
+            return items[n : messages._n] if 0 < n <= messages._n else None
+    return messages[len(prefix) :] if starts_with(messages, prefix) else None
 
 
 def starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
