@@ -520,6 +520,17 @@ _plain_step = st.tuples(
 )
 
 
+class _Pin(Guard):
+    """Rewrites the system message once: every later request of the run takes the full pass."""
+
+    name = "pin"
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        if inp.text == "You help.":
+            return GuardDecision.rewrite("You help!", "pinned")
+        return GuardDecision.ALLOW
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_plain_step, min_size=1, max_size=14))
 def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
@@ -527,31 +538,32 @@ def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
 ) -> None:
     """While no guard rewrites, the chain asks each guard about the new messages without
     building versions or views; on a rewrite it hands over to the full pass. Every request
-    sent, every question asked (text, index, first, view) and every verdict is the full
-    pass's alone; a guard declaring it only measures is asked less, and nothing else
-    changes."""
+    sent, every question asked (text, index, first, view) and every verdict is what the full
+    pass gives, which a run takes for good once a guard rewrote one of its messages: here a
+    last guard that rewrites the system message, which the others never see. A guard
+    declaring it only measures is asked less, and nothing else changes."""
     runs = []
     for plain, declared in ((True, True), (False, True), (True, False)):
         guards = [_Asked("a", False), _Asked("m", True), _Asked("o", True, True, declared)]
         guards.append(_Asked("b", False))
-        chain = GuardChain(guards)
-        if not plain:
-            chain._plain_request = lambda *args: {}  # type: ignore[method-assign]
+        chain = GuardChain([*guards, *([] if plain else [_Pin()])])
         ctx: Any = _Run()
         transcript: list[Message] = [Message.system("You help.")]
         sent = []
         for role, text in steps:
-            if role == "fork":
+            if role == "fork" and len(transcript) > 1:  # a new list, the system message kept
                 transcript = [*transcript[:-1], Message.user(text)]
-            elif role == "again":  # the same message object once more
+            elif role == "again" and len(transcript) > 1:  # the same message object again
                 transcript.append(transcript[-1])
             elif role == "tool":
                 transcript.append(Message.tool("c", text))
             else:
-                transcript.append(Message(role, text))
+                transcript.append(Message(role if role in ("user", "assistant") else "user", text))
             request = chain.check_request(ctx, ModelRequest(TranscriptView(transcript)))
-            sent.append(tuple(request.messages))
-        runs.append((sent, [g.asked for g in guards], ctx.verdicts))
+            sent.append(tuple(request.messages)[1:])
+            assert request.messages[0].text == ("You help." if plain else "You help!")
+        verdicts = [v for v in ctx.verdicts if v.rule != "pin"]
+        runs.append((sent, [g.asked for g in guards], verdicts))
     assert runs[0] == runs[1]
     undeclared = runs[2]  # the same guards, "o" not declaring: only "o" is asked more
     del runs[0][1][2], undeclared[1][2]
