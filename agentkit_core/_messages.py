@@ -202,6 +202,8 @@ class TranscriptView(Sequence[Message]):
     def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
 
     def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
+        if type(index) is int and 0 <= index < self._n:  # a guard's read: the most asked
+            return self._items[index]
         if isinstance(index, slice):
             return tuple(self._items[slice(*index.indices(self._n))])
         at = index + self._n if index < 0 else index
