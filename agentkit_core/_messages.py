@@ -204,8 +204,8 @@ class TranscriptView(Sequence[Message]):
     def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
         if type(index) is int and 0 <= index < self._n:  # a guard's read: the most asked
             return self._items[index]
-        if isinstance(index, slice):
-            return tuple(self._items[slice(*index.indices(self._n))])
+        if isinstance(index, slice):  # read by positions: a list slice's -1 is not "before 0"
+            return tuple(map(self._items.__getitem__, range(*index.indices(self._n))))
         at = index + self._n if index < 0 else index
         if not 0 <= at < self._n:
             raise IndexError("tuple index out of range")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core._messages import TranscriptView
+from agentkit_core._messages import past
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
@@ -568,3 +570,38 @@ def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
     undeclared = runs[2]  # the same guards, "o" not declaring: only "o" is asked more
     del runs[0][1][2], undeclared[1][2]
     assert runs[0] == undeclared
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 6),
+    st.integers(0, 6),
+    st.sampled_from(["view", "copy", "tuple", "other"]),
+    st.integers(-8, 8),
+    st.slices(8),
+)
+def test_a_view_reads_as_its_tuple_and_tells_what_extends_a_prefix(
+    n: int, m: int, prefix_kind: str, index: int, cut: slice
+) -> None:
+    """The chain's and the guards' reads of a request: an index, a slice, and ``past`` (the
+    messages past the last request's, or None when they do not begin with them) are what the
+    tuple of the messages gives, for a view of the same list, of a copy, a tuple, or a prefix
+    with another message in it."""
+    items = [Message.user(str(k)) for k in range(6)]
+    view = TranscriptView(items, n)
+    whole = tuple(items[:n])
+    if -n <= index < n:
+        assert view[index] is whole[index]
+    else:
+        with pytest.raises(IndexError):
+            view[index]
+    assert view[cut] == whole[cut]
+    prefix: Sequence[Message] = {
+        "view": lambda: TranscriptView(items, m),
+        "copy": lambda: TranscriptView(list(items), m),
+        "tuple": lambda: tuple(items[:m]),
+        "other": lambda: (*items[: m - 1], Message.user("other"))[:m],
+    }[prefix_kind]()
+    extends = 0 < m <= n and tuple(prefix) == whole[:m]
+    found = past(view, prefix)
+    assert (None if found is None else tuple(found)) == (whole[m:] if extends else None)
