@@ -46,11 +46,10 @@ def normal(text: str) -> str:
     """``text`` in the normal form entries are matched in (see the module)."""
     if not text.isascii():
         return folded(text)
-    odd = text.encode("ascii").translate(None, _PLAIN)
-    if not odd and "  " not in text:
-        return text  # the common case, told at C speed
+    if text.isprintable() and "  " not in text:  # printable ASCII: each is in _PLAIN
+        return text  # the common case, told at C speed (no bytes made)
     # ASCII is its own NFKC and holds no dash to rewrite: only controls and spaces change
-    if odd.translate(None, _ASCII_SPACES):
+    if text.encode("ascii").translate(None, _PLAIN).translate(None, _ASCII_SPACES):
         text = INVISIBLE.sub("", text)
     words = text.split()  # the whitespace runs, each written as one space below
     if not words:
