@@ -197,12 +197,10 @@ class View:
         if frames:
             text, layer = _apply(text, ((start, end, "") for start, end in frames))
             layers += [layer] if layer else []
-        if text.isascii() and text.isprintable():  # the common case, told at C speed
-            folds, spaces = False, "  " in text  # printable ASCII: each is in _PLAIN
-        elif text.isascii():
+        if text.isascii():  # the common case, told at C speed
             odd = text.encode("ascii").translate(None, _PLAIN)
             folds = bool(odd.translate(None, _ASCII_SPACES))  # control characters to drop
-            spaces = True
+            spaces = bool(odd) or "  " in text
         else:
             folds = not unicodedata.is_normalized("NFKC", text) or bool(_ODD.search(text))
             spaces = True
