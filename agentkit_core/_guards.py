@@ -346,8 +346,8 @@ class GuardChain:
         self._only_first = [_measures_only(e.guard) for e in self.guards]
         #: What the pass over a request nobody rewrote asks each guard with an input check
         #: about: the carried first message (a measuring guard), the new messages (all but a
-        #: guard that only measures).
-        #: (0: both, 1: the first alone, 2: the new alone), with the guard's check, bound.
+        #: guard that only measures): 0 both, 1 the first alone, 2 the new alone; with the
+        #: guard's check, bound.
         self._plain_plan = [
             (k, e, e.guard.check_input, 2 if not e.guard.measures_request else int(only))
             for k, e in self._asking["input"]
