@@ -39,8 +39,8 @@ from ._instructions import InstructionPart
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
+from ._messages import past
 from ._messages import starts_with
-from ._messages import tail
 from ._records import quick_init
 from ._verdicts import Verdict
 
@@ -237,9 +237,15 @@ class _RunMemo:
     built_reported: bool = False
     #: The run's last request as the chain saw it, for the next, which mostly repeats it.
     last: _LastRequest | None = None
-    #: Or, when no guard rewrote any of its messages, just them and the index of the first
-    #: with text: every version and every view is then the messages themselves.
-    plain: tuple[Sequence[Message], int] | None = None
+    #: Or, when no guard rewrote any of its messages, just them (see :data:`_Plain`): every
+    #: version and every view is then the messages themselves.
+    plain: _Plain | None = None
+
+
+#: A request no guard rewrote: its messages, how many, the index of the first with text, and
+#: (when a guard measures the whole) that message and its text, carried over to the next
+#: request, which begins with these messages.
+_Plain = tuple[Sequence[Message], int, int, Message | None, str]
 
 
 @quick_init
@@ -261,12 +267,12 @@ class _LastRequest:
     first: int
 
 
-def _unfolded(plain: tuple[Sequence[Message], int], n: int) -> _LastRequest:
+def _unfolded(plain: _Plain, n: int) -> _LastRequest:
     """A request no guard rewrote (its messages, its first with text) as a :class:`_LastRequest`.
 
     Every version of each message, and each of the ``n`` guards' views, is the message itself.
     """
-    messages, first = plain
+    messages, _, first, _, _ = plain
     msgs = tuple(messages)
     return _LastRequest(messages, [[m] * (n + 1) for m in msgs], [msgs] * n, msgs, 0, first)
 
@@ -340,10 +346,12 @@ class GuardChain:
         self._only_first = [_measures_only(e.guard) for e in self.guards]
         #: What the pass over a request nobody rewrote asks each guard with an input check
         #: about: the carried first message (a measuring guard), the new messages (all but a
-        #: guard that only measures).
+        #: guard that only measures): 0 both, 1 the first alone, 2 the new alone; with the
+        #: guard's check, bound.
         self._plain_plan = [
-            (k, e, e.guard.measures_request, not self._only_first[k])
+            (k, e, e.guard.check_input, 2 if not e.guard.measures_request else int(only))
             for k, e in self._asking["input"]
+            for only in [self._only_first[k]]
         ]
         self._asks_any = any(self._asks_input)
         #: Whether a guard measures the whole request (its first message is asked each time).
@@ -406,11 +414,10 @@ class GuardChain:
                 self._report_built(ctx, memo, msgs)
             plain = memo.plain
             if plain is not None:
-                if plain[1] >= 0 and starts_with(msgs, plain[0]):
-                    found = self._plain_request(ctx, memo, msgs, *plain)
-                    if found is None:  # nobody rewrote anything
-                        return request
-                    answered = found
+                found = self._plain_request(ctx, memo, msgs, plain)
+                if found is None:  # nobody rewrote anything
+                    return request
+                answered = found
                 memo.last, memo.plain = _unfolded(plain, len(self.guards)), None
         last = None if memo is None else memo.last
         same = 0  # how many leading messages are the last request's (a transcript grows)
@@ -455,7 +462,9 @@ class GuardChain:
             if rewrites:
                 memo.last = _LastRequest(msgs, versions, snapshots, sent, rewrites, first)
             else:
-                memo.last, memo.plain = None, (msgs, first)
+                carried = msgs[first] if self._measures and first >= 0 else None
+                measured = "" if carried is None else carried.text
+                memo.last, memo.plain = None, (msgs, len(msgs), first, carried, measured)
         if ctx is not None and self._asks_any:
             for i, m in todo:
                 if not isinstance(m.content, str):  # a plain text has no part to skip
@@ -528,59 +537,59 @@ class GuardChain:
         return snapshots
 
     def _plain_request(
-        self,
-        ctx: RunContext | None,
-        memo: _RunMemo,
-        msgs: Sequence[Message],
-        prefix: Sequence[Message],
-        first: int,
+        self, ctx: RunContext | None, memo: _RunMemo, msgs: Sequence[Message], plain: _Plain
     ) -> dict[tuple[int, int], GuardDecision] | None:
-        """Check ``msgs``, which extend ``prefix``, the last request, which no guard rewrote.
+        """Check ``msgs`` when they extend ``plain``, the last request, which no guard rewrote.
 
         Every guard then sees the request as it is: each is asked about the new messages (a
         measuring guard about the first too, as :meth:`_ask_request` asks; a guard that only
         measures about the first alone) and no version or view is built: None says nobody
-        rewrote anything, and the memo keeps the request plain. On a rewrite (or a new message
-        met before) this returns the answers so far, by (guard's position, message index), for
-        the full pass to finish asking no guard twice.
+        rewrote anything, and the memo keeps the request plain. On a rewrite (or messages that
+        do not extend the last request, or a new message met before) this returns the answers
+        so far, by (guard's position, message index), for the full pass to finish asking no
+        guard twice.
         """
-        same = len(prefix)
-        new = tail(msgs, prefix)
+        prefix, same, first, carried, measured = plain
+        new = past(msgs, prefix) if first >= 0 else None
         seen = memo.messages
-        if not seen.keys().isdisjoint(map(id, new)):  # their versions are reused, as the full
-            return {}  # pass does
+        if new is None or not seen.keys().isdisjoint(map(id, new)):  # their versions are
+            return {}  # reused, as the full pass does
         # the first message (``first < same``) is carried over: a guard that decides on the
         # text alone answered it before, an allow (the memo's parts), so only a measuring
         # guard is asked about it again; nobody rewrites, so each guard gets the same inputs
-        carried = msgs[first] if self._measures else None
-        measured = "" if carried is None else carried.text
-        whole = GuardInput(measured, "", msgs, first, True) if measured else None
         fresh: list[GuardInput] = []
+        odd: list[tuple[int, Message]] = []  # new messages with parts that are not text
         if self._asks_any:
-            fresh = [
-                GuardInput(t, "", msgs, i, False) for i, m in enumerate(new, same) if (t := m.text)
-            ]
+            for i, m in enumerate(new, same):
+                text = m.content
+                if type(text) is not str:
+                    odd.append((i, m))
+                    text = m.text
+                if text:
+                    fresh.append(GuardInput(text, "", msgs, i, False))
+        whole = GuardInput(measured, "", msgs, first, True) if measured else None
+        inputs = (fresh, [], fresh) if whole is None else ([whole, *fresh], [whole], fresh)
         known: dict[tuple[int, int], GuardDecision] = {}
-        for k, entry, at_first, at_new in self._plain_plan:
-            if at_first and whole is not None:
-                decision = known[k, first] = self._ask(entry, "input", first, ctx, whole)
-                if decision.action == "rewrite":
+        for k, entry, check, which in self._plain_plan:
+            for inp in inputs[which]:
+                try:
+                    decision, error = check(inp), None
+                except Exception as exc:
+                    decision, error = None, exc
+                if decision is GuardDecision.ALLOW:
+                    known[k, inp.index] = GuardDecision.ALLOW
+                    continue
+                known[k, inp.index] = self._judged(entry, "input", inp.index, ctx, decision, error)
+                if known[k, inp.index].action == "rewrite":
                     return known
-            if at_new:
-                for inp in fresh:
-                    i = inp.index
-                    decision = known[k, i] = self._ask(entry, "input", i, ctx, inp)
-                    if decision.action == "rewrite":
-                        return known
         for m in new:
             seen[id(m)] = (m, None, 0)  # every version is ``m``: listed if the full pass asks
-        memo.plain = (msgs, first)
+        memo.plain = (msgs, same + len(new), first, carried, measured)
         if ctx is not None and self._asks_any:
             if carried is not None and not isinstance(carried.content, str):
                 _report_skipped(ctx, carried, first)
-            for i, m in enumerate(new, same):
-                if not isinstance(m.content, str):
-                    _report_skipped(ctx, m, i)
+            for i, m in odd:
+                _report_skipped(ctx, m, i)
         return None
 
     def _report_built(
@@ -648,7 +657,26 @@ class GuardChain:
         argument: GuardInput | Message | TurnInfo,
         pending: list[Verdict] | None = None,
     ) -> GuardDecision:
-        """``entry``'s answer to ``check`` of ``argument``, checked and reported.
+        """``entry``'s answer to ``check`` of ``argument``, checked: :meth:`_judged`."""
+        try:
+            decision = getattr(entry.guard, _METHODS[check])(argument)
+        except Exception as exc:
+            return self._judged(entry, check, subject, ctx, None, exc, pending)
+        if decision is GuardDecision.ALLOW:
+            return decision
+        return self._judged(entry, check, subject, ctx, decision, None, pending)
+
+    def _judged(
+        self,
+        entry: ChainedGuard,
+        check: GuardCheck,
+        subject: str | int,
+        ctx: RunContext | None,
+        decision: object,
+        error: Exception | None,
+        pending: list[Verdict] | None = None,
+    ) -> GuardDecision:
+        """What ``entry`` answered to ``check`` (``decision``, or the ``error`` it raised), checked.
 
         ``subject`` is what the verdict names, or the index of the request's message it is
         about (named only when there is a verdict: a plain allow is most answers). Outside a
@@ -657,18 +685,14 @@ class GuardChain:
         stops on it).
         """
         where = _METHODS[check]
-        try:
-            decision = getattr(entry.guard, where)(argument)
-            if decision is GuardDecision.ALLOW:
-                return decision
-            details: JSONObject = {}
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+        details: JSONObject = {}
+        if error is not None:
+            text = f"{type(error).__name__}: {error}"
             if entry.fail_open:
-                decision = GuardDecision.allow(f"raised {error}; let through (fail open)")
+                decision = GuardDecision.allow(f"raised {text}; let through (fail open)")
             else:
-                decision = GuardDecision.block(f"raised {error}; refused (fail closed)")
-            details = {"error": type(exc).__name__, "fail_open": entry.fail_open}
+                decision = GuardDecision.block(f"raised {text}; refused (fail closed)")
+            details = {"error": type(error).__name__, "fail_open": entry.fail_open}
         subject_id = subject if isinstance(subject, str) else f"message/{subject}"
         stop = check == "turn"
         _check_decision(entry, where, decision, turn=stop)

@@ -202,8 +202,10 @@ class TranscriptView(Sequence[Message]):
     def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
 
     def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
-        if isinstance(index, slice):
-            return tuple(self._items[slice(*index.indices(self._n))])
+        if type(index) is int and 0 <= index < self._n:  # a guard's read: the most asked
+            return self._items[index]
+        if isinstance(index, slice):  # read by positions: a list slice's -1 is not "before 0"
+            return tuple(map(self._items.__getitem__, range(*index.indices(self._n))))
         at = index + self._n if index < 0 else index
         if not 0 <= at < self._n:
             raise IndexError("tuple index out of range")
@@ -256,13 +258,17 @@ class TranscriptView(Sequence[Message]):
         return n <= self._n and tuple(islice(self._items, n)) == tuple(prefix)
 
 
-def tail(messages: Sequence[Message], prefix: Sequence[Message]) -> Sequence[Message]:
-    """The messages of ``messages`` past ``prefix``, which they begin with (see starts_with)."""
+def past(messages: Sequence[Message], prefix: Sequence[Message]) -> Sequence[Message] | None:
+    """The messages of ``messages`` past ``prefix`` when they begin with it (see starts_with).
+
+    None when they do not. Two views of one transcript compare their lengths and give a list
+    slice: one call where a request checked against the last one asked two and a view's length.
+    """
     if type(messages) is TranscriptView and type(prefix) is TranscriptView:
-        after = messages.after(prefix)
-        if after is not None:  # a list slice, not a view's
-            return after
-    return messages[len(prefix) :]
+        items, n = messages._items, prefix._n
+        if prefix._items is items:  # a list slice, not a view's
+            return items[n : messages._n] if 0 < n <= messages._n else None
+    return messages[len(prefix) :] if starts_with(messages, prefix) else None
 
 
 def starts_with(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:

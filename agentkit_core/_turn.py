@@ -160,7 +160,7 @@ async def model_answer(
             f"model {agent.model.name!r} returned an empty answer (no text, no tool "
             f"calls) on turn {state.turn} of agent {agent.name!r}",
         )
-    if agent.guards is not None and message.text:
+    if agent.guards is not None and message.content and message.text:  # no call for ""
         guarded = agent.guards.check_output(ctx, message, state.turn)
         if guarded is not message:
             message = guarded

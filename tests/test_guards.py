@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from agentkit_core import UnknownNameError
 from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core._messages import TranscriptView
+from agentkit_core._messages import past
 from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
@@ -520,6 +522,17 @@ _plain_step = st.tuples(
 )
 
 
+class _Pin(Guard):
+    """Rewrites the system message once: every later request of the run takes the full pass."""
+
+    name = "pin"
+
+    def check_input(self, inp: GuardInput) -> GuardDecision:
+        if inp.text == "You help.":
+            return GuardDecision.rewrite("You help!", "pinned")
+        return GuardDecision.ALLOW
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_plain_step, min_size=1, max_size=14))
 def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
@@ -527,32 +540,68 @@ def test_the_pass_over_requests_nobody_rewrote_is_the_full_pass(
 ) -> None:
     """While no guard rewrites, the chain asks each guard about the new messages without
     building versions or views; on a rewrite it hands over to the full pass. Every request
-    sent, every question asked (text, index, first, view) and every verdict is the full
-    pass's alone; a guard declaring it only measures is asked less, and nothing else
-    changes."""
+    sent, every question asked (text, index, first, view) and every verdict is what the full
+    pass gives, which a run takes for good once a guard rewrote one of its messages: here a
+    last guard that rewrites the system message, which the others never see. A guard
+    declaring it only measures is asked less, and nothing else changes."""
     runs = []
     for plain, declared in ((True, True), (False, True), (True, False)):
         guards = [_Asked("a", False), _Asked("m", True), _Asked("o", True, True, declared)]
         guards.append(_Asked("b", False))
-        chain = GuardChain(guards)
-        if not plain:
-            chain._plain_request = lambda *args: {}  # type: ignore[method-assign]
+        chain = GuardChain([*guards, *([] if plain else [_Pin()])])
         ctx: Any = _Run()
         transcript: list[Message] = [Message.system("You help.")]
         sent = []
         for role, text in steps:
-            if role == "fork":
+            if role == "fork" and len(transcript) > 1:  # a new list, the system message kept
                 transcript = [*transcript[:-1], Message.user(text)]
-            elif role == "again":  # the same message object once more
+            elif role == "again" and len(transcript) > 1:  # the same message object again
                 transcript.append(transcript[-1])
             elif role == "tool":
                 transcript.append(Message.tool("c", text))
             else:
-                transcript.append(Message(role, text))
+                transcript.append(Message(role if role in ("user", "assistant") else "user", text))
             request = chain.check_request(ctx, ModelRequest(TranscriptView(transcript)))
-            sent.append(tuple(request.messages))
-        runs.append((sent, [g.asked for g in guards], ctx.verdicts))
+            sent.append(tuple(request.messages)[1:])
+            assert request.messages[0].text == ("You help." if plain else "You help!")
+        verdicts = [v for v in ctx.verdicts if v.rule != "pin"]
+        runs.append((sent, [g.asked for g in guards], verdicts))
     assert runs[0] == runs[1]
     undeclared = runs[2]  # the same guards, "o" not declaring: only "o" is asked more
     del runs[0][1][2], undeclared[1][2]
     assert runs[0] == undeclared
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 6),
+    st.integers(0, 6),
+    st.sampled_from(["view", "copy", "tuple", "other"]),
+    st.integers(-8, 8),
+    st.slices(8),
+)
+def test_a_view_reads_as_its_tuple_and_tells_what_extends_a_prefix(
+    n: int, m: int, prefix_kind: str, index: int, cut: slice
+) -> None:
+    """The chain's and the guards' reads of a request: an index, a slice, and ``past`` (the
+    messages past the last request's, or None when they do not begin with them) are what the
+    tuple of the messages gives, for a view of the same list, of a copy, a tuple, or a prefix
+    with another message in it."""
+    items = [Message.user(str(k)) for k in range(6)]
+    view = TranscriptView(items, n)
+    whole = tuple(items[:n])
+    if -n <= index < n:
+        assert view[index] is whole[index]
+    else:
+        with pytest.raises(IndexError):
+            view[index]
+    assert view[cut] == whole[cut]
+    prefix: Sequence[Message] = {
+        "view": lambda: TranscriptView(items, m),
+        "copy": lambda: TranscriptView(list(items), m),
+        "tuple": lambda: tuple(items[:m]),
+        "other": lambda: (*items[: m - 1], Message.user("other"))[:m],
+    }[prefix_kind]()
+    extends = 0 < m <= n and tuple(prefix) == whole[:m]
+    found = past(view, prefix)
+    assert (None if found is None else tuple(found)) == (whole[m:] if extends else None)

@@ -38,7 +38,8 @@ class MaxInput(Guard):
 
     def __init__(self, max_tokens: int = 100_000) -> None:
         self.max_tokens = _limit(max_tokens, "max_tokens", self.name)
-        self._last: tuple[Sequence[Message], int] = ((), 0)
+        #: The last request measured, how many messages it has, and its estimate.
+        self._last: tuple[Sequence[Message], int, int] = ((), 0, 0)
 
     def check_input(self, inp: GuardInput) -> GuardDecision:
         """Measure the whole request at its first message with text.
@@ -48,12 +49,14 @@ class MaxInput(Guard):
         if not inp.first:
             return GuardDecision.ALLOW
         messages = inp.messages
-        before, tokens = self._last
+        before, count, tokens = self._last
         if inp.extends(before):
-            tokens += sum(map(estimate_message, messages[len(before) :]))
+            new = messages[count:]
+            tokens += sum(map(estimate_message, new))
+            count += len(new)
         else:
-            tokens = sum(map(estimate_message, messages))
-        self._last = (messages, tokens)
+            tokens, count = sum(map(estimate_message, messages)), len(messages)
+        self._last = (messages, count, tokens)
         if tokens <= self.max_tokens:
             return GuardDecision.ALLOW
         return GuardDecision.block(

@@ -150,9 +150,12 @@ class RedactGuard(Guard):
         messages, index = inp.messages, inp.index
         known, n, text = self._before
         if n <= index and inp.extends(known):
-            new = "".join([m.text for m in messages[n:index] if m.role == "tool"])
-            if new:
-                text = (text + new)[-CONTEXT:]
+            new = text
+            for message in messages[n:index]:  # a turn's result and call: no comprehension
+                if message.role == "tool":
+                    new += message.text
+            if new is not text:
+                text = new[-CONTEXT:]
         else:
             earlier = messages[:index]
             text = "".join(reversed(_tool_texts(reversed(earlier))))[-CONTEXT:]

@@ -7,6 +7,7 @@ import string
 import unicodedata
 
 from agentkit_guard_redact import RedactGuard
+from agentkit_guard_redact._normal import SPACES as RUNS
 from agentkit_guard_redact._normal import View
 from agentkit_guard_redact._normal import fold
 from hypothesis import given
@@ -292,6 +293,13 @@ def test_the_view_drops_every_invisible_character_and_reads_every_dash_as_a_hyph
             assert fold(char) == "", hex(point)
         elif category == "Pd":
             assert fold(char) == "-", hex(point)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab1@ \t\n\r\x00\x01\x0b\x1c\x7f\u200b\u00a0\uff21", max_size=16))
+def test_the_view_of_a_plain_text_is_the_full_fold(text: str) -> None:
+    """The shortcuts for printable ASCII, ASCII with controls and the rest give the one form."""
+    assert View.of(text).text == RUNS.sub(" ", fold(text))
 
 
 @settings(max_examples=200, deadline=None)
