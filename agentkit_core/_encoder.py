@@ -77,16 +77,22 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     Anything else — and NaN or infinity, and cycles — raises :class:`EncodingError` with
     ``.path`` (``root`` names the top: ``state["items"][3].when``).
     """
-    try:
-        return _encode(obj)
+    try:  # the one try a value that encodes pays for: sessions encode three bodies a turn
+        return _fast(obj)
     except (TypeError, ValueError, RecursionError) as exc:
-        _locate(obj, root, set())
-        raise EncodingError(
-            f"cannot encode {root}: {exc}; see agentkit_core.plugin.encode_state for the "
-            "encodable types",
-            path=root,
-            value=obj,
-        ) from exc
+        refused: BaseException = exc
+    if _fast is not _json_encode:  # json encodes what orjson refuses (big ints, int keys...)
+        try:
+            return _json_encode(obj)
+        except (TypeError, ValueError, RecursionError) as exc:
+            refused = exc
+    _locate(obj, root, set())
+    raise EncodingError(
+        f"cannot encode {root}: {refused}; see agentkit_core.plugin.encode_state for the "
+        "encodable types",
+        path=root,
+        value=obj,
+    ) from refused
 
 
 def decode_state(text: str, *, root: str = "state") -> Any:
@@ -431,15 +437,15 @@ def _orjson_encode() -> Callable[[object], str] | None:
     return encode
 
 
-def _encode(obj: object) -> str:
-    """``obj`` as compact JSON text: orjson's when it takes the value, else ``json``'s."""
-    fast = _orjson_encode()
-    if fast is not None:
-        try:
-            return fast(obj)
-        except (TypeError, ValueError, RecursionError):
-            pass  # json encodes what orjson refuses (big ints, int keys...) or says why not
-    return _json_encode(obj)
+def _first_encoding(obj: object) -> str:
+    """The first encoding: picks :data:`_fast` (orjson's, else ``json``'s) and encodes with it."""
+    global _fast
+    _fast = _orjson_encode() or _json_encode
+    return _fast(obj)
+
+
+#: What :func:`encode_state` tries first: orjson's encoding once it was looked for, else json's.
+_fast: Callable[[object], str] = _first_encoding
 
 
 def jsonable(value: object) -> JSONValue:

@@ -42,7 +42,6 @@ from ._blobs import collecting
 from ._blobs import inline_blobs
 from ._blobs import keeps_blobs
 from ._blobs import put_blobs
-from ._encoder import _orjson_encode
 from ._encoder import decode_state
 from ._encoder import encode_state
 from ._errors import ConfigError
@@ -562,19 +561,15 @@ class Sessions:
                 session_id=sid,
                 kind=new.kind,
             )
-        fast = _orjson_encode()
-        try:  # encode_state's first try, without its two calls around it (three items a turn)
-            body = fast(new.body) if fast is not None else encode_state(new.body, root="body")
-        except (TypeError, ValueError, RecursionError):  # json's turn, or the error's path
-            try:
-                body = encode_state(new.body, root="body")
-            except EncodingError as exc:
-                raise EncodingError(
-                    f"nothing was written to session {sid!r}: {_where(index, count)} "
-                    f"({new.kind}): {exc}",
-                    path=exc.path,
-                    value=exc.value,
-                ) from exc
+        try:
+            body = encode_state(new.body, root="body")
+        except EncodingError as exc:
+            raise EncodingError(
+                f"nothing was written to session {sid!r}: {_where(index, count)} "
+                f"({new.kind}): {exc}",
+                path=exc.path,
+                value=exc.value,
+            ) from exc
         # positional: a record's keywords cost a third of making it, three times a recorded turn
         return SessionItem(sid, new.id or new_id(), parent, new.kind, body, stamp or utc_stamp())
 

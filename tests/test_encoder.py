@@ -329,12 +329,11 @@ def _outcome(encode: Any, value: Any) -> tuple[str, Any]:
 
 def _encodes_as_json_does(value: Any) -> None:
     """With orjson installed the encoding takes its path; what it writes and refuses is json's."""
-    from agentkit_core._encoder import _encode
     from agentkit_core._encoder import _json_encode
     from agentkit_core._encoder import _orjson_encode
 
     assert _orjson_encode() is not None  # the plugins' test environment installs orjson
-    fast, plain = _outcome(_encode, value), _outcome(_json_encode, value)
+    fast, plain = _outcome(encode_state, value), _outcome(_json_encode, value)
     assert fast[0] == plain[0], (value, fast, plain)
     if fast[0] == "text":
         assert json.loads(fast[1]) == json.loads(plain[1])
