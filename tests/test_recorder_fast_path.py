@@ -300,3 +300,81 @@ def test_item_ids_are_unique_and_a_forked_child_draws_its_own() -> None:
     child.join(30)
     after = [new_id() for _ in range(100)]
     assert len(set(theirs) | set(after)) == 200
+
+
+#: A turn for the state's reads: an answer, its usage, which of its calls get a result, whether
+#: the answer is flushed before the results (the in-flight mark), and where the state is read
+#: (bits: after the answer, after the mark, after the results, after the turn's flush).
+_read_turns = st.lists(
+    st.tuples(
+        st.builds(
+            lambda text, calls: Message("assistant", text or "x", tuple(calls)),
+            _text,
+            st.lists(st.builds(ToolCall, _text, _text), max_size=2),
+        ),
+        st.none() | st.builds(Usage, st.integers(0, 9), st.integers(0, 9)),
+        st.lists(st.booleans(), max_size=2),
+        st.booleans(),
+        st.integers(0, 15),
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_read_turns)
+async def test_the_state_read_at_any_point_is_the_state_fed_item_by_item(turns: list[Any]) -> None:
+    """The recorder feeds its state on a read: whenever read, it is the item-by-item state.
+
+    Also after the session is replayed from the store, and with another run's task between.
+    """
+    from agentkit_core.plugin import SessionHeader
+    from agentkit_core.plugin import SessionState
+
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        agent = Agent("a", "test", hooks=Hooks())
+        ctx = agent.new_context()
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        fed = SessionState(recorder.session_id, recorder.leaf, SessionHeader(model="m"))
+        seen = 0
+
+        def check(read: bool) -> None:
+            nonlocal seen
+            for item in recorder._buffer[seen:]:  # what was recorded since: fed at once
+                fed.feed(item.kind, item.body)
+            seen = len(recorder._buffer)
+            if read:
+                assert recorder.state == fed
+
+        async def flush(read: bool) -> None:
+            nonlocal seen
+            check(False)
+            await recorder.flush()
+            fed.leaf, seen = recorder.leaf, 0
+            check(read)
+
+        recorder.record_user(ctx, Message.user("go"))
+        check(True)
+        for n, (answer, usage, answered, mark, reads) in enumerate(turns):
+            recorder.record_response(ctx, answer, model="m", usage=usage)
+            check(bool(reads & 1))
+            if mark:
+                await flush(bool(reads & 2))
+            results = [
+                Message.tool(call.id, "done")
+                for call, yes in zip(answer.tool_calls, answered, strict=False)
+                if yes
+            ]
+            recorder.record_messages(ctx, results, source="tool")
+            check(bool(reads & 4))
+            await flush(bool(reads & 8))
+            if n == 1:
+                ctx = agent.new_context()  # a new task abandons or follows the run before
+                recorder.record_user(ctx, Message.user("again"))
+                check(bool(reads & 1))
+        await flush(True)
+        replayed = SessionState.replay(
+            recorder.session_id, await sessions.path(recorder.session_id)
+        )
+        assert recorder.state == fed == replayed
