@@ -223,13 +223,21 @@ class Recorder:
         """The session at the recorder's leaf, with every item recorded so far fed to it.
 
         A recorded turn only notes its items; the first read after it feeds them, in order,
-        so the state read at any point is what feeding each item as it was recorded gives.
+        so the state read at any point is what feeding each item as it was recorded gives. A
+        body the state cannot take (a plugin's malformed built-in kind) raises at that read,
+        once; the items after it are fed at the next.
         """
         if self._unfed:
             unfed, self._unfed = self._unfed, []
             feed = self._state.feed
-            for kind, body in unfed:
-                feed(kind, body)
+            fed = 0
+            try:
+                for kind, body in unfed:
+                    fed += 1
+                    feed(kind, body)
+            except BaseException:
+                self._unfed[:0] = unfed[fed:]
+                raise
         return self._state
 
     @property

@@ -378,3 +378,16 @@ async def test_the_state_read_at_any_point_is_the_state_fed_item_by_item(turns: 
             recorder.session_id, await sessions.path(recorder.session_id)
         )
         assert recorder.state == fed == replayed
+
+
+async def test_a_body_the_state_cannot_take_fails_one_read_and_the_items_after_it_are_fed() -> None:
+    """Fed on the read, a malformed item raises there once, as it did when it was recorded."""
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        ctx = Agent("a", "test", hooks=Hooks()).new_context()
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        recorder.record(ctx, "instructions", {"hash": "h", "parts": [{"text": "no id"}]})
+        recorder.record_user(ctx, Message.user("go"))
+        with pytest.raises(KeyError, match="id"):
+            recorder.state  # noqa: B018 - the read is what feeds
+        assert [m.text for m in recorder.state.run_messages] == ["go"]
+        assert recorder.state.run == ctx.run_id
