@@ -100,9 +100,7 @@ class Recorder:
 
         self._item, self._new_id = NewItem, new_id  # for _add, three times a recorded turn
         self.sessions = sessions
-        self._state = state
-        #: Items recorded and not yet fed to ``_state`` (kind, body): :attr:`state` feeds them.
-        self._unfed: list[tuple[str, object]] = []
+        self.state = state
         self.parts_for = parts
         self._parent = parent
         self._leaf = state.leaf
@@ -219,31 +217,9 @@ class Recorder:
     # ------------------------------------------------------------------ reading
 
     @property
-    def state(self) -> SessionState:
-        """The session at the recorder's leaf, with every item recorded so far fed to it.
-
-        A recorded turn only notes its items; the first read after it feeds them, in order,
-        so the state read at any point is what feeding each item as it was recorded gives. A
-        body the state cannot take (a plugin's malformed built-in kind) raises at that read,
-        once; the items after it are fed at the next.
-        """
-        if self._unfed:
-            unfed, self._unfed = self._unfed, []
-            feed = self._state.feed
-            fed = 0
-            try:
-                for kind, body in unfed:
-                    fed += 1
-                    feed(kind, body)
-            except BaseException:
-                self._unfed[:0] = unfed[fed:]
-                raise
-        return self._state
-
-    @property
     def session_id(self) -> str:
         """The id of the session this recorder writes."""
-        return self._state.session_id
+        return self.state.session_id
 
     @property
     def leaf(self) -> str | None:
@@ -316,8 +292,9 @@ class Recorder:
         from ._session_state import SessionState
 
         path = await self.sessions.path(self.session_id, to=began)
-        self._state = SessionState.replay(self.session_id, path)
-        self._unfed = [(item.kind, item.body) for item in self._buffer]
+        self.state = SessionState.replay(self.session_id, path)
+        for item in self._buffer:
+            self.state.feed(item.kind, item.body)
         self._leaf, self._sent = began, None
 
     async def _append_once(self, after: str, batch: list[NewItem]) -> str:
@@ -350,10 +327,10 @@ class Recorder:
         if self._steps is None and self._leaf is not None and not self._lock.locked():
             # a store whose append never waits (memory://) writes the batch at once: with no
             # await, no other flush comes between, so the lock is not needed
-            made = self.sessions.append_now(self._state.session_id, self._leaf, self._buffer)
+            made = self.sessions.append_now(self.state.session_id, self._leaf, self._buffer)
             if made is not None:
                 self._buffer = []
-                self._leaf = self._state.leaf = made[-1].id
+                self._leaf = self.state.leaf = made[-1].id
                 return
         async with self._lock:
             batch, self._buffer = self._buffer, []
@@ -379,7 +356,7 @@ class Recorder:
             except BaseException:
                 self._buffer[:0] = batch
                 raise
-            self._leaf = self._state.leaf = leaf
+            self._leaf = self.state.leaf = leaf
 
     # ------------------------------------------------------------------ recording
 
@@ -582,7 +559,7 @@ class Recorder:
             self._buffer.append(self._item(kind, {REDACTED: SECRET_TAINT, "run": run}, False, item))
         else:
             self._buffer.append(self._item(kind, body, False, item))  # positional: quicker
-        self._unfed.append((kind, body))  # fed on the state's next read, not every turn
+        self.state.feed(kind, body)
 
     def _taint(self) -> None:
         recorder: Recorder | None = self

@@ -5,8 +5,8 @@ the agent loop follows for a :class:`~agentkit_core.plugin.WorkingContext`: a ru
 the conversation when the run finishes (its answer, or a should_stop_after_turn verdict); a run that
 did not finish is *the run in progress*, and the tool calls of its last response that have no
 result are *pending*; a new task abandons an unfinished run, as a new ``agent.run`` does. The
-recorder feeds its own items to the same state (on the state's first read after them, in the
-order recorded), so a live conversation and a resumed one are the same object.
+recorder feeds its own items to the same state as it writes them, so a live conversation and a
+resumed one are the same object.
 
 A provider's reasoning rides in ``Message.metadata["reasoning"]`` as ``{"model": <the
 Model.name that produced it>, ...}``; :func:`strip_reasoning` drops another model's, so a
