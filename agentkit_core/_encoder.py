@@ -77,16 +77,22 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     Anything else — and NaN or infinity, and cycles — raises :class:`EncodingError` with
     ``.path`` (``root`` names the top: ``state["items"][3].when``).
     """
-    try:
-        return _encode(obj)
+    try:  # the one try a value that encodes pays for: sessions encode three bodies a turn
+        return _fast(obj)
     except (TypeError, ValueError, RecursionError) as exc:
-        _locate(obj, root, set())
-        raise EncodingError(
-            f"cannot encode {root}: {exc}; see agentkit_core.plugin.encode_state for the "
-            "encodable types",
-            path=root,
-            value=obj,
-        ) from exc
+        refused: BaseException = exc
+    if _fast is not _json_encode:  # json encodes what orjson refuses (big ints, int keys...)
+        try:
+            return _json_encode(obj)
+        except (TypeError, ValueError, RecursionError) as exc:
+            refused = exc
+    _locate(obj, root, set())
+    raise EncodingError(
+        f"cannot encode {root}: {refused}; see agentkit_core.plugin.encode_state for the "
+        "encodable types",
+        path=root,
+        value=obj,
+    ) from refused
 
 
 def decode_state(text: str, *, root: str = "state") -> Any:
@@ -205,18 +211,39 @@ _TAGGERS: dict[str, Callable[[object], dict[str, object]]] = {}
 
 
 def _tagger(cls: type, tag: str) -> Callable[[object], dict[str, object]]:
-    """The function making a ``cls`` value's tagged dict, made on first use.
-
-    One dict display, generated from the field names as dataclasses makes ``__init__``: two to
-    three times faster than setting the fields one by one, for the two or three messages a
-    recorded turn encodes.
-    """
-    items = ", ".join(f"{name!r}: value.{name}" for name in _field_names(cls))
-    env: dict[str, object] = {}
-    exec(f"def tagged(value):\n    return {{{TAG!r}: {tag!r}, {items}}}\n", env)
-    made: Callable[[object], dict[str, object]] = env["tagged"]  # type: ignore[assignment]
-    _TAGGERS[tag] = made
+    """A ``cls`` value's tagged dict's maker, made on first use (:func:`_make_tagger`)."""
+    made = _TAGGERS[tag] = _make_tagger(cls, tag, checked=False)
     return made
+
+
+def _make_tagger(cls: type, tag: str, *, checked: bool) -> Callable[[object], dict[str, object]]:
+    """A function making a ``cls`` value's tagged dict, generated from its field names.
+
+    One dict display, as dataclasses makes ``__init__``: two to three times faster than setting
+    the fields one by one, for the two or three messages a recorded turn encodes. ``checked``
+    (orjson's ``default``): it also raises where :func:`_finite` would on the dict, and walks
+    the dict only when a field is other than a scalar, a record (``default`` checks its own), a
+    tuple of those, or an empty container; a message's fields are those nearly always.
+    """
+    names = _field_names(cls)
+    if not checked:
+        items = ", ".join(f"{name!r}: value.{name}" for name in names)
+        code = f"def tagged(value):\n    return {{{TAG!r}: {tag!r}, {items}}}\n"
+    else:
+        reads = "".join(f"    v{i} = value.{name}\n" for i, name in enumerate(names))
+        items = ", ".join(f"{name!r}: v{i}" for i, name in enumerate(names))
+        plain = " and ".join(
+            f"(type(v{i}) in plain or (type(v{i}) is tuple and plain.issuperset(map(type, v{i})))"
+            f" or (type(v{i}) in empty and not v{i}))"
+            for i in range(len(names))
+        )
+        code = (
+            f"def tagged(value):\n{reads}    made = {{{TAG!r}: {tag!r}, {items}}}\n"
+            f"    if not ({plain}):\n        finite(made)\n    return made\n"
+        )
+    env: dict[str, object] = {"plain": _NO_FLOAT, "empty": _CONTAINERS, "finite": _finite}
+    exec(code, env)
+    return env["tagged"]  # type: ignore[return-value]
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -362,6 +389,8 @@ _json_encode = _make_json_encode()
 #: The types a walk for NaN passes over: those that hold no float, and the message types,
 #: which orjson hands to ``default``, whose result is walked then.
 _NO_FLOAT = frozenset({str, int, bool, type(None), *_RECORDS.values()})
+#: The JSON containers orjson encodes itself: an empty one holds no float.
+_CONTAINERS = frozenset({dict, list, tuple})
 
 
 def _finite(value: Any) -> None:
@@ -414,15 +443,19 @@ def _orjson_encode() -> Callable[[object], str] | None:
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
 
+    #: Per message type (parts aside, whose bytes a store may keep apart), its checked tagger.
+    checked: dict[type, Callable[[object], dict[str, object]]] = {}
+
     def default(value: object) -> object:
-        tag = _TAG_OF.get(type(value))
-        converted: object
-        if tag is not None and tag not in _PARTS:  # what _fields does for these, in one call
-            converted = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
-        else:
-            converted = _default(value)
-        _finite(converted)
-        return converted
+        tagged = checked.get(type(value))
+        if tagged is None:
+            tag = _TAG_OF.get(type(value))
+            if tag is None or tag in _PARTS:
+                converted = _default(value)
+                _finite(converted)
+                return converted
+            tagged = checked[type(value)] = _make_tagger(type(value), tag, checked=True)
+        return tagged(value)
 
     def encode(obj: object) -> str:
         _finite(obj)
@@ -431,15 +464,15 @@ def _orjson_encode() -> Callable[[object], str] | None:
     return encode
 
 
-def _encode(obj: object) -> str:
-    """``obj`` as compact JSON text: orjson's when it takes the value, else ``json``'s."""
-    fast = _orjson_encode()
-    if fast is not None:
-        try:
-            return fast(obj)
-        except (TypeError, ValueError, RecursionError):
-            pass  # json encodes what orjson refuses (big ints, int keys...) or says why not
-    return _json_encode(obj)
+def _first_encoding(obj: object) -> str:
+    """The first encoding: picks :data:`_fast` (orjson's, else ``json``'s) and encodes with it."""
+    global _fast
+    _fast = _orjson_encode() or _json_encode
+    return _fast(obj)
+
+
+#: What :func:`encode_state` tries first: orjson's encoding once it was looked for, else json's.
+_fast: Callable[[object], str] = _first_encoding
 
 
 def jsonable(value: object) -> JSONValue:

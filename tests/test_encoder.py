@@ -258,6 +258,13 @@ _values = st.recursive(
             lambda m: Message("assistant", "", (ToolCall("c", "t", "{}"),), metadata={"m": m}),
             inner,
         )
+        | st.builds(  # any value in any field: orjson's tagger checks each as it makes the dict
+            lambda role, content, calls, name: Message(role, content, calls, name=name),
+            inner,
+            inner,
+            inner | st.tuples(st.builds(ToolCall, st.just("c"), st.just("t"), inner)),
+            inner,
+        )
     ),
     max_leaves=12,
 )
@@ -329,12 +336,11 @@ def _outcome(encode: Any, value: Any) -> tuple[str, Any]:
 
 def _encodes_as_json_does(value: Any) -> None:
     """With orjson installed the encoding takes its path; what it writes and refuses is json's."""
-    from agentkit_core._encoder import _encode
     from agentkit_core._encoder import _json_encode
     from agentkit_core._encoder import _orjson_encode
 
     assert _orjson_encode() is not None  # the plugins' test environment installs orjson
-    fast, plain = _outcome(_encode, value), _outcome(_json_encode, value)
+    fast, plain = _outcome(encode_state, value), _outcome(_json_encode, value)
     assert fast[0] == plain[0], (value, fast, plain)
     if fast[0] == "text":
         assert json.loads(fast[1]) == json.loads(plain[1])
@@ -353,7 +359,7 @@ def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
     _encodes_as_json_does(value)
 
 
-@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 5))
+@given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 7))
 def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> None:
     """orjson would write NaN as null: the walk before it and around ``default`` refuses it."""
     from agentkit_core._encoder import _orjson_encode
@@ -367,6 +373,8 @@ def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> N
         Message("user", "x", metadata={"score": bad}),
         {"n": Number.NAN},
         {"m": [Message("tool", "x", tool_call_id="c", metadata={"s": [bad]})]},
+        Message("assistant", "", (ToolCall("c", "t"), bad)),  # type: ignore[arg-type]
+        {"m": Message("user", "x", name=bad)},  # type: ignore[arg-type]
     ][where]
     with pytest.raises((TypeError, ValueError)):
         fast(placed)
@@ -385,6 +393,7 @@ def test_each_message_type_s_tagged_dict_is_its_fields_in_order() -> None:
     from agentkit_core._encoder import _RECORDS
     from agentkit_core._encoder import TAG
     from agentkit_core._encoder import _fields
+    from agentkit_core._encoder import _make_tagger
 
     samples = [
         Message("assistant", "x", (ToolCall("c", "n", "{}"),), metadata={"k": 1}),
@@ -400,3 +409,5 @@ def test_each_message_type_s_tagged_dict_is_its_fields_in_order() -> None:
     for sample in samples:
         fields = [(f.name, getattr(sample, f.name)) for f in dataclasses.fields(sample)]
         assert list(_fields(sample).items()) == [(TAG, tags[type(sample)]), *fields]
+        checked = _make_tagger(type(sample), tags[type(sample)], checked=True)
+        assert list(checked(sample).items()) == [(TAG, tags[type(sample)]), *fields]

@@ -165,6 +165,36 @@ async def test_nan_is_refused_at_the_flush_at_once_and_the_batch_kept() -> None:
         assert [i.id for i in await sessions.path(recorder.session_id)] == [leaf]
 
 
+class _Field:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Counting:
+    """An attrs-like record whose one field counts its reads and is not encodable."""
+
+    __attrs_attrs__ = (_Field("value"),)
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    @property
+    def value(self) -> object:
+        self.reads += 1
+        return object()
+
+
+async def test_a_refused_body_is_tried_by_orjson_once_then_json_then_walked_for_its_path() -> None:
+    """A refusal costs three reads of the body, not a second orjson try before json's."""
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        head = await sessions.create({"model": "m"})
+        body = Counting()
+        with pytest.raises(EncodingError, match="nothing was written") as raised:
+            await sessions.append(head.session_id, head.id, NewItem("user", {"b": body}))
+        assert raised.value.path == 'body["b"].value'
+        assert body.reads == 3
+
+
 async def test_another_writer_is_a_conflict_after_the_flush_at_once_fails() -> None:
     async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
         ctx = Agent("a", "test", hooks=Hooks()).new_context()
