@@ -592,7 +592,8 @@ class Agent(Generic[DepsT]):
                 held = result.status == "suspended"
                 result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
                 result.agent = state.agent or self.name
-                stamp_run(span, result)
+                stamp_run(span, result, ctx.trace.genai)
+            span.genai = None  # read by the exporters (on_end): a span the run keeps needs no copy
             if (events := ctx.trace.events) is not None and events.run_id == ctx.run_id:
                 events.finished(result, ctx.recorder.last_id)
             return result

@@ -144,11 +144,9 @@ def model_call_genai(
         type(usage.output_tokens),
     ) != _MODEL_CALL_TYPES or not attributes.keys() <= _MODEL_CALL_KEYS:
         return None
-    try:  # texts only (join refuses anything else), each within the cap
-        if (
-            max(map(len, (model, reason, "".join(ids), "".join(names))))  # type: ignore[arg-type]
-            > ATTRIBUTE_LIMIT
-        ):
+    try:  # texts only (join refuses anything else), all of them within the cap: one join
+        # (texts that fit one by one but not together take the general mapping, as exact)
+        if len("".join((model, reason, *ids, *names))) > ATTRIBUTE_LIMIT:  # type: ignore[arg-type]
             return None
     except TypeError:
         return None

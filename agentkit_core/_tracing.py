@@ -347,6 +347,56 @@ def _genai_mapping(name: str, exported: Mapping[str, object], content: bool) -> 
     return out
 
 
+#: What core sets on a run's span (the agent starts it, ``stamp_run`` ends it): for each, its
+#: GenAI name (see :data:`GENAI_NAMES`) -- what :func:`run_genai` maps without a lookup per key.
+_RUN_GENAI = {
+    key: target if type(target) is str else target[0]
+    for key in (
+        "agent",
+        "model",
+        "session_id",
+        "task_item",
+        "status",
+        "stop_reason",
+        "requests",
+        "cost",
+        "pending",
+        *_USAGE_NAMES,
+    )
+    for target in (_genai_name("run", key),)
+}
+#: Those the conventions name (``agent``, the token counts).
+_RUN_NAMED = frozenset(GENAI_NAMES["run"])
+
+
+def run_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
+    """A run's :meth:`Span.genai_attributes` from what core set on its span, as it ends.
+
+    None when the export rule would change a value (a text past the cap, a value of another
+    type) or the attributes hold one core does not set (a plugin's): the span then maps its
+    exported attributes when asked. Made once a run, where it is stamped.
+    """
+    out: dict[str, object] = {"gen_ai.operation.name": "invoke_agent"}
+    try:
+        for key, value in attributes.items():
+            if value is None:
+                continue
+            kind = type(value)
+            if kind is str:
+                if len(value) > ATTRIBUTE_LIMIT:  # type: ignore[arg-type]  # a str
+                    return None
+            elif kind not in _AS_IS and (  # else a list of texts within the cap (ids)
+                (kind is not list and kind is not tuple)
+                or key in _RUN_NAMED  # a GenAI name takes a list as its text
+                or len("".join(value)) > ATTRIBUTE_LIMIT  # type: ignore[arg-type]
+            ):
+                return None
+            out[_RUN_GENAI[key]] = value
+    except (KeyError, TypeError):  # a key core does not set; a list not of texts
+        return None
+    return out
+
+
 @dataclass(slots=True)
 class Span:
     """A named, timed unit of work with attributes (``compaction_rejected``, token counts...).
@@ -377,9 +427,10 @@ class Span:
         default=None, repr=False, compare=False
     )
     #: :meth:`genai_attributes` of an untainted span, made by core where it set the attributes
-    #: (a model or tool call's, once it answered), with the export rule checked there; None
-    #: for any other span, which maps its exported attributes when asked. At its end (in
-    #: :meth:`SpanExporter.on_end`) it is None for a span that failed or is tainted.
+    #: (a model or tool call's, once it answered; a run's, once stamped with what it came to),
+    #: with the export rule checked there; None for any other span, which maps its exported
+    #: attributes when asked. At its end (in :meth:`SpanExporter.on_end`) it is None for a span
+    #: that failed or is tainted.
     genai: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
     def set(self, key: str, value: object) -> None:
@@ -462,7 +513,8 @@ class SpanExporter:
     """
 
     #: True for an exporter that reads :meth:`Span.genai_attributes`: core then makes them
-    #: once, where it sets a model or tool call's attributes, and hands that over as it is.
+    #: once, where it sets a model or tool call's (or a run's last) attributes, and hands that
+    #: over as it is.
     genai: bool = False
 
     def on_start(self, span: Span) -> bool | None:
@@ -528,7 +580,7 @@ class Trace:
     _step_of: dict[str, Span] = field(default_factory=dict, repr=False)
     keep: bool = True
     #: Whether an exporter reads :meth:`Span.genai_attributes` (:attr:`SpanExporter.genai`):
-    #: core then makes them where it sets a model or tool call's attributes.
+    #: core then makes them where it sets a model or tool call's (or a run's last) attributes.
     genai: bool = False
 
     def __post_init__(self) -> None:

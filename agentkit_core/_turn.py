@@ -32,6 +32,7 @@ from ._run_state import AgentResult
 from ._run_state import RunState
 from ._tool_calls import steps_inline
 from ._tools import ToolResult
+from ._tracing import run_genai
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -269,8 +270,11 @@ def _results(messages: list[Message]) -> list[ToolResult]:
     return [ToolResult(m.content, m.is_error) for m in messages]
 
 
-def stamp_run(span: Span, result: AgentResult) -> None:
-    """The run's span gets what the run came to: its status, usage, cost and output."""
+def stamp_run(span: Span, result: AgentResult, genai: bool) -> None:
+    """The run's span gets what the run came to: its status, usage, cost and output.
+
+    With ``genai`` (an exporter reads them), its GenAI names too, made here once.
+    """
     span.set("status", result.status)
     span.set("stop_reason", result.stop_reason)
     span.set("input_tokens", result.usage.input_tokens)
@@ -287,3 +291,5 @@ def stamp_run(span: Span, result: AgentResult) -> None:
     span.payload["output"] = result.output
     if result.pending:
         span.payload["pending"] = result.pending
+    if genai:
+        span.genai = run_genai(span.attributes)

@@ -22,11 +22,12 @@ from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import Span
 from agentkit_core._tracing import Trace
 from agentkit_core._tracing import export_attributes
+from agentkit_core._tracing import run_genai
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
 
 # around the cap, made cheaply: a drawn 5,000-character text makes hypothesis slow
-long_texts = st.integers(ATTRIBUTE_LIMIT - 2, 5000).map(lambda size: "x" * size)
+long_texts = st.builds(str.__mul__, st.sampled_from("xé日"), st.integers(ATTRIBUTE_LIMIT - 2, 5000))
 texts = st.one_of(st.text(max_size=20), long_texts)
 anything = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), texts)
 tokens = st.one_of(st.integers(0, 10**6), st.none())
@@ -64,7 +65,9 @@ def test_a_model_calls_genai_is_its_mapped_exported_attributes(
     made = model_call_genai(attributes, model, reason, ids, attributes["tool_call_names"], usage)
     if made is not None:
         assert made == mapped("model_call", attributes)
-    fits = len(model) <= ATTRIBUTE_LIMIT and len("".join(ids)) <= ATTRIBUTE_LIMIT
+    # texts that fit together (Unicode ones too) take the short way; ones that fit only one
+    # by one may take the general mapping, which exports the same
+    fits = len(model + "stop" + "".join(ids) * 2) <= ATTRIBUTE_LIMIT
     if not more and fits and reason == "stop" and sent is not None and received is not None:
         assert made is not None  # the common case takes the short way
 
@@ -82,6 +85,47 @@ def test_a_tool_calls_genai_is_its_mapped_exported_attributes(
         assert made is not None
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    agent=texts,
+    model=texts,
+    session=st.one_of(st.none(), texts),
+    reason=st.one_of(st.none(), texts),
+    sent=tokens,
+    cost=st.one_of(st.none(), st.floats(allow_nan=False)),
+    pending=st.one_of(st.lists(texts, max_size=3), st.tuples(st.integers()), st.just([[1]])),
+    more=st.dictionaries(st.sampled_from(["agent", "input_tokens", "requests", "x"]), anything),
+    listed=st.sampled_from(["agent", "output_tokens", "task_item", "status"]),
+)
+def test_a_runs_genai_is_its_mapped_exported_attributes(
+    agent: str,
+    model: str,
+    session: str | None,
+    reason: str | None,
+    sent: Any,
+    cost: float | None,
+    pending: Any,
+    more: Any,
+    listed: str,
+) -> None:
+    started = {"agent": agent, "model": model, **({"session_id": session} if session else {})}
+    ended = {"status": "done", "stop_reason": reason, "input_tokens": sent, "requests": 2}
+    attributes = {**started, **more, **ended, "cost": cost, "pending": pending}
+    made = run_genai(attributes)
+    if made is not None:
+        assert list(made.items()) == list(mapped("run", attributes).items())  # in order, too
+    texts_fit = all(len(t or "") <= ATTRIBUTE_LIMIT for t in (agent, model, session, reason))
+    ids_fit = type(pending) is list and all(type(i) is str for i in pending)
+    ids_fit = ids_fit and len("".join(pending)) <= ATTRIBUTE_LIMIT
+    if not more and texts_fit and ids_fit:
+        assert made is not None  # what core sets takes the short way
+    # a list where the conventions name the attribute is mapped as its text: the long way
+    assert run_genai({**attributes, listed: ["a"]}) in (
+        None,
+        mapped("run", {**attributes, listed: ["a"]}),
+    )
+
+
 def test_a_tainted_span_maps_its_exported_attributes_not_cores_own() -> None:
     """Core's made mapping is of the raw values: once tainted, the span's text is withheld."""
     attributes = {"tool": "fetch", "call_id": "c1", "is_error": False, "result_chars": 2}
@@ -93,15 +137,15 @@ def test_a_tainted_span_maps_its_exported_attributes_not_cores_own() -> None:
 
 
 def test_a_traced_runs_calls_hand_exporters_cores_genai_and_keep_none() -> None:
-    """A run with an exporter: each model and tool call's exporter reads core's own mapping;
-    the spans the run keeps hold no second dict once exported."""
+    """A run with an exporter: each model and tool call's exporter, and the run's, reads core's
+    own mapping; the spans the run keeps hold no second dict once exported."""
     seen: dict[str, Any] = {}
 
     class Reader(SpanExporter):
         genai = True
 
         def on_end(self, span: Span) -> None:
-            if span.name in ("model_call", "tool_call"):
+            if span.name in ("model_call", "tool_call", "run"):
                 seen.setdefault(span.name, (span.genai, span.genai_attributes()))
 
     def echo(text: str) -> str:
@@ -112,7 +156,7 @@ def test_a_traced_runs_calls_hand_exporters_cores_genai_and_keep_none() -> None:
     ctx = RunContext()
     agent = Agent("a", ScriptedModel([call, "done"]), tools=[echo], exporters=[Reader()])
     asyncio.run(agent.run("go", ctx=ctx))
-    for name in ("model_call", "tool_call"):
+    for name in ("model_call", "tool_call", "run"):
         made, given_ = seen[name]
         assert made is not None and given_ is made
         span = ctx.trace.find(name)[0]

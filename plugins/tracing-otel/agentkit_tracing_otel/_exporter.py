@@ -282,7 +282,7 @@ class OTelExporter(SpanExporter):
             return genai
         own = span.genai
         made = genai is own  # core's own mapping: the values as they are
-        if own is not None and made and not content and span.error is None:  # a model call
+        if own is not None and made and not content and span.error is None and not shape.run:
             return self._model_call(span, own)
         attributes = {**genai}
         if shape.conversation:
