@@ -63,6 +63,28 @@ records = [TextPart, ToolCall, ToolResult, ToolSpec, StreamEvent, ToolInvocation
 print(json.dumps([r.__name__ for r in records if inspect.isfunction(vars(r)["__init__"])]))
 """
 
+#: The ``TypedDict`` classes alive after a plain run, by module: making one compiles each of its
+#: string hints as a ``ForwardRef`` (~0.3 M instructions for a four-key class), and a plain run
+#: reads no plugin's options.
+TYPED_DICTS = """
+import asyncio, json, typing
+from agentkit_core import Agent
+from agentkit_core.testing import ScriptedModel
+
+agent = Agent("a", ScriptedModel(["done"]))
+assert asyncio.run(agent.run("go")).output == "done"
+made = {c for c in type.__subclasses__(dict) if typing.is_typeddict(c)}
+print(json.dumps(sorted(f"{c.__module__}.{c.__qualname__}" for c in made)))
+"""
+
+#: What of :data:`TYPED_DICTS` a plain run may make: pluggy's own, and the model settings the
+#: run checks its ``settings=`` against.
+TYPED_DICTS_MADE = {
+    "pluggy._config.HookspecOpts",
+    "pluggy._config.HookimplOpts",
+    "agentkit_core.ModelSettings",
+}
+
 #: Patterns a plain run has no text for (a store URL, a PDF, a blob reference, a handoff): each
 #: compiled on first use (~0.6 M instructions each at import).
 UNUSED_PATTERNS = """
@@ -176,6 +198,9 @@ UNUSED = {
             "compactor_summarization",
             "compactor_truncation",
             "executor_dbos",
+            "guard_denylist",
+            "guard_limits",
+            "guard_redact",
         )
     ),
     "agentkit_guardrail_web._settings",
@@ -272,3 +297,7 @@ def test_a_first_run_compiles_no_init_of_a_record_it_does_not_build() -> None:
 
 def test_a_first_run_compiles_no_pattern_it_has_no_text_for() -> None:
     assert json.loads(_printed_by(UNUSED_PATTERNS)) == []
+
+
+def test_a_first_run_makes_no_options_typeddict() -> None:
+    assert set(json.loads(_printed_by(TYPED_DICTS))) <= TYPED_DICTS_MADE

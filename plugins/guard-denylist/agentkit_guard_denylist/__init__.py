@@ -9,50 +9,24 @@ with a letter or digit), or ``re:`` and a regular expression; ``#`` starts a com
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import GuardFactory
     from agentkit_core.plugin import Register
 
     from ._guard import Denylist
+    from ._options import DenylistOptions as DenylistOptions
 
 __all__ = ["GUARD", "Denylist", "DenylistOptions", "agentkit_register_guards", "make"]
 
 #: The name the guard is registered under (``Kit(guards=["denylist"])``).
 GUARD = "denylist"
-
-
-def __getattr__(name: str) -> Any:
-    if name != "Denylist":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ._guard import Denylist
-
-    return Denylist
-
-
-class DenylistOptions(TypedDict, total=False):
-    """The options of ``denylist`` (``guard_options={"denylist": {...}}``), checked at lookup.
-
-    At least one of ``path``, ``terms`` and ``patterns`` gives entries.
-    """
-
-    #: A denylist file: one term or ``re:`` expression a line, ``#`` comments.
-    path: str | os.PathLike[str] | None
-    #: Terms refused in any case (as whole words where they start or end with a letter).
-    terms: Sequence[str]
-    #: Regular expressions refused (matched ignoring case).
-    patterns: Sequence[str]
-    #: Whether requests are checked (default true).
-    input: bool
-    #: Whether answers are checked (default true).
-    output: bool
 
 
 def make(**options: Any) -> Denylist:
@@ -65,4 +39,7 @@ def make(**options: Any) -> Denylist:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the denylist guard as ``"denylist"``."""
-    register(GUARD, make, settings=DenylistOptions)
+    register(GUARD, make, settings=partial(__getattr__, "DenylistOptions"))
+
+
+__getattr__ = lazy_attributes(__name__, {"Denylist": "._guard", "DenylistOptions": "._options"})

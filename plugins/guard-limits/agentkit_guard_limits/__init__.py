@@ -8,11 +8,12 @@ first use.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import GuardFactory
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
     from ._guards import MaxInput
     from ._guards import MaxOutput
+    from ._options import MaxInputOptions as MaxInputOptions
+    from ._options import MaxOutputOptions as MaxOutputOptions
 
 __all__ = [
     "MaxInput",
@@ -30,28 +33,6 @@ __all__ = [
     "max_input",
     "max_output",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in ("MaxInput", "MaxOutput"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _guards
-
-    return getattr(_guards, name)
-
-
-class MaxInputOptions(TypedDict, total=False):
-    """The options of ``max-input`` (``guard_options={"max-input": {...}}``), checked."""
-
-    #: The most tokens a request may have, by agentkit's estimate (at least 1; default 100000).
-    max_tokens: int
-
-
-class MaxOutputOptions(TypedDict, total=False):
-    """The options of ``max-output`` (``guard_options={"max-output": {...}}``), checked."""
-
-    #: The most characters an answer may have (at least 1; default 20000).
-    max_chars: int
 
 
 def max_input(**options: Any) -> MaxInput:
@@ -71,5 +52,16 @@ def max_output(**options: Any) -> MaxOutput:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer ``"max-input"`` and ``"max-output"``, in that order."""
-    register("max-input", max_input, settings=MaxInputOptions)
-    register("max-output", max_output, settings=MaxOutputOptions)
+    register("max-input", max_input, settings=partial(__getattr__, "MaxInputOptions"))
+    register("max-output", max_output, settings=partial(__getattr__, "MaxOutputOptions"))
+
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "MaxInput": "._guards",
+        "MaxOutput": "._guards",
+        "MaxInputOptions": "._options",
+        "MaxOutputOptions": "._options",
+    },
+)

@@ -8,18 +8,19 @@ tool output with. The guard itself (``_guard``) is imported on first use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypedDict
 
 from agentkit_core import hookimpl
+from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:
     from agentkit_core.plugin import GuardFactory
     from agentkit_core.plugin import Register
 
     from ._guard import RedactGuard
+    from ._options import RedactOptions as RedactOptions
 
 __all__ = [
     "AGENTKIT_PRIORITY",
@@ -38,27 +39,6 @@ GUARD = "redact"
 AGENTKIT_PRIORITY = 10
 
 
-def __getattr__(name: str) -> Any:
-    if name != "RedactGuard":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ._guard import RedactGuard
-
-    return RedactGuard
-
-
-class RedactOptions(TypedDict, total=False):
-    """The options of ``redact`` (``guard_options={"redact": {...}}``), checked at lookup."""
-
-    #: The detectors applied, in this order (default: all of ``agentkit_core.PII_DETECTORS``).
-    kinds: Sequence[str] | None
-    #: Whether requests are redacted (default true).
-    input: bool
-    #: Whether answers are redacted (default true).
-    output: bool
-    #: How many redacted texts are remembered (default 1024).
-    cache: int
-
-
 def make(**options: Any) -> RedactGuard:
     """The guard, built with ``options`` (see :class:`RedactGuard`)."""
     from ._guard import RedactGuard
@@ -69,4 +49,7 @@ def make(**options: Any) -> RedactGuard:
 @hookimpl
 def agentkit_register_guards(register: Register[GuardFactory]) -> None:
     """Offer the redaction guard as ``"redact"``."""
-    register(GUARD, make, settings=RedactOptions)
+    register(GUARD, make, settings=partial(__getattr__, "RedactOptions"))
+
+
+__getattr__ = lazy_attributes(__name__, {"RedactGuard": "._guard", "RedactOptions": "._options"})
