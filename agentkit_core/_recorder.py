@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ._instructions import InstructionPart
     from ._instructions import Omission
     from ._session_state import SessionState
-    from ._sessions import NewItem
+    from ._sessions import Entry
     from ._sessions import SessionHeader
     from ._sessions import Sessions
     from ._sessions import SessionStore
@@ -95,23 +95,23 @@ class Recorder:
         parts: PartsFor | None = None,
         parent: Recorder | None = None,
     ) -> None:
-        from ._sessions import NewItem  # a plain run (a NullRecorder) never loads the sessions
-        from ._sessions import new_id
+        from ._sessions import new_id  # a plain run (a NullRecorder) never loads the sessions
 
-        self._item, self._new_id = NewItem, new_id  # for _add, three times a recorded turn
+        self._new_id = new_id  # for _add, three times a recorded turn
         self.sessions = sessions
         self.state = state
         self.parts_for = parts
         self._parent = parent
         self._leaf = state.leaf
-        self._buffer: list[NewItem] = []
+        #: What is recorded and not yet appended, as entries (a NewItem's fields, no record).
+        self._buffer: list[Entry] = []
         self._lock = asyncio.Lock()
         self._active: str | None = None
         self._sent: list[str] | None = None
         self._tainted: bool = parent is not None and parent._tainted
         self._steps: Executor | None = None  # the durable executor of the recording run
         self._flushes = 0
-        #: The id of the item recorded last (:attr:`NewItem.id`), for the run's events.
+        #: The id of the item recorded last (the id it is appended with), for the run's events.
         self.last_id: str | None = None
 
     # ------------------------------------------------------------------ opening
@@ -293,23 +293,23 @@ class Recorder:
 
         path = await self.sessions.path(self.session_id, to=began)
         self.state = SessionState.replay(self.session_id, path)
-        for item in self._buffer:
-            self.state.feed(item.kind, item.body)
+        for kind, body, _, _ in self._buffer:
+            self.state.feed(kind, body)
         self._leaf, self._sent = began, None
 
-    async def _append_once(self, after: str, batch: list[NewItem]) -> str:
+    async def _append_once(self, after: str, batch: list[Entry]) -> str:
         """Append ``batch`` after ``after``, or find it there already; the new leaf's id.
 
         A batch is found when the items after ``after`` are the batch itself: an execution of
         the run that died between the append and the recording of its step wrote them.
         """
         try:
-            return (await self.sessions.append(self.session_id, after, batch))[-1].id
+            return (await self.sessions._append(self.session_id, after, batch))[-1].id
         except SessionConflict:
             path = await self.sessions.path(self.session_id)
             at = next((i for i, item in enumerate(path) if item.id == after), len(path))
             tail = [(item.kind, item.body_json) for item in path[at + 1 :]]
-            if not tail or tail != [(n.kind, encode_state(n.body)) for n in batch]:
+            if not tail or tail != [(kind, encode_state(body)) for kind, body, _, _ in batch]:
                 raise
             return path[-1].id
 
@@ -327,7 +327,9 @@ class Recorder:
         if self._steps is None and self._leaf is not None and not self._lock.locked():
             # a store whose append never waits (memory://) writes the batch at once: with no
             # await, no other flush comes between, so the lock is not needed
-            made = self.sessions.append_now(self.state.session_id, self._leaf, self._buffer)
+            made = self.sessions._append_entries_now(
+                self.state.session_id, self._leaf, self._buffer
+            )
             if made is not None:
                 self._buffer = []
                 self._leaf = self.state.leaf = made[-1].id
@@ -343,7 +345,7 @@ class Recorder:
                         session_id=self.session_id,
                     )
                 if self._steps is None:
-                    leaf = (await self.sessions.append(self.session_id, self._leaf, batch))[-1].id
+                    leaf = (await self.sessions._append(self.session_id, self._leaf, batch))[-1].id
                 else:
                     self._flushes += 1
                     leaf = await self._steps.step(
@@ -556,9 +558,9 @@ class Recorder:
             from ._session_state import REDACTED
 
             self._taint()
-            self._buffer.append(self._item(kind, {REDACTED: SECRET_TAINT, "run": run}, False, item))
+            self._buffer.append((kind, {REDACTED: SECRET_TAINT, "run": run}, False, item))
         else:
-            self._buffer.append(self._item(kind, body, False, item))  # positional: quicker
+            self._buffer.append((kind, body, False, item))
         self.state.feed(kind, body)
 
     def _taint(self) -> None:

@@ -271,6 +271,11 @@ class NewItem:
     id: str = ""
 
 
+#: A :class:`NewItem`'s fields in order (kind, body, tainted, id): what a recorder buffers, so
+#: that recording an item makes a tuple, not a record.
+Entry = tuple[str, object, bool, str]
+
+
 @runtime_checkable
 class SessionStore(Protocol):
     """What a session store implements; every method is async. ``url`` names it in errors.
@@ -408,7 +413,13 @@ class Sessions:
         no longer the leaf (:class:`SessionConflict` naming the session, ``after`` and the
         leaf).
         """
-        made, blobs = self._made(session_id, after, items)
+        return await self._append(session_id, after, *_entries(session_id, items))
+
+    async def _append(
+        self, session_id: str, after: str, entries: list[Entry], given: Sequence[object] = ()
+    ) -> list[SessionItem]:
+        """:meth:`append` of entries: a recorder's buffer, which makes no :class:`NewItem`."""
+        made, blobs = self._made(session_id, after, entries, given)
         if blobs:
             await put_blobs(self.store, blobs)  # before the items that name them
         if not await self.store.append(made):
@@ -426,28 +437,27 @@ class Sessions:
         when it cannot be done at once: the store has no ``append_now``, the batch holds part
         bytes to write first, or the compare-and-set failed (:meth:`append` says why).
         """
+        return self._append_entries_now(session_id, after, *_entries(session_id, items))
+
+    def _append_entries_now(
+        self, session_id: str, after: str, entries: list[Entry], given: Sequence[object] = ()
+    ) -> list[SessionItem] | None:
+        """:meth:`append_now` of entries: a recorder's buffer, which makes no :class:`NewItem`."""
         now = self._append_now
         if now is None:
             return None
-        made, blobs = self._made(session_id, after, items)
+        made, blobs = self._made(session_id, after, entries, given)
         return None if blobs or not now(made) else made
 
     def _made(
-        self, session_id: str, after: str | None, items: NewItem | Sequence[NewItem]
+        self, session_id: str, after: str | None, entries: list[Entry], given: Sequence[object] = ()
     ) -> tuple[list[SessionItem], dict[str, bytes]]:
-        """The records of an append of ``items`` after ``after``, and the part bytes they name.
+        """The records of an append of ``entries`` after ``after``, and the part bytes they name.
 
         Each item is checked (its type, kind and taint) and its body encoded here, in one loop:
-        a call less an item, three items a recorded turn.
+        a call less an item, three items a recorded turn. ``given`` is what a caller of the
+        public append gave (:func:`_entries`), for the check that each was a NewItem.
         """
-        batch = [items] if isinstance(items, NewItem) else list(items)
-        if not batch:
-            raise ConfigError(
-                f"nothing to append to session {session_id!r}: give a NewItem or a non-empty "
-                "list of them",
-                value=items,
-                source="Sessions.append",
-            )
         stamp = utc_stamp()
         made: list[SessionItem] = []
         parent = after
@@ -455,36 +465,35 @@ class Sessions:
         # what ``with collected(...)`` does, without making its object and two calls: twice a turn
         token = collecting.set(blobs if self._keeps_blobs else None)
         try:
-            for index, new in enumerate(batch):
-                if not isinstance(new, NewItem):
-                    raise ConfigError(
-                        f"{_where(index, len(batch))} appended to session {session_id!r} is "
-                        f"{new!r}; give NewItem(kind, body)",
-                        value=new,
-                        source="Sessions.append",
-                    )
-                kind = new.kind
-                if kind not in _KINDS:  # a plugin's own kind, or none: the check says which
+            for index, (kind, value, tainted, wanted) in enumerate(entries):
+                if kind not in _KINDS:  # no NewItem, a plugin's own kind, or none: say which
+                    if given and not isinstance(given[index], NewItem):
+                        raise ConfigError(
+                            f"{_where(index, len(entries))} appended to session {session_id!r} "
+                            f"is {given[index]!r}; give NewItem(kind, body)",
+                            value=given[index],
+                            source="Sessions.append",
+                        )
                     check_kind(kind)
-                if new.tainted:
+                if tainted:
                     raise SecretTaintError(
-                        f"refused to record {_where(index, len(batch))} ({kind}) in session "
+                        f"refused to record {_where(index, len(entries))} ({kind}) in session "
                         f"{session_id!r}: it is marked secret-tainted, and a secret is never "
                         "written to a session; record a redacted item instead",
                         session_id=session_id,
                         kind=kind,
                     )
                 try:
-                    body = encode_state(new.body, root="body")
+                    body = encode_state(value, root="body")
                 except EncodingError as exc:
                     raise EncodingError(
                         f"nothing was written to session {session_id!r}: "
-                        f"{_where(index, len(batch))} ({kind}): {exc}",
+                        f"{_where(index, len(entries))} ({kind}): {exc}",
                         path=exc.path,
                         value=exc.value,
                     ) from exc
                 # positional: a record's keywords cost a third of making it
-                item = SessionItem(session_id, new.id or new_id(), parent, kind, body, stamp)
+                item = SessionItem(session_id, wanted or new_id(), parent, kind, body, stamp)
                 made.append(item)
                 parent = item.id
         finally:
@@ -564,7 +573,7 @@ class Sessions:
         return given
 
     def _header_item(self, sid: str, parent: str | None, header: SessionHeader) -> SessionItem:
-        return self._made(sid, parent, NewItem("header", header.to_body()))[0][0]
+        return self._made(sid, parent, [("header", header.to_body(), False, "")])[0][0]
 
     async def _create(self, head: SessionItem) -> None:
         if not await self.store.create([head]):
@@ -624,6 +633,24 @@ class Sessions:
             session_id=session_id,
             store=self.store.url,
         )
+
+
+def _entries(
+    session_id: str, items: NewItem | Sequence[NewItem]
+) -> tuple[list[Entry], Sequence[object]]:
+    """A public append's items as entries, and the items given (``_made`` checks each's type)."""
+    given: Sequence[object] = [items] if isinstance(items, NewItem) else list(items)
+    if not given:
+        raise ConfigError(
+            f"nothing to append to session {session_id!r}: give a NewItem or a non-empty "
+            "list of them",
+            value=items,
+            source="Sessions.append",
+        )
+    return [
+        (n.kind, n.body, n.tainted, n.id) if isinstance(n, NewItem) else ("", None, False, "")
+        for n in given
+    ], given
 
 
 def _where(index: int, count: int) -> str:

@@ -12,6 +12,7 @@ import json
 from collections.abc import Awaitable
 from collections.abc import Sequence
 from functools import partial
+from operator import attrgetter
 from time import perf_counter
 from typing import TYPE_CHECKING
 from typing import Any
@@ -85,6 +86,40 @@ def checkpointer_of(explicit: object = None, ctx: RunContext | None = None) -> C
     return resolve_checkpointer(explicit, ctx)
 
 
+#: The tool set last asked about, the run that asked and the names of its tools whose calls
+#: must not run twice. A fixed list is one set a run, so it is scanned once a run rather than
+#: once a batch; a new run scans again (as the loop reads a set's specs again), so a tool's
+#: flags changed between runs are seen.
+_last_set: list[tuple[dict[str, Tool], str, frozenset[str]]] = [({}, "", frozenset())]
+
+
+def must_mark(
+    calls: Sequence[ToolCall],
+    tools: dict[str, Tool],
+    decisions: Sequence[ToolDecision | None],
+    run_id: str,
+) -> bool:
+    """Whether a call of the batch that is to run must not run twice (an unknown tool's may).
+
+    Which tools' calls must not is decided once per tool set and run (``_last_set``): a batch
+    then costs a check of its names against that set, done in C when nothing was decided.
+    """
+    last = _last_set[0]
+    if last[0] is not tools or last[1] != run_id:
+        never = frozenset(name for name, tool in tools.items() if not may_rerun(tool))
+        last = _last_set[0] = (tools, run_id, never)
+    return bool(last[2]) and not last[2].isdisjoint(
+        map(_name, calls)
+        if not decisions  # every call runs
+        else [
+            c.name for c, d in zip(calls, decisions, strict=True) if d is None or d.kind == "allow"
+        ]
+    )
+
+
+_name = attrgetter("name")
+
+
 async def _marked(
     agent: Agent,
     ctx: RunContext,
@@ -94,14 +129,11 @@ async def _marked(
     decisions: Sequence[ToolDecision | None],
 ) -> list[Message]:
     """The batch marked in flight first when a call of it must not run twice, then run."""
-    at = agent.checkpointer if ctx.checkpoint_at is None else None
-    recorded = type(ctx.recorder) is not NullRecorder
-    runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
-    if any(
-        run and not may_rerun(tools.get(call.name)) for call, run in zip(calls, runs, strict=True)
-    ) and (recorded or checkpointer_of(at, ctx)):
-        state.pending, state.verdicts = list(calls), {}
-        await agent._persist(ctx, state, "running")
+    if must_mark(calls, tools, decisions, ctx.run_id):
+        at = agent.checkpointer if ctx.checkpoint_at is None else None
+        if type(ctx.recorder) is not NullRecorder or checkpointer_of(at, ctx):
+            state.pending, state.verdicts = list(calls), {}
+            await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 

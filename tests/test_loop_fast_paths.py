@@ -26,13 +26,17 @@ from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
+from agentkit_core import Tool
 from agentkit_core import ToolCall
+from agentkit_core import ToolDecision
 from agentkit_core import Usage
 from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core._recorder import NullRecorder
 from agentkit_core._run_state import RunState
 from agentkit_core._scope import RunScope
+from agentkit_core._tool_calls import may_rerun
+from agentkit_core._tool_calls import must_mark
 from agentkit_core._turn import request_now
 from agentkit_core._turn import turn_request
 from agentkit_core.plugin import ModelRequest
@@ -256,3 +260,54 @@ def test_usage_by_model_shares_the_total_only_when_it_is_the_same_sum(
         if model is not None:
             expected[model] = expected[model] + used if model in expected else used
     assert scope.usage_by_model == expected
+
+
+def _per_batch(
+    calls: list[ToolCall], tools: dict[str, Tool], decisions: list[ToolDecision | None]
+) -> bool:
+    """The mark's decision as it was made for each batch: every call's tool looked at."""
+    runs = [d is None or d.kind == "allow" for d in decisions] or [True] * len(calls)
+    return any(
+        run and not may_rerun(tools.get(call.name)) for call, run in zip(calls, runs, strict=True)
+    )
+
+
+FLAGS = st.tuples(st.booleans(), st.booleans())  # side_effects, idempotent
+VERDICTS = st.sampled_from([None, ToolDecision.allow(), ToolDecision.deny(), ToolDecision.ask()])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    flags=st.dictionaries(st.sampled_from(["a", "b", "c"]), FLAGS),
+    batches=st.lists(
+        st.lists(st.tuples(st.sampled_from(["a", "b", "c", "gone"]), VERDICTS), max_size=4),
+        min_size=1,
+        max_size=4,
+    ),
+    decided=st.booleans(),
+    changed=st.dictionaries(st.sampled_from(["a", "b", "c"]), FLAGS),
+)
+def test_the_mark_decided_once_per_tool_set_is_the_per_batch_decision(
+    flags: dict[str, tuple[bool, bool]],
+    batches: list[list[tuple[str, ToolDecision | None]]],
+    decided: bool,
+    changed: dict[str, tuple[bool, bool]],
+) -> None:
+    """A tool set's scan serves every batch of its run; the next run scans it again.
+
+    Batches run in a row under one run (the scan made at the first, kept for the rest), then
+    the tools' flags change and the same batches run under a second run: each batch's answer
+    is the one that looks at every call's tool (a tool not in the set may run again).
+    """
+    tools: dict[str, Tool] = {
+        name: Tool(name, side_effects=effects, idempotent=idempotent)
+        for name, (effects, idempotent) in flags.items()
+    }
+    for run_id in ("run-1", "run-2"):
+        for t, batch in enumerate(batches):
+            calls = [ToolCall(f"c{t}{i}", name, "{}") for i, (name, _) in enumerate(batch)]
+            decisions = [v for _, v in batch] if decided else []
+            assert must_mark(calls, tools, decisions, run_id) == _per_batch(calls, tools, decisions)
+        for name, (effects, idempotent) in changed.items():
+            if name in tools:
+                tools[name].side_effects, tools[name].idempotent = effects, idempotent

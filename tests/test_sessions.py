@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from datetime import timezone
 from typing import Any
 
 import pytest
+from agentkit_session_memory import MemorySessionStore
 from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
@@ -19,6 +22,7 @@ from agentkit_core import hookimpl
 from agentkit_core import open_sessions
 from agentkit_core.plugin import ITEM_KINDS
 from agentkit_core.plugin import CorruptSessionItem
+from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import SessionHeader
 from agentkit_core.plugin import SessionItem
 from agentkit_core.plugin import mask_url
@@ -129,3 +133,78 @@ def test_an_item_s_stamp_is_what_datetime_writes(ns: int, again: int) -> None:
     for _ in range(again + 1):  # the second's text is kept: the same second again, and others
         assert utc_stamp(ns) == when.isoformat()
     assert datetime.fromisoformat(utc_stamp()).tzinfo is not None
+
+
+ENTRIES = st.lists(
+    st.tuples(
+        st.sampled_from(["user", "tool_result", "acme/event", "no kind", ""]),
+        st.one_of(
+            st.none(),
+            st.integers(),
+            st.text(max_size=4),
+            st.just(float("nan")),
+            st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), st.floats()), max_size=2),
+        ),
+        st.booleans(),
+        st.sampled_from(["", "given-id"]),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(entries=ENTRIES, now=st.booleans())
+def test_a_recorders_entries_append_as_the_same_new_items_do(
+    entries: list[tuple[str, object, bool, str]], now: bool
+) -> None:
+    """The recorder's path (tuples, no NewItem made) writes and refuses as the public append.
+
+    The same batch goes to two stores, as NewItems through ``append``/``append_now`` and as
+    the recorder's entries: the same items (kinds, bodies, ids given, chain), or the same error
+    with the same words, and the same session after it.
+    """
+
+    async def outcome(public: bool) -> tuple[object, list[tuple[str, str]]]:
+        sessions = Sessions(MemorySessionStore())
+        head = await sessions.create(session_id="s")
+        try:
+            if public:
+                items = [NewItem(k, b, t, i) for k, b, t, i in entries]
+                made = (
+                    sessions.append_now("s", head.id, items)
+                    if now
+                    else await sessions.append("s", head.id, items)
+                )
+            else:
+                made = (
+                    sessions._append_entries_now("s", head.id, list(entries))
+                    if now
+                    else await sessions._append("s", head.id, list(entries))
+                )
+            got: object = [(m.kind, m.body_json, m.id == "given-id") for m in made or ()]
+        except Exception as exc:
+            got = (type(exc), str(exc))
+        stored = [(m.kind, m.body_json) for m in await sessions.path("s")]
+        return got, stored
+
+    assert asyncio.run(outcome(True)) == asyncio.run(outcome(False))
+
+
+async def test_an_append_names_its_first_wrong_item_whether_kind_or_type() -> None:
+    """Items are checked in order: an unknown kind before a later non-NewItem, and back."""
+    sessions = Sessions(await open_session_store("memory://", manager=PluginManager()))
+    head = await sessions.create(session_id="s")
+    with pytest.raises(ConfigError, match="unknown session item kind 'no kind'"):
+        await sessions.append("s", head.id, [NewItem("no kind"), 5])  # type: ignore[list-item]
+    with pytest.raises(ConfigError, match=r"item 2 of 3 appended to session 's' is 5; give"):
+        await sessions.append(
+            "s",
+            head.id,
+            [NewItem("user", {}), 5, NewItem("no kind")],  # type: ignore[list-item]
+        )
+    with pytest.raises(ConfigError, match=r"the item appended to session 's' is 'x'; give"):
+        sessions.append_now("s", head.id, "x")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"nothing to append to session 's': give a NewItem"):
+        await sessions.append("s", head.id, [])
+    assert [m.kind for m in await sessions.path("s")] == ["header"]

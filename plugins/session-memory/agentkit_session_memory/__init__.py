@@ -47,32 +47,29 @@ class MemorySessionStore:
         self._open()
         if items[0].session_id in self._sessions:
             return False
-        ids: list[str] = []
-        self._sessions[items[0].session_id] = ids
-        self._add(ids, items)
-        return True
+        self._sessions[items[0].session_id] = []  # a session with no item takes any first
+        return self.append_now(items)
 
     async def append(self, items: Sequence[SessionItem]) -> bool:
         """Add ``items`` if their first's parent is the session's newest item."""
         return self.append_now(items)
 
     def append_now(self, items: Sequence[SessionItem]) -> bool:
-        """:meth:`append`, which never waits, as a plain method (``Sessions.append_now``)."""
+        """:meth:`append`, which never waits, as a plain method (``Sessions.append_now``).
+
+        One method, the items kept in its own loop: a recorded turn appends twice.
+        """
         if self._closed:
             self._open()
         first = items[0]
         ids = self._sessions.get(first.session_id)
-        if not ids or ids[-1] != first.parent:
+        if (not ids or ids[-1] != first.parent) and ids != []:  # [] only inside create
             return False
-        self._add(ids, items)
-        return True
-
-    def _add(self, ids: list[str], items: Sequence[SessionItem]) -> None:
-        """Keep ``items`` and put their ids at the end of ``ids``, their session's."""
         kept = self._items
         for item in items:
             kept[item.id] = item  # every read hands out a copy, never this object
             ids.append(item.id)
+        return True
 
     async def item(self, item_id: str) -> SessionItem | None:
         """The item with that id, or None."""
