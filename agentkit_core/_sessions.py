@@ -617,10 +617,16 @@ class Sessions:
     async def _append_refused(self, session_id: str, after: str) -> Exception:
         leaf = await self._leaf(session_id)
         await self._item_of(session_id, after, "append")
+        why = (
+            f"moved on: appending after item {after!r}, but its leaf is now {leaf.id!r} (another "
+            "writer appended); read the path to the leaf again and retry, or fork the session at "
+            "your item"
+            if leaf.id != after
+            else f"refused the items after its leaf {after!r}: an id given to one is taken, in "
+            "the store or earlier in the batch; leave NewItem's id empty for a fresh one"
+        )
         return SessionConflict(
-            f"session {session_id!r} moved on: appending after item {after!r}, but its leaf is "
-            f"now {leaf.id!r} (another writer appended); read the path to the leaf again and "
-            "retry, or fork the session at your item",
+            f"session {session_id!r} {why}",
             session_id=session_id,
             after=after,
             leaf=leaf.id,

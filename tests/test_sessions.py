@@ -184,7 +184,7 @@ def test_a_recorders_entries_append_as_the_same_new_items_do(
                 )
             got: object = [(m.kind, m.body_json, m.id == "given-id") for m in made or ()]
         except Exception as exc:
-            got = (type(exc), str(exc))
+            got = (type(exc), str(exc).replace(head.id, "<header>"))  # each store's own
         stored = [(m.kind, m.body_json) for m in await sessions.path("s")]
         return got, stored
 

@@ -316,6 +316,21 @@ class SessionStoreConformance:
             sessions.append_now(sid, made[-1].id, [user("ok"), NewItem("user", float("nan"))])
         await unchanged(sessions, sid, before)
 
+    async def test_an_item_id_taken_refuses_the_batch_and_loses_nothing(
+        self, sessions: Sessions
+    ) -> None:
+        head = await sessions.create()
+        sid = head.session_id
+        taken = f"i-{uuid.uuid4().hex}"
+        [one] = await sessions.append(sid, head.id, NewItem("user", "one", id=taken))
+        before = await sessions.path(sid)
+        again = f"j-{uuid.uuid4().hex}"
+        for batch in ([NewItem("user", "two", id=taken)], [NewItem("user", 2, id=again)] * 2):
+            with pytest.raises(SessionConflict, match=r"an id given to one is taken"):
+                await sessions.append(sid, one.id, batch)
+            await unchanged(sessions, sid, before)
+        assert (await sessions.item(sid, taken)).body == "one"
+
     async def test_a_taken_session_id_is_a_conflict(self, sessions: Sessions) -> None:
         sid = f"s-{uuid.uuid4().hex}"
         head = await sessions.create({"model": "a"}, session_id=sid)

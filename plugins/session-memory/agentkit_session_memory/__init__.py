@@ -48,7 +48,10 @@ class MemorySessionStore:
         if items[0].session_id in self._sessions:
             return False
         self._sessions[items[0].session_id] = []  # a session with no item takes any first
-        return self.append_now(items)
+        if self.append_now(items):
+            return True
+        del self._sessions[items[0].session_id]  # an id taken: no session is left half-made
+        return False
 
     async def append(self, items: Sequence[SessionItem]) -> bool:
         """Add ``items`` if their first's parent is the session's newest item."""
@@ -57,7 +60,9 @@ class MemorySessionStore:
     def append_now(self, items: Sequence[SessionItem]) -> bool:
         """:meth:`append`, which never waits, as a plain method (``Sessions.append_now``).
 
-        One method, the items kept in its own loop: a recorded turn appends twice.
+        One method: a recorded turn appends twice. An item id already taken, here or
+        earlier in the batch, refuses the batch, as the SQL stores' unique column does: kept, it
+        would overwrite an item and could make a path that loops.
         """
         if self._closed:
             self._open()
@@ -66,9 +71,16 @@ class MemorySessionStore:
         if (not ids or ids[-1] != first.parent) and ids != []:  # [] only inside create
             return False
         kept = self._items
+        n = len(ids)
         for item in items:
-            kept[item.id] = item  # every read hands out a copy, never this object
-            ids.append(item.id)
+            key = item.id
+            if key in kept:  # taken: what this batch kept so far goes again
+                for key in ids[n:]:
+                    del kept[key]
+                del ids[n:]
+                return False
+            kept[key] = item  # every read hands out a copy, never this object
+            ids.append(key)
         return True
 
     async def item(self, item_id: str) -> SessionItem | None:
