@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from collections.abc import Mapping
 
 from ._content import content_text
 from ._messages import Content
-from ._messages import Usage
 from ._middleware import CallModel
 from ._middleware import CallTool
 from ._middleware import Middleware
@@ -63,8 +61,23 @@ class _Tracing(Middleware):
             attributes["is_error"] = result.is_error
             attributes["result_chars"] = _size(result.content)
             payload["result"] = result.content
-            if trace.genai:
-                span.genai = tool_call_genai(attributes)
+            # the GenAI names made here, not by a function of their own: a call fewer a tool
+            # call; only core's attributes, in the order it set them (``result_chars`` an int)
+            if trace.genai and tuple(attributes) == _TOOL_CALL_KEYS:
+                tool, call_id, is_error, size = attributes.values()
+                if (
+                    (type(tool), type(call_id), type(is_error)) == _TOOL_CALL_TYPES
+                    and len(tool) <= ATTRIBUTE_LIMIT  # type: ignore[arg-type]  # a str, as checked
+                    and len(call_id) <= ATTRIBUTE_LIMIT  # type: ignore[arg-type]
+                ):
+                    span.genai = {
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.type": "function",
+                        "gen_ai.tool.name": tool,
+                        "gen_ai.tool.call.id": call_id,
+                        "agentkit.is_error": is_error,
+                        "agentkit.result_chars": size,
+                    }
         except BaseException as exc:
             trace._exit(span, token, exc)
             raise
@@ -101,40 +114,11 @@ def _stamp(span: Span, response: ModelResponse, genai: bool) -> None:
     attributes["finish_reason"] = response.finish_reason
     attributes["tool_call_ids"] = ids
     attributes["tool_call_names"] = names
-    if genai:
-        span.genai = model_call_genai(
-            attributes, response.model, response.finish_reason, ids, names, usage
-        )
-
-
-#: What a model call's attributes may hold for :func:`model_call_genai`: what core sets on it.
-_MODEL_CALL_KEYS = frozenset(
-    {"messages", "model", "finish_reason", "tool_call_ids", "tool_call_names"}
-    | {"provider", "cost", *_USAGE_NAMES}
-)
-#: The types of a model call's model, finish reason, messages and token counts it may hold.
-_MODEL_CALL_TYPES = (str, str, int, int, int)
-_MODEL_CALL_OPTIONAL = {
-    "provider": "agentkit.provider",
-    "cost": "agentkit.cost",
-    **{key: names[0] for key, names in _USAGE_NAMES.items() if key[0] in "cr"},
-}
-
-
-def model_call_genai(
-    attributes: Mapping[str, object],
-    model: object,
-    reason: object,
-    ids: list[str],
-    names: list[str],
-    usage: Usage,
-) -> dict[str, object] | None:
-    """A model call's :meth:`Span.genai_attributes`, from what :func:`_stamp` just set.
-
-    None when the export rule would change a value (a text past the cap) or the attributes
-    hold anything core did not set there (a plugin's): the span then maps its exported
-    attributes when asked. One dict with the names written out, no per-key lookup.
-    """
+    if not genai:
+        return
+    # the GenAI names made here, not by a function of their own: a call fewer a model call
+    model = response.model
+    reason = response.finish_reason
     # the types in one comparison: a third of the bytecodes of a check each
     if (
         type(model),
@@ -143,13 +127,13 @@ def model_call_genai(
         type(usage.input_tokens),
         type(usage.output_tokens),
     ) != _MODEL_CALL_TYPES or not attributes.keys() <= _MODEL_CALL_KEYS:
-        return None
+        return
     try:  # texts only (join refuses anything else), all of them within the cap: one join
         # (texts that fit one by one but not together take the general mapping, as exact)
         if len("".join((model, reason, *ids, *names))) > ATTRIBUTE_LIMIT:  # type: ignore[arg-type]
-            return None
+            return
     except TypeError:
-        return None
+        return
     out: dict[str, object] = {
         "gen_ai.operation.name": "chat",
         "agentkit.messages": attributes["messages"],
@@ -169,36 +153,28 @@ def model_call_genai(
             if type(value) not in _AS_IS and (
                 type(value) is not str or len(value) > ATTRIBUTE_LIMIT
             ):
-                return None
+                return
             out[genai_name] = value
-    return out
+    span.genai = out
 
 
-#: A tool call's attributes as :class:`_Tracing` sets them, in that order.
+#: What a model call's attributes may hold for :func:`_stamp`'s GenAI names: what core sets on it.
+_MODEL_CALL_KEYS = frozenset(
+    {"messages", "model", "finish_reason", "tool_call_ids", "tool_call_names"}
+    | {"provider", "cost", *_USAGE_NAMES}
+)
+#: The types of a model call's model, finish reason, messages and token counts it may hold.
+_MODEL_CALL_TYPES = (str, str, int, int, int)
+_MODEL_CALL_OPTIONAL = {
+    "provider": "agentkit.provider",
+    "cost": "agentkit.cost",
+    **{key: names[0] for key, names in _USAGE_NAMES.items() if key[0] in "cr"},
+}
+
+
+#: A tool call's attributes as :class:`_Tracing` sets them, in that order, and their types.
 _TOOL_CALL_KEYS = ("tool", "call_id", "is_error", "result_chars")
 _TOOL_CALL_TYPES = (str, str, bool)
-
-
-def tool_call_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
-    """A tool call's :meth:`Span.genai_attributes` once it returned (see model_call_genai)."""
-    if tuple(attributes) != _TOOL_CALL_KEYS:  # core's, in the order it set them, and no other
-        return None
-    # ``result_chars`` is a length, set just now: an int
-    tool, call_id, is_error, size = attributes.values()
-    if (
-        (type(tool), type(call_id), type(is_error)) != _TOOL_CALL_TYPES
-        or len(tool) > ATTRIBUTE_LIMIT  # type: ignore[arg-type]  # a str, as just checked
-        or len(call_id) > ATTRIBUTE_LIMIT  # type: ignore[arg-type]
-    ):
-        return None
-    return {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.type": "function",
-        "gen_ai.tool.name": tool,
-        "gen_ai.tool.call.id": call_id,
-        "agentkit.is_error": is_error,
-        "agentkit.result_chars": size,
-    }
 
 
 class _Metering(Middleware):

@@ -1,5 +1,8 @@
 """Core's GenAI names for exporters: what a model or tool call's span makes where core sets its
-attributes (``Span.genai``) is what mapping its exported attributes gives, or nothing."""
+attributes (``Span.genai``) is what mapping its exported attributes gives, or nothing.
+
+Core makes them inside its tracing middleware (``_stamp``, ``wrap_tool``), not in a function of
+their own (a call fewer a traced call): these tests drive those pieces with real spans."""
 
 from __future__ import annotations
 
@@ -16,8 +19,12 @@ from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import Usage
-from agentkit_core._invoke import model_call_genai
-from agentkit_core._invoke import tool_call_genai
+from agentkit_core._invoke import _stamp
+from agentkit_core._invoke import _Tracing
+from agentkit_core._middleware import ToolInvocation
+from agentkit_core._models import ModelResponse
+from agentkit_core._tools import Tool
+from agentkit_core._tools import ToolResult
 from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import Span
 from agentkit_core._tracing import Trace
@@ -51,20 +58,14 @@ def mapped(name: str, attributes: dict[str, Any], tainted: bool = False) -> Any:
 def test_a_model_calls_genai_is_its_mapped_exported_attributes(
     model: str, reason: str | None, ids: list[str], sent: Any, received: Any, more: Any
 ) -> None:
-    attributes = {
-        "messages": 3,
-        **more,
-        "model": model,
-        "input_tokens": sent,
-        "output_tokens": received,
-        "finish_reason": reason,
-        "tool_call_ids": ids,
-        "tool_call_names": list(reversed(ids)),
-    }
+    span = Span("model_call", {"messages": 3, **more})  # ``more``: a plugin's, set first
+    calls = [ToolCall(i, name, "{}") for i, name in zip(ids, reversed(ids), strict=True)]
     usage = Usage(input_tokens=sent, output_tokens=received)
-    made = model_call_genai(attributes, model, reason, ids, attributes["tool_call_names"], usage)
+    _stamp(span, ModelResponse(Message.assistant("", calls), usage, reason, model), True)
+    made = span.genai
+    assert span.attributes["tool_call_names"] == list(reversed(ids))
     if made is not None:
-        assert made == mapped("model_call", attributes)
+        assert made == mapped("model_call", span.attributes)
     # texts that fit together (Unicode ones too) take the short way; ones that fit only one
     # by one may take the general mapping, which exports the same
     fits = len(model + "stop" + "".join(ids) * 2) <= ATTRIBUTE_LIMIT
@@ -73,14 +74,32 @@ def test_a_model_calls_genai_is_its_mapped_exported_attributes(
 
 
 @settings(max_examples=100, deadline=None)
-@given(tool=texts, call_id=texts, is_error=st.booleans(), size=st.integers(0), more=extra)
+@given(tool=texts, call_id=texts, is_error=st.booleans(), size=st.integers(0, 50), more=extra)
 def test_a_tool_calls_genai_is_its_mapped_exported_attributes(
     tool: str, call_id: str, is_error: bool, size: int, more: Any
 ) -> None:
-    attributes = {"tool": tool, "call_id": call_id, "is_error": is_error, "result_chars": size}
-    made = tool_call_genai({**attributes, **more})
+    seen: list[tuple[Any, dict[str, Any]]] = []
+
+    class Reader(SpanExporter):
+        genai = True
+
+        def on_start(self, span: Span) -> None:
+            span.attributes.update(more)  # a plugin's attributes, set as the call starts
+
+        def on_end(self, span: Span) -> None:
+            seen.append((span.genai, dict(span.attributes)))
+
+    async def result(invocation: ToolInvocation) -> ToolResult:
+        return ToolResult("x" * size, is_error=is_error)
+
+    ctx = RunContext()
+    ctx.trace.attach([Reader()])
+    invocation = ToolInvocation(ToolCall(call_id, tool, "{}"), Tool(tool), {}, ctx)
+    asyncio.run(_Tracing().wrap_tool(invocation, result))
+    [(made, attributes)] = seen
+    assert attributes["result_chars"] == size
     if made is not None:
-        assert made == mapped("tool_call", {**attributes, **more})
+        assert made == mapped("tool_call", attributes)
     if not more and len(tool) <= ATTRIBUTE_LIMIT and len(call_id) <= ATTRIBUTE_LIMIT:
         assert made is not None
 
