@@ -428,7 +428,7 @@ class Recorder:
         finish_reason: str | None = None,
         source: str = "model",
     ) -> None:
-        """A model's answer, the model that produced it, and a ``tool_call`` item per call.
+        """A model's answer and the model that produced it (its calls are in the message).
 
         ``model`` is the model that answered (in a fallback chain, the one that did); the
         item's ``cost`` is what the answer cost in US dollars, at the run's prices (its
@@ -450,8 +450,6 @@ class Recorder:
             if cost is not None:
                 body["cost"] = cost
         self._add(ctx, "response", body)
-        for call in message.tool_calls:  # the arguments are in the response's message
-            self._add(ctx, "tool_call", {"call": call.id, "tool": call.name})
 
     def record_tool_result(self, ctx: RunContext | None, message: Message) -> None:
         """What a call returned (a ``tool`` message naming the call)."""

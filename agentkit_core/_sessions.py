@@ -55,8 +55,11 @@ from ._messages import JSONValue
 from ._records import quick_init
 from ._records import record
 
-SESSION_SCHEMA: Final = 1
-"""The version of the record's schema, written into every header body as ``"schema"``."""
+SESSION_SCHEMA: Final = 2
+"""The version of the record's schema, written into every header body as ``"schema"``.
+
+2 writes no ``tool_call`` items (a call is in its response's message, which 1 repeated
+one item per call); a reader reads both."""
 
 ITEM_KINDS: Final = (
     "header",
@@ -71,12 +74,13 @@ ITEM_KINDS: Final = (
     "child",
     "handoff",
 )
-"""The item kinds of schema version 1 (``docs/sessions.md`` gives each one's body).
+"""The item kinds of the schema (``docs/sessions.md`` gives each one's body).
 
 ``header``: the session's header (always the first item; a later one records a change, such
 as another model after a restart). ``instructions``: the instruction parts sent and what was
-left out, once per distinct render. ``user``, ``response``: the messages. ``tool_call``,
-``tool_result``: a call the model asked for and what it returned. ``verdict``: what a
+left out, once per distinct render. ``user``, ``response``: the messages (a response's
+calls in its message). ``tool_result``: what a call returned. ``tool_call``: a call the model
+asked for, written by schema 1 only (read, and still taken from a caller). ``verdict``: what a
 contested hook decided, with the plugin and rule. ``elicitation``: a question, its answer and
 who answered (never a secret answer's value). ``fold``: what compaction folded. ``child``: a
 child agent's run, linking its own session. ``handoff``: the run went on under another agent

@@ -250,7 +250,6 @@ async def test_the_manual_path_records_the_same_session() -> None:
         "user",
         "instructions",
         "response",
-        "tool_call",
         "tool_result",
         "response",
     ]

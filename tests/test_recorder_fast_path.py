@@ -228,11 +228,7 @@ def _expected(turns: list[Any], run: str) -> tuple[list[tuple[str, str]] | None,
                 )
             response = {"message": answer, "model": "m", "usage": counts}
             response |= {"finish_reason": None, "source": "model", "run": run}
-            items.append(("response", encode_state(response)))
-            for call in answer.tool_calls:
-                items.append(
-                    ("tool_call", encode_state({"call": call.id, "tool": call.name, "run": run}))
-                )
+            items.append(("response", encode_state(response)))  # its calls are in its message
             pending = answer.tool_calls
             if not pending:  # an answer without calls ends the run: a later run starts anew
                 used = Usage()

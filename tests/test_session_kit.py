@@ -201,21 +201,20 @@ async def test_a_secret_answer_and_what_follows_it_are_never_written(tmp_path: P
         ("user", False),
         ("instructions", False),
         ("response", False),
-        ("tool_call", False),
         ("elicitation", False),
         ("tool_result", True),  # after the answer: everything the run derives is withheld
         ("response", True),
         ("user", False),  # the person's next message is theirs
         ("response", True),  # the model's context holds the secret still
     ]
-    asked = path[5].body
+    asked = path[4].body
     assert (asked["question"], asked["secret"], asked["answer"]) == ("Password?", True, None)
     assert asked["by"].endswith(".secret")
-    assert path[6].body == {"redacted": "secret_taint", "run": first.run_id}
+    assert path[5].body == {"redacted": "secret_taint", "run": first.run_id}
     # the conversation cannot be rebuilt past the withheld item, and says how to go on
     async with await open_sessions(url, manager=pm) as sessions:
         resumed = await Recorder.resume(sessions, kit.session_id)
-        with pytest.raises(ConfigError, match=rf"item '{path[6].id}' was withheld") as caught:
+        with pytest.raises(ConfigError, match=rf"item '{path[5].id}' was withheld") as caught:
             resumed.working_context()
         assert "fork the session at an item before it" in str(caught.value)
         fork = await Recorder.fork(sessions, kit.session_id, at=path[2].id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -32,7 +33,9 @@ from agentkit_core import Usage
 from agentkit_core import tool
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ModelRequest
+from agentkit_core.plugin import NewItem
 from agentkit_core.plugin import RecordedInstructions
+from agentkit_core.plugin import SessionHeader
 from agentkit_core.plugin import SessionState
 from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import strip_reasoning
@@ -154,6 +157,31 @@ async def scenario(plan: list[tuple[list[list[str]], str]]) -> None:
         resumed = await Recorder.resume(sessions, recorder.session_id)
         assert resumed.working_context().messages == conversation
         assert resumed.working_context().messages == recorder.working_context().messages
+        assert await schema_1_twin(sessions, recorder.session_id) == comparable(resumed.state)
+
+
+def comparable(state: SessionState) -> SessionState:
+    """``state`` without what names its session and items, which a copy does not share."""
+    return replace(state, session_id="", leaf=None)
+
+
+async def schema_1_twin(sessions: Sessions, session_id: str) -> SessionState:
+    """The state a schema 1 copy of the session resumes to.
+
+    Schema 1 wrote a ``tool_call`` item after each response, one per call; schema 2 writes
+    none. A reader must find the same state in both.
+    """
+    path = await sessions.path(session_id)
+    leaf = await sessions.create(SessionHeader.from_body(path[0].body))
+    items = []
+    for item in path[1:]:
+        items.append(NewItem(item.kind, item.body))
+        if item.kind == "response":
+            calls = item.body["message"].tool_calls
+            items += [NewItem("tool_call", {"call": c.id, "tool": c.name}) for c in calls]
+    if items:
+        await sessions.append(leaf.session_id, leaf.id, items)
+    return comparable((await Recorder.resume(sessions, leaf.session_id)).state)
 
 
 @settings(max_examples=60, deadline=None)

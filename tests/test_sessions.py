@@ -115,7 +115,7 @@ def test_the_header_reads_back_from_any_body() -> None:
     assert SessionHeader.from_body({"cwd": "/b", "later": "field", "metadata": 3}) == SessionHeader(
         cwd="/b"
     )
-    assert header.to_body()["schema"] == 1
+    assert header.to_body()["schema"] == 2
 
 
 def test_the_kinds_are_the_documented_ones() -> None:

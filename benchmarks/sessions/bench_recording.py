@@ -60,9 +60,10 @@ TARGET = 15.0
 NOTE = """\
 Where the time goes (issue 36, December 2026: cProfile, opcode counts per function and
 valgrind's instruction counts over many 40-turn runs, and each piece taken out in turn). A
-recorded turn writes three items in two appends: the answer and its `tool_call` item before
-the tool runs (the in-flight mark: a resume after a crash or a cancellation reads it so as not
-to run a tool that is not idempotent twice), then the result. With the appends taken out a
+recorded turn writes two items in two appends: the answer before the tool runs (the in-flight
+mark: a resume after a crash or a cancellation reads it so as not to run a tool that is not
+idempotent twice), then the result. (Until the twelfth pass a `tool_call` item per call went
+with the answer, repeating what its message holds: session schema 1.) With the appends taken out a
 recorded turn adds about half of what it does; with the record calls taken out too, about a
 seventh (the loop's bookkeeping: the mark's scan, `_persist` twice). No piece dominates: some
 100 Python calls a turn, of which the NaN walk before encoding (about a fifth of the
@@ -145,7 +146,7 @@ async def measure(runs: int, turns: int, url: str, hooks: Hooks | None) -> dict[
             bare.append(await once(False))
             recorded.append(await once(True))
         path = await sessions.path((await sessions.sessions())[-1].id)
-        assert len(path) == 3 + 3 * turns + 1, len(path)  # header, task, instructions, turns...
+        assert len(path) == 3 + 2 * turns + 1, len(path)  # header, task, instructions, turns...
     finally:
         await sessions.aclose()
     ratios = sorted(b / a for a, b in zip(bare, recorded, strict=True))

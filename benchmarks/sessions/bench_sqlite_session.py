@@ -9,9 +9,9 @@ file per run, writing a turn as its own framework's loop writes it:
   ``Runner.run`` of the scenario), after the tool ran. The store runs each call on a worker
   thread (``asyncio.to_thread``), in WAL mode.
 - **agentkit** ``Recorder`` on ``sqlite:///``: what its loop records a turn, the answer
-  (``record_response``) and its ``tool_call`` item appended before the tool runs (the in-flight
-  mark of a tool that is not idempotent), then the result (``record_messages``): three items in
-  two appends, each a compare-and-set on the leaf; and, items for items, the same three in one
+  (``record_response``, its calls in its message) appended before the tool runs (the in-flight
+  mark of a tool that is not idempotent), then the result (``record_messages``): two items in
+  two appends, each a compare-and-set on the leaf; and, items for items, the same two in one
   append (an idempotent tool's turn).
 
 At each side's default durability (SQLite ``synchronous=FULL``: SQLiteSession leaves SQLite's
@@ -64,14 +64,15 @@ STORES = (
 FULL_NOTE = (
     "At `synchronous=FULL` each commit waits for an fsync, whose time on a shared disk changes "
     "between the processes of a round (from 0.3 to 8 ms a commit here): read the CPU columns "
-    "there. agentkit's loop writes one item more a turn than openai-agents' Runner (the "
-    "`tool_call` item) and appends the answer before the tool runs, which the Runner does not."
+    "there. agentkit's loop writes the same two items a turn as openai-agents' Runner (the "
+    "answer and the result) and appends the answer before the tool runs, which the Runner does "
+    "not."
 )
 #: (label, side) of each contender.
 SIDES = (
     ("openai-agents SQLiteSession.add_items (2 items, 1 call)", "openai-agents"),
-    ("agentkit Recorder (3 items, 2 appends: the loop's turn)", "agentkit"),
-    ("agentkit Recorder (3 items, 1 append)", "agentkit-one"),
+    ("agentkit Recorder (2 items, 2 appends: the loop's turn)", "agentkit"),
+    ("agentkit Recorder (2 items, 1 append)", "agentkit-one"),
 )
 
 
