@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._recorder_processes import RecorderProcessConformance
     from ._schema import SchemaAdapterConformance
     from ._schema import report_documents
+    from ._session_processes import SessionStoreProcessConformance
     from ._sessions import SessionStoreConformance
-    from ._sessions import SessionStoreProcessConformance
     from ._tool_calls import run_tool_calls
     from ._tool_calls import split_at
     from ._tool_calls import streamed_tool_calls
@@ -61,7 +61,7 @@ _LAZY = {
     "MemoryStoreProcessConformance": ("_memory", "MemoryStoreProcessConformance"),
     "RecorderProcessConformance": ("_recorder_processes", "RecorderProcessConformance"),
     "SessionStoreConformance": ("_sessions", "SessionStoreConformance"),
-    "SessionStoreProcessConformance": ("_sessions", "SessionStoreProcessConformance"),
+    "SessionStoreProcessConformance": ("_session_processes", "SessionStoreProcessConformance"),
     "ToolSourceConformance": ("_tool_sources", "ToolSourceConformance"),
     "run_tool_calls": ("_tool_calls", "run_tool_calls"),
     "split_at": ("_tool_calls", "split_at"),
