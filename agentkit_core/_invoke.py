@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from ._content import content_text
+from ._genai import _USAGE_NAMES
 from ._messages import Content
 from ._middleware import CallModel
 from ._middleware import CallTool
@@ -14,10 +15,9 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._pricing import run_prices
 from ._retry import retry
+from ._span_export import _AS_IS
+from ._span_export import ATTRIBUTE_LIMIT
 from ._tools import ToolResult
-from ._tracing import _AS_IS
-from ._tracing import _USAGE_NAMES
-from ._tracing import ATTRIBUTE_LIMIT
 from ._tracing import Span
 from ._tracing import current_span
 

@@ -8,17 +8,14 @@ arguments, results), which an exporter serializes only when it records content a
 never once the run is secret-tainted.
 
 Some attributes quote what a person or the model wrote (a blocked URL, the tool names a model
-asked for, a hook's reason). Exporters record attributes through one rule,
-:func:`export_attributes`: an attribute is *safe* (a number, a flag, or a name in
-:data:`SAFE_ATTRIBUTES`) or *text*, a tainted span's text attributes are withheld as its
-payload is, and every string is capped at :data:`ATTRIBUTE_LIMIT` characters.
-:meth:`Span.genai_attributes` hands the same attributes under OpenTelemetry's GenAI names.
+asked for, a hook's reason): :meth:`Span.exported_attributes` gives them through the export
+rule (:mod:`._span_export`), and :meth:`Span.genai_attributes` the same under OpenTelemetry's
+GenAI names (:mod:`._genai`).
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -28,12 +25,14 @@ from dataclasses import dataclass
 from dataclasses import field
 from time import perf_counter
 from time import time_ns
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 from typing import Any
 
 from ._encoder import jsonable
 from ._event_log import EventLog
+from ._genai import _genai_mapping
+from ._span_export import export_attributes
+from ._span_export import export_error
 
 if TYPE_CHECKING:
     from ._messages import JSONObject
@@ -70,331 +69,6 @@ if hasattr(os, "register_at_fork"):  # a forked child never reuses its parent's 
 
 def _untainted() -> bool:
     return False
-
-
-#: The most characters an exported attribute value (or a span's error) holds. A longer string is
-#: cut to fit, a marker saying how much was cut in place of its end (a 5,000,000-character
-#: reason keeps its first 4,064 and ``…[cut 4,995,936 chars]``); a longer list keeps the items
-#: that fit and ends with ``…[cut N items]``. Long enough for any error message or reason a
-#: person reads; a value past it is data that belongs in the payload.
-ATTRIBUTE_LIMIT = 4096
-
-#: What a secret-tainted span exports in place of a text attribute (each item, for a list).
-WITHHELD = "(withheld: the run is secret-tainted)"
-
-#: Attribute names that never hold what a person or a model wrote: ids, names from the agent's
-#: own configuration (the agent, a registered tool, a plugin, a policy rule), and values from a
-#: fixed vocabulary (a status, a decision, a finish reason). Numbers and booleans are safe under
-#: any name. Every other attribute is text, withheld from a tainted span's export: an attribute
-#: a plugin adds is text unless it is a number or a flag.
-SAFE_ATTRIBUTES = frozenset(
-    {
-        "agent",
-        "status",
-        "pending",
-        "model",
-        "finish_reason",
-        "tool_call_ids",
-        "step",
-        "tool",
-        "call_id",
-        "decision",
-        "source",
-        "rule",
-        "guardrail",
-        "hook",
-        "plugin",
-        "function",
-        "provider",
-        "session_id",
-    }
-)
-
-#: Per span name, names safe elsewhere that this span fills from the model's own words: a
-#: verdict is on the call the model asked for, whose name need not be any tool's.
-_TEXT_ON: dict[str, frozenset[str]] = {"verdict": frozenset({"tool"})}
-_NO_TEXT: frozenset[str] = frozenset()
-
-#: Room kept at the end of a cut string for its marker (the longest count fits).
-_MARK_ROOM = 32
-
-_NUMBERS = (bool, int, float)
-#: Value types exported as they are whatever their size (subclasses take the full rule).
-_AS_IS = frozenset({bool, int, float, type(None)})
-
-
-def export_attributes(
-    name: str, attributes: Mapping[str, object], tainted: bool
-) -> Mapping[str, Any]:
-    """The attributes of a span called ``name`` as an exporter may record them.
-
-    Numbers, flags and None pass as they are. When ``tainted``, every text attribute (see
-    :data:`SAFE_ATTRIBUTES`) becomes :data:`WITHHELD`, item by item for a list, so a
-    secret a person answered cannot ride out in a URL, a tool name or a reason. Every other
-    value is capped at :data:`ATTRIBUTE_LIMIT`. A reader may apply it again to spans it reads
-    (a trace file an older version wrote): what it returned stays within the same bounds.
-
-    When nothing needs withholding or capping (an untainted span of numbers, flags, None,
-    texts and lists or tuples of texts within the cap: a turn's spans), it is ``attributes``
-    itself behind a read-only view, not a copy: each exporter of each span would otherwise copy
-    it. The view is live: copy it (``dict(...)``) to keep or change it. Otherwise, a new dict.
-    """
-    if not tainted:
-        for value in attributes.values():
-            if type(value) is str:
-                if len(value) > ATTRIBUTE_LIMIT:
-                    break
-            elif type(value) in _AS_IS:
-                continue
-            elif type(value) is list or type(value) is tuple:
-                try:  # texts only (join refuses anything else), within the cap
-                    if len("".join(value)) <= ATTRIBUTE_LIMIT:
-                        continue
-                except TypeError:
-                    pass
-                break
-            else:
-                break
-        else:
-            return MappingProxyType(attributes)
-    return _export_copy(name, attributes, tainted)
-
-
-def _export_copy(name: str, attributes: Mapping[str, object], tainted: bool) -> dict[str, object]:
-    """:func:`export_attributes` as a new dict, each value through the rule."""
-    text_here = _TEXT_ON.get(name, _NO_TEXT)
-    out: dict[str, object] = {}
-    for key, value in attributes.items():
-        if value is None or isinstance(value, _NUMBERS):
-            out[key] = value
-        elif tainted and (key not in SAFE_ATTRIBUTES or key in text_here):
-            out[key] = (
-                _bounded([WITHHELD] * len(value)) if isinstance(value, (list, tuple)) else WITHHELD
-            )
-        elif type(value) is str and len(value) <= ATTRIBUTE_LIMIT:
-            out[key] = value  # the common case, first
-        else:
-            out[key] = _bounded(value)
-    return out
-
-
-def export_error(error: str | None, error_type: str | None, tainted: bool) -> str | None:
-    """A span's ``error`` as an exporter may record it: capped, and withheld when ``tainted``.
-
-    An error's message often quotes its input (the URL refused, the arguments that did not
-    parse); its type is kept.
-    """
-    if error is None:
-        return None
-    if tainted:
-        return f"{error_type or 'error'}: {WITHHELD}"
-    return _cut(error, ATTRIBUTE_LIMIT)
-
-
-def _cut(text: str, room: int) -> str:
-    """``text`` in at most ``room`` characters: as it is, or its start and a cut marker."""
-    if len(text) <= room:
-        return text
-    keep = max(room - _MARK_ROOM, 0)
-    return f"{text[:keep]}…[cut {len(text) - keep:,} chars]"
-
-
-def _bounded(value: object) -> object:
-    """``value`` capped at :data:`ATTRIBUTE_LIMIT` characters (its JSON's, if not text).
-
-    A list of scalars (ids, names) is capped by the characters of its items, whole items
-    kept; any other value by its JSON, which becomes the string kept when too long.
-    """
-    if isinstance(value, str):
-        return _cut(value, ATTRIBUTE_LIMIT)
-    if isinstance(value, (list, tuple)):
-        total = 0
-        for item in value:
-            if isinstance(item, str):
-                total += len(item)
-            elif item is None or isinstance(item, _NUMBERS):
-                total += len(str(item))
-            else:
-                break
-        else:
-            return value if total <= ATTRIBUTE_LIMIT else _cut_list(value)
-    text = json.dumps(jsonable(value), ensure_ascii=False)
-    return value if len(text) <= ATTRIBUTE_LIMIT else _cut(text, ATTRIBUTE_LIMIT)
-
-
-def _cut_list(items: Sequence[object]) -> list[object]:
-    """The first of ``items`` (scalars) that fit the limit, and a marker saying how many not."""
-    left = ATTRIBUTE_LIMIT - _MARK_ROOM  # room for the items marker
-    out: list[object] = []
-    for item in items:
-        size = len(item) if isinstance(item, str) else len(str(item))
-        if size > left:
-            if isinstance(item, str) and left > _MARK_ROOM:
-                out.append(_cut(item, left))
-            break
-        out.append(item)
-        left -= size
-    out.append(f"…[cut {len(items) - len(out):,} items]")
-    return out
-
-
-_USAGE_NAMES: dict[str, tuple[str, ...]] = {
-    "input_tokens": ("gen_ai.usage.input_tokens",),
-    "output_tokens": ("gen_ai.usage.output_tokens",),
-    "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens",),
-    "cache_write_tokens": ("gen_ai.usage.cache_creation.input_tokens",),
-    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens",),
-}
-_TOOL_NAMES: dict[str, tuple[str, ...]] = {
-    "tool": ("gen_ai.tool.name",),
-    "call_id": ("gen_ai.tool.call.id",),
-}
-
-#: Per span name, the attributes OpenTelemetry's GenAI semantic conventions name, and their
-#: names there (see :meth:`Span.genai_attributes`); every other attribute is ``agentkit.<key>``.
-#: ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
-GENAI_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
-    "run": {"agent": ("gen_ai.agent.name",), **_USAGE_NAMES},
-    "model_call": {
-        "model": ("gen_ai.request.model", "gen_ai.response.model"),
-        "finish_reason": ("gen_ai.response.finish_reasons",),
-        **_USAGE_NAMES,
-    },
-    # one model of a fallback chain tried (agentkit_core.FallbackModel): its model and tokens
-    "model_attempt": {"model": ("gen_ai.request.model",), **_USAGE_NAMES},
-    "tool_call": _TOOL_NAMES,
-    "verdict": _TOOL_NAMES,
-    "guardrail": _TOOL_NAMES,
-}
-
-#: Per span name, the GenAI attributes that say what it does, first among its GenAI attributes.
-GENAI_OPERATIONS: dict[str, dict[str, object]] = {
-    "run": {"gen_ai.operation.name": "invoke_agent"},
-    "model_call": {"gen_ai.operation.name": "chat"},
-    "model_attempt": {"gen_ai.operation.name": "chat"},
-    "tool_call": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
-}
-
-#: Attributes that quote what a person wrote: in :meth:`Span.genai_attributes` on request only.
-CONTENT_ATTRIBUTES = frozenset({"question"})
-
-#: Marks an attribute recorded as a list of one (``finish_reason``), before its GenAI name.
-_LIST = "\0list"
-_SCALARS = frozenset({str, bool, int, float})
-_TEXTS = frozenset({str})
-#: The most span names, and attribute keys per span name, whose GenAI names are remembered:
-#: names made up at run time (a key per item, say) are worked out each time, not kept unbounded.
-_KEPT = 512
-#: Per span name, each attribute key seen: its GenAI name(s) (see :func:`_genai_name`).
-_GENAI_SEEN: dict[str, dict[str, str | tuple[str, ...]]] = {}
-
-
-def _genai_name(name: str, key: str) -> str | tuple[str, ...]:
-    """``agentkit.<key>``, else its GenAI name(s), else (_LIST, its name), else () (content)."""
-    if key in CONTENT_ATTRIBUTES:
-        return ()
-    targets = GENAI_NAMES.get(name, {}).get(key)
-    if targets is None:
-        return "agentkit." + key
-    return (_LIST, targets[0]) if key == "finish_reason" else targets
-
-
-def _otel_value(value: object) -> object:
-    """``value`` as OpenTelemetry takes it: a scalar, a list of texts or of ints, else JSON."""
-    if type(value) in _SCALARS:
-        return value
-    if isinstance(value, list | tuple) and (
-        {*map(type, value)} <= _TEXTS  # ids and names, the common lists: one call, no loop
-        or all(isinstance(v, str) for v in value)
-        or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        return value  # as it is: OpenTelemetry keeps a copy of its own
-    return json.dumps(jsonable(value), ensure_ascii=False)
-
-
-def _genai_mapping(name: str, exported: Mapping[str, object], content: bool) -> dict[str, object]:
-    """:meth:`Span.genai_attributes` worked out from ``exported``, key by key."""
-    # the span's own attributes, read-only, only when each is None, a number, a flag, a text
-    # or a list or tuple of texts (see export_attributes): what OpenTelemetry takes as is
-    plain = type(exported) is MappingProxyType
-    names = _GENAI_SEEN.get(name)
-    if names is None:
-        names = {}
-        if len(_GENAI_SEEN) < _KEPT:
-            _GENAI_SEEN[name] = names
-    operation = GENAI_OPERATIONS.get(name)
-    out: dict[str, object] = {**operation} if operation else {}
-    for key, value in exported.items():
-        target = names.get(key)
-        if target is None:
-            target = _genai_name(name, key)
-            if len(names) < _KEPT:
-                names[key] = target
-        if type(target) is str:  # agentkit.<key>: the common case, first
-            if value is not None:
-                out[target] = value if plain or type(value) in _SCALARS else _otel_value(value)
-        elif value is None:
-            continue
-        elif not target:  # content
-            if content:
-                out["agentkit." + key] = _otel_value(value)
-        elif target[0] == _LIST:  # finish_reason: a list of one
-            out[target[1]] = [str(value)]
-        else:  # its GenAI name(s)
-            value = value if type(value) in _SCALARS else str(value)
-            for genai_name in target:
-                out[genai_name] = value
-    return out
-
-
-#: What core sets on a run's span (the agent starts it, ``stamp_run`` ends it): for each, its
-#: GenAI name (see :data:`GENAI_NAMES`) -- what :func:`run_genai` maps without a lookup per key.
-_RUN_GENAI = {
-    key: target if type(target) is str else target[0]
-    for key in (
-        "agent",
-        "model",
-        "session_id",
-        "task_item",
-        "status",
-        "stop_reason",
-        "requests",
-        "cost",
-        "pending",
-        *_USAGE_NAMES,
-    )
-    for target in (_genai_name("run", key),)
-}
-#: Those the conventions name (``agent``, the token counts).
-_RUN_NAMED = frozenset(GENAI_NAMES["run"])
-
-
-def run_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
-    """A run's :meth:`Span.genai_attributes` from what core set on its span, as it ends.
-
-    None when the export rule would change a value (a text past the cap, a value of another
-    type) or the attributes hold one core does not set (a plugin's): the span then maps its
-    exported attributes when asked. Made once a run, where it is stamped.
-    """
-    out: dict[str, object] = {"gen_ai.operation.name": "invoke_agent"}
-    try:
-        for key, value in attributes.items():
-            if value is None:
-                continue
-            kind = type(value)
-            if kind is str:
-                if len(value) > ATTRIBUTE_LIMIT:  # type: ignore[arg-type]  # a str
-                    return None
-            elif kind not in _AS_IS and (  # else a list of texts within the cap (ids)
-                (kind is not list and kind is not tuple)
-                or key in _RUN_NAMED  # a GenAI name takes a list as its text
-                or len("".join(value)) > ATTRIBUTE_LIMIT  # type: ignore[arg-type]
-            ):
-                return None
-            out[_RUN_GENAI[key]] = value
-    except (KeyError, TypeError):  # a key core does not set; a list not of texts
-        return None
-    return out
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ._context import RunContext
 from ._errors import ProviderResponseError
+from ._genai import run_genai
 from ._hooks import TurnInfo
 from ._messages import Message
 from ._messages import TranscriptView
@@ -32,7 +33,6 @@ from ._run_state import AgentResult
 from ._run_state import RunState
 from ._tool_calls import steps_inline
 from ._tools import ToolResult
-from ._tracing import run_genai
 
 if TYPE_CHECKING:
     from ._agent import Agent

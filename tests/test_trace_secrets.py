@@ -29,11 +29,11 @@ from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
-from agentkit_core._tracing import ATTRIBUTE_LIMIT
-from agentkit_core._tracing import SAFE_ATTRIBUTES
-from agentkit_core._tracing import WITHHELD
-from agentkit_core._tracing import _export_copy
-from agentkit_core._tracing import export_attributes
+from agentkit_core._span_export import ATTRIBUTE_LIMIT
+from agentkit_core._span_export import SAFE_ATTRIBUTES
+from agentkit_core._span_export import WITHHELD
+from agentkit_core._span_export import _export_copy
+from agentkit_core._span_export import export_attributes
 from agentkit_core.cli import TraceFile
 from agentkit_core.cli import read_trace_file
 from agentkit_core.cli._viewer import render_html

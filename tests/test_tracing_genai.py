@@ -19,17 +19,17 @@ from agentkit_core import Message
 from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core._genai import run_genai
 from agentkit_core._invoke import _stamp
 from agentkit_core._invoke import _Tracing
 from agentkit_core._middleware import ToolInvocation
 from agentkit_core._models import ModelResponse
+from agentkit_core._span_export import ATTRIBUTE_LIMIT
+from agentkit_core._span_export import export_attributes
 from agentkit_core._tools import Tool
 from agentkit_core._tools import ToolResult
-from agentkit_core._tracing import ATTRIBUTE_LIMIT
 from agentkit_core._tracing import Span
 from agentkit_core._tracing import Trace
-from agentkit_core._tracing import export_attributes
-from agentkit_core._tracing import run_genai
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
 

@@ -23,8 +23,8 @@ from .._messages import JSONObject
 from .._messages import JSONValue
 from .._messages import Message
 from .._messages import ToolCall
-from .._tracing import export_attributes
-from .._tracing import export_error
+from .._span_export import export_attributes
+from .._span_export import export_error
 from ._trace_file import collector_paused
 from ._viewer_content import IMG_SRC
 from ._viewer_content import MediaRow

@@ -22,11 +22,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentkit_core import Agent
-from agentkit_core import _tracing
+from agentkit_core import _genai
 from agentkit_core import open_sessions
-from agentkit_core._tracing import WITHHELD
-from agentkit_core._tracing import _export_copy
-from agentkit_core._tracing import _genai_mapping
+from agentkit_core._genai import _genai_mapping
+from agentkit_core._span_export import WITHHELD
+from agentkit_core._span_export import _export_copy
 from agentkit_core.plugin import Span
 from agentkit_core.testing import ScriptedModel
 
@@ -175,7 +175,7 @@ def test_names_made_up_at_run_time_are_not_kept_without_bound(monkeypatch: Any) 
     from agentkit_tracing_otel import _exporter
 
     monkeypatch.setattr(_exporter, "_SHAPES", {})
-    monkeypatch.setattr(_tracing, "_GENAI_SEEN", {})  # core's GenAI names per span name
+    monkeypatch.setattr(_genai, "_GENAI_SEEN", {})  # core's GenAI names per span name
     made, memory = exporter()
     many = 2 * _exporter._KEPT
     for i in range(many):
@@ -183,8 +183,8 @@ def test_names_made_up_at_run_time_are_not_kept_without_bound(monkeypatch: Any) 
             made.on_start(span)
             made.on_end(span)
     assert len(_exporter._SHAPES) <= _exporter._KEPT
-    assert len(_tracing._GENAI_SEEN) <= _tracing._KEPT
-    assert len(_tracing._GENAI_SEEN["step"]) <= _tracing._KEPT
+    assert len(_genai._GENAI_SEEN) <= _genai._KEPT
+    assert len(_genai._GENAI_SEEN["step"]) <= _genai._KEPT
     last = dict(memory.get_finished_spans()[-1].attributes or {})
     assert last == {f"agentkit.score_{many - 1}": many - 1}
 
