@@ -321,10 +321,7 @@ class SessionState:
         elif kind == "tool_result":
             message = body.get("message")
             if isinstance(message, Message):
-                self.run_messages.append(message)
-                if message.tool_call_id is not None:
-                    self._answered.add(message.tool_call_id)
-                self._settle_pending()
+                self._result(message)
         elif kind == "header":
             self.header = SessionHeader.from_body(body)
         elif kind == "instructions":
@@ -364,13 +361,34 @@ class SessionState:
         self.run_messages.append(message)
 
     def _response(self, body: Mapping[str, object]) -> None:
-        message = body.get("message")
+        message, counts, model = body.get("message"), body.get("usage"), body.get("model")
         if not isinstance(message, Message):
             return
+        cost, repair = body.get("cost"), body.get("source") == "repair"
+        # a dict asked first: an ABC's isinstance goes through abc's __instancecheck__
+        if (type(counts) is dict or isinstance(counts, Mapping)) and isinstance(model, str):
+            self._responded(message, model, counts, cost, repair)
+        else:  # an answer without usage (or a model) spent nothing
+            self._responded(message, "", None, cost, repair)
+
+    def _responded(
+        self,
+        message: Message,
+        model: str,
+        counts: Mapping[str, object] | None,
+        cost: object,
+        repair: bool,
+    ) -> None:
+        """A response's effect on the state, from its parts once they are known to be sound.
+
+        Replay calls it after reading a decoded (perhaps malformed) body; the recorder calls it
+        with what it holds as it records a response, so the body it built is not read again.
+        """
         self.run_messages.append(message)
         self.turns += 1
-        self._spent(body)
-        if body.get("source") == "repair":
+        if counts is not None:
+            self._spent(model, counts, cost)
+        if repair:
             return
         if message.tool_calls:
             self._answered, self._asked, self._denied = set(), set(), set()
@@ -378,12 +396,8 @@ class SessionState:
         else:
             self._finish_run()
 
-    def _spent(self, body: Mapping[str, object]) -> None:
-        """Add a response's usage and cost to the run's (an answer without usage: nothing)."""
-        counts, model, cost = body.get("usage"), body.get("model"), body.get("cost")
-        # a dict asked first: an ABC's isinstance goes through abc's __instancecheck__ each turn
-        if not (type(counts) is dict or isinstance(counts, Mapping)) or not isinstance(model, str):
-            return
+    def _spent(self, model: str, counts: Mapping[str, object], cost: object) -> None:
+        """Add a response's usage and cost to the run's, by the model that answered."""
         known = self.run_usage.get(model, _NONE_USED)
         # each count an int, else (missing, or another type) 0; read here, not in five calls
         i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
@@ -405,7 +419,11 @@ class SessionState:
         else:
             self.run_unpriced.add(model)
 
-    def _settle_pending(self) -> None:
+    def _result(self, message: Message) -> None:
+        """What a call returned joins the run, and settles the call (as :meth:`_responded`)."""
+        self.run_messages.append(message)
+        if message.tool_call_id is not None:
+            self._answered.add(message.tool_call_id)
         pending = self.pending
         if len(pending) == 1:  # a turn's one call, answered or not: no generator for it
             if pending[0].id in self._answered:
