@@ -401,11 +401,9 @@ class SessionState:
         known = self.run_usage.get(model, _NONE_USED)
         # each count an int, else (missing, or another type) 0; read here, not in five calls
         i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
-        i = i if type(i) is int else 0
-        o = o if type(o) is int else 0
-        cr = cr if type(cr) is int else 0
-        cw = cw if type(cw) is int else 0
-        r = r if type(r) is int else 0
+        if not (type(i) is int and type(o) is int and cr is cw is r is _ZERO):
+            # a count past the two every answer has, or one that is no int: each asked
+            i, o, cr, cw, r = [n if type(n) is int else 0 for n in (i, o, cr, cw, r)]
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
             known.input_tokens + i,
             known.output_tokens + o,
@@ -480,6 +478,10 @@ _COUNTED = (
     "reasoning_tokens",
 )
 _ZEROS = (0,) * len(_COUNTED)
+#: The 0 a count missing reads as: the same object, so three counts are asked at once (an int
+#: 0 reported is this object too in CPython; any other is asked the long way, as is anything
+#: else).
+_ZERO = _ZEROS[0]
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:
