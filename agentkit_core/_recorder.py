@@ -106,6 +106,7 @@ class Recorder:
         #: What is recorded and not yet appended, as entries (a NewItem's fields, no record).
         self._buffer: list[Entry] = []
         self._lock = asyncio.Lock()
+        self._held = False  # what ``_lock.locked()`` says, read without a call twice a turn
         self._active: str | None = None
         self._sent: list[str] | None = None
         self._tainted: bool = parent is not None and parent._tainted
@@ -324,7 +325,7 @@ class Recorder:
         """
         if not self._buffer:
             return
-        if self._steps is None and self._leaf is not None and not self._lock.locked():
+        if self._steps is None and self._leaf is not None and not self._held:
             # a store whose append never waits (memory://) writes the batch at once: with no
             # await, no other flush comes between, so the lock is not needed
             made = self.sessions._append_entries_now(
@@ -338,6 +339,7 @@ class Recorder:
             batch, self._buffer = self._buffer, []
             if not batch:
                 return
+            self._held = True
             try:
                 if self._leaf is None:
                     raise SessionNotFound(
@@ -358,6 +360,8 @@ class Recorder:
             except BaseException:
                 self._buffer[:0] = batch
                 raise
+            finally:
+                self._held = False
             self._leaf = self.state.leaf = leaf
 
     # ------------------------------------------------------------------ recording
@@ -568,7 +572,8 @@ class Recorder:
         if run is not None:
             body["run"] = run
         self.last_id = item = self._new_id()
-        if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
+        # ctx's own flag, not its ``secret_tainted`` property: a call less an item
+        if not clean and (self._tainted or (ctx is not None and ctx._tainted)):
             from ._session_state import REDACTED
 
             self._taint()
