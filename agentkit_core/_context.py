@@ -46,6 +46,7 @@ from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope
 from ._scope import check_deadline
+from ._tools import Tool
 from ._tools import ToolResult
 from ._tracing import current_span
 
@@ -293,6 +294,9 @@ class RunContext(RunScope, Generic[DepsT]):
         else:
             self.invoker = None
         self.grant_scope = grant_scope
+        #: The tool set the run last asked about and its tools whose calls must not run twice
+        #: (``_tool_calls.must_mark``): a run's own, so a new run scans its tools again.
+        self._never_twice: tuple[dict[str, Tool], frozenset[str]] | None = None
 
     @property
     def services(self) -> RunServices:

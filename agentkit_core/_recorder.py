@@ -106,6 +106,7 @@ class Recorder:
         #: What is recorded and not yet appended, as entries (a NewItem's fields, no record).
         self._buffer: list[Entry] = []
         self._lock = asyncio.Lock()
+        self._held = False  # what ``_lock.locked()`` says, read without a call twice a turn
         self._active: str | None = None
         self._sent: list[str] | None = None
         self._tainted: bool = parent is not None and parent._tainted
@@ -293,7 +294,7 @@ class Recorder:
 
         path = await self.sessions.path(self.session_id, to=began)
         self.state = SessionState.replay(self.session_id, path)
-        for kind, body, _, _ in self._buffer:
+        for kind, body, _ in self._buffer:
             self.state.feed(kind, body)
         self._leaf, self._sent = began, None
 
@@ -309,7 +310,7 @@ class Recorder:
             path = await self.sessions.path(self.session_id)
             at = next((i for i, item in enumerate(path) if item.id == after), len(path))
             tail = [(item.kind, item.body_json) for item in path[at + 1 :]]
-            if not tail or tail != [(kind, encode_state(body)) for kind, body, _, _ in batch]:
+            if not tail or tail != [(kind, encode_state(body)) for kind, body, _ in batch]:
                 raise
             return path[-1].id
 
@@ -324,7 +325,7 @@ class Recorder:
         """
         if not self._buffer:
             return
-        if self._steps is None and self._leaf is not None and not self._lock.locked():
+        if self._steps is None and self._leaf is not None and not self._held:
             # a store whose append never waits (memory://) writes the batch at once: with no
             # await, no other flush comes between, so the lock is not needed
             made = self.sessions._append_entries_now(
@@ -338,6 +339,7 @@ class Recorder:
             batch, self._buffer = self._buffer, []
             if not batch:
                 return
+            self._held = True
             try:
                 if self._leaf is None:
                     raise SessionNotFound(
@@ -358,6 +360,8 @@ class Recorder:
             except BaseException:
                 self._buffer[:0] = batch
                 raise
+            finally:
+                self._held = False
             self._leaf = self.state.leaf = leaf
 
     # ------------------------------------------------------------------ recording
@@ -366,9 +370,12 @@ class Recorder:
         """Record an item of ``kind`` (a plugin's own kind is ``"namespace/name"``).
 
         ``body`` is a mapping of anything ``encode_state`` encodes; the run's id is added as
-        ``"run"``. Under a secret, a redacted item is recorded instead.
+        ``"run"``. Under a secret, a redacted item is recorded instead. An unknown ``kind`` is
+        refused here (:class:`ConfigError`), before anything is buffered.
         """
-        self._add(ctx, kind, dict(body))
+        from ._sessions import check_kind
+
+        self._add(ctx, check_kind(kind), dict(body))
 
     def record_header(self, header: SessionHeader) -> None:
         """A header that replaces the one in force (another model, another kit)."""
@@ -437,23 +444,28 @@ class Recorder:
         Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
         ``"repair"`` for an answer output coercion rejected.
         """
+        counts = None if usage is None else _usage(usage)
         body = {
             "message": message,
             "model": model,
-            "usage": None if usage is None else _usage(usage),
+            "usage": counts,
             "finish_reason": finish_reason,
             "source": source,
         }
+        cost = None
         if usage is not None and ctx is not None and ":" in model:  # a bare name is not priced
             known = run_prices(ctx)  # the run's (its agent's); none: unknown
             cost = None if known is None else known.cost(usage, model)
             if cost is not None:
                 body["cost"] = cost
-        self._add(ctx, "response", body)
+        self._buffered(ctx, "response", body)
+        # the state fed from what is in hand, as replay feeds it after checking the body
+        self.state._responded(message, model, counts, cost, source == "repair")
 
     def record_tool_result(self, ctx: RunContext | None, message: Message) -> None:
         """What a call returned (a ``tool`` message naming the call)."""
-        self._add(ctx, "tool_result", {"message": message})
+        self._buffered(ctx, "tool_result", {"message": message})
+        self.state._result(message)
 
     def record_messages(
         self, ctx: RunContext | None, messages: Sequence[Message], *, source: str, model: str = ""
@@ -548,18 +560,26 @@ class Recorder:
     def _add(
         self, ctx: RunContext | None, kind: str, body: dict[str, Any], *, clean: bool = False
     ) -> None:
+        """Buffer an item and feed it to the state, as replay reads it."""
+        self._buffered(ctx, kind, body, clean)
+        self.state.feed(kind, body)
+
+    def _buffered(
+        self, ctx: RunContext | None, kind: str, body: dict[str, object], clean: bool = False
+    ) -> None:
+        """Buffer an item of a known kind (redacted under a secret) with the run and its id."""
         run = ctx.run_id if ctx is not None else None
         if run is not None:
             body["run"] = run
         self.last_id = item = self._new_id()
-        if not clean and (self._tainted or (ctx is not None and ctx.secret_tainted)):
+        # ctx's own flag, not its ``secret_tainted`` property: a call less an item
+        if not clean and (self._tainted or (ctx is not None and ctx._tainted)):
             from ._session_state import REDACTED
 
             self._taint()
-            self._buffer.append((kind, {REDACTED: SECRET_TAINT, "run": run}, False, item))
+            self._buffer.append((kind, {REDACTED: SECRET_TAINT, "run": run}, item))
         else:
-            self._buffer.append((kind, body, False, item))
-        self.state.feed(kind, body)
+            self._buffer.append((kind, body, item))
 
     def _taint(self) -> None:
         recorder: Recorder | None = self

@@ -321,10 +321,7 @@ class SessionState:
         elif kind == "tool_result":
             message = body.get("message")
             if isinstance(message, Message):
-                self.run_messages.append(message)
-                if message.tool_call_id is not None:
-                    self._answered.add(message.tool_call_id)
-                self._settle_pending()
+                self._result(message)
         elif kind == "header":
             self.header = SessionHeader.from_body(body)
         elif kind == "instructions":
@@ -364,13 +361,34 @@ class SessionState:
         self.run_messages.append(message)
 
     def _response(self, body: Mapping[str, object]) -> None:
-        message = body.get("message")
+        message, counts, model = body.get("message"), body.get("usage"), body.get("model")
         if not isinstance(message, Message):
             return
+        cost, repair = body.get("cost"), body.get("source") == "repair"
+        # a dict asked first: an ABC's isinstance goes through abc's __instancecheck__
+        if (type(counts) is dict or isinstance(counts, Mapping)) and isinstance(model, str):
+            self._responded(message, model, counts, cost, repair)
+        else:  # an answer without usage (or a model) spent nothing
+            self._responded(message, "", None, cost, repair)
+
+    def _responded(
+        self,
+        message: Message,
+        model: str,
+        counts: Mapping[str, object] | None,
+        cost: object,
+        repair: bool,
+    ) -> None:
+        """A response's effect on the state, from its parts once they are known to be sound.
+
+        Replay calls it after reading a decoded (perhaps malformed) body; the recorder calls it
+        with what it holds as it records a response, so the body it built is not read again.
+        """
         self.run_messages.append(message)
         self.turns += 1
-        self._spent(body)
-        if body.get("source") == "repair":
+        if counts is not None:
+            self._spent(model, counts, cost)
+        if repair:
             return
         if message.tool_calls:
             self._answered, self._asked, self._denied = set(), set(), set()
@@ -378,20 +396,14 @@ class SessionState:
         else:
             self._finish_run()
 
-    def _spent(self, body: Mapping[str, object]) -> None:
-        """Add a response's usage and cost to the run's (an answer without usage: nothing)."""
-        counts, model, cost = body.get("usage"), body.get("model"), body.get("cost")
-        # a dict asked first: an ABC's isinstance goes through abc's __instancecheck__ each turn
-        if not (type(counts) is dict or isinstance(counts, Mapping)) or not isinstance(model, str):
-            return
+    def _spent(self, model: str, counts: Mapping[str, object], cost: object) -> None:
+        """Add a response's usage and cost to the run's, by the model that answered."""
         known = self.run_usage.get(model, _NONE_USED)
         # each count an int, else (missing, or another type) 0; read here, not in five calls
         i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
-        i = i if type(i) is int else 0
-        o = o if type(o) is int else 0
-        cr = cr if type(cr) is int else 0
-        cw = cw if type(cw) is int else 0
-        r = r if type(r) is int else 0
+        if not (type(i) is int and type(o) is int and cr is cw is r is _ZERO):
+            # a count past the two every answer has, or one that is no int: each asked
+            i, o, cr, cw, r = [n if type(n) is int else 0 for n in (i, o, cr, cw, r)]
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
             known.input_tokens + i,
             known.output_tokens + o,
@@ -405,7 +417,11 @@ class SessionState:
         else:
             self.run_unpriced.add(model)
 
-    def _settle_pending(self) -> None:
+    def _result(self, message: Message) -> None:
+        """What a call returned joins the run, and settles the call (as :meth:`_responded`)."""
+        self.run_messages.append(message)
+        if message.tool_call_id is not None:
+            self._answered.add(message.tool_call_id)
         pending = self.pending
         if len(pending) == 1:  # a turn's one call, answered or not: no generator for it
             if pending[0].id in self._answered:
@@ -462,6 +478,10 @@ _COUNTED = (
     "reasoning_tokens",
 )
 _ZEROS = (0,) * len(_COUNTED)
+#: The 0 a count missing reads as: the same object, so three counts are asked at once (an int
+#: 0 reported is this object too in CPython; any other is asked the long way, as is anything
+#: else).
+_ZERO = _ZEROS[0]
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:

@@ -275,9 +275,10 @@ class NewItem:
     id: str = ""
 
 
-#: A :class:`NewItem`'s fields in order (kind, body, tainted, id): what a recorder buffers, so
-#: that recording an item makes a tuple, not a record.
-Entry = tuple[str, object, bool, str]
+#: A checked :class:`NewItem`'s kind, body and id (empty: a fresh one): what a recorder buffers,
+#: so that recording an item makes a tuple, not a record. Its kind is known good and it is not
+#: tainted (the public append checks each item; a recorder records a redacted body instead).
+Entry = tuple[str, object, str]
 
 
 @runtime_checkable
@@ -417,13 +418,11 @@ class Sessions:
         no longer the leaf (:class:`SessionConflict` naming the session, ``after`` and the
         leaf).
         """
-        return await self._append(session_id, after, *_entries(session_id, items))
+        return await self._append(session_id, after, _checked(session_id, items))
 
-    async def _append(
-        self, session_id: str, after: str, entries: list[Entry], given: Sequence[object] = ()
-    ) -> list[SessionItem]:
-        """:meth:`append` of entries: a recorder's buffer, which makes no :class:`NewItem`."""
-        made, blobs = self._made(session_id, after, entries, given)
+    async def _append(self, session_id: str, after: str, entries: list[Entry]) -> list[SessionItem]:
+        """:meth:`append` of checked entries: a recorder's buffer, which makes no NewItem."""
+        made, blobs = self._made(session_id, after, entries)
         if blobs:
             await put_blobs(self.store, blobs)  # before the items that name them
         if not await self.store.append(made):
@@ -441,26 +440,26 @@ class Sessions:
         when it cannot be done at once: the store has no ``append_now``, the batch holds part
         bytes to write first, or the compare-and-set failed (:meth:`append` says why).
         """
-        return self._append_entries_now(session_id, after, *_entries(session_id, items))
+        return self._append_entries_now(session_id, after, _checked(session_id, items))
 
     def _append_entries_now(
-        self, session_id: str, after: str, entries: list[Entry], given: Sequence[object] = ()
+        self, session_id: str, after: str, entries: list[Entry]
     ) -> list[SessionItem] | None:
-        """:meth:`append_now` of entries: a recorder's buffer, which makes no :class:`NewItem`."""
+        """:meth:`append_now` of checked entries: a recorder's buffer, which makes no NewItem."""
         now = self._append_now
         if now is None:
             return None
-        made, blobs = self._made(session_id, after, entries, given)
+        made, blobs = self._made(session_id, after, entries)
         return None if blobs or not now(made) else made
 
     def _made(
-        self, session_id: str, after: str | None, entries: list[Entry], given: Sequence[object] = ()
+        self, session_id: str, after: str | None, entries: list[Entry]
     ) -> tuple[list[SessionItem], dict[str, bytes]]:
         """The records of an append of ``entries`` after ``after``, and the part bytes they name.
 
-        Each item is checked (its type, kind and taint) and its body encoded here, in one loop:
-        a call less an item, three items a recorded turn. ``given`` is what a caller of the
-        public append gave (:func:`_entries`), for the check that each was a NewItem.
+        The entries' kinds and taint are checked already, once (:func:`_checked` for the public
+        append, ``Recorder.record`` for a plugin's kind); each body is encoded here, so an
+        unencodable one fails the append before anything is written.
         """
         stamp = utc_stamp()
         made: list[SessionItem] = []
@@ -469,37 +468,22 @@ class Sessions:
         # what ``with collected(...)`` does, without making its object and two calls: twice a turn
         token = collecting.set(blobs if self._keeps_blobs else None)
         try:
-            for index, (kind, value, tainted, wanted) in enumerate(entries):
-                if kind not in _KINDS:  # no NewItem, a plugin's own kind, or none: say which
-                    if given and not isinstance(given[index], NewItem):
-                        raise ConfigError(
-                            f"{_where(index, len(entries))} appended to session {session_id!r} "
-                            f"is {given[index]!r}; give NewItem(kind, body)",
-                            value=given[index],
-                            source="Sessions.append",
-                        )
-                    check_kind(kind)
-                if tainted:
-                    raise SecretTaintError(
-                        f"refused to record {_where(index, len(entries))} ({kind}) in session "
-                        f"{session_id!r}: it is marked secret-tainted, and a secret is never "
-                        "written to a session; record a redacted item instead",
-                        session_id=session_id,
-                        kind=kind,
-                    )
-                try:
-                    body = encode_state(value, root="body")
-                except EncodingError as exc:
-                    raise EncodingError(
-                        f"nothing was written to session {session_id!r}: "
-                        f"{_where(index, len(entries))} ({kind}): {exc}",
-                        path=exc.path,
-                        value=exc.value,
-                    ) from exc
+            for kind, value, wanted in entries:
+                item_id = wanted or new_id()
                 # positional: a record's keywords cost a third of making it
-                item = SessionItem(session_id, wanted or new_id(), parent, kind, body, stamp)
-                made.append(item)
-                parent = item.id
+                made.append(
+                    SessionItem(
+                        session_id, item_id, parent, kind, encode_state(value, root="body"), stamp
+                    )
+                )
+                parent = item_id
+        except EncodingError as exc:  # the item made next is the one that failed
+            raise EncodingError(
+                f"nothing was written to session {session_id!r}: "
+                f"{_where(len(made), len(entries))} ({entries[len(made)][0]}): {exc}",
+                path=exc.path,
+                value=exc.value,
+            ) from exc
         finally:
             collecting.reset(token)
         return made, blobs
@@ -577,7 +561,7 @@ class Sessions:
         return given
 
     def _header_item(self, sid: str, parent: str | None, header: SessionHeader) -> SessionItem:
-        return self._made(sid, parent, [("header", header.to_body(), False, "")])[0][0]
+        return self._made(sid, parent, [("header", header.to_body(), "")])[0][0]
 
     async def _create(self, head: SessionItem) -> None:
         if not await self.store.create([head]):
@@ -645,10 +629,11 @@ class Sessions:
         )
 
 
-def _entries(
-    session_id: str, items: NewItem | Sequence[NewItem]
-) -> tuple[list[Entry], Sequence[object]]:
-    """A public append's items as entries, and the items given (``_made`` checks each's type)."""
+def _checked(session_id: str, items: NewItem | Sequence[NewItem]) -> list[Entry]:
+    """A public append's items as entries, each checked first: its type, kind and taint.
+
+    In order, so an error names the first wrong item; nothing is encoded before all pass.
+    """
     given: Sequence[object] = [items] if isinstance(items, NewItem) else list(items)
     if not given:
         raise ConfigError(
@@ -657,10 +642,26 @@ def _entries(
             value=items,
             source="Sessions.append",
         )
-    return [
-        (n.kind, n.body, n.tainted, n.id) if isinstance(n, NewItem) else ("", None, False, "")
-        for n in given
-    ], given
+    entries: list[Entry] = []
+    for index, item in enumerate(given):
+        if not isinstance(item, NewItem):
+            raise ConfigError(
+                f"{_where(index, len(given))} appended to session {session_id!r} is {item!r}; "
+                "give NewItem(kind, body)",
+                value=item,
+                source="Sessions.append",
+            )
+        check_kind(item.kind)
+        if item.tainted:
+            raise SecretTaintError(
+                f"refused to record {_where(index, len(given))} ({item.kind}) in session "
+                f"{session_id!r}: it is marked secret-tainted, and a secret is never written to a "
+                "session; record a redacted item instead",
+                session_id=session_id,
+                kind=item.kind,
+            )
+        entries.append((item.kind, item.body, item.id))
+    return entries
 
 
 def _where(index: int, count: int) -> str:

@@ -86,29 +86,24 @@ def checkpointer_of(explicit: object = None, ctx: RunContext | None = None) -> C
     return resolve_checkpointer(explicit, ctx)
 
 
-#: The tool set last asked about, the run that asked and the names of its tools whose calls
-#: must not run twice. A fixed list is one set a run, so it is scanned once a run rather than
-#: once a batch; a new run scans again (as the loop reads a set's specs again), so a tool's
-#: flags changed between runs are seen.
-_last_set: list[tuple[dict[str, Tool], str, frozenset[str]]] = [({}, "", frozenset())]
-
-
 def must_mark(
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
     decisions: Sequence[ToolDecision | None],
-    run_id: str,
+    ctx: RunContext,
 ) -> bool:
     """Whether a call of the batch that is to run must not run twice (an unknown tool's may).
 
-    Which tools' calls must not is decided once per tool set and run (``_last_set``): a batch
-    then costs a check of its names against that set, done in C when nothing was decided.
+    Which tools' calls must not is decided once per tool set and run, and kept on the run's
+    context: a fixed list is one set a run, so a batch then costs a check of its names against
+    that set, done in C when nothing was decided. A new run scans again (as the loop reads a
+    set's specs again), so a tool's flags changed between runs are seen.
     """
-    last = _last_set[0]
-    if last[0] is not tools or last[1] != run_id:
+    last = ctx._never_twice
+    if last is None or last[0] is not tools:
         never = frozenset(name for name, tool in tools.items() if not may_rerun(tool))
-        last = _last_set[0] = (tools, run_id, never)
-    return bool(last[2]) and not last[2].isdisjoint(
+        last = ctx._never_twice = (tools, never)
+    return bool(last[1]) and not last[1].isdisjoint(
         map(_name, calls)
         if not decisions  # every call runs
         else [
@@ -129,7 +124,7 @@ async def _marked(
     decisions: Sequence[ToolDecision | None],
 ) -> list[Message]:
     """The batch marked in flight first when a call of it must not run twice, then run."""
-    if must_mark(calls, tools, decisions, ctx.run_id):
+    if must_mark(calls, tools, decisions, ctx):
         at = agent.checkpointer if ctx.checkpoint_at is None else None
         if type(ctx.recorder) is not NullRecorder or checkpointer_of(at, ctx):
             state.pending, state.verdicts = list(calls), {}

@@ -26,6 +26,7 @@ from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
+from agentkit_core import RunContext
 from agentkit_core import Tool
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
@@ -304,10 +305,11 @@ def test_the_mark_decided_once_per_tool_set_is_the_per_batch_decision(
         for name, (effects, idempotent) in flags.items()
     }
     for run_id in ("run-1", "run-2"):
+        ctx = RunContext(run_id=run_id)
         for t, batch in enumerate(batches):
             calls = [ToolCall(f"c{t}{i}", name, "{}") for i, (name, _) in enumerate(batch)]
             decisions = [v for _, v in batch] if decided else []
-            assert must_mark(calls, tools, decisions, run_id) == _per_batch(calls, tools, decisions)
+            assert must_mark(calls, tools, decisions, ctx) == _per_batch(calls, tools, decisions)
         for name, (effects, idempotent) in changed.items():
             if name in tools:
                 tools[name].side_effects, tools[name].idempotent = effects, idempotent

@@ -414,11 +414,16 @@ async def test_an_unencodable_value_names_its_path_and_writes_nothing(sessions: 
     assert kinds == ["header", "user", "response"]
 
 
-async def test_a_plugin_kind_must_be_namespaced(sessions: Sessions) -> None:
+async def test_a_plugin_kind_must_be_namespaced_and_is_refused_where_recorded(
+    sessions: Sessions,
+) -> None:
+    """``record`` refuses an unknown kind itself: nothing is buffered, the flushes after go on."""
     recorder = await Recorder.start(sessions)
-    recorder.record(None, "whatever", {"x": 1})
     with pytest.raises(ConfigError, match="unknown session item kind 'whatever'"):
-        await recorder.flush()
+        recorder.record(None, "whatever", {"x": 1})
+    recorder.record(None, "acme/event", {"x": 2})
+    await recorder.flush()
+    assert [i.kind for i in await sessions.path(recorder.session_id)] == ["header", "acme/event"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -137,7 +137,7 @@ def test_an_item_s_stamp_is_what_datetime_writes(ns: int, again: int) -> None:
 
 ENTRIES = st.lists(
     st.tuples(
-        st.sampled_from(["user", "tool_result", "acme/event", "no kind", ""]),
+        st.sampled_from(["user", "tool_result", "acme/event"]),  # kinds a recorder takes
         st.one_of(
             st.none(),
             st.integers(),
@@ -145,7 +145,6 @@ ENTRIES = st.lists(
             st.just(float("nan")),
             st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), st.floats()), max_size=2),
         ),
-        st.booleans(),
         st.sampled_from(["", "given-id"]),
     ),
     min_size=1,
@@ -156,13 +155,14 @@ ENTRIES = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(entries=ENTRIES, now=st.booleans())
 def test_a_recorders_entries_append_as_the_same_new_items_do(
-    entries: list[tuple[str, object, bool, str]], now: bool
+    entries: list[tuple[str, object, str]], now: bool
 ) -> None:
-    """The recorder's path (tuples, no NewItem made) writes and refuses as the public append.
+    """The recorder's path (tuples, no NewItem made, nothing checked again) is the public one.
 
-    The same batch goes to two stores, as NewItems through ``append``/``append_now`` and as
-    the recorder's entries: the same items (kinds, bodies, ids given, chain), or the same error
-    with the same words, and the same session after it.
+    A recorder's entries are checked as it records them (a kind; it never buffers a tainted
+    body). The same batch goes to two stores, as NewItems through ``append``/``append_now`` and
+    as the recorder's entries: the same items (kinds, bodies, ids given, chain), or the same
+    error with the same words, and the same session after it.
     """
 
     async def outcome(public: bool) -> tuple[object, list[tuple[str, str]]]:
@@ -170,7 +170,7 @@ def test_a_recorders_entries_append_as_the_same_new_items_do(
         head = await sessions.create(session_id="s")
         try:
             if public:
-                items = [NewItem(k, b, t, i) for k, b, t, i in entries]
+                items = [NewItem(k, b, False, i) for k, b, i in entries]
                 made = (
                     sessions.append_now("s", head.id, items)
                     if now
@@ -189,6 +189,47 @@ def test_a_recorders_entries_append_as_the_same_new_items_do(
         return got, stored
 
     assert asyncio.run(outcome(True)) == asyncio.run(outcome(False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    items=st.lists(
+        st.builds(
+            NewItem,
+            st.sampled_from(["user", "acme/event", "no kind"]),
+            st.sampled_from([None, 1, float("nan")]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_public_append_checks_every_item_before_it_encodes_one(items: list[NewItem]) -> None:
+    """The first item of a wrong kind or tainted is named, even after a body that fails."""
+    from agentkit_core.plugin import EncodingError
+    from agentkit_core.plugin import SecretTaintError
+
+    async def outcome() -> tuple[object, int]:
+        sessions = Sessions(MemorySessionStore())
+        head = await sessions.create(session_id="s")
+        try:
+            await sessions.append("s", head.id, items)
+            got: object = None
+        except (ConfigError, SecretTaintError, EncodingError) as exc:
+            got = type(exc)
+        return got, len(await sessions.path("s"))
+
+    def refusal(item: NewItem) -> type[Exception] | None:  # its kind is checked before its taint
+        return ConfigError if item.kind == "no kind" else SecretTaintError if item.tainted else None
+
+    refused = [r for r in map(refusal, items) if r is not None]
+    if refused:
+        want: tuple[object, int] = (refused[0], 1)
+    elif any(n.body != n.body for n in items):  # a NaN
+        want = (EncodingError, 1)
+    else:
+        want = (None, 1 + len(items))
+    assert asyncio.run(outcome()) == want
 
 
 async def test_an_append_names_its_first_wrong_item_whether_kind_or_type() -> None:
