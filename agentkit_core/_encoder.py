@@ -221,11 +221,11 @@ def _make_tagger(cls: type, tag: str, *, checked: bool) -> Callable[[object], di
 
     One dict display, as dataclasses makes ``__init__``: two to three times faster than setting
     the fields one by one, for the two or three messages a recorded turn encodes. ``checked``
-    (orjson's ``default``): it also raises where :func:`_finite` would on the dict, and walks
-    the dict only when a field is other than a scalar, a record (``default`` checks its own), a
-    tuple of those, or an empty container; a message's fields are those nearly always. It also
-    tags a message's tool calls itself (:data:`_INLINE`), so orjson calls ``default`` once a
-    message rather than once a message and once a call.
+    (orjson's ``default``): it also raises where :func:`_finite` would on the dict, walking a
+    field only when it is other than a scalar, a record (``default`` checks its own), a tuple
+    of those, or an empty container; a message's fields are those nearly always. It also tags a
+    message's tool calls itself (:data:`_INLINE`), so orjson calls ``default`` once a message
+    rather than once a message and once a call.
     """
     names = _field_names(cls)
     if not checked:
