@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
 import json
 import math
@@ -27,6 +28,9 @@ from agentkit_core import Message
 from agentkit_core import StorageError
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core.content import AudioPart
+from agentkit_core.content import ImagePart
+from agentkit_core.content import TextPart
 from agentkit_core.plugin import DecodingError
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import decode_state
@@ -410,4 +414,89 @@ def test_each_message_type_s_tagged_dict_is_its_fields_in_order() -> None:
         fields = [(f.name, getattr(sample, f.name)) for f in dataclasses.fields(sample)]
         assert list(_fields(sample).items()) == [(TAG, tags[type(sample)]), *fields]
         checked = _make_tagger(type(sample), tags[type(sample)], checked=True)
-        assert list(checked(sample).items()) == [(TAG, tags[type(sample)]), *fields]
+        # orjson's tagger tags a message's tool calls itself: a list of their tagged dicts
+        inline = [(n, [_fields(c) for c in v] if n == "tool_calls" else v) for n, v in fields]
+        assert list(checked(sample).items()) == [(TAG, tags[type(sample)]), *inline]
+
+
+_anything = _scalars | st.lists(_scalars, max_size=2) | st.dictionaries(_keys, _scalars, max_size=2)
+_non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
+#: A call's field: a non-finite float alone or in a container, text, or anything.
+_call_field = (
+    _non_finite
+    | st.text(max_size=3)
+    | st.lists(_non_finite | _scalars, max_size=2).map(tuple)
+    | st.dictionaries(st.text(max_size=2), _non_finite | _scalars, max_size=2)
+    | _anything
+    | _values
+)
+_calls = st.builds(ToolCall, _call_field, _call_field, _call_field)
+_parts = st.sampled_from(
+    [
+        TextPart("t"),
+        ImagePart(url="https://example.com/a.png"),
+        ImagePart(data=b"\x89PNG", media_type="image/png"),
+        AudioPart(b"ab", "audio/wav"),
+        {"type": "text", "text": "hi"},
+    ]
+)
+
+
+def _messages(field: st.SearchStrategy[Any]) -> st.SearchStrategy[Message]:
+    """Messages with several tool calls, parts and metadata, ``field`` in any other field.
+
+    Calls hold non-finite floats in their fields (alone, in containers), a tuple mixes calls
+    with other values, and metadata holds floats, NaN and infinity at any depth.
+    """
+    calls = st.lists(_calls, min_size=1, max_size=3)
+    return st.builds(
+        Message,
+        st.sampled_from(["user", "assistant", "tool"]) | field,
+        st.text(max_size=4) | st.lists(_parts, max_size=3).map(tuple) | field,
+        calls.map(tuple)
+        | st.just(())
+        | st.lists(_calls | field, max_size=3).map(tuple)
+        | calls
+        | field,
+        field,
+        field,
+        st.booleans() | field,
+        st.just({}) | st.dictionaries(st.text(max_size=3), _values, max_size=3),
+    )
+
+
+_plain_fields = st.none() | st.text(max_size=3)
+
+
+@given(
+    st.lists(_messages(_plain_fields) | _messages(_anything), min_size=1, max_size=3),
+    st.sampled_from(["body", "list", "bare"]),
+)
+def test_messages_with_tool_calls_encode_as_json_encodes_them(
+    messages: list[Message], shape: str
+) -> None:
+    """A message's tool calls, tagged with the message in one call, write json's bytes."""
+    value: Any = {
+        "body": {"message": messages[0], "model": "m", "usage": {"input_tokens": 1}, "run": "r"},
+        "list": messages,
+        "bare": messages[0],
+    }[shape]
+    _encodes_as_json_does(value)
+
+
+@given(_messages(_anything), st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 4))
+def test_a_non_finite_float_in_a_tool_call_is_refused(
+    message: Message, bad: float, where: int
+) -> None:
+    """orjson would write it as null: the call's fields are checked as the message is tagged."""
+    call = [
+        ToolCall("c", "t", bad),  # type: ignore[arg-type]
+        ToolCall("c", "t", [1, {"x": bad}]),  # type: ignore[arg-type]
+        ToolCall(bad, "t"),  # type: ignore[arg-type]
+        ToolCall("c", "t", Message("user", "x", metadata={"m": bad})),  # type: ignore[arg-type]
+        ToolCall("c", "t", (Number.NAN,) if math.isnan(bad) else (1, bad)),  # type: ignore[arg-type]
+    ][where]
+    calls = (*message.tool_calls, call) if isinstance(message.tool_calls, tuple) else (call,)
+    placed = {"message": dataclasses.replace(message, tool_calls=calls), "run": "r"}
+    with pytest.raises(EncodingError, match="cannot encode body"):
+        encode_state(placed, root="body")
