@@ -314,3 +314,27 @@ def test_a_run_s_usage_is_the_sum_of_its_responses_int_counts(responses: Any) ->
         kept = {k: v for k, v in counts.items() if k in _COUNT_NAMES and type(v) is int}
         want[model] = want.get(model, Usage()) + Usage(requests=1, **kept)
     assert state.run_usage == want
+
+
+_ids = st.sampled_from(["a", "b", "c"])  # few, so calls share ids and results repeat them
+
+
+@given(st.lists(st.tuples(st.lists(_ids, max_size=3), st.lists(_ids | st.none(), max_size=4))))
+def test_the_pending_calls_are_the_last_answer_s_less_every_id_answered_since(
+    turns: list[tuple[list[str], list[str | None]]],
+) -> None:
+    """Fed as the recorder feeds it or replayed: results settle calls by id, in any order."""
+    recorded, replayed = SessionState("s", "h"), SessionState("s", "h")
+    task = {"message": Message.user("go"), "source": "task", "run": "r"}
+    recorded.feed("user", task)
+    replayed.feed("user", task)
+    for ids, answered in turns:
+        answer = Message.assistant("", tuple(ToolCall(i, "t", "{}") for i in ids))
+        recorded._responded(answer, "", None, None, False)
+        replayed.feed("response", {"message": answer, "model": "m", "usage": None})
+        for i in answered:
+            result = Message("tool", "", tool_call_id=i)
+            recorded._result(result)
+            replayed.feed("tool_result", {"message": result})
+        want = tuple(c for c in answer.tool_calls if c.id not in answered)
+        assert recorded.pending == replayed.pending == want
