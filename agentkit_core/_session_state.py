@@ -397,11 +397,11 @@ class SessionState:
     def _spent(self, model: str, counts: Mapping[str, object], cost: object) -> None:
         """Add a response's usage and cost to the run's, by the model that answered."""
         known = self.run_usage.get(model, _NONE_USED)
-        # each count an int, else (missing, or another type) 0; read here, not in five calls
-        i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
-        if not (type(i) is int and type(o) is int and cr is cw is r is _ZERO):
-            # a count past the two every answer has, or one that is no int: each asked
-            i, o, cr, cw, r = [n if type(n) is int else 0 for n in (i, o, cr, cw, r)]
+        i, o = counts.get("input_tokens"), counts.get("output_tokens")
+        if type(i) is int and type(o) is int and len(counts) == 2:
+            cr = cw = r = 0  # the two counts every answer has, and no other: two calls, not five
+        else:  # each count an int, else (missing, or another type) 0
+            i, o, cr, cw, r = [n if type(n) is int else 0 for n in map(counts.get, _COUNTED)]
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
             known.input_tokens + i,
             known.output_tokens + o,
@@ -477,11 +477,6 @@ _COUNTED = (
     "cache_write_tokens",
     "reasoning_tokens",
 )
-_ZEROS = (0,) * len(_COUNTED)
-#: The 0 a count missing reads as: the same object, so three counts are asked at once (an int
-#: 0 reported is this object too in CPython; any other is asked the long way, as is anything
-#: else).
-_ZERO = _ZEROS[0]
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:
