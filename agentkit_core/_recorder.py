@@ -444,7 +444,13 @@ class Recorder:
         Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
         ``"repair"`` for an answer output coercion rejected.
         """
-        counts = None if usage is None else _usage(usage)
+        counts: dict[str, int] | None = None
+        if usage is not None:  # the two counts every answer has, and only the others reported
+            counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+            if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
+                for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
+                    if getattr(usage, extra):
+                        counts[extra] = getattr(usage, extra)
         body = {
             "message": message,
             "model": model,
@@ -671,15 +677,6 @@ def decision_verdict(call: ToolCall, decision: ToolDecision) -> Verdict:
         plugin=decision.source,
         reason=decision.reason,
     )
-
-
-def _usage(usage: Usage) -> dict[str, int]:
-    counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-    if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
-        for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
-            if getattr(usage, extra):  # only what the provider reported
-                counts[extra] = getattr(usage, extra)
-    return counts
 
 
 def as_sessions(sessions: Sessions | SessionStore) -> Sessions:

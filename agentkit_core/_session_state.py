@@ -216,8 +216,6 @@ class SessionState:
     #: The agent the run in progress was last handed to (a ``handoff`` item), "" for none: the
     #: run resumed from the session goes on under it.
     agent: str = ""
-    #: The ids of the pending calls that have a result since the last response.
-    _answered: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook answered "ask" for.
     _asked: set[str] = field(default_factory=set, repr=False)
     #: The ids of the pending calls a hook or the policy denied (a deny outweighs an ask).
@@ -391,7 +389,7 @@ class SessionState:
         if repair:
             return
         if message.tool_calls:
-            self._answered, self._asked, self._denied = set(), set(), set()
+            self._asked, self._denied = set(), set()
             self.pending = message.tool_calls
         else:
             self._finish_run()
@@ -399,11 +397,11 @@ class SessionState:
     def _spent(self, model: str, counts: Mapping[str, object], cost: object) -> None:
         """Add a response's usage and cost to the run's, by the model that answered."""
         known = self.run_usage.get(model, _NONE_USED)
-        # each count an int, else (missing, or another type) 0; read here, not in five calls
-        i, o, cr, cw, r = map(counts.get, _COUNTED, _ZEROS)
-        if not (type(i) is int and type(o) is int and cr is cw is r is _ZERO):
-            # a count past the two every answer has, or one that is no int: each asked
-            i, o, cr, cw, r = [n if type(n) is int else 0 for n in (i, o, cr, cw, r)]
+        i, o = counts.get("input_tokens"), counts.get("output_tokens")
+        if type(i) is int and type(o) is int and len(counts) == 2:
+            cr = cw = r = 0  # the two counts every answer has, and no other: two calls, not five
+        else:  # each count an int, else (missing, or another type) 0
+            i, o, cr, cw, r = [n if type(n) is int else 0 for n in map(counts.get, _COUNTED)]
         self.run_usage[model] = Usage(  # one Usage a response: this runs every recorded turn
             known.input_tokens + i,
             known.output_tokens + o,
@@ -418,16 +416,18 @@ class SessionState:
             self.run_unpriced.add(model)
 
     def _result(self, message: Message) -> None:
-        """What a call returned joins the run, and settles the call (as :meth:`_responded`)."""
+        """What a call returned joins the run, and settles the call (as :meth:`_responded`).
+
+        The pending calls are what is left unanswered, so dropping the result's id from them
+        is all a result does: no set of the ids answered since the response is kept.
+        """
         self.run_messages.append(message)
-        if message.tool_call_id is not None:
-            self._answered.add(message.tool_call_id)
-        pending = self.pending
+        pending, answered = self.pending, message.tool_call_id
         if len(pending) == 1:  # a turn's one call, answered or not: no generator for it
-            if pending[0].id in self._answered:
+            if pending[0].id == answered:
                 self.pending = ()
         elif pending:
-            self.pending = tuple(c for c in pending if c.id not in self._answered)
+            self.pending = tuple(c for c in pending if c.id != answered)
 
     def _finish_run(self) -> None:
         self.conversation.extend(self.run_messages)
@@ -443,7 +443,7 @@ class SessionState:
         self.turns = 0
         self.pending = ()
         self.run_usage, self.run_cost, self.run_unpriced = {}, 0.0, set()
-        self._answered, self._asked, self._denied = set(), set(), set()
+        self._asked, self._denied = set(), set()
 
     def _fold(self, fold: object) -> None:
         """Put a fold's summary in place of the messages it folded (a failed fold: nothing)."""
@@ -477,11 +477,6 @@ _COUNTED = (
     "cache_write_tokens",
     "reasoning_tokens",
 )
-_ZEROS = (0,) * len(_COUNTED)
-#: The 0 a count missing reads as: the same object, so three counts are asked at once (an int
-#: 0 reported is this object too in CPython; any other is asked the long way, as is anything
-#: else).
-_ZERO = _ZEROS[0]
 
 
 def _find(messages: list[Message], part: list[object], hint: int | None) -> int | None:

@@ -314,3 +314,53 @@ def test_a_run_s_usage_is_the_sum_of_its_responses_int_counts(responses: Any) ->
         kept = {k: v for k, v in counts.items() if k in _COUNT_NAMES and type(v) is int}
         want[model] = want.get(model, Usage()) + Usage(requests=1, **kept)
     assert state.run_usage == want
+
+
+_ids = st.sampled_from(["a", "b", "c"])  # few, so calls share ids and results repeat them
+
+
+@given(st.lists(st.tuples(st.lists(_ids, max_size=3), st.lists(_ids | st.none(), max_size=4))))
+def test_the_pending_calls_are_the_last_answer_s_less_every_id_answered_since(
+    turns: list[tuple[list[str], list[str | None]]],
+) -> None:
+    """Fed as the recorder feeds it or replayed: results settle calls by id, in any order."""
+    recorded, replayed = SessionState("s", "h"), SessionState("s", "h")
+    task = {"message": Message.user("go"), "source": "task", "run": "r"}
+    recorded.feed("user", task)
+    replayed.feed("user", task)
+    for ids, answered in turns:
+        answer = Message.assistant("", tuple(ToolCall(i, "t", "{}") for i in ids))
+        recorded._responded(answer, "", None, None, False)
+        replayed.feed("response", {"message": answer, "model": "m", "usage": None})
+        for i in answered:
+            result = Message("tool", "", tool_call_id=i)
+            recorded._result(result)
+            replayed.feed("tool_result", {"message": result})
+        want = tuple(c for c in answer.tool_calls if c.id not in answered)
+        assert recorded.pending == replayed.pending == want
+
+
+_count = st.integers(0, 3)  # 0 often: a count not reported is left out of the item
+
+
+@given(st.lists(st.tuples(st.sampled_from(["p:a", "q"]), st.builds(Usage, *[_count] * 6))))
+def test_a_recorded_run_s_usage_is_its_answers_usage_recorded_and_replayed(
+    answers: list[tuple[str, Usage]],
+) -> None:
+    """Each answer a request with its reported counts, in the recorder's state and on replay."""
+
+    async def record() -> None:
+        sessions = Sessions(await open_session_store("memory://", manager=PM))
+        ctx = Agent("a", "test", hooks=Hooks()).new_context()
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        recorder.record_user(ctx, Message.user("go"))
+        want: dict[str, Usage] = {}
+        answer = Message.assistant("", (ToolCall("c", "t", "{}"),))  # the run stays open
+        for model, used in answers:
+            recorder.record_response(ctx, answer, model=model, usage=used)
+            want[model] = want.get(model, Usage()) + replace(used, requests=1)
+        await recorder.flush()
+        replayed = SessionState.replay("s", await sessions.path(recorder.session_id))
+        assert recorder.state.run_usage == replayed.run_usage == want
+
+    asyncio.run(record())
