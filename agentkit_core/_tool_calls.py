@@ -126,9 +126,10 @@ async def _marked(
     """The batch marked in flight first when a call of it must not run twice, then run."""
     if must_mark(calls, tools, decisions, ctx):
         at = agent.checkpointer if ctx.checkpoint_at is None else None
-        if type(ctx.recorder) is not NullRecorder or checkpointer_of(at, ctx):
+        if (checkpointer := checkpointer_of(at, ctx)) or type(ctx.recorder) is not NullRecorder:
             state.pending, state.verdicts = list(calls), {}
-            await agent._persist(ctx, state, "running")
+            # with only a session, the mark is its batch: what _persist would do, less its look-ups
+            await (agent._persist(ctx, state, "running") if checkpointer else ctx.recorder.flush())
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 
