@@ -108,7 +108,7 @@ class Recorder:
         self._lock = asyncio.Lock()
         self._held = False  # what ``_lock.locked()`` says, read without a call twice a turn
         self._active: str | None = None
-        self._sent: list[str] | None = None
+        self._sent: list[Message] | None = None
         self._tainted: bool = parent is not None and parent._tainted
         self._steps: Executor | None = None  # the durable executor of the recording run
         self._flushes = 0
@@ -399,14 +399,15 @@ class Recorder:
         recorded again, after a restart either. A render after another is recorded as the
         parts that changed (``RecordedInstructions.to_body``).
         """
-        texts = []
+        lead = []
         for m in messages:
             if m.role != "system":
                 break
-            texts.append(m.text)
-        if texts == self._sent or not texts:
+            lead.append(m)
+        if lead == self._sent or not lead:  # the same (or equal) messages: the same texts
             return
-        self._sent = texts
+        self._sent = lead
+        texts = [m.text for m in lead]
         from ._instructions import InstructionPart
         from ._session_state import RecordedInstructions
         from ._session_state import instructions_hash
@@ -419,10 +420,9 @@ class Recorder:
             first, omitted = tuple(found[0]), tuple(found[1])
         else:
             first, omitted = (InstructionPart("instructions", texts[0], "prompt"),), ()
-        groups = [first]
-        for i, text in enumerate(texts[1:], start=1):
-            groups.append((InstructionPart(f"system.{i}", text, "request"),))
-        render = RecordedInstructions(key, tuple(groups), omitted)
+        rest = enumerate(texts[1:], start=1)
+        groups = (first, *((InstructionPart(f"system.{i}", t, "request"),) for i, t in rest))
+        render = RecordedInstructions(key, groups, omitted)
         self._add(ctx, "instructions", render.to_body(self.state.instructions))
 
     def record_response(
