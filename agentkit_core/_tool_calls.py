@@ -126,10 +126,11 @@ async def _marked(
     """The batch marked in flight first when a call of it must not run twice, then run."""
     if must_mark(calls, tools, decisions, ctx):
         at = agent.checkpointer if ctx.checkpoint_at is None else None
-        if (checkpointer := checkpointer_of(at, ctx)) or type(ctx.recorder) is not NullRecorder:
+        if checkpointer_of(at, ctx) is None:  # only a session keeps the run (keeps_state)
+            await ctx.recorder.flush()  # its batch, the answer holding the calls, is the mark
+        else:
             state.pending, state.verdicts = list(calls), {}
-            # with only a session, the mark is its batch: what _persist would do, less its look-ups
-            await (agent._persist(ctx, state, "running") if checkpointer else ctx.recorder.flush())
+            await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 
