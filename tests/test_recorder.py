@@ -25,6 +25,8 @@ from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import tool
+from agentkit_core._messages import TranscriptView
+from agentkit_core.content import TextPart
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import NullRecorder
 from agentkit_core.plugin import SessionItem
@@ -477,10 +479,17 @@ async def test_a_fold_is_recorded_and_resuming_puts_its_summary_in_place(
 
 
 #: A request's leading system messages: each a text and how the message is made (the object the
-#: last request sent with that text, a new equal one, or a new one with other metadata).
+#: last request sent with that text, a new equal one, a new one with other metadata, or one of
+#: the same text in two parts), and the shape of the request's messages.
 PREFIXES = st.lists(
-    st.lists(
-        st.tuples(st.sampled_from(["a", "b", "a\nb"]), st.sampled_from(["same", "new", "meta"]))
+    st.tuples(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["a", "b", "a\nb"]),
+                st.sampled_from(["same", "new", "meta", "parts"]),
+            )
+        ),
+        st.sampled_from([list, tuple, TranscriptView]),
     ),
     min_size=1,
     max_size=8,
@@ -490,12 +499,12 @@ PREFIXES = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(requests=PREFIXES)
 def test_instructions_are_recorded_when_their_texts_change(
-    requests: list[list[tuple[str, str]]],
+    requests: list[tuple[list[tuple[str, str]], Any]],
 ) -> None:
     """A render is recorded exactly when its texts differ from the render in force.
 
-    The requests' system messages are the very objects of the last request, equal new ones, or
-    new ones other in what is not text: none of that decides, only the texts do.
+    The requests' system messages are the very objects of the last request, equal new ones, new
+    ones other in what is not text, or text parts: none of that decides, only the texts do.
     """
 
     async def recorded() -> list[tuple[int, tuple[str, ...] | None]]:
@@ -503,16 +512,20 @@ def test_instructions_are_recorded_when_their_texts_change(
         recorder = await Recorder.start(sessions)
         made: dict[tuple[int, str], Message] = {}
         seen = []
-        for prefix in requests:
+        for prefix, shape in requests:
             lead = []
             for i, (text, how) in enumerate(prefix):
                 if how == "same" and (i, text) in made:
                     message = made[(i, text)]
+                elif how == "parts":
+                    halves = ({"type": "text", "text": text[:1]}, TextPart(text[1:]))
+                    message = made[(i, text)] = Message("system", halves)
                 else:
                     meta = {"n": len(seen)} if how == "meta" else {}
                     message = made[(i, text)] = Message("system", text, metadata=meta)
                 lead.append(message)
-            recorder.record_instructions(None, [*lead, Message.user("go"), Message.system("x")])
+            sent = shape([*lead, Message.user("go"), Message.system("x")])
+            recorder.record_instructions(None, sent)
             await recorder.flush()
             path = await sessions.path(recorder.session_id)
             force = recorder.state.instructions
@@ -521,7 +534,7 @@ def test_instructions_are_recorded_when_their_texts_change(
         return seen
 
     expected, count, force = [], 0, None
-    for prefix in requests:
+    for prefix, _ in requests:
         texts = tuple(t for t, _ in prefix)
         if texts and texts != force:
             count, force = count + 1, texts
