@@ -740,11 +740,9 @@ class Agent(Generic[DepsT]):
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        if ctx.checkpoint_at is None:
-            checkpointer = checkpointer_of(self.checkpointer, ctx)
-        else:  # a child agent's run: under its parent's run, in its own namespace
-            checkpointer = checkpointer_of(None, ctx)
-        if checkpointer is not None:
+        # a child agent's run (checkpoint_at) is under its parent's run, in its own namespace
+        at = self.checkpointer if ctx.checkpoint_at is None else None
+        if (checkpointer := checkpointer_of(at, ctx)) is not None:
             if ctx.checkpoint_at is None:
                 run_id, namespace = ctx.run_id, "agent"
                 metadata = {"agent": self.name}

@@ -35,6 +35,7 @@ from typing import ClassVar
 from ._encoder import encode_state
 from ._errors import SessionConflict
 from ._errors import SessionNotFound
+from ._messages import Content
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
@@ -108,7 +109,7 @@ class Recorder:
         self._lock = asyncio.Lock()
         self._held = False  # what ``_lock.locked()`` says, read without a call twice a turn
         self._active: str | None = None
-        self._sent: list[str] | None = None
+        self._sent: list[Content] | None = None
         self._tainted: bool = parent is not None and parent._tainted
         self._steps: Executor | None = None  # the durable executor of the recording run
         self._flushes = 0
@@ -399,14 +400,15 @@ class Recorder:
         recorded again, after a restart either. A render after another is recorded as the
         parts that changed (``RecordedInstructions.to_body``).
         """
-        texts = []
+        contents = []
         for m in messages:
             if m.role != "system":
                 break
-            texts.append(m.text)
-        if texts == self._sent or not texts:
+            contents.append(m.content)
+        if contents == self._sent or not contents:  # the same contents: the same texts
             return
-        self._sent = texts
+        self._sent = contents
+        texts = [m.text for m in messages[: len(contents)]]
         from ._instructions import InstructionPart
         from ._session_state import RecordedInstructions
         from ._session_state import instructions_hash
@@ -419,10 +421,9 @@ class Recorder:
             first, omitted = tuple(found[0]), tuple(found[1])
         else:
             first, omitted = (InstructionPart("instructions", texts[0], "prompt"),), ()
-        groups = [first]
-        for i, text in enumerate(texts[1:], start=1):
-            groups.append((InstructionPart(f"system.{i}", text, "request"),))
-        render = RecordedInstructions(key, tuple(groups), omitted)
+        rest = enumerate(texts[1:], start=1)
+        groups = (first, *((InstructionPart(f"system.{i}", t, "request"),) for i, t in rest))
+        render = RecordedInstructions(key, groups, omitted)
         self._add(ctx, "instructions", render.to_body(self.state.instructions))
 
     def record_response(

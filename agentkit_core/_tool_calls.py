@@ -126,7 +126,9 @@ async def _marked(
     """The batch marked in flight first when a call of it must not run twice, then run."""
     if must_mark(calls, tools, decisions, ctx):
         at = agent.checkpointer if ctx.checkpoint_at is None else None
-        if type(ctx.recorder) is not NullRecorder or checkpointer_of(at, ctx):
+        if checkpointer_of(at, ctx) is None:  # only a session keeps the run (keeps_state)
+            await ctx.recorder.flush()  # its batch, the answer holding the calls, is the mark
+        else:
             state.pending, state.verdicts = list(calls), {}
             await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)

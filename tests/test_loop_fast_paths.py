@@ -11,6 +11,7 @@ option that switches each is drawn.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
@@ -26,12 +27,15 @@ from agentkit_core import Message
 from agentkit_core import ModelSettings
 from agentkit_core import PluginManager
 from agentkit_core import ProviderError
+from agentkit_core import Recorder
 from agentkit_core import RunContext
+from agentkit_core import Sessions
 from agentkit_core import Tool
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import Usage
 from agentkit_core import hookimpl
+from agentkit_core import open_checkpointer
 from agentkit_core import tool
 from agentkit_core._recorder import NullRecorder
 from agentkit_core._run_state import RunState
@@ -42,6 +46,7 @@ from agentkit_core._turn import request_now
 from agentkit_core._turn import turn_request
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import open_session_store
 from agentkit_core.plugin import retry
 from agentkit_core.testing import ScriptedModel
 
@@ -313,3 +318,88 @@ def test_the_mark_decided_once_per_tool_set_is_the_per_batch_decision(
         for name, (effects, idempotent) in changed.items():
             if name in tools:
                 tools[name].side_effects, tools[name].idempotent = effects, idempotent
+
+
+KEEPERS = st.sampled_from([None, "agent", "ctx", "store"])  # where the run's checkpointer is
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    session=st.booleans(),
+    keeper=KEEPERS,
+    batches=st.lists(st.lists(FLAGS, min_size=1, max_size=3), min_size=1, max_size=3),
+)
+def test_a_batch_is_in_flight_for_each_keeper_before_its_calls_run(
+    session: bool, keeper: str | None, batches: list[list[tuple[bool, bool]]]
+) -> None:
+    """What a call sees of its own batch as it starts, session and checkpointer drawn.
+
+    A batch with a call that must not run twice is in each keeper before any call runs: the
+    answer carrying the calls in the session, the calls pending in a RUNNING checkpoint
+    (however the checkpointer is wired); a batch every call of which may run again is in
+    neither. Real stores: ``memory://`` sessions and checkpoints.
+    """
+
+    async def seen() -> list[tuple[bool, bool]]:
+        pm = PluginManager()
+        sessions = Sessions(await open_session_store("memory://", manager=pm))
+        cp = await open_checkpointer("memory://", manager=pm)
+        found: list[tuple[bool, bool]] = []
+
+        async def look(ctx: RunContext, call: str) -> str:
+            """Note what each keeper holds of this call."""
+            held = False
+            if session:
+                path = await sessions.path(ctx.recorder.session_id)
+                held = any(
+                    call in [c.id for c in i.body["message"].tool_calls]
+                    for i in path
+                    if i.kind == "response"
+                )
+            latest = await cp.port.latest(ctx.run_id, "agent")
+            pending = (
+                latest is not None
+                and latest.status == "running"
+                and call in [c["id"] for c in json.loads(latest.state)["pending"]]
+            )
+            found.append((held, pending))
+            return "ok"
+
+        tools = [
+            tool(name=f"t{t}{i}", side_effects=effects, idempotent=idempotent)(look)
+            for t, batch in enumerate(batches)
+            for i, (effects, idempotent) in enumerate(batch)
+        ]
+        turns: list[Message | str] = [
+            Message.assistant(
+                "",
+                tuple(
+                    ToolCall(f"c{t}{i}", f"t{t}{i}", json.dumps({"call": f"c{t}{i}"}))
+                    for i in range(len(b))
+                ),
+            )
+            for t, b in enumerate(batches)
+        ]
+        agent = Agent(
+            "k",
+            ScriptedModel([*turns, "done"]),
+            tools=tools,
+            hooks=Hooks(),
+            checkpointer=cp if keeper == "agent" else None,
+        )
+        ctx = agent.new_context()
+        if session:
+            ctx.recorder = await Recorder.start(sessions)
+        if keeper == "ctx":
+            ctx.checkpointer = cp
+        elif keeper == "store":
+            ctx.store = cp.port
+        await agent.run("go", ctx=ctx)
+        return found
+
+    expected = []
+    for batch in batches:
+        tools = [Tool("t", side_effects=e, idempotent=i) for e, i in batch]
+        marked = not all(may_rerun(t) for t in tools)
+        expected += [(session and marked, keeper is not None and marked)] * len(batch)
+    assert asyncio.run(seen()) == expected

@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import Recorder
 from agentkit_core import RunContext
 from agentkit_core import SessionConflict
@@ -21,6 +25,8 @@ from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import tool
+from agentkit_core._messages import TranscriptView
+from agentkit_core.content import TextPart
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import NullRecorder
 from agentkit_core.plugin import SessionItem
@@ -470,3 +476,67 @@ async def test_a_fold_is_recorded_and_resuming_puts_its_summary_in_place(
     assert texts[0] == "Summary: added twice."
     assert texts[-1] == "4"
     assert resumed.working_context().messages == recorder.working_context().messages
+
+
+#: A request's leading system messages: each a text and how the message is made (the object the
+#: last request sent with that text, a new equal one, a new one with other metadata, or one of
+#: the same text in two parts), and the shape of the request's messages.
+PREFIXES = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["a", "b", "a\nb"]),
+                st.sampled_from(["same", "new", "meta", "parts"]),
+            )
+        ),
+        st.sampled_from([list, tuple, TranscriptView]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(requests=PREFIXES)
+def test_instructions_are_recorded_when_their_texts_change(
+    requests: list[tuple[list[tuple[str, str]], Any]],
+) -> None:
+    """A render is recorded exactly when its texts differ from the render in force.
+
+    The requests' system messages are the very objects of the last request, equal new ones, new
+    ones other in what is not text, or text parts: none of that decides, only the texts do.
+    """
+
+    async def recorded() -> list[tuple[int, tuple[str, ...] | None]]:
+        sessions = Sessions(await open_session_store("memory://", manager=PluginManager()))
+        recorder = await Recorder.start(sessions)
+        made: dict[tuple[int, str], Message] = {}
+        seen = []
+        for prefix, shape in requests:
+            lead = []
+            for i, (text, how) in enumerate(prefix):
+                if how == "same" and (i, text) in made:
+                    message = made[(i, text)]
+                elif how == "parts":
+                    halves = ({"type": "text", "text": text[:1]}, TextPart(text[1:]))
+                    message = made[(i, text)] = Message("system", halves)
+                else:
+                    meta = {"n": len(seen)} if how == "meta" else {}
+                    message = made[(i, text)] = Message("system", text, metadata=meta)
+                lead.append(message)
+            sent = shape([*lead, Message.user("go"), Message.system("x")])
+            recorder.record_instructions(None, sent)
+            await recorder.flush()
+            path = await sessions.path(recorder.session_id)
+            force = recorder.state.instructions
+            texts = None if force is None else tuple(m.text for m in force.prefix)
+            seen.append((sum(i.kind == "instructions" for i in path), texts))
+        return seen
+
+    expected, count, force = [], 0, None
+    for prefix, _ in requests:
+        texts = tuple(t for t, _ in prefix)
+        if texts and texts != force:
+            count, force = count + 1, texts
+        expected.append((count, force))
+    assert asyncio.run(recorded()) == expected
