@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from collections.abc import Callable
@@ -48,6 +47,7 @@ from .._plugins import PluginManager
 from .._urls import mask_url
 from ._memory_recall import fill_labelled
 from ._memory_recall import recall_at_k
+from ._writer_process import start_writer
 
 _SHARED = [
     HealthCheck.function_scoped_fixture,
@@ -488,17 +488,4 @@ class MemoryStoreProcessConformance:
 
 def _start(url: str, scope: str, count: int) -> subprocess.Popen[str]:
     module = "agentkit_core.testing._memory_writer"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", module, url, scope, str(count)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if line != "ready\n":
-        proc.kill()
-        _, err = proc.communicate(timeout=30)
-        raise AssertionError(f"memory writer did not start: {line!r} {err}")
-    return proc
+    return start_writer(module, url, scope, str(count), name="memory writer")

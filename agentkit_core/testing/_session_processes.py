@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from .._lookup import open_sessions
 from .._plugins import PluginManager
 from ._sessions import ids
 from ._sessions import user
+from ._writer_process import start_writer
 
 
 class SessionStoreProcessConformance:
@@ -127,20 +127,8 @@ class _Writer:
     @classmethod
     def start(cls, url: str, session_id: str, after: str, count: int, name: str) -> _Writer:
         module = "agentkit_core.testing._session_writer"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", module, url, session_id, after, str(count), name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        writer = cls(proc)
-        line = writer.stdout.readline()
-        if line != "ready\n":
-            proc.kill()
-            _, err = proc.communicate(timeout=30)
-            raise AssertionError(f"writer {name} did not start: {line!r} {err}")
-        return writer
+        args = (url, session_id, after, str(count), name)
+        return cls(start_writer(module, *args, name=f"writer {name}"))
 
     def go(self) -> None:
         self.stdin.write("go\n")
