@@ -80,6 +80,7 @@ from ._tool_calls import checkpointer_of
 from ._tool_calls import execute_batch
 from ._tool_calls import keeps_state
 from ._tool_calls import run_calls
+from ._tool_calls import run_checkpointer
 from ._tool_calls import run_tool
 from ._tools import USER_TOOLS
 from ._tools import Tool
@@ -740,9 +741,7 @@ class Agent(Generic[DepsT]):
         On the way out of a failed run a failure to record is not raised over the run's own
         error (the batch stays with the recorder).
         """
-        # a child agent's run (checkpoint_at) is under its parent's run, in its own namespace
-        at = self.checkpointer if ctx.checkpoint_at is None else None
-        if (checkpointer := checkpointer_of(at, ctx)) is not None:
+        if (checkpointer := run_checkpointer(self, ctx)) is not None:
             if ctx.checkpoint_at is None:
                 run_id, namespace = ctx.run_id, "agent"
                 metadata = {"agent": self.name}

@@ -86,6 +86,15 @@ def checkpointer_of(explicit: object = None, ctx: RunContext | None = None) -> C
     return resolve_checkpointer(explicit, ctx)
 
 
+def run_checkpointer(agent: Agent, ctx: RunContext) -> Checkpointer | None:
+    """The checkpointer the run's durability points write to, or None.
+
+    The agent's own for a run of its own; a child agent's run (``ctx.checkpoint_at``) writes
+    under its parent's run, to the checkpointer its context carries.
+    """
+    return checkpointer_of(agent.checkpointer if ctx.checkpoint_at is None else None, ctx)
+
+
 def must_mark(
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
@@ -125,8 +134,7 @@ async def _marked(
 ) -> list[Message]:
     """The batch marked in flight first when a call of it must not run twice, then run."""
     if must_mark(calls, tools, decisions, ctx):
-        at = agent.checkpointer if ctx.checkpoint_at is None else None
-        if checkpointer_of(at, ctx) is None:  # only a session keeps the run (keeps_state)
+        if run_checkpointer(agent, ctx) is None:  # only a session keeps the run (keeps_state)
             await ctx.recorder.flush()  # its batch, the answer holding the calls, is the mark
         else:
             state.pending, state.verdicts = list(calls), {}

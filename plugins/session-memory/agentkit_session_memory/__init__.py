@@ -68,7 +68,7 @@ class MemorySessionStore:
             self._open()
         first = items[0]
         ids = self._sessions.get(first.session_id)
-        if (not ids or ids[-1] != first.parent) and ids != []:  # [] only inside create
+        if ids is None or (ids and ids[-1] != first.parent):  # [] only inside create: any first
             return False
         kept = self._items
         n = len(ids)
