@@ -79,6 +79,7 @@ from ._tool_calls import Suspend
 from ._tool_calls import checkpointer_of
 from ._tool_calls import execute_batch
 from ._tool_calls import keeps_state
+from ._tool_calls import persisted_now
 from ._tool_calls import run_calls
 from ._tool_calls import run_checkpointer
 from ._tool_calls import run_tool
@@ -715,7 +716,9 @@ class Agent(Generic[DepsT]):
                 target = await hand_off(self, taken, ctx, state)
                 await target._persist(ctx, state, "running")
                 return await target._loop(state, ctx, wc, settings, sink, start)
-            if keeps_state(self, ctx):  # else _persist has nothing to write
+            # with nothing keeping the run _persist has nothing to write; a session alone whose
+            # store never waits is written at once
+            if keeps_state(self, ctx) and not persisted_now(self, ctx):
                 await self._persist(ctx, state, "running")
             if not (self._turn_guards or self.hooks.should_stop_after_turn):
                 continue  # nothing can stop the run here: no step to take for it

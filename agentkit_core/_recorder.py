@@ -70,6 +70,11 @@ async def _same(value: str | None) -> str | None:
     return value
 
 
+def _awaited(recorder: Recorder) -> bool:
+    """``_flush_now`` of a recorder whose own ``flush`` must be awaited: never done at once."""
+    return False
+
+
 class Recorder:
     """Writes one session: a conversation's record, as its runs happen.
 
@@ -324,18 +329,8 @@ class Recorder:
         :class:`EncodingError` naming the path in a body, or a store failure (the batch is kept
         for the next flush).
         """
-        if not self._buffer:
+        if self._flush_now():
             return
-        if self._steps is None and self._leaf is not None and not self._held:
-            # a store whose append never waits (memory://) writes the batch at once: with no
-            # await, no other flush comes between, so the lock is not needed
-            made = self.sessions._append_entries_now(
-                self.state.session_id, self._leaf, self._buffer
-            )
-            if made is not None:
-                self._buffer = []
-                self._leaf = self.state.leaf = made[-1].id
-                return
         async with self._lock:
             batch, self._buffer = self._buffer, []
             if not batch:
@@ -364,6 +359,30 @@ class Recorder:
             finally:
                 self._held = False
             self._leaf = self.state.leaf = leaf
+
+    def _flush_now(self) -> bool:
+        """:meth:`flush` done without an await, when it can be: whether it was.
+
+        It can when nothing is buffered, or when the store's append never waits (``memory://``)
+        and no other flush is under way: with no await, nothing comes between, so the lock is
+        not needed. The loop flushes through here first, saving a turn its coroutines. Raises
+        as :meth:`flush` does. A subclass that overrides :meth:`flush` alone is always awaited.
+        """
+        if not self._buffer:
+            return True
+        if self._steps is not None or self._leaf is None or self._held:
+            return False
+        made = self.sessions._append_entries_now(self.state.session_id, self._leaf, self._buffer)
+        if made is None:
+            return False
+        self._buffer = []
+        self._leaf = self.state.leaf = made[-1].id
+        return True
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "flush" in vars(cls) and "_flush_now" not in vars(cls):
+            cls._flush_now = _awaited  # type: ignore[method-assign,assignment]  # its flush rules
 
     # ------------------------------------------------------------------ recording
 

@@ -389,7 +389,8 @@ class SessionState:
         if repair:
             return
         if message.tool_calls:
-            self._asked, self._denied = set(), set()
+            if self._asked or self._denied:  # the last response's calls' (nearly always none)
+                self._asked, self._denied = set(), set()
             self.pending = message.tool_calls
         else:
             self._finish_run()

@@ -51,11 +51,20 @@ def execute_marked(
     The mark (a RUNNING checkpoint, the session's batch, holding the batch as pending) is
     what a resume after a crash reads to not run such a call again (see InProcessExecutor).
     It is written only where something keeps it, and not under a durable executor, which
-    records each step itself. Await it at once: with nothing to mark it is the batch's own
+    records each step itself. Await it at once: with nothing to mark, or the mark appended at
+    once (a session alone keeps the run, in a store that never waits), it is the batch's own
     awaitable, no coroutine of this function's around it.
     """
-    if keeps_state(agent, ctx) and not agent.executor.durable:
-        return _marked(agent, ctx, state, calls, tools, decisions)
+    if (
+        keeps_state(agent, ctx)
+        and not agent.executor.durable
+        and must_mark(calls, tools, decisions, ctx)
+    ):
+        checkpointer = run_checkpointer(agent, ctx)
+        # only a session keeps the run (keeps_state): its batch, the answer holding the calls,
+        # is the mark, appended here when its store never waits
+        if checkpointer is not None or not ctx.recorder._flush_now():
+            return _marked(agent, ctx, state, calls, tools, decisions, checkpointer)
     return execute_batch(agent, calls, tools, ctx, decisions)
 
 
@@ -95,6 +104,15 @@ def run_checkpointer(agent: Agent, ctx: RunContext) -> Checkpointer | None:
     return checkpointer_of(agent.checkpointer if ctx.checkpoint_at is None else None, ctx)
 
 
+def persisted_now(agent: Agent, ctx: RunContext) -> bool:
+    """``agent._persist(ctx, state, "running")`` done without an await, when it can be.
+
+    It can when only a session keeps the run and its store's append never waits: a turn's
+    persist is then its session's batch, appended here with no coroutine made for it.
+    """
+    return run_checkpointer(agent, ctx) is None and ctx.recorder._flush_now()
+
+
 def must_mark(
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
@@ -131,14 +149,14 @@ async def _marked(
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
     decisions: Sequence[ToolDecision | None],
+    checkpointer: Checkpointer | None,
 ) -> list[Message]:
-    """The batch marked in flight first when a call of it must not run twice, then run."""
-    if must_mark(calls, tools, decisions, ctx):
-        if run_checkpointer(agent, ctx) is None:  # only a session keeps the run (keeps_state)
-            await ctx.recorder.flush()  # its batch, the answer holding the calls, is the mark
-        else:
-            state.pending, state.verdicts = list(calls), {}
-            await agent._persist(ctx, state, "running")
+    """The batch marked in flight (the run persisted, else the session flushed), then run."""
+    if checkpointer is None:
+        await ctx.recorder.flush()
+    else:
+        state.pending, state.verdicts = list(calls), {}
+        await agent._persist(ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 

@@ -296,3 +296,40 @@ def test_item_ids_are_unique_and_a_forked_child_draws_its_own() -> None:
     child.join(30)
     after = [new_id() for _ in range(100)]
     assert len(set(theirs) | set(after)) == 200
+
+
+class CountingFlushes(Recorder):
+    """A recorder that overrides ``flush`` alone: the loop must await it, never go around it."""
+
+    flushes = 0
+
+    async def flush(self) -> None:
+        type(self).flushes += 1
+        await super().flush()
+
+
+async def test_a_recorder_overriding_flush_is_awaited_at_every_durability_point() -> None:
+    """The loop appends at once only through the recorder's own flush; an override is awaited."""
+    from agentkit_core import tool
+    from agentkit_core.testing import ScriptedModel
+
+    @tool(side_effects=True)
+    async def send(text: str) -> str:
+        """Send ``text``: must not run twice, so its batch is marked in flight."""
+        return text.upper()
+
+    turns = [
+        Message.assistant("", (ToolCall(f"c{i}", "send", '{"text": "hi"}'),)) for i in range(3)
+    ]
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        recorder = await CountingFlushes.start(sessions, {"model": "m"})
+        assert recorder._flush_now() is False  # its flush rules
+        CountingFlushes.flushes = 0
+        agent = Agent("a", ScriptedModel([*turns, "done"]), tools=[send], hooks=Hooks())
+        ctx = agent.new_context()
+        ctx.recorder = recorder
+        assert (await agent.run("go", ctx=ctx)).output == "done"
+        path = await sessions.path(recorder.session_id)
+    # begin, each turn's mark and persist, the answer's persist
+    assert CountingFlushes.flushes == 1 + 2 * len(turns) + 1
+    assert [i.kind for i in path].count("tool_result") == len(turns)
