@@ -188,13 +188,23 @@ _TAG_OF = {cls: tag for tag, cls in _RECORDS.items()}
 _PARTS = frozenset({"image_part", "document_part", "audio_part"})
 
 
+#: How many content parts' bytes were encoded inline (no blob collection set), ever: an
+#: encoding that changed it held a part (another thread's may have too, which costs only a
+#: second encoding of a session batch, never a part missed).
+parts_inline = 0
+
+
 def _fields(value: object) -> dict[str, object] | None:
     """The fields of a record-like value (a message type, attrs, a dataclass), or None."""
     tag = _TAG_OF.get(type(value))
     if tag is not None:
         tagged = (_TAGGERS.get(tag) or _tagger(type(value), tag))(value)
-        if tag in _PARTS and tagged["data"] is not None and collecting.get() is not None:
-            tagged["data"] = reference(tagged["data"])  # type: ignore[arg-type]
+        if tag in _PARTS and tagged["data"] is not None:
+            if collecting.get() is not None:
+                tagged["data"] = reference(tagged["data"])  # type: ignore[arg-type]
+            else:
+                global parts_inline
+                parts_inline += 1
         return tagged
     if isinstance(value, type):
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from datetime import datetime
 from datetime import timezone
 from typing import Any
@@ -189,6 +190,72 @@ def test_a_recorders_entries_append_as_the_same_new_items_do(
         return got, stored
 
     assert asyncio.run(outcome(True)) == asyncio.run(outcome(False))
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    count=st.integers(1, 3),
+    at=st.integers(0, 2),
+    named=st.lists(st.booleans(), min_size=3, max_size=3),
+    path=st.sampled_from(["entries now", "entries", "public now", "public"]),
+)
+def test_a_batch_holding_a_part_is_stored_with_its_bytes_as_a_blob(
+    count: int, at: int, named: list[bool], path: str
+) -> None:
+    """A batch is encoded with part bytes inline, then again collecting them if it held one.
+
+    On a store that keeps blobs the items name the part by hash and hold no base64, the store
+    holds the bytes once, a read puts them back, and the items are those appended: the ids
+    given kept, each chained to the one before.
+    """
+    from agentkit_core import Message
+    from agentkit_core.content import ImagePart
+
+    at = min(at, count - 1)
+    bodies = [
+        {
+            "message": Message.user(
+                (ImagePart(data=PNG, media_type="image/png"),) if i == at else "x"
+            )
+        }
+        for i in range(count)
+    ]
+    ids = [f"given-{i}" if named[i] else "" for i in range(count)]
+
+    async def append() -> tuple[list[SessionItem], list[SessionItem], dict[str, bytes], Any]:
+        store = MemorySessionStore()
+        sessions = Sessions(store)
+        head = await sessions.create(session_id="s")
+        entries = [("user", b, i) for b, i in zip(bodies, ids, strict=True)]
+        items = [NewItem("user", b, False, i) for b, i in zip(bodies, ids, strict=True)]
+        made = {
+            "entries now": lambda: sessions._append_entries_now("s", head.id, entries),
+            "public now": lambda: sessions.append_now("s", head.id, items),
+        }.get(path)
+        if made is not None:
+            written = made()
+            assert written is None  # part bytes to write first: the awaited append's work
+        written = await (
+            sessions._append("s", head.id, entries)
+            if path.startswith("entries")
+            else sessions.append("s", head.id, items)
+        )
+        stored = await store.path(written[-1].id)
+        blobs = await store.get_blobs([hashlib.sha256(PNG).hexdigest()])
+        return written, stored[1:], blobs, (await sessions.path("s"))[1 + at].body
+
+    written, stored, blobs, read = asyncio.run(append())
+    assert [i.id for i in written] == [i.id for i in stored]
+    assert [i.parent for i in stored[1:]] == [i.id for i in stored[:-1]]
+    assert all(i.id == given for i, given in zip(stored, ids, strict=True) if given)
+    digest = hashlib.sha256(PNG).hexdigest()
+    assert blobs == {digest: PNG}
+    assert [digest in i.body_json for i in stored] == [i == at for i in range(count)]
+    assert not any("iVBORw0KGgo" in i.body_json for i in stored)  # no base64 of the PNG kept
+    assert read["message"].content[0].data == PNG  # read through Sessions: the bytes put back
 
 
 @settings(max_examples=60, deadline=None)
