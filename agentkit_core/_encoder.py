@@ -482,7 +482,7 @@ def _finite(value: Any) -> None:
     """Raise ValueError at a NaN or infinity in ``value``'s JSON containers and enum values.
 
     What orjson encodes itself is what this walks; a value it hands to ``default`` is walked
-    as ``default`` returns it (see :func:`_orjson_encode`).
+    as ``default`` returns it (see :func:`_orjson_encodings`).
     """
     kind = type(value)
     if kind is dict:
@@ -510,12 +510,14 @@ def _finite(value: Any) -> None:
 
 
 @functools.cache
-def _orjson_encode() -> Callable[[object], str] | None:
-    """The encoding by orjson, held to what :func:`_json_encode` writes; None without orjson.
+def _orjson_encodings() -> tuple[Callable[[object], str], Callable[[object], str]] | None:
+    """The encodings by orjson, held to what :func:`_json_encode` writes; None without orjson.
 
     Imported on the first encoding, so importing agentkit_core never loads it. The passthrough
     options send dataclasses, dates and subclasses of the JSON types to ``default``, as
     ``json`` would treat them (or to ``json`` itself, when ``default`` refuses a subclass).
+    The first walks the value for NaN and infinity before orjson writes it (as ``null``); the
+    second leaves the walk to the value's maker (:func:`encode_finite`).
     """
     try:
         import orjson
@@ -544,22 +546,50 @@ def _orjson_encode() -> Callable[[object], str] | None:
 
     first = _message_first(default)
 
+    # two bodies, not one calling the other: a session's append encodes twice a turn
     def encode(obj: object) -> str:
         _finite(obj)
         return dumps(obj, default=first, option=options).decode()
 
-    return encode
+    def write(obj: object) -> str:
+        return dumps(obj, default=first, option=options).decode()
+
+    return encode, write
+
+
+def encode_finite(obj: object, *, root: str = "state") -> str:
+    """:func:`encode_state` of a value whose maker checked it for NaN and infinity.
+
+    For a value built of checked parts (a session item the recorder makes from a message and
+    strings and integers it checked): the walk of its containers is left out; the records in
+    it (messages and the other tagged types) are checked as they are encoded, as always. What
+    does not encode goes to :func:`encode_state`, which encodes or refuses it as it would.
+    """
+    try:
+        return _written(obj)
+    except (TypeError, ValueError, RecursionError):
+        return encode_state(obj, root=root)
 
 
 def _first_encoding(obj: object) -> str:
-    """The first encoding: picks :data:`_fast` (orjson's, else ``json``'s) and encodes with it."""
-    global _fast
-    _fast = _orjson_encode() or _json_encode
+    """The first encoding: picks the encodings (orjson's, else ``json``'s) and encodes."""
+    global _fast, _written
+    found = _orjson_encodings()
+    _fast, _written = (_json_encode, _json_encode) if found is None else found
     return _fast(obj)
+
+
+def _first_written(obj: object) -> str:
+    """The first :func:`encode_finite`: picks the encodings, as :func:`_first_encoding` does."""
+    _first_encoding(None)
+    return _written(obj)
 
 
 #: What :func:`encode_state` tries first: orjson's encoding once it was looked for, else json's.
 _fast: Callable[[object], str] = _first_encoding
+#: What :func:`encode_finite` tries: orjson's without the walk for NaN, else json's (which
+#: refuses NaN itself).
+_written: Callable[[object], str] = _first_written
 
 
 def jsonable(value: object) -> JSONValue:

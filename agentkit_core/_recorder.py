@@ -300,7 +300,7 @@ class Recorder:
 
         path = await self.sessions.path(self.session_id, to=began)
         self.state = SessionState.replay(self.session_id, path)
-        for kind, body, _ in self._buffer:
+        for kind, body, _, _ in self._buffer:
             self.state.feed(kind, body)
         self._leaf, self._sent = began, None
 
@@ -316,7 +316,7 @@ class Recorder:
             path = await self.sessions.path(self.session_id)
             at = next((i for i, item in enumerate(path) if item.id == after), len(path))
             tail = [(item.kind, item.body_json) for item in path[at + 1 :]]
-            if not tail or tail != [(kind, encode_state(body)) for kind, body, _ in batch]:
+            if not tail or tail != [(kind, encode_state(body)) for kind, body, _, _ in batch]:
                 raise
             return path[-1].id
 
@@ -464,13 +464,23 @@ class Recorder:
         Reasoning the answer carries rides in ``message.metadata["reasoning"]``. ``source`` is
         ``"repair"`` for an answer output coercion rejected.
         """
+        # the body's values checked for a float as they are put in: its encoding need not walk it
+        finite = (
+            type(message) is Message
+            and type(model) is str
+            and type(source) is str
+            and (finish_reason is None or type(finish_reason) is str)
+        )
         counts: dict[str, int] | None = None
         if usage is not None:  # the two counts every answer has, and only the others reported
-            counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+            i, o = usage.input_tokens, usage.output_tokens
+            counts = {"input_tokens": i, "output_tokens": o}
+            finite = finite and type(i) is int and type(o) is int
             if usage.cache_read_tokens or usage.cache_write_tokens or usage.reasoning_tokens:
                 for extra in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
-                    if getattr(usage, extra):
-                        counts[extra] = getattr(usage, extra)
+                    if n := getattr(usage, extra):
+                        counts[extra] = n
+                        finite = finite and type(n) is int
         body = {
             "message": message,
             "model": model,
@@ -484,13 +494,14 @@ class Recorder:
             cost = None if known is None else known.cost(usage, model)
             if cost is not None:
                 body["cost"] = cost
-        self._buffered(ctx, "response", body)
+                finite = finite and type(cost) is float and cost - cost == 0.0
+        self._buffered(ctx, "response", body, finite=finite)
         # the state fed from what is in hand, as replay feeds it after checking the body
         self.state._responded(message, model, counts, cost, source == "repair")
 
     def record_tool_result(self, ctx: RunContext | None, message: Message) -> None:
         """What a call returned (a ``tool`` message naming the call)."""
-        self._buffered(ctx, "tool_result", {"message": message})
+        self._buffered(ctx, "tool_result", {"message": message}, finite=type(message) is Message)
         self.state._result(message)
 
     def record_messages(
@@ -591,21 +602,32 @@ class Recorder:
         self.state.feed(kind, body)
 
     def _buffered(
-        self, ctx: RunContext | None, kind: str, body: dict[str, object], clean: bool = False
+        self,
+        ctx: RunContext | None,
+        kind: str,
+        body: dict[str, object],
+        clean: bool = False,
+        *,
+        finite: bool = False,
     ) -> None:
-        """Buffer an item of a known kind (redacted under a secret) with the run and its id."""
+        """Buffer an item of a known kind (redacted under a secret) with the run and its id.
+
+        ``finite``: the caller checked ``body`` holds no float outside its messages (the run's
+        id is checked here), so its encoding need not walk it (``_encoder.encode_finite``).
+        """
         run = ctx.run_id if ctx is not None else None
         if run is not None:
             body["run"] = run
+            finite = finite and type(run) is str
         self.last_id = item = self._new_id()
         # ctx's own flag, not its ``secret_tainted`` property: a call less an item
         if not clean and (self._tainted or (ctx is not None and ctx._tainted)):
             from ._session_state import REDACTED
 
             self._taint()
-            self._buffer.append((kind, {REDACTED: SECRET_TAINT, "run": run}, item))
+            self._buffer.append((kind, {REDACTED: SECRET_TAINT, "run": run}, item, False))
         else:
-            self._buffer.append((kind, body, item))
+            self._buffer.append((kind, body, item, finite))
 
     def _taint(self) -> None:
         recorder: Recorder | None = self

@@ -44,6 +44,7 @@ from ._blobs import inline_blobs
 from ._blobs import keeps_blobs
 from ._blobs import put_blobs
 from ._encoder import decode_state
+from ._encoder import encode_finite
 from ._encoder import encode_state
 from ._errors import ConfigError
 from ._errors import CorruptSessionItem
@@ -276,10 +277,12 @@ class NewItem:
     id: str = ""
 
 
-#: A checked :class:`NewItem`'s kind, body and id (empty: a fresh one): what a recorder buffers,
-#: so that recording an item makes a tuple, not a record. Its kind is known good and it is not
-#: tainted (the public append checks each item; a recorder records a redacted body instead).
-Entry = tuple[str, object, str]
+#: A checked :class:`NewItem`'s kind, body and id (empty: a fresh one), and whether the body's
+#: maker checked it holds no NaN or infinity (:func:`~._encoder.encode_finite`): what a recorder
+#: buffers, so that recording an item makes a tuple, not a record. Its kind is known good and it
+#: is not tainted (the public append checks each item; a recorder records a redacted body
+#: instead).
+Entry = tuple[str, object, str, bool]
 
 
 @runtime_checkable
@@ -475,14 +478,14 @@ class Sessions:
         parent = after
         inline = _encoder.parts_inline
         try:
-            for kind, value, wanted in entries:
+            for kind, value, wanted, finite in entries:
                 item_id = wanted or new_id()
+                if finite:
+                    text = encode_finite(value, root="body")
+                else:
+                    text = encode_state(value, root="body")
                 # positional: a record's keywords cost a third of making it
-                made.append(
-                    SessionItem(
-                        session_id, item_id, parent, kind, encode_state(value, root="body"), stamp
-                    )
-                )
+                made.append(SessionItem(session_id, item_id, parent, kind, text, stamp))
                 parent = item_id
         except EncodingError as exc:  # the item made next is the one that failed
             raise EncodingError(
@@ -573,7 +576,7 @@ class Sessions:
         return given
 
     def _header_item(self, sid: str, parent: str | None, header: SessionHeader) -> SessionItem:
-        return self._made(sid, parent, [("header", header.to_body(), "")])[0][0]
+        return self._made(sid, parent, [("header", header.to_body(), "", False)])[0][0]
 
     async def _create(self, head: SessionItem) -> None:
         if not await self.store.create([head]):
@@ -672,7 +675,7 @@ def _checked(session_id: str, items: NewItem | Sequence[NewItem]) -> list[Entry]
                 session_id=session_id,
                 kind=item.kind,
             )
-        entries.append((item.kind, item.body, item.id))
+        entries.append((item.kind, item.body, item.id, False))
     return entries
 
 

@@ -341,9 +341,9 @@ def _outcome(encode: Any, value: Any) -> tuple[str, Any]:
 def _encodes_as_json_does(value: Any) -> None:
     """With orjson installed the encoding takes its path; what it writes and refuses is json's."""
     from agentkit_core._encoder import _json_encode
-    from agentkit_core._encoder import _orjson_encode
+    from agentkit_core._encoder import _orjson_encodings
 
-    assert _orjson_encode() is not None  # the plugins' test environment installs orjson
+    assert _orjson_encodings() is not None  # the plugins' test environment installs orjson
     fast, plain = _outcome(encode_state, value), _outcome(_json_encode, value)
     assert fast[0] == plain[0], (value, fast, plain)
     if fast[0] == "text":
@@ -358,6 +358,33 @@ def test_orjson_and_json_encode_and_refuse_the_same_values(value: Any) -> None:
     _encodes_as_json_does(value)
 
 
+@given(_values)
+def test_encode_finite_writes_and_refuses_what_encode_state_does_but_a_loose_nan(
+    value: Any,
+) -> None:
+    """Without the walk of its containers, the text is encode_state's and so is a refusal.
+
+    The one difference is what the walk is there for: a NaN or infinity (or an enum of one) in
+    a container outside a record (its maker was to check), which orjson writes as null.
+    """
+    from agentkit_core._encoder import encode_finite
+
+    try:
+        expected = encode_state(value)
+    except EncodingError as exc:
+        refused = exc
+    else:
+        assert encode_finite(value) == expected
+        return
+    try:
+        encode_finite(value)
+    except EncodingError as exc:
+        assert (exc.path, str(exc)) == (refused.path, str(refused))
+    else:  # the walk's refusal: a float, or an enum's value
+        bad = refused.value.value if isinstance(refused.value, enum.Enum) else refused.value
+        assert isinstance(bad, float) and not math.isfinite(bad)
+
+
 @pytest.mark.parametrize("value", ODD_SHAPES, ids=range(len(ODD_SHAPES)))
 def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
     _encodes_as_json_does(value)
@@ -366,10 +393,11 @@ def test_odd_shapes_encode_as_json_encodes_them(value: Any) -> None:
 @given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 7))
 def test_nan_anywhere_is_refused_by_the_orjson_path(bad: float, where: int) -> None:
     """orjson would write NaN as null: the walk before it and around ``default`` refuses it."""
-    from agentkit_core._encoder import _orjson_encode
+    from agentkit_core._encoder import _orjson_encodings
 
-    fast = _orjson_encode()
-    assert fast is not None
+    found = _orjson_encodings()
+    assert found is not None
+    fast = found[0]
     placed = [
         {"a": [1, {"b": bad}]},
         (None, bad),

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -30,8 +31,10 @@ from agentkit_core import SessionConflict
 from agentkit_core import Sessions
 from agentkit_core import ToolCall
 from agentkit_core import Usage
+from agentkit_core import hookimpl
 from agentkit_core.plugin import EncodingError
 from agentkit_core.plugin import NewItem
+from agentkit_core.plugin import Price
 from agentkit_core.plugin import SessionItem
 from agentkit_core.plugin import encode_state
 from agentkit_core.plugin import open_session_store
@@ -163,6 +166,82 @@ async def test_nan_is_refused_at_the_flush_at_once_and_the_batch_kept() -> None:
         assert raised.value.path == 'body["message"].metadata["s"]'
         assert len(recorder._buffer) == 1 and recorder.leaf == leaf
         assert [i.id for i in await sessions.path(recorder.session_id)] == [leaf]
+
+
+class DrawnRate:
+    """Prices ``odd:`` models at a drawn rate per million input tokens (NaN and infinity too)."""
+
+    AGENTKIT_NAME = "drawn-rate"
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    @hookimpl
+    def agentkit_register_prices(self, register: Any) -> None:
+        register("odd", lambda model: Price(self.rate, 1.0) if model.startswith("odd:") else None)
+
+
+#: Where the drawn number goes: a usage count, the finish reason or the price.
+_PLACES = ["input", "output", "cache_read", "cache_write", "reasoning", "finish", "price"]
+#: A number where a count, a finish reason or a price goes: NaN and infinity drawn often.
+_odd = st.sampled_from([math.nan, math.inf, -math.inf]) | st.floats() | st.integers(0, 9)
+
+
+@pytest.mark.parametrize("where", range(7), ids=_PLACES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    answer=_answer,
+    result=_result,
+    odd=_odd | st.booleans(),
+    reason=st.none() | _text,
+    priced=st.booleans(),
+)
+@example(
+    answer=Message("assistant", ""),
+    result=Message("tool", "", tool_call_id="c"),
+    odd=math.nan,
+    reason=None,
+    priced=False,
+)
+@example(
+    answer=Message("assistant", ""),
+    result=Message("tool", "", tool_call_id="c"),
+    odd=math.inf,
+    reason="stop",
+    priced=True,
+)
+async def test_a_recorded_body_is_written_and_refused_as_encode_state_does(
+    where: int, answer: Message, result: Message, odd: Any, reason: str | None, priced: bool
+) -> None:
+    """A response and a result the recorder checks as it builds them are encoded unwalked.
+
+    Whatever one value is (a count, the finish reason or the price: a float, NaN, a bool, text),
+    the text written is what ``encode_state`` writes for the body, and a body it refuses is
+    refused.
+    """
+    values: list[Any] = [3, 2, 0, 0, 0, reason, 1.0]
+    values[where] = odd
+    manager = PluginManager(plugins=[DrawnRate(values[6])])
+    ctx = Agent("a", "test", hooks=Hooks(), manager=manager).new_context()
+    async with Sessions(await open_session_store("memory://", manager=PM)) as sessions:
+        recorder = await Recorder.start(sessions, {"model": "m"})
+        usage = Usage(values[0], values[1], 1, *values[2:5])
+        model = "odd:m" if priced or where == 6 else "m"
+        recorder.record_response(ctx, answer, model=model, usage=usage, finish_reason=values[5])
+        recorder.record_tool_result(ctx, result)
+        expected: list[str | None] = []
+        for _, body, _, _ in recorder._buffer:
+            try:
+                expected.append(encode_state(body, root="body"))
+            except EncodingError:
+                expected.append(None)
+        if None in expected:
+            with pytest.raises(EncodingError, match="nothing was written"):
+                await recorder.flush()
+        else:
+            await recorder.flush()
+            written = [i.body_json for i in await sessions.path(recorder.session_id)]
+            assert written[-2:] == expected
 
 
 class _Field:
