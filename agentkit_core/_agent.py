@@ -10,7 +10,6 @@ plugin.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import os
 from collections.abc import AsyncIterable
@@ -29,6 +28,10 @@ from ._context import Elicitor
 from ._context import RunContext
 from ._context import RunServices
 from ._context import unread
+from ._durability import checkpointer_of
+from ._durability import keeps_state
+from ._durability import persist
+from ._durability import persisted_now
 from ._errors import ConfigError
 from ._errors import MaxTurnsExceeded
 from ._executor import Executor
@@ -76,12 +79,8 @@ from ._settings import check_settings
 from ._settings import merge_settings
 from ._tables import check_count
 from ._tool_calls import Suspend
-from ._tool_calls import checkpointer_of
 from ._tool_calls import execute_batch
-from ._tool_calls import keeps_state
-from ._tool_calls import persisted_now
 from ._tool_calls import run_calls
-from ._tool_calls import run_checkpointer
 from ._tool_calls import run_tool
 from ._tools import USER_TOOLS
 from ._tools import Tool
@@ -589,7 +588,7 @@ class Agent(Generic[DepsT]):
                     if result is None:
                         result = await self._loop(state, ctx, wc, settings, sink)
                 except Exception:
-                    await self._persist(ctx, state, "failed")
+                    await persist(self, ctx, state, "failed")
                     raise
                 held = result.status == "suspended"
                 result.cost, result.usage_by_model = ctx.cost, dict(ctx.usage_by_model)
@@ -656,7 +655,7 @@ class Agent(Generic[DepsT]):
     async def _hold(self, ctx: RunContext, state: RunState, held: Suspend) -> AgentResult:
         """Suspend the run on its pending batch, ``held``'s calls waiting for a person."""
         state.verdicts = held.verdicts
-        await self._persist(ctx, state, "suspended")
+        await persist(self, ctx, state, "suspended")
         return AgentResult(
             None,
             list(state.transcript),
@@ -714,12 +713,12 @@ class Agent(Generic[DepsT]):
                 ctx.recorder.record_messages(ctx, outcome, source="tool")
             if handoffs and (taken := taken_handoff(calls, tools, outcome)) is not None:
                 target = await hand_off(self, taken, ctx, state)
-                await target._persist(ctx, state, "running")
+                await persist(target, ctx, state, "running")
                 return await target._loop(state, ctx, wc, settings, sink, start)
-            # with nothing keeping the run _persist has nothing to write; a session alone whose
+            # with nothing keeping the run persist has nothing to write; a session alone whose
             # store never waits is written at once
             if keeps_state(self, ctx) and not persisted_now(self, ctx):
-                await self._persist(ctx, state, "running")
+                await persist(self, ctx, state, "running")
             if not (self._turn_guards or self.hooks.should_stop_after_turn):
                 continue  # nothing can stop the run here: no step to take for it
             stopped = await stopped_after_turn(self, ctx, state, wc, start, response, outcome)
@@ -735,34 +734,8 @@ class Agent(Generic[DepsT]):
         self, ctx: RunContext, state: RunState, wc: WorkingContext, start: int, output: Any
     ) -> AgentResult:
         carry_over(wc, state.transcript, start)
-        await self._persist(ctx, state, "done")
+        await persist(self, ctx, state, "done")
         return AgentResult(output, list(state.transcript), ctx.usage, ctx.run_id)
-
-    async def _persist(self, ctx: RunContext, state: RunState, status: str) -> None:
-        """Every durability point of a run passes here: its checkpoint, then its session's batch.
-
-        On the way out of a failed run a failure to record is not raised over the run's own
-        error (the batch stays with the recorder).
-        """
-        if (checkpointer := run_checkpointer(self, ctx)) is not None:
-            if ctx.checkpoint_at is None:
-                run_id, namespace = ctx.run_id, "agent"
-                metadata = {"agent": self.name}
-            else:
-                run_id, namespace = ctx.checkpoint_at
-                metadata = {"agent": self.name, "run_id": ctx.run_id}
-            state.scratchpad = dict(ctx.scratchpad)
-            state.note_spending(ctx)
-            await checkpointer.snapshot(
-                run_id, state, status, metadata, namespace=namespace, ctx=ctx
-            )
-        if type(ctx.recorder) is NullRecorder:
-            return  # nothing to flush
-        if status != "failed":
-            await ctx.recorder.flush()
-        else:
-            with contextlib.suppress(Exception):
-                await ctx.recorder.flush()
 
     async def _current_tools(self) -> dict[str, Tool]:
         """The tools of the turn: the union's (or the agent's), less what the policy removes."""

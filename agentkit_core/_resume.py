@@ -25,6 +25,7 @@ from ._checkpoint import TAINTED
 from ._checkpoint import resolve_checkpointer
 from ._context import RunContext
 from ._context import unread
+from ._durability import persist
 from ._errors import ApprovalRefused
 from ._errors import ConfigError
 from ._handoff import hand_off
@@ -283,7 +284,7 @@ async def _settled(
     state.pending, state.verdicts = [], {}
     if taken is not None:
         agent = await hand_off(agent, taken, ctx, state)
-    await agent._persist(ctx, state, "running")
+    await persist(agent, ctx, state, "running")
     return None if taken is None else await go_on(agent)
 
 

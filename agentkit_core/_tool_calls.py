@@ -19,6 +19,9 @@ from typing import Any
 
 from ._context import RunContext
 from ._deadline import within
+from ._durability import keeps_state
+from ._durability import persist
+from ._durability import run_checkpointer
 from ._errors import BudgetExceeded
 from ._executor import InProcessExecutor
 from ._hooks import ToolDecision
@@ -26,7 +29,6 @@ from ._hooks import fold_decisions
 from ._messages import Message
 from ._messages import ToolCall
 from ._middleware import ToolInvocation
-from ._recorder import NullRecorder
 from ._recorder import decision_verdict
 from ._records import record
 from ._run_state import RunState
@@ -66,51 +68,6 @@ def execute_marked(
         if checkpointer is not None or not ctx.recorder._flush_now():
             return _marked(agent, ctx, state, calls, tools, decisions, checkpointer)
     return execute_batch(agent, calls, tools, ctx, decisions)
-
-
-def keeps_state(agent: Agent, ctx: RunContext) -> bool:
-    """Whether something keeps the run's state: a session, or a checkpointer ``_persist`` finds.
-
-    What :func:`~agentkit_core._checkpoint.resolve_checkpointer` would resolve from, read
-    without resolving: a run with none of them has nothing to persist or mark.
-    """
-    return (
-        type(ctx.recorder) is not NullRecorder
-        or (agent.checkpointer is not None and ctx.checkpoint_at is None)
-        or ctx.checkpointer is not None
-        or ctx.store is not None
-    )
-
-
-def checkpointer_of(explicit: object = None, ctx: RunContext | None = None) -> Checkpointer | None:
-    """:func:`~agentkit_core._checkpoint.resolve_checkpointer`, quick when there is none.
-
-    A run without a checkpointer (explicit, ``ctx.checkpointer`` or ``ctx.store``) does not
-    load the checkpoint module.
-    """
-    if explicit is None and (ctx is None or (ctx.checkpointer is None and ctx.store is None)):
-        return None
-    from ._checkpoint import resolve_checkpointer
-
-    return resolve_checkpointer(explicit, ctx)
-
-
-def run_checkpointer(agent: Agent, ctx: RunContext) -> Checkpointer | None:
-    """The checkpointer the run's durability points write to, or None.
-
-    The agent's own for a run of its own; a child agent's run (``ctx.checkpoint_at``) writes
-    under its parent's run, to the checkpointer its context carries.
-    """
-    return checkpointer_of(agent.checkpointer if ctx.checkpoint_at is None else None, ctx)
-
-
-def persisted_now(agent: Agent, ctx: RunContext) -> bool:
-    """``agent._persist(ctx, state, "running")`` done without an await, when it can be.
-
-    It can when only a session keeps the run and its store's append never waits: a turn's
-    persist is then its session's batch, appended here with no coroutine made for it.
-    """
-    return run_checkpointer(agent, ctx) is None and ctx.recorder._flush_now()
 
 
 def must_mark(
@@ -156,7 +113,7 @@ async def _marked(
         await ctx.recorder.flush()
     else:
         state.pending, state.verdicts = list(calls), {}
-        await agent._persist(ctx, state, "running")
+        await persist(agent, ctx, state, "running")
     return await execute_batch(agent, calls, tools, ctx, decisions)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ._context import RunContext
+from ._durability import persist
 from ._errors import ProviderResponseError
 from ._genai import run_genai
 from ._hooks import TurnInfo
@@ -211,7 +212,7 @@ async def stopped_after_turn(
     blocked = None if guards is None else guards.check_turn(ctx, info)
     if blocked is not None:
         carry_over(wc, state.transcript, start)
-        await agent._persist(ctx, state, "done")
+        await persist(agent, ctx, state, "done")
         return AgentResult(None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", blocked)
     if stop_hooks:
         stop = await hooks.run_should_stop_after_turn(ctx, info)
@@ -228,7 +229,7 @@ async def stopped_after_turn(
                 )
             )
             carry_over(wc, state.transcript, start)
-            await agent._persist(ctx, state, "done")
+            await persist(agent, ctx, state, "done")
             reason = f"{stop.source}: {stop.reason}"
             return AgentResult(
                 None, list(state.transcript), ctx.usage, ctx.run_id, "stopped", reason
