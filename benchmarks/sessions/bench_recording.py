@@ -66,10 +66,10 @@ idempotent twice), then the result. (Until the twelfth pass a `tool_call` item p
 with the answer, repeating what its message holds: session schema 1.) With the appends taken out a
 recorded turn adds about half of what it does; with the record calls taken out too, about a
 seventh (the loop's bookkeeping: the mark's scan, `_persist` twice). No piece dominates: some
-100 Python calls a turn at the twelfth pass, of which the NaN walk before encoding (about a fifth of the
-opcodes), the bodies' encoding, an id, a `SessionItem` and the conversation's state (for
-`working_context()` and resume) per item, and the stamp, the blob collection and the
-compare-and-set per append.
+100 Python calls a turn at the twelfth pass, of which the NaN walk before encoding (about a
+fifth of the opcodes), the bodies' encoding, an id, a `SessionItem` and the conversation's
+state (for `working_context()` and resume) per item, and the stamp, the blob collection and
+the compare-and-set per append.
 
 Cut in the fifth pass: a runtime-protocol check of the store on every append, the blob
 collection's generator context manager, `datetime.isoformat` (the second's text is made once a
