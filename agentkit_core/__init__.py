@@ -62,7 +62,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_evaluator": ("Evaluator",),
     "_fallback": ("FallbackModel",),
     "_fold": ("Folding",),
-    "_guards": ("GuardChain",),
+    "_guard_chain": ("GuardChain",),
     "_hooks": ("ToolDecision", "StopDecision", "TurnInfo", "Hooks"),
     "_instructions": ("TextPart", "Instructions", "LiveInstructions"),
     "_kit": ("AgentConfig", "Kit"),
@@ -149,7 +149,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._evaluator import Evaluator as Evaluator
     from ._fallback import FallbackModel as FallbackModel
     from ._fold import Folding as Folding
-    from ._guards import GuardChain as GuardChain
+    from ._guard_chain import GuardChain as GuardChain
     from ._hooks import Hooks as Hooks
     from ._hooks import StopDecision as StopDecision
     from ._hooks import ToolDecision as ToolDecision

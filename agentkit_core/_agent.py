@@ -100,9 +100,9 @@ if TYPE_CHECKING:
     from ._approvals import Answers
     from ._events import RunEvent
     from ._fold import Folding
+    from ._guard import Guard
+    from ._guard_chain import GuardChain
     from ._guardrails import Guardrail
-    from ._guards import Guard
-    from ._guards import GuardChain
     from ._kit import AgentConfig
     from ._memory import Memory
     from ._memory import MemoryStore

@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from ._checkpoint import Checkpointer
     from ._checkpoint import CheckpointPort
     from ._checkpoint import KeyValueStore
+    from ._guard_chain import GuardChain
     from ._guardrails import Guardrail
-    from ._guards import GuardChain
     from ._policy import PolicyEngine
     from ._recorder import Recorder
     from ._verdicts import Verdict

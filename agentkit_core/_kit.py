@@ -26,9 +26,9 @@ from ._errors import GuardBlocked
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._fold import Folding
+from ._guard_chain import GuardChain
+from ._guard_chain import guard_error
 from ._guardrails import Guardrail
-from ._guards import GuardChain
-from ._guards import guard_error
 from ._handoff import HANDOFFS
 from ._handoff import handoff_tools
 from ._hooks import FIELDS

@@ -23,9 +23,9 @@ from ._agent import Agent
 from ._errors import ConfigError
 from ._executor import Executor
 from ._fold import Folding
+from ._guard import Guard
+from ._guard_chain import GuardChain
 from ._guardrails import Guardrail
-from ._guards import Guard
-from ._guards import GuardChain
 from ._hooks import FIELDS
 from ._hooks import Hooks
 from ._lookup import build_guard_chain

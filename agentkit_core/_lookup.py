@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from ._checkpoint import CheckpointPort
     from ._checkpoint import Clock
     from ._compaction import Compactor
+    from ._guard import Guard
+    from ._guard_chain import GuardChain
     from ._guardrails import Guardrail
-    from ._guards import Guard
-    from ._guards import GuardChain
     from ._hooks import Hooks
     from ._instructions import PartSource
     from ._memory import Memory
@@ -317,7 +317,7 @@ def get_guard(name: str, *, manager: PluginManager, **options: object) -> Guard:
 
     An unknown name is an :class:`UnknownNameError` listing the installed guards.
     """
-    from ._guards import Guard
+    from ._guard import Guard
 
     made: Guard = build(
         "guards",
@@ -345,9 +345,9 @@ def build_guard_chain(
     with its ``options``; then the product's own :class:`Guard` objects, in the order given.
     An unknown name lists the installed guards; options for a guard not named are an error.
     """
-    from ._guards import ChainedGuard
-    from ._guards import GuardChain
-    from ._guards import only_named
+    from ._guard import ChainedGuard
+    from ._guard_chain import GuardChain
+    from ._guard_chain import only_named
 
     pm = manager.load()
     names = [g for g in guards if isinstance(g, str)]

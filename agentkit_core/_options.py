@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     # a run that configures no guard, policy, session or fold does not import those modules.
     from ._agent import Agent
     from ._fold import Folding
+    from ._guard import Guard
+    from ._guard_chain import GuardChain
     from ._guardrails import Guardrail
-    from ._guards import Guard
-    from ._guards import GuardChain
     from ._kit import AgentConfig
     from ._kit import Kit
     from ._policy import PolicyEngine
@@ -289,7 +289,7 @@ def agent_guards(
     if given is None:  # no guards: the flat options are checked, the chain is not imported
         named: list[object] = []
     else:
-        from ._guards import GuardChain
+        from ._guard_chain import GuardChain
 
         named = [] if isinstance(given, GuardChain) else [g for g in given if isinstance(g, str)]
     for name, value in (

@@ -69,8 +69,8 @@ if TYPE_CHECKING:
     from ._compaction import Compactor
     from ._context import RunContext
     from ._executor import Executor
+    from ._guard import Guard
     from ._guardrails import Guardrail
-    from ._guards import Guard
     from ._hooks import ToolDecision
     from ._hooks import TurnInfo
     from ._instructions import PartSource

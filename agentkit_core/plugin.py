@@ -97,7 +97,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_framing": ("fold_lookalikes", "escape_untrusted", "frame_untrusted"),
     "_guardrails": ("Guardrail", "egress"),
-    "_guards": ("GUARD_NAMESPACE", "GuardDecision", "GuardInput", "Guard", "ChainedGuard"),
+    "_guard": ("GUARD_NAMESPACE", "GuardDecision", "GuardInput", "Guard", "ChainedGuard"),
     "_instructions": (
         "DEFAULT_ORDER",
         "SEPARATOR",
@@ -297,13 +297,13 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._framing import escape_untrusted as escape_untrusted
     from ._framing import fold_lookalikes as fold_lookalikes
     from ._framing import frame_untrusted as frame_untrusted
+    from ._guard import GUARD_NAMESPACE as GUARD_NAMESPACE
+    from ._guard import ChainedGuard as ChainedGuard
+    from ._guard import Guard as Guard
+    from ._guard import GuardDecision as GuardDecision
+    from ._guard import GuardInput as GuardInput
     from ._guardrails import Guardrail as Guardrail
     from ._guardrails import egress as egress
-    from ._guards import GUARD_NAMESPACE as GUARD_NAMESPACE
-    from ._guards import ChainedGuard as ChainedGuard
-    from ._guards import Guard as Guard
-    from ._guards import GuardDecision as GuardDecision
-    from ._guards import GuardInput as GuardInput
     from ._instructions import DEFAULT_ORDER as DEFAULT_ORDER
     from ._instructions import SEPARATOR as SEPARATOR
     from ._instructions import InstructionPart as InstructionPart

@@ -140,7 +140,8 @@ UNUSED = {
     # verdicts (reported by guards, policies and hooks that decide) and a fallback chain
     "agentkit_core._approvals",
     "agentkit_core._policy",
-    "agentkit_core._guards",
+    "agentkit_core._guard",
+    "agentkit_core._guard_chain",
     "agentkit_core._resume",
     "agentkit_core._memory",
     "agentkit_core._framing",

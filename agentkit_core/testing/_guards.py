@@ -20,10 +20,10 @@ from collections.abc import Sequence
 
 from .._agent import Agent
 from .._errors import GuardBlocked
-from .._guards import Guard
-from .._guards import GuardChain
-from .._guards import GuardDecision
-from .._guards import GuardInput
+from .._guard import Guard
+from .._guard import GuardDecision
+from .._guard import GuardInput
+from .._guard_chain import GuardChain
 from .._hooks import TurnInfo
 from .._messages import Message
 from .._models import ModelRequest
