@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from workers import agentkit
 from workers import kill
+from workers import pause
 from workers import start
 from workers import stop
 from workers import wait_for_line
@@ -96,7 +97,7 @@ def freeze(workers: Iterable[subprocess.Popen[bytes]], database: Path) -> None:
     """
     for _ in range(200):
         for proc in workers:
-            proc.send_signal(signal.SIGSTOP)
+            pause(proc)  # stopped indeed: one still running could take a lock after the probe
         with closing(sqlite3.connect(database, timeout=0, isolation_level=None)) as probe:
             try:
                 probe.execute("BEGIN EXCLUSIVE")

@@ -57,6 +57,23 @@ def agentkit(
     )
 
 
+def pause(proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    """SIGSTOP ``proc`` and wait until it is stopped.
+
+    A signal is delivered after ``send_signal`` returns: a worker that looks paused may still
+    run for a moment (and open a transaction). Linux's ``/proc`` tells when it has stopped.
+    """
+    proc.send_signal(signal.SIGSTOP)
+    stat = Path(f"/proc/{proc.pid}/stat")
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        # the state is the field after the command's name, which is in parentheses
+        if stat.read_text(encoding="ascii").rsplit(")", 1)[1].split()[0] in ("T", "t"):
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"worker {proc.pid} did not stop within {timeout} s of SIGSTOP")
+
+
 def kill(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL: no cleanup, no flush, as in a crash."""
     proc.send_signal(signal.SIGKILL)
