@@ -239,7 +239,7 @@ def main() -> None:
 def write(rows: list[tuple[str, dict[str, float]]], null: float, args: argparse.Namespace,
           started: datetime, loads: list[float]) -> None:  # fmt: skip
     memory, core = rows[0][1], rows[2][1]
-    met = "met" if max(memory["added"], core["added"]) <= TARGET else "missed"
+    met = {True: "met", False: "missed"}
     lines = [
         "# Sessions: per-turn overhead of recording on the agent loop",
         "",
@@ -263,7 +263,8 @@ def write(rows: list[tuple[str, dict[str, float]]], null: float, args: argparse.
     lines += [
         "",
         f"Recording on `memory://`: **+{memory['added']:.1f} µs** a turn with every plugin "
-        f"installed, **+{core['added']:.1f} µs** core only (target ≤ +{TARGET:.0f} µs: {met}).",
+        f"installed, **+{core['added']:.1f} µs** core only (target ≤ +{TARGET:.0f} µs: "
+        f"{met[memory['added'] <= TARGET]} installed, {met[core['added'] <= TARGET]} core only).",
         "",
         f"The NullRecorder's calls of one turn: **{null:.2f} µs**, "
         f"{null / memory['bare']:.1%} of a turn without a session.",
