@@ -62,7 +62,8 @@ def persisted_now(agent: Agent, ctx: RunContext) -> bool:
     """``persist(agent, ctx, state, "running")`` done without an await, when it can be.
 
     It can when only a session keeps the run and its store's append never waits: a turn's
-    persist is then its session's batch, appended here with no coroutine made for it.
+    persist, and a batch's in-flight mark, is then its session's batch, appended here with no
+    coroutine made for it.
     """
     return run_checkpointer(agent, ctx) is None and ctx.recorder._flush_now()
 

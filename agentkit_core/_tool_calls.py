@@ -21,6 +21,7 @@ from ._context import RunContext
 from ._deadline import within
 from ._durability import keeps_state
 from ._durability import persist
+from ._durability import persisted_now
 from ._durability import run_checkpointer
 from ._errors import BudgetExceeded
 from ._executor import InProcessExecutor
@@ -37,7 +38,6 @@ from ._tools import ToolResult
 
 if TYPE_CHECKING:
     from ._agent import Agent
-    from ._checkpoint import Checkpointer
 
 
 def execute_marked(
@@ -61,12 +61,9 @@ def execute_marked(
         keeps_state(agent, ctx)
         and not agent.executor.durable
         and must_mark(calls, tools, decisions, ctx)
+        and not persisted_now(agent, ctx)  # a session alone: its batch, the answer, is the mark
     ):
-        checkpointer = run_checkpointer(agent, ctx)
-        # only a session keeps the run (keeps_state): its batch, the answer holding the calls,
-        # is the mark, appended here when its store never waits
-        if checkpointer is not None or not ctx.recorder._flush_now():
-            return _marked(agent, ctx, state, calls, tools, decisions, checkpointer)
+        return _marked(agent, ctx, state, calls, tools, decisions)
     return execute_batch(agent, calls, tools, ctx, decisions)
 
 
@@ -106,10 +103,9 @@ async def _marked(
     calls: Sequence[ToolCall],
     tools: dict[str, Tool],
     decisions: Sequence[ToolDecision | None],
-    checkpointer: Checkpointer | None,
 ) -> list[Message]:
     """The batch marked in flight (the run persisted, else the session flushed), then run."""
-    if checkpointer is None:
+    if run_checkpointer(agent, ctx) is None:  # only a session keeps the run (keeps_state)
         await ctx.recorder.flush()
     else:
         state.pending, state.verdicts = list(calls), {}
