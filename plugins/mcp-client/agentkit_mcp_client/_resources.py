@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 from agentkit_core import ConfigError
 from agentkit_core import Message
@@ -37,8 +38,24 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import PartSource
 
     from ._connection import Connection
-    from ._source import MCPServerSource
-    from ._source import MCPToolSource
+
+
+class Server(Protocol):
+    """What resources and prompts read of a server: an ``MCPServerSource`` is one.
+
+    Named by what is read, not by the class, so this module sits below the sources that offer
+    its tools and parts rather than in a circle with them.
+    """
+
+    label: str
+    prefix: str
+    connection: Connection
+
+
+class Servers(Protocol):
+    """Labelled servers to find one in: an ``MCPToolSource`` is one."""
+
+    def sources(self) -> Sequence[Server]: ...
 
 
 async def list_resources(connection: Connection) -> list[mcp_types.Resource]:
@@ -78,7 +95,7 @@ async def subscribe(connection: Connection, client: mcp.Client, uris: Sequence[s
             )
 
 
-def server_slug(server: MCPServerSource) -> str:
+def server_slug(server: Server) -> str:
     """A tool-name prefix for ``server``: its ``prefix=``, else its announced name."""
     if server.prefix:
         return server.prefix
@@ -92,7 +109,7 @@ def server_slug(server: MCPServerSource) -> str:
 class ListResourcesTool(Tool):
     """``<name>_list_resources``: the server's resources, one ``uri  name: description`` a line."""
 
-    def __init__(self, server: MCPServerSource) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(
             f"{server_slug(server)}list_resources",
             f"List the resources of the MCP server {server.label} (URI, name, description).",
@@ -110,7 +127,7 @@ class ListResourcesTool(Tool):
 class ReadResourceTool(Tool):
     """``<name>_read_resource``: one resource's contents, by URI."""
 
-    def __init__(self, server: MCPServerSource) -> None:
+    def __init__(self, server: Server) -> None:
         super().__init__(
             f"{server_slug(server)}read_resource",
             f"Read one resource of the MCP server {server.label} by its URI.",
@@ -155,7 +172,7 @@ class ResourcePart:
 
     def __init__(
         self,
-        server: MCPServerSource,
+        server: Server,
         uris: Sequence[str],
         *,
         max_bytes: int | None = None,
@@ -286,7 +303,7 @@ class ResourcePart:
         return request
 
 
-async def list_prompts(source: MCPToolSource, server: str) -> list[mcp_types.Prompt]:
+async def list_prompts(source: Servers, server: str) -> list[mcp_types.Prompt]:
     """Every prompt the server ``server`` (a label) lists."""
     prompts: list[mcp_types.Prompt] = await find_server(source, server).connection.list_all(
         "prompts"
@@ -295,7 +312,7 @@ async def list_prompts(source: MCPToolSource, server: str) -> list[mcp_types.Pro
 
 
 async def render_prompt(
-    source: MCPToolSource, server: str, name: str, args: Mapping[str, Any] | None = None
+    source: Servers, server: str, name: str, args: Mapping[str, Any] | None = None
 ) -> list[Message]:
     """The prompt ``name`` of server ``server`` (a label), rendered with ``args``, as messages.
 
@@ -320,7 +337,7 @@ async def render_prompt(
     return messages
 
 
-def find_server(source: MCPToolSource, server: str) -> MCPServerSource:
+def find_server(source: Servers, server: str) -> Server:
     """The connected server labelled ``server`` (or whose label ends with `` server``)."""
     servers = {s.label: s for s in source.sources()}
     found = servers.get(server) or next(
