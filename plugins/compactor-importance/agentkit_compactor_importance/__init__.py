@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable
-from collections.abc import Callable
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -24,6 +22,7 @@ if TYPE_CHECKING:
     from agentkit_core.plugin import CompactorFactory
     from agentkit_core.plugin import Register
 
+    from ._options import Filterer as Filterer
     from ._options import ImportanceOptions as ImportanceOptions
 
 if TYPE_CHECKING:  # the run machinery (asyncio) loads when a run uses the compactor, not here
@@ -38,10 +37,6 @@ __all__ = [
     "ImportanceFilteringCompactor",
     "ImportanceOptions",
 ]
-
-#: ``async (turns, ctx) -> indices``: which of ``turns`` (0-based) must be kept. Each turn is
-#: the messages of one unit: a message, or a tool call with all of its results.
-Filterer = Callable[[list[list[Message]], "RunContext"], Awaitable[Sequence[int]]]
 
 #: The system message of the filtering request when a model chooses.
 INSTRUCTIONS = (
@@ -202,4 +197,4 @@ def agentkit_register_compactors(register: Register[CompactorFactory]) -> None:
     )
 
 
-__getattr__ = lazy_attributes(__name__, {"ImportanceOptions": "._options"})
+__getattr__ = lazy_attributes(__name__, {"Filterer": "._options", "ImportanceOptions": "._options"})

@@ -1,15 +1,23 @@
-"""``ImportanceOptions``, made when first read, not when the plugin loads."""
+"""The option types (``ImportanceOptions``, ``Filterer``), made when first read, not at load."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import TypedDict
 
+from agentkit_core import Message
+
 if TYPE_CHECKING:
+    from agentkit_core import RunContext
     from agentkit_core.plugin import Estimator
     from agentkit_core.plugin import Model
 
-    from . import Filterer
+#: ``async (turns, ctx) -> indices``: which of ``turns`` (0-based) must be kept. Each turn is
+#: the messages of one unit: a message, or a tool call with all of its results.
+Filterer = Callable[[list[list[Message]], "RunContext"], Awaitable[Sequence[int]]]
 
 
 class ImportanceOptions(TypedDict, total=False):
