@@ -27,7 +27,7 @@ from ._models import ModelResponse
 from ._models import StreamEvent
 from ._models import answered
 from ._pricing import check_cost
-from ._retry import _Retry
+from ._retry import RetryMiddleware
 from ._retry import retry as make_retry
 from ._tracing import Span
 
@@ -76,7 +76,7 @@ class FallbackModel:
         if not models:
             raise ConfigError("FallbackModel needs at least one model", source="FallbackModel")
         policy = make_retry() if retry is None else retry
-        if not isinstance(policy, _Retry):
+        if not isinstance(policy, RetryMiddleware):
             raise ConfigError(
                 f"FallbackModel(retry={retry!r}) takes a policy made by retry(...)",
                 value=retry,

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ._encoder import jsonable
-from ._span_export import _AS_IS
+from ._span_export import AS_IS
 from ._span_export import ATTRIBUTE_LIMIT
 
-_USAGE_NAMES: dict[str, tuple[str, ...]] = {
+USAGE_NAMES: dict[str, tuple[str, ...]] = {
     "input_tokens": ("gen_ai.usage.input_tokens",),
     "output_tokens": ("gen_ai.usage.output_tokens",),
     "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens",),
@@ -31,14 +31,14 @@ _TOOL_NAMES: dict[str, tuple[str, ...]] = {
 #: names there (see :meth:`Span.genai_attributes`); every other attribute is ``agentkit.<key>``.
 #: ``finish_reason`` becomes the list ``gen_ai.response.finish_reasons``.
 GENAI_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
-    "run": {"agent": ("gen_ai.agent.name",), **_USAGE_NAMES},
+    "run": {"agent": ("gen_ai.agent.name",), **USAGE_NAMES},
     "model_call": {
         "model": ("gen_ai.request.model", "gen_ai.response.model"),
         "finish_reason": ("gen_ai.response.finish_reasons",),
-        **_USAGE_NAMES,
+        **USAGE_NAMES,
     },
     # one model of a fallback chain tried (agentkit_core.FallbackModel): its model and tokens
-    "model_attempt": {"model": ("gen_ai.request.model",), **_USAGE_NAMES},
+    "model_attempt": {"model": ("gen_ai.request.model",), **USAGE_NAMES},
     "tool_call": _TOOL_NAMES,
     "verdict": _TOOL_NAMES,
     "guardrail": _TOOL_NAMES,
@@ -138,7 +138,7 @@ _RUN_GENAI = {
         "requests",
         "cost",
         "pending",
-        *_USAGE_NAMES,
+        *USAGE_NAMES,
     )
     for target in (_genai_name("run", key),)
 }
@@ -162,7 +162,7 @@ def run_genai(attributes: Mapping[str, object]) -> dict[str, object] | None:
             if kind is str:
                 if len(value) > ATTRIBUTE_LIMIT:  # type: ignore[arg-type]  # a str
                     return None
-            elif kind not in _AS_IS and (  # else a list of texts within the cap (ids)
+            elif kind not in AS_IS and (  # else a list of texts within the cap (ids)
                 (kind is not list and kind is not tuple)
                 or key in _RUN_NAMED  # a GenAI name takes a list as its text
                 or len("".join(value)) > ATTRIBUTE_LIMIT  # type: ignore[arg-type]

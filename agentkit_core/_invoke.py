@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from ._content import content_text
-from ._genai import _USAGE_NAMES
+from ._genai import USAGE_NAMES
 from ._messages import Content
 from ._middleware import CallModel
 from ._middleware import CallTool
@@ -15,7 +15,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._pricing import run_prices
 from ._retry import retry
-from ._span_export import _AS_IS
+from ._span_export import AS_IS
 from ._span_export import ATTRIBUTE_LIMIT
 from ._tools import ToolResult
 from ._tracing import Span
@@ -150,7 +150,7 @@ def _stamp(span: Span, response: ModelResponse, genai: bool) -> None:
             value = attributes.get(key)
             if value is None:
                 continue
-            if type(value) not in _AS_IS and (
+            if type(value) not in AS_IS and (
                 type(value) is not str or len(value) > ATTRIBUTE_LIMIT
             ):
                 return
@@ -161,14 +161,14 @@ def _stamp(span: Span, response: ModelResponse, genai: bool) -> None:
 #: What a model call's attributes may hold for :func:`_stamp`'s GenAI names: what core sets on it.
 _MODEL_CALL_KEYS = frozenset(
     {"messages", "model", "finish_reason", "tool_call_ids", "tool_call_names"}
-    | {"provider", "cost", *_USAGE_NAMES}
+    | {"provider", "cost", *USAGE_NAMES}
 )
 #: The types of a model call's model, finish reason, messages and token counts it may hold.
 _MODEL_CALL_TYPES = (str, str, int, int, int)
 _MODEL_CALL_OPTIONAL = {
     "provider": "agentkit.provider",
     "cost": "agentkit.cost",
-    **{key: names[0] for key, names in _USAGE_NAMES.items() if key[0] in "cr"},
+    **{key: names[0] for key, names in USAGE_NAMES.items() if key[0] in "cr"},
 }
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import random
 
 
-class _Retry(Middleware):
+class RetryMiddleware(Middleware):
     """Calls the model again after a retryable ProviderError, with capped, jittered backoff.
 
     Each wait is drawn uniformly from zero to ``min(max_delay, base_delay * 2**(n-1))`` before
@@ -182,4 +182,4 @@ def retry(
             value=deadline,
             source="retry(deadline=)",
         )
-    return _Retry(attempts, base_delay, max_delay, rng, deadline)
+    return RetryMiddleware(attempts, base_delay, max_delay, rng, deadline)

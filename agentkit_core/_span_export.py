@@ -65,7 +65,7 @@ _MARK_ROOM = 32
 
 _NUMBERS = (bool, int, float)
 #: Value types exported as they are whatever their size (subclasses take the full rule).
-_AS_IS = frozenset({bool, int, float, type(None)})
+AS_IS = frozenset({bool, int, float, type(None)})
 
 
 def export_attributes(
@@ -89,7 +89,7 @@ def export_attributes(
             if type(value) is str:
                 if len(value) > ATTRIBUTE_LIMIT:
                     break
-            elif type(value) in _AS_IS:
+            elif type(value) in AS_IS:
                 continue
             elif type(value) is list or type(value) is tuple:
                 try:  # texts only (join refuses anything else), within the cap

@@ -12,13 +12,13 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agentkit_core._retry import _Retry
+from agentkit_core._retry import RetryMiddleware
 from agentkit_core.plugin import retry
 
 
-def middleware(base: float, cap: float, seed: int) -> _Retry:
+def middleware(base: float, cap: float, seed: int) -> RetryMiddleware:
     made = retry(5, base_delay=base, max_delay=cap, rng=random.Random(seed))
-    assert isinstance(made, _Retry)
+    assert isinstance(made, RetryMiddleware)
     return made
 
 
