@@ -16,8 +16,8 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import field
 from dataclasses import replace
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from functools import cached_property
 from typing import TYPE_CHECKING
 from typing import Any
@@ -165,7 +165,7 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     """The default clock."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Checkpointer:
@@ -319,7 +319,7 @@ class Checkpointer:
                 value=now,
                 source="Checkpointer(clock=...)",
             )
-        return now if now.tzinfo is timezone.utc else now.astimezone(timezone.utc)
+        return now if now.tzinfo is UTC else now.astimezone(UTC)
 
     async def _latest_version(self, run_id: str, namespace: str) -> int:
         latest = await self.port.latest(run_id, namespace)

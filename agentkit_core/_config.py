@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING
@@ -237,10 +236,8 @@ def read_toml(
         raise _unreadable(path, exc) from exc
     if parse_if is not None and not parse_if.search(text):
         return {}
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found]
+    import tomllib
+
     try:
         data: dict[str, Any] = tomllib.loads(text)
         return data

@@ -7,7 +7,6 @@ checkpointer, the recorder, the policy, the guardrail, the elicitor.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -432,7 +431,7 @@ async def _answered(asked: Awaitable[Any], question: str, seconds: float) -> Any
     """The answer ``asked`` gives within ``seconds``, else :class:`ElicitationError`."""
     try:
         return await within(asked, seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise ElicitationError(
             f"no answer to {question!r} within {seconds:g} s, the question's deadline; the "
             "question was withdrawn. Give a person longer with ctx.elicit(..., timeout=) or "

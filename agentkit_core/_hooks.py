@@ -353,26 +353,15 @@ def _awaitable(value: object) -> bool:
     return known
 
 
-if sys.version_info >= (3, 11):
-
-    async def _within(pending: Awaitable[T], seconds: float) -> tuple[bool, T | None]:
-        """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
-        try:
-            async with asyncio.timeout(seconds) as scope:
-                return True, await pending
-        except TimeoutError:
-            if scope.expired():
-                return False, None
-            raise  # the hook's own TimeoutError, not the deadline
-
-else:  # pragma: no cover - Python 3.10
-
-    async def _within(pending: Awaitable[T], seconds: float) -> tuple[bool, T | None]:
-        """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
-        try:
-            return True, await asyncio.wait_for(pending, seconds)
-        except asyncio.TimeoutError:
+async def _within(pending: Awaitable[T], seconds: float) -> tuple[bool, T | None]:
+    """``(True, result)``, or ``(False, None)`` when ``seconds`` passed (it is cancelled)."""
+    try:
+        async with asyncio.timeout(seconds) as scope:
+            return True, await pending
+    except TimeoutError:
+        if scope.expired():
             return False, None
+        raise  # the hook's own TimeoutError, not the deadline
 
 
 # ---------------------------------------------------------------------- reporting

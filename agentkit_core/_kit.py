@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import Unpack
 
 from ._config import read_kit_options
 from ._errors import ConfigError
@@ -87,11 +87,6 @@ from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
 from ._verdicts import VerdictObserver
 from ._verdicts import report_verdict
-
-if sys.version_info >= (3, 11):
-    from typing import Unpack
-else:  # pragma: no cover - exercised on 3.10 only
-    from typing_extensions import Unpack
 
 
 @dataclass(frozen=True)

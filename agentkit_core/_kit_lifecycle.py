@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import sys
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,9 +25,6 @@ from ._recorder import Recorder
 from ._toolunion import CompositeToolSource
 from ._toolunion import ToolSourceBridge
 from ._toolunion import ToolUnion
-
-if sys.version_info < (3, 11):  # pragma: no cover - exercised on 3.10 only
-    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
 
 #: The tool source the kit adds MCP servers to (``mcp=``, ``add_mcp``).
 MCP = "mcp"

@@ -24,8 +24,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from typing import Final
 from typing import Protocol
 from typing import runtime_checkable
@@ -72,9 +72,9 @@ class MemoryEntry:
     def time(self) -> datetime:
         """When the entry was last written, in UTC (the epoch when the stored time is bad)."""
         try:
-            return datetime.fromisoformat(self.updated_at).astimezone(timezone.utc)
+            return datetime.fromisoformat(self.updated_at).astimezone(UTC)
         except ValueError:
-            return datetime.fromtimestamp(0, timezone.utc)
+            return datetime.fromtimestamp(0, UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +310,7 @@ def check_k(k: object, where: str) -> int:
 
 def utc_stamp() -> str:
     """The time written on an entry: now, ISO-8601 in UTC."""
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 # What str.splitlines breaks a line at.

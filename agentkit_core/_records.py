@@ -250,7 +250,7 @@ def _freeze(cls: type, fields: tuple[dataclasses.Field[object], ...]) -> None:
         setattr(cls, method.__name__, method)
     own = vars(cls)
     if "__slots__" in own and "__getstate__" not in own:  # no __dict__ to pickle
-        cls.__getstate__ = _frozen_getstate  # type: ignore[attr-defined]
+        cls.__getstate__ = _frozen_getstate  # type: ignore[method-assign, assignment]
     if "__slots__" in own and "__setstate__" not in own:
         cls.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
     cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]

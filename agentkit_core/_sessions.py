@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import field
 from dataclasses import replace
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from functools import cached_property
 from itertools import pairwise
 from typing import Any
@@ -168,7 +168,7 @@ class SessionItem:
     def time(self) -> datetime:
         """When the item was appended, in UTC."""
         try:
-            return datetime.fromisoformat(self.created_at).astimezone(timezone.utc)
+            return datetime.fromisoformat(self.created_at).astimezone(UTC)
         except (TypeError, ValueError) as exc:
             raise self.corrupt(f"its time {self.created_at!r} is not an ISO-8601 time") from exc
 

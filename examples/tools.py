@@ -65,7 +65,7 @@ def word_count(text: Annotated[str, Field(examples=["the quick brown fox"])]) ->
 @tool(side_effects=False)
 def utc_now() -> str:
     """The current date and time in UTC, ISO 8601."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 @tool(side_effects=False, blocking=True)

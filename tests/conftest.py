@@ -12,17 +12,13 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 import venv
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CORE_RANGE = "agentkit-core>=0.1,<1"
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
 from datetime import timezone
@@ -59,13 +60,13 @@ async def test_the_clock_stamps_each_snapshot_in_utc(pm) -> None:
     async with await open_checkpointer("memory://", clock=clock, manager=pm) as cp:
         first = await cp.snapshot("r", {"turn": 1})
         second = await cp.snapshot("r", {"turn": 2})
-        assert first.created_at == datetime(2026, 12, 3, 7, 0, 1, tzinfo=timezone.utc)
+        assert first.created_at == datetime(2026, 12, 3, 7, 0, 1, tzinfo=UTC)
         assert second.created_at - first.created_at == timedelta(seconds=1)
         stored = await cp.port.get("r", "agent", 2)
         assert stored is not None and stored.created_at == "2026-12-03T07:00:02+00:00"
         read = await cp.resume("r")  # what a snapshot returns is what reading it gives
         assert read is not None and read.created_at == second.created_at
-        assert read.created_at.tzinfo is second.created_at.tzinfo is timezone.utc
+        assert read.created_at.tzinfo is second.created_at.tzinfo is UTC
 
 
 async def test_a_naive_clock_is_refused(pm) -> None:

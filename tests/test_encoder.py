@@ -10,10 +10,10 @@ import math
 import uuid
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import UTC
 from datetime import date
 from datetime import datetime
 from datetime import time
-from datetime import timezone
 from decimal import Decimal
 from pathlib import PurePosixPath
 from typing import Any
@@ -81,7 +81,7 @@ def test_json_types_come_back_unchanged() -> None:
 
 
 def test_tagged_types_come_back_as_themselves() -> None:
-    when = datetime(2026, 12, 3, 7, 30, 1, 5, tzinfo=timezone.utc)
+    when = datetime(2026, 12, 3, 7, 30, 1, 5, tzinfo=UTC)
     call = ToolCall("c1", "search", '{"q": "x"}')
     msg = Message("assistant", "thinking", (call,), metadata={"k": [1]})
     parts = Message.user(({"type": "text", "text": "hi"},))
@@ -106,7 +106,7 @@ def test_tagged_types_come_back_as_themselves() -> None:
 
 
 def test_record_types_come_back_as_plain_json() -> None:
-    when = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    when = datetime(2026, 1, 2, tzinfo=UTC)
     u = uuid.UUID(int=7)
     value = {
         "event": Event(when, ("a", "b")),

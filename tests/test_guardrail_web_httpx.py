@@ -3,15 +3,10 @@ upper bound on httpx (the bound the old private ``AsyncHTTPTransport._pool`` ass
 
 from __future__ import annotations
 
-import sys
+import tomllib
 from pathlib import Path
 
 from packaging.requirements import Requirement
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "guardrail-web"
 

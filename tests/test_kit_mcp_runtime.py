@@ -36,9 +36,6 @@ EVERYTHING = ROOT / ".ci" / "cache" / "mcp" / "node_modules" / ".bin" / "mcp-ser
 NODE = ROOT / ".ci" / "cache" / "mcp" / "node_modules" / ".bin" / "node"
 PROGRAM = os.path.basename(sys.executable)
 
-if sys.version_info < (3, 11):  # pragma: no cover - exercised on 3.10 only
-    from exceptiongroup import ExceptionGroup  # type: ignore[import-not-found]
-
 
 def worker(*flags: str) -> str:
     return " ".join([sys.executable, str(WORKER), *flags])
@@ -289,7 +286,7 @@ class Stubborn:
         other = self.closing.setdefault(self.other, asyncio.Event())
         try:
             await asyncio.wait_for(other.wait(), 5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise RuntimeError(f"{self.label} was closed alone") from None
         raise OSError(f"{self.label} would not let go")
 

@@ -10,17 +10,13 @@ from __future__ import annotations
 import ast
 import functools
 import sys
+import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))

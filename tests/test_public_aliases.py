@@ -4,7 +4,7 @@ On Python 3.10 ``isinstance(Callable[[str], None], type)`` holds (the alias forw
 ``__class__``), so publishing treated core's callable aliases (``Grounder``, ``Estimator``...)
 as classes and failed setting their read-only ``__module__``: ``from agentkit_core import
 Hooks`` then raised ImportError, in every pytest session, since the pytest plugin imports core.
-tox's py310 environment runs these tests on 3.10, where the old code fails them.
+These tests keep it from coming back on the Pythons the project declares.
 """
 
 from __future__ import annotations

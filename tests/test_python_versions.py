@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import configparser
 import re
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from packaging.specifiers import SpecifierSet
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECTS = [ROOT / "pyproject.toml", *sorted(ROOT.glob("plugins/*/pyproject.toml"))]

@@ -70,10 +70,8 @@ def test_any_valid_name_gives_a_distribution_of_valid_python(kind: str, name: st
 
 
 def _toml(text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+    import tomllib
+
     return tomllib.loads(text)
 
 

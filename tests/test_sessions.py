@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from typing import Any
 
 import pytest
@@ -130,7 +130,7 @@ def test_an_item_s_stamp_is_what_datetime_writes(ns: int, again: int) -> None:
     from agentkit_core._sessions import utc_stamp
 
     second, micro = divmod(ns // 1000, 1_000_000)
-    when = datetime.fromtimestamp(second, timezone.utc).replace(microsecond=micro)
+    when = datetime.fromtimestamp(second, UTC).replace(microsecond=micro)
     for _ in range(again + 1):  # the second's text is kept: the same second again, and others
         assert utc_stamp(ns) == when.isoformat()
     assert datetime.fromisoformat(utc_stamp()).tzinfo is not None

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Iterable
+from datetime import UTC
 from typing import Any
 
 from .._errors import ConfigError
@@ -218,10 +219,9 @@ def _items(count: int) -> str:
 def _when(stamp: str) -> str:
     """An ISO time as ``2026-12-03 07:00:01Z``; as it is when it does not parse."""
     from datetime import datetime
-    from datetime import timezone
 
     try:
-        return datetime.fromisoformat(stamp).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+        return datetime.fromisoformat(stamp).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
     except ValueError:
         return stamp
 

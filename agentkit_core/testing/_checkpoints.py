@@ -20,8 +20,8 @@ import hashlib
 import json
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ def record(
         status=status,
         state=json.dumps({"v": version} if state is None else state, ensure_ascii=False),
         metadata=json.dumps(metadata or {}, ensure_ascii=False),
-        created_at=datetime(2026, 12, 3, 7, 0, version % 60, tzinfo=timezone.utc).isoformat(),
+        created_at=datetime(2026, 12, 3, 7, 0, version % 60, tzinfo=UTC).isoformat(),
     )
 
 

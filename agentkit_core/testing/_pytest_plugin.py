@@ -15,7 +15,6 @@ test that registers a plugin or reads the installed ones never touches the proce
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import pytest
@@ -35,10 +34,8 @@ def configured(config: pytest.Config, name: str) -> bool:
     if path is None:
         return False
     if path.suffix == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - exercised on 3.10 only
-            import tomli as tomllib  # type: ignore[import-not-found]
+        import tomllib
+
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         pytest_table = data.get("tool", {}).get("pytest", {})
         tables = (pytest_table.get("ini_options", {}), pytest_table, data.get("pytest", {}))

@@ -25,9 +25,9 @@ from collections.abc import Collection
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
-from datetime import timezone
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -145,7 +145,7 @@ class SessionStoreConformance:
         assert mask_url(store.url) == store.url, "the url must not show a password"
 
     async def test_create_then_read_back(self, sessions: Sessions) -> None:
-        start = datetime.now(timezone.utc) - timedelta(seconds=5)
+        start = datetime.now(UTC) - timedelta(seconds=5)
         header = SessionHeader(cwd="/srv/app", model="openai:gpt-4o-mini", metadata={"k": [1]})
         head = await sessions.create(header)
         assert head.kind == "header" and head.parent is None
@@ -153,7 +153,7 @@ class SessionStoreConformance:
         assert SessionHeader.from_body(head.body) == header
         leaf = await sessions.leaf(head.session_id)
         assert (leaf.id, leaf.kind, leaf.body) == (head.id, "header", head.body)
-        assert start <= leaf.time <= datetime.now(timezone.utc) + timedelta(seconds=5)
+        assert start <= leaf.time <= datetime.now(UTC) + timedelta(seconds=5)
         assert leaf.time.tzinfo is not None
         info = await sessions.info(head.session_id)
         assert (info.id, info.header.id, info.leaf_id, info.count) == (
@@ -189,7 +189,7 @@ class SessionStoreConformance:
 
     async def test_bodies_round_trip(self, sessions: Sessions) -> None:
         head = await sessions.create()
-        when = datetime(2026, 12, 3, 7, 0, 1, 250, tzinfo=timezone.utc)
+        when = datetime(2026, 12, 3, 7, 0, 1, 250, tzinfo=UTC)
         body = {
             "message": Message.assistant("calling", [ToolCall("c1", "ls", '{"d": "/"}')]),
             "when": when,

@@ -98,7 +98,7 @@ class ToolSourceConformance:
     async def _bounded(self, awaitable: Awaitable[T], what: str) -> T:
         try:
             return await asyncio.wait_for(awaitable, self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise AssertionError(f"{what} did not return within {self.timeout:g}s") from None
 
     async def _tools(self, source: DynamicToolSource) -> list[Tool]:

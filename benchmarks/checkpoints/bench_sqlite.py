@@ -33,8 +33,8 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,7 @@ def bare(
                 "running",
                 dumps(STATE),
                 "{}",
-                datetime.now(timezone.utc).isoformat(),
+                datetime.now(UTC).isoformat(),
             ),
         )
     end = time.time()

@@ -16,8 +16,8 @@ import random
 import statistics
 import subprocess
 import sys
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from importlib.metadata import version
 from pathlib import Path
 
@@ -199,7 +199,7 @@ def main() -> None:
         "import json, importlib.metadata as m; print(json.dumps({'v': m.version('langchain')}))",
     )
     stamp = {
-        "when": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.machine()} {platform.system()}",
         "python": platform.python_version(),
         "langchain_version": versions["v"],

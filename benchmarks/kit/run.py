@@ -19,8 +19,8 @@ import platform
 import statistics
 import subprocess
 import sys
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from importlib.metadata import version
 from pathlib import Path
 
@@ -107,7 +107,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="timings per process")
     parser.add_argument("--n", type=int, default=200, help="calls per timing")
     args = parser.parse_args()
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     rounds: list[dict[str, dict[str, float]]] = []
     loads: list[float] = []
     for r in range(args.rounds):

@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +93,7 @@ class Ours:
         store = self.block.memory.store
         found = await store.get("project", f"Entry {i:05d}")
         assert found is not None
-        now = datetime.now(timezone.utc).isoformat()
+        now = datetime.now(UTC).isoformat()
         moved = replace(found, body=found.body + ".", version=found.version + 1, updated_at=now)
         assert await store.put(moved, found.version)
 

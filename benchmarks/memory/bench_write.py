@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 
 from agentkit_core import Memory
@@ -50,7 +50,7 @@ WRITES = {"new": "save, new entry", "over": "save over, based on a version", "pa
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class Bare:

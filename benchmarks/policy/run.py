@@ -19,8 +19,8 @@ import platform
 import statistics
 import subprocess
 import sys
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from importlib.metadata import version
 from pathlib import Path
 
@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="timings per process")
     parser.add_argument("--batches", type=int, default=2_000, help="batches per timing")
     args = parser.parse_args()
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     ours: dict[int, list[float]] = {s: [] for s in SIZES}
     theirs: dict[int, list[float]] = {s: [] for s in SIZES}
     ratios: dict[int, list[float]] = {s: [] for s in SIZES}

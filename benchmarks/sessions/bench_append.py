@@ -28,8 +28,8 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ SCHEMA = (
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class BareSqlite:

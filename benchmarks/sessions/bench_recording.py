@@ -27,8 +27,8 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -211,7 +211,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     loads = [os.getloadavg()[0]]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

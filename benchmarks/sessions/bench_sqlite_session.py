@@ -43,8 +43,8 @@ import tempfile
 import time
 from collections.abc import Awaitable
 from collections.abc import Callable
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +184,7 @@ def main() -> None:
     if args.side:
         print(json.dumps(asyncio.run(side(args.side, args.store, args.runs))))
         return
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     loads = [os.getloadavg()[0]]
     got: dict[tuple[str, str], list[dict[str, float]]] = {}
     for r in range(args.rounds):

@@ -6,8 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from typing_extensions import assert_type
+from typing import assert_type
 
 from agentkit_core import Agent
 from agentkit_core import RunContext

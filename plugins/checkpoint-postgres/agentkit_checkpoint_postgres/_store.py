@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from collections.abc import Mapping
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -79,7 +79,7 @@ class PostgresCheckpointStore:
             status=status,
             state=state,
             metadata=metadata,
-            created_at=created_at.astimezone(timezone.utc).isoformat(),
+            created_at=created_at.astimezone(UTC).isoformat(),
         )
 
     async def put(self, record: StoredCheckpoint) -> bool:

@@ -442,7 +442,7 @@ def _result(args: argparse.Namespace) -> int:
             if args.stream:
                 try:
                     result = await asyncio.wait_for(follow(), args.wait or None)
-                except asyncio.TimeoutError:  # not TimeoutError on Python 3.10
+                except TimeoutError:
                     raise TimeoutError(
                         f"run {args.run_id!r} did not finish within {args.wait} s: "
                         f"{await handle.waits_on()}"

@@ -483,7 +483,7 @@ class RunHandle:
             result: AgentResult = await asyncio.wait_for(handle.get_result(), timeout)
         except DBOSAwaitedWorkflowCancelledError as exc:
             raise RunError(cancelled) from exc
-        except asyncio.TimeoutError:
+        except TimeoutError:
             # a short wait can end before DBOS's first poll saw the run end
             status = await self.status()
             if status == "CANCELLED":

@@ -38,7 +38,7 @@ def _name(common: str) -> x509.Name:
 def _certificate(
     subject: str, key: ec.EllipticCurvePrivateKey, issuer: str, signer: ec.EllipticCurvePrivateKey
 ) -> x509.Certificate:
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     builder = (
         x509.CertificateBuilder()
         .subject_name(_name(subject))

@@ -532,7 +532,7 @@ class _RedirectListener:
     async def result(self, timeout: float) -> Any:
         try:
             return await asyncio.wait_for(asyncio.shield(self._result), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise LoginRequired(
                 f"no authorization came back to {self.redirect_uri} within {timeout:g} s; "
                 "open the printed URL in a browser on this machine and approve the request"

@@ -191,7 +191,7 @@ class StderrTail:
     async def settle(self, timeout: float = 1.0) -> str:
         """The tail, after waiting (bounded) for the server to close its stderr."""
         self.close_writer()
-        with contextlib.suppress(asyncio.TimeoutError):
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._eof.wait(), timeout)
         return self.text()
 
@@ -329,7 +329,7 @@ class Connection:
     async def _start_error(self, exc: BaseException) -> ToolSourceError:
         tail = await self._tail.settle() if self._tail is not None else ""
         what = describe(self.spec)
-        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        if isinstance(exc, TimeoutError):
             message = (
                 f"{self.label}: the server did not answer within {self.connect_timeout:g}s "
                 "(connect_timeout=); is it an MCP server speaking on stdout?"
@@ -453,9 +453,7 @@ class Connection:
         code = getattr(leaf, "code", None)
         if self._closing:
             return ToolSourceError(f"{self.label} was closed while {doing}")
-        if isinstance(leaf, (TimeoutError, asyncio.TimeoutError)) or code == (
-            mcp_types.REQUEST_TIMEOUT
-        ):
+        if isinstance(leaf, TimeoutError) or code == (mcp_types.REQUEST_TIMEOUT):
             return ToolSourceError(
                 f"{self.label}: no answer while {doing} within {deadline:g} s "
                 f"({_mcp_error_text(leaf)}); the server stays connected"

@@ -10,8 +10,8 @@ import secrets
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 from typing import TypeVar
@@ -147,7 +147,7 @@ def parse_file(scope: str, path: Path, text: str, mtime: float) -> MemoryEntry:
     version = meta.get("version", "1")
     if not version.isdigit() or int(version) < 1:
         raise corrupt(f"its version {version!r} is not a whole number from 1")
-    updated = meta.get("updated") or datetime.fromtimestamp(mtime, timezone.utc).isoformat()
+    updated = meta.get("updated") or datetime.fromtimestamp(mtime, UTC).isoformat()
     try:
         datetime.fromisoformat(updated)
     except ValueError:

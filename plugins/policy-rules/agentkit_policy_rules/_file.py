@@ -8,7 +8,6 @@ then the key within it. A key written in an inline table is found on the line th
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +41,8 @@ class PolicyFile:
 
 def read_policy(path: Path) -> PolicyFile:
     """What the file at ``path`` says, checked whole (a ``ConfigError`` names file and line)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib  # type: ignore[import-not-found]
+    import tomllib
+
     try:
         text = path.read_text(encoding="utf-8")
         data: dict[str, Any] = tomllib.loads(text)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from typing import Any
@@ -64,7 +64,7 @@ class GenaiPrices:
             _, info = data_snapshot.get_snapshot().find_provider_model(name, None, provider, None)
         except LookupError:
             return None
-        return priced(info.get_prices(datetime.now(tz=timezone.utc)))
+        return priced(info.get_prices(datetime.now(tz=UTC)))
 
 
 def priced(price: Any) -> Priced:

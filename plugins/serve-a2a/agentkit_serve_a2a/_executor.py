@@ -10,8 +10,8 @@ client's next message on that task answers them: a data part ``{"approved": true
 
 from __future__ import annotations
 
+from datetime import UTC
 from datetime import datetime
-from datetime import timezone
 from typing import Any
 
 from a2a.helpers import get_data_parts
@@ -54,7 +54,7 @@ class KitExecutor(AgentExecutor):
             # already working: a "submitted" task and then a "working" update would be one more
             # store write and one more event the SDK sends before the answer's first text
             working = TaskStatus(state=TaskState.TASK_STATE_WORKING)
-            working.timestamp.FromDatetime(datetime.now(timezone.utc))
+            working.timestamp.FromDatetime(datetime.now(UTC))
             task = Task(id=task_id, context_id=context_id, status=working, history=history)
             await event_queue.enqueue_event(task)
         run_id, held = recorder.state.run, recorder.state.held

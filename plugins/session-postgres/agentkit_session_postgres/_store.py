@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
-from datetime import timezone
+from datetime import UTC
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -37,14 +37,14 @@ def _schema(table: str) -> tuple[str, ...]:
 
 def _item(row: Sequence[Any]) -> SessionItem:
     session_id, item_id, parent, kind, body, created_at = row
-    stamp = created_at.astimezone(timezone.utc).isoformat()
+    stamp = created_at.astimezone(UTC).isoformat()
     return SessionItem(session_id, item_id, parent, kind, body, stamp)
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
     header = _item(row[:6])
     leaf_id, count, updated_at, base_session = row[6:]
-    stamp = updated_at.astimezone(timezone.utc).isoformat()
+    stamp = updated_at.astimezone(UTC).isoformat()
     return SessionInfo(header.session_id, header, leaf_id, count, stamp, base_session)
 
 
