@@ -21,11 +21,24 @@ def tox_ini() -> configparser.ConfigParser:
 
 
 def setting(config: configparser.ConfigParser, env: str, key: str) -> str:
-    """``key`` of ``[testenv:env]``, else of ``[testenv]`` (tox 4's inheritance)."""
-    for section in (f"testenv:{env}", "testenv"):
+    """``key`` of ``env``'s own section, else of ``[testenv]`` (tox 4's inheritance).
+
+    Its own section may name it generatively: ``[testenv:py31{2,3}]`` is py312's and py313's.
+    """
+    own = [s for s in config.sections() if s.startswith("testenv:") and env in _names(s[8:])]
+    for section in (*own, "testenv"):
         if config.has_option(section, key):
             return config.get(section, key)
     return ""
+
+
+def _names(pattern: str) -> list[str]:
+    """The environment names a section name stands for (each ``{a,b}`` expanded)."""
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [name for part in match[1].split(",") for name in _names(head + part + tail)]
 
 
 def python_of(config: configparser.ConfigParser, env: str) -> str:
@@ -57,6 +70,18 @@ def test_mypy_and_the_docs_blocks_run_in_the_tests_environment() -> None:
     # tests/test_docs.py runs the docs' code blocks; a bare pytest collects it (testpaths)
     assert "pytest {[matrix]xdist} {posargs}" in [c.strip() for c in commands]
     assert setting(config, "tests", "ignore_errors") == "true", "both must run when one fails"
+
+
+def test_mypy_checks_the_branches_of_every_python_the_matrix_tests() -> None:
+    """``sys.version_info`` branches are read for one Python a run: each version's env runs it."""
+    config = tox_ini()
+    for env in env_list(config):
+        commands = [c.strip() for c in setting(config, env, "commands").split("\n")]
+        if env == "tests":
+            assert "mypy" in commands
+        elif re.fullmatch(r"py3\d+", env):
+            assert "mypy --python-version {py_dot_ver}" in commands, env
+            assert setting(config, env, "ignore_errors") == "true", env
 
 
 def test_each_environments_tests_use_every_core() -> None:
