@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._memory import MemoryStoreProcessConformance
     from ._model_conformance import ModelConformance
     from ._policy import PolicyEngineConformance
+    from ._prices import PriceSourceConformance
     from ._recorder_processes import RecorderProcessConformance
     from ._schema import SchemaAdapterConformance
     from ._schema import report_documents
@@ -56,6 +57,7 @@ _LAZY = {
     "GuardConformance": ("_guards", "GuardConformance"),
     "InstructionPartConformance": ("_instruction_parts", "InstructionPartConformance"),
     "PolicyEngineConformance": ("_policy", "PolicyEngineConformance"),
+    "PriceSourceConformance": ("_prices", "PriceSourceConformance"),
     "MCPTokenStoreConformance": ("_mcp_tokens", "MCPTokenStoreConformance"),
     "MemoryStoreConformance": ("_memory", "MemoryStoreConformance"),
     "MemoryStoreProcessConformance": ("_memory", "MemoryStoreProcessConformance"),
@@ -100,6 +102,7 @@ __all__ = [
     "MemoryStoreProcessConformance",
     "ModelConformance",
     "PolicyEngineConformance",
+    "PriceSourceConformance",
     "RecorderProcessConformance",
     "Reply",
     "SchemaAdapterConformance",

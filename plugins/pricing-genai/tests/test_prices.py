@@ -15,6 +15,7 @@ from agentkit_core import PluginManager
 from agentkit_core import Usage
 from agentkit_core.plugin import Price
 from agentkit_core.plugin import cost_of
+from agentkit_core.testing import PriceSourceConformance
 
 # (model, usage, dollars): worked by hand from genai-prices 0.2.5's table, per million tokens.
 FIXTURES = [
@@ -99,3 +100,15 @@ def test_the_table_is_imported_on_the_first_model_priced_not_at_load() -> None:
         "assert 'genai_prices' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class TestGenaiPricesConformance(PriceSourceConformance):
+    known_models = (
+        "openai:gpt-4o",
+        "openai:gpt-4o-mini-2024-07-18",
+        "anthropic:claude-sonnet-4-5",  # tiered: priced by genai-prices itself
+        "gemini:gemini-2.0-flash",
+    )
+
+    def make_source(self) -> GenaiPrices:
+        return GenaiPrices()
