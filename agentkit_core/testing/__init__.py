@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._schema import report_documents
     from ._session_processes import SessionStoreProcessConformance
     from ._sessions import SessionStoreConformance
+    from ._span_exporters import SpanExporterConformance
     from ._tool_calls import run_tool_calls
     from ._tool_calls import split_at
     from ._tool_calls import streamed_tool_calls
@@ -64,6 +65,7 @@ _LAZY = {
     "RecorderProcessConformance": ("_recorder_processes", "RecorderProcessConformance"),
     "SessionStoreConformance": ("_sessions", "SessionStoreConformance"),
     "SessionStoreProcessConformance": ("_session_processes", "SessionStoreProcessConformance"),
+    "SpanExporterConformance": ("_span_exporters", "SpanExporterConformance"),
     "ToolSourceConformance": ("_tool_sources", "ToolSourceConformance"),
     "run_tool_calls": ("_tool_calls", "run_tool_calls"),
     "split_at": ("_tool_calls", "split_at"),
@@ -109,6 +111,7 @@ __all__ = [
     "ScriptedModel",
     "SessionStoreConformance",
     "SessionStoreProcessConformance",
+    "SpanExporterConformance",
     "Step",
     "TestModel",
     "ToolSourceConformance",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +25,9 @@ from agentkit_core import RunContext
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core.plugin import Guardrail
+from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import SpanExporterConformance
 
 SECRET = "4711-hunter2"
 WITHHELD = "(withheld: the run is secret-tainted)"
@@ -146,3 +149,31 @@ def test_attributes_are_capped_with_the_cut_marked() -> None:
     verdict = next(attributes(s) for s in spans if s.name == "verdict")
     reason = verdict["agentkit.reason"]
     assert len(reason) <= 4096 and reason.endswith("…[cut 995,936 chars]")
+
+
+class TestOTelExporterConformance(SpanExporterConformance):
+    """The exporter with content capture on: what the suite holds every exporter to."""
+
+    def make_exporter(self, tmp_path: Path) -> SpanExporter:
+        memory = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(memory))
+        exporter = OTelExporter(provider, capture_content=True)
+        self.memory = memory
+        return exporter
+
+    def exported(self, exporter: SpanExporter) -> str:
+        spans = self.memory.get_finished_spans()
+        return json.dumps(
+            [
+                [
+                    s.name,
+                    dict(s.attributes or {}),
+                    s.status.description,
+                    [[e.name, dict(e.attributes or {})] for e in s.events],
+                ]
+                for s in spans
+            ],
+            default=repr,
+            ensure_ascii=False,
+        )
