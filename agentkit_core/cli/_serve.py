@@ -105,12 +105,30 @@ def _bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (IPv4 or IPv6, as ``host`` resolves)."""
     import socket
 
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot serve on host {host!r}: {exc.strerror or exc}; give a name or address "
+            "of this machine (--host; 127.0.0.1 by default)",
+            value=host,
+            source="--host",
+        ) from exc
+    family, kind, proto, _, address = found[0]
     sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(address)
-    sock.listen(128)
-    sock.setblocking(False)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another port "
+            "(--port; 0 picks a free one)",
+            value=port,
+            source="--port",
+        ) from exc
     return sock
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._recorder_processes import RecorderProcessConformance
     from ._schema import SchemaAdapterConformance
     from ._schema import report_documents
+    from ._servers import ServerConformance
     from ._session_processes import SessionStoreProcessConformance
     from ._sessions import SessionStoreConformance
     from ._span_exporters import SpanExporterConformance
@@ -52,6 +53,7 @@ _LAZY = {
     "ModelConformance": ("_model_conformance", "ModelConformance"),
     "SchemaAdapterConformance": ("_schema", "SchemaAdapterConformance"),
     "report_documents": ("_schema", "report_documents"),
+    "ServerConformance": ("_servers", "ServerConformance"),
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
     "ExecutorConformance": ("_executors", "ExecutorConformance"),
@@ -109,6 +111,7 @@ __all__ = [
     "Reply",
     "SchemaAdapterConformance",
     "ScriptedModel",
+    "ServerConformance",
     "SessionStoreConformance",
     "SessionStoreProcessConformance",
     "SpanExporterConformance",

@@ -28,7 +28,9 @@ from agentkit_core import Message
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import tool
+from agentkit_core.plugin import ServerFactory
 from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import ServerConformance
 
 ran: list[str] = []
 
@@ -313,3 +315,8 @@ def test_the_sdks_spans_are_off_unless_opentelemetry_may_be_configured(
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == str(spans), out.stderr
+
+
+class TestA2AServerConformance(ServerConformance):
+    def make_server(self) -> ServerFactory:
+        return serve

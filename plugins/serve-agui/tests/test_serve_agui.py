@@ -24,7 +24,9 @@ from agentkit_core import SessionNotFound
 from agentkit_core import ToolCall
 from agentkit_core import ToolDecision
 from agentkit_core import tool
+from agentkit_core.plugin import ServerFactory
 from agentkit_core.testing import ScriptedModel
+from agentkit_core.testing import ServerConformance
 
 ran: list[str] = []
 
@@ -473,3 +475,8 @@ async def test_a_client_gone_mid_run_cancels_it_and_frees_the_thread(endpoint: A
             break
         await asyncio.sleep(0.05)
     assert again.status_code == 200 and '"delta":"two"' in again.text
+
+
+class TestAGUIServerConformance(ServerConformance):
+    def make_server(self) -> ServerFactory:
+        return serve

@@ -1,0 +1,135 @@
+"""The server conformance suite: what every registered server must do, whatever its protocol.
+
+Subclass it in a test module with a name starting ``Test`` and give it ``make_server``, the
+``serve`` function the plugin registers::
+
+    class TestMyServer(ServerConformance):
+        def make_server(self) -> ServerFactory:
+            return serve
+
+What it holds the server to, over real sockets: ``ready`` is told once, with a URL whose
+host and port accept connections; cancelling the server ends it and closes that port; a port
+already taken fails the call without ``ready``; and each option ``agentkit serve`` may pass
+(``token``, ``ui``) is either served or refused with a ``ConfigError`` naming it, never a
+``TypeError`` from a signature that lacks it. Override ``open_kit`` when the server needs a
+kit of another shape (the default: a scripted model and a ``memory://`` session store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from .._errors import AgentkitError
+from .._errors import ConfigError
+from .._kit import Kit
+from ..hookspecs import ServerFactory
+from ._models import ScriptedModel
+
+#: How long a server may take to listen, or to stop once cancelled, in seconds.
+WAIT = 30.0
+
+
+class ServerConformance:
+    """Contract tests for a server plugin's ``serve``; subclass, define ``make_server``."""
+
+    def make_server(self) -> ServerFactory:
+        raise NotImplementedError("define make_server() in the conformance subclass")
+
+    async def open_kit(self) -> Kit:
+        """The opened kit each test serves; the suite closes it."""
+        return await Kit.open(model=ScriptedModel(["hello"] * 8), session="memory://")
+
+    @contextlib.asynccontextmanager
+    async def _serving(self, port: int = 0, **options: Any) -> AsyncIterator[_Serving]:
+        serve = self.make_server()
+        async with await self.open_kit() as kit:
+            serving = _Serving()
+
+            async def run() -> None:  # a signature's TypeError fails the task, as any error
+                await serve(kit, host="127.0.0.1", port=port, ready=serving.ready, **options)
+
+            task = serving.task = asyncio.ensure_future(run())
+            try:
+                yield serving
+            finally:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(task, WAIT)
+
+    async def test_ready_names_a_url_that_listens_until_cancelled(self) -> None:
+        async with self._serving() as serving:
+            url = await serving.url()
+            host, port = _address(url)
+            _, writer = await asyncio.open_connection(host, port)
+            writer.close()
+            assert serving.urls == [url], f"ready was told {serving.urls}, not once"
+            serving.task.cancel()
+            done, _ = await asyncio.wait([serving.task], timeout=WAIT)
+            assert done, f"the server went on {WAIT} s after it was cancelled"
+        with pytest.raises(OSError):
+            _, writer = await asyncio.open_connection(host, port)
+            writer.close()
+
+    async def test_a_port_already_taken_fails_without_ready(self) -> None:
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        try:
+            async with self._serving(port=taken.getsockname()[1]) as serving:
+                done, _ = await asyncio.wait([serving.task], timeout=WAIT)
+                assert done, f"the server neither listened nor failed within {WAIT} s"
+                error = serving.task.exception()
+                assert isinstance(error, OSError | AgentkitError), (
+                    f"a port already taken raised {error!r}; let the OSError through, or "
+                    "raise an AgentkitError naming the port"
+                )
+                assert serving.urls == [], "ready was told of a port the server never had"
+        finally:
+            taken.close()
+
+    @pytest.mark.parametrize(("option", "value"), [("ui", True), ("token", "s3cret")])
+    async def test_an_option_is_served_or_refused_by_name(self, option: str, value: Any) -> None:
+        async with self._serving(**{option: value}) as serving:
+            listening: asyncio.Future[str] = asyncio.ensure_future(serving.url())
+            either: list[asyncio.Future[Any]] = [listening, serving.task]
+            done, _ = await asyncio.wait(either, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
+            if listening in done:
+                return  # served
+            listening.cancel()
+            assert serving.task in done, f"{option}= neither served nor refused in {WAIT} s"
+            error = serving.task.exception()
+            assert isinstance(error, ConfigError) and option in str(error), (
+                f"serve(..., {option}={value!r}) raised {error!r}: take the option, or "
+                f"raise a ConfigError naming {option!r} (agentkit serve passes it when asked)"
+            )
+
+
+class _Serving:
+    """A server task and the URLs its ``ready`` was told."""
+
+    task: asyncio.Future[None]
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+        self._told = asyncio.Event()
+
+    def ready(self, url: str) -> None:
+        self.urls.append(url)
+        self._told.set()
+
+    async def url(self) -> str:
+        await asyncio.wait_for(self._told.wait(), WAIT)
+        return self.urls[0]
+
+
+def _address(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    assert parts.hostname and parts.port, f"ready was told {url!r}, which names no host:port"
+    return parts.hostname, parts.port
