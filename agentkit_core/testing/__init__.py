@@ -16,6 +16,7 @@ from ._models import tool_call
 
 if TYPE_CHECKING:  # imported on first use at run time (below); typed as what they are
     from ._checkpoints import CheckpointPortConformance
+    from ._commands import CommandConformance
     from ._compactors import CompactorConformance
     from ._compactors import check_invariants as check_compaction_invariants
     from ._compactors import check_sendable
@@ -55,6 +56,7 @@ _LAZY = {
     "report_documents": ("_schema", "report_documents"),
     "ServerConformance": ("_servers", "ServerConformance"),
     "CheckpointPortConformance": ("_checkpoints", "CheckpointPortConformance"),
+    "CommandConformance": ("_commands", "CommandConformance"),
     "CompactorConformance": ("_compactors", "CompactorConformance"),
     "ExecutorConformance": ("_executors", "ExecutorConformance"),
     "GuardConformance": ("_guards", "GuardConformance"),
@@ -95,6 +97,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "CheckpointPortConformance",
+    "CommandConformance",
     "CompactorConformance",
     "DictStore",
     "ExecutorConformance",

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 import pytest
@@ -47,13 +47,17 @@ class ServerConformance:
         return await Kit.open(model=ScriptedModel(["hello"] * 8), session="memory://")
 
     @contextlib.asynccontextmanager
-    async def _serving(self, port: int = 0, **options: Any) -> AsyncIterator[_Serving]:
+    async def _serving(
+        self, port: int = 0, options: Mapping[str, object] | None = None
+    ) -> AsyncIterator[_Serving]:
         serve = self.make_server()
         async with await self.open_kit() as kit:
             serving = _Serving()
 
             async def run() -> None:  # a signature's TypeError fails the task, as any error
-                await serve(kit, host="127.0.0.1", port=port, ready=serving.ready, **options)
+                await serve(
+                    kit, host="127.0.0.1", port=port, ready=serving.ready, **(options or {})
+                )
 
             task = serving.task = asyncio.ensure_future(run())
             try:
@@ -95,10 +99,10 @@ class ServerConformance:
             taken.close()
 
     @pytest.mark.parametrize(("option", "value"), [("ui", True), ("token", "s3cret")])
-    async def test_an_option_is_served_or_refused_by_name(self, option: str, value: Any) -> None:
-        async with self._serving(**{option: value}) as serving:
+    async def test_an_option_is_served_or_refused_by_name(self, option: str, value: object) -> None:
+        async with self._serving(options={option: value}) as serving:
             listening: asyncio.Future[str] = asyncio.ensure_future(serving.url())
-            either: list[asyncio.Future[Any]] = [listening, serving.task]
+            either: list[asyncio.Future[str] | asyncio.Future[None]] = [listening, serving.task]
             done, _ = await asyncio.wait(either, timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
             if listening in done:
                 return  # served

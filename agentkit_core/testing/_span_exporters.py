@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -57,7 +56,7 @@ async def ask_code(ctx: RunContext) -> str:
     return str(await ctx.elicit("One-time code?", secret=True))
 
 
-async def _person(question: str, schema: Any, secret: bool) -> str:
+async def _person(question: str, schema: object, secret: bool) -> str:
     return SECRET
 
 
@@ -66,7 +65,7 @@ def check_code(code: str) -> str:
     raise ValueError(f"the code {code} has expired")
 
 
-def _calls(*named: tuple[str, dict[str, Any]]) -> Message:
+def _calls(*named: tuple[str, dict[str, object]]) -> Message:
     calls = [ToolCall(f"c{i}", name, json.dumps(args)) for i, (name, args) in enumerate(named)]
     return Message.assistant("", calls)
 
@@ -99,7 +98,7 @@ class SpanExporterConformance:
     async def test_a_run_answers_as_without_it_and_its_tool_calls_are_recorded(
         self, exporter: SpanExporter
     ) -> None:
-        def agent(exporters: list[SpanExporter]) -> Agent[Any]:
+        def agent(exporters: list[SpanExporter]) -> Agent:
             script: list[Message | str] = [
                 _calls(("lookup_weather", {"city": "Oslo"})),
                 "it is sunny in Oslo",
