@@ -42,14 +42,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "HookError",
         "HookTimeoutError",
         "SlowHookWarning",
-        "RunError",
-        "MaxTurnsExceeded",
-        "BudgetExceeded",
-        "OutputValidationError",
-        "ToolTimeoutError",
-        "StepTimeoutError",
-        "PendingToolCallError",
-        "ElicitationError",
         "StorageError",
         "SessionConflict",
         "SessionNotFound",
@@ -77,6 +69,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "_plugins": ("PluginManager", "get_plugin_manager"),
     "_recorder": ("Recorder",),
     "_requests": ("Prompt",),
+    "_run_errors": (
+        "RunError",
+        "MaxTurnsExceeded",
+        "BudgetExceeded",
+        "OutputValidationError",
+        "ToolTimeoutError",
+        "StepTimeoutError",
+        "PendingToolCallError",
+        "ElicitationError",
+    ),
     "_run_state": ("AgentResult", "RunState"),
     "_scope": ("Budget",),
     "_sessions": ("Sessions",),
@@ -121,29 +123,21 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._context import RunContext as RunContext
     from ._errors import AgentkitError as AgentkitError
     from ._errors import ApprovalRefused as ApprovalRefused
-    from ._errors import BudgetExceeded as BudgetExceeded
     from ._errors import ConfigError as ConfigError
-    from ._errors import ElicitationError as ElicitationError
     from ._errors import GuardBlocked as GuardBlocked
     from ._errors import GuardrailViolation as GuardrailViolation
     from ._errors import HookError as HookError
     from ._errors import HookTimeoutError as HookTimeoutError
-    from ._errors import MaxTurnsExceeded as MaxTurnsExceeded
     from ._errors import ModelDeadlineExceeded as ModelDeadlineExceeded
-    from ._errors import OutputValidationError as OutputValidationError
-    from ._errors import PendingToolCallError as PendingToolCallError
     from ._errors import PluginError as PluginError
     from ._errors import PluginLoadError as PluginLoadError
     from ._errors import ProviderError as ProviderError
-    from ._errors import RunError as RunError
     from ._errors import SessionConflict as SessionConflict
     from ._errors import SessionNotFound as SessionNotFound
     from ._errors import SlowHookWarning as SlowHookWarning
-    from ._errors import StepTimeoutError as StepTimeoutError
     from ._errors import StorageError as StorageError
     from ._errors import ToolDefinitionError as ToolDefinitionError
     from ._errors import ToolSourceError as ToolSourceError
-    from ._errors import ToolTimeoutError as ToolTimeoutError
     from ._errors import UnknownNameError as UnknownNameError
     from ._errors import UsageError as UsageError
     from ._evaluator import Evaluator as Evaluator
@@ -179,6 +173,14 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._plugins import get_plugin_manager as get_plugin_manager
     from ._recorder import Recorder as Recorder
     from ._requests import Prompt as Prompt
+    from ._run_errors import BudgetExceeded as BudgetExceeded
+    from ._run_errors import ElicitationError as ElicitationError
+    from ._run_errors import MaxTurnsExceeded as MaxTurnsExceeded
+    from ._run_errors import OutputValidationError as OutputValidationError
+    from ._run_errors import PendingToolCallError as PendingToolCallError
+    from ._run_errors import RunError as RunError
+    from ._run_errors import StepTimeoutError as StepTimeoutError
+    from ._run_errors import ToolTimeoutError as ToolTimeoutError
     from ._run_state import AgentResult as AgentResult
     from ._run_state import RunState as RunState
     from ._scope import Budget as Budget

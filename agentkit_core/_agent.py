@@ -33,7 +33,6 @@ from ._durability import keeps_state
 from ._durability import persist
 from ._durability import persisted_now
 from ._errors import ConfigError
-from ._errors import MaxTurnsExceeded
 from ._executor import Executor
 from ._executor import resolve_executor
 from ._handoff import hand_off
@@ -69,6 +68,7 @@ from ._recorder import NullRecorder
 from ._requests import Prompt
 from ._requests import RequestBuilder
 from ._requests import WorkingContext
+from ._run_errors import MaxTurnsExceeded
 from ._run_state import AgentResult
 from ._run_state import RunState
 from ._scope import DEFAULT_MODEL_DEADLINE

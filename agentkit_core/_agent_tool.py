@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from ._context import RunContext
 from ._context import unread
-from ._errors import BudgetExceeded
 from ._messages import JSONObject
+from ._run_errors import BudgetExceeded
 from ._tools import Tool
 from ._tools import ToolResult
 

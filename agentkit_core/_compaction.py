@@ -18,8 +18,6 @@ from typing import Protocol
 from typing import overload
 from typing import runtime_checkable
 
-from ._errors import PendingToolCallError
-from ._errors import RunError
 from ._messages import Message
 from ._messages import TranscriptView
 from ._messages import starts_with
@@ -27,6 +25,8 @@ from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
 from ._models import ModelResponse
+from ._run_errors import PendingToolCallError
+from ._run_errors import RunError
 from ._tokens import estimate_tokens
 from ._tracing import Span
 from ._tracing import current_span

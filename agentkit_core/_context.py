@@ -20,7 +20,6 @@ from typing import TypeVar
 
 from ._deadline import within
 from ._errors import ConfigError
-from ._errors import ElicitationError
 from ._errors import ModelDeadlineExceeded
 from ._errors import ProviderResponseError
 from ._invoke import default_middlewares
@@ -41,6 +40,7 @@ from ._models import answered
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
 from ._records import record
+from ._run_errors import ElicitationError
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope

@@ -45,6 +45,11 @@ Leaves also derive from the nearest builtin, so ``except ValueError`` keeps work
         ├── ProviderResponseError   an answer that is not what the wire format promises
         └── ModelDeadlineExceeded   (TimeoutError) no answer within the model call's deadline
 
+This module imports nothing of agentkit's, so the message and memory models can raise its
+errors. The errors that carry those models are defined above them: :class:`RunError` and its
+leaves in ``_run_errors`` (``.transcript`` holds messages), :class:`MemoryConflict` in
+``_memory`` (``.current`` is an entry). The doors export them all alike.
+
 Errors carry what they are about as attributes (``.plugin``, ``.value``, ``.path``...), and their
 message says what was wrong and what to do about it.
 
@@ -55,12 +60,6 @@ the event loop longer than its limit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ._memory import MemoryEntry
-    from ._messages import Message
-    from ._messages import ToolCall
 
 
 class AgentkitError(Exception):
@@ -182,89 +181,6 @@ class SlowHookWarning(RuntimeWarning):
     """A synchronous hook held the event loop longer than the hooks' limit (``Hooks.slow``)."""
 
 
-class RunError(AgentkitError, RuntimeError):
-    """A run could not go on. ``.transcript`` keeps the messages so far where there are any."""
-
-    def __init__(self, message: str, *, transcript: list[Message] | None = None) -> None:
-        super().__init__(message)
-        self.transcript = transcript if transcript is not None else []
-
-
-class MaxTurnsExceeded(RunError):
-    """The model was still asking for tools when the turn limit was reached."""
-
-
-class BudgetExceeded(RunError):
-    """A usage or token budget of the run was exhausted.
-
-    ``run_id`` names the run whose budget it was (a child agent's or its parent's), when a
-    run's context raised it. ``limit`` names the limit (``"cost"``, ``"tool call"``...),
-    ``used`` says how much of it was used and ``about`` what was about to happen, when known.
-    """
-
-    run_id: str | None = None
-    limit: str | None = None
-    used: object = None
-    about: str | None = None
-
-
-class OutputValidationError(RunError):
-    """Typed output was still invalid after the configured repair retries."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        raw: str = "",
-        errors: list[str] | None = None,
-        transcript: list[Message] | None = None,
-    ) -> None:
-        super().__init__(message, transcript=transcript)
-        self.raw = raw
-        self.errors = errors or []
-
-
-class ToolTimeoutError(RunError, TimeoutError):
-    """A tool did not return within its timeout."""
-
-
-class StepTimeoutError(RunError, TimeoutError):
-    """A run executor's step (a model call or a tool call) overran the executor's step timeout.
-
-    ``.step`` names the step (``"model:2"``, ``"tool:search:call_1"``), ``.timeout`` the limit.
-    """
-
-    def __init__(self, message: str, *, step: str, timeout: float) -> None:
-        super().__init__(message)
-        self.step = step
-        self.timeout = timeout
-
-
-class PendingToolCallError(RunError):
-    """A request would end on tool calls whose results are not in yet; ``.calls`` are they."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        calls: tuple[ToolCall, ...] = (),
-        transcript: list[Message] | None = None,
-    ) -> None:
-        super().__init__(message, transcript=transcript)
-        self.calls = calls
-
-
-class FoldError(RunError):
-    """A summary the fold cannot use; the fold records it and sends the transcript whole.
-
-    A custom summarizer may raise it to say why it has no summary.
-    """
-
-
-class ElicitationError(RunError):
-    """A question for a person could not be asked or was declined."""
-
-
 class StorageError(AgentkitError):
     """A checkpoint or session store refused or failed an operation."""
 
@@ -329,24 +245,6 @@ class SecretTaintError(StorageError, ValueError):
         super().__init__(message)
         self.session_id = session_id
         self.kind = kind
-
-
-class MemoryConflict(StorageError):
-    """A memory write lost: the entry is no longer at the version the write was based on.
-
-    ``.scope`` and ``.title`` name the entry, ``.base`` the version the writer had seen (0: it
-    saw no entry), ``.current`` the entry as it is now (None when it was forgotten). The
-    message carries the current text, so whoever retries bases the write on what is there.
-    """
-
-    def __init__(
-        self, message: str, *, scope: str, title: str, base: int, current: MemoryEntry | None = None
-    ) -> None:
-        super().__init__(message)
-        self.scope = scope
-        self.title = title
-        self.base = base
-        self.current = current
 
 
 class CorruptMemoryEntry(StorageError, ValueError):

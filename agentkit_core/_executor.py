@@ -27,8 +27,8 @@ from typing import final
 
 from ._context import unread
 from ._errors import ConfigError
-from ._errors import StepTimeoutError
 from ._errors import UnknownNameError
+from ._run_errors import StepTimeoutError
 
 if TYPE_CHECKING:
     from ._agent import Agent

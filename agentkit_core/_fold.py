@@ -17,12 +17,12 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._errors import BudgetExceeded
 from ._errors import ConfigError
-from ._errors import FoldError
 from ._messages import Message
 from ._models import ModelRequest
 from ._records import record
+from ._run_errors import BudgetExceeded
+from ._run_errors import FoldError
 from ._tokens import Estimator
 from ._tokens import estimate_message
 from ._tokens import estimate_tokens

@@ -37,7 +37,6 @@ from ._errors import ConfigError
 from ._errors import GuardrailViolation
 from ._errors import HookError
 from ._errors import HookTimeoutError
-from ._errors import RunError
 from ._errors import SlowHookWarning
 from ._errors import UsageError
 from ._hookfields import ARGUMENTS as ARGUMENTS
@@ -49,6 +48,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._records import quick_init
 from ._records import record
+from ._run_errors import RunError
 from ._tools import ToolResult
 from ._tracing import Span
 

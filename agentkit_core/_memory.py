@@ -32,7 +32,7 @@ from typing import runtime_checkable
 
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
-from ._errors import MemoryConflict
+from ._errors import StorageError
 from ._framing import escape_untrusted
 from ._framing import frame_untrusted
 from ._framing import hidden
@@ -75,6 +75,24 @@ class MemoryEntry:
             return datetime.fromisoformat(self.updated_at).astimezone(UTC)
         except ValueError:
             return datetime.fromtimestamp(0, UTC)
+
+
+class MemoryConflict(StorageError):
+    """A memory write lost: the entry is no longer at the version the write was based on.
+
+    ``.scope`` and ``.title`` name the entry, ``.base`` the version the writer had seen (0: it
+    saw no entry), ``.current`` the entry as it is now (None when it was forgotten). The
+    message carries the current text, so whoever retries bases the write on what is there.
+    """
+
+    def __init__(
+        self, message: str, *, scope: str, title: str, base: int, current: MemoryEntry | None = None
+    ) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.title = title
+        self.base = base
+        self.current = current
 
 
 @dataclass(frozen=True, slots=True)

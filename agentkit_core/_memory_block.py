@@ -33,7 +33,6 @@ from typing import TypedDict
 
 from ._errors import ConfigError
 from ._errors import CorruptMemoryEntry
-from ._errors import MemoryConflict
 from ._instructions import PART_MEMORY
 from ._instructions import SEPARATOR
 from ._instructions import InstructionPart
@@ -43,6 +42,7 @@ from ._memory import DEFAULT_MAX_ENTRY_BYTES
 from ._memory import DEFAULT_MEMORY_STORE
 from ._memory import MEMORY_STORE_ENV
 from ._memory import Memory
+from ._memory import MemoryConflict
 from ._memory import MemoryEntry
 from ._memory import MemoryStore
 from ._memory import check_body

@@ -33,7 +33,6 @@ from typing import final
 from typing import runtime_checkable
 
 from ._errors import ConfigError
-from ._errors import OutputValidationError
 from ._errors import ParseError
 from ._errors import UnsupportedTypeError
 from ._messages import JSONObject
@@ -45,6 +44,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import OutputSchema
 from ._models import StreamEvent
+from ._run_errors import OutputValidationError
 
 if TYPE_CHECKING:
     from ._partial import PartialJSONParser

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._errors import BudgetExceeded
 from ._errors import ConfigError
 from ._messages import Usage
 from ._records import record
+from ._run_errors import BudgetExceeded
 from ._tokens import SentTokens
 from ._tracing import Trace
 from ._tracing import current_call_id

@@ -23,7 +23,6 @@ from ._durability import keeps_state
 from ._durability import persist
 from ._durability import persisted_now
 from ._durability import run_checkpointer
-from ._errors import BudgetExceeded
 from ._executor import InProcessExecutor
 from ._hooks import ToolDecision
 from ._hooks import fold_decisions
@@ -32,6 +31,7 @@ from ._messages import ToolCall
 from ._middleware import ToolInvocation
 from ._recorder import decision_verdict
 from ._records import record
+from ._run_errors import BudgetExceeded
 from ._run_state import RunState
 from ._tools import Tool
 from ._tools import ToolResult

@@ -63,12 +63,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UnsupportedTypeError",
         "PluginConflictError",
         "PluginOrderError",
-        "FoldError",
         "VersionConflict",
         "EncodingError",
         "CorruptSessionItem",
         "SecretTaintError",
-        "MemoryConflict",
         "CorruptMemoryEntry",
         "DecodingError",
         "ParseError",
@@ -141,6 +139,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "span_exporters",
     ),
     "_memory": (
+        "MemoryConflict",
         "MemoryListing",
         "MemoryStore",
         "MemoryHit",
@@ -199,6 +198,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "BuiltRequest",
         "RequestBuilder",
     ),
+    "_run_errors": ("FoldError",),
     "_scope": ("Scratchpad", "DEFAULT_MODEL_DEADLINE"),
     "_session_state": ("REASONING", "strip_reasoning", "RecordedInstructions", "SessionState"),
     "_sessions": (
@@ -267,8 +267,6 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._errors import CorruptSessionItem as CorruptSessionItem
     from ._errors import DecodingError as DecodingError
     from ._errors import EncodingError as EncodingError
-    from ._errors import FoldError as FoldError
-    from ._errors import MemoryConflict as MemoryConflict
     from ._errors import ParseError as ParseError
     from ._errors import PluginConflictError as PluginConflictError
     from ._errors import PluginOrderError as PluginOrderError
@@ -342,6 +340,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._lookup import span_exporters as span_exporters
     from ._memory import ENTRY_COLUMNS as ENTRY_COLUMNS
     from ._memory import EntryRows as EntryRows
+    from ._memory import MemoryConflict as MemoryConflict
     from ._memory import MemoryHit as MemoryHit
     from ._memory import MemoryListing as MemoryListing
     from ._memory import MemoryStore as MemoryStore
@@ -404,6 +403,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._requests import WorkingContext as WorkingContext
     from ._requests import render_grounding as render_grounding
     from ._retry import retry as retry
+    from ._run_errors import FoldError as FoldError
     from ._scope import DEFAULT_MODEL_DEADLINE as DEFAULT_MODEL_DEADLINE
     from ._scope import Scratchpad as Scratchpad
     from ._session_state import REASONING as REASONING

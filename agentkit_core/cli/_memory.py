@@ -21,12 +21,12 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._errors import CorruptMemoryEntry
-from .._errors import MemoryConflict
 from .._lookup import open_memory
 from .._memory import DEFAULT_MAX_ENTRY_BYTES
 from .._memory import DEFAULT_MEMORY_STORE
 from .._memory import MEMORY_STORE_ENV
 from .._memory import Memory
+from .._memory import MemoryConflict
 from .._memory import MemoryEntry
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from .._errors import ConfigError
-from .._errors import MaxTurnsExceeded
+from .._run_errors import MaxTurnsExceeded
 from .._settings import check_settings
 from ._show import add_show_arguments
 from ._show import check_show_arguments

@@ -30,13 +30,13 @@ from hypothesis import strategies as st
 from .._compaction import compaction
 from .._compaction import run_compactor
 from .._context import RunContext
-from .._errors import PendingToolCallError
-from .._errors import RunError
 from .._fold import SUMMARY
 from .._messages import Message
 from .._messages import ToolCall
 from .._models import ModelRequest
 from .._models import ModelResponse
+from .._run_errors import PendingToolCallError
+from .._run_errors import RunError
 from .._tokens import estimate_tokens
 from .._units import pending_calls
 from .._units import repair_transcript

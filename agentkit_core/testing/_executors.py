@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from .._agent import Agent
-from .._errors import StepTimeoutError
 from .._executor import Executor
 from .._executor import InProcessExecutor
 from .._messages import Message
 from .._plugins import PluginManager
+from .._run_errors import StepTimeoutError
 from .._tools import FunctionTool
 from .._tools import Tool
 from ._models import ScriptedModel
