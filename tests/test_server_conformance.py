@@ -100,3 +100,15 @@ async def test_a_host_that_does_not_resolve_is_a_config_error_naming_it() -> Non
     host = "no-such-host.invalid"
     with pytest.raises(ConfigError, match=f"{host}.*--host"):
         await asyncio.wait_for(serve_asgi(hello, host, 0, print), 30)
+
+
+async def test_ready_raising_closes_the_socket() -> None:
+    def refuse(url: str) -> None:
+        raise ConfigError(f"not serving {url}")
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(ConfigError, match=r"not serving http://127\.0\.0\.1:"):
+            await serve_asgi(hello, "127.0.0.1", 0, refuse)
+        gc.collect()
+    assert [w for w in seen if issubclass(w.category, ResourceWarning)] == []

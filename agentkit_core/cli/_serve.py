@@ -148,13 +148,17 @@ async def serve_asgi(app: Any, host: str, port: int, ready: Callable[[str], None
     import uvicorn
 
     sock = _bind(host, port)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    ready(_url_of(sock))
-    running = asyncio.ensure_future(server.serve(sockets=[sock]))
-    try:
-        await asyncio.shield(running)
-    finally:  # cancelled: let uvicorn close its connections before the kit closes
-        server.should_exit = True
-        await asyncio.gather(running, return_exceptions=True)
+    try:  # the socket is closed whatever ends this, ``ready`` raising included
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
+        )
+        server = uvicorn.Server(config)
+        ready(_url_of(sock))
+        running = asyncio.ensure_future(server.serve(sockets=[sock]))
+        try:
+            await asyncio.shield(running)
+        finally:  # cancelled: let uvicorn close its connections before the kit closes
+            server.should_exit = True
+            await asyncio.gather(running, return_exceptions=True)
+    finally:
         sock.close()

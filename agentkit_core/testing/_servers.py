@@ -12,7 +12,7 @@ host and port accept connections; cancelling the server ends it and closes that 
 already taken fails the call without ``ready``; and each option ``agentkit serve`` may pass
 (``token``, ``ui``) is either served or refused with a ``ConfigError`` naming it, never a
 ``TypeError`` from a signature that lacks it. Override ``open_kit`` when the server needs a
-kit of another shape (the default: a scripted model and a ``memory://`` session store).
+kit of another shape (the default: a scripted model, and no session store).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class ServerConformance:
         raise NotImplementedError("define make_server() in the conformance subclass")
 
     async def open_kit(self) -> Kit:
-        """The opened kit each test serves; the suite closes it."""
-        return await Kit.open(model=ScriptedModel(["hello"] * 8), session="memory://")
+        """The opened kit each test serves (a scripted model, nothing installed needed)."""
+        return await Kit.open(model=ScriptedModel(["hello"] * 8))
 
     @contextlib.asynccontextmanager
     async def _serving(

@@ -67,7 +67,9 @@ async def serve(
 
     quiet_sdk_tracing()
     from ._app import Deferred
+    from ._app import sessions_of
 
+    sessions_of(kit)  # refused before it listens, not after ready named a URL
     app = Deferred(kit, token)
 
     def listening(url: str) -> None:

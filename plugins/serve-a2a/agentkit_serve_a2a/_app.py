@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from agentkit_core import ConfigError
 from agentkit_core import Kit
+from agentkit_core import Sessions
 
 from ._executor import KitExecutor
 from ._tasks import SessionTaskStore
@@ -69,16 +70,21 @@ def agent_card(kit: Kit, url: str) -> AgentCard:
     )
 
 
+def sessions_of(kit: Kit) -> Sessions:
+    """``kit``'s session store, where the server keeps its tasks; a ConfigError without one."""
+    if kit.sessions is None:
+        raise ConfigError(
+            "the A2A server keeps its tasks in the kit's session store: open the kit with "
+            "Kit.open(session=URL) (agentkit serve --store URL)",
+            source="a2a_app",
+        )
+    return kit.sessions
+
+
 def a2a_app(kit: Kit, url: str, *, token: str | None = None, max_body: int = MAX_BODY) -> Any:
     """The A2A server over ``kit`` (opened, with a session store), as an ASGI app at ``url``."""
     card = agent_card(kit, url)
-    sessions = kit.sessions
-    if sessions is None:
-        raise ConfigError(
-            "the A2A server keeps its tasks in the kit's session store: open the kit with "
-            "Kit.open(session=URL)",
-            source="a2a_app",
-        )
+    sessions = sessions_of(kit)
     # No event stream across processes (a task's events stream from the process running it),
     # which the SDK warns of, as a warning and a log line, for every handler built.
     said = logging.getLogger(DefaultRequestHandler.__module__)

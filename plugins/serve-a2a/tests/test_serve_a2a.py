@@ -23,6 +23,7 @@ from a2a.types import SendMessageRequest
 from a2a.types import TaskState
 from agentkit_serve_a2a import serve
 
+from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import Message
 from agentkit_core import ToolCall
@@ -320,3 +321,14 @@ def test_the_sdks_spans_are_off_unless_opentelemetry_may_be_configured(
 class TestA2AServerConformance(ServerConformance):
     def make_server(self) -> ServerFactory:
         return serve
+
+    async def open_kit(self) -> Kit:
+        return await Kit.open(model=ScriptedModel(["hello"]), session="memory://")
+
+
+async def test_a_kit_without_a_session_store_is_refused_before_it_listens() -> None:
+    told: list[str] = []
+    async with await Kit.open(model=ScriptedModel(["hi"])) as kit:
+        with pytest.raises(ConfigError, match="session store"):
+            await serve(kit, host="127.0.0.1", port=0, ready=told.append)
+    assert told == []

@@ -480,3 +480,6 @@ async def test_a_client_gone_mid_run_cancels_it_and_frees_the_thread(endpoint: A
 class TestAGUIServerConformance(ServerConformance):
     def make_server(self) -> ServerFactory:
         return serve
+
+    async def open_kit(self) -> Kit:
+        return await Kit.open(model=ScriptedModel(["hello"]), session="memory://")
