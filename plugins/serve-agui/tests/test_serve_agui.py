@@ -377,6 +377,26 @@ def test_agentkit_serve_refuses_clearly(args: list[str], says: str, tmp_path: Pa
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
 
 
+def test_agentkit_serve_on_a_taken_port_says_so_in_one_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [sys.executable, "-m", "agentkit_core", "serve", "--protocol", "agui"]
+        argv = [*command, "--port", str(port), "--model", "test", "--store", "memory://"]
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    errors = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert proc.returncode == 2, proc.stderr
+    assert errors == [
+        f"agentkit: error: cannot listen on 127.0.0.1:{port}: Address already in use; pick "
+        "another port (--port; 0 picks a free one)"
+    ], proc.stderr
+
+
 async def test_the_page_is_served_with_ui_only_and_a_strict_policy() -> None:
     from agentkit_serve_agui import agui_app
 
