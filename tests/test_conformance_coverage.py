@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,17 @@ def test_each_plugins_tests_run_the_suite_of_each_seam_it_registers_on(plugin: P
     tests = "\n".join(p.read_text(encoding="utf-8") for p in (plugin / "tests").rglob("*.py"))
     missing = sorted(SUITES[s] for s in _seams(package) if SUITES[s] not in tests)
     assert missing == [], f"{plugin.name}'s tests run none of {missing}"
+
+
+TEMPLATES = sorted((ROOT / "agentkit_core" / "cli" / "_templates").glob("*/plugin.py.tmpl"))
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.parent.name)
+def test_each_scaffold_kinds_test_runs_its_seams_suite(template: Path) -> None:
+    """``agentkit plugins new KIND`` starts a plugin whose own tests run the suite from day one."""
+    source = template.read_text(encoding="utf-8")
+    # a hook defined, or made (stores: ``agentkit_register_session_stores = store_plugin(...)``)
+    seams = [s for s in SUITES if re.search(rf"agentkit_register_{s}\b( =|\()", source)]
+    tests = (template.parent / "test.py.tmpl").read_text(encoding="utf-8")
+    assert template.parent.name == "hooks" or seams, "a kind that registers on no seam"
+    assert [SUITES[s] for s in seams if SUITES[s] not in tests] == []
