@@ -225,15 +225,10 @@ def _options(draw: st.DrawFn, seam: str, name: str) -> dict[str, Any]:
     return draw(st.dictionaries(keys | other, _json, max_size=4))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-@pytest.mark.parametrize(("seam", "name"), DECLARED)
-def test_random_options_build_or_raise_config_error(
-    seam: str, name: str, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    options = data.draw(_options(seam, name))
+def _built_or_refused(seam: str, name: str, options: dict[str, Any], where: Path) -> None:
+    """``build`` makes the object or raises ConfigError; anything else fails the test."""
     if seam == "executors":  # the executor stays on its own database file
-        options.setdefault("database", f"sqlite:///{tmp_path_factory.mktemp('db')}/r.sqlite")
+        options.setdefault("database", f"sqlite:///{where}/r.sqlite")
     try:
         made = build(seam, name, options, PM, where="the drawn options")
     except ConfigError:
@@ -243,6 +238,33 @@ def test_random_options_build_or_raise_config_error(
         import asyncio
 
         asyncio.run(close())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize(("seam", "name"), DECLARED)
+def test_random_options_build_or_raise_config_error(
+    seam: str, name: str, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _built_or_refused(seam, name, data.draw(_options(seam, name)), tmp_path_factory.mktemp("db"))
+
+
+TEXT_OPTIONS = [
+    (seam, name, key)
+    for seam, name in DECLARED
+    for key, kind in settings_schema(PM.lookup(seam, name).meta["settings"]).items()
+    if kind is not None
+]
+
+
+@pytest.mark.parametrize(("seam", "name", "key"), TEXT_OPTIONS)
+def test_each_option_given_an_unnamable_text_is_built_or_refused(
+    seam: str, name: str, key: str, tmp_path: Path
+) -> None:
+    """Every option alone, each text no file can be named, as itself and in a list."""
+    for text in ("\x00", "a\x00b", "\ud800", "x" * 5000):
+        for value in (text, [text]):
+            _built_or_refused(seam, name, {key: value}, tmp_path)
 
 
 def _both_forms(made: list[int]) -> PluginManager:

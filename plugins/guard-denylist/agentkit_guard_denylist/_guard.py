@@ -86,7 +86,7 @@ def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
     """The entries of a denylist file; an unreadable file is a ConfigError naming it."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # also text that is not UTF-8, a NUL, a lone surrogate
         raise ConfigError(
             f"guard 'denylist': cannot read the denylist file {os.fspath(path)!r}: {exc}",
             value=os.fspath(path),

@@ -84,6 +84,12 @@ def test_bad_configuration_is_refused_naming_where(tmp_path: Path) -> None:
         Denylist(write(tmp_path, "fine\nre:(unclosed\n"))
     with pytest.raises(ConfigError, match="cannot read the denylist file"):
         Denylist(tmp_path / "missing.txt")
+    for name in ("deny\x00list.txt", "\ud800.txt"):  # no file can be named so: not a ValueError
+        with pytest.raises(ConfigError, match="cannot read the denylist file"):
+            Denylist(name)
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
+    with pytest.raises(ConfigError, match="cannot read the denylist file"):
+        Denylist(tmp_path / "latin1.txt")
     with pytest.raises(ConfigError, match="has no entries"):
         Denylist()
 

@@ -7,6 +7,7 @@ so they come last and, when a bound forces a choice, they are the ones kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -76,17 +77,17 @@ class AgentsMD:
     ) -> None:
         from pathlib import Path
 
-        self.path = Path(path).resolve()
-        if not self.path.exists():
+        self.path = _resolved(path, "path")
+        if not _there(self.path.exists):
             raise ConfigError(
                 f"agentsmd path {str(self.path)!r} does not exist; pass the directory the "
                 "agent works in",
                 value=str(path),
                 source="agentsmd path=",
             )
-        if self.path.is_file():
+        if _there(self.path.is_file):
             self.path = self.path.parent
-        self.root = Path(root).resolve() if root is not None else Path(self.path.anchor)
+        self.root = _resolved(root, "root") if root is not None else Path(self.path.anchor)
         if self.root != self.path and self.root not in self.path.parents:
             raise ConfigError(
                 f"agentsmd root {str(self.root)!r} is not above path {str(self.path)!r}; the "
@@ -97,7 +98,7 @@ class AgentsMD:
         if not names:
             raise ConfigError("agentsmd names= is empty; give at least one file name")
         self.names = tuple(names)
-        self.extra = tuple(Path(p).resolve() for p in extra)
+        self.extra = tuple(_resolved(p, "extra") for p in extra)
         self.max_file_bytes = max_file_bytes
         self.max_total_bytes = max_total_bytes
         self._files, self._skipped = self._read()
@@ -113,7 +114,7 @@ class AgentsMD:
         skipped: list[Omission] = []
         candidates: list[Path] = []
         for directory in self._chain_dirs():
-            present = [directory / n for n in self.names if (directory / n).is_file()]
+            present = [directory / n for n in self.names if _there((directory / n).is_file)]
             if not present:
                 continue
             candidates.append(present[0])
@@ -129,7 +130,7 @@ class AgentsMD:
                     )
                 )
         for path in self.extra:
-            if not path.is_file():
+            if not _there(path.is_file):
                 raise ConfigError(
                     f"agentsmd extra file {str(path)!r} does not exist",
                     value=str(path),
@@ -163,6 +164,32 @@ class AgentsMD:
             used += cost
         text = "\n\n".join(f.block for f in reversed(kept))
         return Rendered(text, tuple(omissions))
+
+
+def _resolved(value: str | Path, option: str) -> Path:
+    """``value`` made absolute; a ConfigError naming ``option`` for what no path can be."""
+    from pathlib import Path
+
+    try:
+        return Path(value).resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a loop of links
+        raise ConfigError(
+            f"agentsmd {option}={str(value)!r} is not a usable path ({exc}); give a directory's "
+            "path",
+            value=str(value),
+            source=f"agentsmd {option}=",
+        ) from exc
+
+
+def _there(check: Callable[[], bool]) -> bool:
+    """``path.exists``, ``is_file`` and the like, False for a name the system refuses.
+
+    pathlib answers False for a missing file but raises for a name too long to look up.
+    """
+    try:
+        return check()
+    except (OSError, ValueError):
+        return False
 
 
 def _bytes(path: Path) -> int:

@@ -85,3 +85,21 @@ def test_bad_paths_are_refused_with_the_path(tmp_path: Path) -> None:
 def test_registered_as_the_agentsmd_part() -> None:
     pm = PluginManager(entry_points=False, plugins=[plugin])
     assert pm.lookup("instruction_parts", "agentsmd").value is AgentsMD
+
+
+@pytest.mark.parametrize(
+    ("option", "given"),
+    [("path", {"path": "\x00"}), ("root", {"root": "a\x00b"}), ("extra", {"extra": ["x\x00"]})],
+)
+def test_a_path_no_file_can_have_is_a_config_error_naming_the_option(
+    option: str, given: dict[str, object]
+) -> None:
+    """A NUL byte (hypothesis drew one in CI): not the ValueError os.lstat raises."""
+    with pytest.raises(ConfigError, match=f"agentsmd {option}=") as refused:
+        AgentsMD(**given)  # type: ignore[arg-type]
+    assert refused.value.source == f"agentsmd {option}="
+
+
+def test_a_path_the_system_refuses_as_too_long_does_not_exist() -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        AgentsMD("x" * 5000)

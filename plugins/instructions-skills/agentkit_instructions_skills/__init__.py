@@ -314,7 +314,7 @@ class Skills:
         found: dict[str, Skill] = {}
         problems: list[Omission] = []
         for directory, optional in self.dirs:
-            if not directory.is_dir():
+            if not _is_dir(directory):
                 if optional:
                     continue
                 raise ConfigError(
@@ -375,6 +375,14 @@ class Skills:
 def agentkit_register_instruction_parts(register: Register[InstructionPartFactory]) -> None:
     """Offer the ``skills`` part."""
     register(PART_ID, Skills, settings=partial(__getattr__, "SkillsOptions"))
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False for a name the system refuses (pathlib raises for one too long)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 #: ``Skill`` is made when skills are first read: a frozen dataclass compiles six methods and
