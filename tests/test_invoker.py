@@ -188,7 +188,9 @@ async def test_concurrent_calls_each_keep_their_own_deadline() -> None:
 
 async def test_calls_after_one_another_each_get_the_whole_deadline() -> None:
     # the first call's timer is still armed when the next starts: it must not end the next early
-    invoker = Invoker(Slow(0.15), deadline=0.25)
+    # (each call takes 0.6 s of a 1 s deadline, so the first's timer fires 0.4 s into the second;
+    # 0.4 s spare, not 0.1, as a loaded CI machine once stretched a 0.15 s call past 0.25 s)
+    invoker = Invoker(Slow(0.6), deadline=1.0)
     for _ in range(3):
         assert (await invoker.chat(REQUEST)).message.text == "late but in time"
     with pytest.raises(ModelDeadlineExceeded):
