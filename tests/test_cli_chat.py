@@ -144,7 +144,12 @@ def test_ctrl_c_at_the_prompt_and_history(tmp_path: Path) -> None:
     history = tmp_path / "history"
     child = chat(tmp_path, None, "--model", "test", "--history", str(history))
     child.sendintr()
-    child.expect_exact(PROMPT)  # a fresh prompt, the chat still running
+    # A ^C landing after readline drew the prompt but before it waits for a key is only seen at
+    # the next key (CPython's readline checks signals when select() is interrupted): under
+    # CI's load that window was hit once. A person presses Ctrl-C again; so does the test.
+    if child.expect_exact([PROMPT, pexpect.TIMEOUT], timeout=5) == 1:
+        child.sendintr()
+        child.expect_exact(PROMPT)  # a fresh prompt, the chat still running
     say(child, "remember me", "TestModel answer")
     leave(child)
     assert "remember me" in history.read_text()
