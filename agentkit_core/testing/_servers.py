@@ -83,10 +83,9 @@ class ServerConformance:
             writer.close()
 
     async def test_a_port_already_taken_fails_without_ready(self) -> None:
-        taken = socket.socket()
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        try:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
             async with self._serving(port=taken.getsockname()[1]) as serving:
                 done, _ = await asyncio.wait([serving.task], timeout=WAIT)
                 assert done, f"the server neither listened nor failed within {WAIT} s"
@@ -96,8 +95,6 @@ class ServerConformance:
                     "raise an AgentkitError naming the port"
                 )
                 assert serving.urls == [], "ready was told of a port the server never had"
-        finally:
-            taken.close()
 
     @pytest.mark.parametrize(("option", "value"), [("ui", True), ("token", "s3cret")])
     async def test_an_option_is_served_or_refused_by_name(self, option: str, value: object) -> None:

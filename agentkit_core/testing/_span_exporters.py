@@ -34,11 +34,11 @@ from .._agent import Agent
 from .._context import RunContext
 from .._errors import ProviderError
 from .._messages import Message
-from .._messages import ToolCall
 from .._span_export import ATTRIBUTE_LIMIT
 from .._tracing import SpanExporter
 from .._tracing import check_exporters
 from ._models import ScriptedModel
+from ._models import tool_call
 
 #: What the person answers when asked for a secret: it must appear in no export.
 SECRET = "conformance-secret-4711"
@@ -66,7 +66,9 @@ def check_code(code: str) -> str:
 
 
 def _calls(*named: tuple[str, dict[str, object]]) -> Message:
-    calls = [ToolCall(f"c{i}", name, json.dumps(args)) for i, (name, args) in enumerate(named)]
+    # ids of their own, not tool_call's ``call_<name>``: call ids are exported as they are, and
+    # one named after the secret would put it there
+    calls = [tool_call(name, json.dumps(args), f"c{i}") for i, (name, args) in enumerate(named)]
     return Message.assistant("", calls)
 
 
