@@ -77,10 +77,11 @@ def _strings(value: Any, what: str, keys: Keys) -> tuple[str, ...]:
 
 def parse_match(value: Any, keys: Keys) -> tuple[tuple[str, Matcher], ...]:
     """``{argument: {kind: values}}`` (or ``{argument: Matcher}``) as (argument, matcher) pairs."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, Mapping) or not value:
         raise Problem(
             "match must be a table of arguments, such as { command = { prefix = ['git "
-            f"status'] }} }}, got {value!r}",
+            f"status'] }} }}, got {value!r}; leave match out for a rule about every call of "
+            "the tool",
             keys,
         )
     pairs: list[tuple[str, Matcher]] = []
@@ -143,7 +144,7 @@ class Rule:
                     "verdict": verdict,
                     "tool": tool,
                     "id": id,
-                    "match": match or {},
+                    "match": match,
                     "source": source,
                     "reason": reason,
                 },
@@ -167,7 +168,7 @@ def _rule_fields(table: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
         raise Problem(f"the rule has no verdict; give one of {', '.join(VERDICTS)}", keys)
     if "tool" not in table:
         raise Problem("the rule has no tool; name one, or a glob such as '*' for every tool", keys)
-    rule_id = table.get("id") or ""
+    rule_id = table.get("id", "")
     if not isinstance(rule_id, str):
         raise Problem(f"id must be a string, got {rule_id!r}", (*keys, "id"))
     source = table.get("source")
@@ -175,17 +176,27 @@ def _rule_fields(table: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
         raise Problem(
             f"source must be a glob over a source label, got {source!r}", (*keys, "source")
         )
-    reason = table.get("reason") or ""
+    reason = table.get("reason", "")
     if not isinstance(reason, str):
         raise Problem(f"reason must be a string, got {reason!r}", (*keys, "reason"))
     return {
         "verdict": check_verdict(table["verdict"], (*keys, "verdict")),
         "tools": _strings(table["tool"], "tool", (*keys, "tool")),
         "id": rule_id,
-        "match": parse_match(table.get("match") or {}, (*keys, "match")),
+        "match": _match(table.get("match"), (*keys, "match")),
         "source": source,
         "reason": reason,
     }
+
+
+def _match(value: Any, keys: Keys) -> tuple[tuple[str, Matcher], ...]:
+    """A rule's matchers; None (no ``match``) is none: the rule is about every call of its tool.
+
+    Only None is absent: an empty or falsy ``match`` (``[]``, ``{}``, ``false``, ``""``) is
+    refused by :func:`parse_match`, never read as no matchers, which would widen an allow rule
+    to every call of the tool.
+    """
+    return () if value is None else parse_match(value, keys)
 
 
 def rule_from_table(table: Any, index: int, line: int) -> Rule:
@@ -219,7 +230,7 @@ class ToolSettings:
         specifier: tuple[str, str] | Mapping[str, str] | None = None,
     ) -> None:
         try:
-            fields = _tool_fields({"aliases": list(aliases), "specifier": specifier}, ())
+            fields = _tool_fields({"aliases": aliases, "specifier": specifier}, ())
         except Problem as problem:
             raise problem.error("ToolSettings(...)") from None
         object.__setattr__(self, "aliases", fields[0])
@@ -230,7 +241,7 @@ def _tool_fields(
     table: Mapping[str, Any], keys: Keys
 ) -> tuple[tuple[str, ...], tuple[str, str] | None]:
     check_keys(table, TOOL_KEYS, "key", keys)
-    aliases = table.get("aliases") or []
+    aliases = table.get("aliases", ())
     if not isinstance(aliases, list | tuple) or not all(isinstance(a, str) and a for a in aliases):
         raise Problem(f"aliases must be a list of names, got {aliases!r}", (*keys, "aliases"))
     spec = table.get("specifier")
