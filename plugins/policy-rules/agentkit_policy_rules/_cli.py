@@ -57,7 +57,9 @@ def _explain(args: argparse.Namespace) -> int:
             value=args.args,
             source="--args",
         )
-    call = ToolCall("explain", args.tool, json.dumps(arguments))
+    # the text as given, which the engine reads as a run does: an object naming a key twice
+    # is denied there, where json.loads here would keep the last value
+    call = ToolCall("explain", args.tool, args.args)
     decision = policy.would(call, source=args.source or "tools")
     if args.offered is not None:
         offered = [n.strip() for n in args.offered.split(",") if n.strip()]

@@ -98,3 +98,17 @@ def test_explain_reports_bad_input_with_exit_2(tmp_path: Path) -> None:
         "agentkit: error: bad.toml:2: unknown verdict 'alow' (did you mean 'allow'?); the "
         "verdicts are allow, ask, deny\n"
     )
+
+
+def test_explain_reads_arguments_that_name_a_key_twice_as_a_run_does(tmp_path: Path) -> None:
+    # json.loads keeps the last value ("git status", allowed); a run denies the call, since
+    # the rules could read one value while the tool gets the other, and explain says so.
+    args = '{"command": "git push", "command": "git status"}'
+    done = explain(tmp_path, "--tool", "bash", "--args", args, "--json")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "verdict": "deny",
+        "rule": "unreadable-arguments",
+        "reason": "the arguments of 'bash' cannot be read (duplicate key 'command' at position "
+        "24): no rule can tell what the call would do",
+    }
