@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,26 @@ def combined(entries: Sequence[Entry]) -> str:
         else:
             parts.extend(f"(?P<e{i}>{e.pattern})" for i, e in run)
     return "|".join(parts)
+
+
+def _strings(value: object, name: str) -> Sequence[str]:
+    """``terms=`` or ``patterns=``: a list of strings, else a ConfigError naming the value.
+
+    One string is not read as its characters (``terms="rm"`` would refuse the words ``r`` and
+    ``m``, and let ``rm`` through), nor a table as its keys.
+    """
+    if (
+        isinstance(value, str | bytes | Mapping)
+        or not isinstance(value, Sequence)
+        or not all(isinstance(item, str) for item in value)
+    ):
+        hint = f"; write {name}=[{value!r}]" if isinstance(value, str) else ""
+        raise ConfigError(
+            f"guard 'denylist': {name}= must be a list of strings, got {value!r}{hint}",
+            value=value,
+            source=f"guard_options['denylist']['{name}']",
+        )
+    return value
 
 
 def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
@@ -181,8 +202,10 @@ class Denylist(Guard):
         output: bool = True,
     ) -> None:
         entries = [] if path is None else read_entries(path)
-        entries += [_term(t, f"terms[{i}]") for i, t in enumerate(terms)]
-        entries += [Entry(p, f"patterns[{i}]") for i, p in enumerate(patterns)]
+        entries += [_term(t, f"terms[{i}]") for i, t in enumerate(_strings(terms, "terms"))]
+        entries += [
+            Entry(p, f"patterns[{i}]") for i, p in enumerate(_strings(patterns, "patterns"))
+        ]
         if not entries:
             raise ConfigError(
                 "guard 'denylist' has no entries: give path= (a denylist file), terms= or "

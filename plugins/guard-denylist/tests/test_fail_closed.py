@@ -1,0 +1,110 @@
+"""Malformed denylist options fail closed: refused where they are given, naming the value, never
+read as a weaker list (a string as its characters, a table as its keys)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import agentkit_guard_denylist
+import pytest
+from agentkit_guard_denylist import Denylist
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import GuardBlocked
+from agentkit_core import Kit
+from agentkit_core import PluginManager
+from agentkit_core.plugin import GuardInput
+from agentkit_core.testing import ScriptedModel
+
+
+def manager() -> PluginManager:
+    pm = PluginManager(entry_points=False)
+    pm.register(agentkit_guard_denylist, name="denylist")
+    return pm
+
+
+def refused(guard: Denylist, text: str) -> bool:
+    return guard.check_input(GuardInput(text)).action == "block"
+
+
+@pytest.mark.parametrize("key", ["terms", "patterns"])
+def test_one_string_in_code_is_refused_not_read_as_its_characters(key: str) -> None:
+    # terms="rm" was the terms "r" and "m": whole words that "rm -rf /" does not hold.
+    with pytest.raises(ConfigError) as err:
+        Denylist(**{key: "rm"})
+    assert str(err.value) == (
+        f"guard 'denylist': {key}= must be a list of strings, got 'rm'; write {key}=['rm']"
+    )
+    assert err.value.source == f"guard_options['denylist']['{key}']"
+
+
+@pytest.mark.parametrize("value", [{"rm": True}, b"rm", None, [b"rm"], ["rm", 1], 7])
+def test_other_shapes_in_code_are_refused(value: Any) -> None:
+    for key in ("terms", "patterns"):
+        with pytest.raises(ConfigError, match=rf"^guard 'denylist': {key}= must be a list of "):
+            Denylist(**{key: value})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"terms": "rm"}, r"\['terms'\] .* must be a list of strings, got 'rm' \(str\)"),
+        ({"patterns": "rm"}, r"\['patterns'\] .* must be a list of strings, got 'rm' \(str\)"),
+        ({"terms": ["rm"], "input": "false"}, r"\['input'\] .* must be true or false, got 'false'"),
+        ({"terms": ["rm"], "output": 0}, r"\['output'\] .* must be true or false, got 0 \(int\)"),
+        ({"terms": ["rm"], "input": None}, r"\['input'\] .* must be true or false, got None"),
+        ({"term": ["rm"]}, r"unknown key 'term' .*; did you mean 'terms'\?"),
+        ({"Terms": ["rm"]}, r"unknown key 'Terms' .*; did you mean 'terms'\?"),
+        ({"terms": []}, r"has no entries"),
+        ({"terms": ["\u200b\u2060"]}, r"is empty once its invisible characters"),
+    ],
+)
+def test_a_kit_refuses_malformed_options(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Kit(
+            model=ScriptedModel(["ok"]),
+            guards=["denylist"],
+            guard_options={"denylist": options},
+            manager=manager(),
+        )
+
+
+async def test_the_term_given_as_a_list_refuses_the_command_in_a_run() -> None:
+    kit = Kit(
+        model=ScriptedModel(["ok"]),
+        guards=["denylist"],
+        guard_options={"denylist": {"terms": ["rm"]}},
+        manager=manager(),
+    )
+    with pytest.raises(GuardBlocked, match=r"matched the denylist entry at terms\[0\]"):
+        await Agent.from_config(kit.config()).run("please run rm -rf /")
+
+
+# ---------------------------------------------------------------------- properties
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1))
+def test_a_string_is_never_a_list_of_entries(text: str) -> None:
+    for key in ("terms", "patterns"):
+        with pytest.raises(ConfigError, match=rf"{key}= must be a list of strings"):
+            Denylist(**{key: text})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=5))
+def test_every_term_taken_is_refused_where_it_is_written(terms: list[str]) -> None:
+    """A list of terms is refused whole (a term that is only invisible characters) or each of
+    its terms, written alone, is refused: the sieve and the normal form lose none."""
+    try:
+        guard = Denylist(terms=terms)
+    except ConfigError as err:
+        assert "is empty once its invisible characters and spaces are dropped" in str(err)
+        return
+    for term in terms:
+        assert refused(guard, term), term
+        assert refused(guard, f"say {term} now"), term
