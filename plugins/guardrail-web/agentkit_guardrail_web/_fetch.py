@@ -28,9 +28,9 @@ import anyio
 import httpcore
 import httpx
 
-from agentkit_core import ConfigError
 from agentkit_core import GuardrailViolation
 
+from ._guardrail import check_fetch_limits
 from ._resolve import Resolver
 from ._resolve import ResolvingURLCheck
 from ._url import DEFAULT_PORTS
@@ -298,13 +298,7 @@ class SafeFetcher:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         verify: Any = True,
     ) -> None:
-        if not deadline > 0 or not max_body_bytes > 0:
-            raise ConfigError(
-                f"SafeFetcher needs a positive deadline and max_body_bytes, got "
-                f"deadline={deadline!r}, max_body_bytes={max_body_bytes!r}",
-                value=(deadline, max_body_bytes),
-                source="SafeFetcher(...)",
-            )
+        check_fetch_limits(deadline, max_body_bytes, "SafeFetcher(...)")
         self.guardrail = guardrail
         self._resolve = ResolvingURLCheck(
             resolver, allow_private_networks=guardrail.allow_private_networks

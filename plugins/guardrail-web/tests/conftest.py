@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -72,6 +73,14 @@ def _start(address: str, port: int) -> tuple[_HTTPServer, threading.Thread]:
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     return httpd, thread
+
+
+@pytest.fixture(autouse=True)
+def _no_web_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``AGENTKIT_WEB_*`` variable of the machine's reaches a guardrail a test builds."""
+    for name in list(os.environ):
+        if name.startswith("AGENTKIT_WEB_"):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture

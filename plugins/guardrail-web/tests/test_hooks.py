@@ -33,15 +33,6 @@ from agentkit_core.testing import make_test_ctx
 from agentkit_core.testing import tool_call
 
 
-@pytest.fixture(autouse=True)
-def _no_web_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("AGENTKIT_WEB_"):
-            monkeypatch.delenv(name)
-
-
 def manager(config: Path | PluginConfig | None = None) -> PluginManager:
     return PluginManager(
         entry_points=False, plugins=[agentkit_guardrail_web], config=config or PluginConfig()

@@ -1,0 +1,145 @@
+"""Malformed web-guardrail settings fail closed: refused when the guardrail is built, from a file,
+the environment or code, naming the value; never read as a weaker setting (a deadline of
+``inf`` as no deadline, a limit of 0 found only at a tool's first fetch)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import agentkit_guardrail_web
+import pytest
+from agentkit_guardrail_web import SafeFetcher
+from agentkit_guardrail_web import WebGuardrail
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import Agent
+from agentkit_core import ConfigError
+from agentkit_core import Kit
+from agentkit_core import PluginConfig
+from agentkit_core import PluginManager
+from agentkit_core.plugin import get_guardrail
+from agentkit_core.testing import ScriptedModel
+
+LIMITS = "needs a positive deadline and max_body_bytes, got "
+
+
+def manager(tmp_path: Path | None = None, config: str = "") -> PluginManager:
+    """A manager with the web guardrail, on ``config`` written as the project's file if given."""
+    file = PluginConfig()
+    if tmp_path is not None:
+        file = tmp_path / "agentkit.toml"
+        file.write_text(config)
+    return PluginManager(entry_points=False, plugins=[agentkit_guardrail_web], config=file)
+
+
+# ---------------------------------------------------------------------- fetch limits
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("fetch_deadline = nan", "fetch_deadline=nan (a finite number of seconds)"),
+        ("fetch_deadline = inf", "fetch_deadline=inf (a finite number of seconds)"),
+        ("fetch_deadline = -inf", "fetch_deadline=-inf (a finite number of seconds)"),
+        ("fetch_deadline = 0", "fetch_deadline=0 (a finite number of seconds)"),
+        ("fetch_deadline = -1.5", "fetch_deadline=-1.5 (a finite number of seconds)"),
+        ("max_body_bytes = 0", "max_body_bytes=0 (a whole number of bytes)"),
+        ("max_body_bytes = -1", "max_body_bytes=-1 (a whole number of bytes)"),
+    ],
+)
+def test_a_files_limit_that_is_no_limit_is_refused_when_the_guardrail_is_built(
+    tmp_path: Path, line: str, shown: str
+) -> None:
+    pm = manager(tmp_path, f"[guardrail.web]\n{line}\n")
+    with pytest.raises(ConfigError) as err:
+        get_guardrail("web", manager=pm, environ={})
+    assert str(err.value) == f"WebGuardrail(...) {LIMITS}{shown}"
+    with pytest.raises(ConfigError, match=re.escape(shown)):
+        Agent("reader", model=ScriptedModel(["ok"]), manager=pm)  # before any run
+
+
+@pytest.mark.parametrize(
+    ("variable", "text", "shown"),
+    [
+        ("AGENTKIT_WEB_FETCH_DEADLINE", "nan", "fetch_deadline=nan"),
+        ("AGENTKIT_WEB_FETCH_DEADLINE", "inf", "fetch_deadline=inf"),
+        ("AGENTKIT_WEB_FETCH_DEADLINE", "1e999", "fetch_deadline=inf"),
+        ("AGENTKIT_WEB_FETCH_DEADLINE", "0", "fetch_deadline=0.0"),
+        ("AGENTKIT_WEB_MAX_BODY_BYTES", "0", "max_body_bytes=0"),
+        ("AGENTKIT_WEB_MAX_BODY_BYTES", "-10", "max_body_bytes=-10"),
+    ],
+)
+def test_a_variables_limit_that_is_no_limit_is_refused(
+    variable: str, text: str, shown: str
+) -> None:
+    with pytest.raises(ConfigError, match=rf"^WebGuardrail\(\.\.\.\) {LIMITS}{re.escape(shown)} "):
+        get_guardrail("web", manager=manager(), environ={variable: text})
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        ({"fetch_deadline": math.inf}, "fetch_deadline=inf"),
+        ({"fetch_deadline": math.nan}, "fetch_deadline=nan"),
+        ({"fetch_deadline": True}, "fetch_deadline=True"),
+        ({"max_body_bytes": 0}, "max_body_bytes=0"),
+        ({"max_body_bytes": 1.5}, "max_body_bytes=1.5"),
+        ({"max_body_bytes": True}, "max_body_bytes=True"),
+    ],
+)
+def test_limits_in_code_are_checked_as_the_files_are(options: dict[str, Any], shown: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(shown)):
+        WebGuardrail(**options)
+    # through a kit: the settings' types (a bool is no number) or the guardrail's own check
+    with pytest.raises(ConfigError) as err:
+        Kit(
+            model=ScriptedModel(["ok"]),
+            guardrail="web",
+            guardrail_options=options,
+            manager=manager(),
+        )
+    ((key, value),) = options.items()
+    assert key in str(err.value) and repr(value) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        ({"deadline": math.inf}, "deadline=inf"),
+        ({"deadline": None}, "deadline=None"),
+        ({"max_body_bytes": None}, "max_body_bytes=None"),
+        ({"max_body_bytes": 0}, "max_body_bytes=0"),
+    ],
+)
+def test_the_fetcher_takes_no_missing_or_endless_limit(options: dict[str, Any], shown: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^SafeFetcher\(\.\.\.\) {LIMITS}{re.escape(shown)} "):
+        SafeFetcher(WebGuardrail(), **options)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.floats(), st.integers(min_value=-(10**6), max_value=10**6)))
+def test_a_deadline_is_a_positive_finite_number_or_refused(value: float) -> None:
+    try:
+        guard = WebGuardrail(fetch_deadline=value)
+    except ConfigError as err:
+        assert not (math.isfinite(value) and value > 0)
+        assert f"fetch_deadline={value!r} " in str(err)
+        return
+    assert math.isfinite(value) and value > 0
+    assert guard.fetch_options == {"deadline": value}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers())
+def test_a_body_limit_is_a_positive_integer_or_refused(value: int) -> None:
+    try:
+        guard = WebGuardrail(max_body_bytes=value)
+    except ConfigError as err:
+        assert value < 1 and f"max_body_bytes={value!r} " in str(err)
+        return
+    assert value >= 1 and guard.fetch_options == {"max_body_bytes": value}
