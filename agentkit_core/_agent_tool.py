@@ -24,8 +24,10 @@ class AgentTool(Tool):
     counts against the caller's budget as it is made (so a child cannot spend past it), its
     checkpoints go to the caller's checkpointer in a namespace of its own, it asks through the
     caller's elicitor, and secret taint flows both ways. Its own budget only narrows that:
-    running out of it is the call's error, which the parent's model sees. When the calling run
-    records a session, the child's run is recorded in a session of its own, linked to it.
+    running out of it is the call's error, which the parent's model sees; so is a run that ends
+    without an answer (held for a person's approval, or stopped by a guard or a hook). When the
+    calling run records a session, the child's run is recorded in a session of its own, linked
+    to it.
 
     Nesting is limited by ``Budget.max_depth`` (5 levels below a run by default) of every run
     above the child: a child past one fails that run with :class:`BudgetExceeded` naming the
@@ -72,6 +74,15 @@ class AgentTool(Tool):
             if exc.run_id != child.run_id:
                 raise  # a parent's budget: that run fails
             return ToolResult.error(f"{name} ran out of its own budget: {exc}")
+        if result.status == "suspended":
+            held = ", ".join(f"{c.name!r} ({c.id})" for c in result.pending)
+            return ToolResult.error(
+                f"{name} did not answer: its run {result.run_id!r} holds {held} for a person's "
+                f"approval ({result.stop_reason}), which a call of it as a tool cannot give; "
+                "nothing it holds ran"
+            )
+        if result.status == "stopped":
+            return ToolResult.error(f"{name} stopped before answering: {result.stop_reason}")
         output = result.output
         if isinstance(output, str):
             return ToolResult(output)

@@ -20,14 +20,18 @@ from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import PluginManager
 from agentkit_core import RunContext
 from agentkit_core import Tool
+from agentkit_core import ToolDecision
 from agentkit_core import ToolUnion
 from agentkit_core import Usage
 from agentkit_core import agent_tool
+from agentkit_core import hookimpl
 from agentkit_core import tool
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ModelResponse
+from agentkit_core.plugin import PolicyEngine
 from agentkit_core.plugin import Span
 from agentkit_core.plugin import SpanExporter
 from agentkit_core.plugin import estimate_tokens
@@ -279,6 +283,59 @@ async def test_the_child_checkpoints_through_the_parents_checkpointer_under_its_
     # the child's batch marked in flight, the turn after it, its answer
     assert await checkpointer.list_versions(ctx.run_id, namespace=namespace) == [1, 2, 3]
     assert await checkpointer.list_versions(child_run_id) == []  # nothing under its own id
+
+
+class AskAll(PolicyEngine):
+    """Asks a person about every call."""
+
+    name = "ask-all"
+
+    def evaluate(self, call: Any, source: Any, grants: Any) -> ToolDecision:
+        return ToolDecision("ask", "a person decides", rule="ask-everything")
+
+    def removes(self, name: str, source: str) -> bool:
+        return False
+
+    def compile_grant(self, grant: Any) -> Any:
+        return None, (), ()
+
+
+class StopAtOnce:
+    @hookimpl
+    def agentkit_should_stop_after_turn(self, ctx: Any, turn: Any) -> str:
+        return "one turn is enough"
+
+
+async def test_a_child_held_for_approval_is_the_calls_error_and_runs_nothing() -> None:
+    ran: list[str] = []
+
+    @tool
+    def wipe() -> str:
+        """Wipe the disk."""
+        ran.append("wipe")
+        return "wiped"
+
+    model = ScriptedModel([calling("wipe", 1, "k1")])
+    child = Agent("helper", model, "", [wipe], policy=AskAll())
+    parent = parent_of(child, ScriptedModel([delegate(), "done"]))
+    result = await parent.run("go")
+    said = next(m for m in result.transcript if m.role == "tool")
+    assert said.is_error and said.text.startswith("helper did not answer: its run '")
+    assert said.text.endswith(
+        "holds 'wipe' (k1) for a person's approval (ask-all: a person decides), which a call of "
+        "it as a tool cannot give; nothing it holds ran"
+    )
+    assert (result.status, ran) == ("done", [])
+
+
+async def test_a_child_stopped_before_answering_is_the_calls_error() -> None:
+    hooks = Hooks.from_plugins(PluginManager(entry_points=False, plugins=[StopAtOnce()]))
+    child = Agent("helper", ScriptedModel([calling("look", 1, "k1")]), "", [look], hooks=hooks)
+    parent = parent_of(child, ScriptedModel([delegate(), "done"]))
+    said = next(m for m in (await parent.run("go")).transcript if m.role == "tool")
+    assert said.is_error
+    assert said.text.startswith("helper stopped before answering: ")
+    assert said.text.endswith("one turn is enough")
 
 
 async def test_the_child_asks_through_the_parents_elicitor() -> None:
