@@ -55,7 +55,7 @@ def env_bool(value: object, key: str, where: str) -> bool:
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
     raise ConfigError(
-        f"{key} in {where} must be true or false (1/0), got {value!r}", value=value, source=where
+        f"{key} in {where} must be true or false (1/0), got {value!r}", value=value, source=key
     )
 
 
@@ -77,11 +77,23 @@ def is_table(value: object) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) for k in value)
 
 
-BOOL = Kind(
-    "true or false",
-    lambda v: isinstance(v, bool),
-    lambda t, var: env_bool(t, var, "the environment"),
-)
+def _env_flag(text: str, variable: str) -> bool:
+    """A flag's variable as a bool; empty is refused, not read as false.
+
+    An empty variable (``AGENTKIT_WEB_FLAG_INJECTIONS=``) would otherwise turn off a check
+    that is on by default.
+    """
+    if not text.strip():
+        raise ConfigError(
+            f"{variable} in the environment is empty; set it to 1 (true) or 0 (false), or "
+            "unset it for the default",
+            value=text,
+            source=variable,
+        )
+    return env_bool(text, variable, "the environment")
+
+
+BOOL = Kind("true or false", lambda v: isinstance(v, bool), _env_flag)
 INT = Kind(
     "an integer",
     lambda v: isinstance(v, int) and not isinstance(v, bool),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TypedDict
 
 import pytest
 from hypothesis import HealthCheck
@@ -17,6 +18,7 @@ from agentkit_core import PluginConfig
 from agentkit_core._config import KIT_CODE_KEYS
 from agentkit_core._config import KIT_FILE_KEYS
 from agentkit_core._config import find_config_file
+from agentkit_core._config import layered_settings
 from agentkit_core._config import load_plugin_config
 from agentkit_core._config import read_config
 from agentkit_core._tables import settings_schema
@@ -154,6 +156,40 @@ def test_bad_strict_environment_value(tmp_path):
         ConfigError, match=r"AGENTKIT_STRICT_PLUGINS in the environment must be true"
     ):
         load_plugin_config({"AGENTKIT_STRICT_PLUGINS": "sometimes"}, start=tmp_path)
+
+
+class _Flags(TypedDict, total=False):
+    check: bool
+
+
+@pytest.mark.parametrize("text", ["", " ", "\t"])
+def test_an_empty_flag_variable_is_refused_not_read_as_false(text):
+    # an empty AGENTKIT_WEB_FLAG_INJECTIONS= would have turned off a check that is on by default
+    with pytest.raises(ConfigError) as err:
+        layered_settings(
+            {},
+            settings=_Flags,
+            env_prefix="AGENTKIT_T_",
+            file_table=None,
+            file_where="",
+            environ={"AGENTKIT_T_CHECK": text},
+        )
+    assert str(err.value) == (
+        "AGENTKIT_T_CHECK in the environment is empty; set it to 1 (true) or 0 (false), or "
+        "unset it for the default"
+    )
+    assert (err.value.source, err.value.value) == ("AGENTKIT_T_CHECK", text)
+    for written, read in (("0", False), (" off ", False), ("1", True), ("Yes", True)):
+        environ = {"AGENTKIT_T_CHECK": written}
+        flags = layered_settings(
+            {},
+            settings=_Flags,
+            env_prefix="AGENTKIT_T_",
+            file_table=None,
+            file_where="",
+            environ=environ,
+        )
+        assert flags == {"check": read}
 
 
 def test_split_names():

@@ -143,3 +143,38 @@ def test_a_body_limit_is_a_positive_integer_or_refused(value: int) -> None:
         assert value < 1 and f"max_body_bytes={value!r} " in str(err)
         return
     assert value >= 1 and guard.fetch_options == {"max_body_bytes": value}
+
+
+# ---------------------------------------------------------------------- flags from the environment
+
+FLAGS = {
+    "AGENTKIT_WEB_RESOLVE": "resolve",
+    "AGENTKIT_WEB_REDACT_TOOL_OUTPUT": "redact_tool_output",
+    "AGENTKIT_WEB_FLAG_INJECTIONS": "flag_injections",
+}
+TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def test_an_empty_flag_variable_is_refused_before_any_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AGENTKIT_WEB_FLAG_INJECTIONS= (set, empty) was read as false: the warning line off,
+    # while the flag is on by default.
+    monkeypatch.setenv("AGENTKIT_WEB_FLAG_INJECTIONS", "")
+    with pytest.raises(ConfigError, match=r"^AGENTKIT_WEB_FLAG_INJECTIONS in the environment is "):
+        Agent("reader", model=ScriptedModel(["ok"]), manager=manager())
+    monkeypatch.setenv("AGENTKIT_WEB_FLAG_INJECTIONS", "0")  # said plainly, it is taken
+    agent = Agent("reader", model=ScriptedModel(["ok"]), manager=manager())
+    assert isinstance(agent.guardrail, WebGuardrail) and agent.guardrail.flag_injections is False
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(FLAGS)), st.text(max_size=8))
+def test_a_flag_variable_is_a_plain_true_or_false_or_refused(variable: str, text: str) -> None:
+    try:
+        guard = get_guardrail("web", manager=manager(), environ={variable: text})
+    except ConfigError as err:
+        assert err.source == variable and err.value == text
+        assert text.strip().lower() not in TRUE + FALSE
+        return
+    word = text.strip().lower()
+    assert word in TRUE + FALSE  # never the empty text, never an unknown word
+    assert getattr(guard, FLAGS[variable]) is (word in TRUE)
