@@ -214,13 +214,36 @@ def held_answers(recorder: Any, resume: list[ResumeEntry]) -> tuple[str, dict[st
             f"no interrupt {', '.join(unknown)} is open on this thread; "
             f"open: {', '.join(sorted(held))}",
         )
-    approvals = {}
+    approvals: dict[str, bool] = {}
     for entry in resume:
-        payload = entry.payload if isinstance(entry.payload, dict) else {}
-        approvals[entry.interrupt_id] = (
-            entry.status == "resolved" and payload.get("approved", True) is not False
-        )
+        if entry.interrupt_id in approvals:
+            raise RequestError(
+                400, f"interrupt {entry.interrupt_id} is answered twice; answer once"
+            )
+        approvals[entry.interrupt_id] = approved(entry)
     return state.run, approvals
+
+
+def approved(entry: ResumeEntry) -> bool:
+    """Whether ``entry`` approves its call; an answer that says neither yes nor no is a 400.
+
+    A resolved interrupt with no payload (or ``{}``) approves; otherwise only ``approved``, a
+    boolean, decides. Another shape (``false``, ``{"approve": false}``, ``{"approved":
+    "false"}``) is refused rather than read as yes.
+    """
+    if entry.status == "cancelled":
+        return False
+    payload = entry.payload
+    if payload is None or payload == {}:
+        return True
+    if isinstance(payload, dict) and set(payload) == {"approved"}:
+        if isinstance(payload["approved"], bool):
+            return payload["approved"]
+    raise RequestError(
+        400,
+        f"interrupt {entry.interrupt_id} is answered with the payload {payload!r}: send "
+        '{"approved": true} or {"approved": false}, or no payload to approve',
+    )
 
 
 def agui_app(

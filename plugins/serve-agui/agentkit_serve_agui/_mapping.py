@@ -20,10 +20,12 @@ from agentkit_core.plugin import jsonable
 
 #: The ``reason`` of the interrupt a call held for approval is.
 APPROVAL = "tool_approval"
-#: What an interrupt's answer is: ``{"approved": false}`` refuses the call.
+#: What an interrupt's answer is: ``{"approved": false}`` refuses the call, ``true`` (or no
+#: payload) approves it; the endpoint refuses any other payload (``_app.approved``).
 APPROVAL_SCHEMA = {
     "type": "object",
     "properties": {"approved": {"type": "boolean"}},
+    "additionalProperties": False,
 }
 
 

@@ -16,6 +16,9 @@ from ag_ui.core import Event
 from ag_ui.core import EventType
 from ag_ui.core import RunAgentInput
 from agentkit_serve_agui import serve
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from agentkit_core import Kit
@@ -224,6 +227,117 @@ async def test_an_approval_is_an_interrupt_the_client_answers(endpoint: Any) -> 
     (answered,) = [e for e in refused if e.get("name") == "approval_answered"]
     assert answered["value"]["approved"] is False and ran == ["transfer 5"]
     assert text(refused) == "not paid"
+
+
+def pay_as_asked(request: Any) -> Message:
+    """Pays the amount the user's last message names (``pay N``), then says it is done."""
+    last = request.messages[-1]
+    if last.role != "user":
+        return Message.assistant("done")
+    return pay("c1", int(last.text.split()[-1]))
+
+
+#: Payloads that say neither yes nor no: each is a 400, never read as yes.
+UNCLEAR = [
+    False,
+    0,
+    "no",
+    [],
+    {"approved": "false"},
+    {"approved": 0},
+    {"approved": None},
+    {"approve": False},
+    {"approved": False, "note": "typo'd key beside a real answer"},
+]
+
+
+@pytest.mark.parametrize("payload", UNCLEAR, ids=repr)
+async def test_an_unclear_answer_is_a_400_and_the_call_still_waits(
+    endpoint: Any, payload: Any
+) -> None:
+    ran.clear()
+    client = await endpoint(
+        [pay_as_asked] * 3, tools=[transfer], before_tool_call=ask_for_transfers
+    )
+    await client.run("ann", "pay 5")
+    resume = [{"interruptId": "c1", "status": "resolved", "payload": payload}]
+    response = await client.http.post("/agent", json=run_input("ann", resume=resume))
+    assert response.status_code == 400 and ran == []
+    said = response.json()["error"]
+    assert said.startswith(f"interrupt c1 is answered with the payload {payload!r}")
+    assert '{"approved": true}' in said
+    pending = (await client.http.get("/threads/ann")).json()["interrupts"]
+    assert [i["id"] for i in pending] == ["c1"]  # the run was left as it was
+    done = await client.run("ann", resume=[{"interruptId": "c1", "status": "resolved"}])
+    assert text(done) == "done" and ran == ["transfer 5"]
+
+
+async def test_an_interrupt_answered_twice_is_a_400(endpoint: Any) -> None:
+    ran.clear()
+    client = await endpoint(
+        [pay_as_asked] * 2, tools=[transfer], before_tool_call=ask_for_transfers
+    )
+    await client.run("ann", "pay 5")
+    for twice in (["resolved", "cancelled"], ["cancelled", "resolved"]):
+        resume = [{"interruptId": "c1", "status": status} for status in twice]
+        response = await client.http.post("/agent", json=run_input("ann", resume=resume))
+        assert response.status_code == 400 and "answered twice" in response.json()["error"]
+    assert ran == []
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=6,
+)
+#: Payloads near the accepted ones as well as anything JSON.
+PAYLOADS = st.one_of(
+    JSON,
+    st.fixed_dictionaries({"approved": JSON}),
+    st.fixed_dictionaries({"approved": st.booleans()}, optional={"extra": JSON}),
+)
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    answers=st.lists(
+        st.tuples(st.sampled_from(["resolved", "cancelled"]), PAYLOADS), min_size=8, max_size=8
+    )
+)
+async def test_only_a_clear_yes_runs_a_held_call(answers: list[tuple[str, Any]]) -> None:
+    """Whatever the answer, the call runs only for a clear yes; an unclear one waits on."""
+    ran.clear()
+    kit = await Kit.open(
+        model=ScriptedModel([pay_as_asked] * 16),
+        session="memory://",
+        tools=[transfer],
+        before_tool_call=ask_for_transfers,
+    )
+    server, url = await served(kit)
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            client = Client(http)
+            for amount, (status, payload) in enumerate(answers):
+                thread = f"t{amount}"
+                await client.run(thread, f"pay {amount}")
+                entry = {"interruptId": "c1", "status": status, "payload": payload}
+                response = await http.post("/agent", json=run_input(thread, resume=[entry]))
+                said = json.dumps(payload)  # as sent: 0 == False and 1.0 == True in Python
+                yes = status == "resolved" and said in ("null", "{}", '{"approved": true}')
+                clear = status == "cancelled" or yes or said == '{"approved": false}'
+                assert response.status_code == (200 if clear else 400), (status, payload)
+                await response.aread()
+                assert (f"transfer {amount}" in ran) is yes, (status, payload)
+                pending = (await http.get(f"/threads/{thread}")).json()["interrupts"]
+                assert [i["id"] for i in pending] == ([] if clear else ["c1"])
+    finally:
+        server.cancel()
+        await asyncio.gather(server, return_exceptions=True)
+        await kit.aclose()
 
 
 GRANTS = """\
