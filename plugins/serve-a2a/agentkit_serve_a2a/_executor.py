@@ -5,7 +5,9 @@ recorder, transcript and skill grants), and a task is one run in it. The answer'
 as one artifact (``answer``), chunk by chunk. A call held for approval puts the task in
 ``input-required`` with a message naming the calls (and a data part listing them); the
 client's next message on that task answers them: a data part ``{"approved": true|false}`` (or
-``{"approvals": {call id: bool}}``), or the text ``yes``/``approve`` or ``no``/``deny``.
+``{"approvals": {call id: bool}}``), or the text ``yes``/``approve`` or ``no``/``deny``. A
+message that answers no call clearly (an ``approved`` that is not a boolean, an id no call
+held, other words) leaves the calls waiting, and the task asks again, saying what to send.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ from agentkit_core import events as ev
 ANSWER = "answer"
 YES = frozenset({"yes", "y", "approve", "approved", "ok", "allow"})
 NO = frozenset({"no", "n", "deny", "denied", "refuse", "reject"})
+#: How a client answers the calls a task waits on.
+ASK_AGAIN = (
+    'answer yes or no, or with a data part {"approved": true|false} '
+    '(or {"approvals": {call id: true|false}})'
+)
 
 
 class KitExecutor(AgentExecutor):
@@ -58,10 +65,10 @@ class KitExecutor(AgentExecutor):
             task = Task(id=task_id, context_id=context_id, status=working, history=history)
             await event_queue.enqueue_event(task)
         run_id, held = recorder.state.run, recorder.state.held
-        approvals = answers(context, [c.id for c in held]) if waiting and run_id and held else None
-        if approvals == {}:  # not an answer: resuming would refuse the calls, so ask again
-            again = 'answer yes or no, or with a data part {"approved": true|false}'
-            await updater.requires_input(updater.new_agent_message([Part(text=again)]))
+        try:
+            approvals = answers(context, [c.id for c in held]) if waiting and run_id else None
+        except NotAnAnswer as exc:  # the calls wait on, and the client is told what to send
+            await updater.requires_input(updater.new_agent_message([Part(text=str(exc))]))
             return
         if context.current_task is not None:
             await updater.start_work()
@@ -124,15 +131,33 @@ def held_message(updater: TaskUpdater, event: ev.RunSuspended) -> Any:
     return updater.new_agent_message([Part(text=text), new_data_part({"pending": calls})])
 
 
-def answers(context: RequestContext, held: list[str]) -> dict[str, bool]:
-    """The client's answers to the held calls, from its message's data or its text."""
+class NotAnAnswer(Exception):
+    """A message on a task waiting for approval that answers none of its calls clearly."""
+
+
+def answers(context: RequestContext, held: list[str]) -> dict[str, bool] | None:
+    """The client's answers to the held calls, from its message's data or its text.
+
+    Only a boolean answers: ``{"approvals": {"c1": "false"}}`` or ``{"approved": 0}`` raises
+    :class:`NotAnAnswer` rather than being read as yes, as does an id no call held.
+    """
+    if not held:
+        return None
     message = context.message
     for data in get_data_parts(message.parts) if message is not None else ():
-        if isinstance(data, dict) and isinstance(data.get("approvals"), dict):
-            return {str(k): bool(v) for k, v in data["approvals"].items()}
-        if isinstance(data, dict) and isinstance(data.get("approved"), bool):
-            return {call: bool(data["approved"]) for call in held}
+        if not isinstance(data, dict) or not {"approvals", "approved"} & set(data):
+            continue
+        given = data.get("approvals", {call: data.get("approved") for call in held})
+        if not isinstance(given, dict) or not given:
+            raise NotAnAnswer(f"'approvals' is {given!r}: {ASK_AGAIN}")
+        unclear = {call: said for call, said in given.items() if not isinstance(said, bool)}
+        if unclear:
+            raise NotAnAnswer(f"{unclear!r} answers neither yes nor no: {ASK_AGAIN}")
+        unknown = sorted(set(given) - set(held))
+        if unknown:
+            raise NotAnAnswer(f"no call {', '.join(unknown)} waits here; {ASK_AGAIN}")
+        return dict(given)
     said = context.get_user_input().strip().lower().rstrip(".!")
     if said in YES or said in NO:
         return {call: said in YES for call in held}
-    return {}  # not an answer
+    raise NotAnAnswer(ASK_AGAIN)

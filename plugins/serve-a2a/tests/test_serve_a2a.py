@@ -22,6 +22,11 @@ from a2a.types import Role
 from a2a.types import SendMessageRequest
 from a2a.types import TaskState
 from agentkit_serve_a2a import serve
+from agentkit_serve_a2a._executor import ASK_AGAIN
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agentkit_core import ConfigError
 from agentkit_core import Kit
@@ -186,6 +191,83 @@ async def test_an_approval_is_an_input_required_task_the_client_answers(peer: An
     task, answer = await p.send({"approved": False}, "ann", task.id)  # answered as data
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     assert answer == "not paid" and ran == ["transfer 5"]
+
+
+def pay_as_asked(request: Any) -> Message:
+    """Pays the amount the user's first message names (``pay N``), then says it is done."""
+    if request.messages[-1].role == "tool":
+        return Message.assistant("done")
+    return pay("c1", int(request.messages[0].text.split()[-1]))
+
+
+#: Messages that answer no held call clearly: the task asks again, never reads them as yes.
+UNCLEAR = [
+    {"approved": "false"},
+    {"approved": 0},
+    {"approved": None},
+    {"approvals": {"c1": "false"}},
+    {"approvals": {"c1": 1}},
+    {"approvals": {"c2": True}},
+    {"approvals": {"c1": True, "ghost": False}},
+    {"approvals": {}},
+    {"approvals": ["c1"]},
+    "maybe",
+]
+
+
+@pytest.mark.parametrize("answer", UNCLEAR, ids=repr)
+async def test_an_unclear_answer_asks_again_and_the_call_still_waits(
+    peer: Any, answer: Any
+) -> None:
+    ran.clear()
+    p = await peer([pay_as_asked] * 2, tools=[transfer], before_tool_call=ask_for_transfers)
+    task, _ = await p.send("pay 5", "ann")
+    task, _ = await p.send(answer, "ann", task.id)
+    assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED and ran == []
+    asked = "".join(part.text for part in task.status.message.parts)
+    assert asked.endswith(ASK_AGAIN)
+    task, answer_text = await p.send({"approvals": {"c1": True}}, "ann", task.id)
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answer_text == "done" and ran == ["transfer 5"]
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=6,
+)
+#: Data parts near the accepted ones as well as anything JSON.
+ANSWERS = st.one_of(
+    st.dictionaries(st.text(max_size=8), JSON),
+    st.fixed_dictionaries({"approved": JSON}),
+    st.fixed_dictionaries({"approvals": st.dictionaries(st.sampled_from(["c1", "c2"]), JSON)}),
+)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(answers=st.lists(ANSWERS, min_size=6, max_size=6))
+async def test_only_a_clear_yes_runs_a_held_call(peer: Any, answers: list[dict[str, Any]]) -> None:
+    """Whatever the data part says, the call runs only for a clear yes; else it waits on."""
+    ran.clear()
+    p = await peer([pay_as_asked] * 12, tools=[transfer], before_tool_call=ask_for_transfers)
+    for amount, data in enumerate(answers):
+        task, _ = await p.send(f"pay {amount}", f"ctx{amount}")
+        task, _ = await p.send(data, f"ctx{amount}", task.id)
+        said = json.dumps(data.get("approvals", {"c1": data.get("approved")}))
+        clear = ("approved" in data or "approvals" in data) and said in (
+            '{"c1": true}',
+            '{"c1": false}',
+        )
+        assert task.status.state == (
+            TaskState.TASK_STATE_COMPLETED if clear else TaskState.TASK_STATE_INPUT_REQUIRED
+        ), data
+        assert (f"transfer {amount}" in ran) is (clear and said == '{"c1": true}'), data
 
 
 async def test_a_task_can_be_read_and_cancelled(peer: Any) -> None:
