@@ -27,6 +27,7 @@ from typing import Any
 from typing import Literal
 
 from agentkit_core import ConfigError
+from agentkit_core import ElicitationError
 from agentkit_core import Message
 from agentkit_core import ProviderError
 from agentkit_core import Usage
@@ -442,9 +443,84 @@ def client_elicitor(ctx: Any) -> Callable[[str, Any, bool], Any]:
         if result.action != "accept":
             return None
         content = result.content or {}
+        problem = _unfit(content, requested)
+        if problem is not None:
+            raise ElicitationError(
+                f"the MCP client's answer to {question!r} does not fit the question's schema: "
+                f"{problem}; it is refused, not taken as an answer"
+            )
         return content if schema else content.get("answer")
 
     return elicit
+
+
+#: The Python types a JSON value of each elicitation property type may have (bool is no number).
+_KINDS: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "array": (list,),
+}
+
+
+def _unfit(content: Mapping[str, Any], schema: Mapping[str, Any]) -> str | None:
+    """Why an accepted elicitation's ``content`` does not fit ``schema``; None when it does.
+
+    A form's schema is a flat object of primitive properties (MCP's elicitation schema): each
+    answer is checked for its property's type (``"false"`` is no boolean, ``1`` no boolean,
+    ``True`` no number), its ``enum``/``oneOf`` choices and bounds; a required property must be
+    answered, and a key the form did not ask for is refused.
+    """
+    properties = schema.get("properties") or {}
+    asked = [name for name in schema.get("required") or () if content.get(name) is None]
+    if asked:
+        return f"it leaves the required {', '.join(map(repr, asked))} unanswered"
+    for name, value in content.items():
+        if name not in properties:
+            return f"{name!r} was not asked for (the form asks {', '.join(map(repr, properties))})"
+        if value is not None:
+            problem = _unfit_value(value, properties[name])
+            if problem is not None:
+                return f"{name!r} {problem}, got {value!r}"
+    return None
+
+
+def _unfit_value(value: Any, prop: Mapping[str, Any]) -> str | None:
+    kind = prop.get("type")
+    allowed = _KINDS.get(kind) if isinstance(kind, str) else None
+    if allowed is not None:
+        if isinstance(value, bool) and kind != "boolean":
+            return f"must be a {kind}"
+        if not isinstance(value, allowed) or (kind == "integer" and isinstance(value, float)):
+            return f"must be a{'n' if kind in ('integer', 'array') else ''} {kind}"
+    choices = _choices(prop)
+    items = _choices(prop.get("items") or {})
+    if choices is not None and value not in choices:
+        return f"must be one of {choices}"
+    if isinstance(value, list) and (
+        any(not isinstance(v, str) or (items is not None and v not in items) for v in value)
+    ):
+        return f"must list strings{f' of {items}' if items is not None else ''}"
+    size = len(value) if isinstance(value, (str, list)) else value
+    low = prop.get("minimum", prop.get("minLength", prop.get("minItems")))
+    high = prop.get("maximum", prop.get("maxLength", prop.get("maxItems")))
+    if isinstance(size, (int, float)) and not isinstance(value, bool):
+        if isinstance(low, (int, float)) and size < low:
+            return f"is below its minimum {low}"
+        if isinstance(high, (int, float)) and size > high:
+            return f"is above its maximum {high}"
+    return None
+
+
+def _choices(prop: Mapping[str, Any]) -> list[Any] | None:
+    """A property's allowed values: its ``enum``, or the ``const`` of each ``oneOf``/``anyOf``."""
+    if isinstance(prop.get("enum"), list):
+        return list(prop["enum"])
+    options = prop.get("oneOf") or prop.get("anyOf")
+    if isinstance(options, list) and options and all("const" in o for o in options):
+        return [o["const"] for o in options]
+    return None
 
 
 def _handshake_era(ctx: Any, doing: str) -> None:
