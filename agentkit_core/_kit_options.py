@@ -281,7 +281,17 @@ def kit_compaction(spec: Any, manager: PluginManager) -> Folding | None:
 
 
 def plugin_options(value: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
-    """One plugin's options as given; ``manager`` is refused, since the kit passes its own."""
+    """One plugin's options as given; ``manager`` is refused, since the kit passes its own.
+
+    They are a table (or None): a list or a string is refused, not read as pairs.
+    """
+    if value is not None and not isinstance(value, Mapping):
+        raise ConfigError(
+            f"{where} takes a table of the plugin's options, such as {{'key': value}}; got "
+            f"{value!r}",
+            value=value,
+            source=where,
+        )
     options = dict(value or {})
     if "manager" in options:
         raise ConfigError(
@@ -299,12 +309,15 @@ def kit_guards(options: Mapping[str, Any], manager: PluginManager) -> GuardChain
 
     None when ``guards=`` names none; see :func:`build_guard_chain`.
     """
-    guards = options.get("guards") or ()
-    if isinstance(guards, str):
+    guards = _guard_names(options.get("guards"), "guards")
+    fail_open = _guard_names(options.get("guard_fail_open"), "guard_fail_open")
+    guard_options = options.get("guard_options") or {}
+    if not isinstance(guard_options, Mapping):
         raise ConfigError(
-            f"guards= takes a list of guards, such as ['redact']; got the string {guards!r}",
-            value=guards,
-            source="Kit(guards=)",
+            f"guard_options= takes a table of each guard's options, such as {{'redact': "
+            f"{{'kinds': ['email']}}}}; got {guard_options!r}",
+            value=guard_options,
+            source="Kit(guard_options=)",
         )
     if not guards:
         for key in ("guard_options", "guard_fail_open"):
@@ -319,11 +332,33 @@ def kit_guards(options: Mapping[str, Any], manager: PluginManager) -> GuardChain
         list(guards),
         options={
             name: plugin_options(opts, f"guard_options[{name!r}]")
-            for name, opts in (options.get("guard_options") or {}).items()
+            for name, opts in guard_options.items()
         },
-        fail_open=options.get("guard_fail_open") or (),
+        fail_open=fail_open,
         manager=manager,
     )
+
+
+def _guard_names(value: Any, key: str) -> Sequence[Any]:
+    """``guards=`` or ``guard_fail_open=``: a list, never a string or a table read as its keys.
+
+    ``guards={"max-output": {"max_chars": 100}}`` would build the guard without its options,
+    and ``guard_fail_open={"redact": False}`` would let redact fail open.
+    """
+    if isinstance(value, str):
+        raise ConfigError(
+            f"{key}= takes a list of guards, such as ['redact']; got the string {value!r}",
+            value=value,
+            source=f"Kit({key}=)",
+        )
+    if isinstance(value, Mapping):
+        raise ConfigError(
+            f"{key}= takes a list of guards, such as ['redact']; got the table {value!r} (a "
+            "guard's options go in guard_options=)",
+            value=value,
+            source=f"Kit({key}=)",
+        )
+    return value or ()
 
 
 def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardrail | None:
