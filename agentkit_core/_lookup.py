@@ -428,8 +428,20 @@ def resolve_policy(
     engine: str | None = None,
     manager: PluginManager,
 ) -> PolicyEngine | None:
-    """An agent's policy engine from an engine, a policy file's path, or None (no policy)."""
+    """An agent's policy engine from an engine, a policy file's path, or None (no policy).
+
+    ``engine`` without a policy is refused: it names the engine that reads ``policy``, and
+    alone it would leave every call unchecked while the configuration seems to ask for a policy.
+    """
     if policy is None:
+        if engine is not None:
+            raise ConfigError(
+                f"policy_engine={engine!r} names the engine that reads policy=, and no policy= "
+                "is given, so no tool call would be checked; give policy= (a policy file) or "
+                "leave policy_engine out",
+                value=engine,
+                source="policy_engine=",
+            )
         return None
     from ._policy import PolicyEngine  # imported only when an agent has a policy
 

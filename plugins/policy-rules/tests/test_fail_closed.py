@@ -5,6 +5,7 @@ characters)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,27 @@ async def test_the_run_under_the_fixed_rule_allows_only_what_it_names(tmp_path: 
     assert (result.status, result.output, ran) == ("done", "ok", ["ls -l"])
     (refused,) = [m for m in result.transcript if m.role == "tool" and m.tool_call_id == "c2"]
     assert refused.is_error and "the policy's default is deny" in refused.text
+
+
+def test_an_engine_named_without_a_policy_is_refused_not_ignored(tmp_path: Path) -> None:
+    # policy_engine= alone built a kit with no policy at all: every call unchecked.
+    message = (
+        "policy_engine='rules' names the engine that reads policy=, and no policy= is given, so "
+        "no tool call would be checked; give policy= (a policy file) or leave policy_engine out"
+    )
+    with pytest.raises(ConfigError) as err:
+        Kit(model=ScriptedModel(["ok"]), policy_engine="rules", manager=manager())
+    assert (str(err.value), err.value.source) == (message, "policy_engine=")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Agent("a", ScriptedModel(["ok"]), policy_engine="rules", manager=manager())
+    config = tmp_path / "agentkit.toml"
+    config.write_text('[kit]\nmodel = "test"\npolicy_engine = "rules"\n')
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Kit.from_file(config, manager=manager())
+    policy = write(tmp_path, 'default = "deny"\n')
+    config.write_text(f'[kit]\nmodel = "test"\npolicy = {str(policy)!r}\npolicy_engine = "rules"\n')
+    kit = Kit.from_file(config, manager=manager())
+    assert isinstance(kit.policy, Policy) and kit.policy.default == "deny"
 
 
 # ---------------------------------------------------------------------- properties
