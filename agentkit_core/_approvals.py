@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from typing import TypeAlias
 
 from ._errors import ApprovalRefused
+from ._errors import ConfigError
 from ._hooks import ToolDecision
 from ._messages import ToolCall
 from ._verdicts import Verdict
@@ -42,6 +43,18 @@ class Approval:
     approved: bool = True
     by: str = ""
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        # an answer is read by what it says, never by truthiness: "false" is no yes
+        if not isinstance(self.approved, bool):
+            raise _unclear(self.call, self.approved)
+        wrong = [
+            f"{name}={value!r}"
+            for name, value in (("call", self.call), ("by", self.by), ("reason", self.reason))
+            if not isinstance(value, str)
+        ]
+        if wrong:
+            raise ConfigError(f"Approval({', '.join(wrong)}): call, by and reason are text")
 
     @classmethod
     def checked(
@@ -85,12 +98,19 @@ def answers_of(approvals: Answers) -> dict[str, Approval]:
     if isinstance(approvals, str | Approval):
         approvals = [approvals]
     if isinstance(approvals, Mapping):
-        return {str(k): Approval(str(k), bool(v)) for k, v in approvals.items()}
+        return {k: Approval(k, v) for k, v in approvals.items()}
     out: dict[str, Approval] = {}
     for given in approvals:
-        answer = given if isinstance(given, Approval) else Approval(str(given))
+        answer = given if isinstance(given, Approval) else Approval(given)
         out[answer.call] = answer
     return out
+
+
+def _unclear(call: object, answer: object) -> ConfigError:
+    return ConfigError(
+        f"the answer for call {call!r} is {answer!r} ({type(answer).__name__}), which says "
+        "neither yes nor no: answer True to run the call or False to refuse it"
+    )
 
 
 def _refusal(

@@ -232,6 +232,49 @@ async def test_an_answer_for_a_call_allowed_without_asking_is_refused(cp: Checkp
     assert ran == []
 
 
+#: Answers that say neither yes nor no: each is refused, never read by its truthiness.
+UNCLEAR = [
+    {"c0": "false"},
+    {"c0": "no"},
+    {"c0": 1},
+    {"c0": 0},
+    {"c0": None},
+    {"c0": [False]},
+    {0: True},
+    [0],
+    [{"c0": False}],
+]
+
+
+@pytest.mark.parametrize("kind", ["checkpoint", "session"])
+@pytest.mark.parametrize("answers", UNCLEAR, ids=repr)
+async def test_an_unclear_answer_is_refused_and_the_run_waits(
+    kind: str, answers: Any, cp: Checkpointer, sessions: Sessions
+) -> None:
+    ran: list[str] = []
+    way = Path_(kind, cp, sessions)
+    held = await way.run(way.agent(["ask"], ran, [batch(["ask"]), "finished"]))
+    with pytest.raises(ConfigError, match=r"neither yes nor no|are text") as refused:
+        await way.resume(way.agent(["ask"], ran, ["finished"]), held.run_id, answers)
+    assert not isinstance(refused.value, ApprovalRefused)
+    assert ran == [] and await way.still_suspended(held.run_id)
+    done = await way.resume(way.agent(["ask"], ran, ["finished"]), held.run_id, {"c0": False})
+    assert done.status == "done" and ran == []
+
+
+@given(
+    approved=st.one_of(
+        st.none(), st.integers(), st.floats(), st.text(), st.lists(st.booleans(), max_size=2)
+    )
+)
+def test_an_approval_says_yes_or_no_in_a_boolean_and_nothing_else(approved: Any) -> None:
+    with pytest.raises(ConfigError, match=r"neither yes nor no: answer True .* or False"):
+        Approval("c1", approved)
+    with pytest.raises(ConfigError) as refused:  # the mapping shape, through the gate
+        Approval.checked({"c1": approved}, [ToolCall("c1", "act", "{}")], run_id="r")
+    assert f"call 'c1' is {approved!r}" in str(refused.value)
+
+
 async def test_a_deny_added_to_the_policy_after_the_ask_outweighs_the_approval(
     cp: Checkpointer,
 ) -> None:
