@@ -389,6 +389,7 @@ def layered_settings(
     file_table: Mapping[str, object] | None,
     file_where: str,
     environ: Mapping[str, str] | None = None,
+    origins: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A plugin's options: its file table, then its environment variables, then ``explicit``.
 
@@ -397,16 +398,22 @@ def layered_settings(
     key in upper case (``AGENTKIT_WEB_EGRESS_ALLOW``). The file table and the variables are
     checked against it: an unknown key or variable under the prefix, or a value of the wrong
     type, is a :class:`ConfigError` naming the file or the variable. Without ``settings`` the
-    file table is taken as it is and the environment is not read.
+    file table is taken as it is and the environment is not read. ``origins``, when given, gets
+    where each key not given in ``explicit`` came from (``file_where`` or the variable).
     """
+    given = {} if origins is None else origins
     merged: dict[str, Any] = {}
     if settings is None:
         merged.update(file_table or {})
+        given.update(dict.fromkeys(file_table or {}, file_where))
         merged.update(explicit)
+        for name in explicit:
+            given.pop(name, None)
         return merged
     schema = settings_schema(settings)
     if file_table:
         merged.update(check_table(file_table, schema, file_where))
+        given.update(dict.fromkeys(file_table, file_where))
     if env_prefix:
         env = os.environ if environ is None else environ
         variables = {env_prefix + key.upper(): key for key in schema}
@@ -426,5 +433,8 @@ def layered_settings(
                     source=variable,
                 )
             merged[key] = kind.from_env(text, variable)
+            given[key] = variable
     merged.update(explicit)
+    for name in explicit:
+        given.pop(name, None)
     return merged

@@ -219,13 +219,17 @@ def get_guardrail(
     The settings are layered key by key: the ``[guardrail.NAME]`` table of ``manager``'s
     configuration file, then the environment variables the plugin declared (``env_prefix=``
     at registration, such as ``AGENTKIT_WEB_``), then ``options``. When the plugin declared
-    ``settings=`` (a ``TypedDict``), the file and the environment are checked against it.
+    ``settings=`` (a ``TypedDict``), the file and the environment are checked against it. A
+    value of the file or the environment that the guardrail itself refuses (a
+    :class:`ConfigError` whose ``value`` is that setting or one of its items) is named with
+    where it was set, which becomes the error's ``source``.
     """
     from ._config import layered_settings
     from ._guardrails import Guardrail
 
     pm = manager.load()
     reg = pm.lookup("guardrails", name)
+    origins: dict[str, str] = {}
     layered = layered_settings(
         options,
         settings=reg.meta.get("settings"),
@@ -233,16 +237,32 @@ def get_guardrail(
         file_table=pm.config.guardrail.get(name),
         file_where=pm.config.source_of(f"guardrail.{name}"),
         environ=environ,
+        origins=origins,
     )
-    made: Guardrail = build(
-        "guardrails",
-        name,
-        layered,
-        pm,
-        check=lambda g: isinstance(g, Guardrail),
-        expected="an agentkit_core.plugin.Guardrail subclass instance",
-    )
+    try:
+        made: Guardrail = build(
+            "guardrails",
+            name,
+            layered,
+            pm,
+            check=lambda g: isinstance(g, Guardrail),
+            expected="an agentkit_core.plugin.Guardrail subclass instance",
+        )
+    except ConfigError as exc:  # the guardrail refused a value: say where it was set
+        held = [k for k in layered if _holds(layered[k], exc.value)]
+        if len(held) != 1 or held[0] not in origins:  # given in code, or not to be told
+            raise
+        key = held[0]
+        raise ConfigError(
+            f"{exc} ({key} was set in {origins[key]})", value=exc.value, source=origins[key]
+        ) from exc
     return made
+
+
+def _holds(setting: object, value: object) -> bool:
+    """Whether ``value`` is ``setting``, or one of its items (the same object, not an equal one)."""
+    items = setting if isinstance(setting, list | tuple) else ()
+    return setting is value or any(item is value for item in items)
 
 
 def configured_guardrails(

@@ -58,7 +58,10 @@ def test_a_files_limit_that_is_no_limit_is_refused_when_the_guardrail_is_built(
     pm = manager(tmp_path, f"[guardrail.web]\n{line}\n")
     with pytest.raises(ConfigError) as err:
         get_guardrail("web", manager=pm, environ={})
-    assert str(err.value) == f"WebGuardrail(...) {LIMITS}{shown}"
+    where = f"[guardrail.web] in {tmp_path / 'agentkit.toml'}"
+    key = line.split()[0]
+    assert str(err.value) == f"WebGuardrail(...) {LIMITS}{shown} ({key} was set in {where})"
+    assert err.value.source == where
     with pytest.raises(ConfigError, match=re.escape(shown)):
         Agent("reader", model=ScriptedModel(["ok"]), manager=pm)  # before any run
 
@@ -77,8 +80,10 @@ def test_a_files_limit_that_is_no_limit_is_refused_when_the_guardrail_is_built(
 def test_a_variables_limit_that_is_no_limit_is_refused(
     variable: str, text: str, shown: str
 ) -> None:
-    with pytest.raises(ConfigError, match=rf"^WebGuardrail\(\.\.\.\) {LIMITS}{re.escape(shown)} "):
+    with pytest.raises(ConfigError) as err:
         get_guardrail("web", manager=manager(), environ={variable: text})
+    assert str(err.value).startswith(f"WebGuardrail(...) {LIMITS}{shown} ")
+    assert str(err.value).endswith(f" was set in {variable})") and err.value.source == variable
 
 
 @pytest.mark.parametrize(
@@ -143,6 +148,37 @@ def test_a_body_limit_is_a_positive_integer_or_refused(value: int) -> None:
         assert value < 1 and f"max_body_bytes={value!r} " in str(err)
         return
     assert value >= 1 and guard.fetch_options == {"max_body_bytes": value}
+
+
+# ---------------------------------------------------------------------- where a value was set
+
+
+@pytest.mark.parametrize(
+    ("key", "file_value", "variable_text", "refused"),
+    [
+        ("egress_allow", '["example.com", "*.example.org"]', "example.com,*.example.org", "*"),
+        ("egress_allow", '["exa\u200dmple.com"]', "exa\u200dmple.com", "Joiner"),
+        ("allow_private_networks", '["10.0.0.1/8"]', "10.0.0.1/8", "has host bits set"),
+    ],
+)
+def test_a_value_the_guardrail_refuses_names_the_file_or_the_variable_it_came_from(
+    tmp_path: Path, key: str, file_value: str, variable_text: str, refused: str
+) -> None:
+    pm = manager(tmp_path, f"[guardrail.web]\n{key} = {file_value}\n")
+    where = f"[guardrail.web] in {tmp_path / 'agentkit.toml'}"
+    with pytest.raises(ConfigError, match=re.escape(refused)) as err:
+        get_guardrail("web", manager=pm, environ={})
+    assert str(err.value).endswith(f" ({key} was set in {where})") and err.value.source == where
+    variable = f"AGENTKIT_WEB_{key.upper()}"
+    with pytest.raises(ConfigError, match=re.escape(refused)) as err:
+        get_guardrail("web", manager=manager(), environ={variable: variable_text})
+    assert str(err.value).endswith(f" ({key} was set in {variable})")
+    assert err.value.source == variable
+    # given in code, the error is the guardrail's own, naming the option it was given as
+    with pytest.raises(ConfigError, match=re.escape(refused)) as err:
+        get_guardrail("web", manager=pm, environ={}, **{key: variable_text.split(",")})
+    assert "was set in" not in str(err.value)
+    assert err.value.source == f"WebGuardrail({key}=...)"
 
 
 # ---------------------------------------------------------------------- flags from the environment
