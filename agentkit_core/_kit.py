@@ -301,13 +301,23 @@ class Kit(KitLifecycle):
         of a ``pyproject.toml``; the whole file is checked. Without ``manager=``, the kit's
         plugin manager reads its configuration from the same file (``load``, ``disable``...,
         the ``[guardrail.NAME]`` settings and the ``[models.PREFIX]`` options), so one file
-        configures the kit.
+        configures the kit. A :class:`ConfigError` building it (a plugin refusing its options
+        from the file, say) ends by naming the file.
         """
         options = read_kit_options(path)
         overrides = kit_options(overrides)  # type: ignore[assignment]  # a record beats the file
         if "manager" not in overrides:
             overrides["manager"] = PluginManager(config=path)
-        return cls(**{**options, **overrides})
+        try:
+            return cls(**{**options, **overrides})
+        except ConfigError as exc:
+            if type(exc) is not ConfigError:
+                raise
+            raise ConfigError(
+                f"{exc} (building the kit read from {os.fspath(path)})",
+                value=exc.value,
+                source=exc.source,
+            ) from exc
 
     # ------------------------------------------------------------------ construction
 

@@ -3,6 +3,7 @@ read as a weaker list (a string as its characters, a table as its keys)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import agentkit_guard_denylist
@@ -71,6 +72,27 @@ def test_a_kit_refuses_malformed_options(options: dict[str, Any], message: str) 
             guard_options={"denylist": options},
             manager=manager(),
         )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('terms = "rm"', r"\['terms'\] .* must be a list of strings, got 'rm' \(str\)"),
+        ('terms = ["rm", "\\u200b"]', r"the term at terms\[1\] \('\\u200b'\) is empty"),
+        ('patterns = ["(unclosed"]', r"the entry at patterns\[0\] is not a regular expression"),
+        ("input = 0", r"\['input'\] .* must be true or false, got 0 \(int\)"),
+    ],
+)
+def test_a_kit_file_with_malformed_options_names_the_file(
+    tmp_path: Path, table: str, message: str
+) -> None:
+    path = tmp_path / "agentkit.toml"
+    path.write_text(
+        f'[kit]\nmodel = "test"\nguards = ["denylist"]\n[kit.guard_options.denylist]\n{table}\n'
+    )
+    with pytest.raises(ConfigError, match=message) as err:
+        Kit.from_file(path, manager=manager())
+    assert str(err.value).endswith(f" (building the kit read from {path})")
 
 
 async def test_the_term_given_as_a_list_refuses_the_command_in_a_run() -> None:
