@@ -104,9 +104,13 @@ def _strings(value: object, name: str) -> Sequence[str]:
 
 
 def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
-    """The entries of a denylist file; an unreadable file is a ConfigError naming it."""
+    """The entries of a denylist file; an unreadable file is a ConfigError naming it.
+
+    A byte order mark at its start (an editor's UTF-8 signature) is not part of the first
+    line: read as text, it would make a first ``re:`` line a literal term that matches nothing.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, ValueError) as exc:  # also text that is not UTF-8, a NUL, a lone surrogate
         raise ConfigError(
             f"guard 'denylist': cannot read the denylist file {os.fspath(path)!r}: {exc}",

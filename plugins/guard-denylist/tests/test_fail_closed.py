@@ -106,6 +106,27 @@ async def test_the_term_given_as_a_list_refuses_the_command_in_a_run() -> None:
         await Agent.from_config(kit.config()).run("please run rm -rf /")
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_file_saved_with_a_byte_order_mark_keeps_its_first_pattern(
+    tmp_path: Path, newline: str
+) -> None:
+    # read as text, the mark made the first line "\ufeffre:..." a literal term, and ACME-123
+    # went through
+    path = tmp_path / "denylist.txt"
+    lines = ["re:\\bACME-\\d{3,}\\b", "# codenames", "Nightjar", ""]
+    path.write_bytes(b"\xef\xbb\xbf" + newline.join(lines).encode())
+    guard = Denylist(path)
+    assert [(e.where, e.pattern) for e in guard.entries] == [
+        (f"{path}:1", r"\bACME-\d{3,}\b"),
+        (f"{path}:3", r"\bNightjar\b"),
+    ]
+    decision = guard.check_input(GuardInput("see ticket ACME-123"))
+    assert (decision.action, decision.reason) == (
+        "block",
+        f"matched the denylist entry at {path}:1",
+    )
+
+
 # ---------------------------------------------------------------------- properties
 
 
