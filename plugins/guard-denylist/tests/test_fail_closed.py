@@ -151,3 +151,42 @@ def test_every_term_taken_is_refused_where_it_is_written(terms: list[str]) -> No
     for term in terms:
         assert refused(guard, term), term
         assert refused(guard, f"say {term} now"), term
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from(["false", "0", "no", "", "rm", "re:rm"]),
+    st.lists(st.sampled_from(["rm", "Nightjar", "", "\u200b", "(", "a+"]), max_size=3),
+    st.dictionaries(st.sampled_from(["rm", "x"]), st.booleans(), max_size=2),
+)
+_KEYS = st.sampled_from(["terms", "patterns", "input", "output", "term", "Input", "pattern"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, max_size=4))
+def test_kit_options_build_the_guard_they_say_or_are_refused(options: dict[str, Any]) -> None:
+    """Through the kit, options are refused, or the guard has exactly the switches given and
+    refuses every term given: nothing is read as a weaker setting."""
+    try:
+        kit = Kit(
+            model=ScriptedModel(["ok"]),
+            guards=["denylist"],
+            guard_options={"denylist": options},
+            manager=manager(),
+        )
+    except ConfigError:
+        return
+    chain = kit.config().guards
+    assert chain is not None
+    (entry,) = chain.guards
+    guard = entry.guard
+    assert isinstance(guard, Denylist)
+    assert set(options) <= {"terms", "patterns", "input", "output"}
+    assert guard.input is options.get("input", True)
+    assert guard.output is options.get("output", True)
+    assert len(guard.entries) == len(options.get("terms", ())) + len(options.get("patterns", ()))
+    if guard.input:
+        for term in options.get("terms", ()):
+            assert refused(guard, term)

@@ -121,3 +121,36 @@ def test_kinds_are_exactly_detectors_or_refused(kinds: list[str]) -> None:
     assert kinds and {d.kind for d in guard.detectors} == set(kinds)
     if "email" in kinds:
         assert guard.check_input(GuardInput(f"to {EMAIL}")).text == "to [redacted email]"
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from(["false", "0", "", "email"]),
+    st.lists(_LOOKALIKES, max_size=3),
+    st.dictionaries(st.sampled_from(["email", "card"]), st.booleans(), max_size=2),
+)
+_KEYS = st.sampled_from(["kinds", "input", "output", "cache", "kind", "Input"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, max_size=4))
+def test_kit_options_build_the_guard_they_say_or_are_refused(options: dict[str, Any]) -> None:
+    """Through the kit, options are refused, or the guard has exactly the kinds and switches
+    given: nothing is read as a weaker setting."""
+    try:
+        k = kit(guards=["redact"], guard_options={"redact": options})
+    except ConfigError:
+        return
+    chain = k.config().guards
+    assert chain is not None
+    guard = chain.guards[0].guard
+    assert isinstance(guard, RedactGuard)
+    assert set(options) <= {"kinds", "input", "output", "cache"}
+    kinds = options.get("kinds")
+    assert [d.kind for d in guard.detectors] == [
+        k for k in PII_DETECTORS if kinds is None or k in kinds
+    ]
+    assert guard.input is options.get("input", True)
+    assert guard.output is options.get("output", True)

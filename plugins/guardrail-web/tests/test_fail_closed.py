@@ -214,3 +214,63 @@ def test_a_flag_variable_is_a_plain_true_or_false_or_refused(variable: str, text
     word = text.strip().lower()
     assert word in TRUE + FALSE  # never the empty text, never an unknown word
     assert getattr(guard, FLAGS[variable]) is (word in TRUE)
+
+
+_WEB_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["false", "0", "", "example.com"]),
+    st.lists(
+        st.sampled_from(["example.com", "", "*.x.org", "10.0.0.0/8", "ｅｘａｍｐｌｅ.com", "a b"]),
+        max_size=3,
+    ),
+)
+_WEB_KEYS = st.sampled_from(
+    [
+        "egress_allow",
+        "resolve",
+        "redact_tool_output",
+        "allow_private_networks",
+        "flag_injections",
+        "fetch_deadline",
+        "max_body_bytes",
+        "egress_alow",
+        "Resolve",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_WEB_KEYS, _WEB_VALUES, max_size=4))
+def test_kit_options_build_the_guardrail_they_say_or_are_refused(options: dict[str, Any]) -> None:
+    """Through the kit, options are refused, or the guardrail holds exactly what was given."""
+    try:
+        kit = Kit(
+            model=ScriptedModel(["ok"]),
+            guardrail="web",
+            guardrail_options=options,
+            manager=manager(),
+        )
+    except ConfigError:
+        return
+    guard = kit.config().guardrail
+    assert isinstance(guard, WebGuardrail)
+    assert set(options) <= set(WebGuardrail.__init__.__kwdefaults__ or {}) | {
+        "egress_allow",
+        "redact_tool_output",
+    }
+    for key in ("resolve", "redact_tool_output", "flag_injections"):
+        if key in options:
+            assert getattr(guard, key) is options[key]
+    if "egress_allow" in options:
+        assert guard.egress_allow is not None and len(guard.egress_allow) <= len(
+            options["egress_allow"]
+        )
+        assert bool(guard.egress_allow) is bool(options["egress_allow"])
+    deadline = options.get("fetch_deadline")
+    if deadline is not None:
+        assert math.isfinite(deadline) and deadline > 0
+    body = options.get("max_body_bytes")
+    assert body is None or body >= 1
