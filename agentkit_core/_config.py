@@ -418,10 +418,17 @@ def layered_settings(
         env = os.environ if environ is None else environ
         variables = {env_prefix + key.upper(): key for key in schema}
         for variable in env:  # the names only: os.environ decodes a value when it is read
-            if not variable.startswith(env_prefix):
+            if not variable.upper().startswith(env_prefix):
                 continue
             text = env[variable]
             key = variables.get(variable)
+            if key is None and variable.upper() in variables:  # agentkit_web_resolve=1
+                raise ConfigError(
+                    f"{variable} in the environment: variable names are case-sensitive, so it "
+                    f"would not be read; name it {variable.upper()}",
+                    value=text,
+                    source=variable,
+                )
             if key is None:
                 raise unknown_key(variable, variables, "the environment")
             kind = schema[key]

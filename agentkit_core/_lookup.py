@@ -271,14 +271,15 @@ def configured_guardrails(
     """The guardrails the configuration names.
 
     A file's ``[guardrail.NAME]`` tables, and the installed guardrails whose declared
-    environment variables are set.
+    environment variables are set (in any case: a variable named in lower case is then refused
+    where the settings are read, rather than left unread).
     """
     pm = manager.load()
     env = os.environ if environ is None else environ
     names = list(pm.config.guardrail)
     for reg in pm.registrations("guardrails"):
         prefix = reg.meta.get("env_prefix", "")
-        if reg.name not in names and prefix and any(v.startswith(prefix) for v in env):
+        if reg.name not in names and prefix and any(v.upper().startswith(prefix) for v in env):
             names.append(reg.name)
     return names
 

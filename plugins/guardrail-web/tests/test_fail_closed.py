@@ -274,3 +274,27 @@ def test_kit_options_build_the_guardrail_they_say_or_are_refused(options: dict[s
         assert math.isfinite(deadline) and deadline > 0
     body = options.get("max_body_bytes")
     assert body is None or body >= 1
+
+
+@pytest.mark.parametrize(
+    "variable",
+    ["agentkit_web_egress_allow", "Agentkit_Web_Egress_Allow", "AGENTKIT_WEB_egress_allow"],
+)
+def test_a_variable_named_in_another_case_is_refused_not_ignored(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    # the allow list in a lower-case variable was never read: every public host was allowed
+    monkeypatch.setenv(variable, "example.com")
+    message = (
+        f"{variable} in the environment: variable names are case-sensitive, so it would not be "
+        "read; name it AGENTKIT_WEB_EGRESS_ALLOW"
+    )
+    with pytest.raises(ConfigError) as err:
+        Agent("reader", model=ScriptedModel(["ok"]), manager=manager())
+    assert (str(err.value), err.value.source) == (message, variable)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        get_guardrail("web", manager=manager(), environ={variable: "example.com"})
+    monkeypatch.delenv(variable)
+    monkeypatch.setenv("AGENTKIT_WEB_EGRESS_ALLOW", "example.com")
+    guard = Agent("reader", model=ScriptedModel(["ok"]), manager=manager()).guardrail
+    assert isinstance(guard, WebGuardrail) and guard.egress_allow == {"example.com"}
