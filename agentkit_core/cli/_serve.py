@@ -141,16 +141,23 @@ async def serve_asgi(app: Any, host: str, port: int, ready: Callable[[str], None
     """Serve the ASGI ``app`` under uvicorn until cancelled; ``ready(url)`` once it listens.
 
     For server plugins (which depend on uvicorn): the socket is bound first, so ``port`` 0
-    picks a free port and ``ready`` is told the real one.
+    picks a free port and ``ready`` is told the real one. What a page on another site could
+    make a browser send (a cross-site request, a name rebound to this machine) is refused
+    before ``app`` sees it (:class:`~agentkit_core.cli._browser_guard.BrowserGuard`).
     """
     import asyncio
 
     import uvicorn
 
+    from ._browser_guard import BrowserGuard
+
     sock = _bind(host, port)
     try:  # the socket is closed whatever ends this, ``ready`` raising included
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
+            BrowserGuard(app, host),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
         ready(_url_of(sock))

@@ -11,8 +11,12 @@ What it holds the server to, over real sockets: ``ready`` is told once, with a U
 host and port accept connections; cancelling the server ends it and closes that port; a port
 already taken fails the call without ``ready``; and each option ``agentkit serve`` may pass
 (``token``, ``ui``) is either served or refused with a ``ConfigError`` naming it, never a
-``TypeError`` from a signature that lacks it. Override ``open_kit`` when the server needs a
-kit of another shape (the default: a scripted model, and no session store).
+``TypeError`` from a signature that lacks it. What a page on another site could make a browser
+send runs nothing: an ``http://`` server answers 403 to a request with another site's
+``Origin`` or addressed to another name (``serve_asgi`` refuses both before the app); a server
+of another protocol answers an HTTP request with nothing.
+Override ``open_kit`` when the server needs a kit of another shape (the default: a scripted
+model, and no session store).
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class ServerConformance:
         serve = self.make_server()
         async with await self.open_kit() as kit:
             serving = _Serving()
+            serving.kit = kit
 
             async def run() -> None:  # a signature's TypeError fails the task, as any error
                 await serve(
@@ -112,11 +117,46 @@ class ServerConformance:
                 f"raise a ConfigError naming {option!r} (agentkit serve passes it when asked)"
             )
 
+    @pytest.mark.parametrize(
+        "forged",
+        [{"Origin": "http://evil.example"}, {"Origin": "null"}, {"Host": "evil.example"}],
+        ids=["another-site", "opaque-origin", "rebound-name"],
+    )
+    async def test_a_request_a_web_page_forged_runs_nothing(self, forged: dict[str, str]) -> None:
+        async with self._serving() as serving:
+            url = await serving.url()
+            host, port = _address(url)
+            headers = "".join(f"{k}: {v}\r\n" for k, v in {"Host": f"{host}:{port}", **forged}.items())
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                writer.write(
+                    f"POST / HTTP/1.1\r\n{headers}Content-Type: text/plain\r\n"
+                    "Content-Length: 3\r\nConnection: close\r\n\r\nhi\n".encode()
+                )
+                answer = await asyncio.wait_for(reader.read(), WAIT)
+            finally:
+                writer.close()
+            model = serving.kit.config().model
+            asked = model.requests if isinstance(model, ScriptedModel) else []
+            assert asked == [], f"a request with {forged} ran the agent"
+            if urlsplit(url).scheme == "http":
+                status = answer.split(b"\r\n", 1)[0]
+                assert status.split()[1:2] == [b"403"], (
+                    f"a request with {forged} was answered {status!r}: refuse it with a 403 "
+                    "before the app reads it, as serve_asgi does"
+                )
+            else:  # a browser can send HTTP to any port: a server of its own protocol says nothing
+                assert answer == b"", (
+                    f"{url} answered {answer[:80]!r} to an HTTP request a page could send: "
+                    "close a connection whose first line is an HTTP request line"
+                )
+
 
 class _Serving:
     """A server task and the URLs its ``ready`` was told."""
 
     task: asyncio.Future[None]
+    kit: Kit
 
     def __init__(self) -> None:
         self.urls: list[str] = []
