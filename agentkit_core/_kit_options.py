@@ -367,7 +367,16 @@ def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardra
     A name is built with ``guardrail_options`` over its configured settings.
     """
     guardrail = options.get("guardrail")
-    extra = options.get("guardrail_options") or {}
+    extra = plugin_options(options.get("guardrail_options"), "guardrail_options")
+    for key in ("name", "environ"):  # get_guardrail's own: they would not reach the guardrail
+        if key in extra:
+            raise ConfigError(
+                f"guardrail_options names {key!r}, which is not a setting of the guardrail; its "
+                "settings are its [guardrail.NAME] table, its environment variables and these "
+                "options",
+                value=extra[key],
+                source="Kit(guardrail_options=...)",
+            )
     if extra and not isinstance(guardrail, str):
         raise ConfigError(
             f"guardrail_options={extra!r} need a guardrail by name (guardrail='web', say); "

@@ -298,3 +298,29 @@ def test_a_variable_named_in_another_case_is_refused_not_ignored(
     monkeypatch.setenv("AGENTKIT_WEB_EGRESS_ALLOW", "example.com")
     guard = Agent("reader", model=ScriptedModel(["ok"]), manager=manager()).guardrail
     assert isinstance(guard, WebGuardrail) and guard.egress_allow == {"example.com"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # get_guardrail's own environ=: the environment's allow list was dropped, any host allowed
+        ({"environ": {}}, r"^guardrail_options names 'environ', which is not a setting of the "),
+        ({"name": "web"}, r"^guardrail_options names 'name', which is not a setting of the "),
+        ([("resolve", True)], r"^guardrail_options takes a table of the plugin's options"),
+        ("resolve", r"^guardrail_options takes a table of the plugin's options, .*got 'resolve'"),
+    ],
+)
+def test_guardrail_options_that_are_no_settings_are_refused(
+    monkeypatch: pytest.MonkeyPatch, extra: Any, message: str
+) -> None:
+    monkeypatch.setenv("AGENTKIT_WEB_EGRESS_ALLOW", "example.com")
+    with pytest.raises(ConfigError, match=message):
+        Kit(
+            model=ScriptedModel(["ok"]),
+            guardrail="web",
+            guardrail_options=extra,
+            manager=manager(),
+        )
+    kit = Kit(model=ScriptedModel(["ok"]), guardrail="web", manager=manager())
+    guard = kit.config().guardrail
+    assert isinstance(guard, WebGuardrail) and guard.egress_allow == {"example.com"}
