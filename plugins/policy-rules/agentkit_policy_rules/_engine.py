@@ -192,7 +192,7 @@ class Policy(PolicyEngine):
         where = f"policy {os.fspath(path)!r}" if path is not None else "Policy(...)"
         try:
             self.default = check_verdict(default, ("default",))
-            self.tools = _tool_settings(tools or {})
+            self.tools = _tool_settings({} if tools is None else tools)
         except Problem as problem:
             raise problem.error(where) from None
         named: list[Rule] = []
@@ -455,6 +455,8 @@ def _with_id(rule: Rule, rule_id: str) -> Rule:
 def _tool_settings(
     tools: Mapping[str, ToolSettings | Mapping[str, Any]],
 ) -> dict[str, ToolSettings]:
+    if not isinstance(tools, Mapping):  # refused there, as a file's would be
+        return tools_from_table(tools)
     tables = {n: s for n, s in tools.items() if not isinstance(s, ToolSettings)}
     out = {n: s for n, s in tools.items() if isinstance(s, ToolSettings)}
     out.update(tools_from_table(tables))

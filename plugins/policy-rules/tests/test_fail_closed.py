@@ -130,6 +130,15 @@ def test_aliases_as_one_string_are_not_read_as_its_letters() -> None:
     assert policy.evaluate(call, "tools", [by_alias]).kind == "allow"
 
 
+@pytest.mark.parametrize("tools", [[], "", 0, "bash", [("bash", {"aliases": ["Bash"]})]])
+def test_tools_that_are_no_table_are_refused_in_code(tools: Any) -> None:
+    # a falsy value was read as no tool settings, a list of pairs was an AttributeError
+    with pytest.raises(ConfigError) as err:
+        Policy(tools=tools)
+    assert str(err.value) == f"Policy(...): tools must be a table of tool names, got {tools!r}"
+    assert Policy(tools=None).tools == {} and Policy().tools == {}
+
+
 def test_a_kit_refuses_a_policy_file_with_an_empty_match(tmp_path: Path) -> None:
     path = write(tmp_path, ALLOW_BASH + "match = []\n")
     with pytest.raises(ConfigError, match=rf"^{path}:5: match must be a table"):
