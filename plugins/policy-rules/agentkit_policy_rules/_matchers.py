@@ -13,6 +13,7 @@ import abc
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -43,9 +44,29 @@ class Matcher(abc.ABC):
         """The matcher's values as a policy file writes them."""
 
 
-def _texts(kind: str, values: Sequence[Any]) -> tuple[str, ...]:
+def invisible(text: str) -> str | None:
+    """The first character of ``text`` that shows nothing and is no blank, or None.
+
+    A format character (zero-width space or joiner, direction mark, byte order mark, tag) or a
+    control other than whitespace: pasted into a rule, it makes a word no command holds, so a
+    deny rule that reads ``rm`` on the page would never match ``rm``.
+    """
+    for char in text:
+        category = unicodedata.category(char)
+        if category == "Cf" or (category == "Cc" and not char.isspace()):
+            return char
+    return None
+
+
+def _texts(kind: str, values: Sequence[Any], *, visible: bool = True) -> tuple[str, ...]:
     if not values or not all(isinstance(v, str) and v.strip() for v in values):
         raise TypeError(f"{kind} takes one or more non-empty strings, got {list(values)!r}")
+    for value in values if visible else ():
+        char = invisible(value)
+        if char is not None:
+            raise TypeError(
+                f"{kind} {value!r} holds the invisible character U+{ord(char):04X}; remove it"
+            )
     return tuple(values)
 
 
@@ -168,7 +189,7 @@ class Regex(Matcher):
     _compiled: tuple[re.Pattern[str], ...] = field(repr=False, compare=False)
 
     def __init__(self, *patterns: str) -> None:
-        texts = _texts(self.kind, patterns)
+        texts = _texts(self.kind, patterns, visible=False)  # a pattern may seek such a character
         try:
             compiled = tuple(re.compile(p) for p in texts)
         except re.error as exc:

@@ -18,6 +18,7 @@ from agentkit_core import ConfigError
 
 from ._matchers import MATCHERS
 from ._matchers import Matcher
+from ._matchers import invisible
 
 #: The verdicts a rule may give, weakest first.
 VERDICTS: Final = ("allow", "ask", "deny")
@@ -72,7 +73,18 @@ def _strings(value: Any, what: str, keys: Keys) -> tuple[str, ...]:
         or not all(isinstance(v, str) and v for v in items)
     ):
         raise Problem(f"{what} must be a non-empty string or a list of them, got {value!r}", keys)
+    for item in items:
+        _visible(item, what, keys)
     return tuple(items)
+
+
+def _visible(text: str, what: str, keys: Keys) -> None:
+    """Refuse a name or glob holding a character that shows nothing (see :func:`invisible`)."""
+    char = invisible(text)
+    if char is not None:
+        raise Problem(
+            f"{what} {text!r} holds the invisible character U+{ord(char):04X}; remove it", keys
+        )
 
 
 def parse_match(value: Any, keys: Keys) -> tuple[tuple[str, Matcher], ...]:
@@ -176,6 +188,8 @@ def _rule_fields(table: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
         raise Problem(
             f"source must be a glob over a source label, got {source!r}", (*keys, "source")
         )
+    if source is not None:
+        _visible(source, "source", (*keys, "source"))
     reason = table.get("reason", "")
     if not isinstance(reason, str):
         raise Problem(f"reason must be a string, got {reason!r}", (*keys, "reason"))

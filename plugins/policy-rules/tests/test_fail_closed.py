@@ -194,6 +194,43 @@ def test_an_engine_named_without_a_policy_is_refused_not_ignored(tmp_path: Path)
     assert isinstance(kit.policy, Policy) and kit.policy.default == "deny"
 
 
+@pytest.mark.parametrize(
+    ("written", "what", "shown", "code"),
+    [
+        ('tool = "bash\\u200b"', "tool", "'bash\\u200b'", "200B"),
+        ('tool = ["bash", "sh\\u2060"]', "tool", "'sh\\u2060'", "2060"),
+        ('tool = "bash"\nsource = "mcp:\\u200d*"', "source", "'mcp:\\u200d*'", "200D"),
+        (
+            'tool = "bash"\nmatch = { command = { prefix = ["rm\\u200b -rf"] } }',
+            "prefix",
+            "'rm\\u200b -rf'",
+            "200B",
+        ),
+        (
+            'tool = "write"\nmatch = { path = { within = ["/etc\\ufeff"] } }',
+            "within",
+            "'/etc\\ufeff'",
+            "FEFF",
+        ),
+    ],
+)
+def test_an_invisible_character_in_a_deny_rule_is_refused_not_a_dead_rule(
+    tmp_path: Path, written: str, what: str, shown: str, code: str
+) -> None:
+    # "rm\u200b" reads as rm on the page and matches no command: the deny would never apply
+    path = write(tmp_path, f'[[rules]]\nid = "d"\nverdict = "deny"\n{written}\n')
+    with pytest.raises(ConfigError) as err:
+        Policy.from_file(path)
+    assert f"{what} {shown} holds the invisible character U+{code}; remove it" in str(err.value)
+    assert str(err.value).startswith(f"{path}:")
+
+
+def test_a_regex_may_still_seek_an_invisible_character() -> None:
+    policy = Policy([Rule("deny", "bash", id="zw", match={"command": {"regex": [".*\u200b.*"]}})])
+    assert decide(policy, "echo a\u200bb") == ("deny", "zw")
+    assert decide(policy, "echo ab")[0] == "ask"
+
+
 # ---------------------------------------------------------------------- properties
 
 _JSONISH = st.recursive(
@@ -232,3 +269,21 @@ def test_aliases_are_a_list_of_names_or_refused(value: Any) -> None:
         assert str(err).startswith("ToolSettings(...): aliases must be a list of names, got ")
         return
     assert isinstance(value, list) and list(made.aliases) == value
+
+
+_INVISIBLE = "\u200b\u200d\u2060\ufeff\x00\x1b"
+_WORDS = st.text(alphabet="ab-\u00a0 " + _INVISIBLE, max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS)
+def test_a_deny_prefix_is_refused_or_denies_the_command_it_shows(text: str) -> None:
+    """A prefix is refused, or denies the command it shows: its words as a person reads them,
+    with nothing between their letters that shows nothing."""
+    try:
+        rule = Rule("deny", "bash", id="no", match={"command": {"prefix": [text]}})
+    except ConfigError as err:
+        assert not text.strip() or any(c in text for c in _INVISIBLE), str(err)
+        return
+    shown = " ".join("".join(c for c in text if c not in _INVISIBLE).split())
+    assert decide(Policy([rule]), shown) == ("deny", "no")
