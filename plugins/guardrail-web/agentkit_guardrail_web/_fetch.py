@@ -30,7 +30,7 @@ import httpx
 
 from agentkit_core import GuardrailViolation
 
-from ._guardrail import check_fetch_limits
+from ._limits import check_fetch_limits
 from ._resolve import Resolver
 from ._resolve import ResolvingURLCheck
 from ._url import DEFAULT_PORTS
