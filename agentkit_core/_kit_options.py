@@ -16,6 +16,7 @@ from typing import Any
 from typing import TypeAlias
 from typing import TypedDict
 from typing import TypeVar
+from typing import cast
 
 # Imported at run time, not for the type checker only: KitOptions is public, and its hints
 # must resolve (typing.get_type_hints, pydantic).
@@ -328,18 +329,19 @@ def kit_guards(options: Mapping[str, Any], manager: PluginManager) -> GuardChain
                     source=f"Kit({key}=)",
                 )
         return None
+    # the items are build_guard_chain's to check: an unknown name lists the installed guards
     return build_guard_chain(
-        list(guards),
+        cast("list[str | Guard]", list(guards)),
         options={
             name: plugin_options(opts, f"guard_options[{name!r}]")
             for name, opts in guard_options.items()
         },
-        fail_open=fail_open,
+        fail_open=cast("Sequence[str]", fail_open),
         manager=manager,
     )
 
 
-def _guard_names(value: Any, key: str) -> Sequence[Any]:
+def _guard_names(value: object, key: str) -> Sequence[object]:
     """``guards=`` or ``guard_fail_open=``: a list, never a string or a table read as its keys.
 
     ``guards={"max-output": {"max_chars": 100}}`` would build the guard without its options,
@@ -358,7 +360,7 @@ def _guard_names(value: Any, key: str) -> Sequence[Any]:
             value=value,
             source=f"Kit({key}=)",
         )
-    return value or ()
+    return cast("Sequence[object]", value or ())
 
 
 def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardrail | None:
