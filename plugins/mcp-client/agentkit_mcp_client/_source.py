@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
+import re
+import warnings
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -45,6 +47,11 @@ if TYPE_CHECKING:
 ToolFilter = Iterable[str] | Callable[[str], bool] | None
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
+
+#: What a server's tool name may be (MCP 2025-11-25): a tool listed under any other is not
+#: offered, since providers refuse such a name and a look-alike (fullwidth, zero-width,
+#: another script's letters, control characters) would sit beside the tool it imitates.
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 class MCPTool(Tool):
@@ -100,6 +107,7 @@ class MCPServerSource:
             names = frozenset([tool_filter] if isinstance(tool_filter, str) else tool_filter)
             self._keep = names.__contains__
         self._cache: dict[tuple[str, str], MCPTool] = {}
+        self._refused: set[str] = set()
 
     async def list_tools(self) -> list[Tool]:
         """The server's tools now, filtered and prefixed; an unchanged tool keeps its object."""
@@ -107,12 +115,29 @@ class MCPServerSource:
         for listed in await self.connection.list_tools():
             if self._keep is not None and not self._keep(listed.name):
                 continue
+            if not TOOL_NAME.fullmatch(listed.name):
+                self._refuse(listed.name)
+                continue
             key = (listed.name, listed.model_dump_json())
             tool = self._cache.get(key)
             if tool is None:
                 tool = self._cache[key] = MCPTool(self, listed, self.prefix + listed.name)
             tools.append(tool)
         return tools + self._resources_as_tools()
+
+    def _refuse(self, name: str) -> None:
+        """Warn, once per name, that a tool listed under a name MCP does not allow is left out."""
+        if name in self._refused:
+            return
+        self._refused.add(name)
+        shown = repr(name) if len(name) <= 80 else repr(name[:80]) + "..."
+        warnings.warn(
+            f"{self.label}: the server's tool {shown} is not offered: an MCP tool name is 1 to "
+            "128 of A-Z a-z 0-9 _ - . (a model provider refuses a request listing any other, "
+            "and a look-alike of another tool's name would be offered beside it)",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def _resources_as_tools(self) -> list[Tool]:
         """``<name>_list_resources`` and ``<name>_read_resource``, when asked for and offered."""
