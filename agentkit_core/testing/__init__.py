@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported on first use at run time (below); typed as what th
     from ._guardrails import GuardrailConformance
     from ._guards import GuardConformance
     from ._instruction_parts import InstructionPartConformance
+    from ._json import json_values
     from ._mcp_tokens import MCPTokenStoreConformance
     from ._memory import MemoryStoreConformance
     from ._memory import MemoryStoreProcessConformance
@@ -80,6 +81,7 @@ _LAZY = {
     "Reply": ("_wire_server", "Reply"),
     "WireServer": ("_wire_server", "WireServer"),
     "sse_events": ("_wire_server", "sse_events"),
+    "json_values": ("_json", "json_values"),
 }
 
 
@@ -124,6 +126,7 @@ __all__ = [
     "WireServer",
     "check_compaction_invariants",
     "check_sendable",
+    "json_values",
     "make_test_ctx",
     "report_documents",
     "run_tool_calls",

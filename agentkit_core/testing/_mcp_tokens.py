@@ -28,11 +28,15 @@ from hypothesis import strategies as st
 
 from .._errors import StorageError
 from ..hookspecs import MCPTokenStore
+from ._json import json_values
 
 #: Any JSON object: what a grant is to the store.
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+_JSON = json_values(
+    text=st.text(max_size=20),
+    keys=st.text(max_size=8),
+    integers=st.integers(-(2**53), 2**53),
+    floats=False,
+    max_size=4,
     max_leaves=12,
 )
 GRANTS = st.dictionaries(st.text(max_size=12), _JSON, max_size=6)

@@ -126,7 +126,9 @@ class ServerConformance:
         async with self._serving() as serving:
             url = await serving.url()
             host, port = _address(url)
-            headers = "".join(f"{k}: {v}\r\n" for k, v in {"Host": f"{host}:{port}", **forged}.items())
+            headers = "".join(
+                f"{k}: {v}\r\n" for k, v in {"Host": f"{host}:{port}", **forged}.items()
+            )
             reader, writer = await asyncio.open_connection(host, port)
             try:
                 writer.write(

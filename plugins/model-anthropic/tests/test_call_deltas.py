@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from agentkit_core import Message
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ToolSpec
+from agentkit_core.testing import json_values
 from agentkit_core.testing import run_tool_calls
 from agentkit_core.testing import split_at
 from agentkit_core.testing import streamed_tool_calls
@@ -88,15 +89,7 @@ async def test_arguments_are_told_as_the_final_call_spells_them(
 
 # ---------------------------------------------------------------------- any spelling, any split
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
-    max_leaves=8,
-)
+JSON = json_values(text=st.text(max_size=6), keys=st.text(max_size=4))
 OBJECTS = st.dictionaries(st.text(max_size=6), JSON, max_size=4)
 
 

@@ -29,17 +29,16 @@ from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import ToolSpec
+from agentkit_core.testing import json_values
 
 ME = "anthropic:claude-sonnet-4-5"
 
 texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-1000, 1000) | texts,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3),
-    max_leaves=6,
+values = json_values(
+    text=texts, keys=names, integers=st.integers(-1000, 1000), floats=False, max_leaves=6
 )
-arguments = st.dictionaries(names, json_values, max_size=3).map(
+arguments = st.dictionaries(names, values, max_size=3).map(
     lambda d: json.dumps(d, ensure_ascii=False)
 )
 text_part = texts.map(lambda t: {"type": "text", "text": t})

@@ -22,13 +22,10 @@ from agentkit_core import Usage
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import decode_state
 from agentkit_core.plugin import encode_state
+from agentkit_core.testing import json_values
 
 text = st.text(max_size=20)
-json_value = st.recursive(
-    st.none() | st.booleans() | st.integers() | text,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
-    max_leaves=6,
-)
+json_value = json_values(text=text, floats=False, max_leaves=6)
 
 
 def maybe(key: str, values: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:

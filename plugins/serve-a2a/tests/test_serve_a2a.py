@@ -37,6 +37,7 @@ from agentkit_core import tool
 from agentkit_core.plugin import ServerFactory
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import ServerConformance
+from agentkit_core.testing import json_values
 
 ran: list[str] = []
 
@@ -231,15 +232,7 @@ async def test_an_unclear_answer_asks_again_and_the_call_still_waits(
     assert answer_text == "done" and ran == ["transfer 5"]
 
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=6,
-)
+JSON = json_values(text=st.text(max_size=5), max_leaves=6)
 #: Data parts near the accepted ones as well as anything JSON.
 ANSWERS = st.one_of(
     st.dictionaries(st.text(max_size=8), JSON),

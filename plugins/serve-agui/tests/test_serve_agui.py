@@ -30,6 +30,7 @@ from agentkit_core import tool
 from agentkit_core.plugin import ServerFactory
 from agentkit_core.testing import ScriptedModel
 from agentkit_core.testing import ServerConformance
+from agentkit_core.testing import json_values
 
 ran: list[str] = []
 
@@ -285,15 +286,7 @@ async def test_an_interrupt_answered_twice_is_a_400(endpoint: Any) -> None:
     assert ran == []
 
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=6,
-)
+JSON = json_values(text=st.text(max_size=5), max_leaves=6)
 #: Payloads near the accepted ones as well as anything JSON.
 PAYLOADS = st.one_of(
     JSON,
