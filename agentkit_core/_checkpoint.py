@@ -408,7 +408,10 @@ class StoreBridge:
         self._lock = asyncio.Lock()
 
     def _key(self, run_id: str, namespace: str, version: int | None = None) -> str:
-        key = f"{self.prefix}/{quote(run_id, safe='')}/{quote(namespace, safe='')}"
+        # Each name percent-encoded whole, so no two make one key; a lone surrogate as the
+        # three bytes surrogatepass gives it, which no other character encodes to.
+        run, ns = (quote(n.encode("utf-8", "surrogatepass"), safe="") for n in (run_id, namespace))
+        key = f"{self.prefix}/{run}/{ns}"
         return key if version is None else f"{key}/{version}"
 
     async def put(self, record: StoredCheckpoint) -> bool:

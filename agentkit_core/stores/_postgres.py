@@ -31,6 +31,7 @@ from urllib.parse import unquote_to_bytes
 from .._errors import ConfigError
 from .._errors import StorageError
 from .._urls import mask_url
+from ._text import unstorable
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -242,6 +243,8 @@ class PostgresPool:
                 raise self.error(action, exc) from exc
             except psycopg.Error as exc:
                 raise self.error(action, exc) from exc
+            except UnicodeEncodeError as exc:  # a lone surrogate bound as text
+                raise unstorable(exc, f"PostgreSQL {self.what} store {self.url}") from None
             finally:
                 await pool.putconn(conn)
         raise AssertionError("unreachable: the second attempt returns or raises")

@@ -31,6 +31,7 @@ from .._errors import ConfigError
 from .._errors import StorageError
 from .._threads import answer
 from .._urls import mask_url
+from ._text import unstorable
 
 if TYPE_CHECKING:
     import sqlite3
@@ -243,6 +244,8 @@ class SqliteFile:
             return await self._worker.call(fn, *args)
         except sqlite3.Error as exc:
             raise StorageError(f"{self.name} failed: {exc}") from exc
+        except UnicodeEncodeError as exc:  # a lone surrogate bound as text
+            raise unstorable(exc, self.name) from None
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -282,6 +285,10 @@ class SqliteFile:
         if inline is not None and self._inline_lock.acquire(blocking=False):
             try:
                 result = fn(inline)
+            except UnicodeEncodeError as exc:  # a lone surrogate bound as text
+                if inline.in_transaction:
+                    inline.rollback()
+                raise unstorable(exc, self.name) from None
             except sqlite3.Error as exc:
                 if inline.in_transaction:
                     inline.rollback()

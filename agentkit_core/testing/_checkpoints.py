@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 
 from .._blobs import BlobStore
 from .._checkpoint import DONE
@@ -36,7 +39,11 @@ from .._checkpoint import CheckpointPort
 from .._checkpoint import StoredCheckpoint
 from .._content import ImagePart
 from .._content import TextPart
+from .._errors import ConfigError
+from .._errors import StorageError
 from .._messages import Message
+from ._names import SUITE_CHECKS
+from ._names import name_pairs
 
 
 def _run() -> str:
@@ -152,6 +159,39 @@ class CheckpointPortConformance:
         assert_same(await port.get(run, "workflow", 1), b)
         assert_same(await port.latest(other, "agent"), c)
         assert await port.versions(other, "workflow") == []
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=SUITE_CHECKS)
+    @given(pair=name_pairs)
+    @example(pair=("run1", "run10"))
+    @example(pair=("a%", "ab"))
+    @example(pair=("Alice", "alice"))
+    @example(pair=("é", "e\u0301"))
+    @example(pair=("a\x00b", "a\x00c"))
+    @example(pair=("\ud800", "\udcc3\udca9"))
+    async def test_two_hostile_names_never_meet(
+        self, port: CheckpointPort, pair: tuple[str, str]
+    ) -> None:
+        """Two different run ids, or namespaces (see ``_names``), keep apart, or are refused."""
+        tag = _run()
+        for keys in ([(tag + a, "agent") for a in pair], [(tag, tag + a) for a in pair]):
+            kept = {}
+            for n, (run, namespace) in enumerate(keys):
+                rec = record(run, 1, {"n": n}, namespace=namespace)
+                try:
+                    done = await port.put(rec)
+                except (ConfigError, StorageError):
+                    continue
+                assert done is True, f"{(run, namespace)!r} is new, yet version 1 was refused"
+                assert await port.put(record(run, 2, {"n": n}, namespace=namespace)) is True
+                kept[run, namespace] = n
+            for (run, namespace), n in kept.items():
+                assert_same(
+                    await port.get(run, namespace, 1), record(run, 1, {"n": n}, namespace=namespace)
+                )
+                assert_same(
+                    await port.latest(run, namespace), record(run, 2, {"n": n}, namespace=namespace)
+                )
+                assert await port.versions(run, namespace) == [1, 2]
 
     async def test_reads_are_independent_records(self, port: CheckpointPort) -> None:
         run = _run()
