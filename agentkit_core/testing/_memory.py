@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ from .._plugins import PluginManager
 from .._urls import mask_url
 from ._memory_recall import fill_labelled
 from ._memory_recall import recall_at_k
+from ._names import name_pairs
 from ._writer_process import start_writer
 
 _SHARED = [
@@ -186,6 +188,53 @@ class MemoryStoreConformance:
         assert (await store.get(two, "same")).body == "in two"  # type: ignore[union-attr]
         await store.delete(one, "same", 1)
         assert await store.get(two, "same") is not None
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
+    @given(pair=name_pairs)
+    @example(pair=("é", "\udcc3\udca9"))  # the file-system escape of é's bytes
+    @example(pair=("run1", "run10"))
+    @example(pair=("a%", "ab"))
+    @example(pair=("Alice", "alice"))
+    async def test_two_hostile_scopes_never_meet(
+        self, store: MemoryStore, pair: tuple[str, str]
+    ) -> None:
+        """Two different scopes (see ``_names``) keep apart, or a scope is refused."""
+        tag = fresh_scope()
+        kept = await _put_each(store, [(tag + name, "k") for name in pair])
+        for (scope, _), written in kept.items():
+            assert await store.get(scope, "k") == written
+            assert (await store.entries(scope)).entries == (written,)
+            found = await store.query("zeppelin", 5, [scope])
+            assert [h.entry for h in found] == [written]
+        assert [s for s in await store.scopes() if s.startswith(tag)] == sorted(
+            scope for scope, _ in kept
+        )
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
+    @given(pair=name_pairs)
+    @example(pair=("", "Alice"))
+    @example(pair=("a\x00b", "a"))
+    @example(pair=("é", "\udcc3\udca9"))
+    @example(pair=("é", "e\u0301"))
+    async def test_two_hostile_titles_never_meet(
+        self, store: MemoryStore, pair: tuple[str, str]
+    ) -> None:
+        """Two different titles (see ``_names``) of a scope keep apart, or one is refused."""
+        scope = fresh_scope()
+        kept = await _put_each(store, [(scope, title) for title in pair])
+        for (_, title), written in kept.items():
+            assert await store.get(scope, title) == written
+            assert await store.forgotten(scope, title) == 0
+        listing = await store.entries(scope)
+        assert listing.entries == tuple(sorted(kept.values(), key=lambda e: e.title))
+        assert listing.corrupt == ()
+        if kept:  # forgetting one leaves the other as it was
+            first, *rest = kept.values()
+            assert await store.delete(scope, first.title, 1) is True
+            assert [await store.get(scope, e.title) for e in rest] == rest
+            assert [await store.forgotten(scope, e.title) for e in rest] == [0] * len(rest)
+            assert await store.put(first, 0) is False  # forgotten at 2, not free
+            assert await store.forgotten(scope, first.title) == 2
 
     async def test_concurrent_writers_on_one_version_one_wins(self, store: MemoryStore) -> None:
         scope = fresh_scope()
@@ -404,6 +453,26 @@ class MemoryStoreConformance:
         with pytest.raises(StorageError):
             await store.put(entry(fresh_scope(), "k"), 0)
         await store.aclose()  # twice is harmless
+
+
+async def _put_each(
+    store: MemoryStore, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], MemoryEntry]:
+    """Write an entry under each fresh ``(scope, title)``; the ones the store kept.
+
+    The store may refuse a name it cannot hold, with a ``ConfigError`` or ``StorageError``;
+    one it takes is new, so ``put`` at 0 must succeed.
+    """
+    kept = {}
+    for n, (scope, title) in enumerate(keys):
+        written = entry(scope, title, f"zeppelin number {n}")
+        try:
+            done = await store.put(written, 0)
+        except (ConfigError, StorageError):
+            continue
+        assert done is True, f"{(scope, title)!r} is new, yet put at 0 was refused"
+        kept[scope, title] = written
+    return kept
 
 
 class MemoryStoreProcessConformance:

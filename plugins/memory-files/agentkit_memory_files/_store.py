@@ -74,12 +74,41 @@ def scope_problem(scope: object) -> str | None:
         return f"holds {bad!r}"
     if scope.startswith("."):
         return "starts with '.'"
-    try:
-        size = len(os.fsencode(scope))
-    except UnicodeEncodeError:
-        return "holds a character no file name can hold"
+    size = _encoded_size(scope)
+    if size is None:
+        return "holds a lone surrogate, which no file name can hold"
     if size > MAX_NAME:
         return f"makes a directory name of {size} bytes, over the {MAX_NAME} a file system allows"
+    return None
+
+
+def _encoded_size(text: str) -> int | None:
+    r"""The bytes ``text`` takes as UTF-8; None when it holds a lone surrogate.
+
+    Strictly UTF-8, not ``os.fsencode``: that writes a surrogate such as ``\udcc3`` as the
+    byte it escapes, so ``'\udcc3\udca9'`` would name the file of ``'é'``.
+    """
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return None
+
+
+def title_problem(title: str) -> str | None:
+    """Why ``title`` names no entry file of its own; None when it does.
+
+    An empty title would be the hidden file ``.md``, which no listing shows; a NUL or a lone
+    surrogate is no file name's character (a surrogate would name another title's file).
+    """
+    if not title:
+        return "is empty"
+    if "\x00" in title:
+        return "holds a NUL"
+    size = _encoded_size(file_name(title))
+    if size is None:
+        return "holds a lone surrogate, which no file name can hold"
+    if size > MAX_NAME:
+        return f"makes a file name of {size} bytes, over the {MAX_NAME} a file system allows"
     return None
 
 
@@ -359,15 +388,15 @@ class FileMemoryStore:
         return [MemoryHit(e, score, self.url) for score, e in rank(indexes, terms, k)]
 
     def _path(self, scope: str, title: str) -> Path:
-        name = file_name(title)
-        if len(name.encode("utf-8")) > MAX_NAME:
+        problem = title_problem(title)
+        if problem is not None:
             raise ConfigError(
-                f"title {title!r} makes a file name of {len(name.encode('utf-8'))} bytes, over "
-                f"the {MAX_NAME} a file system allows; use a shorter title",
+                f"title {title!r} {problem}; a title of the memory store {self.url} is one "
+                "line of text naming a file of its own: use another title",
                 value=title,
                 source="title",
             )
-        return self._directory(scope) / name
+        return self._directory(scope) / file_name(title)
 
     def _current(self, scope: str, path: Path) -> MemoryEntry | CorruptMemoryEntry | None:
         try:
