@@ -241,7 +241,7 @@ async def serve_tools(
         from mcp.server.stdio import stdio_server
 
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await _serve_stdio(server, read_stream, write_stream)
         return
     if transport != "http":
         raise ConfigError(
@@ -319,3 +319,81 @@ def _auth(
 def _url_host(host: str) -> str:
     """``host`` as it goes in a URL: an IPv6 address in brackets."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+async def _serve_stdio(server: Any, read_stream: Any, write_stream: Any) -> None:
+    """Run ``server`` on stdio, answering each line it could not read instead of dropping it.
+
+    The SDK's stdio transport drops a line that is not a valid JSON-RPC message (a lone
+    surrogate escape, nesting past its parser's limit, ``params`` that are not an object), so
+    the client would wait out its deadline. Here such a request gets an error at once, for its
+    id when the line names one (``-32600``), else for id null (``-32700``, as over HTTP).
+    """
+    import anyio
+
+    send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def relay() -> None:
+        async with send:
+            async for item in read_stream:
+                answer = _unreadable_answer(item) if isinstance(item, Exception) else None
+                if answer is None:
+                    await send.send(item)  # a message, or a failure the SDK logs as before
+                else:
+                    await write_stream.send(answer)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(relay)
+        await server.run(receive, write_stream, server.create_initialization_options())
+        tasks.cancel_scope.cancel()
+
+
+def _unreadable_answer(exc: Exception) -> Any:
+    """The JSON-RPC error answering the line ``exc`` failed to read, or None (not a request)."""
+    from pydantic import ValidationError
+
+    problems = exc.errors(include_url=False) if isinstance(exc, ValidationError) else []
+    if not problems:
+        return None
+    first = problems[0]
+    whole = (p["input"] for p in problems if isinstance(p.get("input"), dict))
+    message = next((m for m in whole if "jsonrpc" in m), None)
+    line = first.get("input")
+    if isinstance(line, (str, bytes)):  # not even JSON to pydantic: perhaps to Python
+        if not line.strip():
+            return None  # a blank line: nothing was asked
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            message = _UNPARSED
+    elif message is None and len(first.get("loc", ())) <= 1:
+        message = line  # JSON, but no object
+    # what the request branch of the message union says, where it says anything
+    own = next((p for p in problems if p.get("loc", ())[:1] == ("JSONRPCRequest",)), first)
+    where = ".".join(str(part) for part in own.get("loc", ())[1:])
+    why = f"{where}: {own.get('msg')}" if where else str(own.get("msg"))
+    return _error_answer(message, why)
+
+
+#: A line no JSON parser could read.
+_UNPARSED = object()
+
+
+def _error_answer(message: Any, why: str) -> Any:
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    request_id: Any = None
+    if message is _UNPARSED:
+        code, what = mcp_types.PARSE_ERROR, "Parse error"
+    elif isinstance(message, dict):
+        request_id = message.get("id")
+        if "method" not in message or isinstance(request_id, bool):
+            return None  # a reply or a notification: nobody waits on an answer
+        if not isinstance(request_id, (int, str)):
+            return None
+        code, what = mcp_types.INVALID_REQUEST, "Invalid request"
+    else:  # JSON, but no object: no request
+        code, what = mcp_types.INVALID_REQUEST, "Invalid request"
+    error = mcp_types.ErrorData(code=code, message=f"{what}: {why}")
+    return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))

@@ -1,6 +1,7 @@
 """Hostile clients against a served kit, over real HTTP with the SDK's own client.
 
-What a client sends is wire data: an elicitation answer, a tool name, arguments. None of it may
+What a client sends is wire data: an elicitation answer, a tool name, arguments, a line that is
+no JSON-RPC at all (over stdio, spoken to line by line). None of it may
 run a tool the decisions refused or approve a question it does not answer; each failure is a
 clear error for that one request, and the server stays up for the next.
 """
@@ -9,9 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import select
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import mcp
@@ -299,3 +306,136 @@ async def test_arguments_of_the_wrong_shape_run_nothing(url, arguments, said):
     assert is_error and said in text
     assert RAN == []
     assert await call(url, "wipe", {"target": "tmp"}) == ("wiped tmp", False)  # still up
+
+
+# ---------------------------------------------------------------------- unreadable lines (stdio)
+
+
+class Wire:
+    """``agentkit mcp serve`` over stdio, spoken to line by line."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.pending = b""
+        self.proc = subprocess.Popen(
+            command,
+            cwd=Path(__file__).resolve().parent,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert self.receive()["id"] == 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: Any) -> None:
+        line = message if isinstance(message, bytes) else json.dumps(message).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, seconds: float = 60) -> dict[str, Any]:
+        """The next line the server wrote (read off the pipe itself: no buffer hides one)."""
+        assert self.proc.stdout is not None
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.proc.stdout], [], [], seconds)
+            assert ready, f"no answer within {seconds} s; exit code {self.proc.poll()}"
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            assert chunk, f"the server closed its stdout; exit code {self.proc.poll()}"
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def add(self, request_id: int) -> dict[str, Any]:
+        """A valid call; its answer (the server is still up and in step)."""
+        params = {"name": "add", "arguments": {"a": 1, "b": 2}}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        return self.receive()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def wire() -> Iterator[Wire]:
+    served = Wire(
+        [sys.executable, "-m", "agentkit_core", "mcp", "serve", "--tools", "sample_tools:TOOLS"]
+    )
+    yield served
+    served.close()
+
+
+CALL = b'{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": %s}'
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        (
+            CALL % (7, b'{"name": "add", "arguments": {"a": "\\ud800", "b": 1}}'),
+            (7, -32600, "Invalid request: Invalid JSON: "),
+        ),
+        (
+            CALL % (8, b'{"name": "add", "arguments": {"a": ' + b"[" * 3000 + b"]" * 3000 + b"}}"),
+            (None, -32700, "Parse error: Invalid JSON: recursion limit exceeded"),
+        ),
+        (CALL % (9, b'["add"]'), (9, -32600, "Invalid request: params: Input should be an object")),
+        (
+            b'{"jsonrpc": "2.0", "id": "s", "method": 5}',
+            ("s", -32600, "Invalid request: method: Input should be a valid string"),
+        ),
+        (b"[1, 2]", (None, -32600, "Invalid request: Input should be an object")),
+        (b"{not json", (None, -32700, "Parse error: Invalid JSON: ")),
+    ],
+)
+def test_an_unreadable_request_is_answered_at_once_and_the_server_stays_up(wire, line, answer):
+    wire.send(line)
+    got = wire.receive()
+    request_id, code, said = answer
+    assert (got["id"], got["error"]["code"]) == (request_id, code)
+    assert got["error"]["message"].startswith(said)
+    assert wire.add(100)["result"]["structuredContent"] == {"sum": 3}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"",
+        b"   ",
+        b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": []}',
+        b'{"jsonrpc": "2.0", "id": 5, "result": "an answer to nothing"}',
+    ],
+)
+def test_an_unreadable_notification_or_reply_is_not_answered(wire, line):
+    wire.send(line)
+    assert wire.add(101)["id"] == 101  # the next line read is the call's own answer
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=60).filter(lambda b: b"\n" not in b and b"\r" not in b))
+def test_whatever_line_comes_the_next_call_is_answered_in_step(wire, line):
+    wire.send(line)
+    params = {"name": "add", "arguments": {"a": 1, "b": 2}}
+    wire.send({"jsonrpc": "2.0", "id": 102, "method": "tools/call", "params": params})
+    while (got := wire.receive())["id"] != 102:
+        assert got["error"]["code"] in (-32700, -32600, -32601, -32602)  # that line's answer
+    assert got["result"]["structuredContent"] == {"sum": 3}
