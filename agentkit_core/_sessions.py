@@ -92,7 +92,8 @@ under a namespace: ``"<namespace>/<name>"`` (``"memory/manifest"``).
 
 _KINDS = frozenset(ITEM_KINDS)
 _KIND = re.compile(r"[a-z][a-z0-9_.-]{0,62}/[a-z0-9][a-z0-9_.-]{0,62}")
-_ID = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
+#: A session id: no blank, no control character, no lone surrogate (no store keeps one).
+_ID = re.compile(r"[^\s\x00-\x1f\x7f\ud800-\udfff]{1,200}")
 
 
 #: The last second :func:`utc_stamp` wrote and its text up to the seconds (one tuple, so a
@@ -569,7 +570,8 @@ class Sessions:
             return new_id()
         if not isinstance(given, str) or not _ID.fullmatch(given):
             raise ConfigError(
-                f"session id {given!r} is not 1 to 200 printable characters without spaces",
+                f"session id {given!r} is not 1 to 200 printable characters without spaces "
+                "(no blank, control character or lone surrogate)",
                 value=given,
                 source="Sessions",
             )

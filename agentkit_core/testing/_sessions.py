@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -56,7 +57,9 @@ from .._sessions import SessionHeader
 from .._sessions import SessionItem
 from .._sessions import Sessions
 from .._sessions import SessionStore
+from .._sessions import new_id
 from .._urls import mask_url
+from ._names import name_pairs
 
 
 def user(text: str) -> NewItem:
@@ -526,7 +529,7 @@ class SessionStoreConformance:
         assert await sessions.store.info("nope") is None
 
     async def test_bad_session_ids_and_headers_are_refused(self, sessions: Sessions) -> None:
-        for bad in ("has space", "x" * 201, "tab\there"):
+        for bad in ("has space", "x" * 201, "tab\there", "nul\x00", "\udcc3\udca9"):
             with pytest.raises(ConfigError, match=r"session id"):
                 await sessions.create(session_id=bad)
         with pytest.raises(ConfigError, match=r"unknown session header field\(s\) 'colour'"):
@@ -535,6 +538,40 @@ class SessionStoreConformance:
             await sessions.create({"cwd": 3})
         with pytest.raises(ConfigError, match=r"SessionHeader or a mapping"):
             await sessions.create("cwd=/")  # type: ignore[arg-type]
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=_SHARED)
+    @given(pair=name_pairs)
+    @example(pair=("run1", "run10"))
+    @example(pair=("a%", "ab"))
+    @example(pair=("Alice", "alice"))
+    @example(pair=("é", "e\u0301"))
+    @example(pair=("é", "\udcc3\udca9"))
+    async def test_two_hostile_session_ids_never_meet(
+        self, sessions: Sessions, pair: tuple[str, str]
+    ) -> None:
+        """Two different session ids (see ``_names``) keep apart, or one is refused."""
+        tag = new_id()
+        kept = {}
+        for n, name in enumerate(pair):
+            sid = tag + name
+            try:
+                head = await sessions.create({"model": f"m{n}"}, session_id=sid)
+            except ConfigError:
+                with pytest.raises((SessionNotFound, ConfigError, StorageError)):
+                    await sessions.info(sid)
+                continue
+            [item] = await sessions.append(sid, head.id, user(f"in {n}"))
+            kept[sid] = (n, head, item)
+        listed = {i.id: i for i in await sessions.sessions() if i.id.startswith(tag)}
+        assert sorted(listed) == sorted(kept)
+        for sid, (n, head, item) in kept.items():
+            assert ids(await sessions.path(sid)) == [head.id, item.id]
+            info = await sessions.info(sid)
+            assert (info.id, info.leaf_id, info.count) == (sid, item.id, 2)
+            assert info.header.body["model"] == listed[sid].header.body["model"] == f"m{n}"
+            assert (await sessions.store.leaf(sid)) == item
+            fork = await sessions.fork(sid)
+            assert (await sessions.info(fork.session_id)).base_session == sid
 
     # ------------------------------------------------------------------ listing and closing
 
