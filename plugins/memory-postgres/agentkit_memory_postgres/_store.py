@@ -71,7 +71,8 @@ class PostgresMemoryStore:
             "WHERE scope = %s AND title = %s AND body <> ''"
         )
         self._forgotten = f"SELECT version FROM {t} WHERE scope = %s AND title = %s AND body = ''"
-        self._scopes = f"SELECT DISTINCT scope FROM {t} WHERE body <> '' ORDER BY scope"
+        # Byte order (as Python sorts), whatever the database's collation.
+        self._scopes = f"SELECT DISTINCT scope COLLATE \"C\" FROM {t} WHERE body <> '' ORDER BY 1"
 
     @classmethod
     def from_url(cls, url: str) -> PostgresMemoryStore:
@@ -172,7 +173,8 @@ class PostgresMemoryStore:
         statement = (
             f"SELECT {COLUMNS}, ts_rank_cd(search, q) AS rank FROM {self.pool.quoted}, "
             f"websearch_to_tsquery('{CONFIG}'::regconfig, %s) AS q "
-            f"WHERE search @@ q AND body <> ''{where} ORDER BY rank DESC, scope, title LIMIT %s"
+            f"WHERE search @@ q AND body <> ''{where} "
+            'ORDER BY rank DESC, scope COLLATE "C", title COLLATE "C" LIMIT %s'
         )
         args = (words, *(() if scopes is None else (list(scopes),)), k)
         rows = await self.pool.fetch(statement, args, "searching memory")

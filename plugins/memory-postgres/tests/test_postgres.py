@@ -17,6 +17,7 @@ from agentkit_core import MemoryEntry
 from agentkit_core import StorageError
 from agentkit_core import open_memory
 from agentkit_core.plugin import open_memory_store
+from agentkit_core.testing._memory import entry
 
 
 def table() -> str:
@@ -113,3 +114,25 @@ async def test_a_write_whose_connection_dies_is_retried_without_breaking_the_cas
         assert await store.get("user", "k") == kept
     finally:
         await store.aclose()
+
+
+async def test_scopes_and_ties_are_in_byte_order_whatever_the_collation(pg_dsn: str, pm) -> None:
+    """A database whose collation is a language's (ICU en-US, as many hosted servers default
+    to) sorts 'a-b' after 'a_c' and 'B' last; the store lists as Python sorts, as the others."""
+    database = f"icu_{uuid.uuid4().hex[:12]}"
+    await sql(
+        pg_dsn,
+        f"CREATE DATABASE {database} TEMPLATE template0 LOCALE_PROVIDER icu "
+        "ICU_LOCALE 'en-US' LOCALE 'C'",
+    )
+    store = await open_memory_store(f"{pg_dsn.rsplit('/', 1)[0]}/{database}", manager=pm)
+    try:
+        written = ["a-b", "ab", "a_c", "B", "a"]
+        for scope in written:
+            assert await store.put(entry(scope, "k", "same words"), 0)
+        assert await store.scopes() == sorted(written)
+        hits = await store.query("same words", 10, None)  # equal ranks: by scope, then title
+        assert [h.entry.scope for h in hits] == sorted(written)
+    finally:
+        await store.aclose()
+        await sql(pg_dsn, f"DROP DATABASE {database}")
