@@ -280,6 +280,10 @@ class MemoryStoreConformance:
         assert {h.entry.scope for h in found} == {scope, other} and len(found) == 7
         assert await store.query("alpha", 10, []) == []
         assert await store.query("alpha", 5, [fresh_scope()]) == []
+        twice = await store.query("alpha", 10, [other, scope, other])  # each entry once
+        assert sorted((h.entry.scope, h.entry.title) for h in twice) == sorted(
+            (h.entry.scope, h.entry.title) for h in found
+        )
 
     async def test_query_sees_a_write_and_not_a_forgotten_entry(self, store: MemoryStore) -> None:
         scope = fresh_scope()

@@ -379,7 +379,8 @@ class FileMemoryStore:
 
     def _query(self, terms: list[str], k: int, scopes: Sequence[str] | None) -> list[MemoryHit]:
         indexes = []
-        for scope in self._scopes() if scopes is None else scopes:
+        # a scope named twice is searched once: its entries would otherwise rank twice
+        for scope in self._scopes() if scopes is None else dict.fromkeys(scopes):
             entries = self._entries(scope).entries
             index = self._indexes.get(scope)
             if index is None or not index.fresh(entries):
