@@ -6,6 +6,7 @@ import asyncio
 import importlib
 import json
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -135,6 +136,37 @@ def _block(part: Any) -> mcp_types.ContentBlock:
     return mcp_types.TextContent(text=json.dumps(part))
 
 
+#: A UTF-16 surrogate on its own: a Python string may hold one (``os.fsdecode`` of a name that
+#: is not UTF-8 does), JSON text cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sendable(answer: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
+    """``answer``, with each lone surrogate in its strings replaced by U+FFFD when it has one.
+
+    The SDK could not write such an answer: over stdio the whole server stopped, over HTTP
+    the client got JSON it cannot read. The check is one serialization of the answer.
+    """
+    from pydantic_core import PydanticSerializationError
+
+    try:
+        answer.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        data = answer.model_dump(by_alias=True, exclude_unset=True)
+        return type(answer).model_validate(_unicode(data))
+    return answer
+
+
+def _unicode(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_unicode(k): _unicode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unicode(v) for v in value]
+    return value
+
+
 def build_server(
     tools: Any,
     *,
@@ -184,16 +216,18 @@ def build_server(
             result = await tool.invoke(dict(params.arguments or {}), _run_context(ctx))
         except Exception as exc:  # a tool's failure is the caller's tool error, not our crash
             text = f"{tool.name} failed: {type(exc).__name__}: {exc}"
-            return mcp_types.CallToolResult(
-                content=[mcp_types.TextContent(text=text)], is_error=True
+            return _sendable(
+                mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)], is_error=True)
             )
         finally:
             reset_request(token)
         structured = result.structured
-        return mcp_types.CallToolResult(
-            content=_content(result),
-            is_error=result.is_error,
-            structured_content=structured if isinstance(structured, dict) else None,
+        return _sendable(
+            mcp_types.CallToolResult(
+                content=_content(result),
+                is_error=result.is_error,
+                structured_content=structured if isinstance(structured, dict) else None,
+            )
         )
 
     with warnings.catch_warnings():

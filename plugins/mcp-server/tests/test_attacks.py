@@ -378,7 +378,7 @@ class Wire:
 @pytest.fixture(scope="module")
 def wire() -> Iterator[Wire]:
     served = Wire(
-        [sys.executable, "-m", "agentkit_core", "mcp", "serve", "--tools", "sample_tools:TOOLS"]
+        [sys.executable, "-m", "agentkit_core", "mcp", "serve", "--tools", "attack_tools:TOOLS"]
     )
     yield served
     served.close()
@@ -439,3 +439,28 @@ def test_whatever_line_comes_the_next_call_is_answered_in_step(wire, line):
     while (got := wire.receive())["id"] != 102:
         assert got["error"]["code"] in (-32700, -32600, -32601, -32602)  # that line's answer
     assert got["result"]["structuredContent"] == {"sum": 3}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "structured", "is_error"),
+    [
+        ("file_name", "report-\ufffd.txt", None, False),
+        ("file_info", '{"name": "report-\ufffd.txt", "size": 3}', "report-\ufffd.txt", False),
+        (
+            "open_file",
+            "open_file failed: FileNotFoundError: no such file: report-\ufffd.txt",
+            None,
+            True,
+        ),
+    ],
+)
+def test_a_result_holding_a_lone_surrogate_is_sent_and_the_server_stays_up(
+    wire, name, text, structured, is_error
+):
+    """A string JSON cannot carry (``os.fsdecode`` of a name that is not UTF-8) stopped the
+    whole stdio server; each lone surrogate is now U+FFFD, the rest of the answer as it was."""
+    wire.send({"jsonrpc": "2.0", "id": 200, "method": "tools/call", "params": {"name": name}})
+    got = wire.receive()["result"]
+    assert (got["content"][0]["text"], got["isError"]) == (text, is_error)
+    assert got.get("structuredContent", {}).get("name") == structured
+    assert wire.add(201)["result"]["structuredContent"] == {"sum": 3}
