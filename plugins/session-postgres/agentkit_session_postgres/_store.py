@@ -169,7 +169,8 @@ class PostgresSessionStore:
 
     async def sessions(self) -> list[SessionInfo]:
         """Every session's summary, oldest first."""
-        query = f"{self._info} ORDER BY h.created_at, h.session_id"
+        # ids in byte order (as Python sorts), whatever the database's collation
+        query = f'{self._info} ORDER BY h.created_at, h.session_id COLLATE "C"'
         return [_info(row) for row in await self.pool.fetch(query, (), "listing the sessions")]
 
     async def aclose(self) -> None:

@@ -201,3 +201,29 @@ async def test_forks_edited_into_a_loop_end_the_walk(pg_dsn: str, pm) -> None:
         await sql(pg_dsn, f'UPDATE "{name}" SET parent = %s WHERE id = %s', b.id, head.id)
         with pytest.raises(CorruptSessionItem, match=r"cannot be followed .*or a loop"):
             await sessions.path(fork.session_id)
+
+
+async def test_sessions_of_one_time_list_in_byte_order_whatever_the_collation(
+    pg_dsn: str, pm
+) -> None:
+    """In a database whose collation is a language's (ICU en-US, as many hosted servers
+    default to), 'a_c' sorts before 'a-b' and 'B' last; sessions of one time still list by id
+    as Python sorts, as the other stores list them."""
+    database = f"icu_{uuid.uuid4().hex[:12]}"
+    async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as admin:
+        await admin.execute(
+            f"CREATE DATABASE {database} TEMPLATE template0 LOCALE_PROVIDER icu "
+            "ICU_LOCALE 'en-US' LOCALE 'C'"
+        )
+    store = await open_session_store(f"{pg_dsn.rsplit('/', 1)[0]}/{database}", manager=pm)
+    try:
+        ids = ["a-b", "ab", "a_c", "B", "a"]
+        stamp = "2026-12-03T07:00:00+00:00"
+        for sid in ids:
+            head = SessionItem(sid, uuid.uuid4().hex, None, "header", "{}", stamp)
+            assert await store.create([head]) is True
+        assert [info.id for info in await store.sessions()] == sorted(ids)
+    finally:
+        await store.aclose()
+        async with await psycopg.AsyncConnection.connect(pg_dsn, autocommit=True) as admin:
+            await admin.execute(f"DROP DATABASE {database}")
