@@ -486,7 +486,11 @@ class Memory:
 
     async def get(self, scope: str, title: str) -> MemoryEntry | None:
         """The entry, or None; :class:`CorruptMemoryEntry` when it cannot be read."""
-        return await self.store.get(check_scope(scope), check_title(title))
+        scope, title = check_scope(scope), check_title(title)
+        found = await self.store.get(scope, title)
+        if found is None and (stored := await self._stored_title(scope, title)) != title:
+            found = await self.store.get(scope, stored)
+        return found
 
     async def search(
         self, query: str, scopes: Sequence[str], *, limit: int = 10
@@ -545,7 +549,10 @@ class Memory:
             listing = await self.store.entries(scope)
             titles = [e.title for e in listing.entries]
             if title not in titles:
-                check_new_title(title, scope, titles)
+                stored = stored_title(title, titles)
+                if stored == title:
+                    check_new_title(title, scope, titles)
+                title = stored
         expected = base or 0
         while True:
             if base is None:
@@ -559,6 +566,9 @@ class Memory:
                 expected = await self.store.forgotten(scope, title)
                 if expected:
                     continue
+            if base and (stored := await self._stored_title(scope, title)) != title:
+                title = stored  # the entry's key as written around this facade
+                continue
             if base is not None:
                 raise await self._conflict(scope, title, base, "saving")
 
@@ -579,6 +589,8 @@ class Memory:
         """
         scope, title = check_scope(scope), check_title(title)
         current = await self.store.get(scope, title)
+        if current is None and (stored := await self._stored_title(scope, title)) != title:
+            title, current = stored, await self.store.get(scope, stored)
         if current is None and base:
             raise self._moved(None, scope, title, base, "patching")
         if current is None:
@@ -610,6 +622,9 @@ class Memory:
                     return None
                 continue
             if current is None:
+                if (stored := await self._stored_title(scope, title)) != title:
+                    title = stored  # the entry's key as written around this facade
+                    continue
                 if base:
                     raise self._moved(None, scope, title, base, "forgetting")
                 raise ConfigError(
@@ -652,6 +667,10 @@ class Memory:
             ) from exc
         return await self.store.forgotten(scope, title) if current is None else current.version
 
+    async def _stored_title(self, scope: str, title: str) -> str:
+        """``title`` as ``scope`` stores it, asked when it holds no entry under ``title``."""
+        return stored_title(title, [e.title for e in (await self.store.entries(scope)).entries])
+
     async def _conflict(self, scope: str, title: str, base: int, action: str) -> MemoryConflict:
         return self._moved(await self.store.get(scope, title), scope, title, base, action)
 
@@ -660,6 +679,25 @@ class Memory:
     ) -> MemoryConflict:
         message = moved(current, scope, title, base, action)
         return MemoryConflict(message, scope=scope, title=title, base=base, current=current)
+
+
+def stored_title(title: str, titles: Sequence[str]) -> str:
+    """The one of ``titles`` that :func:`check_title` reads as ``title``; else ``title``.
+
+    An entry written around the facade (a file saved by hand under a decomposed name, a row
+    with blanks around its title) keeps its title as written, which ``check_title`` makes
+    another: that stored title is the entry's key. ``title`` when no other, or several, read
+    so (each stays its own).
+    """
+    alike = [t for t in titles if t != title and _reads_as(t) == title]
+    return alike[0] if len(alike) == 1 else title
+
+
+def _reads_as(title: str) -> str | None:
+    try:
+        return check_title(title)
+    except ConfigError:
+        return None
 
 
 def patched(body: str, old: str, new: str) -> str:

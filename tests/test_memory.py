@@ -224,3 +224,40 @@ def test_stored_entry_names_a_bad_row() -> None:
         with pytest.raises(Exception, match=problem) as raised:
             stored_entry(bad, "db")
         assert raised.value.name == "k"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("stored", ["Cafe\u0301", " Café ", "Café\t"])
+async def test_an_entry_written_around_the_facade_is_found_by_the_title_it_reads_as(
+    memory: Memory, stored: str
+) -> None:
+    """A title stored as written (decomposed, blanks around it: a file saved by hand) that
+    check_title reads as 'Café' is that entry's key: get, save, patch and forget reach it,
+    and no second entry is made beside it."""
+    store = memory.store
+    assert await store.put(MemoryEntry("user", stored, "by hand", 1, "2026-12-03T07:00:00", ""), 0)
+    for asked in ("Café", stored):
+        found = await memory.get("user", asked)
+        assert found is not None and (found.title, found.body) == (stored, "by hand")
+    saved = await memory.save("user", "Café", "one", base=1)
+    assert (saved.title, saved.version) == (stored, 2)
+    saved = await memory.save("user", "Café", "two", base=None)
+    assert (saved.title, saved.version) == (stored, 3)
+    saved = await memory.patch("user", "Café", "two", "three", base=3)
+    assert (saved.title, saved.body, saved.version) == (stored, "three", 4)
+    with pytest.raises(MemoryConflict):
+        await memory.save("user", "Café", "stale", base=1)
+    assert [e.title for e in (await memory.entries("user")).entries] == [stored]
+    gone = await memory.forget("user", "Café", base=4)
+    assert gone is not None and gone.title == stored
+    assert await memory.get("user", "Café") is None
+    assert await store.forgotten("user", stored) == 5
+
+
+async def test_two_titles_that_read_alike_stay_their_own(memory: Memory) -> None:
+    store = memory.store
+    for n, stored in enumerate(["Cafe\u0301", " Café "]):
+        assert await store.put(MemoryEntry("user", stored, f"{n}", 1, "2026-12-03T07:00:00", ""), 0)
+    assert await memory.get("user", "Café") is None  # which one is not guessed
+    assert (await memory.get("user", "Cafe\u0301")) is None  # read as 'Café' too
+    with pytest.raises(ConfigError, match="looks like"):
+        await memory.save("user", "Café", "new", base=0)
