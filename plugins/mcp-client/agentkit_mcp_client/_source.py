@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import math
 import re
 import warnings
@@ -77,6 +78,14 @@ class MCPTool(Tool):
         notifications are recorded on the tool call's span (``mcp_progress``) and are the
         run's ``tool_progress`` events.
         """
+        try:
+            json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # the SDK's writer would fail and end a stdio connection
+            return ToolResult.error(
+                f"{self.name}: the arguments hold a lone surrogate (text that is not valid "
+                "Unicode, such as '\\ud800'), which JSON cannot carry; nothing was sent to "
+                "the server"
+            )
         connection = self.server.connection
         progress = progress_recorder(current_span(), ctx)
         with connection.features.running(ctx):

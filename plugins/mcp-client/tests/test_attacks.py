@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 from mcp_client_helpers import SERVERS
+from mcp_client_helpers import toy
 
 from agentkit_core import Agent
 from agentkit_core import Kit
@@ -259,3 +260,37 @@ async def test_a_request_from_the_server_the_sdk_cannot_read_ends_at_the_calls_d
         with pytest.raises(ToolSourceError, match="no answer while calling tool 'asks' within 2 s"):
             await asks.invoke({}, make_test_ctx())
     assert asked == []
+
+
+# ---------------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"text": "\ud800"}, {"text": "a\udcffb"}, {"text": "ok", "\udfff": 1}, {"text": ["\ud83d"]}],
+)
+async def test_arguments_json_cannot_carry_are_refused_and_the_connection_stays(arguments):
+    """A model's arguments are decoded JSON, and ``"\\ud800"`` decodes to a lone surrogate: sent,
+    it ended the stdio connection for every later call of the run."""
+    async with MCPToolSource([toy()], protocol="legacy") as source:
+        echo = next(t for t in await source.list_tools() if t.name == "echo")
+        refused = await echo.invoke(arguments, make_test_ctx())
+        assert refused.is_error and refused.content == (
+            "echo: the arguments hold a lone surrogate (text that is not valid Unicode, such as "
+            "'\\ud800'), which JSON cannot carry; nothing was sent to the server"
+        )
+        assert (await echo.invoke({"text": "still here"}, make_test_ctx())).content == "still here"
+
+
+async def test_a_models_call_with_such_arguments_is_its_tool_error():
+    model = ScriptedModel(
+        [
+            Message.assistant("", [tool_call("echo", '{"text": "\\ud800"}', id="c1")]),
+            Message.assistant("", [tool_call("echo", '{"text": "again"}', id="c2")]),
+            "done",
+        ]
+    )
+    async with MCPToolSource([toy()], protocol="legacy") as source:
+        result = await Agent("a", model, "", await source.list_tools()).run("go")
+    said = [m.text for m in result.transcript if m.role == "tool"]
+    assert "the arguments hold a lone surrogate" in said[0] and "\nagain\n" in said[1]
