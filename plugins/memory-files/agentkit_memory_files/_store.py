@@ -153,6 +153,8 @@ def parse_file(scope: str, path: Path, text: str, mtime: float) -> MemoryEntry:
         title = title_of(path.name)
     except UnicodeDecodeError:
         raise corrupt("its name is not a title written as %XX-escaped UTF-8") from None
+    if _encoded_size(title) is None:
+        raise corrupt("its name is not UTF-8, so no title can name it (rename the file)")
     if file_name(title) != path.name:
         raise corrupt(f"its name should be {file_name(title)!r} for the title {title!r}")
     meta: dict[str, str] = {}

@@ -81,6 +81,8 @@ async def test_unknown_front_matter_keys_are_ignored(memory: Memory, tmp_path: P
         ("empty.md", b"---\nversion: 2\n---\n  \n", "holds no text"),
         ("a%2fb.md", b"x", "should be 'a%2Fb.md'"),
         ("bad%ff.md", b"x", "%XX-escaped UTF-8"),
+        # a name of bytes that are no UTF-8 (os.fsdecode: a surrogate), which get cannot ask for
+        ("caf\udce9.md", b"x", "its name is not UTF-8"),
     ],
 )
 async def test_a_bad_file_is_reported_by_path_and_the_rest_lists(
@@ -93,7 +95,7 @@ async def test_a_bad_file_is_reported_by_path_and_the_rest_lists(
     assert [e.title for e in listing.entries] == ["fine"]
     [corrupt] = listing.corrupt
     assert corrupt.name == str(bad)
-    assert problem in str(corrupt) and str(bad) in str(corrupt)
+    assert problem in str(corrupt) and repr(str(bad)) in str(corrupt)
 
 
 async def test_a_corrupt_entry_is_forgotten_but_not_written_over(memory: Memory, tmp_path: Path):
