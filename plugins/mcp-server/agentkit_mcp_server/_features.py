@@ -342,6 +342,26 @@ _extras: contextvars.ContextVar[ServedExtras | None] = contextvars.ContextVar(
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
+#: A UTF-16 surrogate on its own: a Python string may hold one (``os.fsdecode`` of a name that
+#: is not UTF-8 does), JSON text cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unicode_safe(value: Any) -> Any:
+    """``value`` (text, or JSON data) with each lone surrogate replaced by U+FFFD.
+
+    What a served call sends its client must be JSON: unchanged, such a string stopped the
+    whole stdio server (the SDK's writer raised) and gave an HTTP client JSON it cannot read.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {unicode_safe(k): unicode_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [unicode_safe(v) for v in value]
+    return value
+
+
 def set_request(ctx: Any, extras: ServedExtras) -> contextvars.Token[Any]:
     _extras.set(extras)
     return _request.set(ctx)
@@ -363,7 +383,11 @@ async def report_progress(progress: float, total: float | None = None, message: 
     if token is None:
         return False
     await ctx.session.send_progress_notification(
-        token, progress, total, message or None, related_request_id=str(ctx.request_id)
+        token,
+        progress,
+        total,
+        unicode_safe(message) or None,
+        related_request_id=str(ctx.request_id),
     )
     return True
 
@@ -393,11 +417,12 @@ class ClientModel:
     async def request(self, request: ModelRequest) -> ModelResponse:
         import mcp_types
 
-        system = "\n\n".join(m.text for m in request.messages if m.role == "system") or None
+        said = "\n\n".join(m.text for m in request.messages if m.role == "system")
+        system: str | None = unicode_safe(said) or None
         messages = [
             mcp_types.SamplingMessage(
                 role="assistant" if m.role == "assistant" else "user",
-                content=mcp_types.TextContent(text=m.text),
+                content=mcp_types.TextContent(text=unicode_safe(m.text)),
             )
             for m in request.messages
             if m.role != "system"
@@ -438,7 +463,7 @@ def client_elicitor(ctx: Any) -> Callable[[str, Any, bool], Any]:
         _handshake_era(ctx, "ask the client's user")
         with _deprecated_ok():
             result = await ctx.session.elicit_form(
-                question, requested, related_request_id=ctx.request_id
+                unicode_safe(question), unicode_safe(requested), related_request_id=ctx.request_id
             )
         if result.action != "accept":
             return None
@@ -562,5 +587,7 @@ async def log(level: str, data: Any, logger: str | None = None) -> bool:
     if LOG_LEVELS.index(level) < LOG_LEVELS.index(extras.log_level):
         return False
     with _deprecated_ok():
-        await ctx.session.send_log_message(level, data, logger, related_request_id=ctx.request_id)
+        await ctx.session.send_log_message(
+            level, unicode_safe(data), unicode_safe(logger), related_request_id=ctx.request_id
+        )
     return True

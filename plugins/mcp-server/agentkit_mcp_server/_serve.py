@@ -6,7 +6,6 @@ import asyncio
 import importlib
 import json
 import os
-import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from ._features import client_can
 from ._features import client_elicitor
 from ._features import reset_request
 from ._features import set_request
+from ._features import unicode_safe
 
 if TYPE_CHECKING:
     import mcp
@@ -136,11 +136,6 @@ def _block(part: Any) -> mcp_types.ContentBlock:
     return mcp_types.TextContent(text=json.dumps(part))
 
 
-#: A UTF-16 surrogate on its own: a Python string may hold one (``os.fsdecode`` of a name that
-#: is not UTF-8 does), JSON text cannot.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _sendable(answer: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
     """``answer``, with each lone surrogate in its strings replaced by U+FFFD when it has one.
 
@@ -153,18 +148,8 @@ def _sendable(answer: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
         answer.model_dump_json(by_alias=True, exclude_unset=True)
     except PydanticSerializationError:
         data = answer.model_dump(by_alias=True, exclude_unset=True)
-        return type(answer).model_validate(_unicode(data))
+        return type(answer).model_validate(unicode_safe(data))
     return answer
-
-
-def _unicode(value: Any) -> Any:
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_unicode(k): _unicode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unicode(v) for v in value]
-    return value
 
 
 def build_server(

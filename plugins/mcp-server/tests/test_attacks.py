@@ -331,7 +331,7 @@ class Wire:
                 "method": "initialize",
                 "params": {
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {},
+                    "capabilities": {"elicitation": {"form": {}}},
                     "clientInfo": {"name": "raw", "version": "1"},
                 },
             }
@@ -464,3 +464,28 @@ def test_a_result_holding_a_lone_surrogate_is_sent_and_the_server_stays_up(
     assert (got["content"][0]["text"], got["isError"]) == (text, is_error)
     assert got.get("structuredContent", {}).get("name") == structured
     assert wire.add(201)["result"]["structuredContent"] == {"sum": 3}
+
+
+def test_what_a_served_call_sends_its_client_holding_a_lone_surrogate_is_sent(wire):
+    """A log message and a question about that file name stopped the stdio server too."""
+    wire.send({"jsonrpc": "2.0", "id": 202, "method": "tools/call", "params": {"name": "log_name"}})
+    logged = wire.receive()
+    assert logged["method"] == "notifications/message"
+    assert logged["params"]["data"] == {"file": "report-\ufffd.txt"}
+    assert wire.receive()["result"]["content"][0]["text"] == "logged"
+    params = {"name": "delete_file"}
+    wire.send({"jsonrpc": "2.0", "id": 203, "method": "tools/call", "params": params})
+    asked = wire.receive()
+    assert (asked["method"], asked["params"]["message"]) == (
+        "elicitation/create",
+        "Delete report-\ufffd.txt?",
+    )
+    wire.send(
+        {
+            "jsonrpc": "2.0",
+            "id": asked["id"],
+            "result": {"action": "accept", "content": {"ok": True}},
+        }
+    )
+    assert wire.receive()["result"]["content"][0]["text"] == "deleted"
+    assert wire.add(204)["result"]["structuredContent"] == {"sum": 3}
