@@ -74,7 +74,10 @@ def build_parser(
 
 def main(argv: Sequence[str] | None = None, *, manager: PluginManager | None = None) -> int:
     """Run the command line; returns the exit code (2 for a usage or plugin error)."""
-    with warnings.catch_warnings():  # restores showwarning, so a caller's own is untouched
+    from ._terminal import terminals_shown
+
+    # restores showwarning and the streams, so a caller's own are untouched
+    with warnings.catch_warnings(), terminals_shown():
         warnings.showwarning = _show_warning
         return _main(argv, manager)
 
