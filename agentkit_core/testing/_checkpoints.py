@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example
-from hypothesis import given
 from hypothesis import settings
 
 from .._blobs import BlobStore
@@ -43,7 +41,7 @@ from .._errors import ConfigError
 from .._errors import StorageError
 from .._messages import Message
 from ._names import SUITE_CHECKS
-from ._names import name_pairs
+from ._names import given_name_pairs
 
 
 def _run() -> str:
@@ -161,13 +159,7 @@ class CheckpointPortConformance:
         assert await port.versions(other, "workflow") == []
 
     @settings(max_examples=40, deadline=None, suppress_health_check=SUITE_CHECKS)
-    @given(pair=name_pairs)
-    @example(pair=("run1", "run10"))
-    @example(pair=("a%", "ab"))
-    @example(pair=("Alice", "alice"))
-    @example(pair=("é", "e\u0301"))
-    @example(pair=("a\x00b", "a\x00c"))
-    @example(pair=("\ud800", "\udcc3\udca9"))
+    @given_name_pairs
     async def test_two_hostile_names_never_meet(
         self, port: CheckpointPort, pair: tuple[str, str]
     ) -> None:

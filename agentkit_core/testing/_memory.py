@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck
-from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -48,7 +47,7 @@ from .._plugins import PluginManager
 from .._urls import mask_url
 from ._memory_recall import fill_labelled
 from ._memory_recall import recall_at_k
-from ._names import name_pairs
+from ._names import given_name_pairs
 from ._writer_process import start_writer
 
 _SHARED = [
@@ -190,11 +189,7 @@ class MemoryStoreConformance:
         assert await store.get(two, "same") is not None
 
     @settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
-    @given(pair=name_pairs)
-    @example(pair=("é", "\udcc3\udca9"))  # the file-system escape of é's bytes
-    @example(pair=("run1", "run10"))
-    @example(pair=("a%", "ab"))
-    @example(pair=("Alice", "alice"))
+    @given_name_pairs
     async def test_two_hostile_scopes_never_meet(
         self, store: MemoryStore, pair: tuple[str, str]
     ) -> None:
@@ -211,11 +206,7 @@ class MemoryStoreConformance:
         )
 
     @settings(max_examples=40, deadline=None, suppress_health_check=_SHARED)
-    @given(pair=name_pairs)
-    @example(pair=("", "Alice"))
-    @example(pair=("a\x00b", "a"))
-    @example(pair=("é", "\udcc3\udca9"))
-    @example(pair=("é", "e\u0301"))
+    @given_name_pairs
     async def test_two_hostile_titles_never_meet(
         self, store: MemoryStore, pair: tuple[str, str]
     ) -> None:

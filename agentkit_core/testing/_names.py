@@ -14,8 +14,17 @@ empty name. The suites put a fresh tag before both, so the pair relates as the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from collections.abc import Coroutine
+from typing import TypeVar
+
 from hypothesis import HealthCheck
+from hypothesis import example
+from hypothesis import given
 from hypothesis import strategies as st
+
+#: An async test of a suite, as ``given`` takes it.
+Test = TypeVar("Test", bound=Callable[..., Coroutine[object, object, None]])
 
 #: The health checks a suite's ``@given`` test sets aside: its store fixture is shared by the
 #: examples (each uses names of its own), and the suite runs once per backend subclass.
@@ -77,3 +86,25 @@ names = st.one_of(
 
 #: Two different hostile names.
 name_pairs = st.tuples(names, names).filter(lambda pair: pair[0] != pair[1])
+
+#: Pairs every suite tries first, each once known to meet in some backend: a prefix, a LIKE
+#: wildcard, case, NFC/NFD, the file-system escape of a name's bytes, lone surrogates, a NUL,
+#: the empty name.
+PAIRS = (
+    ("run1", "run10"),
+    ("a%", "ab"),
+    ("Alice", "alice"),
+    ("é", "e\u0301"),
+    ("é", "\udcc3\udca9"),
+    ("\ud800", "\udcc3\udca9"),
+    ("a\x00b", "a\x00c"),
+    ("a\x00b", "a"),
+    ("", "Alice"),
+)
+
+
+def given_name_pairs(test: Test) -> Test:
+    """``test`` given ``pair``: each of :data:`PAIRS`, then pairs :data:`name_pairs` draws."""
+    for pair in PAIRS:
+        test = example(pair=pair)(test)
+    return given(pair=name_pairs)(test)  # type: ignore[return-value]  # given keeps the signature

@@ -34,7 +34,6 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck
-from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -59,7 +58,7 @@ from .._sessions import Sessions
 from .._sessions import SessionStore
 from .._sessions import new_id
 from .._urls import mask_url
-from ._names import name_pairs
+from ._names import given_name_pairs
 
 
 def user(text: str) -> NewItem:
@@ -540,12 +539,7 @@ class SessionStoreConformance:
             await sessions.create("cwd=/")  # type: ignore[arg-type]
 
     @settings(max_examples=30, deadline=None, suppress_health_check=_SHARED)
-    @given(pair=name_pairs)
-    @example(pair=("run1", "run10"))
-    @example(pair=("a%", "ab"))
-    @example(pair=("Alice", "alice"))
-    @example(pair=("é", "e\u0301"))
-    @example(pair=("é", "\udcc3\udca9"))
+    @given_name_pairs
     async def test_two_hostile_session_ids_never_meet(
         self, sessions: Sessions, pair: tuple[str, str]
     ) -> None:
