@@ -137,13 +137,22 @@ def _url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def serve_asgi(app: Any, host: str, port: int, ready: Callable[[str], None]) -> None:
+async def serve_asgi(
+    app: Any,
+    host: str,
+    port: int,
+    ready: Callable[[str], None],
+    *,
+    lifespan: bool = False,
+) -> None:
     """Serve the ASGI ``app`` under uvicorn until cancelled; ``ready(url)`` once it listens.
 
     For server plugins (which depend on uvicorn): the socket is bound first, so ``port`` 0
     picks a free port and ``ready`` is told the real one. What a page on another site could
     make a browser send (a cross-site request, a name rebound to this machine) is refused
     before ``app`` sees it (:class:`~agentkit_core.cli._browser_guard.BrowserGuard`).
+    ``lifespan``: run the app's start-up and shutdown (an app that starts its own tasks
+    there, as the mcp SDK's does).
     """
     import asyncio
 
@@ -156,7 +165,7 @@ async def serve_asgi(app: Any, host: str, port: int, ready: Callable[[str], None
         config = uvicorn.Config(
             BrowserGuard(app, host),
             log_level="warning",
-            lifespan="off",
+            lifespan="on" if lifespan else "off",
             timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import os
@@ -40,10 +39,6 @@ if TYPE_CHECKING:
     import mcp
     import mcp_types
     from mcp.server.auth.provider import TokenVerifier
-
-
-#: Seconds an HTTP server waits for open client streams when it is stopped.
-SHUTDOWN_GRACE = 2
 
 
 def as_tools(target: Any, *, where: str = "tools") -> list[Tool]:
@@ -268,35 +263,19 @@ async def serve_tools(
             value=transport,
             source="serve_tools",
         )
-    import uvicorn
+    from agentkit_core.cli import serve_asgi
 
     app = server.streamable_http_app(
         host=host, **_auth(token_verifier, required_scopes, issuer_url, host, port)
     )
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE,
-    )
-    http = uvicorn.Server(config)
-    running = asyncio.ensure_future(http.serve())
-    try:
+
+    def listening(url: str) -> None:
         if on_listening is not None:
-            while not http.started and not running.done():
-                await asyncio.sleep(0.01)
-            if http.started:
-                bound = http.servers[0].sockets[0].getsockname()
-                on_listening(f"http://{_url_host(host)}:{bound[1]}/mcp")
-        await asyncio.shield(running)
-    except asyncio.CancelledError:
-        # Cancelling uvicorn mid-serve leaks its socket and logs a lifespan traceback; ask it
-        # to stop instead (open streams get SHUTDOWN_GRACE seconds), then pass the cancel on.
-        http.should_exit = True
-        await running
-        raise
+            on_listening(f"{url}/mcp")
+
+    # serve_asgi refuses what a web page elsewhere makes a browser send (its Origin, a name
+    # rebound to this machine): the SDK's own check lets any local port's page in.
+    await serve_asgi(app, host, port, listening, lifespan=True)
 
 
 def _auth(
