@@ -119,8 +119,10 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The spans of a trace file, oldest start first.
 
     A file that is not a trace (no header), of a newer format, or with a line that is not a
-    JSON object is a :class:`ConfigError` naming the file and the line; a last line cut short
-    (the writer was killed mid-line) is skipped.
+    span (not JSON, or no name, no string ``span_id``, one an earlier line has, a
+    ``parent_id`` not a string or null, a ``start_ns`` not a whole number) is a
+    :class:`ConfigError` naming the file and the line; a last line cut short (the writer was
+    killed mid-line) is skipped.
     """
     where = str(path)
     try:
@@ -134,25 +136,28 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     lines = text.split("\n")
     complete = text.endswith("\n")
     spans: list[dict[str, Any]] = []
+    #: each span's id, and the line it is on
+    lines_of: dict[str, int] = {}
     header: Any = None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # also: nested too deep, a 5,000-digit int
             if number == len(lines) and not complete:
                 break  # the writer died mid-line: keep what it finished
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(":")[0]
             raise ConfigError(
-                f"trace file {where!r} line {number} is not JSON ({exc.msg}); it is not a "
-                "file agentkit run --trace wrote, or it was edited",
+                f"trace file {where!r} line {number} is not JSON this reader takes ({why}); "
+                "it is not a file agentkit run --trace wrote, or it was edited",
                 value=where,
                 source="trace file",
             ) from exc
         if header is None:
             header = data
             version = data.get("agentkit_trace") if isinstance(data, dict) else None
-            if not isinstance(version, int):
+            if type(version) is not int or version < 1:
                 raise ConfigError(
                     f"{where!r} is not an agentkit trace file (its first line has no "
                     "'agentkit_trace' version); write one with agentkit run --trace FILE",
@@ -167,12 +172,15 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                     source="trace file",
                 )
             continue
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        problem = _not_a_span(data, lines_of)
+        if problem:
             raise ConfigError(
-                f"trace file {where!r} line {number} is not a span (a JSON object with a name)",
+                f"trace file {where!r} line {number} is not a span: {problem}; it is not a "
+                "file agentkit run --trace wrote, or it was edited",
                 value=where,
                 source="trace file",
             )
+        lines_of[data["span_id"]] = number
         spans.append(data)
     if header is None:
         raise ConfigError(
@@ -182,3 +190,26 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         )
     spans.sort(key=lambda s: s.get("start_ns") or 0)
     return spans
+
+
+def _not_a_span(data: object, lines_of: dict[str, int]) -> str:
+    """What makes a trace line's ``data`` not a span the viewer can place, or ``""``.
+
+    The fields that place a span in its run (its id, its parent's, its start) must be what
+    :meth:`Span.to_dict` writes; a span whose parent is absent from the file is a span (the
+    viewer leaves it out), and every other field is shown as whatever it holds.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return "not a JSON object with a name"
+    span_id = data.get("span_id")
+    if not isinstance(span_id, str) or not span_id:
+        return f"its span_id is {span_id!r}, not a non-empty string"[:200]
+    if span_id in lines_of:
+        return f"its span_id {span_id!r} is the id of the span on line {lines_of[span_id]}"[:200]
+    parent = data.get("parent_id")
+    if parent is not None and not isinstance(parent, str):
+        return f"its parent_id is {parent!r}, not a string or null"[:200]
+    start = data.get("start_ns", 0)
+    if type(start) is not int or start < 0:
+        return f"its start_ns is {start!r}, not a whole number of nanoseconds"[:200]
+    return ""

@@ -1,0 +1,135 @@
+"""A trace file another writer made, or an attacker edited: named errors or a sound page.
+
+``agentkit view`` reads whatever file it is given. A line whose fields cannot place a span in
+its run (its id, its parent's id, its start) is refused with the file and the line; every
+other field is shown as whatever it holds, and nothing in the file may end the command with a
+traceback or keep it in a loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agentkit_core import ConfigError
+from agentkit_core.cli import read_trace_file
+from tests.view_runs import traced_runs
+
+HEADER = '{"agentkit_trace": 1}\n'
+
+
+def write(path: Path, *spans: object, raw: str = "") -> Path:
+    path.write_text(HEADER + "".join(json.dumps(s) + "\n" for s in spans) + raw)
+    return path
+
+
+RUN = {"name": "run", "span_id": "r", "run_id": "x", "start_ns": 1}
+
+
+@pytest.mark.parametrize(
+    ("lines", "raw", "match"),
+    [
+        ([{"name": "run"}], "", r"line 2 is not a span: its span_id is None"),
+        ([{"name": "run", "span_id": ["r"]}], "", r"line 2 .*span_id is \['r'\]"),
+        ([{"name": "run", "span_id": ""}], "", r"line 2 .*span_id is ''"),
+        ([RUN, {"name": "turn", "span_id": "r"}], "", r"line 3 .*'r' is the id of .*line 2"),
+        ([RUN, {"name": "turn", "span_id": "t", "parent_id": 7}], "", r"line 3 .*parent_id is 7"),
+        ([RUN, {"name": "turn", "span_id": "t", "start_ns": "5"}], "", r"line 3 .*start_ns is '5'"),
+        ([RUN, {"name": "turn", "span_id": "t", "start_ns": -1}], "", r"start_ns is -1"),
+        ([RUN, {"name": "turn", "span_id": "t", "start_ns": 1.5}], "", r"start_ns is 1.5"),
+        ([RUN, {"name": "turn", "span_id": "t", "start_ns": True}], "", r"start_ns is True"),
+        ([RUN], '{"name": "turn", "span_id": "t", "start_ns": NaN}\n', r"line 3 .*start_ns is nan"),
+        (
+            [RUN],
+            '{"name": "x", "span_id": "t", "a": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            r"line 3 is not JSON this reader takes \(maximum recursion depth",
+        ),
+        (
+            [RUN],
+            '{"name": "x", "span_id": "t", "a": ' + "7" * 5000 + "}\n",
+            r"line 3 is not JSON this reader takes \(Exceeds the limit",
+        ),
+    ],
+)
+def test_a_span_line_that_cannot_be_placed_is_named(
+    tmp_path: Path, lines: list[object], raw: str, match: str
+) -> None:
+    """Before, these were a KeyError, a TypeError (unhashable id, a str start sorted beside an
+    int), a RecursionError or a ValueError out of ``agentkit view``; a duplicate id silently
+    replaced a span."""
+    path = write(tmp_path / "bad.jsonl", *lines, raw=raw)
+    with pytest.raises(ConfigError, match=match) as raised:
+        read_trace_file(path)
+    assert str(path) in str(raised.value)
+
+
+@pytest.mark.parametrize("header", ['{"agentkit_trace": true}', '{"agentkit_trace": 0}'])
+def test_a_header_that_is_no_version_is_refused(tmp_path: Path, header: str) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(header + "\n")
+    with pytest.raises(ConfigError, match="not an agentkit trace file"):
+        read_trace_file(path)
+
+
+def test_a_parent_missing_or_in_a_cycle_is_read(tmp_path: Path) -> None:
+    """Ids and starts are sound, so the file is read; where the spans belong is the viewer's."""
+    path = write(
+        tmp_path / "t.jsonl",
+        RUN,
+        {"name": "turn", "span_id": "a", "parent_id": "b"},
+        {"name": "turn", "span_id": "b", "parent_id": "a"},
+        {"name": "tool_call", "span_id": "c", "parent_id": "gone"},
+    )
+    assert [s["span_id"] for s in read_trace_file(path)] == ["a", "b", "c", "r"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+FIELDS = ("name", "span_id", "parent_id", "start_ns", "run_id", "attributes", "payload", "error")
+
+
+@functools.cache
+def _real_lines(directory: Path) -> tuple[str, ...]:
+    """The span lines of a real trace (runs with verdicts, errors and a suspension)."""
+    path = directory / "real.jsonl"
+    asyncio.run(traced_runs(path))
+    return tuple(path.read_text().splitlines()[1:])
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_any_edit_of_a_real_trace_is_read_or_named(tmp_path: Path, data: st.DataObject) -> None:
+    """Property: a real trace with one field of one span set to any JSON value (or removed)
+    is read, or refused with a ConfigError naming the file and the line; nothing else."""
+    spans: list[dict[str, Any]] = [json.loads(line) for line in _real_lines(tmp_path)]
+    index = data.draw(st.integers(0, len(spans) - 1))
+    field = data.draw(st.sampled_from(FIELDS))
+    if data.draw(st.booleans()):
+        spans[index].pop(field, None)
+    else:
+        spans[index][field] = data.draw(JSON)
+    path = tmp_path / "edited.jsonl"
+    path.write_text(HEADER + "".join(json.dumps(s) + "\n" for s in spans))
+    try:
+        read = read_trace_file(path)
+    except ConfigError as exc:
+        assert str(path) in str(exc) and f"line {index + 2} " in str(exc)
+    else:
+        assert len(read) == len(spans)
+        assert all(type(s.get("start_ns", 0)) is int for s in read)
