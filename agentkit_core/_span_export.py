@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._encoder import jsonable
+from ._messages import JSONValue
 
 #: The most characters an exported attribute value (or a span's error) holds. A longer string is
 #: cut to fit, a marker saying how much was cut in place of its end (a 5,000,000-character
@@ -163,7 +164,7 @@ def _bounded(value: object) -> object:
                 break
         else:
             return value if total <= ATTRIBUTE_LIMIT else _cut_list(value)
-    text = json.dumps(jsonable(value), ensure_ascii=False)
+    text = json.dumps(recordable(value), ensure_ascii=False)
     return value if len(text) <= ATTRIBUTE_LIMIT else _cut(text, ATTRIBUTE_LIMIT)
 
 
@@ -181,3 +182,26 @@ def _cut_list(items: Sequence[object]) -> list[object]:
         left -= size
     out.append(f"…[cut {len(items) - len(out):,} items]")
     return out
+
+
+#: What a span records in place of a value the encoder refuses: nested past its depth limit
+#: (255 levels) or holding itself.
+UNRECORDABLE = "…[not recorded: nested too deep, or holding itself]"
+
+
+def recordable(value: object, levels: int = 3) -> JSONValue:
+    """:func:`jsonable` ``value``, with what the encoder refuses as :data:`UNRECORDABLE`.
+
+    A model's tool arguments nested 300 deep made a span's payload unencodable, and the
+    exporter that tried was detached from the run: the trace lost the rest of it. Only the
+    refused part goes, looked for through ``levels`` of mappings and lists (a payload, its
+    arguments, each argument); the encoder's success costs nothing more.
+    """
+    try:
+        return jsonable(value)
+    except ValueError:
+        if levels > 0 and isinstance(value, Mapping):
+            return {str(key): recordable(item, levels - 1) for key, item in value.items()}
+        if levels > 0 and isinstance(value, list | tuple):
+            return [recordable(item, levels - 1) for item in value]
+        return UNRECORDABLE

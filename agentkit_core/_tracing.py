@@ -28,11 +28,11 @@ from time import time_ns
 from typing import TYPE_CHECKING
 from typing import Any
 
-from ._encoder import jsonable
 from ._event_log import EventLog
 from ._genai import _genai_mapping
 from ._span_export import export_attributes
 from ._span_export import export_error
+from ._span_export import recordable
 
 if TYPE_CHECKING:
     from ._messages import JSONObject
@@ -160,7 +160,7 @@ class Span:
             "span_id": self.span_id,
             "parent_id": self.parent_id,
             "run_id": self.run_id,
-            "attributes": jsonable(dict(self.exported_attributes())),
+            "attributes": recordable(dict(self.exported_attributes())),
             "start_ns": self.start_ns,
             "end_ns": self.end_ns,
             "duration_s": self.duration,
@@ -173,7 +173,7 @@ class Span:
             data["error_plugin"] = self.error_plugin
         if content:
             chosen = self.payload if payload is None else payload
-            data["payload"] = None if self.tainted else jsonable(chosen)
+            data["payload"] = None if self.tainted else recordable(chosen)
         return data
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,16 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from agentkit_core import Agent
 from agentkit_core import ConfigError
+from agentkit_core import Message
+from agentkit_core import ToolCall
+from agentkit_core._span_export import UNRECORDABLE
+from agentkit_core.cli import TraceFile
 from agentkit_core.cli import read_trace_file
+from agentkit_core.cli._viewer import render_html
+from agentkit_core.cli._viewer import views_from_spans
+from agentkit_core.testing import ScriptedModel
 from tests.view_runs import traced_runs
 
 HEADER = '{"agentkit_trace": 1}\n'
@@ -133,3 +142,59 @@ def test_any_edit_of_a_real_trace_is_read_or_named(tmp_path: Path, data: st.Data
     else:
         assert len(read) == len(spans)
         assert all(type(s.get("start_ns", 0)) is int for s in read)
+
+
+def echo(data: object, note: str = "") -> str:
+    """Echo nothing back."""
+    return "ok"
+
+
+def nested(depth: int) -> object:
+    return json.loads("[" * depth + "]" * depth)
+
+
+async def deep_run(path: Path, depth: int) -> None:
+    arguments = json.dumps({"data": nested(depth), "note": "kept"})
+    steps = [Message.assistant("", tool_calls=[ToolCall("c1", "echo", arguments)]), "all done"]
+    with TraceFile(path) as trace:
+        await Agent("a", ScriptedModel(steps), tools=[echo], exporters=[trace]).run("go")
+
+
+def test_tool_arguments_nested_past_the_encoder_keep_the_trace_whole(tmp_path: Path) -> None:
+    """A model's arguments nested 300 deep made the tool call's span unencodable: the trace
+    file was detached from the run and lost its tool call, its turns and the run itself."""
+    path = tmp_path / "deep.jsonl"
+    asyncio.run(deep_run(path, 300))
+    spans = read_trace_file(path)
+    assert sorted(s["name"] for s in spans) == sorted(
+        ["run", "turn", "turn", "model_call", "model_call", "tool_call"]
+    )
+    tool = next(s for s in spans if s["name"] == "tool_call")
+    assert tool["payload"]["arguments"] == {"data": [UNRECORDABLE], "note": "kept"}
+    [view] = views_from_spans(spans)
+    assert view["status"] == "done" and view["turns"][0]["tools"][0]["result"] == "ok"
+    assert UNRECORDABLE in render_html([view], "deep")
+
+
+@settings(max_examples=12, deadline=None)
+@given(depth=st.integers(1, 700))
+def test_any_nesting_of_arguments_is_traced_whole(depth: int) -> None:
+    """Property: however deep the arguments, every span of the run reaches the trace file."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "t.jsonl"
+        asyncio.run(deep_run(path, depth))
+        names = [s["name"] for s in read_trace_file(path)]
+    assert names.count("tool_call") == 1 and names.count("run") == 1
+
+
+def test_an_attribute_nested_past_the_encoder_is_shown_as_not_recorded(tmp_path: Path) -> None:
+    """A file's attribute nested 300 deep was a ValueError out of the viewer's export rule."""
+    tool = {
+        "name": "tool_call",
+        "span_id": "t",
+        "parent_id": "r",
+        "attributes": {"call_id": "c", "tool": "echo", "extra": nested(300)},
+    }
+    spans = read_trace_file(write(tmp_path / "t.jsonl", RUN, tool))
+    page = render_html(views_from_spans(spans), "deep")
+    assert "tool echo" in page

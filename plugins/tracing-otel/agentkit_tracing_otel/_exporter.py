@@ -47,8 +47,21 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in _TRUE
 
 
+#: What a content attribute holds in place of a value the encoder refuses.
+UNRECORDABLE = "…[not recorded: nested too deep, or holding itself]"
+
+
 def _content(value: Any) -> str:
-    return json.dumps(agentkit_core.plugin.jsonable(value), ensure_ascii=False)
+    """``value`` as JSON; one nested past the encoder's limit (255 levels) as a marker.
+
+    A model's tool arguments nested 300 deep raised here, and the exporter was detached from
+    the run: the call's span and every later one were never ended or exported.
+    """
+    try:
+        data = agentkit_core.plugin.jsonable(value)
+    except ValueError:
+        data = UNRECORDABLE
+    return json.dumps(data, ensure_ascii=False)
 
 
 def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:

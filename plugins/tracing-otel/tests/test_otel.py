@@ -476,3 +476,18 @@ def test_spans_nested_under_a_waiting_span_the_sampler_dropped_are_skipped() -> 
         ("verdict", "execute_tool weather"),
     ]
     assert_nothing_held(exporter)
+
+
+def test_content_nested_past_the_encoder_keeps_every_span() -> None:
+    """A model's arguments nested 300 deep raised while recording them: the exporter was
+    detached, so the tool call, the turns and the run were never exported."""
+    made, memory = provider()
+    deep = json.dumps({"city": json.loads("[" * 300 + "]" * 300)})
+    model = ScriptedModel(
+        [Message.assistant("", tool_calls=[ToolCall("c", "weather", deep)]), "ok"]
+    )
+    exporter = OTelExporter(made, capture_content=True)
+    run(Agent("a", model, tools=[weather], exporters=[exporter], hooks=Hooks()))
+    spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
+    assert {"invoke_agent a", "execute_tool weather", "turn 1", "turn 2"} <= set(spans)
+    assert "not recorded" in spans["execute_tool weather"]["gen_ai.tool.call.arguments"]
