@@ -198,3 +198,81 @@ def test_an_attribute_nested_past_the_encoder_is_shown_as_not_recorded(tmp_path:
     spans = read_trace_file(write(tmp_path / "t.jsonl", RUN, tool))
     page = render_html(views_from_spans(spans), "deep")
     assert "tool echo" in page
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_any_value_in_a_real_traces_attributes_or_payload_is_shown(
+    tmp_path: Path, data: st.DataObject
+) -> None:
+    """Property: a real trace whose spans' attributes, payloads, errors and durations hold any
+    JSON values is read and rendered as a page: a turn number of text, NaN or infinity, a list
+    as a tool call id, made the viewer raise."""
+    spans: list[dict[str, Any]] = [json.loads(line) for line in _real_lines(tmp_path)]
+    for _ in range(data.draw(st.integers(1, 4))):
+        span = spans[data.draw(st.integers(0, len(spans) - 1))]
+        where = data.draw(st.sampled_from(["attributes", "payload", "span"]))
+        holder = span if where == "span" else span.get(where)
+        if not isinstance(holder, dict):
+            continue
+        keys = sorted(set(holder) - {"name", "span_id", "parent_id", "start_ns"})
+        key = data.draw(st.sampled_from(keys)) if keys else "x"
+        if isinstance(holder.get(key), list) and holder[key] and data.draw(st.booleans()):
+            holder[key][data.draw(st.integers(0, len(holder[key]) - 1))] = data.draw(JSON)
+        else:
+            holder[key] = data.draw(JSON)
+    path = tmp_path / "edited.jsonl"
+    path.write_text(HEADER + "".join(json.dumps(s) + "\n" for s in spans))
+    views = views_from_spans(read_trace_file(path))
+    page = render_html(views, "edited")
+    assert page.endswith("</html>") and "<script>alert" not in page
+
+
+@pytest.mark.parametrize(
+    ("attributes", "shown"),
+    [
+        ({"turn": "abc"}, "Before the first turn"),
+        ({"turn": float("nan")}, "Before the first turn"),
+        ({"turn": float("inf")}, "Before the first turn"),
+        ({"turn": [2]}, "Before the first turn"),
+        ({"turn": "3"}, "Turn 3"),
+        ({"turn": 4.0}, "Turn 4"),
+    ],
+)
+def test_a_turn_number_that_is_no_count_is_shown_as_none(
+    tmp_path: Path, attributes: dict[str, object], shown: str
+) -> None:
+    """Before, text, NaN and infinity were a ValueError or an OverflowError out of ``int()``."""
+    turn = {"name": "turn", "span_id": "t", "parent_id": "r", "attributes": attributes}
+    tool = {"name": "tool_call", "span_id": "c", "parent_id": "t", "attributes": {"tool": "x"}}
+    page = render_html(
+        views_from_spans(read_trace_file(write(tmp_path / "t.jsonl", RUN, turn, tool))), "t"
+    )
+    assert shown in page and "tool x" in page
+
+
+def test_a_tool_call_id_of_any_json_is_a_row(tmp_path: Path) -> None:
+    """A list or an object as a call id was a TypeError (unhashable) out of the viewer."""
+    model = {
+        "name": "model_call",
+        "span_id": "m",
+        "parent_id": "r",
+        "attributes": {"tool_call_ids": [["a"], {"b": 1}], "tool_call_names": ["one", "two"]},
+    }
+    run = {**RUN, "attributes": {"pending": [["a"]]}}
+    [view] = views_from_spans(read_trace_file(write(tmp_path / "t.jsonl", run, model)))
+    rows = view["turns"][0]["tools"]
+    assert [r["name"] for r in rows] == ["one", "two"]
+    assert rows[0]["result"] == "(pending: waiting for a person's approval)"
+    assert "tool one" in render_html([view], "t")
+
+
+def test_a_duration_that_is_no_number_shows_as_unknown(tmp_path: Path) -> None:
+    tool = {"name": "tool_call", "span_id": "c", "parent_id": "r", "duration_s": float("nan")}
+    run = {**RUN, "duration_s": float("inf")}
+    page = render_html(
+        views_from_spans(read_trace_file(write(tmp_path / "t.jsonl", run, tool))), "t"
+    )
+    assert "nan ms" not in page and "inf ms" not in page

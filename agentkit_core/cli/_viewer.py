@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -173,6 +174,19 @@ def _turn_of(span: JSONObject, by_id: dict[str, JSONObject]) -> JSONObject | Non
     return None
 
 
+def _turn_number(value: JSONValue) -> int:
+    """A ``turn`` span's number; 0 (as for a turn that has none) when it is not a count.
+
+    A file's value may be any JSON: text, a float, NaN, infinity or a list made ``int()``
+    raise out of the viewer.
+    """
+    if isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) < 10:
+        return int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1e9:
+        return int(value)
+    return 0
+
+
 def _parent_id(span: JSONObject) -> str:
     parent = span.get("parent_id")
     return parent if isinstance(parent, str) else ""
@@ -274,7 +288,7 @@ class _Views:
             if run.get("name") == "run"
         }
         self.turns: dict[JSONValue, TurnView] = {}
-        self.tool_rows: dict[tuple[str, JSONValue], ToolRow] = {}
+        self.tool_rows: dict[tuple[str, str], ToolRow] = {}
 
     def run_of(self, span: JSONObject) -> _Run | None:
         node: JSONObject | None = span
@@ -295,11 +309,7 @@ class _Views:
     def add_turn(self, span: JSONObject, view: RunView) -> TurnView:
         made = self.turns.get(span["span_id"])
         if made is None:
-            number = _attributes(span).get("turn")
-            made = _new_turn(
-                int(number) if isinstance(number, int | float | str) and number else 0,
-                span.get("duration_s"),
-            )
+            made = _new_turn(_turn_number(_attributes(span).get("turn")), span.get("duration_s"))
             self.turns[span["span_id"]] = made
             view["turns"].append(made)
         return made
@@ -307,7 +317,7 @@ class _Views:
     def tool_row(
         self, view: RunView, turn: TurnView, call_id: JSONValue, name: JSONValue
     ) -> ToolRow:
-        key = (str(view["run_id"]), call_id)
+        key = (str(view["run_id"]), str(call_id))  # a file's id may be any JSON value
         row = self.tool_rows.get(key)
         if row is None:
             row = _tool_row(call_id, name)
@@ -407,7 +417,6 @@ class _Views:
         result = []
         for run in self.runs.values():
             view = run.view
-            _mark_pending(view)
             if run.error is not None:
                 view["errors"].append(run.error)
             view["turns"].sort(key=lambda t: t["n"])
@@ -419,6 +428,7 @@ class _Views:
             prelude = run.prelude
             if prelude["model_calls"] or prelude["tools"] or prelude["folds"]:
                 view["turns"].insert(0, prelude)
+            _mark_pending(view)  # the calls before the first turn too
             result.append(view)
         return result
 
@@ -541,7 +551,7 @@ def _mark_pending(view: RunView) -> None:
     waiting = {str(call.get("id")) for call in view["pending"]}
     for turn in view["turns"]:
         for row in turn["tools"]:
-            if row["id"] in waiting and row["result"] is None:
+            if str(row["id"]) in waiting and row["result"] is None:
                 row["result"] = "(pending: waiting for a person's approval)"
 
 
@@ -615,7 +625,7 @@ def _esc(value: object) -> str:
 
 
 def _seconds(value: object) -> str:
-    if not isinstance(value, int | float):
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
         return "-"
     return f"{value * 1000:.0f} ms" if value >= 0.01 else f"{value * 1000:.2f} ms"
 
