@@ -202,3 +202,28 @@ def test_reading_and_viewing_a_trace_leave_the_garbage_collector_as_they_found_i
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.text(alphabet=st.sampled_from(BIDI + "ab<&\"'"), min_size=1, max_size=12),
+    text=st.text(alphabet=st.sampled_from(BIDI + "xy\n"), max_size=12),
+)
+def test_no_bidi_control_reaches_the_page(name: str, text: str) -> None:
+    """Property: whatever bidirectional controls a run's names and texts hold, the page shows
+    each as its escape and holds none itself (a name could show as another tool's)."""
+    span = {"span_id": "t", "parent_id": "r", "tainted": False}
+    spans: list[dict[str, Any]] = [
+        {"name": "run", "span_id": "r", "run_id": name, "attributes": {"agent": name}},
+        {**span, "name": "tool_call", "attributes": {"tool": name, "call_id": name}},
+        {**span, "span_id": "m", "name": "model_call", "payload": {"response": {"content": text}}},
+    ]
+    for span_ in spans[1:]:
+        span_["payload"] = {**span_.get("payload", {}), "arguments": {name: text}, "result": text}
+    page = render_html(views_from_spans(spans), name)
+    assert not set(page) & set(BIDI)
+    for char in set(name + text) & set(BIDI):
+        assert f"\\u{ord(char):04x}" in page

@@ -190,3 +190,118 @@ def test_an_image_part_renders_as_an_img_the_csp_allows(
         "document (application/pdf, 8 bytes) (not loaded: the page fetches nothing)",
     ]
     assert browser.js("performance.getEntriesByType('resource').length") == 0
+
+
+#: What a model, a tool or a person can put in a run, each meant to run script in the page,
+#: break out of where it is shown, or show as something else.
+HOSTILE = (
+    "</script><script>window.pwned='script'</script>",
+    "<img src=x onerror=\"window.pwned='img'\">",
+    "<svg onload=\"window.pwned='svg'\"></svg>",
+    "<!-- <iframe src=\"javascript:window.parent.pwned='iframe'\">",
+    '"><a href="javascript:window.pwned=\'href\'" id="click-me">x</a>',
+    "a\u2028b\u2029c ]]> <![CDATA[ {{7*7}} ${7*7}",
+)
+
+
+def hostile_run(trace: Path, pm: Any) -> str:
+    """A run whose task, answer, tool name, call id, arguments and result are all hostile,
+    traced to ``trace``; its checkpoint's page is returned."""
+    from agentkit_core import Agent
+    from agentkit_core import Message
+    from agentkit_core import ToolCall
+    from agentkit_core import open_checkpointer
+    from agentkit_core.cli import TraceFile
+    from agentkit_core.cli._viewer import render_html
+    from agentkit_core.cli._viewer import view_from_checkpoint
+    from agentkit_core.testing import ScriptedModel
+
+    text = " ".join(HOSTILE)
+
+    def echo(value: str) -> str:
+        """Echo a value."""
+        return value
+
+    steps = [
+        Message.assistant(
+            text,
+            tool_calls=[
+                ToolCall(HOSTILE[1], "echo", json.dumps({"value": text})),
+                ToolCall("c2", HOSTILE[2], json.dumps({HOSTILE[0]: HOSTILE[3]})),
+            ],
+        ),
+        text,
+    ]
+
+    async def go() -> str:
+        async with await open_checkpointer("memory://", manager=pm) as store:
+            with TraceFile(trace) as exporter:
+                agent = Agent(
+                    "a",
+                    ScriptedModel(steps),
+                    tools=[echo],
+                    exporters=[exporter],
+                    checkpointer=store,
+                )
+                result = await agent.run(text)
+            saved = await store.resume(result.run_id, include_terminal=True)
+            assert saved is not None
+            return render_html([view_from_checkpoint(saved, 1)], HOSTILE[0])
+
+    return asyncio.run(go())
+
+
+def test_hostile_text_in_a_run_shows_as_text_and_runs_nothing(
+    browser: Browser, tmp_path: Path, pm: Any
+) -> None:
+    trace = tmp_path / "hostile.jsonl"
+    checkpoint_page = tmp_path / "checkpoint.html"
+    checkpoint_page.write_text(hostile_run(trace, pm), encoding="utf-8")
+    trace_page = tmp_path / "trace.html"
+    assert run_cli("view", str(trace), "--out", str(trace_page), cwd=ROOT).returncode == 0
+    for page in (trace_page, checkpoint_page):
+        browser.open(page)
+        click(browser, "#search")
+        browser.call("Input.insertText", text=HOSTILE[0])
+        browser.js("document.querySelectorAll('details').forEach(d => d.open = true)")
+        assert browser.js("typeof window.pwned") == "undefined", page.name
+        # the page's own elements only: no script, frame, image, link or svg came from the run
+        assert browser.js("document.scripts.length") == 1
+        assert browser.js("document.querySelectorAll('iframe, img, svg, a, object').length") == 0
+        shown = browser.js("document.body.innerText")
+        for item in HOSTILE:
+            assert item.replace("\u2028", "").replace("\u2029", "")[:20] in shown.replace(
+                "\u2028", ""
+            ).replace("\u2029", ""), (page.name, item)
+        assert browser.js("document.title") == HOSTILE[0] or page == trace_page
+        assert browser.js("performance.getEntriesByType('resource').length") == 0
+
+
+def test_a_bidi_override_in_a_tool_name_is_shown_not_obeyed(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """A right-to-left override showed the tool ``\\u202etxt.exe`` as ``exe.txt``."""
+    from agentkit_core import Agent
+    from agentkit_core import Message
+    from agentkit_core import ToolCall
+    from agentkit_core.cli import TraceFile
+    from agentkit_core.testing import ScriptedModel
+
+    name, argument = "\u202etxt.exe", "\u2067delete\u2069 all"
+    steps = [
+        Message.assistant("", tool_calls=[ToolCall("c1", name, json.dumps({"p": argument}))]),
+        "done",
+    ]
+    trace, page = tmp_path / "bidi.jsonl", tmp_path / "bidi.html"
+
+    async def go() -> None:
+        with TraceFile(trace) as exporter:
+            await Agent("a", ScriptedModel(steps), exporters=[exporter]).run("go")
+
+    asyncio.run(go())
+    assert run_cli("view", str(trace), "--out", str(page), cwd=ROOT).returncode == 0
+    browser.open(page)
+    browser.js("document.querySelectorAll('details').forEach(d => d.open = true)")
+    shown = browser.js("document.body.innerText")
+    assert "tool \\u202etxt.exe" in shown and "\\u2067delete\\u2069 all" in shown
+    assert not set(shown) & {"\u202e", "\u2067", "\u2069"}

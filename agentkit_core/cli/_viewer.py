@@ -9,7 +9,6 @@ fetched), linear in the size of the run.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from ._trace_file import collector_paused
 from ._viewer_content import IMG_SRC
 from ._viewer_content import MediaRow
 from ._viewer_content import content_text
+from ._viewer_content import esc as _esc
 from ._viewer_content import media_of
 from ._viewer_content import message_line
 from ._viewer_content import render_media
@@ -618,10 +618,6 @@ _SCRIPT = """
   });
 })();
 """
-
-
-def _esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def _seconds(value: object) -> str:

@@ -22,6 +22,20 @@ from .._messages import Message
 #: What the page's Content-Security-Policy adds for the images: ``data:`` URLs only.
 IMG_SRC = "img-src data:"
 
+#: The bidirectional controls, each shown as its escape (``\u202e``), as the command line shows
+#: them on a terminal: a right-to-left override in a tool's name, a call's arguments or a
+#: reason would show ``exe.txt`` as ``txt.exe``, or one tool's name as another's.
+_BIDI_SHOWN = {
+    code: f"\\u{code:04x}"
+    for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+
+
+def esc(value: object) -> str:
+    """``value`` as HTML text (None as nothing): markup escaped, bidirectional controls shown."""
+    text = "" if value is None else str(value)
+    return html.escape(text, quote=True).translate(_BIDI_SHOWN)
+
 
 class MediaRow(TypedDict):
     """One non-text part of the run's messages: an image to show, or a line naming the part."""
@@ -94,7 +108,7 @@ def _label(part: object) -> str:
 def render_media(rows: Iterable[MediaRow], out: list[str]) -> None:
     """Each image as ``<img>`` (a ``data:`` URL), every other part as a line naming it."""
     for row in rows:
-        label = html.escape(row["label"], quote=True)
+        label = esc(row["label"])
         if row["src"] is not None:
             out.append(
                 f"<figure class='media'><img src=\"{html.escape(row['src'], quote=True)}\" "
