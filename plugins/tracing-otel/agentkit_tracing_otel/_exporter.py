@@ -35,17 +35,12 @@ from agentkit_core.plugin import Span
 from agentkit_core.plugin import SpanExporter
 
 from ._environment import ENDPOINT_ENVS
+from ._environment import check_provider_environment
+from ._environment import flag
 
 #: The variable (OpenTelemetry's GenAI instrumentations use it too) that opts in to recording
 #: prompts, answers, tool arguments and tool results.
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-
-_TRUE = ("1", "true", "yes", "on")
-
-
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in _TRUE
-
 
 #: What a content attribute holds in place of a value the encoder refuses.
 UNRECORDABLE = "…[not recorded: nested too deep, or holding itself]"
@@ -112,7 +107,7 @@ class OTelExporter(SpanExporter):
     def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None) -> None:
         provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
         self.tracer = provider.get_tracer("agentkit", agentkit_core.__version__)
-        self.capture_content = _flag(CAPTURE_ENV) if capture_content is None else capture_content
+        self.capture_content = flag(CAPTURE_ENV) if capture_content is None else capture_content
         # span id -> the open OpenTelemetry span (dict operations are atomic: no lock needed)
         self._live: dict[str, Any] = {}
         # run id -> what its spans share, while the run is open
@@ -523,7 +518,7 @@ def from_environment() -> OTelExporter | None:
     processor (``OTEL_BSP_*``) and the OTLP/HTTP exporter (``OTEL_EXPORTER_OTLP_*``). With
     none of them set, nothing is exported and nothing is sent anywhere.
     """
-    if _flag("OTEL_SDK_DISABLED"):
+    if flag("OTEL_SDK_DISABLED"):
         return None
     current = trace.get_tracer_provider()
     if type(current).__module__.startswith("opentelemetry.sdk"):
@@ -542,6 +537,7 @@ def from_environment() -> OTelExporter | None:
         )
     if names == ["none"] or not names:
         return None
+    check_provider_environment(names)
     with _lock:
         key = ",".join(names) + "|" + "|".join(os.environ.get(n, "") for n in ENDPOINT_ENVS)
         provider = _built.get(key)

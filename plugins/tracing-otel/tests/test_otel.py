@@ -491,3 +491,68 @@ def test_content_nested_past_the_encoder_keeps_every_span() -> None:
     spans = {s.name: dict(s.attributes or {}) for s in memory.get_finished_spans()}
     assert {"invoke_agent a", "execute_tool weather", "turn 1", "turn 2"} <= set(spans)
     assert "not recorded" in spans["execute_tool weather"]["gen_ai.tool.call.arguments"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "match"),
+    [
+        ("OTEL_SDK_DISABLED", "ture", r"OTEL_SDK_DISABLED='ture' is not true or false"),
+        ("OTEL_TRACES_SAMPLER", "bogus", r"OTEL_TRACES_SAMPLER='bogus' is not one of always_on"),
+        ("OTEL_TRACES_SAMPLER_ARG", "abc", r"OTEL_TRACES_SAMPLER_ARG='abc' is not a ratio"),
+        ("OTEL_TRACES_SAMPLER_ARG", "5", r"OTEL_TRACES_SAMPLER_ARG='5' is not a ratio"),
+        ("OTEL_TRACES_SAMPLER_ARG", "nan", r"OTEL_TRACES_SAMPLER_ARG='nan' is not a ratio"),
+        ("OTEL_BSP_MAX_QUEUE_SIZE", "-1", r"OTEL_BSP_MAX_QUEUE_SIZE='-1' is not a whole number"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "x", r"OTEL_BSP_SCHEDULE_DELAY='x' is not a whole number"),
+        ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "4096", r"BATCH_SIZE='4096' is not at most"),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "notaurl", r"ENDPOINT='notaurl' is not an http://"),
+        (
+            "OTEL_EXPORTER_OTLP_TIMEOUT",
+            "abc",
+            r"OTEL_EXPORTER_OTLP_TIMEOUT='abc' is not a positive",
+        ),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", r"PROTOCOL='grpc' is not http/protobuf"),
+    ],
+)
+def test_a_malformed_otel_variable_is_refused_by_name(
+    clean_env: pytest.MonkeyPatch, name: str, value: str, match: str
+) -> None:
+    """Before, the SDK read each as its default with a log line at most (every run recorded,
+    export on although disabled, a gRPC port spoken HTTP to) or raised a bare ValueError."""
+    clean_env.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    clean_env.setenv("OTEL_TRACES_SAMPLER", "traceidratio")
+    clean_env.setenv(name, value)
+    with pytest.raises(ConfigError, match=match):
+        from_environment()
+
+
+def test_a_malformed_content_flag_is_refused(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "maybe")
+    with pytest.raises(ConfigError, match=r"CAPTURE_MESSAGE_CONTENT='maybe' is not true or false"):
+        OTelExporter(TracerProvider())
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    headers=st.text(st.characters(codec="ascii", exclude_characters="\x00"), max_size=30),
+    separator=st.sampled_from(["=", ":", " "]),
+)
+def test_malformed_headers_are_refused_without_quoting_them(
+    clean_env: pytest.MonkeyPatch, headers: str, separator: str
+) -> None:
+    """Property: OTEL_EXPORTER_OTLP_HEADERS (an API key's place) is sent as name=value items
+    or refused with an error that quotes none of it; before, the SDK dropped a malformed list
+    and sent spans with no key."""
+    headers = f"{headers},api-key{separator}SECRET-4711"
+    clean_env.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    clean_env.setenv("OTEL_EXPORTER_OTLP_HEADERS", headers)
+    items = [item for item in headers.split(",") if item.strip()]
+    well_formed = all("=" in i and i.split("=")[0].strip() for i in items)
+    try:
+        exporter = from_environment()
+    except ConfigError as exc:
+        assert not well_formed
+        assert "SECRET-4711" not in str(exc) and exc.value is None
+    else:
+        assert well_formed and isinstance(exporter, OTelExporter)
