@@ -11,6 +11,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,7 @@ from agentkit_core.cli._viewer import views_from_spans
 from agentkit_core.testing import ScriptedModel
 from tests.view_runs import traced_runs
 
+ROOT = Path(__file__).resolve().parent.parent
 HEADER = '{"agentkit_trace": 1}\n'
 
 
@@ -276,3 +281,45 @@ def test_a_duration_that_is_no_number_shows_as_unknown(tmp_path: Path) -> None:
         views_from_spans(read_trace_file(write(tmp_path / "t.jsonl", run, tool))), "t"
     )
     assert "nan ms" not in page and "inf ms" not in page
+
+
+def test_a_trace_file_on_a_full_disk_is_named_at_the_start() -> None:
+    """Before, the header's write raised a bare OSError: 'unexpected' out of agentkit run."""
+    with pytest.raises(ConfigError, match=r"cannot write the trace file '/dev/full': No space"):
+        TraceFile("/dev/full")
+
+
+def _run_with_file_size_limit(trace: Path, limit: int) -> subprocess.CompletedProcess[str]:
+    """``agentkit run --trace`` in a process that may write no file past ``limit`` bytes."""
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    command = [sys.executable, "-m", "agentkit_core", "run", "What is 6*7?", "--model", "test"]
+    command += ["--tools", "examples.tools:TOOLS", "-q", "--trace", str(trace)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTKIT_", "OTEL_"))}
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        preexec_fn=limited,
+    )
+
+
+@settings(max_examples=5, deadline=None)
+@given(limit=st.integers(30, 6000))
+def test_a_disk_that_fills_mid_run_ends_the_trace_not_the_run(limit: int) -> None:
+    """Property: wherever the disk fills, the run answers and exits 0, and the trace holds
+    what it wrote. Before, the line the disk refused stayed buffered and closing the file at
+    the end raised it again: a finished run exited 2 with 'unexpected OSError'."""
+    with tempfile.TemporaryDirectory() as directory:
+        trace = Path(directory) / "t.jsonl"
+        proc = _run_with_file_size_limit(trace, limit)
+        assert proc.returncode == 0, proc.stderr
+        assert "TestModel answer" in proc.stdout
+        assert f"cannot write the trace file {str(trace)!r}: File too large" in proc.stderr
+        assert all(s["name"] != "run" for s in read_trace_file(trace))

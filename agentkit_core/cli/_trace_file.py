@@ -13,6 +13,7 @@ says how many it shares (0: the request is whole, as after a fold).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -48,13 +49,15 @@ class TraceFile(SpanExporter):
         try:
             self._file: IO[str] | None = self.path.open("w", encoding="utf-8")
         except OSError as exc:
-            raise ConfigError(
-                f"cannot write the trace file {str(self.path)!r}: {exc.strerror or exc}; pass "
-                "a path in a directory you can write to",
-                value=str(self.path),
-                source="--trace",
-            ) from exc
-        self._write({"agentkit_trace": TRACE_FORMAT})
+            raise self._cannot_write(exc, "pass a path in a directory you can write to") from exc
+        self._write({"agentkit_trace": TRACE_FORMAT}, "pass a path on a disk with room")
+
+    def _cannot_write(self, exc: OSError, fix: str) -> ConfigError:
+        return ConfigError(
+            f"cannot write the trace file {str(self.path)!r}: {exc.strerror or exc}; {fix}",
+            value=str(self.path),
+            source="--trace",
+        )
 
     def on_end(self, span: Span) -> None:
         if span.name == "run":
@@ -76,14 +79,35 @@ class TraceFile(SpanExporter):
         payload = {**span.payload, "request": request[shared:], "request_prefix": shared}
         self._write(span.to_dict(content=True, payload=payload))
 
-    def _write(self, data: dict[str, Any]) -> None:
-        if self._file is not None:
+    def _write(self, data: dict[str, Any], fix: str = "the rest of the run is not in it") -> None:
+        """One line, flushed; a file that refuses it (a full disk) is dropped, the error raised.
+
+        The run detaches an exporter that raises, so the rest of it goes unrecorded, but the
+        line the disk refused stays in no buffer that :meth:`close` would try again: a full
+        disk ended a finished ``agentkit run`` with an OSError as it closed the file.
+        """
+        if self._file is None:
+            return
+        try:
             self._file.write(json.dumps(data, ensure_ascii=False) + "\n")
             self._file.flush()
+        except OSError as exc:
+            self._drop()
+            raise self._cannot_write(exc, fix) from exc
+
+    def _drop(self) -> None:
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):  # what it still buffers is the refused line
+                file.close()
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._drop()
+                raise self._cannot_write(exc, "its last line may be cut short") from exc
             self._file = None
 
     def __enter__(self) -> TraceFile:
