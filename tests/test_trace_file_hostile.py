@@ -35,6 +35,7 @@ from agentkit_core.cli import read_trace_file
 from agentkit_core.cli._viewer import render_html
 from agentkit_core.cli._viewer import views_from_spans
 from agentkit_core.testing import ScriptedModel
+from tests.conftest import run_cli
 from tests.view_runs import traced_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,3 +324,49 @@ def test_a_disk_that_fills_mid_run_ends_the_trace_not_the_run(limit: int) -> Non
         assert "TestModel answer" in proc.stdout
         assert f"cannot write the trace file {str(trace)!r}: File too large" in proc.stderr
         assert all(s["name"] != "run" for s in read_trace_file(trace))
+
+
+def broken_text(value: str) -> str:
+    """A tool whose text holds lone surrogates (a broken decode of a page, say)."""
+    return f"half {value} \ud800 pair"
+
+
+@settings(max_examples=15, deadline=None)
+@given(text=st.text(st.characters(categories=["Cs", "Ll"]), max_size=6))
+def test_a_lone_surrogate_in_a_run_is_traced_and_viewed(text: str) -> None:
+    """Property: whatever lone surrogates a tool's result and the answer hold, every span
+    reaches the trace file and the page is written, each surrogate shown as its escape.
+    Before, strict UTF-8 refused the line: the run detached the trace file and lost the rest
+    of it; and a file holding one (as a JSON escape) made agentkit view raise."""
+    steps = [
+        Message.assistant(
+            "", tool_calls=[ToolCall("c1", "broken_text", json.dumps({"value": text}))]
+        ),
+        f"done {text}",
+    ]
+    with tempfile.TemporaryDirectory() as directory:
+        trace, page = Path(directory) / "t.jsonl", Path(directory) / "t.html"
+        with TraceFile(trace) as exporter:
+            agent = Agent("a", ScriptedModel(steps), tools=[broken_text], exporters=[exporter])
+            asyncio.run(agent.run(text))
+        spans = read_trace_file(trace)
+        tool = next(s for s in spans if s["name"] == "tool_call")
+        assert tool["payload"]["result"] == broken_text(text)
+        assert [s["name"] for s in spans].count("run") == 1
+        proc = run_cli("view", str(trace), "--out", str(page), "--no-open", cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        assert "half" in page.read_text(encoding="utf-8") and "\\ud800 pair" in page.read_text()
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(HEADER.encode() + b'{"name": "run", "span_id": "\xff"}\n')
+    with pytest.raises(ConfigError, match=r"line 2 is not UTF-8 \(byte 0xff\)"):
+        read_trace_file(path)
+
+
+def test_a_last_line_cut_mid_character_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    whole = json.dumps(RUN) + "\n"
+    path.write_bytes((HEADER + whole).encode() + '{"name": "turn", "x": "é'.encode()[:-1])
+    assert read_trace_file(path) == [RUN]

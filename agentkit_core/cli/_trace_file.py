@@ -25,6 +25,8 @@ from typing import IO
 from typing import Any
 
 from .._errors import ConfigError
+from .._messages import JSONObject
+from .._messages import JSONValue
 from .._messages import TranscriptView
 from .._tracing import Span
 from .._tracing import SpanExporter
@@ -47,7 +49,12 @@ class TraceFile(SpanExporter):
         #: Each run's last model request, which the next one's is written against.
         self._requests: dict[str | None, Sequence[Any]] = {}
         try:
-            self._file: IO[str] | None = self.path.open("w", encoding="utf-8")
+            # A lone surrogate (a tool's broken text) can only stand inside a JSON string, where
+            # backslashreplace writes it as the \ud800 escape that reads back as itself; strict
+            # encoding raised, and the run detached the file.
+            self._file: IO[str] | None = self.path.open(
+                "w", encoding="utf-8", errors="backslashreplace"
+            )
         except OSError as exc:
             raise self._cannot_write(exc, "pass a path in a directory you can write to") from exc
         self._write({"agentkit_trace": TRACE_FORMAT}, "pass a path on a disk with room")
@@ -143,26 +150,44 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The spans of a trace file, oldest start first.
 
     A file that is not a trace (no header), of a newer format, or with a line that is not a
-    span (not JSON, or no name, no string ``span_id``, one an earlier line has, a
+    span (not UTF-8, not JSON, or no name, no string ``span_id``, one an earlier line has, a
     ``parent_id`` not a string or null, a ``start_ns`` not a whole number) is a
     :class:`ConfigError` naming the file and the line; a last line cut short (the writer was
     killed mid-line) is skipped.
     """
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
     except OSError as exc:
         raise ConfigError(
             f"cannot read the trace file {where!r}: {exc.strerror or exc}",
             value=where,
             source="trace file",
         ) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        finished = raw.rfind(b"\n") + 1
+        if exc.start >= finished:  # the writer died mid-character on the last line: drop it
+            return _spans_of(raw[:finished].decode("utf-8"), where)
+        number = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"trace file {where!r} line {number} is not UTF-8 (byte {raw[exc.start]:#04x}); it "
+            "is not a file agentkit run --trace wrote, or it was edited",
+            value=where,
+            source="trace file",
+        ) from exc
+    return _spans_of(text, where)
+
+
+def _spans_of(text: str, where: str) -> list[JSONObject]:
+    """The spans of a trace file's text (``where`` names the file), oldest start first."""
     lines = text.split("\n")
     complete = text.endswith("\n")
-    spans: list[dict[str, Any]] = []
+    spans: list[JSONObject] = []
     #: each span's id, and the line it is on
     lines_of: dict[str, int] = {}
-    header: Any = None
+    header: JSONValue = None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -212,8 +237,14 @@ def read_trace_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             value=where,
             source="trace file",
         )
-    spans.sort(key=lambda s: s.get("start_ns") or 0)
+    spans.sort(key=_start)
     return spans
+
+
+def _start(span: JSONObject) -> int:
+    """A read span's ``start_ns`` (:func:`_not_a_span` checked it is a whole number), or 0."""
+    start = span.get("start_ns")
+    return start if isinstance(start, int) else 0
 
 
 def _not_a_span(data: object, lines_of: dict[str, int]) -> str:

@@ -69,7 +69,8 @@ def _view(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(f"agentkit-view-{safe}.html")
     page = render_html(views, name)
     try:
-        out.write_text(page, encoding="utf-8")
+        # a lone surrogate a run recorded is shown as its escape: strict UTF-8 refused the page
+        out.write_text(page, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise ConfigError(
             f"cannot write {str(out)!r}: {exc.strerror or exc}; pass --out with a path you can "
