@@ -35,9 +35,14 @@ def store(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'sessions.db'}"
 
 
-def chat(tmp_path: Path, site: Path | None, *args: str) -> Any:
-    """``agentkit chat ARGS`` on a pseudo-terminal, its state directory under ``tmp_path``."""
+def chat(tmp_path: Path, site: Path | None, *args: str, config: Path | None = None) -> Any:
+    """``agentkit chat ARGS`` on a pseudo-terminal, its state directory under ``tmp_path``.
+
+    ``config``: the project file (``AGENTKIT_CONFIG``); none read otherwise.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTKIT_")}
+    if config is not None:
+        env["AGENTKIT_CONFIG"] = str(config)
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (site, ROOT) if p is not None)
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     child = pexpect.spawn(
@@ -121,6 +126,47 @@ def test_approve_and_deny_a_held_call(tmp_path: Path, site: Path, store: str) ->
     assert "waiting for approval: call_pay_7 transfer" in again.before
     denied = say(again, "/deny", "call call_pay_7 refused by person")
     assert denied.count("done after transfer (error)") == 1
+    leave(again)
+
+
+def _policy_kit(tmp_path: Path, default: str, *rules: str) -> Path:
+    """An agentkit.toml whose kit has a policy file: ``default`` and the ``rules`` given."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'default = "{default}"\n' + "".join(rules))
+    config = tmp_path / "agentkit.toml"
+    config.write_text(f'[kit]\npolicy = "{policy}"\n')
+    return config
+
+
+def test_a_call_a_hook_holds_is_answered_under_a_policy_that_allows_it(
+    tmp_path: Path, site: Path, store: str
+) -> None:
+    # the policy allows transfers; the hook asks: a person's answer settles the hook's ask
+    config = _policy_kit(tmp_path, "allow")
+    child = chat(tmp_path, site, "--model", "chat:p", *TOOLS, "--session", store, config=config)
+    say(child, "pay 5", "waiting for approval: call_pay_5 transfer")
+    refused = ("call call_pay_5 refused by person", "done after transfer (error)")
+    say(child, "/deny call_pay_5", *refused)
+    say(child, "pay 6", "waiting for approval: call_pay_6 transfer")
+    shown = say(child, "/approve", "call call_pay_6 approved by person", "done after transfer")
+    assert "(error)" not in shown
+    leave(child)
+
+
+def test_a_policy_deny_outlasts_every_chat_answer(tmp_path: Path, site: Path, store: str) -> None:
+    deny = '[[rules]]\nid = "no-transfer"\nverdict = "deny"\ntool = "transfer"\n'
+    config = _policy_kit(tmp_path, "allow")
+    child = chat(tmp_path, site, "--model", "chat:q", *TOOLS, "--session", store, config=config)
+    say(child, "pay 5", "waiting for approval: call_pay_5 transfer")
+    leave(child)
+    # the policy now denies transfers: the held call's approval does not lift it
+    config = _policy_kit(tmp_path, "allow", deny)
+    resume = ("--session", store, "--resume", child.session)
+    again = chat(tmp_path, site, "--model", "chat:q", *TOOLS, *resume, config=config)
+    # a tool the policy denies is not offered: the approval is refused, nothing ran
+    shown = say(again, "/approve call_pay_5", "has no tool 'transfer'", "or refuse the call")
+    assert "-> transfer" not in shown, shown
+    say(again, "/deny call_pay_5", "call call_pay_5 refused by person", "transfer (error)")
     leave(again)
 
 

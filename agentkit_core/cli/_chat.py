@@ -289,9 +289,10 @@ class Chat:
             return
         chosen = ids or [call.id for call in held]
         answers = [Approval(call, approved=approved, by="person") for call in chosen]
-        if self.kit.policy is not None:  # the policy decides each again (a deny stays one)
-            scope = self.recorder.session_id
-            answers = self.kit.policy.release(run, answers, calls=held, scope=scope)
+        # The resume checks each answer against the held calls and decides each call again
+        # under the agent's policy (a deny stays one). Not PolicyEngine.release: it knows only
+        # the policy's own asks, so a call a hook or guard held could be neither approved nor
+        # denied under a policy that allows it.
         events = self.agent.resume_stream_events(run, answers)
         self.show(await stream_run(events, self.printer))
 
