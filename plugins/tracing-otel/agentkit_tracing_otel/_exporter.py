@@ -56,7 +56,19 @@ def _content(value: Any) -> str:
         data = agentkit_core.plugin.jsonable(value)
     except ValueError:
         data = UNRECORDABLE
-    return json.dumps(data, ensure_ascii=False)
+    return _utf8(json.dumps(data, ensure_ascii=False))
+
+
+def _utf8(text: str) -> str:
+    r"""``text`` with each lone surrogate written as its escape (``\ud800``), else as it is.
+
+    OTLP sends text as UTF-8, which has no lone surrogates: the SDK dropped a span named by a
+    model's tool name holding one, and a content attribute holding one (a tool's broken
+    text). Inside JSON the escape reads back as the surrogate itself.
+    """
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _encoded_list(messages: Any, cache: dict[int, tuple[Any, str]]) -> str:
@@ -455,6 +467,7 @@ class _Shape:
         if type(value) is not int and (type(value) is not str or len(value) > _SHORT):
             value = span.exported_attributes().get(self.key, "")
         title = f"{self.prefix} {value}".strip() if value != "" else self.prefix
+        title = _utf8(title)
         if type(value) is str and len(self.titles) < _KEPT:  # tool and model names recur
             self.titles[value] = title
         return title

@@ -556,3 +556,41 @@ def test_malformed_headers_are_refused_without_quoting_them(
         assert "SECRET-4711" not in str(exc) and exc.value is None
     else:
         assert well_formed and isinstance(exporter, OTelExporter)
+
+
+def _sent(collector: Collector, model: ScriptedModel, tool: Any) -> dict[str, dict[str, Any]]:
+    """Each span of two runs sent to ``collector`` in batches, by name."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    made = TracerProvider()
+    made.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(collector.url + "/v1/traces")))
+    exporter = OTelExporter(made, capture_content=True)
+    for _ in range(2):
+        run(Agent("a", model, tools=[tool], exporters=[exporter], hooks=Hooks()))
+    made.shutdown()
+    return {span.name: attributes(span) for _, span in collector.spans()}
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(st.characters(categories=["Cs", "Lu"]), min_size=1, max_size=4))
+def test_a_lone_surrogate_from_the_model_loses_no_span(collector: Collector, text: str) -> None:
+    """Property: a model (a server) naming itself with a lone surrogate, and a tool result
+    holding one, reach the collector with every span of the batch, each surrogate as its
+    escape. Before, the span name failed to encode and the SDK dropped the whole batch, other
+    runs' spans with it; a content attribute holding one was dropped."""
+    collector.requests.clear()
+
+    def echo(city: str) -> str:
+        """Echo the city back, broken."""
+        return f"{city} {text}"
+
+    steps = [calls(("echo", {"city": "Paris"})), "done"] * 2
+    model = ScriptedModel(steps, name=f"model-{text}")
+    sent = _sent(collector, model, echo)
+    chat = f"chat model-{text}".encode("utf-8", "backslashreplace").decode()
+    assert {"invoke_agent a", "execute_tool echo", chat} <= set(sent)
+    result = sent["execute_tool echo"]["gen_ai.tool.call.result"]
+    assert json.loads(result) == f"Paris {text}"
