@@ -92,7 +92,10 @@ Answers: TypeAlias = "Mapping[str, bool] | Iterable[str | Approval] | Approval |
 
 
 def answers_of(approvals: Answers) -> dict[str, Approval]:
-    """Answers in any of their shapes as one Approval per call id (unchecked)."""
+    """Answers in any of their shapes as one Approval per call id (not checked against a run).
+
+    A call both approved and refused is a ConfigError: which was meant is unclear.
+    """
     if approvals is None:
         return {}
     if isinstance(approvals, str | Approval):
@@ -102,6 +105,15 @@ def answers_of(approvals: Answers) -> dict[str, Approval]:
     out: dict[str, Approval] = {}
     for given in approvals:
         answer = given if isinstance(given, Approval) else Approval(given)
+        known = out.get(answer.call)
+        if known is not None and known.approved != answer.approved:
+            # which one was meant is unclear: neither is read (a later yes never beats a no)
+            raise ConfigError(
+                f"call {answer.call!r} is both approved and refused in one set of answers; "
+                "answer it once: approve it or refuse it",
+                value=answer.call,
+                source="approvals",
+            )
         out[answer.call] = answer
     return out
 

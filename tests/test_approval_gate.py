@@ -352,6 +352,38 @@ async def test_no_denied_call_ever_runs_whatever_the_answers(
         await cp.aclose()
 
 
+async def test_a_call_answered_both_ways_is_refused_not_read_by_the_last_answer(
+    cp: Checkpointer, sessions: Sessions
+) -> None:
+    ran: list[str] = []
+    agent = Path_("checkpoint", cp, sessions).agent(["ask"], ran, [batch(["ask"]), "done"])
+    held = await agent.run("go")
+    # a no then a yes: the yes came last, but which was meant is unclear
+    both = [Approval("c0", False, "human:a"), Approval("c0", True, "human:b")]
+    with pytest.raises(ConfigError, match=r"'c0' is both approved and refused"):
+        await agent.resume(held.run_id, both)
+    with pytest.raises(ConfigError, match=r"'c0' is both approved and refused"):
+        await agent.resume(held.run_id, iter(both))
+    assert ran == []
+    done = await agent.resume(held.run_id, [Approval("c0", True), Approval("c0", True)])
+    assert done.status == "done" and ran == ["ask_0"]  # the same answer twice is one answer
+
+
+@given(answers=st.lists(st.tuples(st.sampled_from(["c0", "c1"]), st.booleans()), max_size=6))
+def test_a_no_given_for_a_call_is_never_outvoted_by_a_yes(
+    answers: list[tuple[str, bool]],
+) -> None:
+    held = [ToolCall("c0", "act", "{}"), ToolCall("c1", "act", "{}")]
+    given_ = [Approval(call, yes, "human:t") for call, yes in answers]
+    both = {call for call, _ in answers if (call, True) in answers and (call, False) in answers}
+    if both:
+        with pytest.raises(ConfigError, match="both approved and refused"):
+            Approval.checked(given_, held, run_id="r")
+        return
+    checked = Approval.checked(given_, held, run_id="r")
+    assert {call: a.approved for call, a in checked.items()} == dict(answers)
+
+
 # ---------------------------------------------------------------- the CLI
 
 DENY_LOOKUP = (

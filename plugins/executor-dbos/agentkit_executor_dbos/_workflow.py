@@ -61,7 +61,10 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
             answer = await DBOS.recv_async(APPROVALS, timeout_seconds=RUNTIME.approval_timeout)
             if answer is None:  # nobody answered in time: the run ends suspended
                 break
-            if _accepted(answer, result.pending, run_id):  # else the list stays up
+            accepted = _accepted(answer, result.pending, run_id)
+            if accepted is None:  # not answers at all (sent around approve()): wait on
+                continue
+            if accepted:  # else the list stays up
                 await DBOS.set_event_async(PENDING, [])
             ctx = _context(served, run_id, store)
             try:
@@ -77,12 +80,18 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
         EXECUTION.reset(token)
 
 
-def _accepted(answer: Any, held: Sequence[ToolCall], run_id: str) -> bool:
-    """Whether ``Agent.resume`` takes ``answer`` for the calls ``held`` (it says why not)."""
+def _accepted(answer: Any, held: Sequence[ToolCall], run_id: str) -> bool | None:
+    """Whether ``Agent.resume`` takes ``answer`` for the calls ``held`` (it says why not).
+
+    None: ``answer`` is no answer at all (a call both approved and refused, a shape answers
+    never take), which the run cannot even put on its record; it is dropped, not read.
+    """
     try:
         Approval.checked(answer, held, run_id=run_id)
     except ApprovalRefused:
         return False
+    except (ConfigError, TypeError):
+        return None
     return True
 
 

@@ -13,6 +13,7 @@ from workers import start
 from workers import stop
 
 from agentkit_core import AgentResult
+from agentkit_core import Approval
 
 ASK = {"RUNS_ASK": "1", "RUNS_DELAY": "0.02"}
 
@@ -43,10 +44,17 @@ def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
         stray = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_1", "--allow", "x")
         assert stray.returncode == 2, stray.stderr
         assert "'call_1' is not a call run 'asks' holds for approval" in stray.stderr
+        # one call allowed and denied: unclear, so refused (not read as the last answer)
+        both = agentkit(tmp_path, "approve", *db, "asks", "--allow", "call_2", "--deny", "call_2")
+        assert both.returncode == 2, both.stderr
+        assert "'call_2' is both approved and refused" in both.stderr
 
         async def around_the_check() -> list[str]:
             # sent past approve(): the run refuses it itself, and still lists its call
             await executor.client().send_async("asks", {"ghost": True}, APPROVALS)
+            # and answers that are no answer: the run drops them, neither fails nor runs
+            no, yes = Approval("call_2", False), Approval("call_2", True)
+            await executor.client().send_async("asks", [no, yes], APPROVALS)
             await asyncio.sleep(1.0)
             return [c.id for c in await executor.handle("asks").pending(wait=5)]
 
