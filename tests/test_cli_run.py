@@ -307,3 +307,51 @@ def test_run_resume_errors_name_what_is_missing(tmp_path: Path) -> None:
     missing = agentkit("run", "x", "--model", "test", "--session", url, "--resume", "abc")
     assert missing.returncode == 2
     assert f"no session 'abc' in {url}" in missing.stderr
+
+
+BLANKS = st.sampled_from(["", " ", "\t", "\n", "\u3000", " \u2003 "])
+
+
+def _blank_command_lines(url: str) -> list[tuple[list[str], str]]:
+    """Command lines, each with one option given as ``{}`` (blank), and that option."""
+    run = ["run", "x", "--model", "test"]
+    return [
+        (["run", "x", "--model", "{}"], "--model"),
+        ([*run, "--session", url, "--resume", "{}"], "--resume"),
+        ([*run, "--session", "{}"], "--session"),
+        (["run", "--model", "test", "--store", url, "--resume", "{}"], "--resume"),
+        (["run", "--model", "test", "--store", "{}", "--resume", "r"], "--store"),
+        ([*run, "--tools", "{}"], "--tools"),
+        ([*run, "--mcp", "{}"], "--mcp"),
+        ([*run, "--compactor", "{}"], "--compactor"),
+        ([*run, "--trace", "{}"], "--trace"),
+        ([*run, "--attach", "{}"], "--attach"),
+        (["chat", "--model", "test", "--session", url, "--resume", "{}"], "--resume"),
+        (["chat", "--model", "test", "--session", "{}"], "--session"),
+        (["sessions", "list", "--store", "{}"], "--store"),
+    ]
+
+
+@settings(max_examples=30, deadline=None)
+@given(blank=BLANKS, which=st.integers(0, 12))
+def test_an_option_given_blank_is_refused_not_read_as_left_out(blank: str, which: int) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        url = f"sqlite:///{scratch}/sessions.db"
+        argv, flag = _blank_command_lines(url)[which]
+        argv = [blank if word == "{}" else word for word in argv]
+        # a store in the environment: --store "" must not fall back to it
+        env = {"AGENTKIT_SESSION_STORE": url, "AGENTKIT_MODEL": "test"}
+        proc = agentkit(*argv, cwd=Path(scratch), **env)  # a file a blank names lands there
+        one_error(proc, f"{flag} was given an empty value ({blank!r})", "leave it out")
+        assert proc.stdout == ""
+        assert not Path(scratch, "sessions.db").exists()  # nothing opened, nothing recorded
+
+
+def test_resume_given_empty_does_not_start_a_new_session(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/sessions.db"
+    first = agentkit("run", "hello", "--model", "test", "--session", url)
+    assert first.returncode == 0, first.stderr
+    again = agentkit("run", "more", "--model", "test", "--session", url, "--resume", "")
+    one_error(again, "--resume was given an empty value ('')")
+    listed = agentkit("sessions", "list", "--store", url)
+    assert len(listed.stdout.splitlines()) == 1  # no second session was started

@@ -205,12 +205,47 @@ def model_choice(given: str | None, options: dict[str, Any]) -> str:
     return "test"
 
 
+#: The options whose empty value would be read as left out: a weaker setting than the one asked
+#: for (``--resume ""`` a new session, ``--session ""`` none recorded, ``--model ""`` the demo).
+NOT_BLANK = (
+    "--model",
+    "--tools",
+    "--mcp",
+    "--compactor",
+    "--session",
+    "--resume",
+    "--store",
+    "--history",
+    "--trace",
+    "--output",
+    "--attach",
+    "--approve",
+    "--deny",
+)
+
+
+def refuse_blank(args: argparse.Namespace, flags: tuple[str, ...] = NOT_BLANK) -> None:
+    """Refuse each of ``flags`` the command line gave as empty (or blank) text, naming it."""
+    for flag in flags:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+        for each in value if isinstance(value, list) else [value]:
+            if isinstance(each, str) and not each.strip():
+                raise ConfigError(
+                    f"{flag} was given an empty value ({each!r}), which would be read as the "
+                    f"option left out; give {flag} a value, or leave it out",
+                    value=each,
+                    source=flag,
+                )
+
+
 def kit_options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The Kit options of a command: the project file's kit settings, then the command line.
 
     ``args`` holds what :func:`add_agent_arguments` added, and ``args.plugin_manager`` (the
-    CLI sets it): the kit is built on that manager.
+    CLI sets it): the kit is built on that manager. An option given empty is refused
+    (:func:`refuse_blank`).
     """
+    refuse_blank(args)
     options, where = file_kit_options(getattr(args, "kit", None))
     options = dict(options)
     options["model"] = model_choice(args.model, options)
@@ -272,6 +307,7 @@ def check_file_plugin_options(
 
 
 def _run(args: argparse.Namespace) -> int:
+    refuse_blank(args)
     check_show_arguments(args)
     if (args.session or not args.resume) and not args.task.strip() and not args.attach:
         raise ConfigError(

@@ -69,6 +69,9 @@ def _help(parser: argparse.ArgumentParser) -> int:
 
 
 def _with_sessions(args: argparse.Namespace, work: Callable[[Sessions], Awaitable[int]]) -> int:
+    from ._run import refuse_blank
+
+    refuse_blank(args, ("--store",))  # not read as left out: the environment's store
     url = args.store or os.environ.get(STORE_ENV, "").strip()
     if not url:
         raise ConfigError(
