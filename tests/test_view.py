@@ -227,3 +227,53 @@ def test_no_bidi_control_reaches_the_page(name: str, text: str) -> None:
     assert not set(page) & set(BIDI)
     for char in set(name + text) & set(BIDI):
         assert f"\\u{ord(char):04x}" in page
+
+
+async def _checkpointed(state: object, pm: Any) -> Any:
+    from agentkit_core import open_checkpointer
+
+    async with await open_checkpointer("memory://", manager=pm) as store:
+        await store.snapshot("r1", state)
+        return await store.resume("r1", include_terminal=True)
+
+
+@pytest.mark.parametrize(
+    ("state", "said"),
+    [
+        ({"pending": ["x"]}, "a pending call (str 'x')"),
+        ({"pending": "xy"}, "its pending calls (str 'xy')"),
+        ({"pending": 5}, "its pending calls (int 5)"),
+        ({"transcript": 5}, "its transcript (int 5)"),
+        (["x"], "its state (list ['x'])"),
+    ],
+)
+def test_a_checkpoint_whose_state_is_no_run_is_shown_and_named(
+    state: object, said: str, pm: Any
+) -> None:
+    """Before, a pending list of text or a transcript of a number was an AttributeError or a
+    TypeError out of agentkit view --store; a state of no dict showed an empty run."""
+    view = view_from_checkpoint(asyncio.run(_checkpointed(state, pm)), 1)
+    assert view["omissions"] == [f"unreadable in the checkpoint: {said}"]
+    assert html.escape(said, quote=True) in render_html([view], "t")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    state=st.dictionaries(st.sampled_from(["task", "transcript", "pending", "x"]), JSON, max_size=4)
+    | JSON
+)
+def test_any_checkpoint_state_is_shown(state: object) -> None:
+    """Property: whatever a checkpoint's state holds, its page is written."""
+    from agentkit_core import PluginManager
+
+    view = view_from_checkpoint(asyncio.run(_checkpointed(state, PluginManager())), 1)
+    assert render_html([view], "t").endswith("</html>")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ from .._messages import ToolCall
 from .._span_export import export_attributes
 from .._span_export import export_error
 from ._trace_file import collector_paused
+from ._viewer_assets import CSS as _CSS
+from ._viewer_assets import SCRIPT as _SCRIPT
 from ._viewer_content import IMG_SRC
 from ._viewer_content import MediaRow
 from ._viewer_content import content_text
@@ -490,10 +493,18 @@ def verdict_text(attributes: Mapping[str, object]) -> str:
 def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
     """A run view from a run's latest :class:`Checkpoint` (no timings: a checkpoint has none)."""
     state: object = checkpoint.state
+    unreadable = [] if isinstance(state, dict) else [f"its state ({_short(state)})"]
     if not isinstance(state, dict):
         state = {}
-    transcript = state.get("transcript") or []
-    pending = state.get("pending") or []
+    transcript, pending = state.get("transcript") or [], state.get("pending") or []
+    if not isinstance(transcript, list | tuple):
+        unreadable.append(f"its transcript ({_short(transcript)})")
+        transcript = []
+    if not isinstance(pending, list | tuple):
+        unreadable.append(f"its pending calls ({_short(pending)})")
+        pending = []
+    calls = [c for c in pending if isinstance(c, ToolCall | dict)]
+    unreadable += [f"a pending call ({_short(c)})" for c in pending if c not in calls]
     status = checkpoint.status
     view: RunView = {
         "run_id": checkpoint.run_id,
@@ -506,9 +517,10 @@ def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
         "usage": None,
         "duration_s": None,
         "output": None,
-        "pending": [_call_dict(c) for c in pending],
+        "pending": [_call_dict(c) for c in calls],
         "errors": [],
-        "omissions": [],
+        # what a checkpoint another version or a hand edit wrote holds that is not a run's
+        "omissions": [f"unreadable in the checkpoint: {what}" for what in unreadable],
         "turns": [],
     }
     rows: dict[str, ToolRow] = {}
@@ -546,6 +558,11 @@ def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
     return view
 
 
+def _short(value: object) -> str:
+    """``value``'s type and the start of its repr, to name what a checkpoint holds."""
+    return f"{type(value).__name__} {reprlib.repr(value)}"
+
+
 def _mark_pending(view: RunView) -> None:
     """A pending call's row says it waits, rather than that no result was recorded."""
     waiting = {str(call.get("id")) for call in view["pending"]}
@@ -576,48 +593,6 @@ def _arguments(raw: JSONValue) -> JSONValue:
 
 
 # ---------------------------------------------------------------------- HTML
-
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
-header{background:#1d2330;color:#fff;padding:12px 20px;position:sticky;top:0;z-index:2}
-header h1{font-size:16px;margin:0 0 6px}
-header input{width:min(480px,90%);padding:5px 8px;border-radius:4px;border:0}
-main{padding:12px 20px}
-.run{background:#fff;border:1px solid #d8dce3;border-radius:6px;margin-bottom:16px;
-  padding:10px 14px}
-.facts span{display:inline-block;margin-right:14px;color:#445}
-.status-done{color:#17803d}.status-suspended{color:#a15c00}
-.status-failed,.status-stopped{color:#b42318}
-.turn{border-left:3px solid #7a8aa8;margin:10px 0;padding:4px 10px}
-.turn h3{font-size:14px;margin:2px 0}
-.model,.tool,.fold,.err,.pending{margin:4px 0;padding:4px 8px;border-radius:4px}
-.model{background:#eef3fb}.tool{background:#f3f1fb}.fold{background:#eef8f0}
-.err{background:#fdecea;color:#8a1c12}.pending{background:#fff4e0}
-.tool.is-error{background:#fbeeee}
-.badge{display:inline-block;font-size:12px;padding:0 6px;border-radius:8px;background:#dde3ee;
-  margin-left:6px}
-.badge.deny{background:#f6c9c4}.badge.ask{background:#ffe2a8}.badge.allow{background:#cfeed8}
-pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;background:#fafbfc;padding:6px;
-  border:1px solid #e4e7ec;border-radius:4px}
-details>summary{cursor:pointer;color:#2a4a8a}
-.hidden{display:none}
-mark{background:#ffe66d}
-"""
-
-_SCRIPT = """
-(function(){
-  var box=document.getElementById('search');
-  box.addEventListener('input',function(){
-    var q=box.value.toLowerCase();
-    document.querySelectorAll('.searchable').forEach(function(el){
-      var hit=!q||el.textContent.toLowerCase().indexOf(q)>=0;
-      el.classList.toggle('hidden',!hit);
-      if(hit&&q){el.querySelectorAll('details').forEach(function(d){
-        if(d.textContent.toLowerCase().indexOf(q)>=0){d.open=true;}});}
-    });
-  });
-})();
-"""
 
 
 def _seconds(value: object) -> str:
