@@ -417,8 +417,9 @@ class Trace:
                 self.exporters.remove(exporter)
                 self._exporters_changed()
                 line = (
-                    f"span exporter {exporter!r} raised {type(exc).__name__}: {exc} in "
-                    f"{method}({span.name!r}); detached from run {self.run_id!r}"
+                    f"span exporter {_said(repr, exporter)} raised {type(exc).__name__}: "
+                    f"{_said(str, exc)} in {method}({span.name!r}); detached from run "
+                    f"{self.run_id!r}"
                 )
                 self.errors.append(line)
                 _log.warning("%s", line)
@@ -455,6 +456,18 @@ class _SpanScope:
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         self._trace._exit(self._span, self._token, exc)
+
+
+def _said(how: Callable[[object], str], value: object) -> str:
+    """``how(value)``, or its type's name when that raises.
+
+    A broken exporter's ``__repr__`` (or its exception's ``__str__``) raised out of the
+    handler that detaches it, and the run it was to be detached from failed.
+    """
+    try:
+        return how(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
 
 
 def current_span() -> Span:

@@ -34,6 +34,8 @@ from agentkit_core.cli import TraceFile
 from agentkit_core.cli import read_trace_file
 from agentkit_core.cli._viewer import render_html
 from agentkit_core.cli._viewer import views_from_spans
+from agentkit_core.plugin import Span
+from agentkit_core.plugin import SpanExporter
 from agentkit_core.testing import ScriptedModel
 from tests.conftest import run_cli
 from tests.view_runs import traced_runs
@@ -370,3 +372,88 @@ def test_a_last_line_cut_mid_character_is_skipped(tmp_path: Path) -> None:
     whole = json.dumps(RUN) + "\n"
     path.write_bytes((HEADER + whole).encode() + '{"name": "turn", "x": "é'.encode()[:-1])
     assert read_trace_file(path) == [RUN]
+
+
+class Unsayable(Exception):
+    """An exception whose text cannot be made."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+class BrokenThrough(SpanExporter):
+    """An exporter broken all the way: it raises, and so does its repr and its error's str."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+
+    def on_start(self, span: Span) -> None:
+        if self.method == "on_start":
+            raise Unsayable
+
+    def on_end(self, span: Span) -> None:
+        if self.method == "on_end":
+            raise Unsayable
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("method", ["on_start", "on_end"])
+def test_an_exporter_broken_down_to_its_repr_is_detached_and_the_run_goes_on(
+    method: str,
+) -> None:
+    """Before, the handler that detaches a raising exporter raised itself (its message read
+    the exporter's repr and the error's str), and the run failed."""
+    agent = Agent("a", ScriptedModel(["done"]), exporters=[BrokenThrough(method)])
+    ctx = agent.new_context()
+    result = asyncio.run(agent.run("go", ctx=ctx))
+    assert result.output == "done"
+    [line] = ctx.trace.errors
+    assert line.startswith(
+        f"span exporter <BrokenThrough> raised Unsayable: <Unsayable> in {method}"
+    )
+    assert line.endswith(f"detached from run {ctx.run_id!r}")
+
+
+class BrokenAt(BrokenThrough):
+    """Raises at its ``at``-th call of ``method``; its repr may work or not."""
+
+    def __init__(self, method: str, at: int, sayable: bool) -> None:
+        super().__init__("")
+        self.broken_method, self.at, self.sayable, self.seen = method, at, sayable, 0
+
+    def _call(self, method: str) -> None:
+        if method == self.broken_method:
+            self.seen += 1
+            if self.seen == self.at:
+                raise Unsayable if not self.sayable else RuntimeError("down")
+
+    def on_start(self, span: Span) -> None:
+        self._call("on_start")
+
+    def on_end(self, span: Span) -> None:
+        self._call("on_end")
+
+    def __repr__(self) -> str:
+        if self.sayable:
+            return "<BrokenAt>"
+        raise RuntimeError("no repr")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    method=st.sampled_from(["on_start", "on_end"]),
+    at=st.integers(1, 8),
+    sayable=st.booleans(),
+)
+def test_an_exporter_broken_anywhere_never_changes_the_run(
+    method: str, at: int, sayable: bool
+) -> None:
+    """Property: wherever an exporter breaks, however broken, the run answers as it would."""
+    steps = [Message.assistant("", tool_calls=[ToolCall("c1", "echo", '{"data": 1}')]), "done"]
+    agent = Agent(
+        "a", ScriptedModel(steps), tools=[echo], exporters=[BrokenAt(method, at, sayable)]
+    )
+    result = asyncio.run(agent.run("go"))
+    assert result.output == "done" and result.status == "done"
