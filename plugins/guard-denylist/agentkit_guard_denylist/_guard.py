@@ -130,6 +130,33 @@ def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
     return entries
 
 
+def _compiled(entry: Entry) -> re.Pattern[str]:
+    """``entry``'s pattern compiled; a ConfigError naming it if it is none, or matches anything.
+
+    A pattern that matches the empty text (``re:`` with nothing after it, ``a*``, ``x|``)
+    matches every text, so the guard would refuse every request: a slip of the file, not a
+    list of what to refuse.
+    """
+    try:
+        pattern = re.compile(entry.pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise ConfigError(
+            f"guard 'denylist': the entry at {entry.where} is not a regular expression "
+            f"({exc}); fix or escape it",
+            value=entry.where,
+            source=entry.where,
+        ) from exc
+    if pattern.search("") is not None:
+        written = "nothing" if not entry.pattern else repr(entry.pattern)
+        raise ConfigError(
+            f"guard 'denylist': the entry at {entry.where} is {written}, a regular expression "
+            "that matches the empty text and so every text; give what to refuse, or remove it",
+            value=entry.pattern,
+            source=entry.where,
+        )
+    return pattern
+
+
 @dataclass(frozen=True, slots=True)
 class Sieve:
     """Tells at C speed most texts in which no entry can appear, as the combined pattern would.
@@ -218,15 +245,7 @@ class Denylist(Guard):
                 source="guard_options['denylist']",
             )
         for entry in entries:
-            try:
-                re.compile(entry.pattern)
-            except re.error as exc:
-                raise ConfigError(
-                    f"guard 'denylist': the entry at {entry.where} is not a regular expression "
-                    f"({exc}); fix or escape it",
-                    value=entry.where,
-                    source=entry.where,
-                ) from exc
+            _compiled(entry)
         self.entries = tuple(entries)
         self._pattern = re.compile(combined(self.entries), re.IGNORECASE)
         self._sieve = Sieve.of(self.entries)

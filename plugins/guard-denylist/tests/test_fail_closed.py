@@ -190,3 +190,34 @@ def test_kit_options_build_the_guard_they_say_or_are_refused(options: dict[str, 
     if guard.input:
         for term in options.get("terms", ()):
             assert refused(guard, term)
+
+
+@pytest.mark.parametrize("line", ["re:", "re:   ", "re:a*", "re:x|", "re:^", "re:(?:)"])
+def test_a_file_line_whose_pattern_matches_the_empty_text_is_refused(
+    tmp_path: Path, line: str
+) -> None:
+    # "re:" with nothing after it was the pattern "", which matched, and refused, every text.
+    path = tmp_path / "denylist.txt"
+    path.write_text(f"secret\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="matches the empty text and so every text") as err:
+        Denylist(path)
+    assert err.value.source == f"{path}:2"
+
+
+@pytest.mark.parametrize("pattern", ["", "a*", "b?|c", "$"])
+def test_a_pattern_in_code_that_matches_the_empty_text_is_refused(pattern: str) -> None:
+    with pytest.raises(ConfigError, match=r"entry at patterns\[1\] is .*every text") as err:
+        Denylist(patterns=[r"\bok\b", pattern])
+    assert err.value.source == "patterns[1]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(r"[a-z]{0,3}[*?]?(\|[a-z]{0,2}[*?]?)?", fullmatch=True))
+def test_a_taken_pattern_never_refuses_every_text(pattern: str) -> None:
+    # a pattern is either refused when built, or lets some text through
+    try:
+        guard = Denylist(patterns=[pattern])
+    except ConfigError as exc:
+        assert "every text" in str(exc) or "not a regular expression" in str(exc)
+        return
+    assert not refused(guard, "0")
