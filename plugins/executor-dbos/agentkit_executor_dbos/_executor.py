@@ -109,6 +109,31 @@ def _check_name(value: Any, what: str) -> str:
     return value
 
 
+def check_run_id(run_id: object) -> str:
+    """``run_id`` if a run can have it: non-blank text the database can store.
+
+    A lone surrogate (what undecodable bytes in a shell's argument become) cannot be encoded
+    for the database: refused by name here, not a UnicodeEncodeError from its driver.
+    """
+    if not isinstance(run_id, str):
+        problem = "is not text"
+    elif not run_id.strip():
+        problem = "is empty"
+    else:
+        try:
+            run_id.encode("utf-8")
+        except UnicodeEncodeError:
+            problem = "holds a lone surrogate, which no database text can hold"
+        else:
+            return run_id
+    raise ConfigError(
+        f"run id {run_id!r} {problem}; give the id agentkit submit printed (or, for a new "
+        "run, none: one is made)",
+        value=run_id,
+        source="run_id",
+    )
+
+
 #: takeover_after is at least this many heartbeats: a worker that misses two is not taken for dead.
 BEATS = 3
 MIN_HEARTBEAT = 0.05
@@ -269,6 +294,8 @@ class DBOSExecutor(Executor):
 
         from ._workflow import agentkit_run
 
+        if run_id is not None:
+            check_run_id(run_id)
         self.register(agent)
         self._launch(queues=())
         with SetWorkflowID(run_id or str(uuid.uuid4())):
@@ -388,13 +415,8 @@ class DBOSExecutor(Executor):
         """
         from dbos import EnqueueOptions
 
-        if run_id is not None and (not isinstance(run_id, str) or not run_id.strip()):
-            raise ConfigError(
-                f"run id {run_id!r} is empty; give a run a non-empty id (agentkit submit "
-                "--id), or none for a new one",
-                value=run_id,
-                source="run_id",
-            )
+        if run_id is not None:
+            check_run_id(run_id)
         options: EnqueueOptions = {
             "workflow_name": WORKFLOW,
             "queue_name": self.queue,
@@ -418,7 +440,7 @@ class DBOSExecutor(Executor):
 
     def handle(self, run_id: str) -> RunHandle:
         """The handle of the run ``run_id`` (submitted by any process)."""
-        return RunHandle(run_id, self)
+        return RunHandle(check_run_id(run_id), self)
 
     async def cancel(self, run_id: str) -> str:
         """Cancel the run ``run_id`` from any process: it stops at its next step.

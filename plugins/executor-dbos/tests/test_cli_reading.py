@@ -135,3 +135,50 @@ def test_reading_never_creates_a_database(
     code = main([command[0], "--database", url, *command[1:]])
     assert code == 2, capsys.readouterr().err
     assert databases(pg_dsn) == before
+
+
+def test_a_run_id_no_database_can_hold_is_named_on_every_command(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    assert agentkit(tmp_path, "submit", "--database", url, "--id", "r1", "a task").returncode == 0
+    bad = "run\udcff"  # undecodable bytes in a shell's argument (b"run\xff")
+    for command in (["submit", "--id", bad, "a task"], *[[c[0], bad] for c in READERS]):
+        done = agentkit(tmp_path, command[0], "--database", url, *command[1:])
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("agentkit: error: run id 'run\\udcff' holds a lone surrogate")
+        assert done.stderr.count("\n") == 1 and "unexpected" not in done.stderr
+
+
+#: Run ids of any text, lone surrogates and control characters included.
+run_ids = st.text(st.characters(exclude_categories=()), max_size=12)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(run_id=run_ids)
+def test_any_run_id_is_a_run_an_unknown_run_or_refused_by_name(tmp_path: Path, run_id: str) -> None:
+    import asyncio
+
+    from agentkit_executor_dbos import DBOSExecutor
+    from agentkit_executor_dbos import RunNotFound
+
+    from agentkit_core import ConfigError
+
+    executor = DBOSExecutor(database=f"sqlite:///{tmp_path / 'ids.sqlite'}")
+    surrogate = any("\ud800" <= ch <= "\udfff" for ch in run_id)
+    fine = bool(run_id.strip()) and not surrogate
+
+    async def probe() -> None:
+        try:
+            await executor.handle(run_id).record()
+        except RunNotFound as missing:  # nothing was submitted: every fine id is unknown
+            assert fine and missing.run_id == run_id
+        except ConfigError as refused:
+            assert not fine and repr(run_id) in str(refused)
+        else:
+            pytest.fail(f"run {run_id!r} found in an empty database")
+
+    try:
+        asyncio.run(probe())
+    finally:
+        executor.close()
