@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -184,6 +185,51 @@ def test_ctrl_c_cancels_the_turn_not_the_chat(tmp_path: Path, site: Path, store:
     shown = say(again, "after", "echo ")
     assert re.search(r"echo [3-9]: after", shown), shown  # the session holds what came before
     leave(again)
+
+
+SLOW_TOOLS = """
+import asyncio
+from agentkit_core import tool
+
+
+@tool
+async def lookup(name: str) -> str:
+    \"\"\"Look a name up (``slow`` takes a minute).\"\"\"
+    if name == "slow":
+        await asyncio.sleep(60)
+    return f"found {name}"
+
+
+TOOLS = [lookup]
+"""
+
+
+def test_ctrl_c_mid_tool_leaves_the_session_whole(tmp_path: Path, site: Path, store: str) -> None:
+    (site / "slowtools.py").write_text(SLOW_TOOLS)
+    tools = ("--tools", "slowtools:TOOLS")
+    child = chat(tmp_path, site, "--model", "chat:t", *tools, "--session", store)
+    say(child, "hello", "echo 1: hello")
+    child.sendline("look slow")
+    child.expect_exact('tool lookup {"name": "slow"}')
+    child.sendintr()
+    child.expect_exact("turn cancelled")
+    child.expect_exact(PROMPT)
+    say(child, "look ann", "done after lookup")
+    leave(child)
+    resume = ("--session", store, "--resume", child.session)
+    again = chat(tmp_path, site, "--model", "chat:t", *tools, *resume)
+    # the model is sent the finished turns only: the cut one, its call without a result, is
+    # left out (a provider refuses a call with no result), so it saw 3 user messages, not 4
+    say(again, "after", "echo 3: after")
+    leave(again)
+    exported = run_cli("sessions", "export", child.session, "--store", store, pythonpath=[ROOT])
+    assert exported.returncode == 0, exported.stderr
+    users = [
+        json.loads(line)["body"]["message"]["content"]
+        for line in exported.stdout.splitlines()
+        if json.loads(line)["kind"] == "user"
+    ]
+    assert users == ["hello", "look slow", "look ann", "after"]  # the cut turn is kept
 
 
 def test_ctrl_c_at_the_prompt_and_history(tmp_path: Path) -> None:
