@@ -6,6 +6,7 @@ import asyncio
 import gc
 import html
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,15 @@ def test_any_checkpoint_state_is_shown(state: object) -> None:
 
     view = view_from_checkpoint(asyncio.run(_checkpointed(state, PluginManager())), 1)
     assert render_html([view], "t").endswith("</html>")
+
+
+def test_a_checkpoint_of_many_unreadable_pending_calls_is_viewed_in_linear_time(pm: Any) -> None:
+    """20,000 calls and 20,000 texts in a pending list took 13 s (each text was looked for
+    among the calls); now well under a second (bound: 5 s)."""
+    pending: list[object] = [{"id": str(i), "name": "t"} for i in range(20_000)]
+    saved = asyncio.run(_checkpointed({"pending": pending + ["x"] * 20_000}, pm))
+    began = time.monotonic()
+    view = view_from_checkpoint(saved, 1)
+    render_html([view], "t")
+    assert time.monotonic() - began < 5
+    assert len(view["pending"]) == 20_000 and len(view["omissions"]) == 20_000

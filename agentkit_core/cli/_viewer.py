@@ -526,7 +526,9 @@ def view_from_checkpoint(checkpoint: Checkpoint, versions: int) -> RunView:
         unreadable.append(f"its pending calls ({_short(pending)})")
         pending = []
     calls = [c for c in pending if isinstance(c, ToolCall | dict)]
-    unreadable += [f"a pending call ({_short(c)})" for c in pending if c not in calls]
+    unreadable += [
+        f"a pending call ({_short(c)})" for c in pending if not isinstance(c, ToolCall | dict)
+    ]
     status = checkpoint.status
     view: RunView = {
         "run_id": checkpoint.run_id,
