@@ -2,7 +2,8 @@
 
 Entries are matched in the normal form of the text (``_normal``): a term written with a tab,
 a no-break space or a line break between its words, a zero-width character inside it,
-fullwidth letters or a Unicode hyphen is still the term.
+fullwidth letters or a Unicode hyphen is still the term; so is one in another case (``ß``
+and ``SS``) or with combining marks put on its letters (``_normal.loose``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from agentkit_core.plugin import Guard
 from agentkit_core.plugin import GuardDecision
 from agentkit_core.plugin import GuardInput
 
+from ._normal import loose
 from ._normal import normal
 
 #: What marks a line of the file as a regular expression.
@@ -36,7 +38,7 @@ class Entry:
     r"""One entry: its pattern, and where it was written (``"denylist.txt:3"``, ``"terms[0]"``).
 
     ``word_start``: a term's pattern that is ``\b`` followed by the rest (see :func:`combined`).
-    ``term``: a term's text in normal form ("" for a regular expression).
+    ``term``: a term's text in the loose form ("" for a regular expression).
     """
 
     pattern: str
@@ -48,13 +50,15 @@ class Entry:
 def _term(written: str, where: str) -> Entry:
     """A term as an entry: literal in normal form, a whole word at an end that is a word character.
 
-    A term that is nothing in normal form (only invisible characters) is a ConfigError.
+    The term is kept in the loose form (:func:`loose`), where it is looked for; a term that
+    is nothing there (only invisible characters or marks) is a ConfigError.
     """
-    term = normal(written).strip()
+    term = loose(normal(written)).strip()
     if not term:
         raise ConfigError(
             f"guard 'denylist': the term at {where} ({written!r}) is empty once its invisible "
-            "characters and spaces are dropped, and would match every text; remove it",
+            "characters, combining marks and spaces are dropped, and would match every text; "
+            "remove it",
             value=written,
             source=where,
         )
@@ -213,9 +217,10 @@ class Denylist(Guard):
     ``path`` is a denylist file (one entry a line: a term, or ``re:`` and a regular expression;
     ``#`` comments); ``terms`` and ``patterns`` add entries in code. Terms match in any case.
     Entries are searched for in the normal form of the text (NFKC, invisible characters
-    dropped, dashes as ``-``, each whitespace run one space; see ``_normal``), terms written
-    in that form too; a regular expression that finds nothing there is tried on the text as
-    written as well. Input and output are checked alike.
+    dropped, dashes as ``-``, each whitespace run one space; see ``_normal``), then in its
+    loose form (full case folding, no combining marks), terms written in the loose form; a
+    regular expression that finds nothing there is tried on the text as written as well.
+    Input and output are checked alike.
     ``input`` and ``output`` say which checks refuse. The reason names the entry by where it
     was written (``"denylist.txt:3"``), not by what it matched, so a refusal never repeats a
     term a product keeps from its users.
@@ -263,6 +268,9 @@ class Denylist(Guard):
     def searched(self, text: str, seen: str) -> GuardDecision:
         """:meth:`refuses`, by the one pattern of all entries (``seen`` is ``normal(text)``)."""
         found = self._pattern.search(seen)
+        if found is None:  # a term in another case or with marks (see loose)
+            looser = loose(seen)
+            found = None if looser == seen else self._pattern.search(looser)
         if found is None and seen != text:  # a pattern written for what the form drops
             found = self._pattern.search(text)
         if found is None or found.lastgroup is None:

@@ -11,6 +11,9 @@ Unicode hyphen. So the guard matches in a normal form of the text, in which
 * every dash (Unicode's dash punctuation and the minus sign) is ``-``;
 * every run of whitespace is one space.
 
+Terms are also matched in a looser form of that (:func:`loose`): full case folding, no
+combining marks.
+
 agentkit-guard-redact reads texts in the same form (with a map back to the text, which a guard
 that only refuses does not need) and carries its own copy of the two character classes below
 (plugins never import each other); keep them in step.
@@ -70,3 +73,36 @@ def folded(text: str) -> str:
     """The normal form, every step taken (what :func:`normal` gives, at any text's cost)."""
     text = DASH.sub("-", INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
     return _SPACES.sub(" ", text)
+
+
+class _Unmarked(dict[int, int | None]):
+    """A ``str.translate`` table dropping combining marks (categories Mn and Me).
+
+    Filled on first sight of each character, up to :data:`_REMEMBERED` of them (after that a
+    new one is worked out each time), so hostile text cannot grow it without bound.
+    """
+
+    def __missing__(self, point: int) -> int | None:
+        kept = None if unicodedata.category(chr(point)) in ("Mn", "Me") else point
+        if len(self) < _REMEMBERED:
+            self[point] = kept
+        return kept
+
+
+#: How many characters :class:`_Unmarked` remembers.
+_REMEMBERED = 65536
+_unmarked = _Unmarked()
+
+
+def loose(seen: str) -> str:
+    """``seen`` (a text in normal form) with case and accents gone, as terms are matched.
+
+    Full case folding (``STRASSE`` and ``straße`` are one word, as are ``İ`` and ``i``,
+    ``ς`` and ``σ``) and no combining marks (``K̶ill``, ``Kíll``: a mark put on a letter
+    does not make another word for a reader). ASCII holds neither, and is its own: the
+    guard's patterns ignore ASCII case.
+    """
+    if seen.isascii():
+        return seen
+    decomposed = unicodedata.normalize("NFKD", seen.casefold()).translate(_unmarked)
+    return _SPACES.sub(" ", unicodedata.normalize("NFC", decomposed))  # a mark between spaces

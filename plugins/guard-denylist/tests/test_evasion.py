@@ -188,3 +188,44 @@ def test_the_normal_form_drops_invisible_characters_and_reads_dashes_as_hyphens(
 def test_the_normal_form_is_settled(text: str) -> None:
     once = normal(text)
     assert normal(once) == once
+
+
+def test_a_term_in_another_case_or_with_marks_on_its_letters_is_refused() -> None:
+    # "STRASSE" is "Straße" in capitals, and a mark put on a letter ("K̶ill") left the word
+    # readable: both were let through, as was "ISTANBUL" for "İstanbul" read loosely.
+    guard = Denylist(terms=["Straße", "kill", "İstanbul", "Project Nightjar"])
+    for text in (
+        "the STRASSE",
+        "the strasse",
+        "the ISTANBUL office",
+        "K\u0336ill it",  # a combining long stroke overlay
+        "Ki\u0301ll it",
+        "kil\u0338l it",
+        "k\u20e3ill it",  # an enclosing keycap
+        "Project \u0301 Nightjar",  # a mark standing alone between the words
+    ):
+        assert actions(guard, text) == BLOCKED, ascii(text)
+    for text in ("the strase", "skill", "killer", "\u1e31"):  # other words stay other
+        assert actions(guard, text) == ALLOWED, ascii(text)
+
+
+def test_a_term_of_marks_alone_is_refused_as_empty() -> None:
+    with pytest.raises(ConfigError, match=r"terms\[0\] .* combining marks and spaces"):
+        Denylist(terms=["\u0301\u20e3"])
+
+
+MARKS = ["\u0301", "\u0308", "\u0336", "\u0338", "\u20e3", "\u0327", "\u0489"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), terms, prose, prose)
+def test_a_term_in_capitals_or_with_marks_anywhere_is_refused(
+    data: st.DataObject, term: str, before: str, after: str
+) -> None:
+    """Full case folding and no combining marks: the upper case of ``ß`` is ``SS``."""
+    term = term.replace("s", data.draw(st.sampled_from(["s", "ß", "ſ"])), 1)
+    guard = Denylist(terms=[term])
+    marked = "".join(c + data.draw(st.sampled_from(["", *MARKS])) for c in term)
+    for written in (term.upper(), term.casefold(), marked, marked.upper()):
+        text = f"{before} {written} {after}"
+        assert actions(guard, text) == BLOCKED, ascii(text)
