@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import html
+import json
 import re
 import time
 from pathlib import Path
@@ -19,6 +20,8 @@ from agentkit_core import Agent
 from agentkit_core import Checkpointer
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
+from agentkit_core import Message
+from agentkit_core import ToolCall
 from agentkit_core.cli import TraceFile
 from agentkit_core.cli import read_trace_file
 from agentkit_core.cli._viewer import render_html
@@ -290,3 +293,40 @@ def test_a_checkpoint_of_many_unreadable_pending_calls_is_viewed_in_linear_time(
     render_html([view], "t")
     assert time.monotonic() - began < 5
     assert len(view["pending"]) == 20_000 and len(view["omissions"]) == 20_000
+
+
+ARGUMENTS = st.one_of(
+    st.text(max_size=20),
+    st.integers(1, 6000).map(lambda n: "[" * n + "]" * n),
+    st.integers(4000, 6000).map(lambda n: '{"n": ' + "7" * n + "}"),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(raw=ARGUMENTS)
+def test_any_arguments_a_model_wrote_are_shown(raw: str) -> None:
+    """Property: whatever text a model gave as a call's arguments, from a trace or from a
+    checkpoint, the page is written and shows it. Before, arguments nested past the parser's
+    depth or holding a 5,000-digit number raised RecursionError or ValueError out of view."""
+    model = {
+        "name": "model_call",
+        "span_id": "m",
+        "parent_id": "r",
+        "attributes": {"tool_call_ids": ["c1"], "tool_call_names": ["echo"]},
+        "payload": {"response": {"content": "", "tool_calls": [{"arguments": raw}]}},
+    }
+    run = {"name": "run", "span_id": "r", "run_id": "x"}
+    from_trace = views_from_spans([run, model])
+    state = {"transcript": [Message.assistant("", tool_calls=[ToolCall("c1", "echo", raw)])]}
+    from agentkit_core import PluginManager
+
+    from_checkpoint = view_from_checkpoint(asyncio.run(_checkpointed(state, PluginManager())), 1)
+    try:
+        json.loads(raw)
+    except (ValueError, RecursionError):
+        shown_as_text = bool(raw.strip())
+    else:
+        shown_as_text = False  # shown parsed, as JSON
+    for view in (*from_trace, from_checkpoint):
+        page = render_html([view], "t")
+        assert not shown_as_text or html.escape(raw[:40], quote=True) in page

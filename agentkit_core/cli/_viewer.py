@@ -610,7 +610,7 @@ def _arguments(raw: JSONValue) -> JSONValue:
     if isinstance(raw, str):
         try:
             parsed: JSONValue = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, nested too deep, a 5,000-digit number
             return raw
         return parsed
     return raw
