@@ -14,6 +14,7 @@ from typing import TypedDict
 from typing import runtime_checkable
 
 from ._errors import ConfigError
+from ._errors import ProviderError
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
@@ -146,6 +147,41 @@ def answered(response: ModelResponse, by: str) -> ModelResponse:
     """
     r = response
     return ModelResponse(r.message, r.usage, r.finish_reason, r.model, r.output, by)
+
+
+def hide_secret(
+    error: ProviderError, secret: str, cause: BaseException | None = None
+) -> ProviderError:
+    """``error`` (caused by ``cause``) with ``secret``, an API key, masked as ``***``.
+
+    A server or proxy that echoes the request's headers in its error body would otherwise put
+    the key in the message, ``provider_message``, a log line and a traceback's cause (an SDK's
+    exception quotes the body). A provider raises what this returns, without ``from``: the
+    cause is kept unless it holds the key. A secret under 8 characters is not masked (it would
+    blank ordinary words).
+    """
+    if cause is not None:
+        error.__cause__ = cause
+    if len(secret) < 8:
+        return error
+
+    def masked(text: str) -> str:
+        while secret in text:  # until none is left: a mask may close a new one ("a***" + ...)
+            text = text.replace(secret, "***")
+        return text
+
+    error.args = tuple(masked(a) if isinstance(a, str) else a for a in error.args)
+    for name, value in vars(error).items():
+        if isinstance(value, str):
+            setattr(error, name, masked(value))
+    chained, depth = error.__cause__ or error.__context__, 0
+    while chained is not None and depth < 32:  # an SDK's error quotes the body, the key too
+        if secret in f"{chained!s}{chained!r}{getattr(chained, '__dict__', '')}":
+            error.__cause__ = None
+            error.__suppress_context__ = True
+            break
+        chained, depth = chained.__cause__ or chained.__context__, depth + 1
+    return error
 
 
 @quick_init

@@ -157,6 +157,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ModelResponse",
         "StreamEvent",
         "Model",
+        "hide_secret",
     ),
     "_output": (
         "SchemaAdapter",
@@ -356,6 +357,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._models import OutputSchema as OutputSchema
     from ._models import StreamEvent as StreamEvent
     from ._models import ToolSpec as ToolSpec
+    from ._models import hide_secret as hide_secret
     from ._output import OutputCoerce as OutputCoerce
     from ._output import OutputStream as OutputStream
     from ._output import PartialCache as PartialCache

@@ -20,6 +20,9 @@ the model declares ``supports_structured_output``, else an ordinary answer), ``"
 (the provider fails for good). A model that cannot play one leaves it out of ``scenarios``,
 and the tests of that scenario are not collected. ``"reasoning"`` (reasons, then answers
 text) is played only by a model that adds it to ``scenarios``: not every model reasons.
+``"echoed_key"``, for a model that sends an API key (add it to ``scenarios``): the model is
+built with ``api_key=self.echoed_key`` and the server fails with an error body quoting the key,
+as a proxy echoing the request's headers does; the key must show in no error, repr or cause.
 Needs no pytest itself.
 """
 
@@ -49,7 +52,9 @@ from .._session_state import REASONING
 #: The scenarios a subclass plays unless it says otherwise.
 SCENARIOS = ("text", "tool_calls", "structured", "error")
 #: Every scenario the suite knows: the default ones and those a subclass opts into.
-KNOWN_SCENARIOS = (*SCENARIOS, "reasoning")
+KNOWN_SCENARIOS = (*SCENARIOS, "reasoning", "echoed_key")
+#: The scenarios in which the provider fails: the tests of an answer pass over them.
+_FAILING = ("error", "echoed_key")
 
 _F = TypeVar("_F", bound=Callable[..., Awaitable[None]])
 
@@ -87,6 +92,7 @@ _REQUESTS = {
     ),
     "error": ModelRequest((*_PROMPT, Message.user("Hello?")), settings={"temperature": 7}),
     "reasoning": ModelRequest((*_PROMPT, Message.user("What is 17 * 24? Think it through."))),
+    "echoed_key": ModelRequest((*_PROMPT, Message.user("Hello?"))),
 }
 
 
@@ -129,6 +135,8 @@ class ModelConformance:
 
     #: The scenarios the model plays; the tests of the others are not collected.
     scenarios: ClassVar[tuple[str, ...]] = SCENARIOS
+    #: The API key of the ``"echoed_key"`` scenario, which the server's error body quotes.
+    echoed_key: ClassVar[str] = "sk-agentkit-conformance-echoed-0123456789"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -241,11 +249,11 @@ class ModelConformance:
         )
 
     async def test_stream_ends_with_exactly_one_done(self) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             self._done(await self.stream(scenario))
 
     async def test_stream_yields_only_model_event_kinds(self) -> None:
-        kinds = {e.kind for s in self.scenarios if s != "error" for e in await self.stream(s)}
+        kinds = {e.kind for s in self.scenarios if s not in _FAILING for e in await self.stream(s)}
         known = {"text", "reasoning", "tool_call_delta", "tool_call", "partial", "done"}
         assert kinds <= known, (
             "a model stream yields text, reasoning, tool_call_delta, tool_call, partial and "
@@ -253,7 +261,7 @@ class ModelConformance:
         )
 
     async def test_stream_text_deltas_join_to_the_final_text(self) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             events = await self.stream(scenario)
             joined = "".join(e.text for e in events if e.kind == "text")
             final = self._done(events).message.text
@@ -262,7 +270,7 @@ class ModelConformance:
             )
 
     async def test_stream_reasoning_never_leaks_into_the_text(self) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             events = await self.stream(scenario)
             reasoning = "".join(e.text for e in events if e.kind == "reasoning").strip()
             text = "".join(e.text for e in events if e.kind == "text")
@@ -274,7 +282,7 @@ class ModelConformance:
                 )
 
     async def test_stream_done_equals_request(self) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             whole = await self.request(scenario)
             streamed = self._done(await self.stream(scenario))
             assert streamed.message == whole.message, (
@@ -293,7 +301,7 @@ class ModelConformance:
         await self._unchanged(stream=True)
 
     async def _unchanged(self, *, stream: bool) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             model = await self._model(scenario, stream=stream)
             sent = self.request_for(scenario)
             before = copy.deepcopy(sent)
@@ -336,7 +344,7 @@ class ModelConformance:
         assert streamed == final, f"'tool_call' events {streamed!r} but the final calls {final!r}"
 
     async def test_stream_tool_call_deltas_join_to_their_call(self) -> None:
-        for scenario in (s for s in self.scenarios if s != "error"):
+        for scenario in (s for s in self.scenarios if s not in _FAILING):
             _check_call_deltas(scenario, await self.stream(scenario))
 
     @_plays("structured")
@@ -388,6 +396,29 @@ class ModelConformance:
                 f"{how}: the answer's metadata[{REASONING!r}] should be a dict whose 'model' is "
                 f"{name!r} (so the reasoning goes back to this model only), got {kept!r:.200}"
             )
+
+    @_plays("echoed_key")
+    async def test_an_api_key_the_server_echoes_shows_in_no_error(self) -> None:
+        import traceback
+
+        for stream in (False, True):
+            model = await self._model("echoed_key", stream=stream)
+            try:
+                if stream:
+                    got: object = [e async for e in model.stream(self.request_for("echoed_key"))]
+                else:
+                    got = await model.request(self.request_for("echoed_key"))
+            except ProviderError as exc:
+                shown = "".join(traceback.format_exception(exc)) + repr(exc) + repr(vars(exc))
+                assert self.echoed_key not in shown, (
+                    f"{model.name}: the API key the server echoed shows in the error (its "
+                    f"message, a field or its cause); raise hide_secret(error, key, cause)"
+                )
+            else:
+                raise AssertionError(f"'echoed_key' should raise ProviderError, got {got!r}")
+            finally:
+                await self._close(model)
+            assert self.echoed_key not in repr(model), f"{model.name}: its repr shows the key"
 
     @_plays("error")
     async def test_error_from_request_is_a_final_provider_error(self) -> None:

@@ -29,6 +29,7 @@ from agentkit_core.plugin import PartialJSONParser
 from agentkit_core.plugin import ProviderHTTPError
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import hide_secret
 
 from ._cache import place_breakpoints
 from ._respell import Respeller
@@ -273,7 +274,8 @@ class AnthropicModel:
             answer = await client.messages.create(**_sdk_arguments(body), timeout=timeout)
             data = answer.to_dict(mode="json")
         except Exception as exc:
-            raise self._error(exc, timeout) from exc
+            error = self._error(exc, timeout)
+            raise error from error.__cause__  # none when it quotes the key
         return self._parse(data, self._output_tool(request))
 
     def _parse(self, data: Any, output_tool: str | None) -> ModelResponse:
@@ -316,7 +318,8 @@ class AnthropicModel:
         except ProviderError:
             raise
         except Exception as exc:
-            raise self._error(exc, timeout, state.events) from exc
+            error = self._error(exc, timeout, state.events)
+            raise error from error.__cause__  # none when it quotes the key
         if not state.stopped:
             raise ProviderResponseError(
                 f"{self.name}: the stream ended after {state.events} events without "
@@ -331,8 +334,9 @@ class AnthropicModel:
     # ------------------------------------------------------------------ errors
 
     def _error(self, exc: Exception, timeout: float, events: int = 0) -> ProviderError:
-        """``exc`` (any SDK failure) as agentkit's error."""
-        return provider_error(exc, self.name, timeout, events)
+        """``exc`` (any SDK failure) as agentkit's error, caused by it, the API key masked."""
+        key = self.api_key if self.api_key is not None else os.environ.get(API_KEY_ENV, "")
+        return hide_secret(provider_error(exc, self.name, timeout, events), key, exc)
 
 
 _OUTPUT_TOOL_DOC = "Give the final answer by calling this tool with it as the input."

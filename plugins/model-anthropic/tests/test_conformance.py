@@ -23,7 +23,7 @@ RECORDED = {
 
 
 class TestAnthropicModelConformance(ModelConformance):
-    scenarios = ("text", "tool_calls", "structured", "error", "reasoning")
+    scenarios = ("text", "tool_calls", "structured", "error", "reasoning", "echoed_key")
 
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
@@ -32,6 +32,11 @@ class TestAnthropicModelConformance(ModelConformance):
     async def make_model(self, scenario: str, *, stream: bool) -> Model:
         if scenario == "error":
             self.server.json("error_400.json", status=400)
+        elif scenario == "echoed_key":
+            error = {"type": "authentication_error", "message": f"bad key {self.echoed_key}"}
+            self.server.answer({"type": "error", "error": error}, status=401)
+            key = self.echoed_key
+            return AnthropicModel("claude-sonnet-4-5", base_url=self.server.url, api_key=key)
         elif stream:
             self.server.sse(RECORDED[scenario][1])
         else:

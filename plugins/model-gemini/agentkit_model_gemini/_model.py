@@ -28,6 +28,7 @@ from agentkit_core.plugin import ModelResponse
 from agentkit_core.plugin import ProviderHTTPError
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import hide_secret
 
 from ._wire import SAFETY_FINISH
 from ._wire import Assembler
@@ -266,9 +267,15 @@ class GeminiModel:
         except AgentkitError:
             raise
         except Exception as exc:  # nothing of the SDK's may leak: every failure is mapped
-            raise self._error(exc, timeout, turn.chunks if turn else 0) from exc
+            error = self._error(exc, timeout, turn.chunks if turn else 0)
+            raise error from error.__cause__  # none when it quotes the key
 
     def _error(self, exc: Exception, timeout: float, chunks: int) -> ProviderError:
+        """``exc`` (any SDK failure) as agentkit's error, caused by it, the API key masked."""
+        key = str(self._options.get("api_key") or "")
+        return hide_secret(self._mapped(exc, timeout, chunks), key, exc)
+
+    def _mapped(self, exc: Exception, timeout: float, chunks: int) -> ProviderError:
         from google.auth.exceptions import GoogleAuthError
         from google.genai import errors
         from pydantic import ValidationError

@@ -24,7 +24,7 @@ RECORDED = {
 
 
 class TestGeminiModelConformance(ModelConformance):
-    scenarios = ("text", "tool_calls", "structured", "error", "reasoning")
+    scenarios = ("text", "tool_calls", "structured", "error", "reasoning", "echoed_key")
 
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
@@ -33,6 +33,11 @@ class TestGeminiModelConformance(ModelConformance):
     async def make_model(self, scenario: str, *, stream: bool) -> Model:
         if scenario == "error":
             self.server.json("error_400.json", status=400)
+        elif scenario == "echoed_key":
+            error = {"code": 400, "status": "INVALID_ARGUMENT", "message": self.echoed_key}
+            self.server.answer({"error": error}, status=400)
+            key = self.echoed_key
+            return GeminiModel("gemini-2.5-flash", base_url=self.server.url, api_key=key)
         elif stream:
             self.server.sse(RECORDED[scenario][1])
         else:

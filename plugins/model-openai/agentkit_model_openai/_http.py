@@ -21,6 +21,8 @@ from agentkit_core import ConfigError
 from agentkit_core import ProviderError
 from agentkit_core.plugin import ProviderHTTPError
 from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import hide_secret
+from agentkit_core.plugin import mask_url
 
 if TYPE_CHECKING:
     import httpx
@@ -75,6 +77,8 @@ class HTTPModel:
         self.name = f"{prefix}:{model}"
         self.base_url = base
         self.url = f"{base}/{path}"
+        #: ``url`` as messages show it: a password in it masked (``mask_url``).
+        self.where = mask_url(self.url)
         self.timeout = timeout
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.headers = {"Accept": "application/json", **(headers or {})}
@@ -85,7 +89,7 @@ class HTTPModel:
         self._depth = 0
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.model!r}, url={self.url!r})"
+        return f"{type(self).__name__}({self.model!r}, url={self.where!r})"
 
     # ------------------------------------------------------------------ connections
 
@@ -140,17 +144,27 @@ class HTTPModel:
                     self.url, json=self.body(request), headers=self.headers, timeout=timeout
                 )
         except httpx.TransportError as exc:
-            raise self._transport_error(exc, timeout) from exc
+            error = self._transport_error(exc, timeout)
+            raise error from error.__cause__
         if response.status_code >= 400:
             raise self._http_error(response)
         try:
             data = json.loads(response.text)
         except ValueError as exc:
-            raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} is not JSON ({exc}): "
+            error = ProviderResponseError(
+                f"{self.name}: the answer from {self.where} is not JSON ({exc}): "
                 f"{response.text[:200]!r}"
-            ) from exc
-        return self._parse(data)
+            )
+            raise error from self.hide(error, exc).__cause__  # none when it quotes the key
+        try:
+            return self._parse(data)
+        except ProviderError as exc:  # it quotes the answer, which may echo the key
+            self.hide(exc)
+            raise
+
+    def hide(self, error: ProviderError, cause: BaseException | None = None) -> ProviderError:
+        """``error`` with the API key masked: a server may echo the request's headers."""
+        return hide_secret(error, self.api_key, cause)
 
     def _http_error(self, response: httpx.Response) -> ProviderHTTPError:
         status = response.status_code
@@ -164,13 +178,15 @@ class HTTPModel:
             403: " (check the API key's permissions)",
             404: " (check the model name and OPENAI_BASE_URL)",
         }.get(status, "")
-        return ProviderHTTPError(
-            f"{self.name}: HTTP {status} from {self.url}: {provider_message}{hint}",
+        error = ProviderHTTPError(
+            f"{self.name}: HTTP {status} from {self.where}: {provider_message}{hint}",
             status=status,
             provider_message=provider_message,
             retryable=status in RETRYABLE_STATUSES or status >= 500,
             retry_after=ProviderHTTPError.retry_after_of(response.headers),
         )
+        self.hide(error)
+        return error
 
     def _transport_error(self, exc: Exception, timeout: float, events: int = 0) -> ProviderError:
         """A retryable error for a failed connection; ``events`` streamed before it failed."""
@@ -181,12 +197,16 @@ class HTTPModel:
         else:
             what = f"{type(exc).__name__}: {exc}"
         if events:
-            return ProviderError(
-                f"{self.name}: the connection to {self.url} dropped mid-stream after {events} "
-                f"events ({what}); the answer is incomplete",
-                retryable=True,
+            return self.hide(
+                ProviderError(
+                    f"{self.name}: the connection to {self.where} dropped mid-stream after "
+                    f"{events} events ({what}); the answer is incomplete",
+                    retryable=True,
+                ),
+                exc,
             )
-        return ProviderError(f"{self.name}: request to {self.url} failed: {what}", retryable=True)
+        failed = f"{self.name}: request to {self.where} failed: {what}"
+        return self.hide(ProviderError(failed, retryable=True), exc)
 
 
 def provider_error_text(data: Any) -> str:

@@ -131,7 +131,7 @@ class OpenAIModel(HTTPModel):
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             error = provider_error_text(data)
             raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} has no choices"
+                f"{self.name}: the answer from {self.where} has no choices"
                 + (f": {error}" if error else f": {json.dumps(data)[:200]}")
             )
         choice = choices[0]
@@ -146,7 +146,7 @@ class OpenAIModel(HTTPModel):
             )
         except (AttributeError, TypeError, ValueError) as exc:
             raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} is malformed ({exc}): "
+                f"{self.name}: the answer from {self.where} is malformed ({exc}): "
                 f"{json.dumps(data)[:200]}"
             ) from exc
 
@@ -178,10 +178,14 @@ class OpenAIModel(HTTPModel):
                         for event in self._feed(state, data):
                             yield event
         except httpx.TransportError as exc:
-            raise self._transport_error(exc, timeout, state.events) from exc
+            error = self._transport_error(exc, timeout, state.events)
+            raise error from error.__cause__
+        except ProviderError as exc:  # it may quote the server, which may echo the key
+            self.hide(exc)
+            raise
         if not state.done:
             raise ProviderResponseError(
-                f"{self.name}: the stream from {self.url} ended after {state.events} events "
+                f"{self.name}: the stream from {self.where} ended after {state.events} events "
                 "without [DONE]; the answer is incomplete",
                 retryable=True,
             )
@@ -198,11 +202,11 @@ class OpenAIModel(HTTPModel):
             chunk = json.loads(data)
         except ValueError as exc:
             raise ProviderResponseError(
-                f"{self.name}: a stream event from {self.url} is not JSON ({exc}): {data[:200]!r}"
+                f"{self.name}: a stream event from {self.where} is not JSON ({exc}): {data[:200]!r}"
             ) from exc
         if not isinstance(chunk, dict):
             raise ProviderResponseError(
-                f"{self.name}: a stream event from {self.url} is not an object: {data[:200]!r}"
+                f"{self.name}: a stream event from {self.where} is not an object: {data[:200]!r}"
             )
         if chunk.get("error"):
             raise ProviderError(
@@ -213,7 +217,8 @@ class OpenAIModel(HTTPModel):
             return state.feed(chunk)
         except (AttributeError, TypeError, ValueError) as exc:
             raise ProviderResponseError(
-                f"{self.name}: a stream event from {self.url} is malformed ({exc}): {data[:200]!r}"
+                f"{self.name}: a stream event from {self.where} is malformed ({exc}): "
+                f"{data[:200]!r}"
             ) from exc
 
 

@@ -140,7 +140,7 @@ class OpenAIResponsesModel(HTTPModel):
         """
         if not isinstance(data, dict) or not isinstance(data.get("output", []), list):
             raise ProviderResponseError(
-                f"{self.name}: the answer from {self.url} is not a response object: "
+                f"{self.name}: the answer from {self.where} is not a response object: "
                 f"{json.dumps(data)[:200]}"
             )
         status = data.get("status")
@@ -152,7 +152,7 @@ class OpenAIResponsesModel(HTTPModel):
             reason = (data.get("incomplete_details") or {}).get("reason") or "unknown"
             if not message.text and not message.tool_calls:
                 raise ProviderResponseError(
-                    f"{self.name}: the response from {self.url} is incomplete ({reason}) with "
+                    f"{self.name}: the response from {self.where} is incomplete ({reason}) with "
                     "no text or tool call"
                     + (
                         "; raise settings['max_tokens'] (reasoning counts against it)"
@@ -238,10 +238,14 @@ class OpenAIResponsesModel(HTTPModel):
                         elif kind == "error":
                             raise self._failed(event, "the provider reported an error mid-stream")
         except httpx.TransportError as exc:
-            raise self._transport_error(exc, timeout, events) from exc
+            error = self._transport_error(exc, timeout, events)
+            raise error from error.__cause__
+        except ProviderError as exc:  # it may quote the server, which may echo the key
+            self.hide(exc)
+            raise
         if final is None:
             raise ProviderResponseError(
-                f"{self.name}: the stream from {self.url} ended after {events} events without "
+                f"{self.name}: the stream from {self.where} ended after {events} events without "
                 "response.completed; the answer is incomplete",
                 retryable=True,
             )
@@ -252,11 +256,11 @@ class OpenAIResponsesModel(HTTPModel):
             event = json.loads(data)
         except ValueError as exc:
             raise ProviderResponseError(
-                f"{self.name}: a stream event from {self.url} is not JSON ({exc}): {data[:200]!r}"
+                f"{self.name}: a stream event from {self.where} is not JSON ({exc}): {data[:200]!r}"
             ) from exc
         if not isinstance(event, dict):
             raise ProviderResponseError(
-                f"{self.name}: a stream event from {self.url} is not an object: {data[:200]!r}"
+                f"{self.name}: a stream event from {self.where} is not an object: {data[:200]!r}"
             )
         return event
 

@@ -22,6 +22,8 @@ RECORDED = {
 
 
 class TestOpenAIModelConformance(ModelConformance):
+    scenarios = ("text", "tool_calls", "structured", "error", "echoed_key")
+
     @pytest.fixture(autouse=True)
     def _wire(self, server: Any) -> None:
         self.server = server
@@ -29,6 +31,10 @@ class TestOpenAIModelConformance(ModelConformance):
     async def make_model(self, scenario: str, *, stream: bool) -> Model:
         if scenario == "error":
             self.server.json("error_400.json", status=400)
+        elif scenario == "echoed_key":  # a proxy's page echoing the request's headers
+            page = f"<html>401: Authorization: Bearer {self.echoed_key}</html>"
+            self.server.raw(401, page.encode())
+            return OpenAIModel("gpt-4o-mini", base_url=self.server.url, api_key=self.echoed_key)
         elif stream:
             self.server.sse(RECORDED[scenario][1])
         else:
