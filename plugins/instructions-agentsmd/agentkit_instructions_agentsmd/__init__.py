@@ -88,6 +88,7 @@ class AgentsMD:
         if _there(self.path.is_file):
             self.path = self.path.parent
         self.root = _resolved(root, "root") if root is not None else Path(self.path.anchor)
+        self._rooted = root is not None
         if self.root != self.path and self.root not in self.path.parents:
             raise ConfigError(
                 f"agentsmd root {str(self.root)!r} is not above path {str(self.path)!r}; the "
@@ -97,8 +98,31 @@ class AgentsMD:
             )
         if not names:
             raise ConfigError("agentsmd names= is empty; give at least one file name")
+        for name in names:
+            if (
+                not isinstance(name, str)
+                or name in ("", ".", "..")
+                or any(c in name for c in "/\\\0")
+            ):
+                raise ConfigError(
+                    f"agentsmd names= holds {name!r}, which is not a file name; give names "
+                    "such as 'AGENTS.md' (a file read from elsewhere goes in extra=)",
+                    value=name,
+                    source="agentsmd names=",
+                )
         self.names = tuple(names)
         self.extra = tuple(_resolved(p, "extra") for p in extra)
+        for option, bound in (
+            ("max_file_bytes", max_file_bytes),
+            ("max_total_bytes", max_total_bytes),
+        ):
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+                raise ConfigError(
+                    f"agentsmd {option}={bound!r} is not a number of bytes; give a whole "
+                    "number, 0 or more",
+                    value=bound,
+                    source=f"agentsmd {option}=",
+                )
         self.max_file_bytes = max_file_bytes
         self.max_total_bytes = max_total_bytes
         self._files, self._skipped = self._read()
@@ -114,7 +138,7 @@ class AgentsMD:
         skipped: list[Omission] = []
         candidates: list[Path] = []
         for directory in self._chain_dirs():
-            present = [directory / n for n in self.names if _there((directory / n).is_file)]
+            present = [directory / n for n in self.names if self._found(directory / n)]
             if not present:
                 continue
             candidates.append(present[0])
@@ -142,8 +166,75 @@ class AgentsMD:
             if size > self.max_file_bytes:
                 skipped.append(Omission(PART_ID, SOURCE, str(path), "over max_file_bytes", size))
                 continue
-            files.append(_File(path, path.read_text(encoding="utf-8", errors="replace")))
+            text = self._text(path)
+            if text is None:
+                skipped.append(
+                    Omission(PART_ID, SOURCE, str(path), "over max_file_bytes", _bytes(path))
+                )
+                continue
+            files.append(_File(path, text))
         return files, skipped
+
+    def _found(self, path: Path) -> bool:
+        """Whether the chain has an instructions file at ``path``; an error for one it cannot use.
+
+        A link must lead to a regular file under the root: a repository's ``AGENTS.md`` linked
+        to ``~/.ssh/id_rsa`` or ``/proc/self/environ`` would send it to the model provider. A
+        directory, a FIFO or a broken link under the name is an error too, not a silent gap.
+        """
+        if not _there(path.is_symlink) and not _there(path.exists):
+            return False
+        try:
+            target = path.resolve()
+        except (OSError, ValueError, RuntimeError):  # a loop of links
+            target = None
+        inside = self.root if self._rooted else path.parent
+        if target is not None and _there(path.is_symlink):
+            if inside != target and inside not in target.parents:
+                raise ConfigError(
+                    f"agentsmd: {str(path)!r} links to {str(target)!r}, outside "
+                    f"{str(inside)!r}; a link may lead only to a file under the root= given "
+                    "(or, without one, under its own directory): copy the file into the tree, "
+                    "or give a root= above both",
+                    value=str(path),
+                    source="agentsmd root=",
+                )
+        if target is None or not _there(path.is_file):
+            raise ConfigError(
+                f"agentsmd: {str(path)!r} is not a regular file (a directory, a FIFO or a link "
+                "to nothing); make it the instructions file or remove it",
+                value=str(path),
+                source="agentsmd names=",
+            )
+        return True
+
+    def _text(self, path: Path) -> str | None:
+        """The file's text (a UTF-8 BOM dropped); None when it is over ``max_file_bytes``.
+
+        At most ``max_file_bytes`` + 1 bytes are read: a file that grew since it was measured,
+        or one whose size the system does not report, is bounded all the same.
+        """
+        try:
+            with path.open("rb") as f:
+                data = f.read(self.max_file_bytes + 1)
+        except OSError as exc:
+            raise ConfigError(
+                f"agentsmd: {str(path)!r} cannot be read ({exc.strerror or exc}); give the "
+                "agent read access to it, or remove it",
+                value=str(path),
+                source=str(path),
+            ) from None
+        if len(data) > self.max_file_bytes:
+            return None
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"agentsmd: {str(path)!r} is not UTF-8 text (byte {data[exc.start]:#04x} at "
+                f"offset {exc.start}); save it as UTF-8",
+                value=str(path),
+                source=str(path),
+            ) from None
 
     def render(self, max_bytes: int | None) -> Rendered:
         """The chain's text within the bound, the files left out as omissions."""
