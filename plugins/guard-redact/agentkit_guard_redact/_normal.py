@@ -5,6 +5,8 @@ zero-width space inside an address, a fullwidth ``＠``, soft hyphens between a 
 ``sk‐`` written with a Unicode hyphen. So the detectors read a *view* of the text in which
 
 * compatibility forms are folded (NFKC: ``＠`` is ``@``, fullwidth digits are digits);
+* combining marks are gone (``bób@example.com``: an accent or a keycap on a character) and
+  the decimal digits of every script are ASCII digits;
 * invisible characters are gone: the default-ignorable code points (zero-width space and
   joiners, word joiner, soft hyphen, byte order mark, direction controls, variation
   selectors, tags) and the control characters that are not whitespace;
@@ -50,8 +52,6 @@ DASH = re.compile(
 FRAME_LINES = re.compile(
     r"<<UNTRUSTED id=[0-9A-Za-z]{1,64} [^<>\n]*>>\n|\n<<END UNTRUSTED id=[0-9A-Za-z]{1,64}>>"
 )
-#: A character :func:`fold` drops or makes a dash.
-_ODD = re.compile(f"{INVISIBLE.pattern}|{DASH.pattern}")
 #: A stretch of whitespace the view writes as one space (a lone space is already one).
 SPACES = re.compile(r"\s(?:\s+|(?<! ))")
 #: The ASCII a plain text is made of: printable characters and the space.
@@ -61,8 +61,31 @@ _ASCII_SPACES = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 
 
 def fold(text: str) -> str:
-    """``text`` in NFKC, without invisible characters, every dash ``-``; spaces as they are."""
-    return DASH.sub("-", INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
+    """``text`` in NFKC, without invisible characters, every dash ``-``; spaces as they are.
+
+    Beyond ASCII also without combining marks, and with the decimal digits of every script
+    as ASCII ones (see :func:`_plainer`).
+    """
+    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        text = _plainer(text)
+    return DASH.sub("-", INVISIBLE.sub("", text))
+
+
+def _plainer(text: str) -> str:
+    """``text`` without combining marks (Mn, Me), its decimal digits ASCII, recomposed.
+
+    A mark on a character (``bób@example.com``, ``4111́ 1111 1111 1111``, a keycap
+    ``4⃣``) hides it from a pattern, not from a reader; and ``٤١١١ ١١١١ ١١١١ ١١١١`` is a
+    card number in Arabic-Indic digits, which NFKC keeps as they are.
+    """
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFKD", text):
+        if unicodedata.category(char) in ("Mn", "Me"):
+            continue
+        digit = unicodedata.decimal(char, None)
+        kept.append(char if digit is None or char.isascii() else str(digit))
+    return unicodedata.normalize("NFC", "".join(kept))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +169,14 @@ def _starts_cluster(char: str) -> bool:
     """Whether NFKC treats ``char`` apart from the character before it.
 
     It does unless ``char`` is a combining mark, or a Hangul vowel or final consonant that
-    joins the syllable before it.
+    joins the syllable before it. A mark that NFKC leaves alone (an enclosing keycap) goes with
+    the character before it too: the view drops it, and a match ending there takes it along.
     """
-    return not unicodedata.combining(char) and not "\u1160" <= char <= "\u11ff"
+    return (
+        not unicodedata.combining(char)
+        and unicodedata.category(char) not in ("Mn", "Me")
+        and not "\u1160" <= char <= "\u11ff"
+    )
 
 
 #: A text's clusters repeat (an accented letter, a ligature): fold each once.
@@ -202,7 +230,7 @@ class View:
             folds = bool(odd.translate(None, _ASCII_SPACES))  # control characters to drop
             spaces = bool(odd) or "  " in text
         else:
-            folds = not unicodedata.is_normalized("NFKC", text) or bool(_ODD.search(text))
+            folds = True  # beyond ASCII a mark or a digit of another script may need it
             spaces = True
         if folds:
             text, layer = _apply(*_folded(text))

@@ -58,6 +58,31 @@ def test_the_disguises_of_the_report_are_redacted_with_what_hides_them() -> None
         assert answered(text) == want, text
 
 
+def test_marks_on_characters_and_digits_of_other_scripts_hide_nothing() -> None:
+    # a combining mark inside an address, a card number or a phone number, and a card in
+    # Arabic-Indic or Devanagari digits (which NFKC keeps), were let through
+    devanagari = "".join(chr(0x966 + int(d)) for d in "4111111111111111")
+    arabic = "".join(chr(0x660 + int(d)) for d in "4111111111111111")
+    cases = {
+        "mail bo\u0301b@example.com now": "mail [redacted email] now",
+        "mail b\u00f3b@ex\u00e4mple.com now": "mail [redacted email] now",
+        "card 4111\u0301 1111 1111 1111 now": "card [redacted card] now",
+        "card 4\u20e3111 1111 1111 1111 now": "card [redacted card] now",
+        f"card {devanagari} now": "card [redacted card] now",
+        f"card {arabic[:4]} {arabic[4:8]} {arabic[8:12]} {arabic[12:]} now": (
+            "card [redacted card] now"
+        ),
+        "call +1 (555) 123\u0336-4567 now": "call [redacted phone] now",
+        f"key s\u0301{KEY[1:]} now": "key [redacted api key] now",
+        "caf\u00e9 r\u00e9sum\u00e9 na\u0131ve \u0301 \u0967\u0968": (
+            "caf\u00e9 r\u00e9sum\u00e9 na\u0131ve \u0301 \u0967\u0968"
+        ),
+    }
+    for text, want in cases.items():
+        assert redacted(text) == want, ascii(text)
+        assert answered(text) == want, ascii(text)
+
+
 def test_invisible_characters_just_outside_a_match_stay() -> None:
     assert redacted("a \u200bjane@example.org\u200b b") == "a \u200b[redacted email]\u200b b"
 
@@ -187,6 +212,9 @@ positives = st.sampled_from(sorted(POSITIVES)).flatmap(
 INVISIBLES = ["\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\ufeff", "\u180e", "\u2063"]
 DASHES = ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212", "\ufe63", "\uff0d"]
 SPACES = ["\u00a0", "\t", "\n", "  ", "\r\n", "\u3000", "\u2009", " \u200b\t"]
+#: Combining marks (nonspacing, enclosing) put on a character; the zeros of other scripts.
+MARKS = ["\u0301", "\u0308", "\u0336", "\u0338", "\u20e3", "\u0327"]
+OTHER_ZEROS = [0x660, 0x6F0, 0x966, 0x9E6, 0xE50, 0xFF10, 0x1D7CE]
 
 
 @st.composite
@@ -202,6 +230,10 @@ def disguised(draw: st.DrawFn, text: str) -> str:
             char = draw(st.sampled_from(DASHES))
         elif "!" <= char <= "~" and draw(st.integers(0, 3)) == 0:
             char = chr(ord(char) + 0xFEE0)  # its fullwidth form
+        elif char.isdigit() and draw(st.integers(0, 3)) == 0:
+            char = chr(draw(st.sampled_from(OTHER_ZEROS)) + int(char))  # another script's
+        if char.isalnum() and draw(st.integers(0, 4)) == 0:
+            char += draw(st.sampled_from(MARKS))  # a mark on it
         out.append(char)
     return "".join(out)
 
