@@ -305,3 +305,28 @@ def test_a_bidi_override_in_a_tool_name_is_shown_not_obeyed(
     shown = browser.js("document.body.innerText")
     assert "tool \\u202etxt.exe" in shown and "\\u2067delete\\u2069 all" in shown
     assert not set(shown) & {"\u202e", "\u2067", "\u2069"}
+
+
+def test_markup_that_got_past_the_escaping_still_runs_nothing(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Defence in depth: the page's policy lets only its own search script run, by its hash.
+    Before, ``script-src 'unsafe-inline'`` would have run a ``<script>`` or an ``onerror=``
+    that an escaping bug let onto the page."""
+    _, page = rendered(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    planted = (
+        "<script>window.pwned='script'</script><img src=x onerror=\"window.pwned='img'\">"
+        "<svg onload=\"window.pwned='svg'\"></svg>"
+    )
+    page.write_text(text.replace("<main>", "<main>" + planted, 1), encoding="utf-8")
+    browser.open(page)
+    assert browser.js("typeof window.pwned") == "undefined"
+    click(browser, "#search")  # the page's own script still runs: the search filters
+    browser.call("Input.insertText", text="disk is on fire")
+    shown = browser.js(
+        "[...document.querySelectorAll('.tool.searchable')]"
+        ".filter(e => e.checkVisibility()).map(e => e.dataset.callId)"
+    )
+    assert shown == ["t2c0"]
+    assert "script-src 'sha256-" in text and "script-src 'unsafe-inline'" not in text

@@ -30,6 +30,7 @@ from .._span_export import export_error
 from ._trace_file import collector_paused
 from ._viewer_assets import CSS as _CSS
 from ._viewer_assets import SCRIPT as _SCRIPT
+from ._viewer_assets import SCRIPT_SRC
 from ._viewer_content import IMG_SRC
 from ._viewer_content import MediaRow
 from ._viewer_content import content_text
@@ -751,7 +752,7 @@ def render_html(views: Iterable[RunView], title: str) -> str:
     out = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-        f"style-src 'unsafe-inline'; script-src 'unsafe-inline'; {IMG_SRC}\">",
+        f"style-src 'unsafe-inline'; {SCRIPT_SRC}; {IMG_SRC}\">",
         f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>",
         f"<header><h1>agentkit run viewer: {_esc(title)}</h1>",
         "<input id='search' type='search' placeholder='search calls, arguments, results'>",
