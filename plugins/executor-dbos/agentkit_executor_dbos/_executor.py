@@ -56,6 +56,7 @@ from ._runtime import RUNTIME
 from ._runtime import WORKFLOW
 from ._runtime import RunNotFound
 from ._runtime import failure
+from ._runtime import held_event
 from ._stream import STREAM
 
 if TYPE_CHECKING:
@@ -463,9 +464,13 @@ class DBOSExecutor(Executor):
         the run does not wait on (one it denied or allowed itself, an unknown id, a run not
         waiting) is an :class:`~agentkit_core.ApprovalRefused`, and nothing is sent.
         """
-        held = await self.handle(run_id).pending()
+        suspension, held = await self.handle(run_id)._held()
         answers = Approval.checked(approvals, held, run_id=run_id, source="DBOSExecutor.approve")
-        await self.client().send_async(run_id, list(answers.values()), APPROVALS)
+        given = list(answers.values())
+        # the answers name the suspension they answer: sent twice (a retry, two people), the
+        # second is stale once the run goes on, and never answers a later call reusing an id
+        message = given if suspension is None else {"suspension": suspension, "answers": given}
+        await self.client().send_async(run_id, message, APPROVALS)
 
 
 @final
@@ -522,7 +527,7 @@ class RunHandle:
         """What the unfinished run waits on, and what to do about it, for a message."""
         held = await self.record()
         queue = held.queue_name
-        calls = await self.executor.client().get_event_async(self.run_id, PENDING, 0)
+        _, calls = held_event(await self.executor.client().get_event_async(self.run_id, PENDING, 0))
         if calls:
             listed = ", ".join(f"{c.id} ({c.name})" for c in calls)
             worker = f"its worker on queue {queue!r}" if queue else "its worker"
@@ -567,10 +572,15 @@ class RunHandle:
         ``wait`` seconds: how long to wait for the run to reach an approval. An unknown id is a
         :class:`RunNotFound`.
         """
-        calls = await self.executor.client().get_event_async(self.run_id, PENDING, wait)
+        return (await self._held(wait))[1]
+
+    async def _held(self, wait: float = 0.0) -> tuple[int | None, list[ToolCall]]:
+        """Which suspension of the run the calls it waits on are of, and those calls."""
+        event = await self.executor.client().get_event_async(self.run_id, PENDING, wait)
+        suspension, calls = held_event(event)
         if not calls:
             await self.record()  # the event of a run that is not there is None too
-        return list(calls or [])
+        return suspension, calls
 
     async def approve(self, approvals: Any) -> None:
         """Answer the calls the run waits on (see :meth:`DBOSExecutor.approve`)."""

@@ -29,6 +29,32 @@ WORKFLOW = "agentkit.run"
 #: The topic approvals are sent to a run on, and the event holding its calls waiting for them.
 APPROVALS = "agentkit.approvals"
 PENDING = "agentkit.pending"
+
+
+def held_event(value: object) -> tuple[int | None, list[Any]]:
+    """The suspension a PENDING event is of (its number in the run), and its calls.
+
+    The event is ``{"suspension": N, "calls": [...]}``; a run suspended by an earlier version
+    published the bare list (no number: None). None (no event) has no calls.
+    """
+    if isinstance(value, dict):
+        return value.get("suspension"), list(value.get("calls") or [])
+    return None, list(value or []) if isinstance(value, list) else []
+
+
+def answers_for(message: object, suspension: int) -> Any:
+    """The answers of ``message`` if it answers suspension ``suspension`` of the run, else None.
+
+    ``approve()`` sends ``{"suspension": N, "answers": ...}``: answers for another suspension
+    (a second approve() raced the first: the run has gone on since) are stale, and never
+    answer a later call that reuses a call id. A message in another shape (sent around
+    ``approve()``, or by an earlier version) is given to the gate as it is.
+    """
+    if isinstance(message, dict) and set(message) == {"suspension", "answers"}:
+        return message["answers"] if message["suspension"] == suspension else None
+    return message
+
+
 #: How long a suspended run waits for approvals: the default of DBOSExecutor(approval_timeout=).
 #: (The plugin's registered factory repeats it, so that loading the plugin imports no module.)
 APPROVAL_TIMEOUT = 86_400.0

@@ -27,6 +27,7 @@ from ._runtime import PENDING
 from ._runtime import RUN_CONTEXT
 from ._runtime import RUNTIME
 from ._runtime import WORKFLOW
+from ._runtime import answers_for
 from ._stream import STREAM
 from ._stream import RunStream
 from ._stream import finish
@@ -56,21 +57,27 @@ async def agentkit_run(agent: str, task: str, stream: bool = False) -> AgentResu
     store: dict[str, str] = {}
     try:
         result = await served.run(task, ctx=_context(served, run_id, store), on_event=on_event)
+        suspension = 1  # which suspension of the run the calls published are: answers name it
         while result.status == "suspended":  # a call waits for a person: wait durably
-            await DBOS.set_event_async(PENDING, list(result.pending))
-            answer = await DBOS.recv_async(APPROVALS, timeout_seconds=RUNTIME.approval_timeout)
-            if answer is None:  # nobody answered in time: the run ends suspended
+            held = {"suspension": suspension, "calls": list(result.pending)}
+            await DBOS.set_event_async(PENDING, held)
+            message = await DBOS.recv_async(APPROVALS, timeout_seconds=RUNTIME.approval_timeout)
+            if message is None:  # nobody answered in time: the run ends suspended
                 break
+            answer = answers_for(message, suspension)
+            if answer is None:  # answers for an earlier suspension: stale, dropped
+                continue
             accepted = _accepted(answer, result.pending, run_id)
             if accepted is None:  # not answers at all (sent around approve()): wait on
                 continue
             if accepted:  # else the list stays up
-                await DBOS.set_event_async(PENDING, [])
+                await DBOS.set_event_async(PENDING, {"suspension": suspension, "calls": []})
             ctx = _context(served, run_id, store)
             try:
                 result = await served.resume(run_id, answer, ctx=ctx, on_event=on_event)
             except ApprovalRefused:  # an answer sent around approve()'s check: the run
                 continue  # put the refusal on its record and waits on for its calls
+            suspension += 1
 
         if events is not None:
             await finish(result)

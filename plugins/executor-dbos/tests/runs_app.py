@@ -83,7 +83,9 @@ class TurnModel:
             message = Message.assistant(step)
         else:
             name, args = step
-            message = Message.assistant("", [ToolCall(f"call_{turn + 1}", name, json.dumps(args))])
+            # RUNS_SAME_IDS: every call has one id, as some providers' models give
+            call_id = "call" if os.environ.get("RUNS_SAME_IDS") else f"call_{turn + 1}"
+            message = Message.assistant("", [ToolCall(call_id, name, json.dumps(args))])
         note(run_id, f"model {turn + 1} done")
         return ModelResponse(message, Usage(10, 5, 1), "stop", self.name)
 

@@ -3,19 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import signal
 from pathlib import Path
+from typing import Any
 
 from agentkit_executor_dbos import DBOSExecutor
 from agentkit_executor_dbos._runtime import APPROVALS
+from agentkit_executor_dbos._runtime import answers_for
+from agentkit_executor_dbos._runtime import held_event
+from hypothesis import given
+from hypothesis import strategies as st
 from workers import agentkit
 from workers import kill
+from workers import pause
 from workers import start
 from workers import stop
 
 from agentkit_core import AgentResult
 from agentkit_core import Approval
+from agentkit_core import ToolCall
 
 ASK = {"RUNS_ASK": "1", "RUNS_DELAY": "0.02"}
+
+
+async def refused(executor: DBOSExecutor, run_id: str, call_id: str) -> AgentResult:
+    """Refuse the call ``call_id`` the run waits on; the run's result once it went on."""
+    handle = executor.handle(run_id)
+    await handle.approve({call_id: False})
+    return await handle.result(timeout=60)
 
 
 def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
@@ -68,8 +84,7 @@ def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
                 calls = await handle.pending(wait=0.1)
                 if [c.id for c in calls] == ["call_4"]:
                     break
-            await handle.approve({"call_4": False})
-            return await handle.result(timeout=60)
+            return await refused(executor, "asks", "call_4")
 
         result = asyncio.run(answer())
     finally:
@@ -81,3 +96,63 @@ def test_an_approval_is_awaited_across_a_restart_and_given_from_another_process(
     assert tools["call_4"].is_error and "refused" in tools["call_4"].content
     effects = (tmp_path / "asks.effects").read_text(encoding="utf-8").splitlines()
     assert [line.rsplit(" by ", 1)[0] for line in effects] == ["charge 1"]
+
+
+def test_an_approval_given_twice_never_answers_a_later_call_that_reuses_its_id(
+    tmp_path: Path,
+) -> None:
+    """Two approve() of one held call both pass the check (the worker is stopped between); the
+    second must not approve the run's next held call, which the model gave the same id."""
+    database = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    executor = DBOSExecutor(database=database, queue="runs")
+    worker = start(database, tmp_path, env={**ASK, "RUNS_SAME_IDS": "1"})
+
+    async def held(handle: Any, amount: int) -> list[Any]:
+        for _ in range(600):  # until the run waits on the charge of ``amount``
+            calls = await handle.pending(wait=0.1)
+            if [json.loads(c.arguments) for c in calls] == [{"amount": amount}]:
+                return list(calls)
+        raise AssertionError(f"run never held the charge of {amount}")
+
+    try:
+
+        async def twice() -> list[Any]:
+            handle = await executor.submit("charge twice", agent="runs", run_id="twice")
+            assert [c.id for c in await held(handle, 1)] == ["call"]
+            pause(worker)  # a retry, or two people: both answers are queued before it reads
+            try:
+                await handle.approve(["call"])
+                await handle.approve(["call"])
+            finally:
+                worker.send_signal(signal.SIGCONT)
+            second = await held(handle, 2)  # the next charge, held under the same id
+            await asyncio.sleep(1.0)  # the second answer has reached the run by now
+            return [*second, *await handle.pending()]
+
+        calls = asyncio.run(twice())
+        assert [c.id for c in calls] == ["call", "call"]  # still held: a person decides it
+
+        result = asyncio.run(refused(executor, "twice", "call"))
+    finally:
+        stop(worker)
+        executor.close()
+    assert result.status == "done"
+    effects = (tmp_path / "twice.effects").read_text(encoding="utf-8").splitlines()
+    assert [line.rsplit(" by ", 1)[0] for line in effects] == ["charge 1"]
+
+
+@given(
+    sent=st.integers(1, 5),
+    waiting=st.integers(1, 5),
+    answers=st.lists(st.sampled_from(["call", "call_1"]), max_size=3),
+)
+def test_answers_are_read_only_by_the_suspension_they_name(
+    sent: int, waiting: int, answers: list[str]
+) -> None:
+    message = {"suspension": sent, "answers": [Approval(a) for a in answers]}
+    read = answers_for(message, waiting)
+    assert read == (message["answers"] if sent == waiting else None)
+    calls = [ToolCall("call", "charge", "{}")]
+    assert held_event({"suspension": waiting, "calls": calls}) == (waiting, calls)
+    assert held_event(calls) == (None, calls)  # a run suspended by an earlier version
+    assert held_event(None) == (None, [])
