@@ -66,14 +66,22 @@ def parse_skill_file(path: Path) -> Skill:
     The front matter is YAML (PyYAML's safe loader): folded and literal blocks, quoting and
     nested mappings such as ``metadata:`` read as YAML says. An error names the file and line.
     """
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")  # an editor's BOM is not part of the first '---'
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            "save it as UTF-8",
+            source=str(path),
+        ) from None
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---" or "---" not in [ln.strip() for ln in lines[1:]]:
         raise ConfigError(f"{path}: no front matter (expected '---' lines around name/description)")
     end = 1 + [ln.strip() for ln in lines[1:]].index("---")
     meta = _FrontMatter(path, "\n".join(lines[1:end]))
     body = "\n".join(lines[end + 1 :]).strip()
-    name, description = meta.text("name"), meta.text("description")
+    name, description = meta.name(), meta.text("description")
     from ._skill import Skill
 
     return Skill(name, description, body, str(path), meta.allowed_tools(), _digest(path))
@@ -139,6 +147,33 @@ class _FrontMatter:
             )
         return " ".join(value.split())
 
+    def name(self) -> str:
+        """The skill's name: text a person reads as one name, and only as that one.
+
+        A control, format (bidi, zero-width) or unassigned character, a name NFKC changes
+        (fullwidth ``ｄｅｐｌｏｙ``) and Latin letters mixed with Greek or Cyrillic ones (``dеploy``
+        with a Cyrillic ``е``) would show the model one name and mean another.
+        """
+        import unicodedata
+
+        name = self.text("name")
+        bad = next((c for c in name if unicodedata.category(c) in _HIDDEN), None)
+        scripts = {unicodedata.name(c, "?").split()[0] for c in name if c.isalpha()}
+        if bad is not None:
+            problem = f"holds the invisible or control character U+{ord(bad):04X}"
+        elif unicodedata.normalize("NFKC", name) != name:
+            problem = f"is not in NFKC form (it reads as {unicodedata.normalize('NFKC', name)!r})"
+        elif "LATIN" in scripts and scripts & {"GREEK", "CYRILLIC"}:
+            problem = "mixes Latin letters with Greek or Cyrillic lookalikes"
+        else:
+            return name
+        raise ConfigError(
+            f"{self._where('name')}: the skill name {name!r} {problem}; name it with plain "
+            "letters, digits and hyphens (release-notes)",
+            value=name,
+            source=str(self.path),
+        )
+
     def allowed_tools(self) -> tuple[str, ...]:
         """``allowed-tools`` as text (comma- or space-separated) or as a YAML list of them."""
         value = self.data.get("allowed-tools")
@@ -153,6 +188,11 @@ class _FrontMatter:
                 source=str(self.path),
             )
         return tuple(entry for item in items for entry in parse_allowed_tools(item))
+
+
+#: Unicode categories no skill name may hold: control, format (bidi, zero-width), surrogate,
+#: private-use and unassigned characters, and line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 def parse_allowed_tools(text: str) -> tuple[str, ...]:
@@ -329,7 +369,8 @@ class Skills:
                 except (ConfigError, OSError, UnicodeDecodeError) as exc:
                     problems.append(Omission(PART_ID, SOURCE, str(path), f"invalid: {exc}"))
                     continue
-                if skill.name in found:
+                key = skill.name.casefold()  # Deploy and deploy read as one skill: the first
+                if key in found:
                     problems.append(
                         Omission(
                             PART_ID,
@@ -337,11 +378,11 @@ class Skills:
                             skill.location,
                             "shadowed",
                             len(skill.line.encode()),
-                            found[skill.name].location,
+                            found[key].location,
                         )
                     )
                     continue
-                found[skill.name] = skill
+                found[key] = skill
         self.skills = list(found.values())
         self._problems = problems
 
