@@ -153,6 +153,9 @@ _EMBEDDED_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:[/\\]{2}[^\s\"'<>`]*")
 _HOST_SHAPE = re.compile(r"(//)?(\[[^\]/]*\]|[^\s/?#\\@:\[\]]+)(?::(\d{1,5}))?([/?#]\S*)?\Z")
 _NUMBER_PART = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+\Z")
 _NAME_LABEL = re.compile(r"(?:[^\W_]|[-_])+\Z")
+# An ideographic full stop where a client's IDNA mapping makes it a host's dot: before ASCII
+# (a label, a port, a path) or at the end (a trailing dot).
+_IDEOGRAPHIC_STOP = re.compile("\u3002(?=[!-~]|\\Z)")
 # Characters without which a string cannot be read as a host or hold a URL or JSON.
 _MAYBE = frozenset(".:/%{[@\\")
 _IPV4_FLOOR = 1 << 24  # a smaller number reads as 0.x.x.x, and is a count, not a host
@@ -206,7 +209,7 @@ def host_url(text: str) -> str | None:
     """
     s = text.strip()
     if not s.isascii():
-        s = unicodedata.normalize("NFKC", s)
+        s = _as_host(s)
     at = s.rfind("@")
     if at >= 0:
         s = s[at + 1 :]
@@ -330,7 +333,21 @@ def _urls_in_text(arguments: str) -> tuple[str, ...]:
 
 def _plain(text: str) -> bool:
     """Whether no host, URL or JSON can hide in ``text`` (a word, a sentence, a key)."""
+    if not text.isascii():
+        text = _as_host(text)
     return _MAYBE.isdisjoint(text) and not text.lstrip()[:1].isdigit() and len(text.strip()) != 9
+
+
+def _as_host(text: str) -> str:
+    """``text`` as a client's IDNA mapping reads a host: NFKC, and ``。`` as ``.`` before ASCII.
+
+    UTS 46 (httpx, browsers) separates labels with the ideographic full stop too, which NFKC
+    keeps (its halfwidth and fullwidth forms NFKC makes ``。`` and ``.``): ``192。168。1。1`` and
+    ``evil。com`` reach ``192.168.1.1`` and ``evil.com``. One followed by other writing is a
+    sentence's end (``こんにちは。元気ですか。``), not a host's dot.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    return _IDEOGRAPHIC_STOP.sub(".", text) if "\u3002" in text else text
 
 
 def _look_at(item: Any, found: dict[str, None], stack: list[Any]) -> None:

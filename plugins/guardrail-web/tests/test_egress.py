@@ -341,3 +341,48 @@ async def test_a_guardrail_that_resolves_still_awaits_its_url_check() -> None:
     assert guard.checks_need_io and not WebGuardrail().checks_need_io
     await guard.check_arguments({"url": "https://example.com/a"})
     assert seen == ["https://example.com/a"]
+
+
+#: The label separators a client's IDNA mapping (UTS 46: httpx, browsers) reads as ".".
+STOPS = ["\u3002", "\uff61", "\uff0e"]
+
+
+@pytest.mark.parametrize(
+    "host", ["evil\u3002com", "evil\uff61com", "evil\uff0ecom", "evil\u3002com\u3002"]
+)
+async def test_a_host_spelled_with_ideographic_full_stops_is_refused(host: str) -> None:
+    # httpx.URL(f"http://{host}/") reaches evil.com; the argument was read as plain text
+    # (no ASCII dot in it) and went to the tool unchecked, past egress_allow
+    result, tool, _ = await call(WebGuardrail(egress_allow=ALLOW), {"host": host})
+    assert result.is_error and "evil.com" in result.content
+    assert tool.sent == []
+
+
+@pytest.mark.parametrize(
+    "host", ["192\u3002168\u30021\u30021", "\uff11\uff12\uff17\uff61\uff10\uff61\uff10\uff61\uff11"]
+)
+async def test_a_private_address_spelled_with_ideographic_full_stops_is_refused(
+    host: str,
+) -> None:
+    result, tool, _ = await call(WebGuardrail(), {"host": f"{host}:8080"})
+    assert result.is_error and "egress refused" in result.content
+    assert tool.sent == []
+
+
+async def test_sentences_ending_in_an_ideographic_full_stop_are_not_hosts() -> None:
+    arguments = {"text": "\u3053\u3093\u306b\u3061\u306f\u3002\u5143\u6c17\u3067\u3059\u304b\u3002"}
+    result, tool, _ = await call(WebGuardrail(egress_allow=ALLOW), arguments)
+    assert result == ToolResult("sent") and tool.sent == [arguments]
+
+
+@given(
+    st.sampled_from(["evil.com", "api.evil.com", "10.0.0.1", "169.254.169.254", "db.internal"]),
+    st.data(),
+)
+@settings(max_examples=200, deadline=None)
+async def test_a_forbidden_host_is_refused_whatever_stops_its_labels(
+    host: str, data: st.DataObject
+) -> None:
+    spelled = "".join(data.draw(st.sampled_from([".", *STOPS])) if c == "." else c for c in host)
+    with pytest.raises(GuardrailViolation):
+        await WebGuardrail(egress_allow=ALLOW).check_arguments({"host": spelled})
