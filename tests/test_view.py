@@ -7,7 +7,9 @@ import gc
 import html
 import json
 import re
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -330,3 +332,35 @@ def test_any_arguments_a_model_wrote_are_shown(raw: str) -> None:
     for view in (*from_trace, from_checkpoint):
         page = render_html([view], "t")
         assert not shown_as_text or html.escape(raw[:40], quote=True) in page
+
+
+def _deepest_parsable() -> object:
+    """The most deeply nested list this stack's JSON parser takes."""
+    depth = sys.getrecursionlimit()
+    while True:
+        try:
+            return json.loads("[" * depth + "]" * depth)
+        except RecursionError:
+            depth -= 10
+
+
+def _called_deeper(frames: int, call: Callable[[], str]) -> str:
+    return call() if frames == 0 else _called_deeper(frames - 1, call)
+
+
+def test_a_value_the_parser_took_is_shown_from_deeper_in_the_stack() -> None:
+    """A value as deep as the parser takes, rendered 60 frames further down (an application
+    calling the viewer from its own code), was a RecursionError out of the indenting encoder;
+    it is now shown flat, or as a line saying it is too deep."""
+    value = _deepest_parsable()
+    run = {"name": "run", "span_id": "r", "run_id": "x"}
+    tool = {
+        "name": "tool_call",
+        "span_id": "t",
+        "parent_id": "r",
+        "attributes": {"call_id": "c", "tool": "echo"},
+        "payload": {"arguments": value, "result": "ok"},
+    }
+    views = views_from_spans([run, tool])
+    page = _called_deeper(60, lambda: render_html(views, "deep"))
+    assert "tool echo" in page and ("[[[" in page or "(nested too deep to show)" in page)

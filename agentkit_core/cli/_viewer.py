@@ -35,6 +35,7 @@ from ._viewer_content import IMG_SRC
 from ._viewer_content import MediaRow
 from ._viewer_content import content_text
 from ._viewer_content import esc as _esc
+from ._viewer_content import json_text
 from ._viewer_content import media_of
 from ._viewer_content import message_line
 from ._viewer_content import render_media
@@ -628,7 +629,7 @@ def _seconds(value: object) -> str:
 
 def _block(label: str, value: JSONValue, out: list[str], *, cls: str = "") -> None:
     """``value`` as a preformatted block, collapsed under ``label`` when it is long."""
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    text = value if isinstance(value, str) else json_text(value)
     size = len(text)
     attr = f' class="{cls}"' if cls else ""
     if size > COLLAPSE_AT or cls:

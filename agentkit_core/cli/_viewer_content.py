@@ -61,6 +61,20 @@ def content_text(content: object) -> str:
     return json.dumps(content, ensure_ascii=False, default=repr)
 
 
+def json_text(value: object) -> str:
+    """``value`` as indented JSON; flat, or a line saying so, when too deep to encode here.
+
+    With the recursion limit raised (as an application may), the parser takes values nested
+    deeper than the encoders can write this far down the stack.
+    """
+    for indent in (2, None):
+        try:
+            return json.dumps(value, indent=indent, ensure_ascii=False)
+        except RecursionError:
+            pass
+    return "(nested too deep to show)"
+
+
 def message_line(message: object) -> str:
     if isinstance(message, dict):
         return f"{message.get('role')}: {content_text(message.get('content'))}"
