@@ -256,6 +256,24 @@ def check_tool_calls(calls: Any, where: str, *, whole: bool = True) -> None:
                 raise ValueError(f"{at}.{name} is {_kind(value)}, expected {what}")
         if whole and not (function or {}).get("name"):
             raise ValueError(f"{at} has no {'function' if function is None else 'function.name'}")
+    if whole:
+        repeated_id([c.get("id") for c in calls], where)
+
+
+def repeated_id(ids: list[Any], where: str) -> None:
+    """Raise ValueError when two calls of one answer share an id.
+
+    Their results could not be told apart, and a decision on one call (a deny) could be read
+    as the other's: a server that sends this is broken, and the answer is refused.
+    """
+    first: dict[Any, int] = {}
+    for i, call_id in enumerate(ids):
+        if call_id and call_id in first:
+            raise ValueError(
+                f"{where}[{i}].id {call_id!r} repeats the id of {where}[{first[call_id]}]; "
+                "each call of an answer needs its own id"
+            )
+        first.setdefault(call_id, i)
 
 
 def _kind(value: Any) -> str:
@@ -340,10 +358,14 @@ class _StreamState:
             call = self.calls[index]
             if not call.name:
                 raise ProviderResponseError(
-                    f"{model.name}: the streamed tool call at index {index} from {model.url} "
+                    f"{model.name}: the streamed tool call at index {index} from {model.where} "
                     "has no function name"
                 )
             calls.append(call.tool_call(index, "".join(call.arguments) or "{}"))
+        try:
+            repeated_id([c.id for c in calls], "the streamed tool_calls")
+        except ValueError as exc:
+            raise ProviderResponseError(f"{model.name}: {exc}") from None
         return ModelResponse(
             message=Message.assistant("".join(self.text), calls),
             usage=self.usage or Usage(requests=1),

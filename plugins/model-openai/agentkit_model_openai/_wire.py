@@ -250,8 +250,18 @@ def usage_from_openai(data: dict[str, Any] | None) -> Usage:
 
 
 def count(data: Any, key: str) -> int:
-    """``data[key]`` as a token count: 0 when ``data`` or the key is absent or null."""
-    return int(data.get(key) or 0) if isinstance(data, dict) else 0
+    """``data[key]`` as a token count: 0 when ``data`` or the key is absent or null.
+
+    Anything else that is not a whole number of 0 or more (-5, 1.5, "7", true) is refused, not
+    read as a count: a negative count from a broken or hostile server would lift a token or
+    cost budget, a string would be read as a number the server never sent.
+    """
+    value = data.get(key) if isinstance(data, dict) else None
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        raise ProviderResponseError(f"usage.{key} is not a token count: {value!r:.80}")
+    return value
 
 
 #: ModelSettings keys the Chat Completions wire has no field for: left out of the body (a
