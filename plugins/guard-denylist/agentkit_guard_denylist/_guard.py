@@ -107,6 +107,22 @@ def _strings(value: object, name: str) -> Sequence[str]:
     return value
 
 
+def _switch(value: object, name: str) -> bool:
+    """``input=`` or ``output=``: true or false, else a ConfigError naming the value.
+
+    ``None`` or ``0`` would turn the check off, and a string such as ``"no"`` on: neither is
+    read as a yes or a no.
+    """
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"guard 'denylist': {name}={value!r} must be True or False (whether "
+            f"{'requests' if name == 'input' else 'answers'} are checked)",
+            value=value,
+            source=f"guard_options['denylist']['{name}']",
+        )
+    return value
+
+
 def read_entries(path: str | os.PathLike[str]) -> list[Entry]:
     """The entries of a denylist file; an unreadable file is a ConfigError naming it.
 
@@ -254,8 +270,8 @@ class Denylist(Guard):
         self.entries = tuple(entries)
         self._pattern = re.compile(combined(self.entries), re.IGNORECASE)
         self._sieve = Sieve.of(self.entries)
-        self.input = input
-        self.output = output
+        self.input = _switch(input, "input")
+        self.output = _switch(output, "output")
 
     def refuses(self, text: str) -> GuardDecision:
         """Block ``text`` when an entry appears in it, naming the entry's place."""

@@ -221,3 +221,24 @@ def test_a_taken_pattern_never_refuses_every_text(pattern: str) -> None:
         assert "every text" in str(exc) or "not a regular expression" in str(exc)
         return
     assert not refused(guard, "0")
+
+
+@pytest.mark.parametrize("value", [None, 0, 1, "no", "false", []])
+@pytest.mark.parametrize("key", ["input", "output"])
+def test_a_switch_in_code_that_is_not_true_or_false_is_refused(key: str, value: Any) -> None:
+    # input=None turned the input check off: a request holding a term went through
+    with pytest.raises(ConfigError, match=rf"^guard 'denylist': {key}=.* must be True or False"):
+        Denylist(terms=["rm"], **{key: value})
+    guard = Denylist(terms=["rm"])
+    assert refused(guard, "rm")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.booleans(), st.none(), st.integers(-1, 2), st.text(max_size=3)))
+def test_a_guard_built_in_code_checks_input_exactly_when_told(value: Any) -> None:
+    try:
+        guard = Denylist(terms=["rm"], input=value)
+    except ConfigError:
+        assert not isinstance(value, bool)
+        return
+    assert refused(guard, "rm") is value

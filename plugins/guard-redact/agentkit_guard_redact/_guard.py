@@ -72,6 +72,8 @@ class RedactGuard(Guard):
             )
         self.detectors = tuple(PII_DETECTORS[k] for k in PII_DETECTORS if k in chosen)
         self._anchors = _anchors(self.detectors)
+        for name, value in (("input", input), ("output", output), ("cache", cache)):
+            _checked(name, value)
         self.input = input
         self.output = output
         self._cache: OrderedDict[str | tuple[str, str, str], GuardDecision] = OrderedDict()
@@ -169,6 +171,25 @@ class RedactGuard(Guard):
     def __repr__(self) -> str:
         kinds = [d.kind for d in self.detectors]
         return f"<RedactGuard kinds={kinds} input={self.input} output={self.output}>"
+
+
+def _checked(name: str, value: object) -> None:
+    """Refuse an ``input``, ``output`` (true or false) or ``cache`` (a count) of another kind.
+
+    ``input=None`` would turn redaction off, and ``cache="big"`` fail every check later.
+    """
+    if name == "cache":
+        fine = type(value) is int and value >= 0
+        want = "a whole number of at least 0 (how many redacted texts are remembered)"
+    else:
+        fine = isinstance(value, bool)
+        want = "True or False"
+    if not fine:
+        raise ConfigError(
+            f"guard 'redact': {name}={value!r} must be {want}",
+            value=value,
+            source=f"guard_options['redact']['{name}']",
+        )
 
 
 def _anchors(detectors: Sequence[Detector]) -> re.Pattern[str] | None:

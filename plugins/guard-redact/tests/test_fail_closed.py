@@ -154,3 +154,23 @@ def test_kit_options_build_the_guard_they_say_or_are_refused(options: dict[str, 
     ]
     assert guard.input is options.get("input", True)
     assert guard.output is options.get("output", True)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("input", None),
+        ("input", 0),
+        ("output", "no"),
+        ("output", None),
+        ("cache", "big"),
+        ("cache", -1),
+        ("cache", True),
+        ("cache", 1.5),
+    ],
+)
+def test_an_option_in_code_of_the_wrong_kind_is_refused(key: str, value: Any) -> None:
+    # input=None turned redaction off; cache="big" made every check raise later
+    with pytest.raises(ConfigError, match=rf"^guard 'redact': {key}=.* must be ") as err:
+        RedactGuard(**{key: value})
+    assert err.value.source == f"guard_options['redact']['{key}']"
