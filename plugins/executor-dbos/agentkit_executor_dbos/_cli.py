@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 from collections.abc import Coroutine
@@ -118,7 +119,11 @@ def _add_result(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     _executor_arguments(result, queue=False)
     result.add_argument("run_id", metavar="RUN_ID")
     result.add_argument(
-        "--wait", type=float, default=0.0, metavar="SECONDS", help="wait this long (default 0)"
+        "--wait",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long (default 0; inf: until the run ends)",
     )
     result.add_argument(
         "--stream",
@@ -157,6 +162,22 @@ def _add_approve(cli: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     approve.add_argument("--by", default="", help="who decides, for the record (human:alice)")
     approve.add_argument("--reason", default="", help="what the model reads for a refusal")
     approve.set_defaults(func=_approve)
+
+
+def _seconds(value: str) -> float:
+    """A number of seconds of at least 0 (``inf``: no end); NaN or a negative is refused.
+
+    Not read as 0: ``--wait -1`` means "forever" in some tools, and would return at once.
+    """
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not seconds >= 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds of at least 0 (inf: until the run ends), got {value!r}"
+        )
+    return seconds
 
 
 def _run(work: Coroutine[Any, Any, T]) -> T:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from agentkit_executor_dbos import DBOSExecutor
+from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -320,3 +322,25 @@ def test_messages_name_the_database_not_the_executor_object(tmp_path: Path) -> N
         executor.register(agent)
     assert "<" not in str(refused.value)
     assert f"database sqlite:///{tmp_path / 'runs.sqlite'}" in str(refused.value)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(wait=st.one_of(st.floats(), st.sampled_from(["-1", "nan", "-inf", "soon", "", "1e400"])))
+def test_result_wait_is_a_number_of_seconds_or_refused_not_read_as_zero(
+    wait: float | str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentkit_core import PluginManager
+    from agentkit_core.cli import main
+
+    text = str(wait)
+    seconds = float(text) if text not in ("soon", "") else math.nan
+    with tempfile.TemporaryDirectory() as scratch:
+        url = f"sqlite:///{scratch}/absent.sqlite"  # a usage error comes before the database
+        code = main(["result", "--database", url, "r1", f"--wait={text}"], manager=PluginManager())
+    err = capsys.readouterr().err
+    if seconds >= 0:
+        assert "argument --wait" not in err  # taken: the missing database is the error
+    else:
+        assert code == 2 and "argument --wait" in err and repr(text) in err, err
