@@ -28,6 +28,7 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.content import Part
 from agentkit_core.plugin import REASONING
+from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import StreamEvent
 
 from ._parts import part_to_gemini
@@ -127,6 +128,9 @@ def usage_from_gemini(meta: Mapping[str, Any] | None) -> Usage:
     """
     if not meta:
         return Usage(requests=1)
+    for key, value in meta.items():  # a negative count would lift a token or cost budget
+        if key.endswith("_count") and (type(value) is not int or value < 0):
+            raise ProviderResponseError(f"usage_metadata.{key} is not a token count: {value!r:.80}")
     thoughts = meta.get("thoughts_token_count") or 0
     return Usage(
         input_tokens=(meta.get("prompt_token_count") or 0)

@@ -231,3 +231,19 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             data.append(line[5:].removeprefix(" "))
     if data:
         yield "\n".join(data)
+
+
+def repeated_id(ids: list[Any], where: str) -> None:
+    """Raise ValueError when two calls of one answer share an id.
+
+    Their results could not be told apart, and a decision on one call (a deny) could be read
+    as the other's: a server that sends this is broken, and the answer is refused.
+    """
+    first: dict[Any, int] = {}
+    for i, call_id in enumerate(ids):
+        if call_id and call_id in first:
+            raise ValueError(
+                f"{where}[{i}].id {call_id!r} repeats the id of {where}[{first[call_id]}]; "
+                "each call of an answer needs its own id"
+            )
+        first.setdefault(call_id, i)

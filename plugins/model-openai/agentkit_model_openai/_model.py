@@ -29,6 +29,7 @@ from agentkit_core.plugin import StreamEvent
 
 from ._http import HTTPModel
 from ._http import provider_error_text
+from ._http import repeated_id
 from ._http import sse_data
 from ._wire import message_from_openai
 from ._wire import messages_to_openai
@@ -258,22 +259,6 @@ def check_tool_calls(calls: Any, where: str, *, whole: bool = True) -> None:
             raise ValueError(f"{at} has no {'function' if function is None else 'function.name'}")
     if whole:
         repeated_id([c.get("id") for c in calls], where)
-
-
-def repeated_id(ids: list[Any], where: str) -> None:
-    """Raise ValueError when two calls of one answer share an id.
-
-    Their results could not be told apart, and a decision on one call (a deny) could be read
-    as the other's: a server that sends this is broken, and the answer is refused.
-    """
-    first: dict[Any, int] = {}
-    for i, call_id in enumerate(ids):
-        if call_id and call_id in first:
-            raise ValueError(
-                f"{where}[{i}].id {call_id!r} repeats the id of {where}[{first[call_id]}]; "
-                "each call of an answer needs its own id"
-            )
-        first.setdefault(call_id, i)
 
 
 def _kind(value: Any) -> str:

@@ -27,6 +27,7 @@ from agentkit_core.plugin import StreamEvent
 
 from ._http import DEFAULT_BASE_URL
 from ._http import HTTPModel
+from ._http import repeated_id
 from ._http import sse_data
 from ._responses_wire import message_from_output
 from ._responses_wire import messages_to_responses
@@ -148,6 +149,10 @@ class OpenAIResponsesModel(HTTPModel):
             raise self._failed(data.get("error"), "the response failed")
         items = data.get("output") or output or []
         message = message_from_output(items, model=self.name)
+        try:
+            repeated_id([call.id for call in message.tool_calls], "function_calls")
+        except ValueError as exc:
+            raise ProviderResponseError(f"{self.name}: {exc}") from None
         if status == "incomplete":
             reason = (data.get("incomplete_details") or {}).get("reason") or "unknown"
             if not message.text and not message.tool_calls:

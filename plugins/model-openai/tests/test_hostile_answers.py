@@ -97,3 +97,12 @@ def test_a_count_is_a_whole_number_of_zero_or_more_or_refused(value: Any) -> Non
         return
     assert usage.input_tokens == (0 if value is None else value)
     assert type(value) is int or value is None
+
+
+async def test_two_responses_function_calls_with_one_id_are_refused(server: WireServer) -> None:
+    call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+    output = [{**call, "id": "fc_1"}, {**call, "id": "fc_2"}]
+    server.answer({"object": "response", "status": "completed", "output": output})
+    model = OpenAIResponsesModel("gpt-4.1", base_url=server.url, api_key="sk-test")
+    with pytest.raises(ProviderResponseError, match=r"function_calls\[1\]\.id 'c1' repeats"):
+        await model.request(REQUEST)
