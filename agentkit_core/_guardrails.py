@@ -262,11 +262,20 @@ def host_url(text: str) -> str | None:
 
 
 def _decoded(text: str, stack: list[Any]) -> bool:
-    """Push what the JSON ``text`` holds onto ``stack``; False when it is not JSON."""
+    """Push what the JSON ``text`` holds onto ``stack``; False when it is not JSON.
+
+    JSON nested too deeply to decode cannot be checked: refused, not let through unread.
+    """
     try:
         stack.append(json.loads(text))
     except ValueError:
         return False
+    except RecursionError:
+        raise GuardrailViolation(
+            "tool arguments hold a string of JSON nested too deeply to check; refused",
+            value="<arguments>",
+            reason="JSON nested too deeply to check",
+        ) from None
     return True
 
 

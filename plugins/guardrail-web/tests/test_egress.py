@@ -386,3 +386,13 @@ async def test_a_forbidden_host_is_refused_whatever_stops_its_labels(
     spelled = "".join(data.draw(st.sampled_from([".", *STOPS])) if c == "." else c for c in host)
     with pytest.raises(GuardrailViolation):
         await WebGuardrail(egress_allow=ALLOW).check_arguments({"host": spelled})
+
+
+async def test_json_nested_too_deeply_to_check_is_refused_not_raised() -> None:
+    # the RecursionError of decoding it escaped the egress check (and the tool call) raw
+    nested = "[" * 100_000 + "]" * 100_000
+    for arguments in ({"x": nested}, {"x": f'{{"url": "http://127.0.0.1/", "a": {nested}}}'}):
+        result, tool, _ = await call(WebGuardrail(), arguments)
+        assert result.is_error and "nested too deeply to check" in result.content
+        assert tool.sent == []
+    assert (await call(WebGuardrail(), {"x": "[" * 50 + "]" * 50}))[1].sent  # decodable: runs
