@@ -207,7 +207,13 @@ def message_from_anthropic(content: Any, *, model: str) -> Message:
                 )
             texts.append(block)
         elif kind == "tool_use":
-            calls.append(tool_call_from_block(block, f"content[{index}]"))
+            call = tool_call_from_block(block, f"content[{index}]")
+            if any(c.id == call.id for c in calls):  # results and decisions go by id
+                raise ProviderResponseError(
+                    f"content[{index}].id {call.id!r} repeats an earlier tool_use's id; each "
+                    "call of an answer needs its own id"
+                )
+            calls.append(call)
         else:
             raise ProviderResponseError(
                 f"content[{index}] is a block of type {kind!r}, which agentkit does not read "

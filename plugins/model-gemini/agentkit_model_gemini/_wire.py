@@ -223,8 +223,18 @@ class Assembler:
         if not isinstance(args, dict):
             raise ValueError(f"{where}.function_call.args is not an object: {args!r:.80}")
         id_ = call.get("id")
+        taken = {c.id for c in self.calls}  # results and decisions go by id: one id, one call
+        if id_ and str(id_) in taken:
+            raise ValueError(
+                f"{where}.function_call.id {id_!r} repeats an earlier call's id; each call of "
+                "an answer needs its own id"
+            )
         if not id_:
-            id_ = f"call_{len(self.calls)}"
+            id_ = next(
+                f"call_{n}"
+                for n in range(len(self.calls), len(taken) * 2 + 2)
+                if f"call_{n}" not in taken
+            )
             self.generated.append(id_)
         made = ToolCall(str(id_), name, json.dumps(args, ensure_ascii=False))
         self.calls.append(made)

@@ -1,10 +1,12 @@
 """A usage count a broken or hostile server sends that is no count (negative) is a
-ProviderResponseError naming the field, never a usage that lifts a token or cost budget."""
+ProviderResponseError naming the field, never a usage that lifts a token or cost budget; two
+function calls with one id are refused, and a made-up id never takes an earlier sent one."""
 
 from __future__ import annotations
 
 import pytest
 from agentkit_model_gemini import GeminiModel
+from agentkit_model_gemini import messages_from_gemini
 from agentkit_model_gemini import usage_from_gemini
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,3 +35,32 @@ def test_a_count_is_taken_only_when_zero_or_more(prompt: int, output: int) -> No
         assert prompt < 0
         return
     assert (usage.input_tokens, usage.output_tokens) == (prompt, output)
+
+
+def _call(id_: str | None) -> dict[str, object]:
+    call: dict[str, object] = {"name": "f", "args": {}}
+    return {"function_call": call if id_ is None else {**call, "id": id_}}
+
+
+def test_two_function_calls_with_one_id_are_refused() -> None:
+    turn = {"role": "model", "parts": [_call("g1"), _call("g1")]}
+    with pytest.raises(ValueError, match=r"parts\[1\]\.function_call\.id 'g1' repeats"):
+        messages_from_gemini(None, [turn], model="gemini:gemini-2.5-flash")
+
+
+@given(st.lists(st.sampled_from([None, "call_0", "call_1", "call_2", "x"]), max_size=6))
+def test_no_two_calls_ever_share_an_id(ids: list[str | None]) -> None:
+    """A made-up id skips the sent ones; a sent id that repeats any earlier one is refused."""
+    turn = {"role": "model", "parts": [_call(i) for i in ids]}
+    try:
+        [message] = messages_from_gemini(None, [turn], model="gemini:gemini-2.5-flash")
+    except ValueError as exc:
+        assert "repeats an earlier call's id" in str(exc)
+        sent = [i for i in ids if i is not None]
+        assert sent and (len(set(sent)) < len(sent) or None in ids)
+        return
+    made = [c.id for c in message.tool_calls]
+    assert len(set(made)) == len(made) == len(ids)
+    assert [m for m, i in zip(made, ids, strict=True) if i is not None] == [
+        i for i in ids if i is not None
+    ]
