@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -188,6 +189,12 @@ class GuardChain:
                 "product guard's name attribute)",
                 value=twice[0],
                 source="guards=",
+            )
+        if isinstance(fail_open, str | Mapping):  # its letters, or its keys whatever they say
+            raise ConfigError(
+                f"fail_open= takes a list of guard names, such as ['redact']; got {fail_open!r}",
+                value=fail_open,
+                source="GuardChain(fail_open=)",
             )
         only_named(fail_open, names, "guard_fail_open=")
         self.guards: tuple[ChainedGuard, ...] = tuple(

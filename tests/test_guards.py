@@ -291,6 +291,21 @@ async def test_a_fail_open_guard_lets_the_text_through_and_says_so() -> None:
     assert "let through (fail open)" in seen[0].reason
 
 
+@pytest.mark.parametrize("fail_open", ["r", "raises", {"raises": False}, {"r": True}])
+async def test_a_fail_open_given_as_a_string_or_a_table_is_refused(fail_open: Any) -> None:
+    # "r" was the set of its letters and {"raises": False} of its keys: the guard named "r"
+    # then failed open, as did "raises" though the table said False
+    class R(Raises):
+        name = "r"
+
+    with pytest.raises(ConfigError, match=r"^fail_open= takes a list of guard names") as err:
+        GuardChain([Raises(), R()], fail_open=fail_open)
+    assert err.value.source == "GuardChain(fail_open=)"
+    chain = GuardChain([Raises(), R()], fail_open=[])
+    with pytest.raises(GuardBlocked):  # built right, the guard that raises still blocks
+        await Agent("g", ScriptedModel(["ok"]), "You help.", guards=chain).run("go")
+
+
 def test_a_chain_refuses_a_fail_open_name_it_does_not_have_and_a_name_twice() -> None:
     with pytest.raises(ConfigError, match=r"fail_open= names the guard 'redact'.*guards: mask"):
         GuardChain([Mask()], fail_open=["redact"])
