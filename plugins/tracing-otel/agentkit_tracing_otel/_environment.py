@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-from urllib.parse import urlsplit
 
 from agentkit_core import ConfigError
 
@@ -107,6 +106,8 @@ def check_provider_environment(exporters: list[str]) -> None:
         raise _refuse(name, os.environ.get(name, ""), "at most OTEL_BSP_MAX_QUEUE_SIZE")
     if "otlp" not in exporters:
         return
+    from urllib.parse import urlsplit  # here: may_be_configured runs on every first run
+
     for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
         url = os.environ.get(name, "")
         if url.strip():
