@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 import types
 import typing
@@ -250,17 +251,84 @@ def strip_code_fence(text: str) -> str:
 
 
 def decode_json(text: str) -> JSONValue:
-    """``text`` (a code fence allowed) as JSON data; invalid JSON raises ParseError."""
+    """``text`` (a code fence allowed) as JSON data; what is not plain JSON raises ParseError.
+
+    Beyond the syntax, what Python's decoder would read as something the model did not
+    clearly say is refused too: a repeated key (which one did it mean?), ``NaN``/``Infinity``
+    or a number too large for a float (not JSON), an integer past Python's digit limit,
+    nesting deeper than the decoder can follow, and a lone surrogate escape (no UTF-8 text
+    holds one, so it would break whatever stores or sends the value later).
+    """
     try:
-        data: JSONValue = json.loads(strip_code_fence(text))
+        data: JSONValue = json.loads(
+            strip_code_fence(text),
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+        )
     except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column "
-            f"{exc.colno}): {text[:200]!r}",
-            raw=text,
-            errors=[f"(root): not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"],
-        ) from exc
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise _not_json(text, where) from exc
+    except _NotPlainJSON as exc:
+        raise _not_json(text, str(exc)) from None
+    except RecursionError:
+        raise _not_json(text, "nested too deeply to decode") from None
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+        raise _not_json(text, f"a number cannot be read ({exc})") from None
+    _refuse_lone_surrogates(data, text)
     return data
+
+
+class _NotPlainJSON(ValueError):
+    """Raised from inside the decoder's hooks; decode_json() turns it into a ParseError."""
+
+
+def _not_json(text: str, why: str) -> ParseError:
+    return ParseError(
+        f"the answer is not valid JSON ({why}): {text[:200]!r}",
+        raw=text,
+        errors=[f"(root): not valid JSON: {why}"],
+    )
+
+
+def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
+    out: JSONObject = {}
+    for key, value in pairs:
+        if key in out:
+            raise _NotPlainJSON(f"the key {key!r} appears more than once in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> float:
+    raise _NotPlainJSON(f"{name} is not a JSON number")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _NotPlainJSON(f"the number {literal[:40]} is too large for a float")
+    return value
+
+
+def _refuse_lone_surrogates(data: JSONValue, text: str) -> None:
+    """Raise ParseError when a key or string of ``data`` holds a lone surrogate.
+
+    Walked without recursion: the decoder already allowed the depth.
+    """
+    stack: list[JSONValue] = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and _SURROGATE.search(item):
+            raise _not_json(text, f"a lone surrogate escape in {item[:60]!r}")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def error_line(loc: Sequence[object], msg: str) -> str:

@@ -203,6 +203,55 @@ class SchemaAdapterConformance:
             else:
                 raise AssertionError(f"parse accepted {text!r}")
 
+    def test_parse_refuses_what_is_not_plain_json(self) -> None:
+        """What a decoder would read loosely is a ParseError, never a value or a crash.
+
+        A repeated key, NaN, a number past range, a lone surrogate escape, nesting past the
+        decoder's depth.
+        """
+        adapter = self.make_adapter()
+
+        def swap(field: str, literal: str) -> str:
+            return json.dumps({**_example(), field: "@@"}).replace('"@@"', literal)
+
+        cases = {
+            json.dumps(_example())[:-1] + ', "done": true}': "a repeated key",
+            swap("score", "NaN"): "NaN",
+            swap("score", "-Infinity"): "-Infinity",
+            swap("score", "1e400"): "a float past range",
+            swap("count", "9" * 5000): "an integer of 5000 digits",
+            swap("title", '"\\ud800"'): "a lone surrogate escape",
+            swap("tags", "[" * 100_000 + "]" * 100_000): "nesting 100,000 deep",
+        }
+        for text, why in cases.items():
+            try:
+                adapter.parse(text)
+            except ParseError as exc:
+                assert exc.raw == text and exc.errors, (why, exc)
+            else:
+                raise AssertionError(f"parse accepted {why}: {text[:200]!r}")
+
+    def test_parse_raises_only_parse_error(self) -> None:
+        from hypothesis import given
+        from hypothesis import settings
+        from hypothesis import strategies as st
+
+        adapter = self.make_adapter()
+        documents = st.builds(json.dumps, report_documents())
+        noise = st.sampled_from(["NaN", "[", "{", '"\\udc00"', "9" * 5000, ",", '"done":1,'])
+
+        @settings(max_examples=self.max_examples, deadline=None)
+        @given(documents, st.integers(0, 400), noise)
+        def check(text: str, at: int, insert: str) -> None:
+            mangled = text[:at] + insert + text[at:]
+            try:
+                adapter.parse(mangled)
+            except ParseError as exc:
+                assert exc.raw == mangled and exc.errors
+            # a mangled document that still parses is fine; any other exception is not
+
+        check()
+
     def test_validate_refuses_a_bad_value(self) -> None:
         adapter = self.make_adapter()
         try:

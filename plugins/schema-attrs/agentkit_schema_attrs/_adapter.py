@@ -16,6 +16,7 @@ from agentkit_core.plugin import PartialCache
 from agentkit_core.plugin import PartialParsing
 from agentkit_core.plugin import UnsupportedTypeError
 from agentkit_core.plugin import bare_instance
+from agentkit_core.plugin import decode_json
 from agentkit_core.plugin import error_line
 from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
@@ -136,6 +137,7 @@ class AttrsAdapter(PartialParsing, Generic[A]):
             errors = error_lines(exc)
             what = f"the answer does not match {self.name}"
             raise ParseError(f"{what}: {'; '.join(errors)}", raw=text, errors=errors) from exc
+        decode_json(text)  # what pydantic accepted loosely: a repeated key, NaN, 1e400
         return self._from_model(model)
 
     def partial_from(self, data: Any, cache: PartialCache | None) -> Any:

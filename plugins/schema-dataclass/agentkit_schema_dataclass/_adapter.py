@@ -16,6 +16,7 @@ from agentkit_core.plugin import ParseError
 from agentkit_core.plugin import PartialCache
 from agentkit_core.plugin import PartialParsing
 from agentkit_core.plugin import bare_instance
+from agentkit_core.plugin import decode_json
 from agentkit_core.plugin import error_line
 from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
@@ -62,9 +63,11 @@ class DataclassAdapter(PartialParsing, Generic[D]):
     def parse(self, text: str) -> D:
         """The answer as the declared type; invalid input raises ParseError."""
         try:
-            return self._adapter.validate_json(strip_code_fence(text))  # type: ignore[no-any-return]
+            parsed: D = self._adapter.validate_json(strip_code_fence(text))
         except self._pydantic.ValidationError as exc:
             raise self._error(exc, text, f"the answer does not match {self.name}") from exc
+        decode_json(text)  # what pydantic accepted loosely: a repeated key, NaN, 1e400
+        return parsed
 
     def _error(self, exc: Any, raw: str, what: str) -> ParseError:
         errors = error_lines(exc)

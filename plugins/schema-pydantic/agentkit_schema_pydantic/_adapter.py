@@ -14,6 +14,7 @@ from typing import TypeVar
 from agentkit_core.plugin import ParseError
 from agentkit_core.plugin import PartialCache
 from agentkit_core.plugin import PartialParsing
+from agentkit_core.plugin import decode_json
 from agentkit_core.plugin import error_line
 from agentkit_core.plugin import import_optional
 from agentkit_core.plugin import strict_json_schema
@@ -57,7 +58,7 @@ class PydanticAdapter(PartialParsing, Generic[M]):
     def parse(self, text: str) -> M:
         """The answer as the declared type; invalid input raises ParseError."""
         try:
-            return self.python_type.model_validate_json(strip_code_fence(text))  # type: ignore[attr-defined, no-any-return]
+            parsed: M = self.python_type.model_validate_json(strip_code_fence(text))  # type: ignore[attr-defined]
         except self._pydantic.ValidationError as exc:
             errors = error_lines(exc)
             raise ParseError(
@@ -65,6 +66,8 @@ class PydanticAdapter(PartialParsing, Generic[M]):
                 raw=text,
                 errors=errors,
             ) from exc
+        decode_json(text)  # what pydantic accepted loosely: a repeated key, NaN, 1e400
+        return parsed
 
     def partial_from(self, data: Any, cache: PartialCache | None) -> Any:
         """The partial object for JSON ``data``, built without validation."""
