@@ -28,6 +28,26 @@ _PYTHON_TYPES: dict[str, type] = {
 }
 
 
+#: Values of no depth: a schema that recurses on one of them loops without consuming anything.
+_PROBES: tuple[Any, ...] = ({}, [], "", 0, None, True)
+
+#: Below this depth a RecursionError while validating is a $ref loop, not a deep value.
+_SHALLOW = 50
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests, walked without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
 class JSONSchemaAdapter(PartialParsing):
     """A JSON Schema dict as a SchemaAdapter; parsed values are plain Python data."""
 
@@ -43,7 +63,17 @@ class JSONSchemaAdapter(PartialParsing):
             raise UnsupportedTypeError(
                 f"output={dict(schema)!r:.200} is not a valid JSON Schema: {exc.message}"
             ) from exc
-        self._validator = cls(self.schema)
+        from referencing import Registry  # installed with jsonschema
+        from referencing.exceptions import Unresolvable
+
+        # An explicit registry: jsonschema's default one fetches a remote $ref with urlopen
+        # (no timeout), so a schema could make the host call any URL. Only the schema's own
+        # resources and the JSON Schema meta-schemas resolve.
+        self._validator = cls(self.schema, registry=Registry())
+
+        self._unresolvable: type[Exception] = Unresolvable
+        for probe in _PROBES:  # a $ref loop that consumes nothing fails on any value
+            self._errors(probe, repr(schema))
         self.python_type: Any = _PYTHON_TYPES.get(self.schema.get("type", ""), object)
         self.name = str(self.schema.get("title", "output"))
 
@@ -51,11 +81,37 @@ class JSONSchemaAdapter(PartialParsing):
         """The JSON Schema of the type (``strict=True``: the OpenAI strict form)."""
         return strict_json_schema(self.schema) if strict else copy.deepcopy(self.schema)
 
+    def _errors(self, value: Any, raw: str) -> list[str]:
+        """The validation errors of ``value``, as ``"path: message"`` lines.
+
+        A ``$ref`` that cannot be resolved (never fetched: only the schema's own ``$defs``
+        and ids count) or that loops without consuming the value is the schema's fault and
+        raises UnsupportedTypeError; a value nested too deeply to check is the answer's.
+        """
+        from agentkit_core.plugin import UnsupportedTypeError
+
+        try:
+            found = sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
+        except self._unresolvable as exc:
+            raise UnsupportedTypeError(
+                f"output={self.schema!r:.200} has a $ref that cannot be resolved ({exc}); "
+                "a remote schema is never fetched: copy it under $defs and refer to it there"
+            ) from None
+        except RecursionError:
+            if _depth(value) < _SHALLOW:
+                raise UnsupportedTypeError(
+                    f"output={self.schema!r:.200} has a $ref loop that never consumes the "
+                    "value (such as {'$ref': '#'}): give each loop a property or item to "
+                    "descend into"
+                ) from None
+            what = "the answer is nested too deeply to check against the schema"
+            raise ParseError(
+                f"{what}: {raw[:200]!r}", raw=raw, errors=[f"(root): {what}"]
+            ) from None
+        return [error_line(list(e.absolute_path), e.message) for e in found]
+
     def _check(self, value: Any, raw: str, what: str) -> Any:
-        errors = [
-            error_line(list(e.absolute_path), e.message)
-            for e in sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
-        ]
+        errors = self._errors(value, raw)
         if errors:
             raise ParseError(f"{what}: {'; '.join(errors)}", raw=raw, errors=errors)
         return value
