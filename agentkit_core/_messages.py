@@ -81,6 +81,8 @@ class ToolCall:
 
         An object naming a key twice is bad JSON here (:class:`DuplicateKeyError`, whose
         ``msg`` names the key), so that what decides on the call and what runs it read one value.
+        So is JSON nested past the decoder's depth or a number past Python's digit limit: a
+        model's answer holding one is bad arguments to report to it, not a crash of the run.
         """
         text = self.arguments
         try:  # json.loads's own scanner, without its three Python layers (two thirds of its cost)
@@ -91,6 +93,12 @@ class ToolCall:
             return value if end == len(text) else _loads(text)  # trailing space, or extra data
         except _Duplicate as twice:
             raise _duplicate(text, twice.key) from None
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
+        except ValueError as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                raise
+            raise json.JSONDecodeError(f"unreadable: {str(exc).split(';')[0]}", text, 0) from None
 
 
 def _loads(text: str) -> Any:

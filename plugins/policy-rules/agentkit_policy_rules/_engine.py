@@ -158,8 +158,6 @@ def _arguments(call: ToolCall) -> dict[str, Any] | str:
         parsed = call.parsed_arguments()
     except json.JSONDecodeError as exc:
         return f"{exc.msg} at position {exc.pos}"
-    except RecursionError:
-        return "nested too deeply"
     return parsed if isinstance(parsed, dict) else f"a JSON {type(parsed).__name__}, not an object"
 
 
