@@ -434,15 +434,47 @@ class StoreBridge:
     async def get(self, run_id: str, namespace: str, version: int) -> StoredCheckpoint | None:
         """That version's record, or None."""
         text = await self.store.get(self._key(run_id, namespace, version))
-        return None if text is None else StoredCheckpoint(**json.loads(text))
+        if text is None:
+            return None
+        fields = {f.name for f in dataclasses.fields(StoredCheckpoint)}
+        data = self._json(text, run_id, namespace, version, "the record")
+        if not isinstance(data, dict) or set(data) != fields:
+            raise self._corrupt(run_id, namespace, version, "the record is not a checkpoint")
+        record = StoredCheckpoint(**data)
+        if (record.run_id, record.namespace, record.version) != (run_id, namespace, version):
+            raise self._corrupt(run_id, namespace, version, "the record names another checkpoint")
+        return record
 
     async def versions(self, run_id: str, namespace: str) -> list[int]:
-        """The listed versions, ascending."""
+        """The listed versions, ascending.
+
+        A list that is not one of whole numbers is refused, never read as no checkpoint (a
+        resume would then start the run over).
+        """
         text = await self.store.get(self._key(run_id, namespace))
-        return [] if text is None else list(json.loads(text))
+        if text is None:
+            return []
+        data = self._json(text, run_id, namespace, 0, "the version list")
+        if not isinstance(data, list) or not all(type(v) is int and v > 0 for v in data):
+            raise self._corrupt(run_id, namespace, 0, "the version list is not whole numbers")
+        return sorted(data)
+
+    def _json(self, text: str, run_id: str, namespace: str, version: int, what: str) -> object:
+        try:
+            data: object = json.loads(text)
+        except (ValueError, RecursionError):
+            raise self._corrupt(run_id, namespace, version, f"{what} is not JSON") from None
+        return data
+
+    def _corrupt(self, run_id: str, namespace: str, version: int, problem: str) -> DecodingError:
+        key = self._key(run_id, namespace, version or None)
+        return _corrupt(repr(self), run_id, namespace, version, f"{problem} (key {key!r})", key)
 
     async def aclose(self) -> None:
         """The store belongs to whoever put it on the context; nothing to close here."""
+
+    def __repr__(self) -> str:
+        return f"<StoreBridge over {type(self.store).__name__}>"
 
 
 def resolve_checkpointer(explicit: object = None, ctx: Any = None) -> Checkpointer | None:
