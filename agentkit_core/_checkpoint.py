@@ -287,7 +287,7 @@ class Checkpointer:
         record = await self.port.latest(run_id, namespace)
         if record is None or (record.status in TERMINAL and not include_terminal):
             return None
-        return _decoded(await self._inlined(record), self.store)
+        return _decoded(await self._inlined(_checked(record, self.store)), self.store)
 
     async def list_versions(self, run_id: str, *, namespace: str = "agent") -> list[int]:
         """Every version of ``run_id``, ascending."""
@@ -298,7 +298,9 @@ class Checkpointer:
     ) -> Checkpoint | None:
         """Exactly ``version`` of ``run_id`` (time travel), or None."""
         record = await self.port.get(run_id, namespace, version)
-        return None if record is None else _decoded(await self._inlined(record), self.store)
+        if record is None:
+            return None
+        return _decoded(await self._inlined(_checked(record, self.store)), self.store)
 
     async def aclose(self) -> None:
         """Close the store underneath."""
@@ -335,6 +337,29 @@ def _tainted(ctx: object) -> bool:
     return bool(getattr(ctx, "secret_tainted", False)) or (
         running is not None and running.secret_tainted
     )
+
+
+def _checked(record: StoredCheckpoint, store: str) -> StoredCheckpoint:
+    """``record`` when each field has its type and the status is known, else DecodingError.
+
+    A row changed outside agentkit (a text version, an unknown status, bytes for the state)
+    would otherwise be resumed as whatever it reads as, or fail deep in decoding.
+    """
+    problem, path = None, ""
+    if type(record.version) is not int or record.version < 1:
+        problem, path = f"the version {record.version!r:.40} is not a whole number", "version"
+    elif record.status not in STATUSES:
+        problem, path = f"the status {record.status!r:.40} is not one of {STATUSES}", "status"
+    else:
+        for name in ("state", "metadata", "created_at"):
+            if not isinstance(getattr(record, name), str):
+                kind = type(getattr(record, name)).__name__
+                problem, path = f"{name} is {kind}, not text", name
+                break
+    if problem is None:
+        return record
+    version = record.version if type(record.version) is int else 0
+    raise _corrupt(store, record.run_id, record.namespace, version, problem, path)
 
 
 def _decoded(
