@@ -162,6 +162,17 @@ async def model_answer(
             f"model {agent.model.name!r} returned an empty answer (no text, no tool "
             f"calls) on turn {state.turn} of agent {agent.name!r}",
         )
+    calls = message.tool_calls
+    if len(calls) > 1 and len({c.id for c in calls}) < len(calls):
+        # Answers, verdicts and results are matched to calls by id: one id on two calls would
+        # let one approval answer both, or leave one a deny the other's approval meets.
+        ids = [c.id for c in calls]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        raise ProviderResponseError(
+            f"model {agent.model.name!r} gave one id to several tool calls of one answer "
+            f"({', '.join(map(repr, twice))}) on turn {state.turn} of agent {agent.name!r}; "
+            "each call needs its own id: fix the model plugin",
+        )
     if agent.guards is not None and message.content and message.text:  # no call for ""
         guarded = agent.guards.check_output(ctx, message, state.turn)
         if guarded is not message:
