@@ -359,18 +359,13 @@ class ProviderHTTPError(ProviderError):
         response headers).
         """
         millis = headers.get("retry-after-ms")
-        if millis is not None:
-            try:
-                return max(0.0, float(millis) / 1000)
-            except ValueError:
-                pass
+        if millis is not None and (seconds := _seconds(millis, 1000)) is not None:
+            return seconds
         value = headers.get("retry-after")
         if value is None:
             return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
+        if (seconds := _seconds(value, 1)) is not None:
+            return seconds
         from email.utils import parsedate_to_datetime
         from time import time
 
@@ -379,6 +374,18 @@ class ProviderHTTPError(ProviderError):
         except (TypeError, ValueError):
             return None
         return max(0.0, when.timestamp() - time())
+
+
+def _seconds(text: str, per_second: float) -> float | None:
+    """``text`` as a number of seconds (at least 0), or None when it says none.
+
+    "nan" says none: it read as 0, a retry at once, where None leaves the retry its backoff.
+    """
+    try:
+        seconds = float(text) / per_second
+    except ValueError:
+        return None
+    return None if seconds != seconds else max(0.0, seconds)
 
 
 class ProviderResponseError(ProviderError):

@@ -31,6 +31,9 @@ def test_an_http_date_and_garbage() -> None:
     assert wait({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
     assert wait({"retry-after": "soon"}) is None
     assert wait({"retry-after-ms": "x"}) is None and wait({}) is None
+    # "nan" is no wait at all, not a retry at once; milliseconds saying nothing leave seconds
+    assert wait({"retry-after": "nan"}) is None and wait({"retry-after-ms": "NaN"}) is None
+    assert wait({"retry-after-ms": "nan", "retry-after": "7"}) == 7.0
 
 
 def test_a_requests_timeout_is_its_setting_else_the_providers() -> None:
