@@ -36,11 +36,13 @@ from ._content import TextPart
 from ._errors import DecodingError
 from ._errors import EncodingError
 from ._lazy import loaded_instance
+from ._messages import DuplicateKey
 from ._messages import JSONValue
 from ._messages import Message
 from ._messages import ToolCall
 from ._messages import TranscriptView
 from ._messages import Usage
+from ._messages import unique_keys
 
 TAG = "__agentkit__"
 """The key that marks a tagged value; user dicts must not use it."""
@@ -74,18 +76,25 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     attrs / dataclass instance                 dict of its fields
     =========================================  ==============================================
 
-    Anything else — and NaN or infinity, and cycles — raises :class:`EncodingError` with
-    ``.path`` (``root`` names the top: ``state["items"][3].when``).
+    Anything else — and NaN or infinity, cycles, and a dict two of whose keys become one string
+    (``{1: "a", "1": "b"}``) — raises :class:`EncodingError` with ``.path`` (``root`` names
+    the top: ``state["items"][3].when``).
     """
     try:  # the one try a value that encodes pays for: sessions encode three bodies a turn
-        return _fast(obj)
+        text = _fast(obj)
+        if _fast is not _json_encode:  # orjson refuses keys that are not strings
+            return text
     except (TypeError, ValueError, RecursionError) as exc:
         refused: BaseException = exc
+    else:
+        return _distinct_keys(root, text)
     if _fast is not _json_encode:  # json encodes what orjson refuses (big ints, int keys...)
         try:
-            return _json_encode(obj)
+            text = _json_encode(obj)
         except (TypeError, ValueError, RecursionError) as exc:
             refused = exc
+        else:
+            return _distinct_keys(root, text)
     _locate(obj, root, set())
     raise EncodingError(
         f"cannot encode {root}: {refused}; see agentkit_core.plugin.encode_state for the "
@@ -370,6 +379,26 @@ def _b64(text: Any) -> bytes:
         return base64.b64decode(text, validate=True)
     except (TypeError, ValueError) as exc:  # binascii.Error is a ValueError
         raise ValueError(f"its b64 {str(text)[:40]!r} is not base64: {exc}") from None
+
+
+def _distinct_keys(root: str, text: str) -> str:
+    """``text``, json's encoding of a value, unless two keys of one dict in it became one.
+
+    json writes an int, float, bool or None key as a string, so ``{1: "a", "1": "b"}`` would be
+    written with the key ``"1"`` twice and read back with one of the values lost. Read back
+    here, only on json's path (orjson refuses keys that are not strings).
+    """
+    try:
+        json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as twice:
+        raise EncodingError(
+            f"cannot encode {root}: two keys of one dict in it are both written as the JSON key "
+            f"{twice.key!r}, and one value would be lost; keep one of them, or make the keys "
+            "strings that differ",
+            path=root,
+            value=twice.key,
+        ) from None
+    return text
 
 
 def _locate(value: object, path: str, active: set[int]) -> None:

@@ -47,24 +47,27 @@ class DuplicateKeyError(json.JSONDecodeError):
     """
 
 
-class _Duplicate(Exception):
+class DuplicateKey(Exception):
+    """A JSON object naming ``key`` twice, as :func:`unique_keys` found it."""
+
     def __init__(self, key: str) -> None:
         self.key = key
 
 
-def _unique(pairs: list[tuple[str, V]]) -> dict[str, V]:
+def unique_keys(pairs: list[tuple[str, V]]) -> dict[str, V]:
+    """An ``object_pairs_hook`` for json that refuses an object naming a key twice."""
     value = dict(pairs)
     if len(value) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _Duplicate(key)
+                raise DuplicateKey(key)
             seen.add(key)
     return value
 
 
 #: The scanner ``json.loads`` ends in, refusing a key twice in one object, called directly.
-_scan = make_scanner(json.JSONDecoder(object_pairs_hook=_unique))  # type: ignore[arg-type]
+_scan = make_scanner(json.JSONDecoder(object_pairs_hook=unique_keys))  # type: ignore[arg-type]
 
 
 @quick_init
@@ -91,7 +94,7 @@ class ToolCall:
             except StopIteration:  # not a JSON value at its first character: json.loads says why
                 return _loads(text) if text.strip() else {}
             return value if end == len(text) else _loads(text)  # trailing space, or extra data
-        except _Duplicate as twice:
+        except DuplicateKey as twice:
             raise _duplicate(text, twice.key) from None
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
@@ -102,7 +105,7 @@ class ToolCall:
 
 
 def _loads(text: str) -> Any:
-    return json.loads(text, object_pairs_hook=_unique)
+    return json.loads(text, object_pairs_hook=unique_keys)
 
 
 def _duplicate(text: str, key: str) -> DuplicateKeyError:
