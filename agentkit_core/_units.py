@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Literal
 
 from ._messages import Message
@@ -174,7 +175,13 @@ def keep_units(messages: Sequence[Message], units: Iterable[Unit]) -> list[Messa
     return out
 
 
-def recent_units(units: Iterable[Unit], budget: int, cost: Callable[[Unit], int]) -> list[Unit]:
+def recent_units(
+    units: Iterable[Unit],
+    budget: int,
+    cost: Callable[[Unit], int],
+    *,
+    keep: int | None = None,
+) -> list[Unit]:
     """The most recent non-system units whose summed ``cost`` stays within ``budget``.
 
     ``units`` come newest first (:func:`units_from_end`, or ``reversed(compaction_units(...))``)
@@ -182,7 +189,33 @@ def recent_units(units: Iterable[Unit], budget: int, cost: Callable[[Unit], int]
     one contiguous recent run, returned in transcript order. The newest unit that can be sent is
     kept even when it alone is over the budget: the result is never empty while there is one.
     Broken units are never kept.
+
+    ``keep``: the index of a message that must survive, in practice :func:`newest_user` (the
+    question the run answers: without it the model works on tool results with no task). When
+    the run does not reach it, its unit's cost is set aside first and the run fills the rest,
+    so the result is that unit and a shorter recent run.
     """
+    if keep is None:
+        return _recent(units, budget, cost)
+    walked: list[Unit] = []
+    pinned = None
+    rest = iter(units)
+    for unit in rest:
+        if unit.kind in ("system", "broken"):
+            continue
+        if unit.start <= keep < unit.end:
+            pinned = unit
+            break
+        walked.append(unit)
+    if pinned is None:  # a system message, a broken unit, or no such message: nothing to pin
+        return _recent(walked, budget, cost)
+    room = budget - cost(pinned)
+    if sum(map(cost, walked)) <= room:  # the run reaches it: it goes on past it as without keep
+        return _recent(chain(walked, [pinned], rest), budget, cost)
+    return [pinned, *_recent(walked, room, cost)]
+
+
+def _recent(units: Iterable[Unit], budget: int, cost: Callable[[Unit], int]) -> list[Unit]:
     kept: list[Unit] = []
     used = 0
     for unit in units:
@@ -194,6 +227,14 @@ def recent_units(units: Iterable[Unit], budget: int, cost: Callable[[Unit], int]
         used += cost(unit)
     kept.reverse()
     return kept
+
+
+def newest_user(messages: Sequence[Message]) -> int | None:
+    """The index of the newest user message (the question a run answers), or None."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "user":
+            return i
+    return None
 
 
 def within_budget(units: Iterable[Unit], budget: int) -> bool:

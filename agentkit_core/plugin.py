@@ -228,6 +228,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "compaction_units",
         "keep_units",
         "recent_units",
+        "newest_user",
         "within_budget",
         "Repair",
         "repair_transcript",
@@ -436,6 +437,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._units import Unit as Unit
     from ._units import compaction_units as compaction_units
     from ._units import keep_units as keep_units
+    from ._units import newest_user as newest_user
     from ._units import pending_calls as pending_calls
     from ._units import recent_units as recent_units
     from ._units import repair_transcript as repair_transcript

@@ -128,6 +128,15 @@ def check_invariants(before: Sequence[Message], after: Sequence[Message]) -> Non
         assert after[0] is before[0], "the leading system message was dropped or altered"
     check_sendable(after)
     check_subsequence(before, after)
+    check_newest_user_kept(before, after)
+
+
+def check_newest_user_kept(before: Sequence[Message], after: Sequence[Message]) -> None:
+    """The newest user message (the question being answered) survives compaction."""
+    newest = next((m for m in reversed(before) if m.role == "user"), None)
+    assert newest is None or any(m is newest for m in after), (
+        "the newest user message was dropped: the model would answer without the question"
+    )
 
 
 def check_subsequence(before: Sequence[Message], after: Sequence[Message]) -> None:

@@ -96,6 +96,7 @@ class ImportanceFilteringCompactor:
         """The system message, the turns the filterer keeps, the newest turn."""
         from agentkit_core.plugin import compaction_units  # loaded by the first compaction
         from agentkit_core.plugin import keep_units
+        from agentkit_core.plugin import newest_user
 
         units = compaction_units(messages, self.estimate)
         if sum(u.tokens for u in units) <= self.max_tokens:
@@ -103,6 +104,8 @@ class ImportanceFilteringCompactor:
         head = units[:1] if units and units[0].kind == "system" else []
         turns = [u for u in units if u.kind in ("message", "tool_turn")]
         newest, candidates = turns[-1:], turns[:-1]
+        question = newest_user(messages)  # kept whatever the filterer says: the run answers it
+        asked = {i for i, u in enumerate(candidates) if u.start <= (question or -1) < u.end}
         outer = current_span()
         with ctx.trace.span("compaction", compactor="importance") as span:
 
@@ -123,7 +126,7 @@ class ImportanceFilteringCompactor:
                 return skip(str(exc))
             except Exception as exc:
                 return skip(f"the filterer failed: {type(exc).__name__}: {exc}")
-            kept = [candidates[i] for i in sorted(keep)]
+            kept = [candidates[i] for i in sorted({*keep, *asked})]
             span.set("compaction_kept_turns", len(kept))
             span.set("compaction_dropped_turns", len(candidates) - len(kept))
             return keep_units(messages, head + kept + newest)

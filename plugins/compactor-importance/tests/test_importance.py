@@ -59,7 +59,8 @@ async def test_keeps_what_the_model_names_plus_system_and_newest_and_meters_it()
     ctx = make_test_ctx(model)
     out = await compactor().compact(msgs, ctx)
     check_compaction_invariants(msgs, out)
-    assert out == [msgs[0], msgs[1], *msgs[2:5], msgs[7]]
+    # turns 1 and 2 as named, and turn 4, the newest user message, whatever the model named
+    assert out == [msgs[0], msgs[1], *msgs[2:5], msgs[6], msgs[7]]
     (request,) = model.requests
     prompt = request.messages[1].text
     assert prompt.startswith("Turn 1:\nuser: my budget is 300 EUR\n\nTurn 2:\nassistant: \n")
@@ -70,16 +71,15 @@ async def test_keeps_what_the_model_names_plus_system_and_newest_and_meters_it()
     assert call.parent == "compaction"
     assert ctx.usage.requests == 1 and ctx.usage.input_tokens == estimate_tokens(request.messages)
     (span,) = ctx.trace.find("compaction")
-    assert span.attributes["compaction_kept_turns"] == 2
-    assert span.attributes["compaction_dropped_turns"] == 2
+    assert span.attributes["compaction_kept_turns"] == 3
+    assert span.attributes["compaction_dropped_turns"] == 1
 
 
 @pytest.mark.parametrize("answer", ["```json\n[4]\n```", "Keep these: [4].", "[4, 4]", "[]"])
 async def test_fenced_prose_repeated_and_empty_answers_parse(answer: str) -> None:
     msgs = transcript()
     out = await compactor().compact(msgs, make_test_ctx(ScriptedModel([answer])))
-    kept = [] if answer == "[]" else [msgs[6]]
-    assert out == [msgs[0], *kept, msgs[7]]
+    assert out == [msgs[0], msgs[6], msgs[7]]  # the newest user message even when unnamed
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ async def test_a_filterer_callable_chooses_by_index() -> None:
 
     msgs = transcript()
     out = await compactor(filterer=keep_first).compact(msgs, make_test_ctx())
-    assert out == [msgs[0], msgs[1], msgs[7]]
+    assert out == [msgs[0], msgs[1], msgs[6], msgs[7]]
     assert seen == [[msgs[1:2], msgs[2:5], msgs[5:6], msgs[6:7]]]
 
 

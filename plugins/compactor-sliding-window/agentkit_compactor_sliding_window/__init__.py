@@ -44,6 +44,7 @@ class SlidingWindowCompactor:
         from agentkit_core.plugin import (
             keep_units,  # the units load with the first compaction, not the plugin
         )
+        from agentkit_core.plugin import newest_user
         from agentkit_core.plugin import recent_units
         from agentkit_core.plugin import units_from_end
 
@@ -51,7 +52,7 @@ class SlidingWindowCompactor:
         if len(messages) - leading <= self.keep_recent:
             return messages
         units = units_from_end(messages, estimate=lambda ms: 0)
-        kept = recent_units(units, self.keep_recent, lambda u: u.size)
+        kept = recent_units(units, self.keep_recent, lambda u: u.size, keep=newest_user(messages))
         if not kept:
             return messages
         return [*messages[:leading], *keep_units(messages, kept)]

@@ -38,7 +38,21 @@ async def test_never_cuts_parallel_calls_from_their_results() -> None:
 async def test_the_newest_turn_survives_a_window_smaller_than_it() -> None:
     msgs = transcript()[:5]
     out = await SlidingWindowCompactor(keep_recent=1).compact(msgs, make_test_ctx())
-    assert [m.role for m in out] == ["system", "assistant", "tool", "tool"]
+    # and the question it works on: the newest user message is kept whatever the window
+    assert [m.text or m.role for m in out] == ["sys", "one", "assistant", "A", "B"]
+
+
+async def test_the_question_survives_a_long_run_of_tool_turns() -> None:
+    """A question followed by more tool turns than the window holds keeps the question."""
+    turns = [
+        m
+        for n in range(6)
+        for m in (Message.assistant("", [ToolCall(f"c{n}", "search")]), Message.tool(f"c{n}", "r"))
+    ]
+    msgs = [Message.system("sys"), Message.user("old"), Message.user("task"), *turns]
+    out = await SlidingWindowCompactor(keep_recent=4).compact(msgs, make_test_ctx())
+    assert [m.text for m in out[:2]] == ["sys", "task"]
+    assert out[2:] == turns[-2:]  # the window less the question's one message: one tool turn
 
 
 @pytest.mark.parametrize("head", [[], [Message.system("sys")]])

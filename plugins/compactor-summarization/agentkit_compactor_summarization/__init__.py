@@ -125,6 +125,7 @@ class SummarizationCompactor:
         )
         from agentkit_core.plugin import fold_cut  # and the fold's: the summary is the fold's
         from agentkit_core.plugin import keep_units
+        from agentkit_core.plugin import newest_user
         from agentkit_core.plugin import within_budget
         from agentkit_core.plugin import write_summary
 
@@ -135,6 +136,11 @@ class SummarizationCompactor:
         cut = fold_cut(messages, self.keep_recent, head=head, estimate=self.estimate)
         middle = [u for u in units[head:] if u.start < cut]
         tail = [u for u in units if u.start >= cut]
+        question = newest_user(messages)
+        pinned = [u for u in middle if question is not None and u.start <= question < u.end]
+        if pinned:  # the question the run answers stays as asked, after the summary
+            middle.remove(pinned[0])
+            tail.insert(0, pinned[0])
         outer = current_span()
         with ctx.trace.span("compaction", compactor="summarization") as span:
 
@@ -143,7 +149,7 @@ class SummarizationCompactor:
                     s.set("compaction_skipped", reason)
                 return messages
 
-            old = messages[head:cut]
+            old = [m for u in middle for m in messages[u.start : u.end]]
             if not middle:
                 return skip("nothing older than the recent tail to summarize")
             try:

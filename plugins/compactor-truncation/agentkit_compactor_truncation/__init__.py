@@ -43,6 +43,7 @@ class TruncationCompactor:
         from agentkit_core.plugin import (
             keep_units,  # the units load with the first compaction, not the plugin
         )
+        from agentkit_core.plugin import newest_user
         from agentkit_core.plugin import recent_units
         from agentkit_core.plugin import units_from_end
         from agentkit_core.plugin import within_budget
@@ -51,7 +52,12 @@ class TruncationCompactor:
             return messages
         lead = messages[:1] if messages[0].role == "system" else []
         room = self.max_tokens - (self.estimate or estimate_tokens)(lead)
-        kept = recent_units(units_from_end(messages, self.estimate), room, lambda u: u.tokens)
+        kept = recent_units(
+            units_from_end(messages, self.estimate),
+            room,
+            lambda u: u.tokens,
+            keep=newest_user(messages),  # the question, even when the work since fills the room
+        )
         return [*lead, *keep_units(messages, kept)]
 
 
