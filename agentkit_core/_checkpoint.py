@@ -466,9 +466,12 @@ class StoreBridge:
         if not isinstance(data, dict) or set(data) != fields:
             raise self._corrupt(run_id, namespace, version, "the record is not a checkpoint")
         record = StoredCheckpoint(**data)
-        if (record.run_id, record.namespace, record.version) != (run_id, namespace, version):
+        # compared as JSON writes them: a surrogate pair written as two escapes reads back as one
+        # character, so the names are handed back as asked (the key holds them exactly)
+        named = [json.dumps(n) for n in (record.run_id, record.namespace, run_id, namespace)]
+        if named[:2] != named[2:] or record.version != version:
             raise self._corrupt(run_id, namespace, version, "the record names another checkpoint")
-        return record
+        return dataclasses.replace(record, run_id=run_id, namespace=namespace)
 
     async def versions(self, run_id: str, namespace: str) -> list[int]:
         """The listed versions, ascending.
