@@ -97,12 +97,34 @@ def fold_lookalikes(text: str) -> str:
     """``text`` as a careless reader compares it, to match words in it.
 
     NFKC, hidden characters gone, casefolded, the look-alike letters of :data:`HOMOGLYPHS`
-    made Latin.
+    made Latin, and no marks on the letters, the dotless ``ı`` and ``ȷ`` dotted:
+    ``ígnore prévious ínstructíons`` and ``prevıous ınstructıons`` read as the words they show.
     """
     if text.isascii():
         return text.lower()
     normal = _HIDDEN.sub("", unicodedata.normalize("NFKC", text))
-    return normal.casefold().translate(HOMOGLYPHS)
+    folded = normal.casefold().translate(HOMOGLYPHS)
+    if folded.isascii():
+        return folded
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", folded).translate(_bare))
+
+
+class _Bare(dict[int, int | None]):
+    """A ``str.translate`` table: combining marks (Mn, Me) dropped, dotless ``ı``/``ȷ`` dotted.
+
+    Filled on first sight of each character, up to :data:`_BARE_SIZE` of them, so hostile
+    text cannot grow it without bound.
+    """
+
+    def __missing__(self, point: int) -> int | None:
+        kept = None if unicodedata.category(chr(point)) in ("Mn", "Me") else point
+        if len(self) < _BARE_SIZE:
+            self[point] = kept
+        return kept
+
+
+_BARE_SIZE = 65536
+_bare = _Bare({0x131: ord("i"), 0x237: ord("j")})
 
 
 @lru_cache(maxsize=4096)

@@ -9,7 +9,6 @@ names the prompt-injection markers seen in the payload (:func:`scan_injection`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from agentkit_core.plugin import escape_untrusted
@@ -234,36 +233,9 @@ def scan_injection(text: str) -> tuple[str, ...]:
     return _markers(text, escape_untrusted(text) is not text)
 
 
-class _Bare(dict[int, int | None]):
-    """A ``str.translate`` table: combining marks (Mn, Me) dropped, dotless ``ı``/``ȷ`` dotted.
-
-    Filled on first sight of each character, up to :data:`_BARE_SIZE` of them.
-    """
-
-    def __missing__(self, point: int) -> int | None:
-        kept = None if unicodedata.category(chr(point)) in ("Mn", "Me") else point
-        if len(self) < _BARE_SIZE:
-            self[point] = kept
-        return kept
-
-
-_BARE_SIZE = 65536
-_bare = _Bare({0x131: ord("i"), 0x237: ord("j")})
-
-
-def _bared(folded: str) -> str:
-    """``folded`` without marks on its letters, the dotless ``ı`` as ``i``.
-
-    ``ígnore prévious ínstructíons`` and ``prevıous ınstructıons`` read as the words they show.
-    """
-    if folded.isascii():
-        return folded
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", folded).translate(_bare))
-
-
 def _markers(text: str, lookalike: bool) -> tuple[str, ...]:
     """:func:`scan_injection`, told whether ``text`` holds a delimiter look-alike."""
-    folded = _bared(fold_lookalikes(text))
+    folded = fold_lookalikes(text)
     found: list[str] = []
     words = _words(folded)
     if words is not None and _overrides(words):
