@@ -36,9 +36,11 @@ from typing import runtime_checkable
 from ._errors import ConfigError
 from ._errors import ParseError
 from ._errors import UnsupportedTypeError
+from ._messages import DuplicateKey
 from ._messages import JSONObject
 from ._messages import JSONValue
 from ._messages import Message
+from ._messages import unique_keys
 from ._middleware import CallModel
 from ._middleware import Middleware
 from ._models import ModelRequest
@@ -262,13 +264,16 @@ def decode_json(text: str) -> JSONValue:
     try:
         data: JSONValue = json.loads(
             strip_code_fence(text),
-            object_pairs_hook=_unique_keys,
+            object_pairs_hook=unique_keys,
             parse_constant=_no_constant,
             parse_float=_finite_float,
         )
     except json.JSONDecodeError as exc:
         where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
         raise _not_json(text, where) from exc
+    except DuplicateKey as twice:
+        where = f"the key {twice.key!r} appears more than once in one object"
+        raise _not_json(text, where) from None
     except _NotPlainJSON as exc:
         raise _not_json(text, str(exc)) from None
     except RecursionError:
@@ -289,15 +294,6 @@ def _not_json(text: str, why: str) -> ParseError:
         raw=text,
         errors=[f"(root): not valid JSON: {why}"],
     )
-
-
-def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
-    out: JSONObject = {}
-    for key, value in pairs:
-        if key in out:
-            raise _NotPlainJSON(f"the key {key!r} appears more than once in one object")
-        out[key] = value
-    return out
 
 
 def _no_constant(name: str) -> float:
