@@ -17,18 +17,21 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+#: The bidirectional controls, each with the escape it is shown as (``\u202e``): on a
+#: terminal or the run viewer's page, an override would show ``exe.txt`` as ``txt.exe``, or
+#: ``rm -rf /`` in an approval's question as something else.
+BIDI_SHOWN = {
+    code: f"\\u{code:04x}"
+    for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+
 #: Each character a terminal may act on, and the escape it is shown as.
 _SHOWN = {
     code: f"\\x{code:02x}"
     for code in (*range(0x20), 0x7F, *range(0x80, 0xA0))
     if chr(code) not in "\t\n"
 }
-_SHOWN.update(
-    {
-        code: f"\\u{code:04x}"
-        for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-    }
-)
+_SHOWN.update(BIDI_SHOWN)
 
 
 def shown(text: str) -> str:

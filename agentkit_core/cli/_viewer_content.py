@@ -18,23 +18,20 @@ from .._content import ImagePart
 from .._content import data_url
 from .._content import part_text
 from .._messages import Message
+from ._terminal import BIDI_SHOWN
 
 #: What the page's Content-Security-Policy adds for the images: ``data:`` URLs only.
 IMG_SRC = "img-src data:"
 
-#: The bidirectional controls, each shown as its escape (``\u202e``), as the command line shows
-#: them on a terminal: a right-to-left override in a tool's name, a call's arguments or a
-#: reason would show ``exe.txt`` as ``txt.exe``, or one tool's name as another's.
-_BIDI_SHOWN = {
-    code: f"\\u{code:04x}"
-    for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-}
-
 
 def esc(value: object) -> str:
-    """``value`` as HTML text (None as nothing): markup escaped, bidirectional controls shown."""
+    """``value`` as HTML text (None as nothing): markup escaped, bidirectional controls shown.
+
+    Shown as the command line shows them on a terminal: an override in a tool's name, a call's
+    arguments or a reason would show one tool's name as another's.
+    """
     text = "" if value is None else str(value)
-    return html.escape(text, quote=True).translate(_BIDI_SHOWN)
+    return html.escape(text, quote=True).translate(BIDI_SHOWN)
 
 
 class MediaRow(TypedDict):
