@@ -82,12 +82,10 @@ def encode_state(obj: object, *, root: str = "state") -> str:
     """
     try:  # the one try a value that encodes pays for: sessions encode three bodies a turn
         text = _fast(obj)
-        if _fast is not _json_encode:  # orjson refuses keys that are not strings
-            return text
     except (TypeError, ValueError, RecursionError) as exc:
         refused: BaseException = exc
-    else:
-        return _distinct_keys(root, text)
+    else:  # orjson refuses keys that are not strings; json may write two of them alike
+        return text if _fast is not _json_encode else _distinct_keys(root, text)
     if _fast is not _json_encode:  # json encodes what orjson refuses (big ints, int keys...)
         try:
             text = _json_encode(obj)

@@ -98,9 +98,9 @@ class ToolCall:
             raise _duplicate(text, twice.key) from None
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply to decode", text, 0) from None
-        except ValueError as exc:
-            if isinstance(exc, json.JSONDecodeError):
-                raise
+        except json.JSONDecodeError:
+            raise
+        except ValueError as exc:  # an integer past Python's digit limit
             raise json.JSONDecodeError(f"unreadable: {str(exc).split(';')[0]}", text, 0) from None
 
 
