@@ -2,8 +2,9 @@
 
 Every piece of agentkit that estimates tokens (the request builder, the compactors, the
 compaction middleware, budgets) calls :func:`estimate_tokens`. It is a crude pre-call figure, about
-four characters a token, and it counts what is easy to forget: tool-call names and arguments and
-tool results, not only the text content. The authoritative count is the provider's ``Usage``.
+four ASCII characters a token and one token for every other character, and it counts what is easy
+to forget: tool-call names and arguments and tool results, not only the text content. The
+authoritative count is the provider's ``Usage``.
 
 Public as ``agentkit_core.plugin.estimate_tokens`` / ``estimate_message`` / ``Estimator``: plugins
 (compactors, budgets) must count the way core does, so the estimator is part of the contract;
@@ -31,7 +32,7 @@ __all__ = [
     "estimate_tokens",
 ]
 
-#: Characters counted as one token.
+#: ASCII characters counted as one token.
 CHARS_PER_TOKEN = 4
 #: Tokens charged per message for its role and framing.
 MESSAGE_OVERHEAD = 4
@@ -58,19 +59,31 @@ def estimate_message(message: Message) -> int:
     content = message.content
     parts = 0
     if isinstance(content, str):
-        chars = len(content)
+        chars = _chars(content)
     else:
         chars = 0
         for part in content:
             if isinstance(part, dict):
-                chars += len(str(part.get("text", ""))) or DICT_PART_CHARS
+                chars += _chars(str(part.get("text", ""))) or DICT_PART_CHARS
             elif isinstance(part, TextPart):
-                chars += len(part.text)
+                chars += _chars(part.text)
             else:
                 parts += part_tokens(part)
     for call in message.tool_calls:
-        chars += len(call.name) + len(call.arguments) + len(call.id)
+        chars += _chars(call.name) + _chars(call.arguments) + _chars(call.id)
     return MESSAGE_OVERHEAD + parts + (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _chars(text: str) -> int:
+    """``text``'s length in ASCII characters' worth: any other character weighs a whole token.
+
+    Tokenizers learn English: a CJK character, an emoji or a combining mark costs a token or
+    more in every provider's, so counting it as a quarter of one would let such text past a
+    budget several times over (the estimate errs high so that a budget holds).
+    """
+    if text.isascii():  # constant time: the string knows it
+        return len(text)
+    return len(text) + (CHARS_PER_TOKEN - 1) * (len(text) - len(text.encode("ascii", "ignore")))
 
 
 #: A PDF page object (``/Type /Page``, not the ``/Pages`` tree): counted to estimate pages.

@@ -71,3 +71,15 @@ def test_a_bad_limit_is_refused_naming_it(bad: object, named: str) -> None:
             guard_options={"max-input": {"max_tokens": bad}},
             manager=manager(),
         )
+
+
+@pytest.mark.parametrize("text", ["漢字" * 40, "👍" * 80, "a" + "\u0301" * 79])
+async def test_text_that_is_not_ascii_is_not_let_through_at_a_quarter_of_its_size(
+    text: str,
+) -> None:
+    # 80 characters, each a token or more to any tokenizer: over 60 (read as 20 tokens before)
+    seen: list[Verdict] = []
+    model = ScriptedModel(["ok"])
+    with pytest.raises(GuardBlocked, match=r"over max_tokens=60"):
+        await Agent.from_config(kit(model, seen).config()).run(text)
+    assert model.requests == []
