@@ -222,15 +222,56 @@ def parse_allowed_tools(text: str) -> tuple[str, ...]:
 
 
 def _digest(path: Path) -> str:
-    """SHA-256 over every file of the skill's directory: its relative name and its bytes."""
+    """SHA-256 over every file of the skill's directory: its relative name and its bytes.
+
+    Files reached through a linked directory count (see :func:`_walk`): a script the grant lets
+    the skill run may live behind one.
+    """
     import hashlib  # with the first skill found: loading the plugin does not import it
 
     root = path.parent
     digest = hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
+    for file in sorted(p for p in _walk(root) if p.is_file()):
         digest.update(file.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _walk(root: Path) -> list[Path]:
+    """Everything under ``root`` that is not a directory, through linked directories too.
+
+    ``Path.rglob`` passes over a link to a directory (Python 3.11 and 3.12 cannot be asked
+    otherwise), so a skill linked into a skills directory would not be found. A link is followed
+    wherever it leads, as a linked ``SKILL.md`` is read wherever it leads; each real directory
+    (device and inode) is walked once, the first way it is reached in name order, so a loop of
+    links ends and two links to one directory do not find its skills twice. A directory that
+    cannot be listed is passed over, as ``rglob`` passes over it.
+    """
+    import os
+
+    found: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            status = os.stat(directory)
+            if (status.st_dev, status.st_ino) in seen:
+                continue
+            seen.add((status.st_dev, status.st_ino))
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except (OSError, ValueError):
+            continue
+        below: list[Path] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # follows a link
+            except OSError:
+                is_dir = False
+            (below if is_dir else found).append(directory / entry.name)
+        pending.extend(reversed(below))  # the first name is walked first
+    return found
 
 
 class _ReadSkill(Tool):
@@ -363,7 +404,7 @@ class Skills:
                     value=str(directory),
                     source="skills dirs=",
                 )
-            for path in sorted(directory.rglob("SKILL.md")):
+            for path in sorted(p for p in _walk(directory) if p.name == "SKILL.md"):
                 try:
                     skill = parse_skill_file(path)
                 except (ConfigError, OSError, UnicodeDecodeError) as exc:
