@@ -26,10 +26,15 @@ from a2a.types import Part
 from a2a.types import Task
 from a2a.types import TaskState
 from a2a.types import TaskStatus
+from a2a.utils.errors import InvalidParamsError
 
 from agentkit_core import Agent
+from agentkit_core import ConfigError
 from agentkit_core import Kit
+from agentkit_core import Recorder
 from agentkit_core import events as ev
+
+from ._tasks import PREFIX
 
 #: The id of the artifact the answer's text streams into.
 ANSWER = "answer"
@@ -52,7 +57,7 @@ class KitExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = context.task_id or "", context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
-        recorder = await self.kit.recorder_for(context_id)
+        recorder = await self.recorder(context_id)
         waiting = context.current_task is not None and context.current_task.status.state == (
             TaskState.TASK_STATE_INPUT_REQUIRED
         )
@@ -82,6 +87,24 @@ class KitExecutor(AgentExecutor):
             ctx.recorder = recorder
             events = self.agent.run_stream_events(context.get_user_input(), ctx=ctx, wc=wc)
         await self.follow(events, updater)
+
+    async def recorder(self, context_id: str) -> Recorder:
+        """The recorder of the context's session, or the client's invalid params (-32602).
+
+        A context id no conversation may have is refused by name before anything is written.
+        ``a2a-task:<id>`` is refused: it is the session a task is kept in, so a conversation
+        there would write over that task's record and the task would be gone.
+        """
+        if context_id.startswith(PREFIX):
+            raise InvalidParamsError(
+                f"context id {context_id!r} names where task {context_id[len(PREFIX) :]!r} is "
+                f"kept, not a conversation; choose a context id that does not start with "
+                f"{PREFIX!r}"
+            )
+        try:
+            return await self.kit.recorder_for(context_id)
+        except ConfigError as exc:
+            raise InvalidParamsError(f"context id {context_id!r}: {exc}") from None
 
     async def follow(self, events: Any, updater: TaskUpdater) -> None:
         """Turn the run's events into the task's artifact chunks and its last status."""

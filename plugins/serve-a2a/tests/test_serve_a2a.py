@@ -407,3 +407,52 @@ async def test_a_kit_without_a_session_store_is_refused_before_it_listens() -> N
         with pytest.raises(ConfigError, match="session store"):
             await serve(kit, host="127.0.0.1", port=0, ready=told.append)
     assert told == []
+
+
+def rpc_send(context: str, text: str) -> dict[str, Any]:
+    """A JSON-RPC SendMessage of ``text`` in ``context``, as a client writes it by hand."""
+    message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": text}]}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": {**message, "contextId": context}},
+    }
+
+
+async def test_a_context_id_naming_a_tasks_record_is_refused_and_the_task_stays(
+    peer: Any,
+) -> None:
+    """``a2a-task:<id>`` is where a task is kept, so it is no context id.
+
+    As one it wrote a conversation over the task's record, and the task was gone.
+    """
+    p = await peer([echo] * 3)
+    task, _ = await p.send("keep me", "ann")
+    version = {"A2A-Version": "1.0"}
+    async with httpx.AsyncClient(timeout=10) as http:
+        hijack = await http.post(
+            p.url + "/", json=rpc_send(f"a2a-task:{task.id}", "x"), headers=version
+        )
+    error = hijack.json()["error"]
+    assert error["code"] == -32602, error  # invalid params, not an internal error
+    assert f"a2a-task:{task.id}" in error["message"] and "context id" in error["message"]
+    with pytest.raises(Exception, match="a2a-task:"):  # the streaming method refuses it too
+        await p.send("x", f"a2a-task:{task.id}")
+    kept = await p.client.get_task(GetTaskRequest(id=task.id))
+    assert kept.status.state == TaskState.TASK_STATE_COMPLETED and kept.context_id == "ann"
+    _, answer = await p.send("still here", "ann")
+    assert answer == "keep me / still here"
+
+
+@pytest.mark.parametrize("context", ["a b", "a\x00b", "x" * 201, "tab\there"])
+async def test_a_context_id_no_session_can_have_is_invalid_params_naming_it(
+    peer: Any, context: str
+) -> None:
+    p = await peer([echo])
+    version = {"A2A-Version": "1.0"}
+    async with httpx.AsyncClient(timeout=10) as http:
+        answered = await http.post(p.url + "/", json=rpc_send(context, "hi"), headers=version)
+    error = answered.json()["error"]
+    assert error["code"] == -32602, error
+    assert "session id" in error["message"] and repr(context)[1:20] in error["message"]
