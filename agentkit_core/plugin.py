@@ -236,6 +236,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_urls": ("mask_url",),
     "_verdicts": ("Verdict", "VerdictObserver", "report_verdict"),
+    "stores._private": ("create_private",),
 }
 
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -467,6 +468,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from .hookspecs import StoreOpener as StoreOpener
     from .hookspecs import ToolSourceFactory as ToolSourceFactory
     from .hookspecs import ToolVerdict as ToolVerdict
+    from .stores._private import create_private as create_private
 
 if not TYPE_CHECKING:  # see agentkit_core/__init__.py: type checkers read the imports above
 

@@ -30,6 +30,7 @@ from .._messages import JSONValue
 from .._messages import TranscriptView
 from .._tracing import Span
 from .._tracing import SpanExporter
+from ..plugin import create_private
 
 #: The trace-file format version this core writes and reads.
 TRACE_FORMAT = 1
@@ -51,7 +52,9 @@ class TraceFile(SpanExporter):
         try:
             # A lone surrogate (a tool's broken text) can only stand inside a JSON string, where
             # backslashreplace writes it as the \ud800 escape that reads back as itself; strict
-            # encoding raised, and the run detached the file.
+            # encoding raised, and the run detached the file. A new file is its owner's only
+            # (0600): it holds the conversation; one already there keeps its mode.
+            create_private(self.path)
             self._file: IO[str] | None = self.path.open(
                 "w", encoding="utf-8", errors="backslashreplace"
             )

@@ -45,6 +45,7 @@ def add_commands(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _view(args: argparse.Namespace) -> int:
+    from ..plugin import create_private
     from ._viewer import render_html
 
     if args.store:
@@ -69,7 +70,10 @@ def _view(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(f"agentkit-view-{safe}.html")
     page = render_html(views, name)
     try:
-        # a lone surrogate a run recorded is shown as its escape: strict UTF-8 refused the page
+        # a new page is its owner's only (0600): it shows the conversation; one already there
+        # keeps its mode. A lone surrogate a run recorded is shown as its escape: strict UTF-8
+        # refused the page.
+        create_private(out)
         out.write_text(page, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise ConfigError(

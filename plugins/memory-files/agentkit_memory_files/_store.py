@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
 import secrets
+import stat
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from agentkit_core import StorageError
 from agentkit_core.plugin import CorruptMemoryEntry
 from agentkit_core.plugin import MemoryHit
 from agentkit_core.plugin import MemoryListing
+from agentkit_core.plugin import create_private
 from agentkit_core.plugin import query_terms
 
 from ._bm25 import ScopeIndex
@@ -420,7 +423,7 @@ class FileMemoryStore:
         return _forgotten_at(path.parent).get(title, 0)
 
     def _locked(self) -> int:
-        self.root.mkdir(parents=True, exist_ok=True)
+        create_private(self.root, directory=True)  # a new one, and those above it: 0700
         # never through a link: opening it would create its target, wherever that is
         fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -436,7 +439,7 @@ class FileMemoryStore:
                 stored = _forgotten_at(path.parent).get(entry.title, 0)
             if stored != expected:
                 return False
-            path.parent.mkdir(exist_ok=True)
+            create_private(path.parent, directory=True)
             _write_durably(path, render_file(entry))
             self._cache[path] = (_stamp(path.stat()), entry)
             self._indexes.pop(entry.scope, None)  # the next query indexes the scope again
@@ -484,18 +487,34 @@ def _forgotten_at(directory: Path) -> dict[str, int]:
 
 
 def _write_durably(path: Path, text: str) -> None:
-    """Write ``path`` through a temporary file, fsynced and renamed over it."""
+    """Write ``path`` through a temporary file, fsynced and renamed over it.
+
+    A new file is its owner's only (0600): it holds an entry; one that was there keeps its
+    mode (the temporary file takes it before the rename), so a mode its owner chose stays.
+    """
     temp = path.parent / f".{secrets.token_hex(8)}.tmp"
     try:
+        create_private(temp)
         with open(temp, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        _keep_mode(path, temp)
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     _sync_dir(path.parent)
+
+
+def _keep_mode(path: Path, temp: Path) -> None:
+    """Give ``temp`` the mode of the file at ``path``, when there is one and the system allows."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    with contextlib.suppress(OSError, NotImplementedError):  # else it stays 0600
+        os.chmod(temp, mode)
 
 
 def _sync_dir(directory: Path) -> None:
