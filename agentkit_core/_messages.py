@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Iterable
 from collections.abc import Iterator
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import field
 from itertools import islice
@@ -22,6 +23,7 @@ from typing import overload
 
 from ._content import Part
 from ._content import content_text
+from ._errors import ProviderResponseError
 from ._records import quick_init
 from ._records import record
 
@@ -185,6 +187,29 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
         )
+
+
+def token_count(data: object, key: str, where: str) -> int:
+    """``data[key]``, a usage count in a provider's answer, as a token count for :class:`Usage`.
+
+    ``data`` is the JSON object holding the count and ``where`` its path in the answer
+    (``usage``, ``usage.prompt_tokens_details``, ``usage_metadata``). An absent or null count
+    is 0, and so is every count of a ``data`` that is absent, null or not an object. Anything
+    else that is not a whole number of 0 or more (-5, 1.5, "7", true) raises
+    :class:`~agentkit_core.plugin.ProviderResponseError` naming ``where.key`` and the value: a
+    negative count from a broken or hostile server would lift a token or cost budget, a string
+    would be read as a number the server never sent.
+    """
+    value = data.get(key) if isinstance(data, Mapping) else None
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:  # not bool, which is an int to isinstance
+        try:
+            shown = f"{value!r:.80}"
+        except (ValueError, RecursionError):  # an integer past str()'s digit limit, a deep list
+            shown = f"<{type(value).__name__} too large to show>"
+        raise ProviderResponseError(f"{where}.{key} is not a token count: {shown}")
+    return value
 
 
 class TranscriptView(Sequence[Message]):

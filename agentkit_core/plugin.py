@@ -149,6 +149,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "query_terms",
     ),
     "_memory_block": ("MemoryManifest",),
+    "_messages": ("token_count",),
     "_middleware": ("ToolInvocation", "Middleware", "as_middleware"),
     "_models": (
         "ToolSpec",
@@ -350,6 +351,7 @@ if TYPE_CHECKING:  # the same names, imported for the type checker and editors
     from ._memory import query_terms as query_terms
     from ._memory import stored_entry as stored_entry
     from ._memory_block import MemoryManifest as MemoryManifest
+    from ._messages import token_count as token_count
     from ._middleware import Middleware as Middleware
     from ._middleware import ToolInvocation as ToolInvocation
     from ._middleware import as_middleware as as_middleware

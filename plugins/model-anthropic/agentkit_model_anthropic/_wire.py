@@ -35,6 +35,7 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import token_count
 
 from ._parts import part_to_block
 
@@ -298,27 +299,18 @@ def usage_from_anthropic(data: Any) -> Usage:
     (already inside ``output_tokens``).
     """
     data = data if isinstance(data, dict) else {}
-    read = _count(data, "cache_read_input_tokens")
-    written = _count(data, "cache_creation_input_tokens")
+    read = token_count(data, "cache_read_input_tokens", "usage")
+    written = token_count(data, "cache_creation_input_tokens", "usage")
     details = data.get("output_tokens_details")
-    thinking = _count(details, "thinking_tokens") if isinstance(details, dict) else 0
+    thinking = token_count(details, "thinking_tokens", "usage.output_tokens_details")
     return Usage(
-        _count(data, "input_tokens") + read + written,
-        _count(data, "output_tokens"),
+        token_count(data, "input_tokens", "usage") + read + written,
+        token_count(data, "output_tokens", "usage"),
         1,
         read,
         written,
         thinking,
     )
-
-
-def _count(data: dict[str, Any], key: str) -> int:
-    value = data.get(key)
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ProviderResponseError(f"usage.{key} is not a token count: {value!r:.80}")
-    return value
 
 
 #: The API's stop reasons as agentkit's finish reasons (the names the core and the other

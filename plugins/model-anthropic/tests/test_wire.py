@@ -218,6 +218,9 @@ def test_usage_counts_cached_tokens_as_input() -> None:
     assert usage_from_anthropic(data) == Usage(3210, 50, 1, 3000, 200, 20)
     with pytest.raises(ProviderResponseError, match=r"usage\.input_tokens"):
         usage_from_anthropic({"input_tokens": "ten"})
+    path = r"usage\.output_tokens_details\.thinking_tokens is not a token count: 1\.5$"
+    with pytest.raises(ProviderResponseError, match=path):
+        usage_from_anthropic({"output_tokens_details": {"thinking_tokens": 1.5}})
 
 
 def test_settings() -> None:

@@ -28,8 +28,8 @@ from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.content import Part
 from agentkit_core.plugin import REASONING
-from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.plugin import StreamEvent
+from agentkit_core.plugin import token_count
 
 from ._parts import part_to_gemini
 
@@ -126,18 +126,16 @@ def usage_from_gemini(meta: Mapping[str, Any] | None) -> Usage:
     generated token); cache read: ``cached_content_token_count``; reasoning:
     ``thoughts_token_count``. Gemini charges no cache write on a request, so that stays 0.
     """
-    if not meta:
-        return Usage(requests=1)
-    for key, value in meta.items():  # a negative count would lift a token or cost budget
-        if key.endswith("_count") and (type(value) is not int or value < 0):
-            raise ProviderResponseError(f"usage_metadata.{key} is not a token count: {value!r:.80}")
-    thoughts = meta.get("thoughts_token_count") or 0
+    meta = meta or {}
+    # every count, read or not, is checked: a negative one would lift a token or cost budget
+    counts = {k: token_count(meta, k, "usage_metadata") for k in meta if k.endswith("_count")}
+    thoughts = counts.get("thoughts_token_count", 0)
     return Usage(
-        input_tokens=(meta.get("prompt_token_count") or 0)
-        + (meta.get("tool_use_prompt_token_count") or 0),
-        output_tokens=(meta.get("candidates_token_count") or 0) + thoughts,
+        input_tokens=counts.get("prompt_token_count", 0)
+        + counts.get("tool_use_prompt_token_count", 0),
+        output_tokens=counts.get("candidates_token_count", 0) + thoughts,
         requests=1,
-        cache_read_tokens=meta.get("cached_content_token_count") or 0,
+        cache_read_tokens=counts.get("cached_content_token_count", 0),
         reasoning_tokens=thoughts,
     )
 

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentkit_core import Message
+from agentkit_core import Usage
 from agentkit_core.plugin import ModelRequest
 from agentkit_core.plugin import ProviderResponseError
 from agentkit_core.testing import WireServer
@@ -35,6 +36,13 @@ def test_a_count_is_taken_only_when_zero_or_more(prompt: int, output: int) -> No
         assert prompt < 0
         return
     assert (usage.input_tokens, usage.output_tokens) == (prompt, output)
+
+
+def test_a_null_count_is_zero_as_every_provider_reads_it() -> None:
+    meta = {"prompt_token_count": None, "candidates_token_count": 2, "total_token_count": None}
+    assert usage_from_gemini(meta) == Usage(0, 2, 1)
+    with pytest.raises(ProviderResponseError, match=r"usage_metadata\.total_token_count is not"):
+        usage_from_gemini({"prompt_token_count": 1, "total_token_count": True})
 
 
 def _call(id_: str | None) -> dict[str, object]:

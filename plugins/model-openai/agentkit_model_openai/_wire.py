@@ -28,6 +28,7 @@ from agentkit_core import ModelSettings
 from agentkit_core import ToolCall
 from agentkit_core import Usage
 from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import token_count
 
 from ._parts import part_to_chat
 
@@ -241,27 +242,23 @@ def usage_from_openai(data: dict[str, Any] | None) -> Usage:
     """
     data = data or {}
     return Usage(
-        count(data, "prompt_tokens"),
-        count(data, "completion_tokens"),
+        token_count(data, "prompt_tokens", "usage"),
+        token_count(data, "completion_tokens", "usage"),
         requests=1,
-        cache_read_tokens=count(data.get("prompt_tokens_details"), "cached_tokens"),
-        reasoning_tokens=count(data.get("completion_tokens_details"), "reasoning_tokens"),
+        cache_read_tokens=token_count(
+            data.get("prompt_tokens_details"), "cached_tokens", "usage.prompt_tokens_details"
+        ),
+        reasoning_tokens=token_count(
+            data.get("completion_tokens_details"),
+            "reasoning_tokens",
+            "usage.completion_tokens_details",
+        ),
     )
 
 
 def count(data: Any, key: str) -> int:
-    """``data[key]`` as a token count: 0 when ``data`` or the key is absent or null.
-
-    Anything else that is not a whole number of 0 or more (-5, 1.5, "7", true) is refused, not
-    read as a count: a negative count from a broken or hostile server would lift a token or
-    cost budget, a string would be read as a number the server never sent.
-    """
-    value = data.get(key) if isinstance(data, dict) else None
-    if value is None:
-        return 0
-    if type(value) is not int or value < 0:
-        raise ProviderResponseError(f"usage.{key} is not a token count: {value!r:.80}")
-    return value
+    """``data[key]`` of a ``usage`` object as a token count (see ``token_count``)."""
+    return token_count(data, key, "usage")
 
 
 #: ModelSettings keys the Chat Completions wire has no field for: left out of the body (a

@@ -99,6 +99,16 @@ def test_a_count_is_a_whole_number_of_zero_or_more_or_refused(value: Any) -> Non
     assert type(value) is int or value is None
 
 
+def test_a_detail_count_that_is_no_count_is_refused_by_its_whole_path() -> None:
+    for details, key in (
+        ("prompt_tokens_details", "cached_tokens"),
+        ("completion_tokens_details", "reasoning_tokens"),
+    ):
+        path = rf"usage\.{details}\.{key} is not a token count: -3$"
+        with pytest.raises(ProviderResponseError, match=path):
+            usage_from_openai({"prompt_tokens": 5, details: {key: -3}})
+
+
 async def test_two_responses_function_calls_with_one_id_are_refused(server: WireServer) -> None:
     call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
     output = [{**call, "id": "fc_1"}, {**call, "id": "fc_2"}]
