@@ -165,6 +165,11 @@ class ModelConformance:
         """The request the suite sends for ``scenario`` (a fresh deep copy each time)."""
         return copy.deepcopy(_REQUESTS[scenario])
 
+    @property
+    def _answering(self) -> tuple[str, ...]:
+        """The scenarios the model plays in which it answers: all but those where it fails."""
+        return tuple(s for s in self.scenarios if s not in _FAILING)
+
     # ------------------------------------------------------------------ calling the model
 
     async def _model(self, scenario: str, *, stream: bool) -> Model:
@@ -249,11 +254,11 @@ class ModelConformance:
         )
 
     async def test_stream_ends_with_exactly_one_done(self) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             self._done(await self.stream(scenario))
 
     async def test_stream_yields_only_model_event_kinds(self) -> None:
-        kinds = {e.kind for s in self.scenarios if s not in _FAILING for e in await self.stream(s)}
+        kinds = {e.kind for s in self._answering for e in await self.stream(s)}
         known = {"text", "reasoning", "tool_call_delta", "tool_call", "partial", "done"}
         assert kinds <= known, (
             "a model stream yields text, reasoning, tool_call_delta, tool_call, partial and "
@@ -261,7 +266,7 @@ class ModelConformance:
         )
 
     async def test_stream_text_deltas_join_to_the_final_text(self) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             events = await self.stream(scenario)
             joined = "".join(e.text for e in events if e.kind == "text")
             final = self._done(events).message.text
@@ -270,7 +275,7 @@ class ModelConformance:
             )
 
     async def test_stream_reasoning_never_leaks_into_the_text(self) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             events = await self.stream(scenario)
             reasoning = "".join(e.text for e in events if e.kind == "reasoning").strip()
             text = "".join(e.text for e in events if e.kind == "text")
@@ -282,7 +287,7 @@ class ModelConformance:
                 )
 
     async def test_stream_done_equals_request(self) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             whole = await self.request(scenario)
             streamed = self._done(await self.stream(scenario))
             assert streamed.message == whole.message, (
@@ -301,7 +306,7 @@ class ModelConformance:
         await self._unchanged(stream=True)
 
     async def _unchanged(self, *, stream: bool) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             model = await self._model(scenario, stream=stream)
             sent = self.request_for(scenario)
             before = copy.deepcopy(sent)
@@ -344,7 +349,7 @@ class ModelConformance:
         assert streamed == final, f"'tool_call' events {streamed!r} but the final calls {final!r}"
 
     async def test_stream_tool_call_deltas_join_to_their_call(self) -> None:
-        for scenario in (s for s in self.scenarios if s not in _FAILING):
+        for scenario in self._answering:
             _check_call_deltas(scenario, await self.stream(scenario))
 
     @_plays("structured")
