@@ -30,7 +30,9 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from agentkit_core import Agent
+from agentkit_core import ConfigError
 from agentkit_core import Kit
+from agentkit_core import Recorder
 from agentkit_core import SessionNotFound
 
 from ._mapping import APPROVAL
@@ -85,6 +87,10 @@ class Endpoint:
             data = json.loads(body)
         except ValueError as exc:
             raise RequestError(400, f"the request body is not JSON: {exc}") from None
+        except RecursionError:
+            raise RequestError(
+                400, "the request body is not JSON: it is nested too deeply to decode"
+            ) from None
         try:
             return RunAgentInput.model_validate(data)
         except ValidationError as exc:
@@ -105,7 +111,7 @@ class Endpoint:
                 raise RequestError(
                     409, f"thread {thread!r} has a run in progress; wait for its end"
                 )
-            recorder = await self.kit.recorder_for(thread)
+            recorder = await self.recorder(thread)
             answers = None if task is not None else held_answers(recorder, given.resume or [])
         except RequestError as exc:
             return exc.response()
@@ -114,6 +120,13 @@ class Endpoint:
             media_type=ENCODER.get_content_type(),
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )
+
+    async def recorder(self, thread: str) -> Recorder:
+        """The thread's recorder; a thread id no session may have is a 400 naming it."""
+        try:
+            return await self.kit.recorder_for(thread)
+        except ConfigError as exc:
+            raise RequestError(400, f"threadId {thread!r}: {exc}") from None
 
     async def stream(
         self, given: RunAgentInput, recorder: Any, task: str | None, answers: Any

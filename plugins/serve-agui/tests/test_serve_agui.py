@@ -370,6 +370,14 @@ async def test_a_skills_grant_stays_in_its_thread(endpoint: Any, tmp_path: Path)
     assert bob[-1]["outcome"]["type"] == "interrupt" and ran == ["git tag v1"]
 
 
+def nested(depth: int) -> Any:
+    """A JSON value ``depth`` lists deep."""
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [
@@ -385,15 +393,27 @@ async def test_a_skills_grant_stays_in_its_thread(endpoint: Any, tmp_path: Path)
             "no run waiting",
         ),
         (b"x" * (1 << 21), 413, "over"),
+        # nested past the decoder: a 500 (RecursionError) before
+        (b"[" * 100_000, 400, "nested too deeply"),
+        (b'{"a":' * 100_000, 400, "nested too deeply"),
+        (json.dumps(run_input("t", "hi", state=nested(900))).encode(), 200, ""),
+        # a thread id no session may have: a 500 (the store's ConfigError) before
+        (json.dumps(run_input("a\x00b", "hi")).encode(), 400, "threadId 'a\\x00b'"),
+        (json.dumps(run_input("a b", "hi")).encode(), 400, "threadId 'a b'"),
+        (json.dumps(run_input("x" * 201, "hi")).encode(), 400, "200 printable characters"),
+        (json.dumps(run_input("\ud800", "hi")).encode(), 400, "lone surrogate"),
     ],
 )
 async def test_a_malformed_request_is_a_clear_4xx(
     endpoint: Any, body: bytes, status: int, says: str
 ) -> None:
-    client = await endpoint([])
+    client = await endpoint(["fine"])
     response = await client.http.post(
         "/agent", content=body, headers={"content-type": "application/json"}
     )
+    if status == 200:  # deep, yet within the decoder: a run
+        assert response.status_code == 200 and "RUN_FINISHED" in response.text
+        return
     assert response.status_code == status and says in response.json()["error"]
 
 
