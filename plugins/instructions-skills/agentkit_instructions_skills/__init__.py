@@ -27,6 +27,8 @@ from agentkit_core import hookimpl
 from agentkit_core.plugin import lazy_attributes
 
 if TYPE_CHECKING:  # the instruction-part records load when skills are read, not here
+    import os
+    from io import BufferedReader
     from pathlib import Path  # imported by Skills(): a first run only registers the factory
 
     from agentkit_core import RunContext
@@ -60,13 +62,23 @@ USAGE = (
 )
 
 
-def parse_skill_file(path: Path) -> Skill:
+#: The bytes a SKILL.md may hold (``max_file_bytes=``): its body is sent to the model whole.
+_MAX_FILE_BYTES = 64 * 1024
+
+
+class _OverBound(ConfigError):
+    """A SKILL.md over ``max_file_bytes``: left out whole and reported with its size."""
+
+
+def parse_skill_file(path: Path, max_bytes: int = _MAX_FILE_BYTES) -> Skill:
     """A Skill from one SKILL.md; a file without valid front matter is a ConfigError.
 
     The front matter is YAML (PyYAML's safe loader): folded and literal blocks, quoting and
     nested mappings such as ``metadata:`` read as YAML says. An error names the file and line.
+    A file over ``max_bytes``, or one that is not a regular file (a FIFO, a device), is an
+    error too, read at most ``max_bytes`` + 1 bytes deep and never waited on.
     """
-    data = path.read_bytes()
+    data = _read_bounded(path, max_bytes)
     try:
         text = data.decode("utf-8-sig")  # an editor's BOM is not part of the first '---'
     except UnicodeDecodeError as exc:
@@ -221,6 +233,57 @@ def parse_allowed_tools(text: str) -> tuple[str, ...]:
     return tuple(e.strip().strip("\"'") for e in entries if e.strip().strip("\"'"))
 
 
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``; a ConfigError naming the fix for any other.
+
+    At most ``limit`` + 1 bytes are read: a file that grew since it was measured, or one whose
+    size the system does not report, is bounded all the same.
+    """
+    import stat
+
+    try:
+        file, status = _open(path)
+    except OSError as exc:  # a link to nothing, a loop of links, no permission
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror or exc}); give the agent read access to it, "
+            "or remove it",
+            value=str(path),
+            source=str(path),
+        ) from None
+    with file:
+        if not stat.S_ISREG(status.st_mode):
+            raise ConfigError(
+                f"{path}: not a regular file (a FIFO, a device or a directory); make it the "
+                "skill's instructions file or remove it",
+                value=str(path),
+                source=str(path),
+            )
+        data = b"" if status.st_size > limit else file.read(limit + 1)
+    if status.st_size <= limit and len(data) <= limit:
+        return data
+    size = max(status.st_size, len(data))
+    measured = f"{size} bytes" if status.st_size > limit else f"more than {limit} bytes"
+    raise _OverBound(
+        f"{path}: {measured}, over the bound of {limit} bytes on a skill file "
+        "(max_file_bytes); keep SKILL.md to the steps and move the detail into other files "
+        "of the skill that it names, or raise max_file_bytes",
+        value=size,
+        source=str(path),
+    )
+
+
+def _open(path: Path) -> tuple[BufferedReader, os.stat_result]:
+    """``path`` opened to read, and its status; opening a FIFO does not wait for a writer."""
+    import os
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        return os.fdopen(fd, "rb"), os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _digest(path: Path) -> str:
     """SHA-256 over every file of the skill's directory: its relative name and its bytes.
 
@@ -228,12 +291,17 @@ def _digest(path: Path) -> str:
     the skill run may live behind one.
     """
     import hashlib  # with the first skill found: loading the plugin does not import it
+    import stat
 
     root = path.parent
     digest = hashlib.sha256()
     for file in sorted(p for p in _walk(root) if p.is_file()):
-        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        opened, status = _open(file)
+        with opened:
+            if not stat.S_ISREG(status.st_mode):  # replaced by a FIFO since is_file()
+                continue
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.file_digest(opened, "sha256").digest())  # in pieces
     return digest.hexdigest()
 
 
@@ -321,6 +389,8 @@ class Skills:
     reads it: False (the default) trusts no skill, True every skill of these directories, a
     function ``trusted(skill)`` decides per skill. Trust the directories a person controls,
     not ones the agent itself writes to.
+
+    A SKILL.md over ``max_file_bytes`` is left out whole and reported with its size.
     """
 
     id = PART_ID
@@ -334,6 +404,7 @@ class Skills:
         optional_dirs: Sequence[str | Path] = (),
         offer_tool: bool = True,
         trusted: bool | Callable[[Skill], bool] = False,
+        max_file_bytes: int = _MAX_FILE_BYTES,
     ) -> None:
         if not isinstance(trusted, bool) and not callable(trusted):
             raise ConfigError(
@@ -341,11 +412,20 @@ class Skills:
                 value=trusted,
                 source="skills trusted=",
             )
+        bound: object = max_file_bytes
+        if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+            raise ConfigError(
+                f"skills max_file_bytes={max_file_bytes!r} is not a number of bytes; give a "
+                "whole number, 0 or more",
+                value=max_file_bytes,
+                source="skills max_file_bytes=",
+            )
         from pathlib import Path
 
         self.dirs = [(Path(d), False) for d in dirs] + [(Path(d), True) for d in optional_dirs]
         self.offer_tool = offer_tool
         self.trusted = trusted
+        self.max_file_bytes = max_file_bytes
         self._tool = _ReadSkill(self)
         self.skills: list[Skill] = []
         self._problems: list[Omission] = []
@@ -406,7 +486,12 @@ class Skills:
                 )
             for path in sorted(p for p in _walk(directory) if p.name == "SKILL.md"):
                 try:
-                    skill = parse_skill_file(path)
+                    skill = parse_skill_file(path, self.max_file_bytes)
+                except _OverBound as exc:
+                    size = exc.value if isinstance(exc.value, int) else 0
+                    reason = f"over max_file_bytes: {exc}"
+                    problems.append(Omission(PART_ID, SOURCE, str(path), reason, size))
+                    continue
                 except (ConfigError, OSError, UnicodeDecodeError) as exc:
                     problems.append(Omission(PART_ID, SOURCE, str(path), f"invalid: {exc}"))
                     continue

@@ -25,3 +25,5 @@ class SkillsOptions(TypedDict, total=False):
     #: Whether a skill's ``allowed-tools`` may grant: true, false (the default) or a function
     #: of the skill (code only).
     trusted: bool | Callable[[Skill], bool]
+    #: A SKILL.md over this many bytes is left out whole (default 65536).
+    max_file_bytes: int
