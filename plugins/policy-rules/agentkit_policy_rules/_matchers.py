@@ -152,9 +152,65 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+#: The words a tool's loose reading takes for a boolean (pydantic's lax mode), lower-cased.
+_WORDS = {
+    True: frozenset({"1", "on", "t", "true", "y", "yes"}),
+    False: frozenset({"0", "off", "f", "false", "n", "no"}),
+}
+
+
+def _number(text: str) -> int | float | None:
+    """The number a loose reader takes ``text`` for (``" 1_000 "``, ``"1e3"``, ``"+5.0"``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number == number else None  # NaN is no value
+
+
+def _loosely(rule: Any, value: Any) -> bool:
+    """Whether a tool reading ``value`` loosely may take it for the rule's ``rule``.
+
+    A tool validates its arguments in lax mode (``@tool`` does, through pydantic): the int
+    1000000 also arrives as ``1000000.0``, ``1e6``, ``"1000000"`` or ``" 1000000 "``, and true
+    as ``1``, ``"1"``, ``"yes"`` or ``"on"``. A string is read as written. Lists and objects
+    hold when each element does, so the reading goes only as deep as the rule's value.
+    """
+    if isinstance(rule, bool):
+        if isinstance(value, str):
+            return value.lower() in _WORDS[rule]
+        return isinstance(value, int | float) and value == rule
+    if isinstance(rule, int | float):
+        if isinstance(value, str):
+            value = _number(value)
+        return isinstance(value, int | float) and value == rule
+    if isinstance(rule, list):
+        return (
+            isinstance(value, list)
+            and len(value) == len(rule)
+            and all(_loosely(r, v) for r, v in zip(rule, value, strict=True))
+        )
+    if isinstance(rule, dict):
+        return (
+            isinstance(value, dict)
+            and value.keys() == rule.keys()
+            and all(_loosely(r, value[k]) for k, r in rule.items())
+        )
+    return type(value) is type(rule) and value == rule
+
+
 @dataclass(frozen=True, init=False)
 class Equals(Matcher):
-    """An argument equal to one of the values, as JSON (so ``1``, ``1.0`` and ``true`` differ)."""
+    """An argument equal to one of the values.
+
+    An allow rule compares them as JSON (so ``1``, ``1.0`` and ``true`` differ); a deny or ask
+    rule also matches every value a tool may read loosely as one of them (``"1000000"`` and
+    ``1e6`` for ``1000000``, ``"yes"`` for ``true``: see :func:`_loosely`).
+    """
 
     kind: ClassVar[str] = "equals"
     values: tuple[Any, ...]
@@ -172,9 +228,11 @@ class Equals(Matcher):
 
     def test(self, value: Any, strict: bool) -> bool | None:
         try:
-            return _canonical(value) in self._canon
+            if _canonical(value) in self._canon:
+                return True
         except (TypeError, ValueError):
             return None
+        return not strict and any(_loosely(rule, value) for rule in self.values)
 
     def describe(self) -> Any:
         return list(self.values)
