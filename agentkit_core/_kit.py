@@ -53,6 +53,7 @@ from ._kit_options import kit_memory
 from ._kit_options import kit_middlewares
 from ._kit_options import kit_options
 from ._kit_options import plugin_options
+from ._kit_options import wrong_kind
 from ._lookup import get_instruction_part
 from ._lookup import open_sessions
 from ._lookup import resolve_model
@@ -419,7 +420,10 @@ class Kit(KitLifecycle):
         sources: list[Any] = [(USER_TOOLS, [as_tool(t) for t in options.get("tools") or ()])]
         for n, child in enumerate(options.get("agents") or (), start=1):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
-        self._handoffs: list[Kit] = list(options.get("handoffs") or ())
+        handoffs = options.get("handoffs") or ()
+        if not isinstance(handoffs, Sequence) or not all(isinstance(k, Kit) for k in handoffs):
+            raise wrong_kind("handoffs", "a list of kits", handoffs)
+        self._handoffs: list[Kit] = list(handoffs)
         if self._handoffs:
             sources.append((HANDOFFS, handoff_tools(self._handoffs, self.name)))
         for src in self._sources:

@@ -60,6 +60,9 @@ from ._policy import PolicyEngine
 from ._sessions import SessionHeader
 from ._sessions import Sessions
 from ._sessions import SessionStore
+from ._tables import INT
+from ._tables import STR
+from ._tables import Kind
 from ._tables import unknown_key
 from ._tools import Tool
 from ._tools import ToolFilter
@@ -156,10 +159,67 @@ def kit_options(options: Mapping[str, object]) -> dict[str, object]:
     return flatten(options, "Kit(...)", KIT_OPTIONS)
 
 
+def _sequence_of(item: type, name: str) -> Kind:
+    return Kind(
+        name,
+        lambda v: (
+            isinstance(v, Sequence)
+            and not isinstance(v, str | bytes)
+            and all(isinstance(x, item) for x in v)
+        ),
+    )
+
+
+#: The kinds of the options whose value a kit uses as it is, from code or a file, with no
+#: check of its own: anything else would fail deep inside (``'int' object is not iterable``).
+#: None is left to the option's default; the other options are checked where they are read.
+_KINDS: dict[str, Kind] = {
+    "name": STR,
+    "description": STR,
+    "instructions": STR,
+    "instruction_budget": INT,
+    "compactor": STR,
+    "guardrail": STR,
+    "policy_engine": STR,
+    "order": _sequence_of(str, "a list of part names"),
+    "mcp": _sequence_of(str, "a list of MCP server commands or URLs"),
+    "middlewares": _sequence_of(object, "a list of middlewares"),
+    "tools": _sequence_of(object, "a list of tools (functions or Tool values)"),
+    "agents": _sequence_of(Agent, "a list of agents"),
+    **dict.fromkeys(
+        ("parts", "tool_sources"),
+        Kind(
+            "a table of each plugin's options (a table, or None), such as {'NAME': {}}",
+            lambda v: (
+                isinstance(v, Mapping)
+                and all(
+                    isinstance(k, str) and (x is None or isinstance(x, Mapping))
+                    for k, x in v.items()
+                )
+            ),
+        ),
+    ),
+}
+
+
 def check_kit_keys(options: Mapping[str, Any]) -> None:
+    """Every key is a Kit option, and each value :data:`_KINDS` knows is of its kind."""
     unknown = sorted(set(options) - KIT_OPTIONS)
     if unknown:
         raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
+    for key, kind in _KINDS.items():
+        value = options.get(key)
+        if value is not None and not kind.check(value):
+            raise wrong_kind(key, kind.name, value)
+
+
+def wrong_kind(key: str, takes: str, value: object) -> ConfigError:
+    """The error for ``Kit(key=value)`` when the option takes ``takes``."""
+    return ConfigError(
+        f"Kit({key}=) must be {takes}, got {value!r:.200} ({type(value).__name__})",
+        value=value,
+        source=f"Kit({key}=)",
+    )
 
 
 async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:
@@ -360,7 +420,13 @@ def _guard_names(value: object, key: str) -> Sequence[object]:
             value=value,
             source=f"Kit({key}=)",
         )
-    return cast("Sequence[object]", value or ())
+    if value is not None and not isinstance(value, Sequence):
+        raise ConfigError(
+            f"{key}= takes a list of guards, such as ['redact']; got {value!r}",
+            value=value,
+            source=f"Kit({key}=)",
+        )
+    return value or ()
 
 
 def kit_guardrail(options: Mapping[str, Any], manager: PluginManager) -> Guardrail | None:

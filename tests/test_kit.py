@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import agentkit_instructions_agentsmd
 import agentkit_instructions_skills
 import pytest
 
+from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import Kit
@@ -276,7 +276,7 @@ def source_plugin(sources: dict[str, Any]) -> Any:
 
 def test_tools_are_labelled_by_source_in_a_stable_order(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    child = SimpleNamespace(name="explorer")
+    child = Agent("explorer", "test")
     kit = Kit(
         model="test",
         manager=manager(),
@@ -293,7 +293,7 @@ def test_tools_are_labelled_by_source_in_a_stable_order(tmp_path: Path) -> None:
 
 
 def test_duplicate_at_construction_names_both_sources() -> None:
-    child = SimpleNamespace(name="read")
+    child = Agent("read", "test")
     with pytest.raises(ToolConflictError, match=r"'read' is offered by tools and by agent:#1 read"):
         Kit(model="test", manager=manager(), tools=[Echo("read")], agents=[child])
 
@@ -312,7 +312,7 @@ def test_filter_runs_before_the_duplicate_check_and_wrap_replaces() -> None:
         model="test",
         manager=manager(),
         tools=[Echo("read")],
-        agents=[SimpleNamespace(name="read")],
+        agents=[Agent("read", "test")],
         tool_filter=keep,
         tool_wrap=wrap,
     )
