@@ -93,7 +93,7 @@ def parse_skill_file(path: Path, max_bytes: int = _MAX_FILE_BYTES) -> Skill:
     end = 1 + [ln.strip() for ln in lines[1:]].index("---")
     meta = _FrontMatter(path, "\n".join(lines[1:end]))
     body = "\n".join(lines[end + 1 :]).strip()
-    name, description = meta.name(), meta.text("description")
+    name, description = meta.name(), meta.description()
     from ._skill import Skill
 
     return Skill(name, description, body, str(path), meta.allowed_tools(), _digest(path))
@@ -186,6 +186,30 @@ class _FrontMatter:
             source=str(self.path),
         )
 
+    def description(self) -> str:
+        """The skill's description, with nothing in it the reader cannot see.
+
+        A control or format character (a bidi override such as U+202E, a zero-width one, a tag
+        character U+E0000-U+E007F that spells hidden text) would reach the model's instructions
+        and a terminal listing unseen, or reorder what a person reads there. Whitespace of any
+        kind (a tab, a folded block's line breaks) is collapsed to one space first, so it is no
+        such character.
+        """
+        import unicodedata
+
+        description = self.text("description")
+        bad = next((c for c in description if unicodedata.category(c) in _UNSEEN), None)
+        if bad is None:
+            return description
+        label = unicodedata.name(bad, "")
+        raise ConfigError(
+            f"{self._where('description')}: the skill description holds the invisible or "
+            f"control character U+{ord(bad):04X}{f' ({label})' if label else ''}; remove it "
+            "(a person would not see it, the model would)",
+            value=description,
+            source=str(self.path),
+        )
+
     def allowed_tools(self) -> tuple[str, ...]:
         """``allowed-tools`` as text (comma- or space-separated) or as a YAML list of them."""
         value = self.data.get("allowed-tools")
@@ -205,6 +229,10 @@ class _FrontMatter:
 #: Unicode categories no skill name may hold: control, format (bidi, zero-width), surrogate,
 #: private-use and unassigned characters, and line and paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: Unicode categories no skill description may hold: control, format and surrogate characters.
+#: Private-use and unassigned ones may be a symbol font's icon or an emoji newer than the
+#: interpreter's Unicode tables; line and paragraph separators are whitespace, collapsed.
+_UNSEEN = frozenset({"Cc", "Cf", "Cs"})
 
 
 def parse_allowed_tools(text: str) -> tuple[str, ...]:
