@@ -240,11 +240,17 @@ class Equals(Matcher):
 
 @dataclass(frozen=True, init=False)
 class Regex(Matcher):
-    """A string argument matching one of the patterns whole (``re.fullmatch``)."""
+    """A string argument matching one of the patterns whole (``re.fullmatch``).
+
+    A deny or ask rule reads a value of several lines whole: its ``.`` matches a newline too
+    (``re.DOTALL``), so ``rm .*`` holds for ``rm -rf /`` followed by a newline and more. An
+    allow rule's ``.`` stops at a newline, so ``git status.*`` never allows a second line.
+    """
 
     kind: ClassVar[str] = "regex"
     patterns: tuple[str, ...]
     _compiled: tuple[re.Pattern[str], ...] = field(repr=False, compare=False)
+    _lenient: tuple[re.Pattern[str], ...] = field(repr=False, compare=False)
 
     def __init__(self, *patterns: str) -> None:
         texts = _texts(self.kind, patterns, visible=False)  # a pattern may seek such a character
@@ -254,11 +260,12 @@ class Regex(Matcher):
             raise TypeError(f"regex {exc.pattern!r} does not compile: {exc}") from None
         object.__setattr__(self, "patterns", texts)
         object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_lenient", tuple(re.compile(p, re.DOTALL) for p in texts))
 
     def test(self, value: Any, strict: bool) -> bool | None:
         if not isinstance(value, str):
             return None
-        return any(p.fullmatch(value) for p in self._compiled)
+        return any(p.fullmatch(value) for p in (self._compiled if strict else self._lenient))
 
     def describe(self) -> Any:
         return list(self.patterns)
