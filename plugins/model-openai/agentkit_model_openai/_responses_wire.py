@@ -30,10 +30,10 @@ from agentkit_core import Usage
 from agentkit_core.content import Part
 from agentkit_core.plugin import REASONING
 from agentkit_core.plugin import ProviderResponseError
+from agentkit_core.plugin import token_count
 
 from ._parts import part_to_responses
 from ._wire import check_settings
-from ._wire import count
 
 #: ModelSettings keys the Responses API has no field for: left out of the body (a server that
 #: reads one takes it through ``extra_body``).
@@ -300,13 +300,14 @@ def usage_from_responses(data: dict[str, Any] | None) -> Usage:
     """
     data = data if isinstance(data, dict) else {}
     inputs = data.get("input_tokens_details")
+    outputs = data.get("output_tokens_details")
     return Usage(
-        count(data, "input_tokens"),
-        count(data, "output_tokens"),
+        token_count(data, "input_tokens", "usage"),
+        token_count(data, "output_tokens", "usage"),
         requests=1,
-        cache_read_tokens=count(inputs, "cached_tokens"),
-        cache_write_tokens=count(inputs, "cache_write_tokens"),
-        reasoning_tokens=count(data.get("output_tokens_details"), "reasoning_tokens"),
+        cache_read_tokens=token_count(inputs, "cached_tokens", "usage.input_tokens_details"),
+        cache_write_tokens=token_count(inputs, "cache_write_tokens", "usage.input_tokens_details"),
+        reasoning_tokens=token_count(outputs, "reasoning_tokens", "usage.output_tokens_details"),
     )
 
 

@@ -256,11 +256,6 @@ def usage_from_openai(data: dict[str, Any] | None) -> Usage:
     )
 
 
-def count(data: Any, key: str) -> int:
-    """``data[key]`` of a ``usage`` object as a token count (see ``token_count``)."""
-    return token_count(data, key, "usage")
-
-
 #: ModelSettings keys the Chat Completions wire has no field for: left out of the body (a
 #: server that reads one takes it through ``extra_body``).
 IGNORED_SETTINGS: frozenset[str] = frozenset({"top_k"})

@@ -88,6 +88,28 @@ async def test_a_responses_usage_count_that_is_no_count_is_refused(server: WireS
         await model.request(REQUEST)
 
 
+@pytest.mark.parametrize(
+    ("details", "key", "path"),
+    [
+        ("input_tokens_details", "cached_tokens", r"usage\.input_tokens_details\.cached_tokens"),
+        ("output_tokens_details", "reasoning_tokens", r"usage\.output_tokens_details\."),
+    ],
+)
+async def test_a_responses_detail_count_is_named_by_its_whole_path(
+    server: WireServer, details: str, key: str, path: str
+) -> None:
+    item = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "ok"}],
+    }
+    usage = {"input_tokens": 5, "output_tokens": 1, details: {key: -3}}
+    server.answer({"object": "response", "status": "completed", "output": [item], "usage": usage})
+    model = OpenAIResponsesModel("gpt-4.1", base_url=server.url, api_key="sk-test")
+    with pytest.raises(ProviderResponseError, match=rf"{path}\w* is not a token count: -3"):
+        await model.request(REQUEST)
+
+
 @given(st.one_of(st.integers(), st.floats(), st.text(max_size=3), st.booleans(), st.none()))
 def test_a_count_is_a_whole_number_of_zero_or_more_or_refused(value: Any) -> None:
     try:
