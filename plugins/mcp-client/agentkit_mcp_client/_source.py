@@ -121,18 +121,37 @@ class MCPServerSource:
     async def list_tools(self) -> list[Tool]:
         """The server's tools now, filtered and prefixed; an unchanged tool keeps its object."""
         tools: list[Tool] = []
+        seen: dict[str, int] = {}
         for listed in await self.connection.list_tools():
             if self._keep is not None and not self._keep(listed.name):
                 continue
             if not TOOL_NAME.fullmatch(listed.name):
                 self._refuse(listed.name)
                 continue
+            seen[listed.name] = seen.get(listed.name, 0) + 1
+            if seen[listed.name] > 1:  # a call names the tool, so one entry per name
+                continue
             key = (listed.name, listed.model_dump_json())
             tool = self._cache.get(key)
             if tool is None:
                 tool = self._cache[key] = MCPTool(self, listed, self.prefix + listed.name)
             tools.append(tool)
+        for name, count in seen.items():
+            if count > 1:
+                self._repeated(name, count)
         return tools + self._resources_as_tools()
+
+    def _repeated(self, name: str, count: int) -> None:
+        """Warn, once per name, that the server lists a tool name more than once."""
+        if name in self._refused:
+            return
+        self._refused.add(name)
+        warnings.warn(
+            f"{self.label}: the server lists the tool {name!r} {count} times; only the first "
+            "is offered (its description and schema)",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _refuse(self, name: str) -> None:
         """Warn, once per name, that a tool listed under a name MCP does not allow is left out."""

@@ -122,19 +122,58 @@ async def test_a_look_alike_of_a_local_tool_is_not_offered_beside_it(tmp_path):
         await Kit.open(model="test", tools=[search], mcp=[hostile(tmp_path, ["search"])])
 
 
+async def test_a_name_listed_twice_is_offered_once_and_the_server_still_serves(tmp_path):
+    """Two tools of one name in one listing are the first; the kit opens and calls it.
+
+    Before, the listing was a ToolConflictError naming the server twice ('offered by mcp:#1
+    python and by mcp:#1 python') with a fix, a prefix, that cannot part them: Kit.open failed.
+    """
+    script = {
+        "tools": [
+            {"name": "read", "inputSchema": SCHEMA, "description": "the first"},
+            {"name": "read", "inputSchema": SCHEMA, "description": "the second"},
+            {"name": "other", "inputSchema": SCHEMA},
+            {"name": "read", "inputSchema": {"type": "object"}, "description": "a third"},
+        ],
+        "calls": {"read": [text("was read")]},
+    }
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    server = ServerParams(sys.executable, [str(SERVERS / "hostile.py"), str(path)])
+    names, said = await listed(server)
+    assert names == ["read", "other"]
+    assert said == [
+        f"mcp:#1 {Path(sys.executable).name}: the server lists the tool 'read' 3 times; only "
+        "the first is offered (its description and schema)"
+    ]
+    model = ScriptedModel([Message.assistant("", [tool_call("read", "{}", id="c1")]), "done"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        async with await Kit.open(
+            model=model, mcp=[f"{server.program} {' '.join(server.args)}"]
+        ) as kit:
+            assert [o.name for o in kit.tools()] == ["read", "other"]
+            result = await Agent.from_config(kit.config()).run("go")
+    (offered,) = [t for t in model.requests[0].tools if t.name == "read"]
+    assert offered.description.endswith("the first")
+    said_by_tool = next(m for m in result.transcript if m.role == "tool").text
+    assert "\nwas read\n" in said_by_tool
+
+
 @settings(
     max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(st.lists(st.text(max_size=12), min_size=1, max_size=4, unique=True))
+@given(st.lists(st.text(max_size=12) | st.sampled_from(["a", "b"]), min_size=1, max_size=5))
 def test_only_valid_names_are_offered_each_exactly_as_listed(tmp_path_factory, names):
     import asyncio
 
     server = hostile(tmp_path_factory.mktemp("names"), names)
     offered, said = asyncio.run(listed(server, prefix="p_"))
-    assert offered == [f"p_{n}" for n in names if VALID.fullmatch(n)]
-    assert len(said) == sum(1 for n in names if not VALID.fullmatch(n))
+    assert offered == [f"p_{n}" for n in dict.fromkeys(names) if VALID.fullmatch(n)]
+    once = set(names)  # a name is warned about once: outside MCP's characters, or repeated
+    assert len(said) == sum(1 for n in once if not VALID.fullmatch(n) or names.count(n) > 1)
     assert all(n.isascii() and n.isprintable() for n in offered)
 
 
