@@ -12,6 +12,7 @@ held, other words) leaves the calls waiting, and the task asks again, saying wha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,7 @@ from agentkit_core import Agent
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import Recorder
+from agentkit_core import ToolCall
 from agentkit_core import events as ev
 
 from ._tasks import PREFIX
@@ -70,10 +72,16 @@ class KitExecutor(AgentExecutor):
             task = Task(id=task_id, context_id=context_id, status=working, history=history)
             await event_queue.enqueue_event(task)
         run_id, held = recorder.state.run, recorder.state.held
+        if waiting and context.current_task is not None:
+            stale = replaced(context.current_task, run_id, [c.id for c in held])
+            if stale is not None:  # its calls are gone: a yes here must approve nothing else
+                await fail(updater, stale)
+                return
         try:
             approvals = answers(context, [c.id for c in held]) if waiting and run_id else None
         except NotAnAnswer as exc:  # the calls wait on, and the client is told what to send
-            await updater.requires_input(updater.new_agent_message([Part(text=str(exc))]))
+            parts = [Part(text=str(exc)), pending_part(run_id or "", held)]
+            await updater.requires_input(updater.new_agent_message(parts))
             return
         if context.current_task is not None:
             await updater.start_work()
@@ -148,10 +156,44 @@ async def fail(updater: TaskUpdater, text: str) -> None:
 
 def held_message(updater: TaskUpdater, event: ev.RunSuspended) -> Any:
     """What the client is asked: the held calls, in words and as data."""
-    calls = [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in event.pending]
     named = ", ".join(f"{c.name}({c.arguments})" for c in event.pending)
     text = f"approve {named}? answer yes or no ({event.reason})"
-    return updater.new_agent_message([Part(text=text), new_data_part({"pending": calls})])
+    return updater.new_agent_message([Part(text=text), pending_part(event.run_id, event.pending)])
+
+
+def pending_part(run_id: str, calls: Sequence[ToolCall]) -> Part:
+    """The held calls as data, ``{"pending": [{"id", "tool", "arguments"}], "run": id}``.
+
+    The run id is what a later answer on the task is checked against (:func:`replaced`).
+    """
+    pending = [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in calls]
+    return new_data_part({"pending": pending, "run": run_id})
+
+
+def replaced(task: Task, run_id: str | None, held: list[str]) -> str | None:
+    """Why ``task`` can no longer answer for the calls it asked about, or None if it can.
+
+    A later message in the context starts another run, which replaces the one the task
+    waits on: the context's held calls are then that run's (or none), and an answer on this
+    task would approve calls it never showed. A task whose question carries no data part
+    (written before the run id was) is checked by nothing here, as before.
+    """
+    asked = None
+    if task.status.HasField("message"):
+        for data in get_data_parts(task.status.message.parts):
+            if isinstance(data, dict) and isinstance(data.get("pending"), list):
+                asked = data
+    if asked is None:
+        return None
+    ids = {c.get("id") for c in asked["pending"] if isinstance(c, dict)}
+    run = asked.get("run")
+    if run_id and held and (run is None or run == run_id) and ids == set(held):
+        return None
+    return (
+        "the calls this task asked about are no longer held: a later message in this context "
+        "started another run, which replaced this task's; send a new message, or answer the "
+        "task that asks now"
+    )
 
 
 class NotAnAnswer(Exception):

@@ -456,3 +456,43 @@ async def test_a_context_id_no_session_can_have_is_invalid_params_naming_it(
     error = answered.json()["error"]
     assert error["code"] == -32602, error
     assert "session id" in error["message"] and repr(context)[1:20] in error["message"]
+
+
+async def test_a_yes_on_a_task_whose_run_a_later_message_replaced_runs_nothing(
+    peer: Any,
+) -> None:
+    """Each task answers for the calls it asked about, and no other task's.
+
+    Task 1 asks about transfer 5; a later message in its context starts task 2, which asks
+    about transfer 900. A yes on task 1 approved the calls the context held then, task 2's,
+    and moved 900.
+    """
+    ran.clear()
+    steps = [pay("c1", 5), pay("c2", 900), "paid", "never"]
+    p = await peer(steps, tools=[transfer], before_tool_call=ask_for_transfers)
+    first, _ = await p.send("pay 5", "ann")
+    second, _ = await p.send("pay 900", "ann")
+    assert first.status.state == second.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    stale, _ = await p.send("yes", "ann", first.id)
+    assert ran == []
+    assert stale.status.state == TaskState.TASK_STATE_FAILED
+    said = "".join(part.text for part in stale.status.message.parts)
+    assert "no longer held" in said and second.id not in said  # tasks are not named to others
+    assert (await p.client.get_task(GetTaskRequest(id=second.id))).status.state == (
+        TaskState.TASK_STATE_INPUT_REQUIRED
+    )  # task 2 still waits, and its own yes runs its call
+    done, answer = await p.send("yes", "ann", second.id)
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answer == "paid" and ran == ["transfer 900"]
+
+
+async def test_a_yes_on_a_task_after_a_later_task_ended_starts_no_run(peer: Any) -> None:
+    """With nothing held any more, a stale task's yes was the conversation's next message."""
+    ran.clear()
+    p = await peer([pay("c1", 5), echo, echo], tools=[transfer], before_tool_call=ask_for_transfers)
+    first, _ = await p.send("pay 5", "ann")
+    _, answer = await p.send("hello", "ann")
+    stale, answer = await p.send("yes", "ann", first.id)
+    assert stale.status.state == TaskState.TASK_STATE_FAILED and answer == "" and ran == []
+    _, answer = await p.send("again", "ann")
+    assert answer.endswith("hello / again")  # "yes" never reached the conversation
