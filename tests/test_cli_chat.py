@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -246,3 +247,20 @@ def test_ctrl_c_at_the_prompt_and_history(tmp_path: Path) -> None:
     leave(child)
     assert "remember me" in history.read_text()
     assert (tmp_path / "state" / "agentkit" / "sessions.db").exists()  # the default store
+
+
+def test_what_was_typed_and_said_is_the_users_only(tmp_path: Path) -> None:
+    # before, the state directory, the history file and the session store followed the umask
+    old = os.umask(0o022)
+    try:
+        child = chat(tmp_path, None, "--model", "test")
+        say(child, "my card is 4111 1111 1111 1111", "TestModel answer")
+        leave(child)
+    finally:
+        os.umask(old)
+    state = tmp_path / "state" / "agentkit"
+    modes = {
+        path.name: stat.S_IMODE(path.stat().st_mode)
+        for path in (state, state / "chat_history", state / "sessions.db")
+    }
+    assert modes == {"agentkit": 0o700, "chat_history": 0o600, "sessions.db": 0o600}

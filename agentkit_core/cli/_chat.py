@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from .._errors import AgentkitError
 from .._messages import Usage
+from ..plugin import create_private
 from ._run import add_agent_arguments
 from ._run import kit_options_from_args
 from ._show import StepPrinter
@@ -81,7 +82,7 @@ def _chat(args: argparse.Namespace) -> int:
     if args.session:
         options["session"] = args.session
     else:
-        state_dir().mkdir(parents=True, exist_ok=True)
+        create_private(state_dir(), directory=True)  # what was said, and typed: the user's only
         options["session"] = f"sqlite:///{state_dir() / 'sessions.db'}"
     if args.resume:
         options["resume"] = args.resume
@@ -157,7 +158,8 @@ def _line_editing(history: Path | None) -> Callable[[], None]:
 
     def save() -> None:
         with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(path.parent, directory=True)
+            create_private(path)
             readline.write_history_file(path)
 
     return save
