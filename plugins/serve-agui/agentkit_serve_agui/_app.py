@@ -37,6 +37,7 @@ from agentkit_core import SessionNotFound
 
 from ._mapping import APPROVAL
 from ._mapping import Mapper
+from ._mapping import interrupt_id
 from ._mapping import messages_of
 
 #: Each AG-UI event as its SSE lines.
@@ -184,7 +185,7 @@ class Endpoint:
             "messages": [m.model_dump(by_alias=True) for m in messages_of(messages)],
             "interrupts": [
                 {
-                    "id": c.id,
+                    "id": interrupt_id(c.id, state.run or ""),
                     "reason": APPROVAL,
                     "toolCallId": c.id,
                     "tool": c.name,
@@ -217,23 +218,24 @@ def last_user_text(given: RunAgentInput) -> str:
 def held_answers(recorder: Any, resume: list[ResumeEntry]) -> tuple[str, dict[str, bool]]:
     """The held run and its answers, from the interrupts ``resume`` answers; else a 4xx."""
     state = recorder.state
-    held = {call.id for call in state.held}
-    if not held or state.run is None:
+    if not state.held or state.run is None:
         raise RequestError(409, "this thread has no run waiting for approval")
-    unknown = sorted({entry.interrupt_id for entry in resume} - held)
+    held = {interrupt_id(call.id, state.run): call.id for call in state.held}
+    unknown = sorted({entry.interrupt_id for entry in resume} - set(held))
     if unknown:
         raise RequestError(
             400,
             f"no interrupt {', '.join(unknown)} is open on this thread; "
-            f"open: {', '.join(sorted(held))}",
+            f"open: {', '.join(sorted(held))} (an interrupt's id names its call and its run: "
+            "one a later message replaced is answered by nothing)",
         )
     approvals: dict[str, bool] = {}
     for entry in resume:
-        if entry.interrupt_id in approvals:
+        if held[entry.interrupt_id] in approvals:
             raise RequestError(
                 400, f"interrupt {entry.interrupt_id} is answered twice; answer once"
             )
-        approvals[entry.interrupt_id] = approved(entry)
+        approvals[held[entry.interrupt_id]] = approved(entry)
     return state.run, approvals
 
 

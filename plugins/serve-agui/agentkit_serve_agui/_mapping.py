@@ -33,6 +33,15 @@ def _id() -> str:
     return uuid.uuid4().hex
 
 
+def interrupt_id(call_id: str, run_id: str) -> str:
+    """The id of the interrupt a held call is: the call's id and the run that holds it.
+
+    A model may reuse a call id in another run (``call_0``), so a call id alone would let
+    an answer to one run's interrupt approve the call another run holds under that id.
+    """
+    return f"{call_id}@{run_id}"
+
+
 def text_of(result: object) -> str:
     """A tool result (text, parts, anything JSON-ready) as the text AG-UI carries."""
     if isinstance(result, str):
@@ -117,7 +126,7 @@ class Mapper:
         if isinstance(event, ev.RunSuspended):
             interrupts = [
                 ag.Interrupt(
-                    id=call.id,
+                    id=interrupt_id(call.id, event.run_id),
                     reason=APPROVAL,
                     message=event.reason or f"{call.name} waits for a person's approval",
                     tool_call_id=call.id,

@@ -202,32 +202,60 @@ async def test_an_approval_is_an_interrupt_the_client_answers(endpoint: Any) -> 
     finished = held[-1]
     assert finished["type"] == EventType.RUN_FINISHED and finished["outcome"]["type"] == "interrupt"
     (interrupt,) = finished["outcome"]["interrupts"]
-    assert (interrupt["id"], interrupt["toolCallId"], interrupt["reason"]) == (
-        "c1",
-        "c1",
-        "tool_approval",
-    )
+    assert (interrupt["toolCallId"], interrupt["reason"]) == ("c1", "tool_approval")
+    assert interrupt["id"].startswith("c1@")  # the call and the run that holds it
     assert ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"] == [
         t for t in types(held) if t.startswith("TOOL_CALL")
     ]
     assert ran == []
     pending = (await client.http.get("/threads/ann")).json()["interrupts"]
-    assert [i["id"] for i in pending] == ["c1"]
+    assert [i["id"] for i in pending] == [interrupt["id"]]
 
-    done = await client.run(
-        "ann", resume=[{"interruptId": "c1", "status": "resolved", "payload": {"approved": True}}]
-    )
+    answer = {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}
+    done = await client.run("ann", resume=[answer])
     (result,) = [e for e in done if e["type"] == EventType.TOOL_CALL_RESULT]
     assert (result["toolCallId"], result["content"]) == ("c1", "moved 5")
     assert text(done) == "paid" and ran == ["transfer 5"]
 
     await client.run("ann", "pay 9")
-    refused = await client.run("ann", resume=[{"interruptId": "c2", "status": "cancelled"}])
+    second = await open_interrupt(client.http, "ann")
+    refused = await client.run("ann", resume=[{"interruptId": second, "status": "cancelled"}])
     (result,) = [e for e in refused if e["type"] == EventType.TOOL_CALL_RESULT]
     assert result["toolCallId"] == "c2" and "refused by a person" in result["content"]
     (answered,) = [e for e in refused if e.get("name") == "approval_answered"]
     assert answered["value"]["approved"] is False and ran == ["transfer 5"]
     assert text(refused) == "not paid"
+
+
+async def open_interrupt(http: httpx.AsyncClient, thread: str) -> str:
+    """The id of the one interrupt open on ``thread``, as a client reloading it reads it."""
+    (interrupt,) = (await http.get(f"/threads/{thread}")).json()["interrupts"]
+    return str(interrupt["id"])
+
+
+async def test_a_yes_to_an_interrupt_a_later_run_replaced_runs_nothing(endpoint: Any) -> None:
+    """An interrupt answers for its own run's call, even when a later run reuses the call id.
+
+    A model may number its calls per answer (``call_0``). The first run asks about transfer 5;
+    a later message starts a run that holds transfer 900 under the same call id. Answering the
+    first interrupt by its call id approved the 900.
+    """
+    ran.clear()
+    steps = [pay("call_0", 5), pay("call_0", 900), "paid"]
+    client = await endpoint(steps, tools=[transfer], before_tool_call=ask_for_transfers)
+    first = (await client.run("t", "pay 5"))[-1]["outcome"]["interrupts"][0]
+    await client.run("t", "pay 900")
+    now = await open_interrupt(client.http, "t")
+    assert now != first["id"] and now.startswith("call_0@")
+    for stale in (first["id"], "call_0"):  # the first run's interrupt, and the bare call id
+        answer = [{"interruptId": stale, "status": "resolved"}]
+        response = await client.http.post("/agent", json=run_input("t", resume=answer))
+        assert response.status_code == 400 and ran == []
+        assert (
+            f"no interrupt {stale} is open on this thread; open: {now}" in response.json()["error"]
+        )
+    done = await client.run("t", resume=[{"interruptId": now, "status": "resolved"}])
+    assert text(done) == "paid" and ran == ["transfer 900"]
 
 
 def pay_as_asked(request: Any) -> Message:
@@ -261,15 +289,16 @@ async def test_an_unclear_answer_is_a_400_and_the_call_still_waits(
         [pay_as_asked] * 3, tools=[transfer], before_tool_call=ask_for_transfers
     )
     await client.run("ann", "pay 5")
-    resume = [{"interruptId": "c1", "status": "resolved", "payload": payload}]
+    held = await open_interrupt(client.http, "ann")
+    resume = [{"interruptId": held, "status": "resolved", "payload": payload}]
     response = await client.http.post("/agent", json=run_input("ann", resume=resume))
     assert response.status_code == 400 and ran == []
     said = response.json()["error"]
-    assert said.startswith(f"interrupt c1 is answered with the payload {payload!r}")
+    assert said.startswith(f"interrupt {held} is answered with the payload {payload!r}")
     assert '{"approved": true}' in said
     pending = (await client.http.get("/threads/ann")).json()["interrupts"]
-    assert [i["id"] for i in pending] == ["c1"]  # the run was left as it was
-    done = await client.run("ann", resume=[{"interruptId": "c1", "status": "resolved"}])
+    assert [i["id"] for i in pending] == [held]  # the run was left as it was
+    done = await client.run("ann", resume=[{"interruptId": held, "status": "resolved"}])
     assert text(done) == "done" and ran == ["transfer 5"]
 
 
@@ -279,8 +308,9 @@ async def test_an_interrupt_answered_twice_is_a_400(endpoint: Any) -> None:
         [pay_as_asked] * 2, tools=[transfer], before_tool_call=ask_for_transfers
     )
     await client.run("ann", "pay 5")
+    held = await open_interrupt(client.http, "ann")
     for twice in (["resolved", "cancelled"], ["cancelled", "resolved"]):
-        resume = [{"interruptId": "c1", "status": status} for status in twice]
+        resume = [{"interruptId": held, "status": status} for status in twice]
         response = await client.http.post("/agent", json=run_input("ann", resume=resume))
         assert response.status_code == 400 and "answered twice" in response.json()["error"]
     assert ran == []
@@ -317,7 +347,8 @@ async def test_only_a_clear_yes_runs_a_held_call(answers: list[tuple[str, Any]])
             for amount, (status, payload) in enumerate(answers):
                 thread = f"t{amount}"
                 await client.run(thread, f"pay {amount}")
-                entry = {"interruptId": "c1", "status": status, "payload": payload}
+                held = await open_interrupt(http, thread)
+                entry = {"interruptId": held, "status": status, "payload": payload}
                 response = await http.post("/agent", json=run_input(thread, resume=[entry]))
                 said = json.dumps(payload)  # as sent: 0 == False and 1.0 == True in Python
                 yes = status == "resolved" and said in ("null", "{}", '{"approved": true}')
@@ -326,7 +357,7 @@ async def test_only_a_clear_yes_runs_a_held_call(answers: list[tuple[str, Any]])
                 await response.aread()
                 assert (f"transfer {amount}" in ran) is yes, (status, payload)
                 pending = (await http.get(f"/threads/{thread}")).json()["interrupts"]
-                assert [i["id"] for i in pending] == ([] if clear else ["c1"])
+                assert [i["toolCallId"] for i in pending] == ([] if clear else ["c1"])
     finally:
         server.cancel()
         await asyncio.gather(server, return_exceptions=True)
