@@ -60,6 +60,8 @@ from ._options import GuardOptions
 from ._options import Limits
 from ._options import agent_compaction
 from ._options import agent_guards
+from ._options import check_agent_arguments
+from ._options import check_run_arguments
 from ._options import config_options
 from ._options import record_of
 from ._plugins import manager_or_default
@@ -197,6 +199,7 @@ class Agent(Generic[DepsT]):
         memory: MemoryGrounder | Memory | MemoryStore | None = None,
         limits: Limits | None = None,
     ) -> None:
+        check_agent_arguments(locals())
         limits = record_of(
             Limits,
             limits,
@@ -384,7 +387,9 @@ class Agent(Generic[DepsT]):
         (the model calls are then streamed; ``"text"``, ``"tool_call"``, ``"done"``): what a
         durable executor publishes a run's stream from. :meth:`run_stream` yields them instead.
         """
-        return await self._run(task, self._with_deps(ctx, deps), wc, on_event, settings)
+        return await self._run(
+            task, self._with_deps(ctx, deps, wc, on_event), wc, on_event, settings
+        )
 
     async def run_stream(
         self,
@@ -407,7 +412,7 @@ class Agent(Generic[DepsT]):
         from ._event_queue import stopped
 
         queue: EventQueue[StreamEvent] = EventQueue()
-        ctx = self._with_deps(ctx, deps)
+        ctx = self._with_deps(ctx, deps, wc)
         runner = queue.run(functools.partial(self._run, task, ctx, wc, queue.put, settings))
         source: AsyncIterable[StreamEvent] = queue
         if self._adapter is not None:
@@ -445,7 +450,9 @@ class Agent(Generic[DepsT]):
             return self._run(task, ctx, wc, sink, settings)
 
         # the stream itself, not a generator around it: each event passes one generator
-        return stream_events(functools.partial(self._with_deps, ctx, deps), start, self._partials)
+        return stream_events(
+            functools.partial(self._with_deps, ctx, deps, wc), start, self._partials
+        )
 
     def resume_stream_events(
         self,
@@ -466,7 +473,7 @@ class Agent(Generic[DepsT]):
 
         def context() -> RunContext:
             return self._with_deps(
-                ctx if ctx is not None else unread(self.new_context(run_id)), deps
+                ctx if ctx is not None else unread(self.new_context(run_id)), deps, wc
             )
 
         def start(ctx: RunContext, sink: Callable[[StreamEvent], None]) -> Awaitable[AgentResult]:
@@ -502,8 +509,18 @@ class Agent(Generic[DepsT]):
             return self.settings
         return merge_settings(self.settings, check_settings(settings, "run(settings=)"))
 
-    def _with_deps(self, ctx: RunContext[DepsT] | None, deps: DepsT | None) -> RunContext[DepsT]:
-        """``ctx`` (a new one if None) carrying ``deps``; one already carrying others is refused."""
+    def _with_deps(
+        self,
+        ctx: RunContext[DepsT] | None,
+        deps: DepsT | None,
+        wc: WorkingContext | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
+    ) -> RunContext[DepsT]:
+        """``ctx`` (a new one if None) carrying ``deps``; one already carrying others is refused.
+
+        The run's other arguments of a kind to check (``wc``, ``on_event``) are checked too.
+        """
+        check_run_arguments(ctx, wc, on_event)
         ctx = ctx if ctx is not None else unread(self.new_context())
         if deps is not None:
             if ctx.deps is not None and ctx.deps is not deps:
@@ -647,7 +664,8 @@ class Agent(Generic[DepsT]):
         """
         from ._resume import resume_run  # resuming needs the approval and handoff machinery
 
-        ctx = self._with_deps(ctx if ctx is not None else unread(self.new_context(run_id)), deps)
+        given = ctx if ctx is not None else unread(self.new_context(run_id))
+        ctx = self._with_deps(given, deps, wc, on_event)
         return await resume_run(
             self, run_id, approvals, ctx=ctx, wc=wc, settings=settings, on_event=on_event
         )

@@ -53,7 +53,6 @@ from ._kit_options import kit_memory
 from ._kit_options import kit_middlewares
 from ._kit_options import kit_options
 from ._kit_options import plugin_options
-from ._kit_options import wrong_kind
 from ._lookup import get_instruction_part
 from ._lookup import open_sessions
 from ._lookup import resolve_model
@@ -79,6 +78,7 @@ from ._sessions import Sessions
 from ._sessions import _as_header
 from ._settings import check_settings
 from ._tables import check_count
+from ._tables import wrong_kind
 from ._tools import Tool
 from ._tools import as_tool
 from ._toolunion import USER_TOOLS
@@ -422,7 +422,7 @@ class Kit(KitLifecycle):
             sources.append((f"agent:#{n} {child.name}", [agent_tool(child)]))
         handoffs = options.get("handoffs") or ()
         if not isinstance(handoffs, Sequence) or not all(isinstance(k, Kit) for k in handoffs):
-            raise wrong_kind("handoffs", "a list of kits", handoffs)
+            raise wrong_kind("Kit(handoffs=)", "a list of kits", handoffs)
         self._handoffs: list[Kit] = list(handoffs)
         if self._handoffs:
             sources.append((HANDOFFS, handoff_tools(self._handoffs, self.name)))

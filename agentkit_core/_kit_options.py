@@ -63,7 +63,9 @@ from ._sessions import SessionStore
 from ._tables import INT
 from ._tables import STR
 from ._tables import Kind
+from ._tables import sequence_of
 from ._tables import unknown_key
+from ._tables import wrong_kind
 from ._tools import Tool
 from ._tools import ToolFilter
 from ._tools import ToolResult
@@ -159,17 +161,6 @@ def kit_options(options: Mapping[str, object]) -> dict[str, object]:
     return flatten(options, "Kit(...)", KIT_OPTIONS)
 
 
-def _sequence_of(item: type, name: str) -> Kind:
-    return Kind(
-        name,
-        lambda v: (
-            isinstance(v, Sequence)
-            and not isinstance(v, str | bytes)
-            and all(isinstance(x, item) for x in v)
-        ),
-    )
-
-
 #: The kinds of the options whose value a kit uses as it is, from code or a file, with no
 #: check of its own: anything else would fail deep inside (``'int' object is not iterable``).
 #: None is left to the option's default; the other options are checked where they are read.
@@ -181,11 +172,11 @@ _KINDS: dict[str, Kind] = {
     "compactor": STR,
     "guardrail": STR,
     "policy_engine": STR,
-    "order": _sequence_of(str, "a list of part names"),
-    "mcp": _sequence_of(str, "a list of MCP server commands or URLs"),
-    "middlewares": _sequence_of(object, "a list of middlewares"),
-    "tools": _sequence_of(object, "a list of tools (functions or Tool values)"),
-    "agents": _sequence_of(Agent, "a list of agents"),
+    "order": sequence_of(str, "a list of part names"),
+    "mcp": sequence_of(str, "a list of MCP server commands or URLs"),
+    "middlewares": sequence_of(object, "a list of middlewares"),
+    "tools": sequence_of(object, "a list of tools (functions or Tool values)"),
+    "agents": sequence_of(Agent, "a list of agents"),
     **dict.fromkeys(
         ("parts", "tool_sources"),
         Kind(
@@ -210,16 +201,7 @@ def check_kit_keys(options: Mapping[str, Any]) -> None:
     for key, kind in _KINDS.items():
         value = options.get(key)
         if value is not None and not kind.check(value):
-            raise wrong_kind(key, kind.name, value)
-
-
-def wrong_kind(key: str, takes: str, value: object) -> ConfigError:
-    """The error for ``Kit(key=value)`` when the option takes ``takes``."""
-    return ConfigError(
-        f"Kit({key}=) must be {takes}, got {value!r:.200} ({type(value).__name__})",
-        value=value,
-        source=f"Kit({key}=)",
-    )
+            raise wrong_kind(f"Kit({key}=)", kind.name, value)
 
 
 async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:

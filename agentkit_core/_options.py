@@ -21,14 +21,25 @@ from typing import TYPE_CHECKING
 from typing import ClassVar
 from typing import TypeVar
 
+from ._context import RunContext
 from ._errors import ConfigError
+from ._hooks import Hooks
+from ._middleware import Middleware
+from ._recorder import Recorder
 from ._records import record
+from ._requests import Prompt
+from ._requests import WorkingContext
 from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
+from ._tables import STR
+from ._tables import Kind
+from ._tables import sequence_of
 from ._tables import unknown_key
+from ._tables import wrong_kind
 from ._tools import Tool
 from ._tools import ToolFilter
 from ._tools import ToolWrap
+from ._tools import union_of
 
 if TYPE_CHECKING:
     # The records' public hints resolve by their door (``_public.publish`` spells them out), so
@@ -265,6 +276,8 @@ def record_of(cls: type[R], record: R | None, where: str, **flat: object) -> R:
     """
     if record is None:
         return cls(**flat)
+    if not isinstance(record, cls):
+        raise wrong_kind(where, f"a {cls.__name__}(...)", record)
     defaults = _defaults(cls)
     for name, value in flat.items():
         if value is not defaults[name] and value != defaults[name]:
@@ -291,6 +304,8 @@ def agent_guards(
     else:
         from ._guard_chain import GuardChain
 
+        if not isinstance(given, GuardChain | Sequence) or isinstance(given, str | bytes):
+            raise wrong_kind(where, "a list of guards, a GuardChain or a GuardOptions", given)
         named = [] if isinstance(given, GuardChain) else [g for g in given if isinstance(g, str)]
     for name, value in (
         ("guards by name", named),
@@ -340,3 +355,56 @@ def agent_compaction(compaction: object) -> Folding | None:
         value=compaction,
         source="Agent(compaction=)",
     )
+
+
+_SEQUENCE = sequence_of(object, "a list")
+
+
+def _is_middleware(m: object) -> bool:
+    return isinstance(m, Middleware) or callable(m)
+
+
+#: The kinds of the arguments an agent keeps as they are, checked before anything is built:
+#: anything else failed deep inside a run (``'dict' object has no attribute 'before_turn'``).
+#: The other arguments are checked where they are read (limits, guards, model, settings...).
+_KINDS: dict[str, Kind] = {
+    "name": STR,
+    "description": STR,
+    "prompt": Kind("a string or a Prompt", lambda v: isinstance(v, str | Prompt)),
+    "tools": Kind(
+        "a list of tools (functions or Tool values), or a ToolUnion",
+        lambda v: union_of(v) is not None or _SEQUENCE.check(v),
+    ),
+    "middlewares": Kind(
+        "a list of middlewares (Middleware objects or model-call functions)",
+        lambda v: _SEQUENCE.check(v) and all(map(_is_middleware, v)),
+    ),
+}
+#: The same for the arguments that may be None (their default).
+_KINDS_OR_NONE: dict[str, Kind] = {
+    "hooks": Kind("a Hooks", lambda v: isinstance(v, Hooks)),
+    "budget": Kind("a Budget", lambda v: isinstance(v, Budget)),
+    "recorder": Kind("a Recorder", lambda v: isinstance(v, Recorder)),
+    "elicitor": Kind("a function (question, schema, secret) -> answer", callable),
+    "verdict_observer": Kind("a function (verdict) -> None", callable),
+}
+
+
+def check_agent_arguments(given: Mapping[str, object]) -> None:
+    """Each argument of ``Agent(...)`` in ``given`` that the tables above know is of its kind."""
+    for table, none in ((_KINDS, False), (_KINDS_OR_NONE, True)):
+        for key, kind in table.items():
+            value = given[key]
+            if not (none and value is None) and not kind.check(value):
+                raise wrong_kind(f"Agent({key}=)", kind.name, value)
+
+
+def check_run_arguments(ctx: object, wc: object, on_event: object) -> None:
+    """A run's ``ctx``, ``wc`` and ``on_event`` (each may be None) of their kinds."""
+    for key, value, takes, ok in (
+        ("ctx", ctx, "a RunContext", isinstance(ctx, RunContext)),
+        ("wc", wc, "a WorkingContext", isinstance(wc, WorkingContext)),
+        ("on_event", on_event, "a function (event) -> None", callable(on_event)),
+    ):
+        if value is not None and not ok:
+            raise wrong_kind(f"run({key}=)", takes, value)

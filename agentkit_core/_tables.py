@@ -18,6 +18,7 @@ from collections import abc
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from ._errors import ConfigError
@@ -268,6 +269,27 @@ def _field_types(settings: type) -> dict[str, Any]:
         except NameError:
             found[key] = Any
     return found
+
+
+def sequence_of(item: type | tuple[type, ...], name: str) -> Kind:
+    """The kind of a sequence (not a string) of ``item`` values, called ``name`` in messages."""
+    return Kind(
+        name,
+        lambda v: (
+            isinstance(v, Sequence)
+            and not isinstance(v, str | bytes)
+            and all(isinstance(x, item) for x in v)
+        ),
+    )
+
+
+def wrong_kind(where: str, takes: str, value: object) -> ConfigError:
+    """The error for ``value`` given as ``where`` (``"Kit(order=)"``), which takes ``takes``."""
+    return ConfigError(
+        f"{where} must be {takes}, got {value!r:.200} ({type(value).__name__})",
+        value=value,
+        source=where,
+    )
 
 
 def check_count(value: Any, where: str) -> int:

@@ -217,6 +217,13 @@ def check_exporters(exporters: Sequence[SpanExporter]) -> list[SpanExporter]:
 
     if isinstance(exporters, SpanExporter):
         exporters = [exporters]
+    if not isinstance(exporters, Sequence) or isinstance(exporters, str | bytes):
+        raise ConfigError(
+            f"exporters= takes a list of agentkit_core.plugin.SpanExporter instances, got "
+            f"{type(exporters).__name__} {exporters!r:.200}",
+            value=exporters,
+            source="exporters=",
+        )
     checked = list(exporters)
     for exporter in checked:
         if not isinstance(exporter, SpanExporter):

@@ -20,6 +20,7 @@ from agentkit_core import AgentkitError
 from agentkit_core import ConfigError
 from agentkit_core import Kit
 from agentkit_core import PluginManager
+from tests.argument_values import argument_values
 
 
 @pytest.mark.parametrize(
@@ -82,26 +83,7 @@ KEYS = [
     "guard_fail_open", "policy", "policy_engine", "middlewares", "max_turns",
     "max_parallel_tools", "settings", "header", "session_id", "resume", "fork", "fork_at",
 ]  # fmt: skip
-ATOMS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**70), 2**70),
-    st.floats(),
-    st.text(max_size=6),
-    st.sampled_from(["test", "truncation", "redact", "max-input", "\u202e", ""]),
-    st.binary(max_size=3),
-)
-VALUES = st.recursive(
-    ATOMS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3),
-        st.tuples(inner),
-        st.dictionaries(
-            st.one_of(st.text(max_size=4), st.sampled_from(["redact", "mcp"])), inner, max_size=3
-        ),
-    ),
-    max_leaves=6,
-)
+VALUES = argument_values("test", "truncation", "redact", "max-input", "mcp")
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

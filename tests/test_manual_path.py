@@ -7,7 +7,6 @@ import dataclasses
 import os
 import re
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import agentkit_instructions_agentsmd
@@ -98,7 +97,7 @@ def full_options(root: Path) -> dict[str, Any]:
         "order": ["product", "agentsmd", "skills"],
         "instruction_budget": 2_000,
         "tools": [lookup],
-        "agents": [SimpleNamespace(name="helper")],
+        "agents": [Agent("helper", "test")],
         "compaction": {"budget": 50_000, "keep_recent": 20_000, "model": "test"},
         "compactor": "truncation",
         "compactor_options": {"max_tokens": 5_000},
