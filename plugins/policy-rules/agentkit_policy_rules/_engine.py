@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -43,6 +44,12 @@ _GLOB = re.compile(r"[*?\[]")
 _RANK = {v: i for i, v in enumerate(VERDICTS)}
 #: The rule a call whose arguments cannot be read is denied by.
 UNREADABLE = "unreadable-arguments"
+#: How many combinations of two or more split arguments' commands a call is decided over one
+#: by one; past it only the deny rules are read (exactly, argument by argument) and the call
+#: asks. One argument's commands are each decided, however many.
+SUBJECTS = 4096
+#: The rule a call with more combinations than :data:`SUBJECTS` and no deny is asked by.
+TOO_MANY = "too-many-commands"
 #: A grant entry: ``name`` or ``name(specifier)``.
 _ENTRY = re.compile(r"\s*([^()\s]+)\s*(?:\((.*)\))?\s*", re.S)
 
@@ -254,8 +261,11 @@ class Policy(PolicyEngine):
         sets = [s for s in sets if not s.empty]
         if not sets:
             return self._default(call, named=False)
+        columns = _columns(raw, [a for s in sets for a in s.splits])
+        if len(columns) > 1 and math.prod(len(column) for column in columns) > SUBJECTS:
+            return self._too_many(call, raw, columns, sets, source)
         best: ToolDecision | None = None
-        for segments, shown in _subjects(raw, [a for s in sets for a in s.splits]):
+        for segments, shown in _subjects(columns):
             decision = self._subject(call, raw, segments, shown, sets, source)
             if best is None or _RANK[decision.kind] > _RANK[best.kind]:
                 best = decision
@@ -355,6 +365,36 @@ class Policy(PolicyEngine):
                     return self._by(c, call, shown)
         return self._default(call, named=True)
 
+    def _too_many(
+        self,
+        call: ToolCall,
+        raw: dict[str, Any],
+        columns: list[list[tuple[str, Segment]]],
+        sets: list[_ToolRules],
+        label: str | None,
+    ) -> ToolDecision:
+        """A call whose split arguments make more than :data:`SUBJECTS` combinations.
+
+        Deciding each combination took time in their product (two arguments of 3,000 commands
+        each: minutes). A deny rule matches some combination exactly when, argument by
+        argument, some command of each meets its checks (a check reads one argument), so the
+        deny rules are still read exactly; without a deny the call asks a person.
+        """
+        for rules in sets:
+            for c in rules.deny:
+                witness = _witness(c, raw, columns, label)
+                if witness is not None:
+                    shown = ", ".join(f"`{' '.join(s.words)}`" for s in witness.values())
+                    return self._by(c, call, f" ({shown})" if shown else "")
+        sizes = " by ".join(f"{len(column)} of {column[0][0]!r}" for column in columns)
+        return ToolDecision(
+            "ask",
+            f"{call.name!r} holds {sizes} commands, more combinations than the {SUBJECTS} "
+            "decided one by one; no deny rule matches any, so a person decides",
+            self.name,
+            TOO_MANY,
+        )
+
     def _by(self, c: _Compiled, call: ToolCall, shown: str) -> ToolDecision:
         rule = c.rule
         words = {"allow": "allows", "ask": "asks a person about", "deny": "denies"}[rule.verdict]
@@ -415,14 +455,12 @@ def _specified(kind: str, text: str) -> str:
     return text
 
 
-def _subjects(raw: dict[str, Any], splits: list[str]) -> Iterable[tuple[dict[str, Segment], str]]:
-    """The call's subjects: one per combination of the split arguments' segments.
+def _columns(raw: dict[str, Any], splits: list[str]) -> list[list[tuple[str, Segment]]]:
+    """Each split argument's segments, paired with its name.
 
-    Each is the segments by argument and how a reason shows it (`` `git push` ``). An argument
-    that cannot be read as a command gives no segment, so prefix matchers cannot tell.
+    An argument that cannot be read as a command gives no column, so prefix matchers cannot
+    tell.
     """
-    if not splits:
-        return [({}, "")]
     columns: list[list[tuple[str, Segment]]] = []
     for argument in dict.fromkeys(splits):
         value = raw.get(argument)
@@ -431,8 +469,39 @@ def _subjects(raw: dict[str, Any], splits: list[str]) -> Iterable[tuple[dict[str
         segments = split_command(value)
         if segments is None:
             continue
-        column = [(argument, s) for s in segments] or [(argument, Segment(()))]
-        columns.append(column)
+        columns.append([(argument, s) for s in segments] or [(argument, Segment(()))])
+    return columns
+
+
+def _witness(
+    c: _Compiled,
+    raw: dict[str, Any],
+    columns: list[list[tuple[str, Segment]]],
+    label: str | None,
+) -> dict[str, Segment] | None:
+    """A combination of segments on which ``c`` (a deny or ask rule) matches, or None.
+
+    Each of ``c``'s checks reads one argument, so an argument's segment is chosen on its own:
+    the first that meets every check on that argument.
+    """
+    chosen: dict[str, Segment] = {}
+    for column in columns:
+        argument = column[0][0]
+        checks = [m for a, m in c.checks if a == argument and m.splits]
+        found = next((s for _, s in column if all(m.test(s, False) is True for m in checks)), None)
+        if found is None:
+            return None
+        chosen[argument] = found
+    return chosen if c.matches(raw, chosen, label, strict=False) is True else None
+
+
+def _subjects(
+    columns: list[list[tuple[str, Segment]]],
+) -> Iterable[tuple[dict[str, Segment], str]]:
+    """The call's subjects: one per combination of the split arguments' segments.
+
+    Each is the segments by argument and how a reason shows it (`` `git push` ``).
+    """
     if not columns:
         return [({}, "")]
     out = []
