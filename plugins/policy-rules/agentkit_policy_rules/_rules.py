@@ -8,6 +8,7 @@ line of the file, and code gets the same message as a ``ConfigError``.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,12 +80,52 @@ def _strings(value: Any, what: str, keys: Keys) -> tuple[str, ...]:
 
 
 def _visible(text: str, what: str, keys: Keys) -> None:
-    """Refuse a name or glob holding a character that shows nothing (see :func:`invisible`)."""
+    """Refuse a name or glob that shows something other than it is.
+
+    One holding a character that shows nothing (see :func:`invisible`), or one that only looks
+    like a plain name (see :func:`_imitation`).
+    """
     char = invisible(text)
     if char is not None:
         raise Problem(
             f"{what} {text!r} holds the invisible character U+{ord(char):04X}; remove it", keys
         )
+    found = _imitation(text)
+    if found is not None:
+        char, reads = found
+        raise Problem(
+            f"{what} {text!r} holds U+{ord(char):04X} ({unicodedata.name(char, '?')}), which "
+            f"reads as {reads!r} and is not it: the rule would name no tool; write the name in "
+            "plain letters",
+            keys,
+        )
+
+
+def _imitation(text: str) -> tuple[str, str] | None:
+    """The first character of ``text`` that makes it imitate a plain name, and what it reads as.
+
+    A compatibility form (fullwidth ``ｂ``, the ligature ``ﬁ``: NFKC makes it plainer), or, in a
+    name that reads as plain ASCII once look-alikes are folded (``bаsh``), a letter of another
+    script read as a Latin one (the Cyrillic ``а``). A letter with an accent (``é``), a name
+    in another script (``сеть``) and ``ß`` are names like any other.
+    """
+    if text.isascii():
+        return None
+    for char in text:
+        plain = unicodedata.normalize("NFKC", char)
+        if plain != char:
+            return char, plain
+    from agentkit_core.plugin import fold_lookalikes
+
+    if not fold_lookalikes(text).isascii():
+        return None
+    for char in text:
+        if char.isascii() or unicodedata.normalize("NFD", char)[0].isascii():
+            continue
+        reads = fold_lookalikes(char)
+        if len(reads) == 1 and reads.isascii():
+            return char, reads
+    return None
 
 
 def parse_match(value: Any, keys: Keys) -> tuple[tuple[str, Matcher], ...]:
