@@ -154,6 +154,11 @@ class ClientFeatures:
                 f"{self.label}: a sampling request came with no agent run's tool call in flight "
                 "on this server, so there is no run whose model may answer it"
             )
+        if not params.messages:  # a model request with nothing in it: refused before anyone
+            return _refused(
+                f"{self.label}: the sampling request holds no message, so there is nothing to "
+                "ask the run's model; send at least one message"
+            )
         request, arguments = _sampling_request(params)
         why = await self._decide(ctx, arguments)
         if why is not None:

@@ -27,6 +27,7 @@ from mcp_client_helpers import toy
 from agentkit_core import Agent
 from agentkit_core import Kit
 from agentkit_core import Message
+from agentkit_core import RunContext
 from agentkit_core import ToolDecision
 from agentkit_core import ToolSourceError
 from agentkit_core import tool
@@ -333,3 +334,44 @@ async def test_a_models_call_with_such_arguments_is_its_tool_error():
         result = await Agent("a", model, "", await source.list_tools()).run("go")
     said = [m.text for m in result.transcript if m.role == "tool"]
     assert "the arguments hold a lone surrogate" in said[0] and "\nagain\n" in said[1]
+
+
+# ---------------------------------------------------------------------- sampling
+
+
+@pytest.mark.parametrize("asks", [True, False])
+async def test_a_sampling_request_with_no_messages_is_refused_by_name(tmp_path, asks):
+    """It raised IndexError in the question put to a person ('list index out of range', code 0
+    for the server), or sent the model a request with nothing in it."""
+    sample = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+    calls = {"s": [{"ask": sample}, {"reply_with_answer": True}]}
+    server = hostile(tmp_path, ["s"], calls)
+    questions: list[str] = []
+
+    async def elicitor(question: str, schema: Any, secret: bool) -> Any:
+        questions.append(question)
+        return {"allow": True}
+
+    model = ScriptedModel([Message.assistant("", [tool_call("s", "{}", id="c1")]), "done"])
+    async with MCPToolSource([server], protocol="legacy") as source:
+        policy = AskSampling() if asks else None
+        agent = Agent("a", model, "", await source.list_tools(), policy=policy)
+        result = await agent.run("go", ctx=RunContext(elicitor=elicitor))
+    said = next(m for m in result.transcript if m.role == "tool").text
+    assert "the sampling request holds no message" in said, said
+    assert questions == [] and len(model.requests) == 2  # no person asked, no model called
+
+
+class AskSampling(PolicyEngine):
+    """Asks a person about every sampling request; allows every tool call."""
+
+    name = "ask-sampling"
+
+    def evaluate(self, call: Any, source: Any, grants: Any) -> ToolDecision:
+        return ToolDecision("ask" if call.name == "mcp_sampling" else "allow", "a person decides")
+
+    def removes(self, name: str, source: str) -> bool:
+        return False
+
+    def compile_grant(self, grant: Any) -> Any:
+        return None, (), ()
