@@ -37,6 +37,7 @@ from ._models import ModelRequest
 from ._models import ModelResponse
 from ._models import StreamEvent
 from ._models import answered
+from ._models import checked_model
 from ._pricing import check_cost
 from ._recorder import NULL_RECORDER
 from ._records import record
@@ -45,6 +46,7 @@ from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._scope import RunScope
 from ._scope import check_deadline
+from ._tables import wrong_kind
 from ._tools import Tool
 from ._tools import ToolResult
 from ._tracing import current_span
@@ -272,6 +274,8 @@ class RunContext(RunScope, Generic[DepsT]):
         super().__init__(run_id=run_id, parent=parent, budget=budget)
         # Plain attributes, not a view of the record: the loop reads them every turn.
         given = _services(services, service)
+        if invoker is not None and not isinstance(invoker, Invoker):
+            raise wrong_kind("RunContext(invoker=)", "an Invoker", invoker)
         self.checkpointer: Checkpointer | CheckpointPort | None = given.checkpointer
         self.store: CheckpointPort | KeyValueStore | None = given.store
         #: None given: the run records nothing.
@@ -289,6 +293,7 @@ class RunContext(RunScope, Generic[DepsT]):
         if invoker is not None:
             self.invoker: Invoker | None = invoker.bind(self)
         elif model is not None:
+            model = checked_model(model, "RunContext(model=)")
             self.invoker = Invoker(model, middlewares, ctx=self, deadline=self.model_deadline)
         else:
             self.invoker = None
@@ -456,6 +461,8 @@ def _services(services: RunServices | None, given: dict[str, Any]) -> RunService
         )
     if services is None:
         return RunServices(**given)
+    if not isinstance(services, RunServices):
+        raise wrong_kind("RunContext(services=)", "a RunServices", services)
     if given:
         raise ConfigError(
             f"RunContext got services= and {', '.join(sorted(given))}=; give each service in "

@@ -22,6 +22,8 @@ import warnings
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Coroutine
+from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import field
 from threading import get_ident
@@ -470,7 +472,15 @@ class Hooks:
             _check_seconds("timeout", self.timeout, " or None")
         _check_seconds("slow", self.slow, "")
         for name in FIELDS:
-            impls = tuple(getattr(self, name))
+            given = getattr(self, name)
+            if isinstance(given, str | bytes | Mapping) or not isinstance(given, Iterable):
+                raise ConfigError(
+                    f"Hooks({name}=...) takes a list of (source, function) pairs, got "
+                    f"{given!r:.200}; use Hooks.of({name}=function) for your own functions",
+                    value=given,
+                    source="Hooks",
+                )
+            impls = tuple(given)
             object.__setattr__(self, name, impls)
             self._folds[name] = _fold_of(_RULES[name], _plans(name, impls))
         object.__setattr__(self, "empty", not any(getattr(self, n) for n in FIELDS))

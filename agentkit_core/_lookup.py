@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import cast
 
 from ._errors import ConfigError
 from ._errors import PluginError
@@ -635,7 +634,9 @@ def resolve_model(
 
         return TestModel()
     if not isinstance(model, str):
-        return _model_object(model)
+        from ._models import checked_model  # a Model given: its module is loaded already
+
+        return checked_model(model, "model=")
     prefix, sep, name = model.partition(":")
     if not sep or not prefix or not name:
         raise ConfigError(
@@ -666,21 +667,6 @@ def resolve_model(
             source=where,
         ) from exc
     return made
-
-
-def _model_object(model: object) -> Model:
-    """``model=`` given as an object: a Model, else a ConfigError (not an error when called)."""
-    if not isinstance(getattr(model, "name", None), str) or not callable(
-        getattr(model, "request", None)
-    ):
-        raise ConfigError(
-            f"model= takes a Model (an object with a name and request()), a model string such "
-            f"as 'openai:gpt-4o-mini', or a list of them; got {model!r:.200} "
-            f"({type(model).__name__})",
-            value=model,
-            source="model=",
-        )
-    return cast("Model", model)
 
 
 def adapt(tp: object, *, manager: PluginManager) -> SchemaAdapter[Any]:

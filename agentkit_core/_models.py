@@ -11,6 +11,7 @@ from typing import Any
 from typing import Literal
 from typing import Protocol
 from typing import TypedDict
+from typing import cast
 from typing import runtime_checkable
 
 from ._errors import ConfigError
@@ -137,6 +138,21 @@ class ModelResponse:
     #: The name of the Model that answered (``"openai:gpt-4o-mini"``): the invoker's model, or
     #: the one of a fallback chain that answered. Set by the invoker, not by a provider.
     answered_by: str | None = field(default=None, compare=False)
+
+
+def checked_model(model: object, where: str) -> Model:
+    """``model`` given as ``where``: a Model, else a ConfigError, not an error at its first call."""
+    if not isinstance(getattr(model, "name", None), str) or not callable(
+        getattr(model, "request", None)
+    ):
+        raise ConfigError(
+            f"{where} takes a Model (an object with a name and request()), a model string such "
+            f"as 'openai:gpt-4o-mini', or a list of them; got {model!r:.200} "
+            f"({type(model).__name__})",
+            value=model,
+            source=where,
+        )
+    return cast("Model", model)
 
 
 def answered(response: ModelResponse, by: str) -> ModelResponse:

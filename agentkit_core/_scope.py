@@ -20,6 +20,7 @@ from ._errors import ConfigError
 from ._messages import Usage
 from ._records import record
 from ._run_errors import BudgetExceeded
+from ._tables import wrong_kind
 from ._tokens import SentTokens
 from ._tracing import Trace
 from ._tracing import current_call_id
@@ -211,6 +212,11 @@ class RunScope:
         parent: RunScope | None = None,
         budget: Budget | None = None,
     ) -> None:
+        for key, value, kind in (("run_id", run_id, str), ("parent", parent, RunScope)):
+            if value is not None and not isinstance(value, kind):
+                raise wrong_kind(f"{type(self).__name__}({key}=)", f"a {kind.__name__}", value)
+        if budget is not None and not isinstance(budget, Budget):
+            raise wrong_kind(f"{type(self).__name__}(budget=)", "a Budget", budget)
         self.run_id = run_id or _uuid4_hex()
         #: The run that started this one (a child agent's caller), or None.
         self.parent = parent

@@ -24,6 +24,7 @@ from agentkit_core import Budget
 from agentkit_core import ConfigError
 from agentkit_core import Hooks
 from agentkit_core import PluginManager
+from agentkit_core import RunContext
 from agentkit_core.options import Limits
 from tests.argument_values import argument_values
 
@@ -151,3 +152,57 @@ async def test_any_run_arguments_run_or_raise_an_agentkit_error(
         await build().run(task, **arguments)
     except AgentkitError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"services": {}}, r"RunContext\(services=\) must be a RunServices"),
+        ({"invoker": ("x",)}, r"RunContext\(invoker=\) must be an Invoker"),
+        ({"parent": (1.5,)}, r"RunContext\(parent=\) must be a RunScope"),
+        ({"budget": [None]}, r"RunContext\(budget=\) must be a Budget"),
+        ({"run_id": 5}, r"RunContext\(run_id=\) must be a str"),
+        ({"model": [None]}, r"RunContext\(model=\) takes a Model"),
+    ],
+)
+def test_a_run_context_refuses_a_wrong_kind(arguments: dict[str, Any], message: str) -> None:
+    # before: 'dict' object has no attribute 'checkpointer', 'tuple' ... 'bind' / 'depth', and
+    # a context holding the int 5 as its run id
+    with pytest.raises(ConfigError, match=message):
+        RunContext(**arguments)
+
+
+def test_hooks_refuse_a_field_that_is_no_list_of_pairs() -> None:
+    with pytest.raises(ConfigError, match=r"Hooks\(should_stop_after_turn=\.\.\.\) takes a list"):
+        Hooks(should_stop_after_turn=None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"Hooks\(before_turn=\.\.\.\) takes a list"):
+        Hooks(before_turn="system")  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "run_id",
+                "model",
+                "services",
+                "invoker",
+                "parent",
+                "budget",
+                "grant_scope",
+                "model_deadline",
+                "elicit_timeout",
+            ]
+        ),
+        VALUES,
+    )
+)
+def test_any_run_context_arguments_build_one_or_raise_an_agentkit_error(
+    arguments: dict[str, Any],
+) -> None:
+    try:
+        ctx = RunContext(**arguments)
+    except AgentkitError:
+        return
+    assert isinstance(ctx.run_id, str) and ctx.run_id
