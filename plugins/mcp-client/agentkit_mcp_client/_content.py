@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -27,14 +28,8 @@ def content_part(block: Any) -> dict[str, Any]:
     kind = block.type
     if kind == "text":
         return {"type": "text", "text": block.text}
-    if kind == "image":
-        return {
-            "type": "image_url",
-            "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
-        }
-    if kind == "audio":
-        fmt = block.mime_type.rpartition("/")[2]
-        return {"type": "input_audio", "input_audio": {"data": block.data, "format": fmt}}
+    if kind in ("image", "audio"):
+        return media_part(kind, block.data, block.mime_type)
     if kind == "resource":
         res = block.resource
         text = getattr(res, "text", None)
@@ -47,3 +42,35 @@ def content_part(block: Any) -> dict[str, Any]:
     if kind == "resource_link":
         return {"type": "text", "text": f"[resource {block.uri}: {block.name}]"}
     return {"type": "text", "text": str(block)}
+
+
+def media_part(kind: str, data: str, mime_type: str) -> dict[str, Any]:
+    """An MCP image or audio block as a content part, or a text part saying why it is left out.
+
+    Only what a model reads is passed on: base64 data, of an image or audio media type
+    agentkit sends (``image/png``, ``audio/wav``...), within the size a part may hold.
+    Anything else went to the provider as it was, which refused the request and every later
+    one, since the transcript kept it.
+    """
+    import binascii
+
+    from agentkit_core.content import AudioPart
+    from agentkit_core.content import ContentError
+    from agentkit_core.content import ImagePart
+    from agentkit_core.content import b64
+    from agentkit_core.content import data_url
+
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return {"type": "text", "text": f"[{kind} left out: its data is not base64]"}
+    try:
+        if kind == "image":
+            image = ImagePart(data=raw, media_type=mime_type)
+            return {"type": "image_url", "image_url": {"url": data_url(image)}}
+        audio = AudioPart(data=raw, media_type=mime_type)
+    except ContentError as exc:
+        why = str(exc).split(";")[0]  # what is wrong; the rest is a fix for code
+        return {"type": "text", "text": f"[{kind} left out: {why}]"}
+    fmt = audio.media_type.rpartition("/")[2]
+    return {"type": "input_audio", "input_audio": {"data": b64(audio.data), "format": fmt}}

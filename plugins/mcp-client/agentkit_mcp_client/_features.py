@@ -284,14 +284,10 @@ def _sampling_request(
 def _content_part(block: Any) -> dict[str, Any]:
     if block.type == "text":
         return {"type": "text", "text": block.text}
-    if block.type == "image":
-        return {
-            "type": "image_url",
-            "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
-        }
-    if block.type == "audio":
-        fmt = block.mime_type.rpartition("/")[2]
-        return {"type": "input_audio", "input_audio": {"data": block.data, "format": fmt}}
+    if block.type in ("image", "audio"):
+        from ._content import media_part
+
+        return media_part(block.type, block.data, block.mime_type)
     return {"type": "text", "text": f"[{block.type} content left out]"}
 
 

@@ -375,3 +375,35 @@ class AskSampling(PolicyEngine):
 
     def compile_grant(self, grant: Any) -> Any:
         return None, (), ()
+
+
+# ---------------------------------------------------------------------- images and audio
+
+#: A 1x1 PNG, as base64.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+
+@pytest.mark.parametrize(
+    ("block", "left_out"),
+    [
+        ({"type": "image", "data": PNG, "mimeType": "text/html"}, "media type 'text/html'"),
+        ({"type": "image", "data": "not base64!", "mimeType": "image/png"}, "not base64"),
+        ({"type": "image", "data": PNG, "mimeType": "image/png;x,y"}, "media type"),
+        ({"type": "audio", "data": "%%%", "mimeType": "audio/wav"}, "not base64"),
+        ({"type": "audio", "data": PNG, "mimeType": "video/mp4"}, "media type 'video/mp4'"),
+    ],
+)
+async def test_an_image_no_model_reads_is_left_out_by_name_not_sent_on(tmp_path, block, left_out):
+    """An image whose type is no image type, or whose data is not base64, went to the model as
+    it was: the provider refused the request, and every later one, since the transcript (and a
+    served conversation's session) kept it. It is a text part naming what was left out."""
+    good = {"type": "image", "data": PNG, "mimeType": "image/jpg"}
+    calls = {"t": [{"result": {"content": [{"type": "text", "text": "look"}, block, good]}}]}
+    async with MCPToolSource([hostile(tmp_path, ["t"], calls)], protocol="legacy") as source:
+        (found,) = await source.list_tools()
+        result = await found.invoke({}, None)
+    said, dropped, kept = result.content
+    assert said == {"type": "text", "text": "look"}
+    assert dropped["type"] == "text" and dropped["text"].startswith(f"[{block['type']} left out:")
+    assert left_out in dropped["text"], dropped
+    assert kept == {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{PNG}"}}
