@@ -168,7 +168,12 @@ class SqliteTokenStore:
                 f"{self.db.name} holds a grant for {server!r} that is not JSON ({exc}); "
                 "log in again: agentkit mcp login URL"
             ) from exc
-        return grant if isinstance(grant, dict) else None
+        if not isinstance(grant, dict):  # as the file store: never read as 'no grant'
+            raise StorageError(
+                f"{self.db.name} holds a grant for {server!r} that is not a JSON object (a "
+                f"{type(grant).__name__}); log in again: agentkit mcp login URL"
+            )
+        return grant
 
     async def put(self, server: str, user: str, grant: dict[str, Any]) -> None:
         """Insert or replace the key's row (one statement)."""

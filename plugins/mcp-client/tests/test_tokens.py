@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from agentkit_core import ConfigError
 from agentkit_core import PluginManager
+from agentkit_core import StorageError
 from agentkit_core.plugin import MCPTokenStore
 from agentkit_core.plugin import open_mcp_token_store
 from agentkit_core.testing import MCPTokenStoreConformance
@@ -50,3 +52,25 @@ async def test_the_sqlite_file_is_created_owner_only(tmp_path: Path) -> None:
 async def test_a_file_url_with_a_host_is_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="file:///var/lib/agent/mcp-tokens"):
         await open_mcp_token_store("file://elsewhere/tokens", manager=manager())
+
+
+@pytest.mark.parametrize("stored", ["[1, 2]", "null", '"a token"', "7"])
+async def test_a_sqlite_grant_that_is_no_object_is_a_storage_error_as_in_a_file(
+    tmp_path: Path, stored: str
+) -> None:
+    """It read as 'no grant', so the user was sent to log in again with nothing said."""
+    import sqlite3
+
+    store = await open_mcp_token_store(f"sqlite:///{tmp_path}/t.db", manager=manager())
+    await store.put("https://s.example/mcp", "ann", {"access_token": "secret"})
+    with sqlite3.connect(tmp_path / "t.db") as db:
+        db.execute("UPDATE mcp_tokens SET grant_json = ?", (stored,))
+    with pytest.raises(StorageError, match=r"https://s\.example/mcp.*not a JSON object"):
+        await store.get("https://s.example/mcp", "ann")
+    await store.aclose()
+    files = await open_mcp_token_store(f"file://{tmp_path}/f", manager=manager())
+    await files.put("https://s.example/mcp", "ann", {"access_token": "secret"})
+    (path,) = (tmp_path / "f").iterdir()
+    path.write_text(json.dumps({"server": "x", "user": "ann", "grant": json.loads(stored)}))
+    with pytest.raises(StorageError):  # the file store already said so
+        await files.get("https://s.example/mcp", "ann")
