@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from agentkit_core import ConfigError
 from agentkit_core import StorageError
 from agentkit_core import open_memory
 from agentkit_core.plugin import create_private
@@ -149,6 +150,13 @@ async def test_a_sqlite_store_already_there_keeps_its_mode(
         assert (mode(db), mode(Path(f"{db}-wal"))) == (0o644, 0o644)
     finally:
         await store.aclose()
+
+
+@pytest.mark.parametrize("seam", sorted(OPENERS))
+async def test_a_sqlite_path_holding_a_nul_is_a_config_error(seam: str, pm: Any) -> None:
+    # creating the file first raised ValueError('embedded null byte') from os.open
+    with pytest.raises(ConfigError, match=r"holds a NUL character"):
+        await OPENERS[seam]("sqlite:///runs\x00.db", manager=pm)
 
 
 async def test_a_sqlite_store_in_no_directory_is_still_refused_by_sqlite(

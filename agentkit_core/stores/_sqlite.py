@@ -13,6 +13,7 @@ a busy database sends it to the worker) and the loop waits only for the commit's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import queue
@@ -31,6 +32,7 @@ from .._errors import ConfigError
 from .._errors import StorageError
 from .._threads import answer
 from .._urls import mask_url
+from ._private import create_private
 from ._text import unstorable
 
 if TYPE_CHECKING:
@@ -141,7 +143,21 @@ class SqliteFile:
         busy_timeout: int = 30000,
         writes: str = "inline",
     ) -> SqliteFile:
-        """Open (creating when missing) the database in WAL mode and run ``schema``."""
+        """Open (creating when missing) the database in WAL mode and run ``schema``.
+
+        A new file is its owner's only (0600), and so are the -wal and -shm files SQLite makes
+        with its mode: a store holds conversations, memories, tokens. A file already there
+        keeps its mode; one that cannot be created is left for the connection to report.
+        """
+        if "\x00" in os.fspath(path):
+            raise ConfigError(
+                f"the {what} database path {os.fspath(path)!r} holds a NUL character, which no "
+                "file name can; name the file without it",
+                value=os.fspath(path),
+                source=f"sqlite {what} store",
+            )
+        with contextlib.suppress(OSError):
+            create_private(path)
         db = cls(
             Path(path),
             what=what,

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Collection
 from collections.abc import Mapping
 from typing import Any
 
 from agentkit_core.plugin import StoredCheckpoint
-from agentkit_core.plugin import create_private
 from agentkit_core.stores import SqliteFile
-from agentkit_core.stores import parse_sqlite_url
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agentkit_checkpoints (
@@ -47,11 +44,6 @@ class SqliteCheckpointStore:
     @classmethod
     async def open(cls, url: str) -> SqliteCheckpointStore:
         """Open (creating when missing) the database a ``sqlite:///`` URL names, and its table."""
-        # A new file is its owner's only (0600), as are the -wal and -shm files SQLite makes
-        # with its mode; one already there keeps its mode. SqliteFile says why it cannot open
-        # a file that cannot be created.
-        with contextlib.suppress(OSError):
-            create_private(parse_sqlite_url(url, what="checkpoint")[0])
         schema = (_SCHEMA, SqliteFile.blob_schema(BLOBS))
         return cls(await SqliteFile.open_url(url, schema=schema, what="checkpoint"))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -12,11 +11,9 @@ from agentkit_core.plugin import ENTRY_COLUMNS as COLUMNS
 from agentkit_core.plugin import EntryRows
 from agentkit_core.plugin import MemoryHit
 from agentkit_core.plugin import MemoryListing
-from agentkit_core.plugin import create_private
 from agentkit_core.plugin import query_terms
 from agentkit_core.plugin import stored_entry
 from agentkit_core.stores import SqliteFile
-from agentkit_core.stores import parse_sqlite_url
 
 TABLE = "agentkit_memory_entries"
 FTS = "agentkit_memory_fts"
@@ -108,11 +105,6 @@ class SqliteMemoryStore:
     @classmethod
     async def open(cls, url: str) -> SqliteMemoryStore:
         """Open (creating when missing) the database a ``sqlite:///`` URL names, and its table."""
-        # A new file is its owner's only (0600), as are the -wal and -shm files SQLite makes
-        # with its mode; one already there keeps its mode. SqliteFile says why it cannot open
-        # a file that cannot be created.
-        with contextlib.suppress(OSError):
-            create_private(parse_sqlite_url(url, what="memory")[0])
         return cls(await SqliteFile.open_url(url, schema=_SCHEMA, what="memory"), url)
 
     async def scopes(self) -> list[str]:

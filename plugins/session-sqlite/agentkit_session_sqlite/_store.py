@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Collection
 from collections.abc import Mapping
@@ -11,9 +10,7 @@ from typing import Any
 
 from agentkit_core.plugin import SessionInfo
 from agentkit_core.plugin import SessionItem
-from agentkit_core.plugin import create_private
 from agentkit_core.stores import SqliteFile
-from agentkit_core.stores import parse_sqlite_url
 
 TABLE = "agentkit_session_items"
 BLOBS = "agentkit_session_blobs"
@@ -82,11 +79,6 @@ class SqliteSessionStore:
     @classmethod
     async def open(cls, url: str) -> SqliteSessionStore:
         """Open (creating when missing) the database a ``sqlite:///`` URL names, and its table."""
-        # A new file is its owner's only (0600), as are the -wal and -shm files SQLite makes
-        # with its mode; one already there keeps its mode. SqliteFile says why it cannot open
-        # a file that cannot be created.
-        with contextlib.suppress(OSError):
-            create_private(parse_sqlite_url(url, what="session")[0])
         return cls(await SqliteFile.open_url(url, schema=_SCHEMA, what="session"), url)
 
     async def create(self, items: Sequence[SessionItem]) -> bool:
