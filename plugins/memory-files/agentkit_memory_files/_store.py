@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 from typing import TypeVar
+from urllib.parse import SplitResult
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
@@ -209,16 +210,10 @@ class FileMemoryStore:
     @classmethod
     def from_url(cls, url: str) -> FileMemoryStore:
         """The store of ``file:///absolute/dir`` or ``file:relative/dir``."""
-        parts = urlsplit(url)
-        problem = ""
-        if parts.scheme != "file":
-            problem = f"the scheme must be file, not {parts.scheme!r}"
-        elif parts.netloc not in ("", "localhost"):
-            problem = f"it names the host {parts.netloc!r}; a memory directory is local"
-        elif parts.query or parts.fragment:
-            problem = "the files store takes no options"
-        elif not unquote(parts.path):
-            problem = "it names no directory"
+        try:
+            problem = _problem(urlsplit(url))
+        except ValueError as exc:  # a '[' or ']' that opens no IPv6 address
+            problem = f"it is no URL ({exc})"
         if problem:
             raise ConfigError(
                 f"memory store URL {url!r}: {problem}; write it like 'file:///srv/app/memory' "
@@ -226,7 +221,7 @@ class FileMemoryStore:
                 value=url,
                 source="file memory store",
             )
-        root = Path(unquote(parts.path))
+        root = Path(unquote(urlsplit(url).path))
         if root.exists() and not root.is_dir():
             raise ConfigError(
                 f"memory store URL {url!r} names {str(root)!r}, which is not a directory",
@@ -524,3 +519,19 @@ def _sync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _problem(parts: SplitResult) -> str:
+    """What is wrong with a files store's URL, split; "" when nothing is."""
+    if parts.scheme != "file":
+        return f"the scheme must be file, not {parts.scheme!r}"
+    if parts.netloc not in ("", "localhost"):
+        return f"it names the host {parts.netloc!r}; a memory directory is local"
+    if parts.query or parts.fragment:
+        return "the files store takes no options"
+    path = unquote(parts.path)
+    if not path:
+        return "it names no directory"
+    if "\x00" in path:
+        return "its path holds a NUL character, which no directory name can"
+    return ""

@@ -139,6 +139,10 @@ async def test_temporary_and_hidden_files_are_not_entries(memory: Memory, tmp_pa
         ("file://otherhost/srv/mem", "names the host 'otherhost'"),
         ("file:///srv/mem?fsync=0", "takes no options"),
         ("file:", "names no directory"),
+        # a ValueError from urlsplit, and from the file system, before
+        ("file://]/mem", r"it is no URL \(Invalid IPv6 URL\)"),
+        ("file:///srv/mem%00x", "holds a NUL character"),
+        ("file:///srv/mem\x00x", "holds a NUL character"),
     ],
 )
 async def test_bad_urls_are_refused_naming_the_form(url: str, problem: str, pm):
