@@ -133,6 +133,9 @@ class Guarded:
         if len(body) > self.max_body:
             await self.too_large()(scope, receive, send)
             return
+        if body.count(b"[") + body.count(b"{") > NESTING and nested_too_deeply(body):
+            await JSONResponse(TOO_DEEP)(scope, receive, send)
+            return
         await self.app(scope, replay(body, receive), send)
 
     def refused(self, request: Request) -> Response | None:
@@ -164,6 +167,33 @@ class Guarded:
 
     def too_large(self) -> Response:
         return JSONResponse({"error": f"the request body is over {self.max_body} bytes"}, 413)
+
+
+#: Past this many brackets a body may be nested deeper than the JSON decoder goes.
+NESTING = 900
+#: JSON-RPC's parse error for such a body: the SDK told it as an internal error (-32603).
+TOO_DEEP = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {"code": -32700, "message": "the request body is nested too deeply to decode"},
+}
+
+
+def nested_too_deeply(body: bytes) -> bool:
+    """Whether decoding ``body`` runs past the decoder's depth (other faults: the SDK's to tell).
+
+    Read only for a body with more brackets than :data:`NESTING`, so an ordinary request is
+    not decoded twice.
+    """
+    import json
+
+    try:
+        json.loads(body)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    return False
 
 
 def replay(body: bytes, receive: Any) -> Any:

@@ -496,3 +496,19 @@ async def test_a_yes_on_a_task_after_a_later_task_ended_starts_no_run(peer: Any)
     assert stale.status.state == TaskState.TASK_STATE_FAILED and answer == "" and ran == []
     _, answer = await p.send("again", "ann")
     assert answer.endswith("hello / again")  # "yes" never reached the conversation
+
+
+async def test_a_body_nested_past_the_decoder_is_a_parse_error(peer: Any) -> None:
+    """It was an internal error (-32603) with a traceback in the log."""
+    p = await peer([echo])
+    version = {"A2A-Version": "1.0"}
+    bracketed = rpc_send("ann", "[" * 2000)  # brackets in a string: a message like any other
+    async with httpx.AsyncClient(timeout=10) as http:
+        for body in (b"[" * 100_000, b'{"a":' * 100_000):
+            answered = await http.post(p.url + "/", content=body, headers=version)
+            assert answered.json()["error"] == {
+                "code": -32700,
+                "message": "the request body is nested too deeply to decode",
+            }
+        answered = await http.post(p.url + "/", json=bracketed, headers=version)
+    assert answered.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
