@@ -6,6 +6,7 @@ Kept apart from ``_tools`` so pydantic is imported only when a function tool is 
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -15,6 +16,8 @@ from ._errors import ToolDefinitionError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from ._messages import JSONObject
 
 
 def parse_docstring(doc: str | None, where: str = "") -> tuple[str, dict[str, str]]:
@@ -46,28 +49,49 @@ def parse_docstring(doc: str | None, where: str = "") -> tuple[str, dict[str, st
 
 def signature_model(
     fn: Callable[..., object],
-) -> tuple[str, type[BaseModel] | None, str | None]:
-    """``(description, model or None, name of the RunContext parameter or None)``."""
+) -> tuple[str, type[BaseModel] | None, str | None, JSONObject]:
+    """``(description, model or None, name of the RunContext parameter or None, schema)``.
+
+    A signature pydantic cannot make a model or a JSON schema of (a ``Callable`` parameter, a
+    forward reference it cannot resolve, a default that is no JSON value such as NaN) is a
+    :class:`ToolDefinitionError` naming the function, here rather than at the first request.
+    """
+    where = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    summary, model, ctx_param = _model(fn, where)
+    try:
+        schema = _schema_of(model)
+        json.dumps(schema, allow_nan=False)  # what every provider sends: plain JSON
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"cannot make the JSON schema of tool function {where}: {exc}; give each parameter "
+            "a JSON type and a JSON default"
+        ) from exc
+    return summary, model, ctx_param, schema
+
+
+def _model(fn: Callable[..., object], where: str) -> tuple[str, type[BaseModel] | None, str | None]:
     import pydantic
     from pydantic.fields import FieldInfo
 
     from ._scope import RunScope
 
-    summary, descriptions = parse_docstring(fn.__doc__, fn.__qualname__)
+    summary, descriptions = parse_docstring(fn.__doc__, where)
+    # a callable object's hints are its __call__'s
+    typed = fn if inspect.isroutine(fn) or isinstance(fn, type) else type(fn).__call__
     try:
         # include_extras keeps Annotated[..., Field(examples=..., ge=...)]: without it the
         # schema loses every keyword the annotation declares
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(typed, include_extras=True)
     except Exception as exc:
         raise ToolDefinitionError(
-            f"cannot read the type hints of tool function {fn.__qualname__}: {exc}"
+            f"cannot read the type hints of tool function {where}: {exc}"
         ) from exc
     fields: dict[str, Any] = {}
     ctx_param = None
     for param in inspect.signature(fn).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(
-                f"tool function {fn.__qualname__} takes *{param.name}; a tool's arguments must "
+                f"tool function {where} takes *{param.name}; a tool's arguments must "
                 "be named parameters"
             )
         annotation = hints.get(param.name, Any)
@@ -85,7 +109,31 @@ def signature_model(
         fields[param.name] = (annotation, field)
     if not fields:
         return summary, None, ctx_param
-    model = pydantic.create_model(
-        f"{fn.__name__}_arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-    )
+    try:
+        model = pydantic.create_model(
+            f"{where.rpartition('.')[2]}_arguments",
+            __config__=pydantic.ConfigDict(extra="forbid"),
+            **fields,
+        )
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"cannot make a model of tool function {where}'s parameters: {exc}"
+        ) from exc
     return summary, model, ctx_param
+
+
+def _schema_of(model: type[BaseModel] | None) -> JSONObject:
+    """The model's JSON Schema as pydantic emits it (``examples``, bounds, formats...).
+
+    Only the titles pydantic makes up are dropped: the model's (``add_arguments``) and each
+    property's own name title-cased, which tell the model nothing; a ``title=`` given stays.
+    """
+    if model is None or not model.model_fields:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    schema: dict[str, Any] = model.model_json_schema()
+    schema.pop("title", None)
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("title") == name.title().replace("_", " "):
+            del prop["title"]
+    schema["additionalProperties"] = False
+    return schema

@@ -20,7 +20,6 @@ from ._records import quick_init
 from ._records import record
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
     from pydantic import ValidationError
 
     from ._context import RunContext
@@ -131,10 +130,12 @@ class FunctionTool(Tool):
     ) -> None:
         from ._tool_schema import signature_model
 
+        if not callable(fn):
+            raise not_a_tool(fn)
         self.fn = fn
         self.is_async = inspect.iscoroutinefunction(fn)
         self.blocking = blocking
-        summary, model, self._ctx_param = signature_model(fn)
+        summary, model, self._ctx_param, schema = signature_model(fn)
         self._model = model
         self._has_args = bool(model.model_fields) if model is not None else False
         if self._has_args:
@@ -142,9 +143,9 @@ class FunctionTool(Tool):
 
             self._invalid: type[ValidationError] = ValidationError
         super().__init__(
-            name or fn.__name__,
+            name or str(getattr(fn, "__name__", type(fn).__name__)),
             description if description is not None else summary,
-            _schema_of(model),
+            schema,
             sequential=sequential,
             side_effects=side_effects,
             timeout=timeout,
@@ -179,23 +180,6 @@ class FunctionTool(Tool):
         else:
             value = self.fn(**kwargs)
         return as_tool_result(value)
-
-
-def _schema_of(model: type[BaseModel] | None) -> JSONObject:
-    """The model's JSON Schema as pydantic emits it (``examples``, bounds, formats...).
-
-    Only the titles pydantic makes up are dropped: the model's (``add_arguments``) and each
-    property's own name title-cased, which tell the model nothing; a ``title=`` given stays.
-    """
-    if model is None or not model.model_fields:
-        return {"type": "object", "properties": {}, "additionalProperties": False}
-    schema: dict[str, Any] = model.model_json_schema()
-    schema.pop("title", None)
-    for name, prop in schema.get("properties", {}).items():
-        if prop.get("title") == name.title().replace("_", " "):
-            del prop["title"]
-    schema["additionalProperties"] = False
-    return schema
 
 
 #: ``json.dumps(data, ensure_ascii=False)`` without building an encoder per call (``dumps``
@@ -272,7 +256,11 @@ def as_tool(obj: Any) -> Tool:
         return obj
     if callable(obj):
         return FunctionTool(obj)
-    raise ToolDefinitionError(f"{obj!r} is not a tool: pass a Tool or a typed function")
+    raise not_a_tool(obj)
+
+
+def not_a_tool(obj: object) -> ToolDefinitionError:
+    return ToolDefinitionError(f"{obj!r:.200} is not a tool: pass a Tool or a typed function")
 
 
 def tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
