@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
 import os
 import signal
@@ -663,7 +664,7 @@ def _misshapen(exc: Exception) -> Any:
             if isinstance(p.get("input"), dict) and "id" in p["input"] and "jsonrpc" in p["input"]
         ),
         None,
-    )
+    ) or _too_deep(problems)
     if reply is None or "method" in reply:
         return None
     request_id = reply["id"]
@@ -679,6 +680,26 @@ def _misshapen(exc: Exception) -> Any:
         code=mcp_types.PARSE_ERROR, message=_first_problem(own or problems), data=_MALFORMED
     )
     return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+def _too_deep(problems: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """A reply the SDK's JSON reader gave up on as nested too deeply, read by Python's.
+
+    Pydantic's reader stops at a depth of 200 (``recursion limit exceeded``), so a schema or a
+    structured result deeper than that was a line dropped unread. Python's reader goes deeper
+    (to its recursion limit), deep enough to find the reply's ``id``; past that, None.
+    """
+    for problem in problems:
+        text = problem.get("input")
+        if problem.get("type") != "json_invalid" or not isinstance(text, str | bytes):
+            continue
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(parsed, dict) and "id" in parsed and "jsonrpc" in parsed:
+            return parsed
+    return None
 
 
 def _first(error: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -407,3 +408,46 @@ async def test_an_image_no_model_reads_is_left_out_by_name_not_sent_on(tmp_path,
     assert dropped["type"] == "text" and dropped["text"].startswith(f"[{block['type']} left out:")
     assert left_out in dropped["text"], dropped
     assert kept == {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{PNG}"}}
+
+
+# ---------------------------------------------------------------------- nesting
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """A JSON schema ``depth`` objects deep."""
+    schema: dict[str, Any] = {}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+async def test_an_answer_nested_past_the_sdks_reader_fails_at_once_not_at_the_deadline(tmp_path):
+    """A reply 300 levels deep is JSON, but past the depth the SDK's reader takes: it dropped
+    the line, and the listing (or call) waited out its deadline, 60 s (300 s) each time."""
+    deep = {"type": "object", "properties": {"x": {"type": "string"}}, "structured": nested(300)}
+    calls = {
+        "deep": [{"result": {"content": [], "structuredContent": nested(300)}}],
+        "ok": [text("fine")],
+    }
+    script = {
+        "tools": [{"name": "deep", "inputSchema": SCHEMA}, {"name": "ok", "inputSchema": SCHEMA}],
+        "calls": calls,
+    }
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    server = ServerParams(sys.executable, [str(SERVERS / "hostile.py"), str(path)])
+    options: dict[str, Any] = {"protocol": "legacy", "request_timeout": 20, "call_timeout": 20}
+    async with MCPToolSource([server], **options) as source:
+        tools = {t.name: t for t in await source.list_tools()}
+        started = time.monotonic()
+        with pytest.raises(ToolSourceError, match=r"malformed.*recursion limit"):
+            await tools["deep"].invoke({}, None)
+        assert time.monotonic() - started < 10
+        assert (await tools["ok"].invoke({}, None)).content == "fine"  # still connected
+    script["tools"][0]["inputSchema"] = deep
+    path.write_text(json.dumps(script), encoding="utf-8")
+    async with MCPToolSource([server], **options) as source:
+        started = time.monotonic()
+        with pytest.raises(ToolSourceError, match=r"listing tools is malformed.*recursion limit"):
+            await source.list_tools()
+        assert time.monotonic() - started < 10
