@@ -272,7 +272,8 @@ def agui_app(
     endpoint = Endpoint(kit, token=token, max_body=max_body)
     routes = [
         Route("/agent", endpoint.run, methods=["POST"]),
-        Route("/threads/{thread_id}", endpoint.thread, methods=["GET"]),
+        # a thread id may hold a slash ("team/ann"): the rest of the path is the id
+        Route("/threads/{thread_id:path}", endpoint.thread, methods=["GET"]),
     ]
     if ui:
         from ._page import PAGE

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -661,3 +662,17 @@ class TestAGUIServerConformance(ServerConformance):
 
     async def open_kit(self) -> Kit:
         return await Kit.open(model=ScriptedModel(["hello"]), session="memory://")
+
+
+@pytest.mark.parametrize("thread", ["team/ann", "a/b/c", "x%2Fy"])
+async def test_a_thread_whose_id_holds_a_slash_is_read_back(endpoint: Any, thread: str) -> None:
+    """Such a thread ran, and then GET /threads/team/ann was a plain 404 'Not Found': the
+    route took one path segment, so a client reloading it lost the conversation."""
+    client = await endpoint([echo])
+    assert text(await client.run(thread, "hello")) == "hello"
+    for safe in ("/", ""):  # the slash written as it is, or escaped
+        response = await client.http.get(f"/threads/{quote(thread, safe=safe)}")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["threadId"] == thread
+        assert [m["content"] for m in body["messages"]] == ["hello", "hello"]
