@@ -56,6 +56,7 @@ from ._messages import JSONObject
 from ._messages import JSONValue
 from ._records import quick_init
 from ._records import record
+from ._tables import wrong_kind
 
 SESSION_SCHEMA: Final = 2
 """The version of the record's schema, written into every header body as ``"schema"``.
@@ -381,6 +382,7 @@ class Sessions:
         ``header`` is a :class:`SessionHeader` or a mapping of its fields. ``session_id`` picks
         the id (a conversation id a front already has); taken, it is a :class:`SessionConflict`.
         """
+        _check_ids("create", session_id=session_id)
         sid = self._new_session_id(session_id)
         head = self._header_item(sid, None, _as_header(header))
         await self._create(head)
@@ -400,6 +402,7 @@ class Sessions:
         a session it was forked from (fork that one instead). The new header is ``header``, or
         a copy of ``session_id``'s own (its first item). Returns the new session's header item.
         """
+        _check_ids("fork", session_id=session_id, at=at, new_id=new_id)
         if at is None:
             base = await self._leaf(session_id)
         else:
@@ -423,6 +426,7 @@ class Sessions:
         no longer the leaf (:class:`SessionConflict` naming the session, ``after`` and the
         leaf).
         """
+        _check_ids("append", session_id=session_id, after=after)
         return await self._append(session_id, after, _checked(session_id, items))
 
     async def _append(self, session_id: str, after: str, entries: list[Entry]) -> list[SessionItem]:
@@ -445,6 +449,7 @@ class Sessions:
         when it cannot be done at once: the store has no ``append_now``, the batch holds part
         bytes to write first, or the compare-and-set failed (:meth:`append` says why).
         """
+        _check_ids("append_now", session_id=session_id, after=after)
         return self._append_entries_now(session_id, after, _checked(session_id, items))
 
     def _append_entries_now(
@@ -508,10 +513,12 @@ class Sessions:
 
     async def leaf(self, session_id: str) -> SessionItem:
         """The session's newest item; :class:`SessionNotFound` when there is no such session."""
+        _check_ids("leaf", session_id=session_id)
         return await self._leaf(session_id)
 
     async def item(self, session_id: str, item_id: str) -> SessionItem:
         """Item ``item_id`` of ``session_id``; :class:`SessionNotFound` when it is not there."""
+        _check_ids("item", session_id=session_id, item_id=item_id)
         return await self._item_of(session_id, item_id, "read")
 
     async def path(self, session_id: str, *, to: str | None = None) -> list[SessionItem]:
@@ -520,6 +527,7 @@ class Sessions:
         For a fork the path starts in its base session. A record missing on the way is a
         :class:`CorruptSessionItem` naming the item whose parent is gone.
         """
+        _check_ids("path", session_id=session_id, to=to)
         end = await (
             self._leaf(session_id) if to is None else self._item_of(session_id, to, "read")
         )
@@ -541,6 +549,7 @@ class Sessions:
 
     async def info(self, session_id: str) -> SessionInfo:
         """The session's summary; :class:`SessionNotFound` when there is no such session."""
+        _check_ids("info", session_id=session_id)
         found = await self.store.info(session_id)
         if found is None:
             raise self._not_found(session_id)
@@ -646,11 +655,20 @@ class Sessions:
         )
 
 
+def _check_ids(method: str, **ids: object) -> None:
+    """Each of a public method's ids a string (or None): a dict or a number is no id."""
+    for name, value in ids.items():
+        if value is not None and not isinstance(value, str):
+            raise wrong_kind(f"Sessions.{method}({name}=)", "a string id", value)
+
+
 def _checked(session_id: str, items: NewItem | Sequence[NewItem]) -> list[Entry]:
     """A public append's items as entries, each checked first: its type, kind and taint.
 
     In order, so an error names the first wrong item; nothing is encoded before all pass.
     """
+    if not isinstance(items, NewItem | Sequence):
+        raise wrong_kind("Sessions.append(items=)", "a NewItem or a list of them", items)
     given: Sequence[object] = [items] if isinstance(items, NewItem) else list(items)
     if not given:
         raise ConfigError(

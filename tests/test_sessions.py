@@ -317,3 +317,24 @@ async def test_an_append_names_its_first_wrong_item_whether_kind_or_type() -> No
     with pytest.raises(ConfigError, match=r"nothing to append to session 's': give a NewItem"):
         await sessions.append("s", head.id, [])
     assert [m.kind for m in await sessions.path("s")] == ["header"]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: s.leaf({}), r"Sessions\.leaf\(session_id=\) must be a string id"),
+        (lambda s: s.info(7), r"Sessions\.info\(session_id=\) must be a string id"),
+        (lambda s: s.item("s1", {"id": 1}), r"Sessions\.item\(item_id=\) must be a string id"),
+        (lambda s: s.path("s1", to=("x",)), r"Sessions\.path\(to=\) must be a string id"),
+        (lambda s: s.fork("s1", at=[1]), r"Sessions\.fork\(at=\) must be a string id"),
+        (lambda s: s.create(session_id=5), r"Sessions\.create\(session_id=\) must be a string id"),
+        (lambda s: s.append("s1", 5, []), r"Sessions\.append\(after=\) must be a string id"),
+        (lambda s: s.append("s1", "x", None), r"Sessions\.append\(items=\) must be a NewItem"),
+    ],
+)
+async def test_an_id_that_is_no_string_is_refused_naming_it(call: Any, message: str) -> None:
+    # before: TypeError("unhashable type: 'dict'") from the store, or 'NoneType' object is not
+    # iterable; an int id was looked up and reported as no such session
+    sessions = Sessions(MemorySessionStore())
+    with pytest.raises(ConfigError, match=message):
+        await call(sessions)
