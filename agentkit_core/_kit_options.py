@@ -173,7 +173,7 @@ _KINDS: dict[str, Kind] = {
     "guardrail": STR,
     "policy_engine": STR,
     "order": sequence_of(str, "a list of part names"),
-    "mcp": sequence_of(str, "a list of MCP server commands or URLs"),
+    "mcp": sequence_of(object, "a list of MCP servers (commands, URLs or tables of options)"),
     "middlewares": sequence_of(object, "a list of middlewares"),
     "tools": sequence_of(object, "a list of tools (functions or Tool values)"),
     "agents": sequence_of(Agent, "a list of agents"),

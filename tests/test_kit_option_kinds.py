@@ -37,7 +37,7 @@ from tests.argument_values import argument_values
         ("order", 1016, "a list of part names"),
         ("order", [{}], "a list of part names"),
         ("order", "skills", "a list of part names"),
-        ("mcp", True, "a list of MCP server commands or URLs"),
+        ("mcp", True, "a list of MCP servers"),
         ("middlewares", -3.5, "a list of middlewares"),
         ("tools", True, "a list of tools"),
         ("agents", 3, "a list of agents"),
