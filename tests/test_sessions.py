@@ -90,9 +90,9 @@ def test_mask_url(url: str, shown: str) -> None:
 )
 def test_mask_url_never_shows_a_session_store_password(user: str, password: str, host: str) -> None:
     url = f"postgresql://{user}:{password}@{host}/db?password={password}"
-    shown = mask_url(url)
-    assert password not in shown.replace(user, "").replace(host, "")
-    assert shown.count("***") == 2
+    # the whole form, not "the password is nowhere": a password such as 'post' or 'word' is
+    # part of the scheme or of the option's name
+    assert mask_url(url) == f"postgresql://{user}:***@{host}/db?password=***"
 
 
 def test_a_body_that_does_not_decode_names_the_session_and_the_item() -> None:
