@@ -108,7 +108,8 @@ class KitOptions(TypedDict, total=False):
     agents: Sequence[Agent]
     handoffs: Sequence[Kit]
     tool_sources: Mapping[str, PluginOptions | None]
-    mcp: Sequence[str]
+    #: Commands, URLs, option tables or the MCP plugin's ``ServerParams``: the plugin reads them.
+    mcp: Sequence[object]
     tool_filter: ToolFilter | None
     tool_wrap: ToolWrap | None
     deferred_tools: Callable[[Kit], Sequence[Tool | Callable[..., Any]]] | None
