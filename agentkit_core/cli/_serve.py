@@ -137,6 +137,18 @@ def _url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def _not_shutting_down() -> None:
+    """Clear sse-starlette's process-wide "shutting down" flag before a server starts.
+
+    sse-starlette (under the mcp SDK's HTTP transport) sets it when a uvicorn server of the
+    process catches Ctrl-C or SIGTERM, and nothing clears it: every SSE stream of a server
+    started later in the process ended at once ("SSE stream ended without a response").
+    """
+    sse = sys.modules.get("sse_starlette.sse")
+    if sse is not None:
+        sse.AppStatus.should_exit = False
+
+
 async def serve_asgi(
     app: Any,
     host: str,
@@ -160,6 +172,7 @@ async def serve_asgi(
 
     from ._browser_guard import BrowserGuard
 
+    _not_shutting_down()
     sock = _bind(host, port)
     try:  # the socket is closed whatever ends this, ``ready`` raising included
         config = uvicorn.Config(
