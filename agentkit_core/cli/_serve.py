@@ -137,16 +137,19 @@ def _url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def _not_shutting_down() -> None:
-    """Clear sse-starlette's process-wide "shutting down" flag before a server starts.
+def _shutting_down(now: bool) -> None:
+    """Set sse-starlette's process-wide "shutting down" flag to this server's state.
 
-    sse-starlette (under the mcp SDK's HTTP transport) sets it when a uvicorn server of the
-    process catches Ctrl-C or SIGTERM, and nothing clears it: every SSE stream of a server
-    started later in the process ended at once ("SSE stream ended without a response").
+    sse-starlette (under the mcp SDK's HTTP transport) ends every SSE stream of the process
+    once that flag is set, or once the uvicorn server owning SIGTERM's handler is stopping;
+    nothing clears either, so a server started after another one stopped (or caught Ctrl-C)
+    ended every stream at once ("SSE stream ended without a response"). Its own guessing is
+    turned off and the flag follows this server: clear while it serves, set as it stops.
     """
     sse = sys.modules.get("sse_starlette.sse")
     if sse is not None:
-        sse.AppStatus.should_exit = False
+        sse.AppStatus.enable_automatic_graceful_drain = False
+        sse.AppStatus.should_exit = now
 
 
 async def serve_asgi(
@@ -172,7 +175,7 @@ async def serve_asgi(
 
     from ._browser_guard import BrowserGuard
 
-    _not_shutting_down()
+    _shutting_down(False)
     sock = _bind(host, port)
     try:  # the socket is closed whatever ends this, ``ready`` raising included
         config = uvicorn.Config(
@@ -187,6 +190,7 @@ async def serve_asgi(
         try:
             await asyncio.shield(running)
         finally:  # cancelled: let uvicorn close its connections before the kit closes
+            _shutting_down(True)
             server.should_exit = True
             await asyncio.gather(running, return_exceptions=True)
     finally:
