@@ -63,9 +63,9 @@ from ._sessions import SessionStore
 from ._tables import INT
 from ._tables import STR
 from ._tables import Kind
+from ._tables import check_kinds
 from ._tables import sequence_of
 from ._tables import unknown_key
-from ._tables import wrong_kind
 from ._tools import Tool
 from ._tools import ToolFilter
 from ._tools import ToolResult
@@ -199,10 +199,7 @@ def check_kit_keys(options: Mapping[str, Any]) -> None:
     unknown = sorted(set(options) - KIT_OPTIONS)
     if unknown:
         raise unknown_key(unknown[0], sorted(KIT_OPTIONS), "Kit(...)")
-    for key, kind in _KINDS.items():
-        value = options.get(key)
-        if value is not None and not kind.check(value):
-            raise wrong_kind(f"Kit({key}=)", kind.name, value)
+    check_kinds(options, _KINDS, "Kit")
 
 
 async def kit_memory(options: Mapping[str, Any], manager: PluginManager) -> MemoryBlock:

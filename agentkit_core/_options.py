@@ -33,6 +33,7 @@ from ._scope import DEFAULT_MODEL_DEADLINE
 from ._scope import Budget
 from ._tables import STR
 from ._tables import Kind
+from ._tables import check_kinds
 from ._tables import sequence_of
 from ._tables import unknown_key
 from ._tables import wrong_kind
@@ -390,21 +391,20 @@ _KINDS_OR_NONE: dict[str, Kind] = {
 }
 
 
+#: The same for a run's arguments (``run``, ``resume`` and the streams), each may be None.
+_RUN_KINDS: dict[str, Kind] = {
+    "ctx": Kind("a RunContext", lambda v: isinstance(v, RunContext)),
+    "wc": Kind("a WorkingContext", lambda v: isinstance(v, WorkingContext)),
+    "on_event": Kind("a function (event) -> None", callable),
+}
+
+
 def check_agent_arguments(given: Mapping[str, object]) -> None:
     """Each argument of ``Agent(...)`` in ``given`` that the tables above know is of its kind."""
-    for table, none in ((_KINDS, False), (_KINDS_OR_NONE, True)):
-        for key, kind in table.items():
-            value = given[key]
-            if not (none and value is None) and not kind.check(value):
-                raise wrong_kind(f"Agent({key}=)", kind.name, value)
+    check_kinds(given, _KINDS, "Agent", none=False)
+    check_kinds(given, _KINDS_OR_NONE, "Agent")
 
 
 def check_run_arguments(ctx: object, wc: object, on_event: object) -> None:
     """A run's ``ctx``, ``wc`` and ``on_event`` (each may be None) of their kinds."""
-    for key, value, takes, ok in (
-        ("ctx", ctx, "a RunContext", isinstance(ctx, RunContext)),
-        ("wc", wc, "a WorkingContext", isinstance(wc, WorkingContext)),
-        ("on_event", on_event, "a function (event) -> None", callable(on_event)),
-    ):
-        if value is not None and not ok:
-            raise wrong_kind(f"run({key}=)", takes, value)
+    check_kinds({"ctx": ctx, "wc": wc, "on_event": on_event}, _RUN_KINDS, "run")

@@ -212,11 +212,13 @@ class RunScope:
         parent: RunScope | None = None,
         budget: Budget | None = None,
     ) -> None:
-        for key, value, kind in (("run_id", run_id, str), ("parent", parent, RunScope)):
+        for key, value, kind in (
+            ("run_id", run_id, str),
+            ("parent", parent, RunScope),
+            ("budget", budget, Budget),
+        ):
             if value is not None and not isinstance(value, kind):
                 raise wrong_kind(f"{type(self).__name__}({key}=)", f"a {kind.__name__}", value)
-        if budget is not None and not isinstance(budget, Budget):
-            raise wrong_kind(f"{type(self).__name__}(budget=)", "a Budget", budget)
         self.run_id = run_id or _uuid4_hex()
         #: The run that started this one (a child agent's caller), or None.
         self.parent = parent

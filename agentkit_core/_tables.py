@@ -283,6 +283,19 @@ def sequence_of(item: type | tuple[type, ...], name: str) -> Kind:
     )
 
 
+def check_kinds(
+    given: Mapping[str, object], kinds: Mapping[str, Kind], owner: str, *, none: bool = True
+) -> None:
+    """Each value of ``given`` that ``kinds`` names is of its kind; None passes when ``none``.
+
+    The error is :func:`wrong_kind`'s, naming ``owner(key=)`` (``"Kit(order=)"``).
+    """
+    for key, kind in kinds.items():
+        value = given.get(key)
+        if not (none and value is None) and not kind.check(value):
+            raise wrong_kind(f"{owner}({key}=)", kind.name, value)
+
+
 def wrong_kind(where: str, takes: str, value: object) -> ConfigError:
     """The error for ``value`` given as ``where`` (``"Kit(order=)"``), which takes ``takes``."""
     return ConfigError(
