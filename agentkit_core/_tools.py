@@ -131,7 +131,7 @@ class FunctionTool(Tool):
         from ._tool_schema import signature_model
 
         if not callable(fn):
-            raise not_a_tool(fn)
+            raise ToolDefinitionError(f"{fn!r:.200} is not a tool: pass a Tool or a typed function")
         self.fn = fn
         self.is_async = inspect.iscoroutinefunction(fn)
         self.blocking = blocking
@@ -252,15 +252,8 @@ def tool(
 
 
 def as_tool(obj: Any) -> Tool:
-    if isinstance(obj, Tool):
-        return obj
-    if callable(obj):
-        return FunctionTool(obj)
-    raise not_a_tool(obj)
-
-
-def not_a_tool(obj: object) -> ToolDefinitionError:
-    return ToolDefinitionError(f"{obj!r:.200} is not a tool: pass a Tool or a typed function")
+    """``obj`` when it is a Tool, else the FunctionTool made of it (it refuses a non-callable)."""
+    return obj if isinstance(obj, Tool) else FunctionTool(obj)
 
 
 def tool_table(agent: str, tools: Sequence[Any]) -> dict[str, Tool]:
